@@ -1,0 +1,45 @@
+package dev.tether.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/** The current schemas are FULL_TRANSITIVE compatible: FULL compatible with every released version. */
+class ReleasedSchemasCompatibilityTest {
+
+    @TestFactory
+    Stream<DynamicTest> currentSchemas_areFullyCompatible_withEveryReleasedVersion() {
+        var tests = new ArrayList<DynamicTest>();
+        for (Path version : SchemaResources.releasedVersions()) {
+            String label = version.getFileName().toString();
+            for (var current : TetherSchemas.current().entrySet()) {
+                Path snapshot = version.resolve(current.getKey() + ".avsc");
+                if (!Files.exists(snapshot)) {
+                    continue; // the schema did not exist yet in that version
+                }
+                tests.add(DynamicTest.dynamicTest(current.getKey() + " vs " + label, () -> assertThat(
+                                FullCompatibility.problems(current.getKey(), current.getValue(), SchemaResources.parse(snapshot), label))
+                        .as("FULL_TRANSITIVE compatibility problems")
+                        .isEmpty()));
+            }
+        }
+        return tests.stream();
+    }
+
+    @Test
+    void everyTopLevelSchema_hasBeenReleased() {
+        Path first = SchemaResources.releasedVersions().get(0);
+        assertThat(first.getFileName()).hasToString("v1");
+        for (String name : TetherSchemas.current().keySet()) {
+            boolean released = SchemaResources.releasedVersions().stream()
+                    .anyMatch(v -> Files.exists(v.resolve(name + ".avsc")));
+            assertThat(released).as(name + " has a released snapshot (see ReleaseSnapshot)").isTrue();
+        }
+    }
+}

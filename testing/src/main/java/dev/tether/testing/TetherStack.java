@@ -1,0 +1,225 @@
+package dev.tether.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.testcontainers.DockerClientFactory;
+
+/**
+ * One real Kafka broker and one real Apicurio Registry for the whole test JVM.
+ *
+ * <p>{@link #shared()} starts them on first use and stops them when the JVM exits. With a Docker
+ * engine they run in Testcontainers; without one (the default on the build machines) the
+ * project's own launcher, {@code deploy/local/stack}, runs them as child processes on free
+ * loopback ports, with the registry kept in memory. The launcher is told this JVM's PID, so even a
+ * test JVM killed with SIGKILL leaves no broker or registry behind. Choose with the system
+ * property {@code tether.test.stack} = {@code auto} (default) | {@code local} | {@code docker}.
+ *
+ * <p>Never a mock: every {@code *IT} talks to these real processes. Thread-safe.
+ */
+public abstract class TetherStack {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TetherStack.class);
+    private static TetherStack shared;
+
+    /** Bootstrap servers of the broker, e.g. {@code 127.0.0.1:41234}. */
+    public abstract String bootstrapServers();
+
+    /** Base URL of the registry's Apicurio v3 API (what the serdes use). */
+    public abstract String registryUrl();
+
+    /** Base URL of the registry's Confluent-compatible API. */
+    public abstract String ccompatUrl();
+
+    /** Stops the broker and the registry; called once, when the JVM exits. */
+    abstract void stop();
+
+    /** The stack of this JVM, started on first call. */
+    public static synchronized TetherStack shared() {
+        if (shared == null) {
+            String mode = System.getProperty("tether.test.stack", "auto");
+            boolean docker = switch (mode) {
+                case "docker" -> true;
+                case "local" -> false;
+                case "auto" -> dockerAvailable();
+                default -> throw new IllegalArgumentException("tether.test.stack must be auto, local or docker, not " + mode);
+            };
+            long start = System.nanoTime();
+            TetherStack stack = docker ? ContainerStack.start() : LocalStack.start();
+            LOG.info("Kafka at {} and Apicurio Registry at {} ready in {} ms ({})", stack.bootstrapServers(),
+                    stack.registryUrl(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                    docker ? "Testcontainers" : "deploy/local/stack");
+            Runtime.getRuntime().addShutdownHook(new Thread(stack::stop, "tether-stack-stop"));
+            shared = stack;
+        }
+        return shared;
+    }
+
+    /** Kafka client properties that reach the broker. */
+    public Map<String, Object> clientConfig() {
+        var config = new LinkedHashMap<String, Object>();
+        config.put("bootstrap.servers", bootstrapServers());
+        return config;
+    }
+
+    private static boolean dockerAvailable() {
+        if (System.getenv("DOCKER_HOST") == null && !Files.exists(Path.of("/var/run/docker.sock"))) {
+            return false; // no engine to ask; spares Testcontainers' probing and its error log
+        }
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** deploy/local/stack, as child processes of this JVM. */
+    static final class LocalStack extends TetherStack {
+        private final Path script;
+        private final Path dir;
+        private final Map<String, String> endpoints;
+
+        private LocalStack(Path script, Path dir, Map<String, String> endpoints) {
+            this.script = script;
+            this.dir = dir;
+            this.endpoints = endpoints;
+        }
+
+        static LocalStack start() {
+            Path root = Path.of(System.getProperty("tether.root", ".")).toAbsolutePath().normalize();
+            Path script = root.resolve("deploy/local/stack");
+            if (!Files.isExecutable(script)) {
+                throw new IllegalStateException("no launcher at " + script
+                        + " (set the system property tether.root to the repository root)");
+            }
+            try {
+                Path dir = Files.createTempDirectory("tether-stack-");
+                var ports = freePorts(4);
+                var command = List.of(script.toString(), "start", "--dir", dir.toString(),
+                        "--kafka-port", ports.get(0).toString(), "--controller-port", ports.get(1).toString(),
+                        "--registry-port", ports.get(2).toString(), "--registry-mgmt-port", ports.get(3).toString(),
+                        "--registry-storage", "memory",
+                        "--owner-pid", Long.toString(ProcessHandle.current().pid()));
+                Path log = dir.resolve("start.log");
+                Process p = new ProcessBuilder(command)
+                        .redirectError(log.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                        .start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+                    p.destroyForcibly();
+                    throw new IllegalStateException("deploy/local/stack start failed:\n" + Files.readString(log));
+                }
+                return new LocalStack(script, dir, parse(out));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public String bootstrapServers() {
+            return endpoints.get("TETHER_KAFKA_BOOTSTRAP");
+        }
+
+        @Override
+        public String registryUrl() {
+            return endpoints.get("TETHER_REGISTRY_URL");
+        }
+
+        @Override
+        public String ccompatUrl() {
+            return endpoints.get("TETHER_REGISTRY_CCOMPAT_URL");
+        }
+
+        @Override
+        void stop() {
+            try {
+                Process p = new ProcessBuilder(script.toString(), "stop", "--dir", dir.toString())
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .start();
+                p.waitFor(2, TimeUnit.MINUTES);
+                keepLogs();
+                deleteRecursively(dir);
+            } catch (IOException e) {
+                System.err.println("tether-stack: could not stop the stack in " + dir + ": " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** Copies the broker's and registry's logs to {@code tether.test.logs} (the module's target/), for failures. */
+        private void keepLogs() throws IOException {
+            String keep = System.getProperty("tether.test.logs");
+            if (keep == null) {
+                return;
+            }
+            Path into = Files.createDirectories(Path.of(keep));
+            for (String log : List.of("kafka.log", "registry.log", "start.log")) {
+                if (Files.exists(dir.resolve(log))) {
+                    Files.copy(dir.resolve(log), into.resolve(log), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+
+        private static Map<String, String> parse(String out) {
+            var values = new LinkedHashMap<String, String>();
+            for (String line : out.split("\n")) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    values.put(line.substring(0, eq).trim(), line.substring(eq + 1).trim());
+                }
+            }
+            for (String key : List.of("TETHER_KAFKA_BOOTSTRAP", "TETHER_REGISTRY_URL", "TETHER_REGISTRY_CCOMPAT_URL")) {
+                if (!values.containsKey(key)) {
+                    throw new IllegalStateException("deploy/local/stack printed no " + key + ":\n" + out);
+                }
+            }
+            return values;
+        }
+
+        private static List<Integer> freePorts(int n) throws IOException {
+            var sockets = new ArrayList<ServerSocket>();
+            try {
+                var ports = new ArrayList<Integer>();
+                for (int i = 0; i < n; i++) {
+                    var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                    sockets.add(s);
+                    ports.add(s.getLocalPort());
+                }
+                return ports;
+            } finally {
+                for (ServerSocket s : sockets) {
+                    s.close();
+                }
+            }
+        }
+
+        private static void deleteRecursively(Path dir) throws IOException {
+            if (!Files.exists(dir)) {
+                return;
+            }
+            try (Stream<Path> paths = Files.walk(dir)) {
+                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+}
