@@ -26,7 +26,7 @@ import org.testcontainers.DockerClientFactory;
  * project's own launcher, {@code deploy/local/stack}, runs them as child processes on free
  * loopback ports, with the registry kept in memory. The launcher is told this JVM's PID, so even a
  * test JVM killed with SIGKILL leaves no broker or registry behind. Choose with the system
- * property {@code tether.test.stack} = {@code auto} (default) | {@code local} | {@code docker}.
+ * property {@code tether-test.stack} = {@code auto} (default) | {@code local} | {@code docker}.
  *
  * <p>Never a mock: every {@code *IT} talks to these real processes. Thread-safe.
  */
@@ -50,12 +50,12 @@ public abstract class TetherStack {
     /** The stack of this JVM, started on first call. */
     public static synchronized TetherStack shared() {
         if (shared == null) {
-            String mode = System.getProperty("tether.test.stack", "auto");
+            String mode = System.getProperty("tether-test.stack", "auto");
             boolean docker = switch (mode) {
                 case "docker" -> true;
                 case "local" -> false;
                 case "auto" -> dockerAvailable();
-                default -> throw new IllegalArgumentException("tether.test.stack must be auto, local or docker, not " + mode);
+                default -> throw new IllegalArgumentException("tether-test.stack must be auto, local or docker, not " + mode);
             };
             long start = System.nanoTime();
             TetherStack stack = docker ? ContainerStack.start() : LocalStack.start();
@@ -99,11 +99,11 @@ public abstract class TetherStack {
         }
 
         static LocalStack start() {
-            Path root = Path.of(System.getProperty("tether.root", ".")).toAbsolutePath().normalize();
+            Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
             Path script = root.resolve("deploy/local/stack");
             if (!Files.isExecutable(script)) {
                 throw new IllegalStateException("no launcher at " + script
-                        + " (set the system property tether.root to the repository root)");
+                        + " (set the system property tether-test.root to the repository root)");
             }
             try {
                 Path dir = Files.createTempDirectory("tether-stack-");
@@ -164,9 +164,9 @@ public abstract class TetherStack {
             }
         }
 
-        /** Copies the broker's and registry's logs to {@code tether.test.logs} (the module's target/), for failures. */
+        /** Copies the broker's and registry's logs to {@code tether-test.logs} (the module's target/), for failures. */
         private void keepLogs() throws IOException {
-            String keep = System.getProperty("tether.test.logs");
+            String keep = System.getProperty("tether-test.logs");
             if (keep == null) {
                 return;
             }

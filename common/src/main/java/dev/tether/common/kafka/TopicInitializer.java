@@ -53,6 +53,20 @@ public final class TopicInitializer {
         return init(Topics.all(layout), layout);
     }
 
+    /** Verifies the topics of {@code layout} without creating any; a missing topic is a problem. */
+    public Report verify(TopicLayout layout) {
+        List<TopicSpec> specs = Topics.all(layout);
+        Set<String> existing = await(admin.listTopics().names());
+        var missing = specs.stream().map(TopicSpec::name).filter(n -> !existing.contains(n)).toList();
+        if (!missing.isEmpty()) {
+            throw new TopicMisconfiguredException(missing.stream()
+                    .map(n -> "topic '" + n + "' does not exist (create it, or start with tether.topics.init=create)").toList());
+        }
+        var warnings = new ArrayList<String>();
+        verify(specs, layout, warnings);
+        return new Report(List.of(), specs.stream().map(TopicSpec::name).toList(), List.copyOf(warnings));
+    }
+
     Report init(List<TopicSpec> specs, TopicLayout layout) {
         Set<String> existing = await(admin.listTopics().names());
         var created = new ArrayList<String>();

@@ -1,0 +1,51 @@
+package dev.tether.common.service;
+
+import dev.tether.common.kafka.TopicLayout;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The {@code tether.*} settings every service shares. The broker is Quarkus's own
+ * {@code kafka.bootstrap.servers}.
+ */
+@ConfigMapping(prefix = "tether")
+public interface TetherConfig {
+
+    Registry registry();
+
+    Topics topics();
+
+    interface Registry {
+        /** The registry's Apicurio v3 API, e.g. {@code http://127.0.0.1:8085/apis/registry/v3}. */
+        String url();
+
+        /** How long to wait for the registry at start-up. */
+        @WithDefault("PT30S")
+        Duration timeout();
+    }
+
+    interface Topics {
+        /** Prepended to every topic name (several installations on one cluster); empty by default. */
+        Optional<String> prefix();
+
+        /** Partitions of new topics: bounds the parallelism of every service. */
+        @WithDefault("6")
+        int partitions();
+
+        /** Replicas of new topics: 1 for a single local broker, 3 in production. */
+        @WithDefault("1")
+        short replicationFactor();
+
+        /** What to do at start-up: create missing topics and verify all (create), only verify (verify), or nothing (none). */
+        @WithDefault("create")
+        InitMode init();
+    }
+
+    enum InitMode { CREATE, VERIFY, NONE }
+
+    default TopicLayout layout() {
+        return new TopicLayout(topics().prefix().orElse(""), topics().partitions(), topics().replicationFactor());
+    }
+}
