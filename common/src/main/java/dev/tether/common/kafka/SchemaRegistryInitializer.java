@@ -60,6 +60,11 @@ public final class SchemaRegistryInitializer {
     public int register(String subject, String schema) {
         var response = send("POST", "/subjects/" + subject + "/versions", Map.of("schema", schema));
         if (response.statusCode() == 409) {
+            // a conflict is an incompatible schema, or another instance registering the same one right now
+            var existing = send("POST", "/subjects/" + subject, Map.of("schema", schema));
+            if (existing.statusCode() == 200) {
+                return read(existing.body()).get("id").asInt();
+            }
             throw new IllegalStateException("the registry refused the schema of subject '" + subject
                     + "' as incompatible with its " + compatibility(subject) + " rule: " + response.body());
         }
@@ -67,9 +72,23 @@ public final class SchemaRegistryInitializer {
         return read(response.body()).get("id").asInt();
     }
 
-    /** Sets the subject's compatibility rule. */
+    /**
+     * Sets the subject's compatibility rule. Several services may do this at once; when the
+     * registry answers that another request created the rule first, the rule is read back.
+     */
     public void setCompatibility(String subject, String level) {
-        expectOk(send("PUT", "/config/" + subject, Map.of("compatibility", level)), "setting the compatibility of " + subject);
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            var response = send("PUT", "/config/" + subject, Map.of("compatibility", level));
+            if (response.statusCode() != 409) {
+                expectOk(response, "setting the compatibility of " + subject);
+                return;
+            }
+            if (level.equals(compatibility(subject))) {
+                return;
+            }
+        }
+        throw new IllegalStateException("could not set the compatibility of " + subject + " to " + level
+                + ": it kept changing under concurrent updates");
     }
 
     /** The subject's compatibility rule, or the registry's global one if the subject has none. */

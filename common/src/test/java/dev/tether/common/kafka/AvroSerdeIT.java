@@ -65,6 +65,26 @@ class AvroSerdeIT {
     }
 
     @Test
+    void concurrentRegistryInits_fromSeveralServices_allSucceed() throws Exception {
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            var runs = new java.util.ArrayList<java.util.concurrent.Future<List<SchemaRegistryInitializer.Subject>>>();
+            for (int i = 0; i < 4; i++) {
+                runs.add(pool.submit(() -> new SchemaRegistryInitializer(stack.ccompatUrl(), TIMEOUT).init(layout)));
+            }
+            var first = runs.get(0).get();
+            for (var run : runs) {
+                assertThat(run.get()).isEqualTo(first);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (var subject : registry.init(layout)) {
+            assertThat(json.readTree(get("/config/" + subject.name())).get("compatibilityLevel").asText()).isEqualTo("FULL_TRANSITIVE");
+        }
+    }
+
+    @Test
     void sessionEvent_producedAndConsumed_inTheConfluentWireFormat() throws Exception {
         registry.init(layout);
         String topic = layout.name(Topics.SESSION_EVENTS);
