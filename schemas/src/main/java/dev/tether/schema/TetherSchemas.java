@@ -1,6 +1,7 @@
 package dev.tether.schema;
 
 import dev.tether.avro.Checkpoint;
+import dev.tether.avro.CommandReply;
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
@@ -28,7 +29,8 @@ public final class TetherSchemas {
                 Checkpoint.getClassSchema(),
                 ToolRequest.getClassSchema(),
                 ToolOutcome.getClassSchema(),
-                HarnessVersion.getClassSchema()}) {
+                HarnessVersion.getClassSchema(),
+                CommandReply.getClassSchema()}) {
             all.put(s.getName(), s);
         }
         return Collections.unmodifiableMap(all);

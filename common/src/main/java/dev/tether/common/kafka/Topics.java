@@ -1,6 +1,7 @@
 package dev.tether.common.kafka;
 
 import dev.tether.avro.Checkpoint;
+import dev.tether.avro.CommandReply;
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
@@ -27,6 +28,7 @@ import org.apache.kafka.common.config.TopicConfig;
  * <tr><td>tool-requests</td><td>idempotency key</td><td>ToolRequest</td><td>delete, 7 days</td></tr>
  * <tr><td>tool-outcomes</td><td>idempotency key</td><td>ToolOutcome</td><td>compact</td></tr>
  * <tr><td>harness-versions</td><td>version</td><td>HarnessVersion</td><td>compact</td></tr>
+ * <tr><td>session-replies</td><td>instance id</td><td>CommandReply</td><td>delete, 1 hour</td></tr>
  * </table>
  */
 public final class Topics {
@@ -37,13 +39,17 @@ public final class Topics {
     public static final String TOOL_REQUESTS = "tool-requests";
     public static final String TOOL_OUTCOMES = "tool-outcomes";
     public static final String HARNESS_VERSIONS = "harness-versions";
+    /** The sequencer's verdicts, read by the REST instance that waits for them. Not in ARCHITECTURE §3's table: the reply channel issue 3 asks for. */
+    public static final String SESSION_REPLIES = "session-replies";
 
     /** How long commands and tool requests are kept: long enough to replay a week of work. */
     public static final Duration WORK_QUEUE_RETENTION = Duration.ofDays(7);
+    /** How long verdicts are kept: a caller waits seconds; an hour leaves room to debug. */
+    public static final Duration REPLY_RETENTION = Duration.ofHours(1);
 
     private Topics() {}
 
-    /** The six topics under the given layout, in dependency order. */
+    /** Tether's topics under the given layout. */
     public static List<TopicSpec> all(TopicLayout layout) {
         return List.of(
                 spec(layout, SESSION_COMMANDS, layout.partitions(), deleteAfter(WORK_QUEUE_RETENTION), SessionCommand.getClassSchema()),
@@ -53,7 +59,8 @@ public final class Topics {
                 spec(layout, TOOL_REQUESTS, layout.partitions(), deleteAfter(WORK_QUEUE_RETENTION), ToolRequest.getClassSchema()),
                 spec(layout, TOOL_OUTCOMES, layout.partitions(), compactedForever(), ToolOutcome.getClassSchema()),
                 // a handful of records read whole by every instance
-                spec(layout, HARNESS_VERSIONS, 1, compactedForever(), HarnessVersion.getClassSchema()));
+                spec(layout, HARNESS_VERSIONS, 1, compactedForever(), HarnessVersion.getClassSchema()),
+                spec(layout, SESSION_REPLIES, layout.partitions(), deleteAfter(REPLY_RETENTION), CommandReply.getClassSchema()));
     }
 
     /** The spec of one topic under the given layout. */

@@ -4,6 +4,7 @@ import dev.tether.common.kafka.TopicLayout;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -16,6 +17,8 @@ public interface TetherConfig {
     Registry registry();
 
     Topics topics();
+
+    Auth auth();
 
     interface Registry {
         /** The registry's Apicurio v3 API, e.g. {@code http://127.0.0.1:8085/apis/registry/v3}. */
@@ -44,6 +47,22 @@ public interface TetherConfig {
     }
 
     enum InitMode { CREATE, VERIFY, NONE }
+
+    interface Auth {
+        DevKeys devKeys();
+
+        /**
+         * Fixed bearer tokens for local runs and tests, instead of JWTs. Off unless enabled:
+         * production takes JWTs only.
+         */
+        interface DevKeys {
+            @WithDefault("false")
+            boolean enabled();
+
+            /** Token → {@code tenant:principal:role[,role...]}, e.g. {@code dev-acme-agent=acme:acme-agent:agent}. */
+            Map<String, String> keys();
+        }
+    }
 
     default TopicLayout layout() {
         return new TopicLayout(topics().prefix().orElse(""), topics().partitions(), topics().replicationFactor());

@@ -31,6 +31,21 @@ class SessionEventKeySerdeTest {
     }
 
     @Test
+    void keysOfOneSession_sortBySeq_andShareAPrefix_soARangeScanServesThem() {
+        byte[] a = serde.serialize("t", new SessionEventKey("s-1", 2));
+        byte[] b = serde.serialize("t", new SessionEventKey("s-1", 10));
+        byte[] c = serde.serialize("t", new SessionEventKey("s-1", 300));
+        byte[] other = serde.serialize("t", new SessionEventKey("s-10", 1));
+
+        assertThat(java.util.Arrays.compareUnsigned(a, b)).isNegative();
+        assertThat(java.util.Arrays.compareUnsigned(b, c)).isNegative();
+        byte[] from = serde.serialize("t", new SessionEventKey("s-1", 1));
+        byte[] to = serde.serialize("t", new SessionEventKey("s-1", Long.MAX_VALUE));
+        // another session's key, even one whose id starts the same, is outside the range
+        assertThat(java.util.Arrays.compareUnsigned(other, from) < 0 || java.util.Arrays.compareUnsigned(other, to) > 0).isTrue();
+    }
+
+    @Test
     void nullStaysNull() {
         assertThat(serde.serialize("t", null)).isNull();
         assertThat(serde.deserialize("t", null)).isNull();

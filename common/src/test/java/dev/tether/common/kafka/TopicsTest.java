@@ -8,9 +8,10 @@ import org.junit.jupiter.api.Test;
 class TopicsTest {
 
     @Test
-    void definesTheSixTopicsOfTheArchitecture() {
+    void definesTheSixTopicsOfTheArchitecture_plusTheReplyTopic() {
         assertThat(Topics.all(TopicLayout.local())).extracting(TopicSpec::name).containsExactly(
-                "session-commands", "session-events", "session-checkpoints", "tool-requests", "tool-outcomes", "harness-versions");
+                "session-commands", "session-events", "session-checkpoints", "tool-requests", "tool-outcomes", "harness-versions",
+                "session-replies");
     }
 
     @Test

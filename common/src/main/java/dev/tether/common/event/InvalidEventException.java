@@ -1,0 +1,27 @@
+package dev.tether.common.event;
+
+/**
+ * An event, command or field that breaks the wire contract. {@link #field()} names the offending
+ * field (a path such as {@code events[2].toolCalls[0].callId} once the caller prefixes it), so a
+ * REST client gets a 400 that says what to fix. The message never contains the field's value:
+ * values may hold secrets.
+ */
+public class InvalidEventException extends RuntimeException {
+
+    private final String field;
+
+    public InvalidEventException(String field, String message) {
+        super(field + ": " + message);
+        this.field = field;
+    }
+
+    /** The offending field. */
+    public String field() {
+        return field;
+    }
+
+    /** The same problem, with the field's path prefixed by {@code prefix} (e.g. {@code events[0].}). */
+    public InvalidEventException under(String prefix) {
+        return new InvalidEventException(prefix + field, getMessage().substring(field.length() + 2));
+    }
+}

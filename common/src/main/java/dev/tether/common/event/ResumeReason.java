@@ -1,0 +1,4 @@
+package dev.tether.common.event;
+
+/** Why work on a session continued. */
+public enum ResumeReason { CRASH, DEPLOY, MANUAL }

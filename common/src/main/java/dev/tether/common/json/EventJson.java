@@ -1,0 +1,150 @@
+package dev.tether.common.json;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.EventTypes;
+import dev.tether.common.event.InvalidEventException;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Events in the REST API's JSON: one object per event, {@code {"eventId", "type", ...payload fields}}
+ * (camelCase, as ARCHITECTURE §4 fixes them); read back with the envelope fields added
+ * ({@code seq, sessionId, occurredAt, actor, harnessVersion}).
+ *
+ * <p>Reading is strict, and every refusal is an {@link InvalidEventException} naming the field:
+ * unknown fields, wrong types (no coercion of {@code "12"} to 12), missing required fields,
+ * unknown event types, and the blob reference fields, which only Tether sets. Thread-safe.
+ */
+public final class EventJson {
+
+    /** Payload fields that hold blob references; Tether sets them when it offloads content. */
+    static final Set<String> SERVER_SET_FIELDS = Set.of("contentRef", "shownRef", "summaryRef", "artifact");
+
+    private final ObjectMapper strict = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .serializationInclusion(JsonInclude.Include.NON_NULL)
+            .build();
+
+    /** A proposed event as read from JSON: its client-chosen id and its typed payload. */
+    public record Proposal(String eventId, EventPayload payload) {}
+
+    /** The mapper this class reads and writes with (strict reading, nulls left out when writing). */
+    public ObjectMapper mapper() {
+        return strict;
+    }
+
+    /** Reads {@code {"eventId", "type", ...}}; field names in errors are relative to the object. */
+    public Proposal readProposal(JsonNode node) {
+        if (node == null || !node.isObject()) {
+            throw new InvalidEventException("(event)", "must be a JSON object");
+        }
+        String eventId = requiredText(node, "eventId");
+        String type = requiredText(node, "type");
+        Class<? extends EventPayload> payloadType = EventTypes.byWireName(type).orElseThrow(() -> new InvalidEventException("type",
+                "unknown event type; one of " + String.join(", ", EventTypes.wireNames())));
+        ObjectNode fields = ((ObjectNode) node).deepCopy();
+        fields.remove("eventId");
+        fields.remove("type");
+        for (String serverSet : SERVER_SET_FIELDS) {
+            if (fields.has(serverSet)) {
+                throw new InvalidEventException(serverSet, "is set by Tether when it offloads large content, not by clients");
+            }
+        }
+        return new Proposal(eventId, read(fields, payloadType));
+    }
+
+    /** Reads {@code node} as {@code type}, with the strict rules above. */
+    public <T> T read(JsonNode node, Class<T> type) {
+        try {
+            return strict.treeToValue(node, type);
+        } catch (JsonProcessingException e) {
+            throw invalid(e);
+        } catch (IllegalArgumentException e) {
+            if (e.getCause() instanceof JsonProcessingException j) {
+                throw invalid(j);
+            }
+            throw e;
+        }
+    }
+
+    /** An event as the API returns it. */
+    public ObjectNode write(Event event) {
+        ObjectNode node = strict.createObjectNode();
+        node.put("seq", event.seq());
+        node.put("eventId", event.eventId());
+        node.put("type", event.type());
+        node.put("sessionId", event.sessionId());
+        node.put("occurredAt", event.occurredAt().toString());
+        ObjectNode actor = node.putObject("actor");
+        actor.put("kind", event.actor().kind().name());
+        actor.put("id", event.actor().id());
+        node.put("harnessVersion", event.harnessVersion());
+        node.setAll((ObjectNode) strict.valueToTree(event.payload()));
+        node.remove("type"); // records expose type() as a property; keep the envelope's, first
+        node.put("type", event.type());
+        return node;
+    }
+
+    private static String requiredText(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            throw new InvalidEventException(field, "is required");
+        }
+        if (!value.isTextual() || value.asText().isBlank()) {
+            throw new InvalidEventException(field, "must be a non-empty string");
+        }
+        return value.asText();
+    }
+
+    private static InvalidEventException invalid(JsonProcessingException e) {
+        if (e instanceof ValueInstantiationException v && v.getCause() instanceof InvalidEventException cause) {
+            return cause;
+        }
+        if (e.getCause() instanceof InvalidEventException cause) {
+            return cause;
+        }
+        String field = e instanceof JsonMappingException m ? path(m) : "(event)";
+        if (e instanceof UnrecognizedPropertyException u) {
+            return new InvalidEventException(path(u), "is not a field of this event type");
+        }
+        if (e instanceof InvalidFormatException f && f.getTargetType() != null && f.getTargetType().isEnum()) {
+            String allowed = Arrays.stream(f.getTargetType().getEnumConstants()).map(Object::toString)
+                    .collect(Collectors.joining(", "));
+            return new InvalidEventException(field, "must be one of " + allowed);
+        }
+        return new InvalidEventException(field, "has the wrong type or shape");
+    }
+
+    private static String path(JsonMappingException e) {
+        var sb = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                if (!sb.isEmpty()) {
+                    sb.append('.');
+                }
+                sb.append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                sb.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return sb.isEmpty() ? "(event)" : sb.toString();
+    }
+}

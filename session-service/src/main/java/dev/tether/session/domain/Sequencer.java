@@ -1,0 +1,459 @@
+package dev.tether.session.domain;
+
+import dev.tether.common.auth.Role;
+import dev.tether.common.auth.TetherPrincipal;
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.ApprovalDenied;
+import dev.tether.common.event.ApprovalGranted;
+import dev.tether.common.event.ApprovalRequested;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.ContextCompacted;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.PlanUpdated;
+import dev.tether.common.event.ProposedEvent;
+import dev.tether.common.event.ResumeReason;
+import dev.tether.common.event.SessionClaimed;
+import dev.tether.common.event.SessionClosed;
+import dev.tether.common.event.SessionForked;
+import dev.tether.common.event.SessionMigrated;
+import dev.tether.common.event.SessionResumed;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.StepCompleted;
+import dev.tether.common.event.SubagentResult;
+import dev.tether.common.event.TokenUsage;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.TurnInterrupted;
+import dev.tether.common.event.UnknownEvent;
+import dev.tether.common.event.UserMessage;
+import dev.tether.session.domain.Command.AppendEvents;
+import dev.tether.session.domain.Command.ClaimSession;
+import dev.tether.session.domain.Command.EraseSession;
+import dev.tether.session.domain.Command.MigrateSession;
+import dev.tether.session.domain.Decision.Accepted;
+import dev.tether.session.domain.Decision.Appended;
+import dev.tether.session.domain.Decision.FollowUp;
+import dev.tether.session.domain.Decision.Rejected;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/**
+ * The rules of a session's log, as two pure functions: {@link #decide} turns a command and the
+ * session's head into a verdict (new events with their seqs, or a rejection), and {@link #evolve}
+ * folds an event into the head. No I/O: what the decision needs beyond the head comes through
+ * {@link History}.
+ */
+public final class Sequencer {
+
+    /** What the sequencer remembers of a session beyond its head. */
+    public interface History {
+        /** The seq of an event of this session with that eventId, if one was appended. */
+        OptionalLong seqOf(String eventId);
+
+        /** Whether a tool call with that callId was ever asked for in this session. */
+        boolean knownCall(String callId);
+    }
+
+    /** Event types only Tether itself writes; a client proposing one is refused. */
+    private static final Set<String> WRITTEN_BY_TETHER = Set.of(
+            "session_claimed", "session_resumed", "session_migrated", "subagent_result", "session_forked");
+
+    private Sequencer() {}
+
+    public static Decision decide(CommandEnvelope envelope, SessionHead head, History history, Instant now) {
+        if (head != null && !head.tenantId().equals(envelope.tenantId())) {
+            return notFound(); // another tenant's session is answered exactly like a missing one, and never overwritten
+        }
+        Command command = envelope.command();
+        if (command instanceof AppendEvents append) {
+            return append(envelope, append, head, history, now);
+        }
+        if (head == null) {
+            return notFound();
+        }
+        if (command instanceof ClaimSession claim) {
+            return claim(envelope, claim, head, history, now);
+        }
+        if (command instanceof MigrateSession migrate) {
+            return migrate(envelope, migrate, head, history, now);
+        }
+        if (command instanceof EraseSession) {
+            return erase(envelope, head);
+        }
+        throw new IllegalStateException("unhandled command " + command.getClass().getName());
+    }
+
+    /** The head after {@code event}; {@code head} is null before the first event. */
+    public static SessionHead evolve(SessionHead head, Event event) {
+        EventPayload payload = event.payload();
+        if (payload instanceof SessionStarted s) {
+            return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, s.modelId(),
+                    s.harnessVersion(), s.toolMode(), false, TokenUsage.NONE, s.tokenBudget(), s.parentSessionId(), Map.of(),
+                    null, null);
+        }
+        if (head == null) {
+            throw new IllegalStateException("event " + event.seq() + " of " + event.sessionId() + " before its session_started");
+        }
+        SessionHead next = head.withLastSeq(event.seq());
+        if (payload instanceof SessionForked) {
+            throw new IllegalStateException("session_forked is only a first event");
+        } else if (payload instanceof AssistantMessage m) {
+            next = next.withUsage(m.usage());
+            for (ToolCall call : m.toolCalls()) {
+                next = next.withCall(call.callId(), new SessionHead.OpenCall(call.tool(), event.seq(), SessionHead.Approval.NONE, false));
+            }
+        } else if (payload instanceof ApprovalRequested r) {
+            next = withCall(next, r.callId(), call -> call.with(SessionHead.Approval.REQUESTED));
+        } else if (payload instanceof ApprovalGranted g) {
+            next = withCall(next, g.callId(), call -> call.with(SessionHead.Approval.GRANTED));
+        } else if (payload instanceof ApprovalDenied d) {
+            next = withCall(next, d.callId(), call -> call.with(SessionHead.Approval.DENIED));
+        } else if (payload instanceof ToolCallAuthorized a) {
+            next = withCall(next, a.callId(), SessionHead.OpenCall::withAuthorized);
+        } else if (payload instanceof ToolResult r) {
+            next = next.withCall(r.callId(), null);
+        } else if (payload instanceof SessionClaimed c) {
+            next = next.withClaim(c.epoch(), c.workerId()).withLastClaim(event.eventId(), null);
+        } else if (payload instanceof SessionResumed r) {
+            next = next.withLastClaim(next.lastClaimEventId(), r.reason().name());
+        } else if (payload instanceof SessionMigrated m) {
+            next = next.withHarnessVersion(m.toVersion());
+        } else if (payload instanceof SessionClosed) {
+            next = next.closedNow();
+        } else if (payload instanceof UserMessage || payload instanceof TurnInterrupted || payload instanceof ContextCompacted
+                || payload instanceof PlanUpdated || payload instanceof StepCompleted || payload instanceof SubagentResult
+                || payload instanceof UnknownEvent) {
+            // position only
+        } else {
+            throw new IllegalStateException("unhandled event type " + payload.type());
+        }
+        return next;
+    }
+
+    /** The head with {@code callId}'s entry changed; a call that is not open (only a damaged log has that) stays as it is. */
+    private static SessionHead withCall(SessionHead head, String callId, java.util.function.UnaryOperator<SessionHead.OpenCall> change) {
+        SessionHead.OpenCall call = head.openCalls().get(callId);
+        return call == null ? head : head.withCall(callId, change.apply(call));
+    }
+
+    /** The actor an event of {@code type} proposed by {@code principal} is attributed to. */
+    public static Actor actorFor(String type, TetherPrincipal principal) {
+        ActorKind kind = switch (type) {
+            case "user_message", "turn_interrupted" -> principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.USER;
+            case "assistant_message", "plan_updated", "step_completed" -> ActorKind.MODEL;
+            case "tool_result" -> ActorKind.TOOL;
+            case "approval_granted", "approval_denied" -> ActorKind.APPROVER;
+            default -> ActorKind.SYSTEM;
+        };
+        return new Actor(kind, principal.id());
+    }
+
+    // --- append --------------------------------------------------------------------------------
+
+    private static Decision append(CommandEnvelope envelope, AppendEvents append, SessionHead head, History history, Instant now) {
+        List<ProposedEvent> proposed = append.events();
+        if (proposed.isEmpty()) {
+            return illegal("events", "a batch needs at least one event");
+        }
+        var idsInBatch = new HashSet<String>();
+        for (int i = 0; i < proposed.size(); i++) {
+            if (!idsInBatch.add(proposed.get(i).eventId())) {
+                return illegal("events[" + i + "].eventId", "appears twice in the batch");
+            }
+        }
+        boolean creates = head == null;
+        if (creates && !isFirstEvent(proposed.get(0).payload())) {
+            return notFound();
+        }
+
+        // re-sent events keep their original seqs and are not appended again
+        var known = new ArrayList<OptionalLong>();
+        for (ProposedEvent e : proposed) {
+            known.add(creates ? OptionalLong.empty() : history.seqOf(e.eventId()));
+        }
+        if (known.stream().allMatch(OptionalLong::isPresent)) {
+            var appended = new ArrayList<Appended>();
+            for (int i = 0; i < proposed.size(); i++) {
+                appended.add(new Appended(proposed.get(i).eventId(), known.get(i).getAsLong(), true, proposed.get(i).type()));
+            }
+            return new Accepted(List.of(), appended, head, null, List.of());
+        }
+
+        // fencing first: a worker that lost the session must learn that, not that it should re-read
+        if (!creates && append.epoch() != null && append.epoch() != head.epoch()) {
+            return new Rejected(Rejection.STALE_EPOCH, "epoch " + append.epoch() + " is not the session's current epoch "
+                    + head.epoch() + ": another worker claimed it", null);
+        }
+        if (!creates && head.closed()) {
+            return new Rejected(Rejection.SESSION_CLOSED, "the session is closed; nothing may be appended", null);
+        }
+        long lastSeq = creates ? 0 : head.lastSeq();
+        if (append.expectedSeq() != null && append.expectedSeq() != lastSeq) {
+            return new Rejected(Rejection.SEQ_CONFLICT, "expectedSeq " + append.expectedSeq() + " but the session's last seq is "
+                    + lastSeq, null);
+        }
+
+        SessionHead h = head;
+        var events = new ArrayList<Event>();
+        var appended = new ArrayList<Appended>();
+        var callsInBatch = new HashSet<String>();
+        var followUps = new ArrayList<FollowUp>();
+        for (int i = 0; i < proposed.size(); i++) {
+            ProposedEvent p = proposed.get(i);
+            if (known.get(i).isPresent()) {
+                appended.add(new Appended(p.eventId(), known.get(i).getAsLong(), true, p.type()));
+                continue;
+            }
+            String field = "events[" + i + "]";
+            if (h != null && h.closed()) {
+                return new Rejected(Rejection.SESSION_CLOSED, field + " comes after session_closed in the same batch", field);
+            }
+            Rejected refused = check(p, i, h, envelope.principal(), history, callsInBatch);
+            if (refused != null) {
+                return refused;
+            }
+            long seq = (h == null ? 0 : h.lastSeq()) + 1;
+            String version = h == null ? ((SessionStarted) p.payload()).harnessVersion() : h.harnessVersion();
+            // attributed to the authenticated caller, whatever the proposal says
+            var event = new Event(p.eventId(), envelope.sessionId(), envelope.tenantId(), seq, now,
+                    actorFor(p.type(), envelope.principal()), version, p.payload());
+            h = evolve(h, event);
+            events.add(event);
+            appended.add(new Appended(p.eventId(), seq, false, p.type()));
+            if (p.payload() instanceof SessionClosed closed && h.parentSessionId() != null) {
+                followUps.add(notifyParent(h, closed));
+            }
+        }
+        return new Accepted(events, appended, h, null, followUps);
+    }
+
+    private static boolean isFirstEvent(EventPayload payload) {
+        return payload instanceof SessionStarted;
+    }
+
+    /** Why event {@code i} may not be appended to a session with head {@code h}, or null if it may. */
+    private static Rejected check(ProposedEvent p, int i, SessionHead h, TetherPrincipal principal, History history,
+                                  Set<String> callsInBatch) {
+        String field = "events[" + i + "]";
+        String type = p.type();
+        EventPayload payload = p.payload();
+        if (payload instanceof UnknownEvent) {
+            return illegal(field + ".type", "unknown event type '" + type + "'");
+        }
+        if (WRITTEN_BY_TETHER.contains(type) && !(payload instanceof SubagentResult && principal.has(Role.SERVICE))) {
+            return illegal(field + ".type", "'" + type + "' events are written by Tether itself, not by clients");
+        }
+        if (isFirstEvent(payload)) {
+            if (h != null) {
+                return illegal(field + ".type", "the session has started already");
+            }
+            if (!principal.hasAny(Role.AGENT, Role.ADMIN, Role.SERVICE)) {
+                return forbidden(field, "only an agent may start a session");
+            }
+            return null;
+        }
+        if (h == null) {
+            return illegal(field + ".type", "a session starts with session_started");
+        }
+        if (payload instanceof ApprovalGranted || payload instanceof ApprovalDenied) {
+            if (!principal.has(Role.APPROVER)) {
+                return illegal(field + ".type", "only an approver may write '" + type + "'");
+            }
+            String approver = payload instanceof ApprovalGranted g ? g.approver() : ((ApprovalDenied) payload).approver();
+            String callId = payload instanceof ApprovalGranted g ? g.callId() : ((ApprovalDenied) payload).callId();
+            if (!approver.equals(principal.id())) {
+                return illegal(field + ".approver", "must be the authenticated approver");
+            }
+            SessionHead.OpenCall call = h.openCalls().get(callId);
+            if (call == null || call.approval() != SessionHead.Approval.REQUESTED) {
+                return illegal(field + ".callId", "no approval is pending for call '" + callId + "'");
+            }
+            return null;
+        }
+        if (payload instanceof ApprovalRequested r) {
+            if (!principal.has(Role.SERVICE)) {
+                return illegal(field + ".type", "'approval_requested' is written by the approval-service");
+            }
+            SessionHead.OpenCall call = h.openCalls().get(r.callId());
+            if (call == null || call.authorized() || call.approval() != SessionHead.Approval.NONE) {
+                return illegal(field + ".callId", "call '" + r.callId() + "' is not waiting for a decision");
+            }
+            return null;
+        }
+        if (payload instanceof ToolCallAuthorized a) {
+            if (!principal.has(Role.SERVICE)) {
+                return illegal(field + ".type", "'tool_call_authorized' is written by the approval-service");
+            }
+            SessionHead.OpenCall call = h.openCalls().get(a.callId());
+            if (call == null || call.authorized()) {
+                return illegal(field + ".callId", "call '" + a.callId() + "' is not waiting for authorization");
+            }
+            if (call.approval() == SessionHead.Approval.REQUESTED || call.approval() == SessionHead.Approval.DENIED) {
+                return illegal(field + ".callId", "call '" + a.callId() + "' is gated and has no grant");
+            }
+            return null;
+        }
+        if (!principal.hasAny(Role.AGENT, Role.ADMIN, Role.SERVICE)) {
+            return illegal(field + ".type", "the caller's role may not write '" + type + "'");
+        }
+        if (payload instanceof AssistantMessage m) {
+            for (int c = 0; c < m.toolCalls().size(); c++) {
+                String callId = m.toolCalls().get(c).callId();
+                if (h.openCalls().containsKey(callId) || history.knownCall(callId) || !callsInBatch.add(callId)) {
+                    return illegal(field + ".toolCalls[" + c + "].callId", "call '" + callId + "' was used before in this session");
+                }
+            }
+            if (h.tokenBudget() != null && h.used().total() + m.usage().total() > h.tokenBudget()) {
+                return new Rejected(Rejection.BUDGET_EXCEEDED, "the session used " + h.used().total() + " of its "
+                        + h.tokenBudget() + " tokens; this turn needs " + m.usage().total() + " more", field + ".usage");
+            }
+            return null;
+        }
+        if (payload instanceof ToolResult r) {
+            if (!h.openCalls().containsKey(r.callId())) {
+                return illegal(field + ".callId", "call '" + r.callId() + "' is not an open tool call (unknown, or already finished)");
+            }
+            return null;
+        }
+        if (payload instanceof ContextCompacted c) {
+            if (c.throughSeq() > h.lastSeq()) {
+                return illegal(field + ".throughSeq", "is after the session's last seq " + h.lastSeq());
+            }
+            for (int s = 0; s < c.summarySourceSeqs().size(); s++) {
+                long source = c.summarySourceSeqs().get(s);
+                if (source < 1 || source > c.throughSeq()) {
+                    return illegal(field + ".summarySourceSeqs[" + s + "]", "must be an event at or before throughSeq");
+                }
+            }
+            return null;
+        }
+        return null; // user_message, turn_interrupted, plan_updated, step_completed, session_closed, subagent_result
+    }
+
+    private static FollowUp notifyParent(SessionHead child, SessionClosed closed) {
+        String eventId = deterministicId(child.sessionId(), "subagent_result");
+        var event = new ProposedEvent(eventId, new Actor(ActorKind.SYSTEM, "session-service"),
+                new SubagentResult(child.sessionId(), closed.outcome()));
+        return new Decision.NotifyParent(child.parentSessionId(), child.tenantId(), event);
+    }
+
+    // --- claim, migrate, erase -------------------------------------------------------------------
+
+    private static Decision claim(CommandEnvelope envelope, ClaimSession claim, SessionHead head, History history, Instant now) {
+        if (!envelope.principal().hasAny(Role.AGENT, Role.ADMIN)) {
+            return forbidden(null, "only an agent may claim a session");
+        }
+        String claimedId = deterministicId(envelope.commandId(), "session_claimed");
+        if (claimedId.equals(head.lastClaimEventId())) {
+            // the same claim again (a retry) and still the latest: nothing new, the original outcome
+            ResumeReason reason = head.lastClaimResume() == null ? null : ResumeReason.valueOf(head.lastClaimResume());
+            return new Accepted(List.of(), List.of(), head, reason, List.of());
+        }
+        if (history.seqOf(claimedId).isPresent()) {
+            return new Rejected(Rejection.STALE_EPOCH, "this claim was superseded by a later one; the session's epoch is "
+                    + head.epoch(), null);
+        }
+        if (head.closed()) {
+            return new Rejected(Rejection.SESSION_CLOSED, "the session is closed; there is nothing to claim", null);
+        }
+        if (!head.harnessVersion().equals(claim.harnessVersion())) {
+            return new Rejected(Rejection.VERSION_PINNED, "the session is pinned to harness version " + head.harnessVersion()
+                    + ", the worker runs " + claim.harnessVersion() + "; an operator may migrate it", null);
+        }
+        var actor = new Actor(ActorKind.SYSTEM, envelope.principal().id());
+        var events = new ArrayList<Event>();
+        SessionHead h = head;
+        long epoch = head.epoch() + 1;
+        events.add(new Event(claimedId, head.sessionId(), head.tenantId(),
+                h.lastSeq() + 1, now, actor, h.harnessVersion(), new SessionClaimed(claim.workerId(), epoch, claim.harnessVersion())));
+        h = evolve(h, events.get(0));
+        ResumeReason reason = null;
+        if (head.epoch() > 0) {
+            // another worker held the session and never closed it: it crashed, or a deploy moves the session
+            reason = claim.rollout() ? ResumeReason.DEPLOY : ResumeReason.CRASH;
+            var resumed = new Event(deterministicId(envelope.commandId(), "session_resumed"), head.sessionId(), head.tenantId(),
+                    h.lastSeq() + 1, now, actor, h.harnessVersion(), new SessionResumed(reason, head.lastSeq(), reconciliation(head)));
+            h = evolve(h, resumed);
+            events.add(resumed);
+        }
+        return new Accepted(events, appendedOf(events), h, reason, List.of());
+    }
+
+    /** What a resuming worker must know of the effects in flight: the calls still open. */
+    static String reconciliation(SessionHead head) {
+        if (head.openCalls().isEmpty()) {
+            return "no tool call in flight";
+        }
+        return head.openCalls().entrySet().stream()
+                .map(e -> e.getKey() + " (" + e.getValue().tool() + ", "
+                        + (e.getValue().authorized() ? "authorized, outcome unknown"
+                        : e.getValue().approval() == SessionHead.Approval.REQUESTED ? "awaiting approval"
+                        : e.getValue().approval() == SessionHead.Approval.DENIED ? "denied" : "requested") + ")")
+                .collect(Collectors.joining("; ", "open tool calls: ", ""));
+    }
+
+    private static Decision migrate(CommandEnvelope envelope, MigrateSession migrate, SessionHead head, History history, Instant now) {
+        if (!envelope.principal().hasAny(Role.OPERATOR, Role.ADMIN)) {
+            return forbidden(null, "only an operator may migrate a session");
+        }
+        String eventId = deterministicId(envelope.commandId(), "session_migrated");
+        OptionalLong seen = history.seqOf(eventId);
+        if (seen.isPresent()) {
+            return new Accepted(List.of(), List.of(new Appended(eventId, seen.getAsLong(), true, SessionMigrated.TYPE)), head, null,
+                    List.of());
+        }
+        if (head.closed()) {
+            return new Rejected(Rejection.SESSION_CLOSED, "the session is closed", null);
+        }
+        if (head.harnessVersion().equals(migrate.toVersion())) {
+            return new Accepted(List.of(), List.of(), head, null, List.of());
+        }
+        var event = new Event(eventId, head.sessionId(), head.tenantId(), head.lastSeq() + 1, now,
+                new Actor(ActorKind.SYSTEM, envelope.principal().id()), head.harnessVersion(),
+                new SessionMigrated(head.harnessVersion(), migrate.toVersion()));
+        return new Accepted(List.of(event), appendedOf(List.of(event)), evolve(head, event), null, List.of());
+    }
+
+    private static Decision erase(CommandEnvelope envelope, SessionHead head) {
+        TetherPrincipal principal = envelope.principal();
+        if (!principal.has(Role.ADMIN) && !principal.id().equals(head.owner())) {
+            return forbidden(null, "only the session's owner or an admin may erase it");
+        }
+        return new Accepted(List.of(), List.of(), null, null,
+                List.of(new Decision.EraseLog(head.sessionId(), head.tenantId(), head.lastSeq())));
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------
+
+    /** A stable eventId for an event Tether writes on behalf of a command, so a retried command writes nothing new. */
+    public static String deterministicId(String basis, String type) {
+        return UUID.nameUUIDFromBytes((basis + "/" + type).getBytes(StandardCharsets.UTF_8)).toString();
+    }
+
+    private static List<Appended> appendedOf(List<Event> events) {
+        return events.stream().map(e -> new Appended(e.eventId(), e.seq(), false, e.type())).toList();
+    }
+
+    private static Rejected notFound() {
+        return new Rejected(Rejection.NOT_FOUND, "session not found", null);
+    }
+
+    private static Rejected illegal(String field, String message) {
+        return new Rejected(Rejection.ILLEGAL_EVENT, message, field);
+    }
+
+    private static Rejected forbidden(String field, String message) {
+        return new Rejected(Rejection.FORBIDDEN, message, field);
+    }
+}

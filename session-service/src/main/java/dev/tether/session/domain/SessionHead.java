@@ -1,0 +1,99 @@
+package dev.tether.session.domain;
+
+import dev.tether.common.event.TokenUsage;
+import dev.tether.common.event.ToolMode;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What the sequencer must know of a session to decide the next command: its position, its
+ * worker, what it is pinned to, whether it is closed, its token counters, and the tool calls
+ * that wait for their result. Bounded: it does not grow with the session's length (seen eventIds
+ * and finished calls live in their own stores).
+ *
+ * @param lastClaimEventId the eventId of the last {@code session_claimed}, so a retried claim is recognized
+ * @param lastClaimResume  the resume reason that claim recorded, or null
+ */
+public record SessionHead(
+        String sessionId,
+        String tenantId,
+        String owner,
+        long lastSeq,
+        long epoch,
+        String workerId,
+        String modelId,
+        String harnessVersion,
+        ToolMode toolMode,
+        boolean closed,
+        TokenUsage used,
+        Long tokenBudget,
+        String parentSessionId,
+        Map<String, OpenCall> openCalls,
+        String lastClaimEventId,
+        String lastClaimResume) {
+
+    public SessionHead {
+        openCalls = Collections.unmodifiableMap(new TreeMap<>(openCalls)); // sorted: deterministic everywhere
+    }
+
+    /** Where the human decision on a gated call stands. */
+    public enum Approval { NONE, REQUESTED, GRANTED, DENIED }
+
+    /** A tool call asked for and not yet answered by a {@code tool_result}. */
+    public record OpenCall(String tool, long requestSeq, Approval approval, boolean authorized) {
+        OpenCall with(Approval next) {
+            return new OpenCall(tool, requestSeq, next, authorized);
+        }
+
+        OpenCall withAuthorized() {
+            return new OpenCall(tool, requestSeq, approval, true);
+        }
+    }
+
+    SessionHead withLastSeq(long seq) {
+        return new SessionHead(sessionId, tenantId, owner, seq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+    }
+
+    SessionHead withClaim(long newEpoch, String newWorkerId) {
+        return new SessionHead(sessionId, tenantId, owner, lastSeq, newEpoch, newWorkerId, modelId, harnessVersion, toolMode, closed,
+                used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+    }
+
+    SessionHead withLastClaim(String eventId, String resume) {
+        return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
+                tokenBudget, parentSessionId, openCalls, eventId, resume);
+    }
+
+    SessionHead withHarnessVersion(String version) {
+        return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, version, toolMode, closed, used,
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+    }
+
+    SessionHead closedNow() {
+        return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, true, used,
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+    }
+
+    SessionHead withUsage(TokenUsage usage) {
+        return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
+                used.plus(usage), tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+    }
+
+    SessionHead withOpenCalls(Map<String, OpenCall> calls) {
+        return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
+                tokenBudget, parentSessionId, calls, lastClaimEventId, lastClaimResume);
+    }
+
+    SessionHead withCall(String callId, OpenCall call) {
+        var calls = new LinkedHashMap<>(openCalls);
+        if (call == null) {
+            calls.remove(callId);
+        } else {
+            calls.put(callId, call);
+        }
+        return withOpenCalls(calls);
+    }
+}

@@ -1,0 +1,112 @@
+package dev.tether.session.kafka;
+
+import dev.tether.avro.AppendedEvent;
+import dev.tether.avro.ClaimSession;
+import dev.tether.avro.CommandPayload;
+import dev.tether.avro.CommandReply;
+import dev.tether.avro.EraseSession;
+import dev.tether.avro.MigrateSession;
+import dev.tether.avro.Principal;
+import dev.tether.avro.SessionCommand;
+import dev.tether.common.auth.Role;
+import dev.tether.common.auth.TetherPrincipal;
+import dev.tether.common.kafka.EventAvro;
+import dev.tether.session.domain.Command;
+import dev.tether.session.domain.CommandEnvelope;
+import dev.tether.session.domain.Decision;
+import dev.tether.session.domain.SessionHead;
+import java.util.EnumSet;
+
+/** The session-service's edge between its domain commands and verdicts and their Avro form. Stateless. */
+public final class CommandAvro {
+
+    public static final String APPEND_EVENTS = "append_events";
+    public static final String CLAIM_SESSION = "claim_session";
+    public static final String MIGRATE_SESSION = "migrate_session";
+    public static final String ERASE_SESSION = "erase_session";
+
+    private CommandAvro() {}
+
+    public static SessionCommand toAvro(CommandEnvelope envelope, String replyTo) {
+        var payload = CommandPayload.newBuilder();
+        String type;
+        Command command = envelope.command();
+        if (command instanceof Command.AppendEvents a) {
+            type = APPEND_EVENTS;
+            payload.setAppendEvents(new dev.tether.avro.AppendEvents(a.events().stream().map(EventAvro::toAvro).toList(),
+                    a.expectedSeq(), a.epoch()));
+        } else if (command instanceof Command.ClaimSession c) {
+            type = CLAIM_SESSION;
+            payload.setClaimSession(new ClaimSession(c.workerId(), c.harnessVersion(), c.rollout()));
+        } else if (command instanceof Command.MigrateSession m) {
+            type = MIGRATE_SESSION;
+            payload.setMigrateSession(new MigrateSession(m.toVersion()));
+        } else if (command instanceof Command.EraseSession e) {
+            type = ERASE_SESSION;
+            payload.setEraseSession(new EraseSession(e.reason()));
+        } else {
+            throw new IllegalStateException("unhandled command " + command.getClass().getName());
+        }
+        TetherPrincipal principal = envelope.principal();
+        return SessionCommand.newBuilder()
+                .setCommandId(envelope.commandId())
+                .setSessionId(envelope.sessionId())
+                .setTenantId(envelope.tenantId())
+                .setIssuedAt(envelope.issuedAt())
+                .setPrincipal(new Principal(principal.id(), principal.roles().stream().map(Role::wireName).sorted().toList()))
+                .setReplyTo(replyTo)
+                .setType(type)
+                .setPayload(payload.build())
+                .build();
+    }
+
+    /** The domain command; throws {@link IllegalArgumentException} for a command type this version does not know. */
+    public static CommandEnvelope fromAvro(SessionCommand c) {
+        CommandPayload p = c.getPayload();
+        Command command = switch (c.getType()) {
+            case APPEND_EVENTS -> new Command.AppendEvents(p.getAppendEvents().getEvents().stream().map(EventAvro::fromAvro).toList(),
+                    p.getAppendEvents().getExpectedSeq(), p.getAppendEvents().getEpoch());
+            case CLAIM_SESSION -> new Command.ClaimSession(p.getClaimSession().getWorkerId(), p.getClaimSession().getHarnessVersion(),
+                    p.getClaimSession().getRollout());
+            case MIGRATE_SESSION -> new Command.MigrateSession(p.getMigrateSession().getToVersion());
+            case ERASE_SESSION -> new Command.EraseSession(p.getEraseSession().getReason());
+            default -> throw new IllegalArgumentException("unknown command type '" + c.getType() + "'");
+        };
+        var roles = EnumSet.noneOf(Role.class);
+        c.getPrincipal().getRoles().forEach(r -> Role.fromWireName(r).ifPresent(roles::add));
+        return new CommandEnvelope(c.getCommandId(), c.getSessionId(), c.getTenantId(),
+                new TetherPrincipal(c.getPrincipal().getId(), c.getTenantId(), roles), c.getIssuedAt(), command);
+    }
+
+    /**
+     * The verdict for the caller. A rejection reports the session's position only when the caller
+     * may see the session at all (not for "not found").
+     */
+    public static CommandReply reply(SessionCommand command, Decision decision, SessionHead before) {
+        var reply = CommandReply.newBuilder()
+                .setCommandId(command.getCommandId())
+                .setSessionId(command.getSessionId())
+                .setReplyTo(command.getReplyTo());
+        if (decision instanceof Decision.Accepted a) {
+            SessionHead after = a.head();
+            long lastSeq = after != null ? after.lastSeq() : before == null ? 0 : before.lastSeq();
+            long epoch = after != null ? after.epoch() : before == null ? 0 : before.epoch();
+            return reply.setAccepted(true)
+                    .setAppended(a.appended().stream().map(x -> new AppendedEvent(x.eventId(), x.seq(), x.duplicate(), x.type())).toList())
+                    .setLastSeq(lastSeq)
+                    .setEpoch(epoch)
+                    .setRejection(null)
+                    .setResumeReason(a.resumeReason() == null ? null : a.resumeReason().name())
+                    .build();
+        }
+        var r = (Decision.Rejected) decision;
+        boolean visible = before != null && r.reason() != dev.tether.session.domain.Rejection.NOT_FOUND;
+        return reply.setAccepted(false)
+                .setAppended(java.util.List.of())
+                .setLastSeq(visible ? before.lastSeq() : 0)
+                .setEpoch(visible ? before.epoch() : 0)
+                .setRejection(new dev.tether.avro.Rejection(r.reason().wireName(), r.message(), r.field()))
+                .setResumeReason(null)
+                .build();
+    }
+}

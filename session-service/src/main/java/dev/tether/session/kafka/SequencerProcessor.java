@@ -1,0 +1,205 @@
+package dev.tether.session.kafka;
+
+import dev.tether.avro.CommandReply;
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.SessionEvent;
+import dev.tether.common.auth.TetherPrincipal;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.InvalidEventException;
+import dev.tether.common.kafka.EventAvro;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.session.domain.Command;
+import dev.tether.session.domain.CommandEnvelope;
+import dev.tether.session.domain.Decision;
+import dev.tether.session.domain.Rejection;
+import dev.tether.session.domain.Sequencer;
+import dev.tether.session.domain.SessionHead;
+import dev.tether.session.domain.SessionSummary;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.jboss.logging.Logger;
+
+/**
+ * The only writer of {@code session-events}. For each command of {@code session-commands} it
+ * loads the session's head, lets {@link Sequencer#decide} judge it, and in the same exactly-once
+ * transaction appends the accepted events, updates its stores and answers the waiting caller on
+ * {@code session-replies}. Holds only its context and stores.
+ */
+final class SequencerProcessor implements Processor<String, SessionCommand, Object, Object> {
+
+    static final String EVENTS_SINK = "events-sink";
+    static final String REPLIES_SINK = "replies-sink";
+    static final String COMMANDS_SINK = "commands-sink";
+    static final String CHECKPOINTS_SINK = "checkpoints-sink";
+
+    private static final Logger LOG = Logger.getLogger(SequencerProcessor.class);
+
+    private final KafkaTracing tracing;
+    private ProcessorContext<Object, Object> context;
+    private KeyValueStore<String, SessionHead> heads;
+    private KeyValueStore<String, Long> eventIds;
+    private KeyValueStore<String, Long> callIds;
+    private KeyValueStore<String, SessionSummary> byTenant;
+    private KeyValueStore<String, Long> openByVersion;
+
+    SequencerProcessor(KafkaTracing tracing) {
+        this.tracing = tracing;
+    }
+
+    @Override
+    public void init(ProcessorContext<Object, Object> context) {
+        this.context = context;
+        heads = context.getStateStore(StoreNames.HEADS);
+        eventIds = context.getStateStore(StoreNames.EVENT_IDS);
+        callIds = context.getStateStore(StoreNames.CALL_IDS);
+        byTenant = context.getStateStore(StoreNames.SESSIONS_BY_TENANT);
+        openByVersion = context.getStateStore(StoreNames.OPEN_BY_VERSION);
+    }
+
+    @Override
+    public void process(Record<String, SessionCommand> record) {
+        SessionCommand command = record.value();
+        if (command == null) {
+            return;
+        }
+        Span span = tracing.startSpan("sequencer " + command.getType(), SpanKind.CONSUMER, record.headers());
+        try (Scope ignored = span.makeCurrent()) {
+            tracing.inject(Context.current(), record.headers());
+            String sessionId = command.getSessionId();
+            SessionHead before = heads.get(sessionId);
+            Decision decision = decide(command, before);
+            if (decision instanceof Decision.Accepted accepted) {
+                apply(sessionId, before, accepted, record);
+            } else {
+                span.setAttribute("tether.rejection", ((Decision.Rejected) decision).reason().wireName());
+            }
+            if (command.getReplyTo() != null) {
+                CommandReply reply = CommandAvro.reply(command, decision, before);
+                context.forward(new Record<Object, Object>(command.getReplyTo(), reply, record.timestamp(), record.headers()), REPLIES_SINK);
+            }
+        } finally {
+            span.end();
+        }
+    }
+
+    private Decision decide(SessionCommand command, SessionHead before) {
+        CommandEnvelope envelope;
+        try {
+            envelope = CommandAvro.fromAvro(command);
+        } catch (InvalidEventException | IllegalArgumentException e) {
+            // the REST edge validates first; this guards against other writers of session-commands
+            LOG.warnf("rejected an invalid command %s: %s", command.getCommandId(), e.getMessage());
+            return new Decision.Rejected(Rejection.ILLEGAL_EVENT, e.getMessage(),
+                    e instanceof InvalidEventException invalid ? invalid.field() : null);
+        }
+        String sessionId = envelope.sessionId();
+        var history = new Sequencer.History() {
+            @Override
+            public OptionalLong seqOf(String eventId) {
+                Long seq = eventIds.get(StoreNames.key(sessionId, eventId));
+                return seq == null ? OptionalLong.empty() : OptionalLong.of(seq);
+            }
+
+            @Override
+            public boolean knownCall(String callId) {
+                return callIds.get(StoreNames.key(sessionId, callId)) != null;
+            }
+        };
+        return Sequencer.decide(envelope, before, history, Instant.ofEpochMilli(context.currentSystemTimeMs()));
+    }
+
+    private void apply(String sessionId, SessionHead before, Decision.Accepted accepted, Record<String, SessionCommand> record) {
+        Headers headers = record.headers();
+        for (Event event : accepted.events()) {
+            SessionEvent value = EventAvro.toAvro(event);
+            context.forward(new Record<Object, Object>(new SessionEventKey(sessionId, event.seq()), value, record.timestamp(), headers),
+                    EVENTS_SINK);
+            eventIds.put(StoreNames.key(sessionId, event.eventId()), event.seq());
+            if (event.payload() instanceof AssistantMessage m) {
+                m.toolCalls().forEach(c -> callIds.put(StoreNames.key(sessionId, c.callId()), event.seq()));
+            }
+        }
+        SessionHead after = accepted.head();
+        if (after != null) {
+            heads.put(sessionId, after);
+            byTenant.put(StoreNames.key(after.tenantId(), sessionId), SessionSummary.of(after));
+            countOpenSessions(before, after);
+        }
+        for (Decision.FollowUp followUp : accepted.followUps()) {
+            if (followUp instanceof Decision.NotifyParent notify) {
+                notifyParent(notify, record);
+            } else if (followUp instanceof Decision.EraseLog erase) {
+                erase(erase, before, record);
+            } else {
+                throw new IllegalStateException("unhandled follow-up " + followUp.getClass().getName());
+            }
+        }
+    }
+
+    /** Keeps the per-version count of open sessions operators watch while a version drains. */
+    private void countOpenSessions(SessionHead before, SessionHead after) {
+        boolean wasOpen = before != null && !before.closed();
+        boolean isOpen = after != null && !after.closed();
+        if (wasOpen && (!isOpen || !before.harnessVersion().equals(after.harnessVersion()))) {
+            add(before.harnessVersion(), -1);
+        }
+        if (isOpen && (!wasOpen || !before.harnessVersion().equals(after.harnessVersion()))) {
+            add(after.harnessVersion(), +1);
+        }
+    }
+
+    private void add(String version, long delta) {
+        Long current = openByVersion.get(version);
+        long next = (current == null ? 0 : current) + delta;
+        if (next <= 0) {
+            openByVersion.delete(version);
+        } else {
+            openByVersion.put(version, next);
+        }
+    }
+
+    private void notifyParent(Decision.NotifyParent notify, Record<String, SessionCommand> record) {
+        var envelope = new CommandEnvelope(Sequencer.deterministicId(notify.event().eventId(), "command"), notify.parentSessionId(),
+                notify.tenantId(), TetherPrincipal.service("session-service", notify.tenantId()),
+                Instant.ofEpochMilli(context.currentSystemTimeMs()), new Command.AppendEvents(List.of(notify.event()), null, null));
+        context.forward(new Record<Object, Object>(notify.parentSessionId(), CommandAvro.toAvro(envelope, null), record.timestamp(),
+                record.headers()), COMMANDS_SINK);
+    }
+
+    /** A tombstone for every event of the session, then for its checkpoint; and the session leaves every store. */
+    private void erase(Decision.EraseLog erase, SessionHead before, Record<String, SessionCommand> record) {
+        String sessionId = erase.sessionId();
+        for (long seq = 1; seq <= erase.lastSeq(); seq++) {
+            context.forward(new Record<Object, Object>(new SessionEventKey(sessionId, seq), null, record.timestamp(), record.headers()),
+                    EVENTS_SINK);
+        }
+        context.forward(new Record<Object, Object>(sessionId, null, record.timestamp(), record.headers()), CHECKPOINTS_SINK);
+        heads.delete(sessionId);
+        byTenant.delete(StoreNames.key(erase.tenantId(), sessionId));
+        deletePrefix(eventIds, sessionId);
+        deletePrefix(callIds, sessionId);
+        countOpenSessions(before, null);
+        LOG.infof("erased session %s (%d events)", sessionId, erase.lastSeq());
+    }
+
+    private static void deletePrefix(KeyValueStore<String, Long> store, String sessionId) {
+        var keys = new ArrayList<String>();
+        try (var it = store.prefixScan(StoreNames.prefix(sessionId), new org.apache.kafka.common.serialization.StringSerializer())) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        keys.forEach(store::delete);
+    }
+}

@@ -1,0 +1,110 @@
+package dev.tether.session.kafka;
+
+import dev.tether.avro.Checkpoint;
+import dev.tether.avro.CommandReply;
+import dev.tether.avro.HarnessVersion;
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.SessionEvent;
+import dev.tether.common.kafka.JsonSerde;
+import dev.tether.common.kafka.SessionEventKeySerde;
+import dev.tether.common.kafka.SessionPartitioner;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.session.domain.SessionHead;
+import dev.tether.session.domain.SessionSummary;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The session-service's Kafka Streams application:
+ * <ul>
+ * <li>the sequencer: {@code session-commands} → {@link SequencerProcessor} → {@code session-events},
+ *     {@code session-replies} (verdicts), {@code session-commands} (a subagent's result for its
+ *     parent) and {@code session-checkpoints} (erasure tombstones);</li>
+ * <li>{@value StoreNames#EVENTS}: {@code session-events} as a queryable store, restored from the
+ *     topic itself, that serves reads and live subscriptions;</li>
+ * <li>{@value StoreNames#HARNESS_VERSIONS}: {@code harness-versions} on every instance, for
+ *     assigning new sessions to versions.</li>
+ * </ul>
+ * Run exactly-once ({@code processing.guarantee=exactly_once_v2}).
+ */
+public final class SequencerTopology {
+
+    /** The Avro serdes of the topics the topology touches. */
+    public record TopicSerdes(Serde<SessionCommand> commands, Serde<SessionEvent> events, Serde<CommandReply> replies,
+                          Serde<Checkpoint> checkpoints, Serde<HarnessVersion> versions) {}
+
+    private SequencerTopology() {}
+
+    public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing) {
+        var keys = new SessionEventKeySerde();
+        var strings = Serdes.String();
+        var topology = new Topology();
+
+        topology.addSource("commands-source", strings.deserializer(), serdes.commands().deserializer(),
+                layout.name(Topics.SESSION_COMMANDS));
+        topology.addProcessor("sequencer", () -> new SequencerProcessor(tracing), "commands-source");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HEADS), strings,
+                JsonSerde.of(SessionHead.class)), "sequencer");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_IDS), strings,
+                Serdes.Long()), "sequencer");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.CALL_IDS), strings,
+                Serdes.Long()), "sequencer");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.SESSIONS_BY_TENANT), strings,
+                JsonSerde.of(SessionSummary.class)), "sequencer");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.OPEN_BY_VERSION), strings,
+                Serdes.Long()), "sequencer");
+
+        topology.addSink(SequencerProcessor.EVENTS_SINK, layout.name(Topics.SESSION_EVENTS), keys, serdes.events().serializer(),
+                new SessionPartitioner(), "sequencer");
+        topology.addSink(SequencerProcessor.REPLIES_SINK, layout.name(Topics.SESSION_REPLIES), strings.serializer(),
+                serdes.replies().serializer(), "sequencer");
+        topology.addSink(SequencerProcessor.COMMANDS_SINK, layout.name(Topics.SESSION_COMMANDS), strings.serializer(),
+                serdes.commands().serializer(), "sequencer");
+        topology.addSink(SequencerProcessor.CHECKPOINTS_SINK, layout.name(Topics.SESSION_CHECKPOINTS), strings.serializer(),
+                serdes.checkpoints().serializer(), "sequencer");
+
+        topology.addReadOnlyStateStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS), keys, serdes.events()).withLoggingDisabled(),
+                "events-source", keys, serdes.events().deserializer(), layout.name(Topics.SESSION_EVENTS), "events-materializer",
+                () -> new Materializer<>(StoreNames.EVENTS));
+
+        topology.addGlobalStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HARNESS_VERSIONS), strings, serdes.versions())
+                        .withLoggingDisabled(),
+                "versions-source", strings.deserializer(), serdes.versions().deserializer(), layout.name(Topics.HARNESS_VERSIONS),
+                "versions-materializer", () -> new Materializer<>(StoreNames.HARNESS_VERSIONS));
+        return topology;
+    }
+
+    /** Keeps a store equal to a topic: a value is put, a tombstone deletes. */
+    private static final class Materializer<K, V> implements Processor<K, V, Void, Void> {
+        private final String storeName;
+        private KeyValueStore<K, V> store;
+
+        Materializer(String storeName) {
+            this.storeName = storeName;
+        }
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(storeName);
+        }
+
+        @Override
+        public void process(Record<K, V> record) {
+            if (record.value() == null) {
+                store.delete(record.key());
+            } else {
+                store.put(record.key(), record.value());
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.tether.session.rest;
+
+import dev.tether.common.service.auth.Caller;
+import dev.tether.common.service.rest.ApiException;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Response;
+
+/** Content offloaded from events, served to the tenant that owns it only. */
+@Path("/v1/artifacts")
+public class ArtifactResource {
+
+    private final Caller caller;
+    private final Ingress ingress;
+
+    ArtifactResource(Caller caller, Ingress ingress) {
+        this.caller = caller;
+        this.ingress = ingress;
+    }
+
+    @GET
+    @Path("{sha256}")
+    @Produces({"application/octet-stream", "application/json"})
+    @RolesAllowed({"agent", "approver", "operator", "admin"})
+    public Response get(@PathParam("sha256") String sha256) {
+        String tenantId = caller.principal().tenantId();
+        return ingress.blobs().open(tenantId, sha256)
+                .map(in -> Response.ok(in, "application/octet-stream").header("ETag", '"' + sha256 + '"').build())
+                .orElseThrow(() -> ApiException.notFound("artifact"));
+    }
+}

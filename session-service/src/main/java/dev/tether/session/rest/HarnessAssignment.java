@@ -1,0 +1,53 @@
+package dev.tether.session.rest;
+
+import dev.tether.avro.HarnessVersion;
+import dev.tether.avro.VersionState;
+import dev.tether.common.kafka.SessionPartitioner;
+import dev.tether.session.config.SessionServiceConfig;
+import dev.tether.session.kafka.SessionStores;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Assigns a new session to a harness version by the weights in {@code harness-versions}: only
+ * ACTIVE versions with a weight above 0 take new sessions, each in proportion to its weight. The
+ * choice is a function of the sessionId, so a retried create lands on the same version.
+ */
+@ApplicationScoped
+public class HarnessAssignment {
+
+    private static final int BUCKETS = 10_000;
+
+    private final SessionStores stores;
+    private final String defaultVersion;
+
+    HarnessAssignment(SessionStores stores, SessionServiceConfig config) {
+        this.stores = stores;
+        this.defaultVersion = config.defaultHarnessVersion();
+    }
+
+    public String assign(String sessionId) {
+        return pick(sessionId, List.copyOf(stores.harnessVersions().values()), defaultVersion);
+    }
+
+    static String pick(String sessionId, List<HarnessVersion> versions, String defaultVersion) {
+        List<HarnessVersion> candidates = versions.stream()
+                .filter(v -> v.getState() == VersionState.ACTIVE && v.getWeight() > 0)
+                .sorted(Comparator.comparing(HarnessVersion::getVersion))
+                .toList();
+        if (candidates.isEmpty()) {
+            return defaultVersion;
+        }
+        int total = candidates.stream().mapToInt(HarnessVersion::getWeight).sum();
+        // the same hash Kafka partitions by, spread over many buckets and scaled to the weights
+        long point = (long) SessionPartitioner.partition(sessionId, BUCKETS) * total / BUCKETS;
+        for (HarnessVersion v : candidates) {
+            point -= v.getWeight();
+            if (point < 0) {
+                return v.getVersion();
+            }
+        }
+        return candidates.get(candidates.size() - 1).getVersion();
+    }
+}

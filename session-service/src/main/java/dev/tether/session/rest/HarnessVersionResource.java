@@ -1,0 +1,121 @@
+package dev.tether.session.rest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.avro.HarnessVersion;
+import dev.tether.avro.VersionState;
+import dev.tether.common.json.EventJson;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.common.service.auth.Caller;
+import dev.tether.common.service.rest.ApiException;
+import dev.tether.session.kafka.SessionStores;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Harness versions for rainbow deploys: each version's weight for new sessions and its state, and
+ * how many sessions are still open on it (a DRAINING version is done when that reaches 0).
+ */
+@Path("/v1/harness-versions")
+@Produces(MediaType.APPLICATION_JSON)
+public class HarnessVersionResource {
+
+    private final Caller caller;
+    private final EventJson json;
+    private final SessionStores stores;
+    private final Producer<String, HarnessVersion> producer;
+    private final TopicLayout layout;
+
+    HarnessVersionResource(Caller caller, EventJson json, SessionStores stores, Producer<String, HarnessVersion> producer,
+                           TopicLayout layout) {
+        this.caller = caller;
+        this.json = json;
+        this.stores = stores;
+        this.producer = producer;
+        this.layout = layout;
+    }
+
+    @GET
+    @RolesAllowed({"operator", "admin"})
+    public ObjectNode list() {
+        Map<String, HarnessVersion> versions = stores.harnessVersions();
+        Map<String, Long> open = stores.openSessionsByVersion();
+        var names = new TreeSet<>(versions.keySet());
+        names.addAll(open.keySet());
+        ObjectNode out = json.mapper().createObjectNode();
+        ArrayNode list = out.putArray("versions");
+        for (String name : names) {
+            HarnessVersion v = versions.get(name);
+            ObjectNode entry = list.addObject().put("version", name);
+            entry.put("weight", v == null ? 0 : v.getWeight());
+            entry.put("state", v == null ? "UNREGISTERED" : v.getState().name());
+            if (v != null && v.getModelId() != null) {
+                entry.put("modelId", v.getModelId());
+            }
+            entry.put("openSessions", open.getOrDefault(name, 0L));
+        }
+        return out;
+    }
+
+    @PUT
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({"operator", "admin"})
+    public ObjectNode put(String body) {
+        String operator = caller.principal().id();
+        Requests.HarnessVersionEntry request;
+        try {
+            request = json.read(json.mapper().readTree(body == null ? "" : body), Requests.HarnessVersionEntry.class);
+        } catch (JsonProcessingException e) {
+            throw new ApiException(400, "malformed_json", "the body is not valid JSON");
+        }
+        var entry = HarnessVersion.newBuilder()
+                .setVersion(request.version())
+                .setWeight(request.weight())
+                .setState(VersionState.valueOf(request.state()))
+                .setModelId(request.modelId())
+                .setUpdatedAt(Instant.now())
+                .setUpdatedBy(operator)
+                .build();
+        try {
+            producer.send(new ProducerRecord<>(layout.name(Topics.HARNESS_VERSIONS), request.version(), entry)).get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw ApiException.unavailable("Kafka did not take the change; try again", 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        }
+        awaitVisible(entry);
+        return list();
+    }
+
+    /** Reads its own write: waits until this instance's copy of harness-versions has the entry. */
+    private void awaitVisible(HarnessVersion entry) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!entry.equals(stores.harnessVersions().get(entry.getVersion()))) {
+            if (System.nanoTime() > deadline) {
+                throw ApiException.unavailable("the change was written but is not visible yet", 1);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw ApiException.unavailable("interrupted", 1);
+            }
+        }
+    }
+}

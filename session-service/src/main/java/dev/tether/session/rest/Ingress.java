@@ -1,0 +1,114 @@
+package dev.tether.session.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.tether.common.blob.BlobOffloader;
+import dev.tether.common.blob.BlobStore;
+import dev.tether.common.blob.LocalBlobStore;
+import dev.tether.common.event.ApprovalRequested;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.ContextCompacted;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.secrets.SecretScrubber;
+import dev.tether.session.config.SessionServiceConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * What every request body goes through before anything reaches Kafka: secrets are scrubbed from
+ * every string (values and field names), then content over the threshold is offloaded to the
+ * blob store and replaced by its preview and a reference.
+ */
+@ApplicationScoped
+public class Ingress {
+
+    private final SecretScrubber scrubber = SecretScrubber.standard();
+    private final BlobStore blobs;
+    private final BlobOffloader offloader;
+
+    Ingress(SessionServiceConfig config) {
+        this.blobs = new LocalBlobStore(config.blobs().dir());
+        this.offloader = new BlobOffloader(blobs, config.blobs().threshold(), config.blobs().previewChars());
+    }
+
+    public BlobStore blobs() {
+        return blobs;
+    }
+
+    /** Scrubs every string of {@code body} in place; returns how many secrets were redacted. */
+    public int scrub(JsonNode body) {
+        if (body instanceof ObjectNode object) {
+            int count = 0;
+            var renamed = new ArrayList<Map.Entry<String, JsonNode>>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+                var field = it.next();
+                var name = scrubber.scrub(field.getKey());
+                count += scrubValue(object, field.getKey(), field.getValue());
+                if (name.redactions() > 0) {
+                    count += name.redactions();
+                    renamed.add(Map.entry(name.text(), object.get(field.getKey())));
+                    it.remove();
+                }
+            }
+            renamed.forEach(e -> object.set(e.getKey(), e.getValue()));
+            return count;
+        }
+        if (body instanceof ArrayNode array) {
+            int count = 0;
+            for (int i = 0; i < array.size(); i++) {
+                JsonNode element = array.get(i);
+                if (element.isTextual()) {
+                    var scrubbed = scrubber.scrub(element.asText());
+                    array.set(i, TextNode.valueOf(scrubbed.text()));
+                    count += scrubbed.redactions();
+                } else {
+                    count += scrub(element);
+                }
+            }
+            return count;
+        }
+        return 0;
+    }
+
+    private int scrubValue(ObjectNode parent, String name, JsonNode value) {
+        if (value.isTextual()) {
+            var scrubbed = scrubber.scrub(value.asText());
+            if (scrubbed.redactions() > 0) {
+                parent.put(name, scrubbed.text());
+            }
+            return scrubbed.redactions();
+        }
+        return scrub(value);
+    }
+
+    /** The payload with its large content offloaded for {@code tenantId}. */
+    public EventPayload offload(String tenantId, EventPayload payload) {
+        if (payload instanceof UserMessage m) {
+            var o = offloader.offload(tenantId, m.content());
+            return o.offloaded() ? new UserMessage(o.text(), o.ref()) : m;
+        }
+        if (payload instanceof AssistantMessage m) {
+            var o = offloader.offload(tenantId, m.content());
+            return o.offloaded() ? new AssistantMessage(o.text(), o.ref(), m.toolCalls(), m.usage()) : m;
+        }
+        if (payload instanceof ToolResult r) {
+            var o = offloader.offload(tenantId, r.content());
+            return o.offloaded() ? new ToolResult(r.callId(), r.idempotencyKey(), r.status(), o.text(), o.ref()) : r;
+        }
+        if (payload instanceof ApprovalRequested r) {
+            var o = offloader.offload(tenantId, r.shown());
+            return o.offloaded() ? new ApprovalRequested(r.callId(), r.tool(), o.text(), o.ref()) : r;
+        }
+        if (payload instanceof ContextCompacted c) {
+            var o = offloader.offload(tenantId, c.summary());
+            return o.offloaded() ? new ContextCompacted(c.throughSeq(), o.text(), o.ref(), c.summarySourceSeqs()) : c;
+        }
+        return payload;
+    }
+}

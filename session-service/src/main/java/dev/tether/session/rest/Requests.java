@@ -1,0 +1,113 @@
+package dev.tether.session.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.common.event.InvalidEventException;
+import dev.tether.common.event.ToolMode;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/** The JSON bodies the session API accepts; each validates itself and names the offending field. */
+final class Requests {
+
+    /** Session ids and other ids clients choose: letters, digits, {@code . _ -}, up to 128. */
+    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+
+    private Requests() {}
+
+    static String id(String value, String field) {
+        if (value != null && !ID.matcher(value).matches()) {
+            throw new InvalidEventException(field, "must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        }
+        return value;
+    }
+
+    static String required(String value, String field) {
+        if (value == null || value.isBlank()) {
+            throw new InvalidEventException(field, "is required");
+        }
+        return value;
+    }
+
+    record CreateSession(String objective, String systemPrompt, String modelId, ToolMode toolMode, List<String> constraints,
+                         String harnessVersion, Long tokenBudget, String sessionId, String eventId) {
+        CreateSession {
+            required(objective, "objective");
+            systemPrompt = systemPrompt == null ? "" : systemPrompt;
+            required(modelId, "modelId");
+            if (toolMode == null) {
+                throw new InvalidEventException("toolMode", "is required: READ_ONLY or WRITE");
+            }
+            constraints = constraints == null ? List.of() : constraints;
+            for (int i = 0; i < constraints.size(); i++) {
+                if (constraints.get(i) == null) {
+                    throw new InvalidEventException("constraints[" + i + "]", "must be a string");
+                }
+            }
+            id(harnessVersion, "harnessVersion");
+            if (tokenBudget != null && tokenBudget < 1) {
+                throw new InvalidEventException("tokenBudget", "must be at least 1");
+            }
+            id(sessionId, "sessionId");
+            id(eventId, "eventId");
+        }
+    }
+
+    record AppendEvents(List<JsonNode> events, Long expectedSeq, Long epoch) {
+        AppendEvents {
+            if (events == null || events.isEmpty()) {
+                throw new InvalidEventException("events", "must hold at least one event");
+            }
+            if (expectedSeq != null && expectedSeq < 0) {
+                throw new InvalidEventException("expectedSeq", "must not be negative");
+            }
+            if (epoch != null && epoch < 0) {
+                throw new InvalidEventException("epoch", "must not be negative");
+            }
+        }
+    }
+
+    record Claim(String workerId, String harnessVersion, Boolean rollout, String requestId) {
+        Claim {
+            required(workerId, "workerId");
+            required(harnessVersion, "harnessVersion");
+            id(requestId, "requestId");
+        }
+    }
+
+    record Migrate(String toVersion, String requestId) {
+        Migrate {
+            id(required(toVersion, "toVersion"), "toVersion");
+            id(requestId, "requestId");
+        }
+    }
+
+    record Subagent(String objective, ToolMode toolMode, Long tokenBudget, String systemPrompt, List<String> constraints,
+                    String sessionId, String eventId) {
+        Subagent {
+            required(objective, "objective");
+            if (toolMode == null) {
+                throw new InvalidEventException("toolMode", "is required: READ_ONLY or WRITE");
+            }
+            if (tokenBudget != null && tokenBudget < 1) {
+                throw new InvalidEventException("tokenBudget", "must be at least 1");
+            }
+            systemPrompt = systemPrompt == null ? "" : systemPrompt;
+            constraints = constraints == null ? List.of() : constraints;
+            id(sessionId, "sessionId");
+            id(eventId, "eventId");
+        }
+    }
+
+    record HarnessVersionEntry(String version, Integer weight, String state, String modelId) {
+        HarnessVersionEntry {
+            id(required(version, "version"), "version");
+            if (weight == null || weight < 0 || weight > 100) {
+                throw new InvalidEventException("weight", "must be a whole number from 0 to 100");
+            }
+            state = state == null ? "ACTIVE" : state;
+            if (!List.of("ACTIVE", "DRAINING", "RETIRED").contains(state)) {
+                throw new InvalidEventException("state", "must be ACTIVE, DRAINING or RETIRED");
+            }
+        }
+    }
+}

@@ -1,0 +1,358 @@
+package dev.tether.session.rest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.avro.CommandReply;
+import dev.tether.common.auth.TetherPrincipal;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.InvalidEventException;
+import dev.tether.common.event.ProposedEvent;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.json.EventJson;
+import dev.tether.common.service.auth.Caller;
+import dev.tether.common.service.rest.ApiException;
+import dev.tether.session.config.SessionServiceConfig;
+import dev.tether.session.domain.Command;
+import dev.tether.session.domain.CommandEnvelope;
+import dev.tether.session.domain.Sequencer;
+import dev.tether.session.domain.SessionHead;
+import dev.tether.session.kafka.CommandAvro;
+import dev.tether.session.kafka.CommandGateway;
+import dev.tether.session.kafka.SessionStores;
+import io.smallrye.mutiny.Multi;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The session API for agent clients (ARCHITECTURE §4, issue 3). Every call is authenticated and
+ * scoped to the caller's tenant; another tenant's session answers exactly like a missing one.
+ * Writes become commands the sequencer decides; the response carries its verdict.
+ */
+@Path("/v1/sessions")
+@Produces(MediaType.APPLICATION_JSON)
+public class SessionResource {
+
+    private final Caller caller;
+    private final EventJson json;
+    private final Ingress ingress;
+    private final CommandGateway gateway;
+    private final SessionStores stores;
+    private final HarnessAssignment assignment;
+    private final SessionServiceConfig config;
+    private final LiveEvents live;
+
+    SessionResource(Caller caller, EventJson json, Ingress ingress, CommandGateway gateway, SessionStores stores,
+                    HarnessAssignment assignment, SessionServiceConfig config, LiveEvents live) {
+        this.caller = caller;
+        this.json = json;
+        this.ingress = ingress;
+        this.gateway = gateway;
+        this.stores = stores;
+        this.assignment = assignment;
+        this.config = config;
+        this.live = live;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({"agent", "admin"})
+    public Response create(String body) {
+        TetherPrincipal principal = caller.principal();
+        JsonNode tree = parse(body);
+        int redactions = ingress.scrub(tree);
+        var request = json.read(tree, Requests.CreateSession.class);
+        String sessionId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
+        String version = request.harnessVersion() != null ? request.harnessVersion() : assignment.assign(sessionId);
+        var started = new SessionStarted(request.objective(), request.systemPrompt(), request.modelId(), version, request.toolMode(),
+                request.constraints(), request.tokenBudget(), null);
+        CommandReply reply = append(principal, sessionId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
+        ObjectNode out = json.mapper().createObjectNode();
+        out.put("sessionId", sessionId);
+        out.put("seq", reply.getAppended().get(0).getSeq());
+        out.put("harnessVersion", version);
+        out.put("modelId", request.modelId());
+        out.put("redactions", redactions);
+        return Response.status(Response.Status.CREATED).entity(out).build();
+    }
+
+    @POST
+    @Path("{id}/events")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({"agent", "approver", "admin"})
+    public ObjectNode append(@PathParam("id") String sessionId, String body) {
+        TetherPrincipal principal = caller.principal();
+        requireSessionId(sessionId);
+        JsonNode tree = parse(body);
+        int redactions = ingress.scrub(tree);
+        var request = json.read(tree, Requests.AppendEvents.class);
+        var proposals = new ArrayList<Proposal>();
+        for (int i = 0; i < request.events().size(); i++) {
+            try {
+                EventJson.Proposal p = json.readProposal(request.events().get(i));
+                Requests.id(p.eventId(), "eventId");
+                proposals.add(new Proposal(p.eventId(), p.payload()));
+            } catch (InvalidEventException e) {
+                throw e.under("events[" + i + "].");
+            }
+        }
+        CommandReply reply = append(principal, sessionId, proposals, request.expectedSeq(), request.epoch());
+        ObjectNode out = json.mapper().createObjectNode();
+        ArrayNode appended = out.putArray("appended");
+        reply.getAppended().forEach(a -> appended.addObject().put("eventId", a.getEventId()).put("seq", a.getSeq())
+                .put("duplicate", a.getDuplicate()));
+        out.put("lastSeq", reply.getLastSeq());
+        out.put("redactions", redactions);
+        return out;
+    }
+
+    @GET
+    @Path("{id}/events")
+    @RolesAllowed({"agent", "approver", "operator", "admin"})
+    public ObjectNode page(@PathParam("id") String sessionId, @QueryParam("fromSeq") Long fromSeq, @QueryParam("limit") Integer limit) {
+        SessionHead head = visibleHead(sessionId);
+        long from = fromSeq == null ? 1 : fromSeq;
+        if (from < 1) {
+            throw ApiException.badRequest("fromSeq", "must be at least 1");
+        }
+        int size = limit == null ? 100 : limit;
+        if (size < 1 || size > config.maxPageSize()) {
+            throw ApiException.badRequest("limit", "must be from 1 to " + config.maxPageSize());
+        }
+        List<Event> events = stores.events(sessionId, from, size);
+        ObjectNode out = json.mapper().createObjectNode();
+        ArrayNode list = out.putArray("events");
+        events.forEach(e -> list.add(json.write(e)));
+        out.put("lastSeq", head.lastSeq());
+        long next = events.isEmpty() ? from : events.get(events.size() - 1).seq() + 1;
+        out.put("nextSeq", next);
+        return out;
+    }
+
+    /**
+     * Catch-up from {@code fromSeq} (or after {@code Last-Event-ID}), then live. Each SSE event's
+     * {@code id} is the seq, so a client that reconnects with {@code Last-Event-ID} misses nothing
+     * and sees nothing twice.
+     */
+    @GET
+    @Path("{id}/events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RolesAllowed({"agent", "approver", "operator", "admin"})
+    public Multi<OutboundSseEvent> stream(@PathParam("id") String sessionId, @QueryParam("fromSeq") Long fromSeq,
+                                          @HeaderParam("Last-Event-ID") String lastEventId, @jakarta.ws.rs.core.Context Sse sse) {
+        String tenantId = caller.principal().tenantId();
+        visibleHead(sessionId);
+        long from;
+        if (lastEventId != null && !lastEventId.isBlank()) {
+            try {
+                from = Long.parseLong(lastEventId.trim()) + 1;
+            } catch (NumberFormatException e) {
+                throw ApiException.badRequest("Last-Event-ID", "must be the seq of the last event received");
+            }
+        } else {
+            from = fromSeq == null ? 1 : fromSeq;
+        }
+        if (from < 1) {
+            throw ApiException.badRequest("fromSeq", "must be at least 1");
+        }
+        return live.stream(tenantId, sessionId, from)
+                .map(e -> sse.newEventBuilder().id(Long.toString(e.seq())).name(e.type()).mediaType(MediaType.APPLICATION_JSON_TYPE)
+                        .data(json.write(e).toString()).build());
+    }
+
+    @GET
+    @RolesAllowed({"agent", "approver", "operator", "admin"})
+    public ObjectNode list(@QueryParam("status") String status) {
+        if (status != null && !List.of("open", "closed").contains(status)) {
+            throw ApiException.badRequest("status", "must be open or closed");
+        }
+        ObjectNode out = json.mapper().createObjectNode();
+        out.set("sessions", json.mapper().valueToTree(stores.sessions(caller.principal().tenantId(), status)));
+        return out;
+    }
+
+    @GET
+    @Path("{id}")
+    @RolesAllowed({"agent", "approver", "operator", "admin"})
+    public ObjectNode get(@PathParam("id") String sessionId) {
+        SessionHead head = visibleHead(sessionId);
+        return json.mapper().valueToTree(dev.tether.session.domain.SessionSummary.of(head));
+    }
+
+    @POST
+    @Path("{id}/claim")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({"agent", "admin"})
+    public ObjectNode claim(@PathParam("id") String sessionId, String body) {
+        TetherPrincipal principal = caller.principal();
+        requireSessionId(sessionId);
+        var request = json.read(parse(body), Requests.Claim.class);
+        var command = new Command.ClaimSession(request.workerId(), request.harnessVersion(), Boolean.TRUE.equals(request.rollout()));
+        CommandReply reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
+                Instant.now(), command));
+        ObjectNode out = json.mapper().createObjectNode();
+        out.put("epoch", reply.getEpoch());
+        out.put("resumed", reply.getResumeReason() != null);
+        if (reply.getResumeReason() == null) {
+            out.putNull("reason");
+        } else {
+            out.put("reason", reply.getResumeReason());
+        }
+        out.put("lastSeq", reply.getLastSeq());
+        return out;
+    }
+
+    @POST
+    @Path("{id}/migrate")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({"operator", "admin"})
+    public ObjectNode migrate(@PathParam("id") String sessionId, String body) {
+        TetherPrincipal principal = caller.principal();
+        requireSessionId(sessionId);
+        var request = json.read(parse(body), Requests.Migrate.class);
+        CommandReply reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
+                Instant.now(), new Command.MigrateSession(request.toVersion())));
+        ObjectNode out = json.mapper().createObjectNode();
+        out.put("harnessVersion", request.toVersion());
+        out.put("lastSeq", reply.getLastSeq());
+        return out;
+    }
+
+    @DELETE
+    @Path("{id}")
+    @RolesAllowed({"agent", "admin"})
+    public ObjectNode erase(@PathParam("id") String sessionId) {
+        TetherPrincipal principal = caller.principal();
+        requireSessionId(sessionId);
+        CommandReply reply = send(new CommandEnvelope(UUID.randomUUID().toString(), sessionId, principal.tenantId(), principal,
+                Instant.now(), new Command.EraseSession("requested by " + principal.id())));
+        ObjectNode out = json.mapper().createObjectNode();
+        out.put("erased", sessionId);
+        out.put("events", reply.getLastSeq());
+        return out;
+    }
+
+    @POST
+    @Path("{id}/subagents")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({"agent", "admin"})
+    public Response subagent(@PathParam("id") String parentId, String body) {
+        TetherPrincipal principal = caller.principal();
+        SessionHead parent = visibleHead(parentId);
+        JsonNode tree = parse(body);
+        int redactions = ingress.scrub(tree);
+        var request = json.read(tree, Requests.Subagent.class);
+        if (parent.closed()) {
+            throw new ApiException(422, "session_closed", "the parent session is closed");
+        }
+        if (parent.toolMode() == ToolMode.READ_ONLY && request.toolMode() == ToolMode.WRITE) {
+            throw new ApiException(422, "illegal_event", "a subagent may not have more tool access than its parent").with("field", "toolMode");
+        }
+        Long budget = request.tokenBudget();
+        if (parent.tokenBudget() != null) {
+            long remaining = parent.tokenBudget() - parent.used().total();
+            if (budget == null || budget > remaining) {
+                throw new ApiException(422, "budget_exceeded", "the parent has " + remaining
+                        + " tokens left; a subagent's tokenBudget must be set and no larger").with("field", "tokenBudget");
+            }
+        }
+        String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
+        var started = new SessionStarted(request.objective(), request.systemPrompt(), parent.modelId(), parent.harnessVersion(),
+                request.toolMode(), request.constraints(), budget, parentId);
+        CommandReply reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
+        ObjectNode out = json.mapper().createObjectNode();
+        out.put("sessionId", childId);
+        out.put("parentSessionId", parentId);
+        out.put("seq", reply.getAppended().get(0).getSeq());
+        out.put("harnessVersion", parent.harnessVersion());
+        out.put("modelId", parent.modelId());
+        out.put("toolMode", request.toolMode().name());
+        out.put("redactions", redactions);
+        return Response.status(Response.Status.CREATED).entity(out).build();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private record Proposal(String eventId, EventPayload payload) {}
+
+    private CommandReply append(TetherPrincipal principal, String sessionId, List<Proposal> proposals, Long expectedSeq, Long epoch) {
+        var events = proposals.stream()
+                .map(p -> new ProposedEvent(p.eventId(), Sequencer.actorFor(p.payload().type(), principal),
+                        ingress.offload(principal.tenantId(), p.payload())))
+                .toList();
+        return send(new CommandEnvelope(UUID.randomUUID().toString(), sessionId, principal.tenantId(), principal, Instant.now(),
+                new Command.AppendEvents(events, expectedSeq, epoch)));
+    }
+
+    private CommandReply send(CommandEnvelope envelope) {
+        int size = sizeOf(envelope);
+        if (size > config.maxCommandBytes()) {
+            throw new ApiException(413, "too_large", "the request is " + size + " bytes after large content was offloaded; the limit is "
+                    + config.maxCommandBytes());
+        }
+        CommandReply reply = gateway.send(envelope);
+        if (reply.getAccepted()) {
+            return reply;
+        }
+        throw Verdicts.refusal(reply);
+    }
+
+    private static int sizeOf(CommandEnvelope envelope) {
+        try {
+            return CommandAvro.toAvro(envelope, "").toByteBuffer().remaining();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private SessionHead visibleHead(String sessionId) {
+        requireSessionId(sessionId);
+        return stores.head(caller.principal().tenantId(), sessionId).orElseThrow(() -> ApiException.notFound("session"));
+    }
+
+    private static void requireSessionId(String sessionId) {
+        if (!Requests.ID.matcher(sessionId).matches()) {
+            throw ApiException.notFound("session");
+        }
+    }
+
+    private JsonNode parse(String body) {
+        if (body == null || body.isBlank()) {
+            throw new ApiException(400, "malformed_json", "the request needs a JSON body");
+        }
+        try {
+            return json.mapper().readTree(body);
+        } catch (JsonProcessingException e) {
+            var location = e.getLocation();
+            throw new ApiException(400, "malformed_json", "the body is not valid JSON"
+                    + (location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr()));
+        }
+    }
+
+    private static String eventIdOr(String eventId) {
+        return eventId != null ? eventId : UUID.randomUUID().toString();
+    }
+
+    private static String commandIdOr(String requestId) {
+        return requestId != null ? requestId : UUID.randomUUID().toString();
+    }
+}

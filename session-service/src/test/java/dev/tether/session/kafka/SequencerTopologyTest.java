@@ -1,0 +1,221 @@
+package dev.tether.session.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.avro.Checkpoint;
+import dev.tether.avro.CommandReply;
+import dev.tether.avro.HarnessVersion;
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.SessionEvent;
+import dev.tether.common.auth.Role;
+import dev.tether.common.auth.TetherPrincipal;
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.ProposedEvent;
+import dev.tether.common.event.SessionClosed;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.kafka.SessionEventKeySerde;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.session.domain.Command;
+import dev.tether.session.domain.CommandEnvelope;
+import dev.tether.session.domain.SessionHead;
+import io.opentelemetry.api.OpenTelemetry;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The whole session-service topology, driven without a broker. */
+class SequencerTopologyTest {
+
+    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final TetherPrincipal AGENT = new TetherPrincipal("agent-1", "acme", Set.of(Role.AGENT));
+    private static final TetherPrincipal OPERATOR = new TetherPrincipal("ops", "acme", Set.of(Role.OPERATOR));
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, SessionCommand> commands;
+    private TestOutputTopic<SessionEventKey, SessionEvent> events;
+    private TestOutputTopic<String, CommandReply> replies;
+    private TestOutputTopic<String, Checkpoint> checkpoints;
+    private int commandCounter;
+
+    @BeforeEach
+    void setUp() {
+        var serdes = new SequencerTopology.TopicSerdes(new PlainAvroSerde<>(SessionCommand.getClassSchema()),
+                new PlainAvroSerde<>(SessionEvent.getClassSchema()), new PlainAvroSerde<>(CommandReply.getClassSchema()),
+                new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(HarnessVersion.getClassSchema()));
+        var props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "sequencer-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(SequencerTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test")), props);
+        commands = driver.createInputTopic(LAYOUT.name(Topics.SESSION_COMMANDS), Serdes.String().serializer(), serdes.commands().serializer());
+        events = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().deserializer());
+        replies = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_REPLIES), Serdes.String().deserializer(), serdes.replies().deserializer());
+        checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
+                serdes.checkpoints().deserializer());
+    }
+
+    @AfterEach
+    void tearDown() {
+        driver.close();
+    }
+
+    @Test
+    void createAndAppend_emitGaplessEvents_andReSendingAppendsNothing() {
+        send(AGENT, "s1", append(started("s1-e1", null), message("s1-e2", "hello")));
+        send(AGENT, "s1", append(message("s1-e3", "again")));
+        send(AGENT, "s1", append(message("s1-e2", "hello"), message("s1-e3", "again")));
+
+        List<KeyValue<SessionEventKey, SessionEvent>> out = events.readKeyValuesToList();
+        assertThat(out).extracting(kv -> kv.key.seq()).containsExactly(1L, 2L, 3L);
+        assertThat(out).extracting(kv -> kv.value.getEventId()).containsExactly("s1-e1", "s1-e2", "s1-e3");
+        List<CommandReply> verdicts = replies.readValuesToList();
+        assertThat(verdicts).allSatisfy(r -> assertThat(r.getAccepted()).isTrue());
+        CommandReply repeat = verdicts.get(2);
+        assertThat(repeat.getAppended()).extracting(a -> a.getSeq()).containsExactly(2L, 3L);
+        assertThat(repeat.getAppended()).allSatisfy(a -> assertThat(a.getDuplicate()).isTrue());
+        assertThat(repeat.getLastSeq()).isEqualTo(3);
+        KeyValueStore<SessionEventKey, SessionEvent> stored = driver.getKeyValueStore(StoreNames.EVENTS);
+        assertThat(stored.get(new SessionEventKey("s1", 3)).getEventId()).isEqualTo("s1-e3");
+    }
+
+    @Test
+    void rejectedCommand_answersWithTheReason_andAppendsNothing() {
+        send(AGENT, "s1", append(started("e1", null)));
+        events.readKeyValuesToList();
+        replies.readValuesToList();
+
+        send(AGENT, "s1", new Command.AppendEvents(List.of(message("e2", "x")), 7L, null));
+
+        assertThat(events.isEmpty()).isTrue();
+        CommandReply reply = replies.readValue();
+        assertThat(reply.getAccepted()).isFalse();
+        assertThat(reply.getRejection().getCode()).isEqualTo("seq_conflict");
+        assertThat(reply.getLastSeq()).isEqualTo(1);
+    }
+
+    @Test
+    void unknownSession_isNotFound_andRevealsNoPosition() {
+        send(AGENT, "nope", append(message("e1", "x")));
+
+        CommandReply reply = replies.readValue();
+        assertThat(reply.getRejection().getCode()).isEqualTo("not_found");
+        assertThat(reply.getLastSeq()).isZero();
+    }
+
+    @Test
+    void reClaim_recordsClaimAndCrashResume_asDistinctEvents() {
+        send(AGENT, "s1", append(started("e1", null)));
+        send(AGENT, "s1", new Command.ClaimSession("w1", "v1", false));
+        send(AGENT, "s1", new Command.ClaimSession("w2", "v1", false));
+
+        assertThat(events.readValuesToList()).extracting(SessionEvent::getType)
+                .containsExactly("session_started", "session_claimed", "session_claimed", "session_resumed");
+        List<CommandReply> verdicts = replies.readValuesToList();
+        assertThat(verdicts.get(1).getEpoch()).isEqualTo(1);
+        assertThat(verdicts.get(1).getResumeReason()).isNull();
+        assertThat(verdicts.get(2).getEpoch()).isEqualTo(2);
+        assertThat(verdicts.get(2).getResumeReason()).isEqualTo("CRASH");
+    }
+
+    @Test
+    void erase_tombstonesEveryEventAndTheCheckpoint_andForgetsTheSession() {
+        send(AGENT, "s1", append(started("e1", null), message("e2", "a"), message("e3", "b")));
+        events.readKeyValuesToList();
+
+        send(AGENT, "s1", new Command.EraseSession("test"));
+
+        List<KeyValue<SessionEventKey, SessionEvent>> tombstones = events.readKeyValuesToList();
+        assertThat(tombstones).extracting(kv -> kv.key.seq()).containsExactly(1L, 2L, 3L);
+        assertThat(tombstones).allSatisfy(kv -> assertThat(kv.value).isNull());
+        KeyValue<String, Checkpoint> checkpoint = checkpoints.readKeyValue();
+        assertThat(checkpoint.key).isEqualTo("s1");
+        assertThat(checkpoint.value).isNull();
+        KeyValueStore<String, SessionHead> heads = driver.getKeyValueStore(StoreNames.HEADS);
+        assertThat(heads.get("s1")).isNull();
+        KeyValueStore<String, Long> ids = driver.getKeyValueStore(StoreNames.EVENT_IDS);
+        try (var all = ids.all()) {
+            assertThat(all.hasNext()).isFalse();
+        }
+        KeyValueStore<SessionEventKey, SessionEvent> stored = driver.getKeyValueStore(StoreNames.EVENTS);
+        assertThat(stored.get(new SessionEventKey("s1", 1))).isNull();
+        // the erased session is gone: the same id is unknown now
+        replies.readValuesToList();
+        send(AGENT, "s1", append(message("e4", "late")));
+        assertThat(replies.readValue().getRejection().getCode()).isEqualTo("not_found");
+    }
+
+    @Test
+    void closingASubagent_appendsOnlyItsOutcomeToTheParent() {
+        send(AGENT, "parent", append(started("p1", null)));
+        send(AGENT, "child", append(started("c1", "parent"), message("c2", "a long transcript")));
+        send(AGENT, "child", append(new ProposedEvent("c3", actor(), new SessionClosed("found 3 files"))));
+
+        List<SessionEvent> parentEvents = new ArrayList<>();
+        for (var kv : events.readKeyValuesToList()) {
+            if (kv.key.sessionId().equals("parent")) {
+                parentEvents.add(kv.value);
+            }
+        }
+        assertThat(parentEvents).extracting(SessionEvent::getType).containsExactly("session_started", "subagent_result");
+        var result = parentEvents.get(1).getPayload().getSubagentResult();
+        assertThat(result.getChildSessionId()).isEqualTo("child");
+        assertThat(result.getOutcome()).isEqualTo("found 3 files");
+    }
+
+    @Test
+    void countsOpenSessionsPerHarnessVersion_throughCloseAndMigration() {
+        send(AGENT, "a", append(started("a1", null)));
+        send(AGENT, "b", append(started("b1", null)));
+        send(AGENT, "c", append(started("c1", null)));
+        send(AGENT, "a", append(new ProposedEvent("a2", actor(), new SessionClosed("done"))));
+        send(OPERATOR, "b", new Command.MigrateSession("v2"));
+
+        KeyValueStore<String, Long> open = driver.getKeyValueStore(StoreNames.OPEN_BY_VERSION);
+        assertThat(open.get("v1")).isEqualTo(1L);
+        assertThat(open.get("v2")).isEqualTo(1L);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private void send(TetherPrincipal principal, String sessionId, Command command) {
+        var envelope = new CommandEnvelope("cmd-" + (++commandCounter), sessionId, principal.tenantId(), principal,
+                Instant.parse("2026-11-29T10:00:00Z"), command);
+        commands.pipeInput(sessionId, CommandAvro.toAvro(envelope, "instance-1"));
+    }
+
+    private static Command.AppendEvents append(ProposedEvent... events) {
+        return new Command.AppendEvents(List.of(events), null, null);
+    }
+
+    private static ProposedEvent started(String eventId, String parent) {
+        EventPayload payload = new SessionStarted("rename Foo to Bar", "You are careful.", "model-x", "v1", ToolMode.WRITE, List.of(),
+                null, parent);
+        return new ProposedEvent(eventId, actor(), payload);
+    }
+
+    private static ProposedEvent message(String eventId, String text) {
+        return new ProposedEvent(eventId, actor(), new UserMessage(text, null));
+    }
+
+    private static Actor actor() {
+        return new Actor(ActorKind.USER, "agent-1");
+    }
+}

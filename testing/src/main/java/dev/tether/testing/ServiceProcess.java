@@ -1,0 +1,181 @@
+package dev.tether.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Tether service run as its own process from its packaged jar ({@code target/quarkus-app}), for
+ * tests that must kill it (SIGKILL) or restart it. It talks to the JVM's {@link TetherStack}.
+ * Every start uses the same port, state directory and log file, as a restarted service would.
+ *
+ * <p>{@link #close()} stops it (SIGTERM, then SIGKILL) by its PID. Not thread-safe.
+ */
+public final class ServiceProcess implements AutoCloseable {
+
+    private final Path jar;
+    private final Path workDir;
+    private final int port;
+    private final Map<String, String> env;
+    private final List<String> systemProperties;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private Process process;
+    private int starts;
+
+    /**
+     * @param moduleDir        the service module's directory (holding {@code target/quarkus-app/quarkus-run.jar})
+     * @param workDir          where its state, blobs and logs go (kept across restarts)
+     * @param env              extra environment, e.g. topic prefix
+     * @param systemProperties extra {@code -Dkey=value} options
+     */
+    public ServiceProcess(Path moduleDir, Path workDir, Map<String, String> env, List<String> systemProperties) {
+        this.jar = moduleDir.resolve("target/quarkus-app/quarkus-run.jar");
+        this.workDir = workDir;
+        this.port = freePort();
+        this.env = Map.copyOf(env);
+        this.systemProperties = List.copyOf(systemProperties);
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException("no packaged service at " + jar + " (integration tests run after the package phase)");
+        }
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public Path log() {
+        return workDir.resolve("service.log");
+    }
+
+    /** Starts the service and waits until {@code /q/health/ready} answers 200. */
+    public ServiceProcess start() {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("already running");
+        }
+        try {
+            Files.createDirectories(workDir);
+            var command = new ArrayList<String>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add("-Xmx384m");
+            command.addAll(systemProperties);
+            command.add("-jar");
+            command.add(jar.toString());
+            var builder = new ProcessBuilder(command)
+                    .directory(workDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()));
+            TetherStack stack = TetherStack.shared();
+            var environment = builder.environment();
+            environment.put("TETHER_KAFKA_BOOTSTRAP", stack.bootstrapServers());
+            environment.put("TETHER_REGISTRY_URL", stack.registryUrl());
+            environment.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+            environment.put("TETHER_STATE_DIR", workDir.resolve("state").toString());
+            environment.put("TETHER_AUTH_DEV_KEYS_ENABLED", "true");
+            environment.putAll(env);
+            Files.writeString(log(), "---- start " + (++starts) + "\n", java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+            process = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        awaitReady(Duration.ofSeconds(120));
+        return this;
+    }
+
+    /** SIGKILL: the process dies at once, as in a machine crash; nothing is flushed or closed. */
+    public void kill() {
+        if (process != null) {
+            process.destroyForcibly();
+            waitFor();
+        }
+    }
+
+    /** SIGTERM, then SIGKILL after 30 s. */
+    public void stop() {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            waitFor();
+        }
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void waitFor() {
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void awaitReady(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        var request = HttpRequest.newBuilder(URI.create(baseUrl() + "/q/health/ready")).timeout(Duration.ofSeconds(2)).build();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the service exited during start-up; its log: " + log());
+            }
+            try {
+                if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("the service was not ready within " + timeout + "; its log: " + log());
+    }
+
+    private static int freePort() {
+        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Environment entries, in order, for {@link #ServiceProcess}. */
+    public static Map<String, String> env(String... keysAndValues) {
+        var map = new LinkedHashMap<String, String>();
+        for (int i = 0; i + 1 < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return map;
+    }
+}
