@@ -8,6 +8,7 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +67,7 @@ public class InfrastructureInit {
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     TopicLayout layout() {
         return config.layout();
     }

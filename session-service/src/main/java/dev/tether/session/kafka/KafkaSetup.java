@@ -12,6 +12,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -35,14 +36,14 @@ public class KafkaSetup {
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     KafkaTracing tracing(OpenTelemetry openTelemetry) {
         return new KafkaTracing(openTelemetry, "tether-session-service");
     }
 
     /** Picked up by the Quarkus Kafka Streams extension, which runs it. */
     @Produces
-    @ApplicationScoped
+    @Singleton
     Topology topology(TopicLayout layout, KafkaTracing tracing) {
         return SequencerTopology.build(layout, new SequencerTopology.TopicSerdes(serde(), serde(), serde(), this.<Checkpoint>serde(),
                 this.<HarnessVersion>serde()), tracing);
