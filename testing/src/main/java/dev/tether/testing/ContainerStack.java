@@ -14,6 +14,7 @@ final class ContainerStack extends TetherStack {
     static final String KAFKA_IMAGE = "apache/kafka:4.1.2";
     static final String REGISTRY_IMAGE = "apicurio/apicurio-registry:3.3.3";
 
+    private final java.nio.file.Path scratch;
     private final Network network;
     private final KafkaContainer kafka;
     private final GenericContainer<?> registry;
@@ -21,6 +22,11 @@ final class ContainerStack extends TetherStack {
     private ContainerStack(Network network, KafkaContainer kafka, GenericContainer<?> registry) {
         this.network = network;
         this.kafka = kafka;
+        try {
+            this.scratch = java.nio.file.Files.createTempDirectory("tether-stack-scratch-");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         this.registry = registry;
     }
 
@@ -58,9 +64,19 @@ final class ContainerStack extends TetherStack {
     }
 
     @Override
+    java.nio.file.Path scratchRoot() {
+        return scratch;
+    }
+
+    @Override
     void stop() {
         registry.stop();
         kafka.stop();
         network.close();
+        try (var paths = java.nio.file.Files.walk(scratch)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException e) {
+            System.err.println("tether-stack: could not delete " + scratch + ": " + e);
+        }
     }
 }

@@ -68,6 +68,20 @@ public abstract class TetherStack {
         return shared;
     }
 
+    /**
+     * A directory that lives as long as this stack (deleted when it stops): for state that only
+     * makes sense against this broker, such as a Kafka Streams state directory.
+     */
+    public Path scratchDir(String name) {
+        try {
+            return Files.createDirectories(scratchRoot().resolve(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    abstract Path scratchRoot();
+
     /** Kafka client properties that reach the broker. */
     public Map<String, Object> clientConfig() {
         var config = new LinkedHashMap<String, Object>();
@@ -135,6 +149,11 @@ public abstract class TetherStack {
         @Override
         public String bootstrapServers() {
             return endpoints.get("TETHER_KAFKA_BOOTSTRAP");
+        }
+
+        @Override
+        Path scratchRoot() {
+            return dir.resolve("scratch");
         }
 
         @Override

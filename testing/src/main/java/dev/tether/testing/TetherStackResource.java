@@ -15,7 +15,10 @@ public class TetherStackResource implements QuarkusTestResourceLifecycleManager 
         TetherStack stack = TetherStack.shared();
         return Map.of(
                 "kafka.bootstrap.servers", stack.bootstrapServers(),
-                "tether.registry.url", stack.registryUrl());
+                "tether.registry.url", stack.registryUrl(),
+                // Kafka Streams state belongs to this broker: a state directory left by an earlier
+                // run against another broker would look corrupt and be restored from scratch
+                "kafka-streams.state.dir", stack.scratchDir("kafka-streams-state").toString());
     }
 
     @Override

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.common.event.Event;
@@ -34,17 +36,32 @@ public final class EventJson {
     /** Payload fields that hold blob references; Tether sets them when it offloads content. */
     static final Set<String> SERVER_SET_FIELDS = Set.of("contentRef", "shownRef", "summaryRef", "artifact");
 
-    private final ObjectMapper strict = JsonMapper.builder()
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-            .serializationInclusion(JsonInclude.Include.NON_NULL)
-            .build();
+    private final ObjectMapper strict = strictMapper();
 
     /** A proposed event as read from JSON: its client-chosen id and its typed payload. */
     public record Proposal(String eventId, EventPayload payload) {}
+
+    private static ObjectMapper strictMapper() {
+        JsonMapper mapper = JsonMapper.builder()
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .serializationInclusion(JsonInclude.Include.NON_NULL)
+                .build();
+        // a number is not a string, a string is not a number, and neither is a boolean
+        for (CoercionInputShape shape : new CoercionInputShape[] {CoercionInputShape.Integer, CoercionInputShape.Float,
+                CoercionInputShape.Boolean}) {
+            mapper.coercionConfigFor(LogicalType.Textual).setCoercion(shape, CoercionAction.Fail);
+        }
+        for (LogicalType type : new LogicalType[] {LogicalType.Integer, LogicalType.Float, LogicalType.Boolean}) {
+            mapper.coercionConfigFor(type).setCoercion(CoercionInputShape.String, CoercionAction.Fail);
+            mapper.coercionConfigFor(type).setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
+        }
+        mapper.coercionConfigFor(LogicalType.Boolean).setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
+        return mapper;
+    }
 
     /** The mapper this class reads and writes with (strict reading, nulls left out when writing). */
     public ObjectMapper mapper() {
@@ -97,9 +114,9 @@ public final class EventJson {
         actor.put("kind", event.actor().kind().name());
         actor.put("id", event.actor().id());
         node.put("harnessVersion", event.harnessVersion());
-        node.setAll((ObjectNode) strict.valueToTree(event.payload()));
-        node.remove("type"); // records expose type() as a property; keep the envelope's, first
-        node.put("type", event.type());
+        ObjectNode payload = strict.valueToTree(event.payload());
+        payload.remove("type"); // the envelope's type comes first
+        node.setAll(payload);
         return node;
     }
 
@@ -115,11 +132,10 @@ public final class EventJson {
     }
 
     private static InvalidEventException invalid(JsonProcessingException e) {
-        if (e instanceof ValueInstantiationException v && v.getCause() instanceof InvalidEventException cause) {
-            return cause;
-        }
         if (e.getCause() instanceof InvalidEventException cause) {
-            return cause;
+            // a nested record refused a field: name it by its full path, e.g. toolCalls[0].callId
+            String at = e instanceof JsonMappingException m ? path(m) : "(event)";
+            return at.equals("(event)") ? cause : cause.under(at + ".");
         }
         String field = e instanceof JsonMappingException m ? path(m) : "(event)";
         if (e instanceof UnrecognizedPropertyException u) {

@@ -150,7 +150,8 @@ public final class Sequencer {
     /** The actor an event of {@code type} proposed by {@code principal} is attributed to. */
     public static Actor actorFor(String type, TetherPrincipal principal) {
         ActorKind kind = switch (type) {
-            case "user_message", "turn_interrupted" -> principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.USER;
+            case "session_started", "user_message", "turn_interrupted", "session_closed" ->
+                    principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.USER;
             case "assistant_message", "plan_updated", "step_completed" -> ActorKind.MODEL;
             case "tool_result" -> ActorKind.TOOL;
             case "approval_granted", "approval_denied" -> ActorKind.APPROVER;

@@ -30,7 +30,7 @@ public class LiveEvents {
 
     public Multi<Event> stream(String tenantId, String sessionId, long fromSeq) {
         var next = new AtomicLong(fromSeq);
-        return Multi.createFrom().ticks().startingAfter(Duration.ZERO).every(pollInterval)
+        return Multi.createFrom().ticks().startingAfter(Duration.ofMillis(1)).every(pollInterval)
                 .onOverflow().drop()
                 .emitOn(Infrastructure.getDefaultWorkerPool())
                 .select().where(tick -> {
