@@ -8,6 +8,9 @@ package dev.tether.common.event;
  */
 public class InvalidEventException extends RuntimeException {
 
+    /** The field name that stands for the object itself rather than one of its fields. */
+    public static final String WHOLE = "(body)";
+
     private final String field;
 
     public InvalidEventException(String field, String message) {
@@ -22,6 +25,10 @@ public class InvalidEventException extends RuntimeException {
 
     /** The same problem, with the field's path prefixed by {@code prefix} (e.g. {@code events[0].}). */
     public InvalidEventException under(String prefix) {
-        return new InvalidEventException(prefix + field, getMessage().substring(field.length() + 2));
+        String message = getMessage().substring(field.length() + 2);
+        if (field.equals(WHOLE)) {
+            return new InvalidEventException(prefix.endsWith(".") ? prefix.substring(0, prefix.length() - 1) : prefix, message);
+        }
+        return new InvalidEventException(prefix + field, message);
     }
 }

@@ -71,7 +71,7 @@ public final class EventJson {
     /** Reads {@code {"eventId", "type", ...}}; field names in errors are relative to the object. */
     public Proposal readProposal(JsonNode node) {
         if (node == null || !node.isObject()) {
-            throw new InvalidEventException("(event)", "must be a JSON object");
+            throw new InvalidEventException(InvalidEventException.WHOLE, "must be a JSON object");
         }
         String eventId = requiredText(node, "eventId");
         String type = requiredText(node, "type");
@@ -134,12 +134,18 @@ public final class EventJson {
     private static InvalidEventException invalid(JsonProcessingException e) {
         if (e.getCause() instanceof InvalidEventException cause) {
             // a nested record refused a field: name it by its full path, e.g. toolCalls[0].callId
-            String at = e instanceof JsonMappingException m ? path(m) : "(event)";
-            return at.equals("(event)") ? cause : cause.under(at + ".");
+            String at = e instanceof JsonMappingException m ? path(m) : InvalidEventException.WHOLE;
+            return at.equals(InvalidEventException.WHOLE) ? cause : cause.under(at + ".");
         }
-        String field = e instanceof JsonMappingException m ? path(m) : "(event)";
+        String field = e instanceof JsonMappingException m ? path(m) : InvalidEventException.WHOLE;
         if (e instanceof UnrecognizedPropertyException u) {
-            return new InvalidEventException(path(u), "is not a field of this event type");
+            // names the object, not the unknown field: a field name is client text and may be a secret
+            String path = path(u);
+            int cut = Math.max(path.lastIndexOf('.'), 0);
+            String allowed = u.getKnownPropertyIds() == null ? "" : u.getKnownPropertyIds().stream().map(Object::toString).sorted()
+                    .collect(Collectors.joining(", "));
+            return new InvalidEventException(cut == 0 ? InvalidEventException.WHOLE : path.substring(0, cut),
+                    "has a field it does not know; its fields are: " + allowed);
         }
         if (e instanceof InvalidFormatException f && f.getTargetType() != null && f.getTargetType().isEnum()) {
             String allowed = Arrays.stream(f.getTargetType().getEnumConstants()).map(Object::toString)
@@ -161,6 +167,6 @@ public final class EventJson {
                 sb.append('[').append(ref.getIndex()).append(']');
             }
         }
-        return sb.isEmpty() ? "(event)" : sb.toString();
+        return sb.isEmpty() ? InvalidEventException.WHOLE : sb.toString();
     }
 }

@@ -42,7 +42,8 @@ class EventJsonTest {
         assertField("{\"eventId\":\"e\",\"type\":\"user_message\"}", "content");
         assertField("{\"eventId\":\"e\",\"type\":\"user_message\",\"content\":42}", "content");
         assertField("{\"eventId\":\"e\",\"type\":\"user_message\",\"content\":true}", "content");
-        assertField("{\"eventId\":\"e\",\"type\":\"user_message\",\"content\":\"x\",\"extra\":1}", "extra");
+        assertField("{\"eventId\":\"e\",\"type\":\"user_message\",\"content\":\"x\",\"extra\":1}", InvalidEventException.WHOLE);
+        assertField("{\"eventId\":\"e\",\"type\":\"assistant_message\",\"content\":\"x\",\"usage\":{\"inputTokens\":1,\"outputTokens\":1,\"tokens\":1}}", "usage");
         assertField("{\"eventId\":\"e\",\"type\":\"step_completed\",\"step\":\"3\",\"note\":\"n\",\"verified\":true}", "step");
         assertField("{\"eventId\":\"e\",\"type\":\"step_completed\",\"step\":1.5,\"note\":\"n\",\"verified\":true}", "step");
         assertField("{\"eventId\":\"e\",\"type\":\"step_completed\",\"step\":1,\"note\":\"n\",\"verified\":\"yes\"}", "verified");

@@ -1,5 +1,7 @@
 package dev.tether.common.secrets;
 
+import dev.tether.testing.PlantedSecrets;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -23,94 +25,14 @@ public class SecretScrubberTest {
      * @param text what to plant: the secret with the context that makes it recognisable (a name, a header, a URL)
      * @param secret what must never come out: appears in {@code text}, unique among all planted secrets
      */
-    public record PlantedSecret(String kind, String text, String secret) {
-        @Override
-        public String toString() {
-            return kind + ": " + text;
-        }
-    }
-
-    /**
-     * Realistic-looking, clearly fake secrets of every kind the standard scrubber knows, each unique, for tests that
-     * plant them in requests and then search Kafka topics and logs for them.
-     */
-    public static List<PlantedSecret> plantedSecrets() {
-        return List.of(
-                alone("aws-access-key", "AKIATETHERFAKE000001"),
-                alone("aws-access-key", "ASIATETHERFAKE000002"),
-                planted("aws-secret-key", "aws_secret_access_key = %s", "TetherFakeAwsSecretKey/000000000000003+x"),
-                planted("aws-secret-key", "\"SecretAccessKey\": \"%s\",", "TetherFakeAwsSecretKeyFromStsJson0000004"),
-                planted("private-key",
-                        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n%s\n-----END RSA PRIVATE KEY-----",
-                        "TetherFakeRsaPrivateKeyBody0005abcdefghijklmnopqrstuvwxyz0123456789+/"),
-                planted("private-key",
-                        "-----BEGIN OPENSSH PRIVATE KEY-----\r\n%s\r\nAAAA\r\n-----END OPENSSH PRIVATE KEY-----",
-                        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUTetherFakeOpenSshKeyBody0006"),
-                planted("private-key",
-                        "{\"private_key\": \"-----BEGIN EC PRIVATE KEY-----\\n%s\\n-----END EC PRIVATE KEY-----\\n\"}",
-                        "MHcCAQEEITetherFakeEcPrivateKeyBody0007"),
-                planted("private-key",
-                        "-----BEGIN ENCRYPTED PRIVATE KEY-----\n%s\n-----END ENCRYPTED PRIVATE KEY-----",
-                        "MIIFHzBJBgkqhkiG9w0BBQ0wPDAbTetherFakeEncryptedKeyBody0008"),
-                alone("github-token", "ghp_TetherFakeGithubClassicPat0000000009"),
-                alone("github-token", "gho_TetherFakeGithubOauthToken0000000010"),
-                alone("github-token", "ghu_TetherFakeGithubUserToServer00000011"),
-                alone("github-token", "ghs_TetherFakeGithubServerToServer000012"),
-                alone("github-token", "ghr_TetherFakeGithubRefreshToken00000013"),
-                alone("github-token", "github_pat_11TETHERFAKE0014_TetherFakeFineGrainedPatBody0014xyz"),
-                alone("gitlab-token", "glpat-TetherFakeGitlab0015xyz"),
-                alone("slack-token", "xoxb-000000000016-000000000016-TetherFakeSlackBotToken16"),
-                alone("slack-token", "xoxp-000000000017-000000000017-000000000017-TetherFakeSlackUser17"),
-                planted("slack-webhook", "https://hooks.slack.com/services/%s",
-                        "T0TETHER18/B0FAKE0018/TetherFakeWebhookSecret18"),
-                alone("anthropic-key",
-                        "sk-ant-api03-TetherFake_ClaudeApiKey-0019_abcdefghijklmnopqrstuvwxyz0123456789-AA"),
-                alone("openai-key", "sk-TetherFakeOpenAiLegacyKey0020abcdefghijklmn"),
-                alone("openai-key", "sk-proj-TetherFake_OpenAiProjectKey-0021_abcdefghijklmnop"),
-                alone("stripe-key", "sk_test_TetherFakeStripeKey0022abcd"),
-                alone("google-api-key", "AIzaTetherFakeGoogleApiKey0000000000023"),
-                alone("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ0ZXRoZXItZmFrZS0wMDI0In0"
-                        + ".TetherFakeJwtSignature0024_abcdefghijklmnopqrstuv"),
-                planted("bearer-token", "Authorization: Bearer %s", "tether-fake-opaque-bearer-0025"),
-                planted("bearer-token", "sent bearer %s upstream", "TetherFakeOpaqueToken0026xyz"),
-                planted("basic-auth", "Authorization: Basic %s",
-                        "dGV0aGVyLWZha2UtdXNlcjp0ZXRoZXItZmFrZS1wYXNzLTAwMjc="),
-                planted("url-password", "postgres://tether:%s@db.internal:5432/sessions", "TetherFakeDbPass0028"),
-                planted("url-password", "mongodb+srv://agent:%s@cluster0.example.net/tether",
-                        "TetherFakeMongoPass0029"),
-                planted("url-password", "https://deploy:%s@git.example.com/tether.git", "TetherFakeHttpsPass0030"),
-                planted("password-assignment", "password=%s", "TetherFakePassword0031"),
-                planted("password-assignment", "\"db_password\": \"%s\"", "Tether fake passphrase 0032!"),
-                planted("password-assignment", "passwd: %s", "TetherFakePasswd0033"),
-                planted("password-assignment", "DB_PASSWORD=%s", "TetherFakeDbPassword0034"),
-                planted("secret-assignment", "api_key=%s", "tether-fake-api-key-0035"),
-                planted("secret-assignment", "client_secret='%s'", "TetherFakeClientSecret0036"),
-                planted("secret-assignment", "export STRIPE_SECRET=%s", "TetherFakeStripeSecret0037"),
-                planted("secret-assignment", "SOME_NAME_KEY=%s", "TetherFakeEnvKey0038"),
-                planted("secret-assignment", "https://api.example.com/v1/items?access_token=%s&page=2",
-                        "TetherFakeAccessToken0039"),
-                planted("secret-assignment", "X-Api-Key: %s", "TetherFakeHeaderApiKey0040"),
-                planted("password-assignment", "pwd=%s", "TetherFakePwd0041"),
-                planted("private-key",
-                        "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n%s\n=TtFk\n-----END PGP PRIVATE KEY BLOCK-----",
-                        "lQOYBGTetherFakePgpPrivateKeyBody0042abcdefghijklmnopqrstuvwxyz"));
-    }
-
-    private static PlantedSecret alone(String kind, String secret) {
-        return new PlantedSecret(kind, secret, secret);
-    }
-
-    private static PlantedSecret planted(String kind, String template, String secret) {
-        return new PlantedSecret(kind, template.formatted(secret), secret);
-    }
 
     private final SecretScrubber scrubber = SecretScrubber.standard();
 
     // --- every planted secret ---
 
     @ParameterizedTest
-    @MethodSource("plantedSecrets")
-    void redactsEveryPlantedSecret_namingItsKind_andKeepsTheTextAround(PlantedSecret planted) {
+    @MethodSource("dev.tether.testing.PlantedSecrets#all")
+    void redactsEveryPlantedSecret_namingItsKind_andKeepsTheTextAround(PlantedSecrets.Planted planted) {
         Scrubbed scrubbed = scrubber.scrub("before " + planted.text() + " after");
 
         assertThat(scrubbed.text())
@@ -123,8 +45,8 @@ public class SecretScrubberTest {
     }
 
     @ParameterizedTest
-    @MethodSource("plantedSecrets")
-    void leavesNoFragmentOfAPlantedSecret(PlantedSecret planted) {
+    @MethodSource("dev.tether.testing.PlantedSecrets#all")
+    void leavesNoFragmentOfAPlantedSecret(PlantedSecrets.Planted planted) {
         String scrubbed = scrubber.scrub(planted.text()).text();
 
         String secret = planted.secret();
@@ -134,8 +56,8 @@ public class SecretScrubberTest {
     }
 
     @ParameterizedTest
-    @MethodSource("plantedSecrets")
-    void scrubbingTwice_changesNothingTheSecondTime(PlantedSecret planted) {
+    @MethodSource("dev.tether.testing.PlantedSecrets#all")
+    void scrubbingTwice_changesNothingTheSecondTime(PlantedSecrets.Planted planted) {
         String once = scrubber.scrub("x " + planted.text() + "\n").text();
 
         Scrubbed twice = scrubber.scrub(once);
@@ -146,12 +68,12 @@ public class SecretScrubberTest {
 
     @Test
     void plantedSecrets_areUnique_andCoverEveryKind() {
-        List<PlantedSecret> planted = plantedSecrets();
+        List<PlantedSecrets.Planted> planted = PlantedSecrets.all();
 
         assertThat(planted).hasSizeGreaterThanOrEqualTo(25);
-        assertThat(planted).extracting(PlantedSecret::secret).doesNotHaveDuplicates();
+        assertThat(planted).extracting(PlantedSecrets.Planted::secret).doesNotHaveDuplicates();
         assertThat(planted).allSatisfy(p -> assertThat(p.text()).contains(p.secret()));
-        assertThat(planted.stream().map(PlantedSecret::kind).collect(Collectors.toSet())).containsExactlyInAnyOrder(
+        assertThat(planted.stream().map(PlantedSecrets.Planted::kind).collect(Collectors.toSet())).containsExactlyInAnyOrder(
                 "private-key", "aws-access-key", "aws-secret-key", "github-token", "gitlab-token", "slack-token",
                 "slack-webhook", "anthropic-key", "openai-key", "stripe-key", "google-api-key", "jwt", "bearer-token",
                 "basic-auth", "url-password", "password-assignment", "secret-assignment");
@@ -159,21 +81,21 @@ public class SecretScrubberTest {
 
     @Test
     void redactsAllPlantedSecretsAtOnce_countingEachByKind() {
-        String all = plantedSecrets().stream().map(PlantedSecret::text).collect(Collectors.joining("\n"));
+        String all = PlantedSecrets.all().stream().map(PlantedSecrets.Planted::text).collect(Collectors.joining("\n"));
 
         Scrubbed scrubbed = scrubber.scrub(all);
 
-        assertThat(plantedSecrets()).allSatisfy(p -> assertThat(scrubbed.text()).doesNotContain(p.secret()));
-        assertThat(scrubbed.redactions()).isEqualTo(plantedSecrets().size());
-        assertThat(scrubbed.byKind()).isEqualTo(plantedSecrets().stream()
-                .collect(Collectors.groupingBy(PlantedSecret::kind, Collectors.summingInt(p -> 1))));
+        assertThat(PlantedSecrets.all()).allSatisfy(p -> assertThat(scrubbed.text()).doesNotContain(p.secret()));
+        assertThat(scrubbed.redactions()).isEqualTo(PlantedSecrets.all().size());
+        assertThat(scrubbed.byKind()).isEqualTo(PlantedSecrets.all().stream()
+                .collect(Collectors.groupingBy(PlantedSecrets.Planted::kind, Collectors.summingInt(p -> 1))));
         assertThat(scrubber.scrub(scrubbed.text()).text()).isEqualTo(scrubbed.text());
     }
 
     @Test
     void scrubbingTwice_changesNothing_evenForSecretsGluedToPunctuationAndEachOther() {
         List<String> pieces = Stream.concat(
-                        plantedSecrets().stream().map(PlantedSecret::text),
+                        PlantedSecrets.all().stream().map(PlantedSecrets.Planted::text),
                         Stream.of(" ", "\n", "\\n", "\\", "\"", "\\\"", "'", "`", "=", ":", "://", "@", "[", "]", "{",
                                 "}", ",", ")", "-", "_", "%22", "**", "x", "7", "&", "secret://x", "[REDACTED:jwt]",
                                 "password", "api_key", "KEY", "Bearer ", "Authorization: ", "sk-", "eyJ", "AKIA",
