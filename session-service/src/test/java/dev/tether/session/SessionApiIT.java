@@ -34,9 +34,9 @@ class SessionApiIT {
         awaitReady();
     }
 
-    /** The app answers 503 until its Kafka Streams state is restored and running. */
+    /** The app answers 503 until its sequencer runs; readiness says when. */
     static void awaitReady() {
-        await().atMost(Duration.ofSeconds(60)).until(() -> given().auth().oauth2(AGENT).get("/v1/sessions").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(60)).until(() -> given().get("/q/health/ready").statusCode() == 200);
     }
 
     @Test
