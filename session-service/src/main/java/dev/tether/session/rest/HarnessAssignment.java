@@ -6,13 +6,20 @@ import dev.tether.common.kafka.SessionPartitioner;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.kafka.SessionStores;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Assigns a new session to a harness version by the weights in {@code harness-versions}: only
  * ACTIVE versions with a weight above 0 take new sessions, each in proportion to its weight. The
  * choice is a function of the sessionId, so a retried create lands on the same version.
+ *
+ * <p>The default version ({@code tether.sessions.default-harness-version}) counts as ACTIVE with
+ * weight 100 until an operator registers it: setting {@code v2} to weight 10 then sends about
+ * 10 of every 110 new sessions to v2, not all of them.
  */
 @ApplicationScoped
 public class HarnessAssignment {
@@ -28,7 +35,15 @@ public class HarnessAssignment {
     }
 
     public String assign(String sessionId) {
-        return pick(sessionId, List.copyOf(stores.harnessVersions().values()), defaultVersion);
+        return pick(sessionId, List.copyOf(versions().values()), defaultVersion);
+    }
+
+    /** The registered versions, plus the default one while it is not registered. */
+    public Map<String, HarnessVersion> versions() {
+        var all = new LinkedHashMap<>(stores.harnessVersions());
+        all.computeIfAbsent(defaultVersion, v -> HarnessVersion.newBuilder().setVersion(v).setWeight(100)
+                .setState(VersionState.ACTIVE).setModelId(null).setUpdatedAt(Instant.EPOCH).setUpdatedBy("default").build());
+        return all;
     }
 
     static String pick(String sessionId, List<HarnessVersion> versions, String defaultVersion) {

@@ -38,14 +38,16 @@ public class HarnessVersionResource {
     private final Caller caller;
     private final EventJson json;
     private final SessionStores stores;
+    private final HarnessAssignment assignment;
     private final Producer<String, HarnessVersion> producer;
     private final TopicLayout layout;
 
-    HarnessVersionResource(Caller caller, EventJson json, SessionStores stores, Producer<String, HarnessVersion> producer,
-                           TopicLayout layout) {
+    HarnessVersionResource(Caller caller, EventJson json, SessionStores stores, HarnessAssignment assignment,
+                           Producer<String, HarnessVersion> producer, TopicLayout layout) {
         this.caller = caller;
         this.json = json;
         this.stores = stores;
+        this.assignment = assignment;
         this.producer = producer;
         this.layout = layout;
     }
@@ -53,7 +55,7 @@ public class HarnessVersionResource {
     @GET
     @RolesAllowed({"operator", "admin"})
     public ObjectNode list() {
-        Map<String, HarnessVersion> versions = stores.harnessVersions();
+        Map<String, HarnessVersion> versions = assignment.versions();
         Map<String, Long> open = stores.openSessionsByVersion();
         var names = new TreeSet<>(versions.keySet());
         names.addAll(open.keySet());
@@ -64,6 +66,9 @@ public class HarnessVersionResource {
             ObjectNode entry = list.addObject().put("version", name);
             entry.put("weight", v == null ? 0 : v.getWeight());
             entry.put("state", v == null ? "UNREGISTERED" : v.getState().name());
+            if (v != null && "default".equals(v.getUpdatedBy())) {
+                entry.put("default", true);
+            }
             if (v != null && v.getModelId() != null) {
                 entry.put("modelId", v.getModelId());
             }

@@ -175,8 +175,7 @@ public class SessionResource {
             throw ApiException.badRequest("fromSeq", "must be at least 1");
         }
         return live.stream(tenantId, sessionId, from)
-                .map(e -> sse.newEventBuilder().id(Long.toString(e.seq())).name(e.type()).mediaType(MediaType.APPLICATION_JSON_TYPE)
-                        .data(json.write(e).toString()).build());
+                .map(e -> sse.newEventBuilder().id(Long.toString(e.seq())).name(e.type()).data(json.write(e).toString()).build());
     }
 
     @GET
