@@ -5,8 +5,9 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.tether.testing.TetherStackResource;
 import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
 import io.smallrye.jwt.build.Jwt;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -24,24 +25,21 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @QuarkusTestResource(TetherStackResource.class)
-@QuarkusTestResource(JwtAuthIT.Keys.class)
+@TestProfile(JwtAuthIT.ProductionCredentials.class)
 class JwtAuthIT {
 
     static final String ISSUER = "https://issuer.example/tether";
-    static KeyPair trusted;
-
     /** A fresh RSA key pair; the service trusts its public half. */
-    public static class Keys implements QuarkusTestResourceLifecycleManager {
+    static final KeyPair trusted = rsa();
+
+    /** Production's credentials: JWTs verified with the trusted key, no dev keys. A profile of its own restarts the app. */
+    public static class ProductionCredentials implements QuarkusTestProfile {
         @Override
-        public Map<String, String> start() {
-            trusted = rsa();
+        public Map<String, String> getConfigOverrides() {
             return Map.of("mp.jwt.verify.publickey", Base64.getEncoder().encodeToString(trusted.getPublic().getEncoded()),
                     "mp.jwt.verify.issuer", ISSUER,
                     "tether.auth.dev-keys.enabled", "false");
         }
-
-        @Override
-        public void stop() {}
     }
 
     @Test
