@@ -124,7 +124,8 @@ public final class EventAvro {
         } else if (payload instanceof SessionMigrated m) {
             p.setSessionMigrated(new dev.tether.avro.SessionMigrated(m.fromVersion(), m.toVersion()));
         } else if (payload instanceof SessionForked f) {
-            p.setSessionForked(new dev.tether.avro.SessionForked(f.parentSessionId(), f.atSeq()));
+            p.setSessionForked(new dev.tether.avro.SessionForked(f.parentSessionId(), f.atSeq(), f.objective(), f.systemPrompt(),
+                    f.modelId(), f.harnessVersion(), dev.tether.avro.ToolMode.valueOf(f.toolMode().name()), f.constraints()));
         } else if (payload instanceof SubagentResult r) {
             p.setSubagentResult(new dev.tether.avro.SubagentResult(r.childSessionId(), r.outcome()));
         } else if (payload instanceof SessionClosed c) {
@@ -173,8 +174,7 @@ public final class EventAvro {
                     p.getSessionResumed().getReconciliation());
             case SessionMigrated.TYPE -> p.getSessionMigrated() == null ? null
                     : new SessionMigrated(p.getSessionMigrated().getFromVersion(), p.getSessionMigrated().getToVersion());
-            case SessionForked.TYPE -> p.getSessionForked() == null ? null
-                    : new SessionForked(p.getSessionForked().getParentSessionId(), p.getSessionForked().getAtSeq());
+            case SessionForked.TYPE -> p.getSessionForked() == null ? null : sessionForked(p.getSessionForked());
             case SubagentResult.TYPE -> p.getSubagentResult() == null ? null
                     : new SubagentResult(p.getSubagentResult().getChildSessionId(), p.getSubagentResult().getOutcome());
             case SessionClosed.TYPE -> p.getSessionClosed() == null ? null : new SessionClosed(p.getSessionClosed().getOutcome());
@@ -202,6 +202,11 @@ public final class EventAvro {
     private static SessionStarted sessionStarted(dev.tether.avro.SessionStarted s) {
         return new SessionStarted(s.getObjective(), s.getSystemPrompt(), s.getModelId(), s.getHarnessVersion(),
                 ToolMode.valueOf(s.getToolMode().name()), s.getConstraints(), s.getTokenBudget(), s.getParentSessionId());
+    }
+
+    private static SessionForked sessionForked(dev.tether.avro.SessionForked f) {
+        return new SessionForked(f.getParentSessionId(), f.getAtSeq(), f.getObjective(), f.getSystemPrompt(), f.getModelId(),
+                f.getHarnessVersion(), ToolMode.valueOf(f.getToolMode().name()), f.getConstraints());
     }
 
     private static AssistantMessage assistantMessage(dev.tether.avro.AssistantMessage m) {

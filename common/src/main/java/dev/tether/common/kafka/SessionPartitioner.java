@@ -15,7 +15,9 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  * ({@link SessionEventKey}) lands on the partition of that session's commands (key sessionId),
  * and {@code session-commands} and {@code session-events} are co-partitioned.
  *
- * <p>Accepts {@link SessionEventKey} and {@link String} (sessionId) keys. Usable by a producer
+ * <p>Accepts {@link SessionEventKey} keys, plain sessionId keys, and tool idempotency keys
+ * ({@code sessionId/seq/callId}, partitioned by their sessionId: a session's tool requests and
+ * outcomes share the partition of its events, so one task sees all of a session). Usable by a producer
  * ({@code partitioner.class}) and by Kafka Streams ({@code Produced.withStreamPartitioner}).
  * Stateless and thread-safe.
  */
@@ -40,8 +42,9 @@ public final class SessionPartitioner implements Partitioner, StreamPartitioner<
         if (key instanceof SessionEventKey k) {
             return k.sessionId();
         }
-        if (key instanceof String sessionId) {
-            return sessionId;
+        if (key instanceof String text) {
+            int slash = text.indexOf('/');
+            return slash < 0 ? text : text.substring(0, slash); // a session id never holds a '/'
         }
         throw new IllegalArgumentException("SessionPartitioner needs a SessionEventKey or a sessionId key, got "
                 + (key == null ? "null" : key.getClass().getName()));

@@ -25,8 +25,8 @@ import org.apache.kafka.common.config.TopicConfig;
  * <tr><td>session-commands</td><td>sessionId</td><td>SessionCommand</td><td>delete, 7 days</td></tr>
  * <tr><td>session-events</td><td>(sessionId, seq)</td><td>SessionEvent</td><td>compact, never by time</td></tr>
  * <tr><td>session-checkpoints</td><td>sessionId</td><td>Checkpoint</td><td>compact</td></tr>
- * <tr><td>tool-requests</td><td>idempotency key</td><td>ToolRequest</td><td>delete, 7 days</td></tr>
- * <tr><td>tool-outcomes</td><td>idempotency key</td><td>ToolOutcome</td><td>compact</td></tr>
+ * <tr><td>tool-requests</td><td>idempotency key (partitioned by its session)</td><td>ToolRequest</td><td>delete, 7 days</td></tr>
+ * <tr><td>tool-outcomes</td><td>idempotency key (partitioned by its session)</td><td>ToolOutcome</td><td>compact</td></tr>
  * <tr><td>harness-versions</td><td>version</td><td>HarnessVersion</td><td>compact</td></tr>
  * <tr><td>session-replies</td><td>instance id</td><td>CommandReply</td><td>delete, 1 hour</td></tr>
  * </table>

@@ -38,6 +38,17 @@ class SessionPartitionerTest {
                 .contains(Set.of(BuiltInPartitioner.partitionForKey(strings.serialize("t", "s-1"), 12)));
     }
 
+    @Test
+    void placesAToolIdempotencyKey_withItsSession() {
+        for (String id : randomSessionIds(1000, new Random(7))) {
+            if (id.contains("/")) {
+                continue;
+            }
+            assertThat(partitioner.partitions("tool-requests", id + "/17/call-1", null, 12))
+                    .contains(Set.of(SessionPartitioner.partition(id, 12)));
+        }
+    }
+
     /** UUIDs, as the API makes them, and arbitrary Unicode names, as clients may choose them. */
     static List<String> randomSessionIds(int n, Random random) {
         var ids = new ArrayList<String>(n);

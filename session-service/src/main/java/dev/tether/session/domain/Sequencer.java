@@ -67,7 +67,7 @@ public final class Sequencer {
 
     /** Event types only Tether itself writes; a client proposing one is refused. */
     private static final Set<String> WRITTEN_BY_TETHER = Set.of(
-            "session_claimed", "session_resumed", "session_migrated", "subagent_result", "session_forked");
+            "session_claimed", "session_resumed", "session_migrated", "subagent_result");
 
     private Sequencer() {}
 
@@ -97,18 +97,24 @@ public final class Sequencer {
     /** The head after {@code event}; {@code head} is null before the first event. */
     public static SessionHead evolve(SessionHead head, Event event) {
         EventPayload payload = event.payload();
+        if (head != null && isFirstEvent(payload)) {
+            throw new IllegalStateException(payload.type() + " is only a first event (seq " + event.seq() + " of " + event.sessionId() + ")");
+        }
         if (payload instanceof SessionStarted s) {
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, s.modelId(),
                     s.harnessVersion(), s.toolMode(), false, TokenUsage.NONE, s.tokenBudget(), s.parentSessionId(), Map.of(),
                     null, null);
         }
+        if (payload instanceof SessionForked f) {
+            // a fork is a session of its own: not a subagent, so nothing reports back to the parent
+            return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, f.modelId(),
+                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, null, null, Map.of(), null, null);
+        }
         if (head == null) {
             throw new IllegalStateException("event " + event.seq() + " of " + event.sessionId() + " before its session_started");
         }
         SessionHead next = head.withLastSeq(event.seq());
-        if (payload instanceof SessionForked) {
-            throw new IllegalStateException("session_forked is only a first event");
-        } else if (payload instanceof AssistantMessage m) {
+        if (payload instanceof AssistantMessage m) {
             next = next.withUsage(m.usage());
             for (ToolCall call : m.toolCalls()) {
                 next = next.withCall(call.callId(), new SessionHead.OpenCall(call.tool(), event.seq(), SessionHead.Approval.NONE, false));
@@ -225,7 +231,7 @@ public final class Sequencer {
                 return refused;
             }
             long seq = (h == null ? 0 : h.lastSeq()) + 1;
-            String version = h == null ? ((SessionStarted) p.payload()).harnessVersion() : h.harnessVersion();
+            String version = h == null ? pinnedVersion(p.payload()) : h.harnessVersion();
             // attributed to the authenticated caller, whatever the proposal says
             var event = new Event(p.eventId(), envelope.sessionId(), envelope.tenantId(), seq, now,
                     actorFor(p.type(), envelope.principal()), version, p.payload());
@@ -239,8 +245,13 @@ public final class Sequencer {
         return new Accepted(events, appended, h, null, followUps);
     }
 
+    /** The events a session may start with: a new session, or a fork of another one. */
+    private static String pinnedVersion(EventPayload first) {
+        return first instanceof SessionStarted s ? s.harnessVersion() : ((SessionForked) first).harnessVersion();
+    }
+
     private static boolean isFirstEvent(EventPayload payload) {
-        return payload instanceof SessionStarted;
+        return payload instanceof SessionStarted || payload instanceof SessionForked;
     }
 
     /** Why event {@code i} may not be appended to a session with head {@code h}, or null if it may. */

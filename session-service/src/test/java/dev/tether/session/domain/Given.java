@@ -124,6 +124,10 @@ final class Given {
         return new ToolResult(callId, "idem-" + callId, ToolStatus.OK, "done", null);
     }
 
+    static SessionForked forked(long atSeq) {
+        return new SessionForked(PARENT_SESSION, atSeq, "the parent's objective", "be careful", MODEL, V1, ToolMode.WRITE, List.of());
+    }
+
     static ApprovalRequested approvalRequested(String callId) {
         return new ApprovalRequested(callId, "write_file", "write src/Main.java", null);
     }
@@ -204,7 +208,7 @@ final class Given {
         } else if (type == SessionMigrated.class) {
             return new SessionMigrated(V1, V2);
         } else if (type == SessionForked.class) {
-            return new SessionForked(PARENT_SESSION, 3);
+            return forked(3);
         } else if (type == SubagentResult.class) {
             return subagentResult("child-1");
         } else if (type == SessionClosed.class) {

@@ -167,6 +167,18 @@ class SequencerTest {
         }
 
         @Test
+        void createsAFork_pinnedToWhatItsFirstEventCarries() {
+            World w = World.empty();
+
+            Accepted a = w.accept(w.append(AGENT, Given.forked(2)));
+
+            assertThat(a.head().lastSeq()).isEqualTo(1);
+            assertThat(a.head().harnessVersion()).isEqualTo(V1);
+            assertThat(a.head().parentSessionId()).as("a fork reports to nobody").isNull();
+            assertThat(a.events().get(0).harnessVersion()).isEqualTo(V1);
+        }
+
+        @Test
         void createsSession_whenExpectedSeqIs0() {
             World w = World.empty();
 
@@ -176,8 +188,7 @@ class SequencerTest {
         }
 
         static Stream<EventPayload> notAFirstEvent() {
-            return Stream.of(user("hi"), assistant("hello"), result("c1"), closed("done"),
-                    new SessionForked(PARENT_SESSION, 2));
+            return Stream.of(user("hi"), assistant("hello"), result("c1"), closed("done"));
         }
 
         @ParameterizedTest(name = "{0}")
@@ -797,8 +808,8 @@ class SequencerTest {
                     Arguments.of(new SessionMigrated(V1, V2), SERVICE),
                     Arguments.of(subagentResult("child-1"), AGENT),
                     Arguments.of(subagentResult("child-1"), ADMIN),
-                    Arguments.of(new SessionForked(PARENT_SESSION, 1), AGENT),
-                    Arguments.of(new SessionForked(PARENT_SESSION, 1), SERVICE));
+                    Arguments.of(Given.forked(1), AGENT),
+                    Arguments.of(Given.forked(1), SERVICE));
         }
 
         @ParameterizedTest(name = "{0} by {1}")
