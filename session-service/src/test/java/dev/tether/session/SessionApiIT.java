@@ -333,6 +333,30 @@ class SessionApiIT {
     }
 
     @Test
+    void fork_startsANewSessionPinnedLikeItsParentAtTheForkPoint() {
+        String parent = created();
+        append(AGENT, parent, batch(userMessage(uuid(), "one"), userMessage(uuid(), "two"))).statusCode(200);
+        given().auth().oauth2(OPERATOR).contentType("application/json").body(Map.of("toVersion", "v2"))
+                .post("/v1/sessions/{id}/migrate", parent).then().statusCode(200);
+
+        String fork = given().auth().oauth2(AGENT).contentType("application/json").body(Map.of("atSeq", 2))
+                .post("/v1/sessions/{id}/fork", parent).then().statusCode(201)
+                .body("parentSessionId", equalTo(parent)).body("atSeq", equalTo(2)).body("harnessVersion", equalTo("v1"))
+                .extract().path("sessionId");
+
+        JsonPath page = events(AGENT, fork, 1);
+        assertThat(page.getList("events.type")).containsExactly("session_forked");
+        assertThat(page.getString("events[0].objective")).isEqualTo("Rename Foo to Bar in src/");
+        assertThat(page.getInt("events[0].atSeq")).isEqualTo(2);
+        append(AGENT, fork, batch(userMessage(uuid(), "the fork goes its own way"))).statusCode(200).body("lastSeq", equalTo(2));
+        assertThat(events(AGENT, parent, 1).getList("events")).hasSize(4);
+        given().auth().oauth2(AGENT).contentType("application/json").body(Map.of("atSeq", 99))
+                .post("/v1/sessions/{id}/fork", parent).then().statusCode(400).body("field", equalTo("atSeq"));
+        given().auth().oauth2(OTHER_TENANT).contentType("application/json").body(Map.of("atSeq", 1))
+                .post("/v1/sessions/{id}/fork", parent).then().statusCode(404);
+    }
+
+    @Test
     void everyCallNeedsAToken() {
         given().contentType("application/json").body(Map.of()).post("/v1/sessions").then().statusCode(401)
                 .body("error", equalTo("unauthorized"));

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.startsWith;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,15 @@ public abstract class ServiceEndpointsContract {
 
     /** The service's {@code quarkus.application.name}. */
     protected abstract String serviceName();
+
+    /** A service with a Kafka Streams application becomes ready once it first runs, seconds after start. */
+    @BeforeEach
+    void awaitReadiness() throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
+        while (given().get("/q/health/ready").statusCode() != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+    }
 
     @Test
     void readiness_isUp_withBrokerConnectionAndVerifiedTopics() {

@@ -32,6 +32,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 @ApplicationScoped
 public class SessionStores {
 
+    private static final java.time.Duration CATCH_UP = java.time.Duration.ofSeconds(5);
+
     private final KafkaStreams streams;
 
     SessionStores(KafkaStreams streams) {
@@ -44,7 +46,34 @@ public class SessionStores {
         return head != null && head.tenantId().equals(tenantId) ? Optional.of(head) : Optional.empty();
     }
 
-    /** Up to {@code limit} events of the session from {@code fromSeq} on, in order. */
+    /**
+     * Up to {@code limit} events of the session from {@code fromSeq} on, in order, including every
+     * event up to {@code lastSeq} in that range. The event store follows {@code session-events}
+     * a moment after the sequencer accepted an append; a read right after a write waits for it
+     * (read your writes), and answers 503 if the store does not catch up in time.
+     */
+    public List<Event> events(String sessionId, long fromSeq, int limit, long lastSeq) {
+        long wanted = Math.min(lastSeq, fromSeq + limit - 1);
+        long deadline = System.nanoTime() + CATCH_UP.toNanos();
+        while (true) {
+            List<Event> page = events(sessionId, fromSeq, limit);
+            long last = page.isEmpty() ? fromSeq - 1 : page.get(page.size() - 1).seq();
+            if (last >= wanted) {
+                return page;
+            }
+            if (System.nanoTime() > deadline) {
+                throw ApiException.unavailable("the event store is catching up with the log; try again shortly", 1);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw ApiException.unavailable("interrupted", 1);
+            }
+        }
+    }
+
+    /** Up to {@code limit} events of the session from {@code fromSeq} on, in order, as the store has them now. */
     public List<Event> events(String sessionId, long fromSeq, int limit) {
         ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> events = store(StoreNames.EVENTS);
         var page = new ArrayList<Event>();

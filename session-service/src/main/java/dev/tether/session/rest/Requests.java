@@ -98,6 +98,16 @@ final class Requests {
         }
     }
 
+    record Fork(Long atSeq, String sessionId, String eventId) {
+        Fork {
+            if (atSeq == null || atSeq < 1) {
+                throw new InvalidEventException("atSeq", "is required: the parent's seq to fork at, from 1");
+            }
+            id(sessionId, "sessionId");
+            id(eventId, "eventId");
+        }
+    }
+
     record HarnessVersionEntry(String version, Integer weight, String state, String modelId) {
         HarnessVersionEntry {
             id(required(version, "version"), "version");

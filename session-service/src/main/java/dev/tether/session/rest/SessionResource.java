@@ -10,11 +10,13 @@ import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
 import dev.tether.common.event.InvalidEventException;
 import dev.tether.common.event.ProposedEvent;
+import dev.tether.common.event.SessionForked;
 import dev.tether.common.event.SessionStarted;
 import dev.tether.common.event.ToolMode;
 import dev.tether.common.json.EventJson;
 import dev.tether.common.service.auth.Caller;
 import dev.tether.common.service.rest.ApiException;
+import dev.tether.common.service.rest.OwnerRouting;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
@@ -23,6 +25,7 @@ import dev.tether.session.domain.SessionHead;
 import dev.tether.session.kafka.CommandAvro;
 import dev.tether.session.kafka.CommandGateway;
 import dev.tether.session.kafka.SessionStores;
+import dev.tether.session.kafka.StoreNames;
 import io.smallrye.mutiny.Multi;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -34,7 +37,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
@@ -60,9 +66,10 @@ public class SessionResource {
     private final HarnessAssignment assignment;
     private final SessionServiceConfig config;
     private final LiveEvents live;
+    private final OwnerRouting routing;
 
     SessionResource(Caller caller, EventJson json, Ingress ingress, CommandGateway gateway, SessionStores stores,
-                    HarnessAssignment assignment, SessionServiceConfig config, LiveEvents live) {
+                    HarnessAssignment assignment, SessionServiceConfig config, LiveEvents live, OwnerRouting routing) {
         this.caller = caller;
         this.json = json;
         this.ingress = ingress;
@@ -71,6 +78,7 @@ public class SessionResource {
         this.assignment = assignment;
         this.config = config;
         this.live = live;
+        this.routing = routing;
     }
 
     @POST
@@ -128,7 +136,10 @@ public class SessionResource {
     @GET
     @Path("{id}/events")
     @RolesAllowed({"agent", "approver", "operator", "admin"})
-    public ObjectNode page(@PathParam("id") String sessionId, @QueryParam("fromSeq") Long fromSeq, @QueryParam("limit") Integer limit) {
+    public ObjectNode page(@PathParam("id") String sessionId, @QueryParam("fromSeq") Long fromSeq, @QueryParam("limit") Integer limit,
+                           @Context UriInfo uri, @Context HttpHeaders headers) {
+        requireSessionId(sessionId);
+        routing.serveLocallyOrForward(StoreNames.HEADS, sessionId, uri, headers);
         SessionHead head = visibleHead(sessionId);
         long from = fromSeq == null ? 1 : fromSeq;
         if (from < 1) {
@@ -138,7 +149,7 @@ public class SessionResource {
         if (size < 1 || size > config.maxPageSize()) {
             throw ApiException.badRequest("limit", "must be from 1 to " + config.maxPageSize());
         }
-        List<Event> events = stores.events(sessionId, from, size);
+        List<Event> events = stores.events(sessionId, from, size, head.lastSeq());
         ObjectNode out = json.mapper().createObjectNode();
         ArrayNode list = out.putArray("events");
         events.forEach(e -> list.add(json.write(e)));
@@ -158,7 +169,7 @@ public class SessionResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RolesAllowed({"agent", "approver", "operator", "admin"})
     public Multi<OutboundSseEvent> stream(@PathParam("id") String sessionId, @QueryParam("fromSeq") Long fromSeq,
-                                          @HeaderParam("Last-Event-ID") String lastEventId, @jakarta.ws.rs.core.Context Sse sse) {
+                                          @HeaderParam("Last-Event-ID") String lastEventId, @Context Sse sse) {
         String tenantId = caller.principal().tenantId();
         visibleHead(sessionId);
         long from;
@@ -192,7 +203,9 @@ public class SessionResource {
     @GET
     @Path("{id}")
     @RolesAllowed({"agent", "approver", "operator", "admin"})
-    public ObjectNode get(@PathParam("id") String sessionId) {
+    public ObjectNode get(@PathParam("id") String sessionId, @Context UriInfo uri, @Context HttpHeaders headers) {
+        requireSessionId(sessionId);
+        routing.serveLocallyOrForward(StoreNames.HEADS, sessionId, uri, headers);
         SessionHead head = visibleHead(sessionId);
         return json.mapper().valueToTree(dev.tether.session.domain.SessionSummary.of(head));
     }
@@ -287,6 +300,48 @@ public class SessionResource {
         out.put("toolMode", request.toolMode().name());
         out.put("redactions", redactions);
         return Response.status(Response.Status.CREATED).entity(out).build();
+    }
+
+    /**
+     * A new session whose log starts with {@code session_forked}: pinned to what the parent was
+     * pinned to at {@code atSeq}; its context is the parent's at that seq followed by its own events.
+     */
+    @POST
+    @Path("{id}/fork")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({"agent", "admin"})
+    public Response fork(@PathParam("id") String parentId, String body) {
+        TetherPrincipal principal = caller.principal();
+        SessionHead parent = visibleHead(parentId);
+        var request = json.read(parse(body), Requests.Fork.class);
+        if (request.atSeq() > parent.lastSeq()) {
+            throw ApiException.badRequest("atSeq", "must be from 1 to the parent's last seq " + parent.lastSeq());
+        }
+        List<Event> log = stores.events(parentId, 1, (int) Math.min(request.atSeq(), Integer.MAX_VALUE), request.atSeq());
+        SessionHead atFork = null;
+        for (Event e : log) {
+            atFork = Sequencer.evolve(atFork, e);
+        }
+        var first = log.get(0).payload();
+        var forked = first instanceof SessionStarted s
+                ? new SessionForked(parentId, request.atSeq(), s.objective(), s.systemPrompt(), atFork.modelId(), atFork.harnessVersion(),
+                        atFork.toolMode(), s.constraints())
+                : forkOfFork(parentId, request.atSeq(), (SessionForked) first, atFork);
+        String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
+        CommandReply reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), forked)), null, null);
+        ObjectNode out = json.mapper().createObjectNode();
+        out.put("sessionId", childId);
+        out.put("parentSessionId", parentId);
+        out.put("atSeq", request.atSeq());
+        out.put("seq", reply.getAppended().get(0).getSeq());
+        out.put("harnessVersion", atFork.harnessVersion());
+        out.put("modelId", atFork.modelId());
+        return Response.status(Response.Status.CREATED).entity(out).build();
+    }
+
+    private static SessionForked forkOfFork(String parentId, long atSeq, SessionForked parentStart, SessionHead atFork) {
+        return new SessionForked(parentId, atSeq, parentStart.objective(), parentStart.systemPrompt(), atFork.modelId(),
+                atFork.harnessVersion(), atFork.toolMode(), parentStart.constraints());
     }
 
     // ---------------------------------------------------------------------------------------------

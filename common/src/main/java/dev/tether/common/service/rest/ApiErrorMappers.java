@@ -26,6 +26,12 @@ public class ApiErrorMappers {
         return e.toResponse();
     }
 
+    /** Another instance's answer to a forwarded read, returned as it is. */
+    @ServerExceptionMapper
+    public Response remote(OwnerRouting.RemoteAnswer e) {
+        return e.response();
+    }
+
     @ServerExceptionMapper
     public Response invalidField(InvalidEventException e) {
         return ApiException.badRequest(e.field(), e.getMessage()).toResponse();

@@ -1,11 +1,11 @@
-package dev.tether.session.rest;
+package dev.tether.common.service.rest;
 
 import dev.tether.common.json.EventJson;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
-/** The JSON reader and writer of events and request bodies. */
-public class JsonSetup {
+/** One strict JSON reader and writer of events per service. */
+public class EventJsonProducer {
 
     @Produces
     @Singleton

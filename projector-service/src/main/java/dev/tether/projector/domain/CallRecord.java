@@ -1,0 +1,70 @@
+package dev.tether.projector.domain;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Why a tool call happened and what became of it: the event that asked for it, what authorized
+ * it (policy, or an approval: who, when, with which scope), its idempotency key, each attempt the
+ * executor recorded, and its result. One per call; it grows only with the call's own attempts.
+ */
+public record CallRecord(
+        String sessionId,
+        String callId,
+        String tool,
+        String argumentsJson,
+        long requestSeq,
+        String idempotencyKey,
+        Long authorizedSeq,
+        String basis,
+        Approval approval,
+        Long resultSeq,
+        String resultStatus,
+        String traceId,
+        List<Attempt> attempts) {
+
+    public CallRecord {
+        attempts = attempts == null ? List.of() : List.copyOf(attempts);
+    }
+
+    /** The human decision that authorized (or refused) the call. */
+    public record Approval(long seq, String decision, String scope, String approver, String reason, Instant decidedAt) {}
+
+    /** One attempt as the executor's ledger recorded it. */
+    public record Attempt(int attempt, String state, String executorId, Instant startedAt, Instant finishedAt) {}
+
+    public static CallRecord requested(String sessionId, String callId, String tool, String argumentsJson, long requestSeq) {
+        return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, Projection.idempotencyKey(sessionId, requestSeq, callId),
+                null, null, null, null, null, null, List.of());
+    }
+
+    public CallRecord authorized(long seq, String basis, String traceId) {
+        return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, idempotencyKey, seq, basis, approval, resultSeq,
+                resultStatus, traceId, attempts);
+    }
+
+    public CallRecord decided(Approval decision) {
+        return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, idempotencyKey, authorizedSeq, basis, decision,
+                resultSeq, resultStatus, traceId, attempts);
+    }
+
+    public CallRecord finished(long seq, String status) {
+        return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, idempotencyKey, authorizedSeq, basis, approval, seq,
+                status, traceId, attempts);
+    }
+
+    /** The record with the attempt added, or replaced when the ledger reports a later state of the same attempt. */
+    public CallRecord attempt(Attempt attempt) {
+        var all = new ArrayList<Attempt>();
+        for (Attempt a : attempts) {
+            if (a.attempt() != attempt.attempt()) {
+                all.add(a);
+            }
+        }
+        all.add(attempt);
+        all.sort(java.util.Comparator.comparingInt(Attempt::attempt));
+        return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, idempotencyKey, authorizedSeq, basis, approval,
+                resultSeq, resultStatus, traceId, all);
+    }
+}

@@ -1,0 +1,40 @@
+package dev.tether.projector.kafka;
+
+import dev.tether.common.kafka.AvroSerdes;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.service.TetherConfig;
+import dev.tether.common.tracing.KafkaTracing;
+import io.opentelemetry.api.OpenTelemetry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.streams.Topology;
+
+/** The projector's topology, run by the Quarkus Kafka Streams extension. */
+@ApplicationScoped
+public class KafkaSetup {
+
+    private final TetherConfig config;
+
+    KafkaSetup(TetherConfig config) {
+        this.config = config;
+    }
+
+    @Produces
+    @Singleton
+    KafkaTracing tracing(OpenTelemetry openTelemetry) {
+        return new KafkaTracing(openTelemetry, "tether-projector-service");
+    }
+
+    @Produces
+    @Singleton
+    Topology topology(TopicLayout layout, KafkaTracing tracing) {
+        return ProjectorTopology.build(layout, new ProjectorTopology.TopicSerdes(serde(), serde(), serde(), serde()), tracing);
+    }
+
+    private <T extends SpecificRecord> Serde<T> serde() {
+        return AvroSerdes.valueSerde(config.registry().url());
+    }
+}

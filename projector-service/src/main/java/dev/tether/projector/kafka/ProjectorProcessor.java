@@ -1,0 +1,193 @@
+package dev.tether.projector.kafka;
+
+import dev.tether.avro.Checkpoint;
+import dev.tether.avro.SessionEvent;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.common.event.ApprovalDenied;
+import dev.tether.common.event.ApprovalGranted;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.kafka.EventAvro;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.projector.domain.CallRecord;
+import dev.tether.projector.domain.Projection;
+import dev.tether.projector.domain.SessionProjection;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import java.util.ArrayList;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.jboss.logging.Logger;
+
+/**
+ * Folds each event of {@code session-events} into its session's checkpoint, writes the
+ * checkpoint to {@code session-checkpoints}, keeps a record per tool call, and emits a
+ * {@code ToolRequest} for every {@code tool_call_authorized}. Also reads the executor's ledger
+ * ({@code tool-outcomes}, partitioned by session like the events) to mark calls RUNNING and
+ * record their attempts. Exactly-once; an event it has folded already (a replay) changes nothing.
+ */
+final class ProjectorProcessor implements Processor<Object, Object, Object, Object> {
+
+    static final String CHECKPOINTS_SINK = "checkpoints-sink";
+    static final String REQUESTS_SINK = "requests-sink";
+
+    private static final Logger LOG = Logger.getLogger(ProjectorProcessor.class);
+
+    private final KafkaTracing tracing;
+    private ProcessorContext<Object, Object> context;
+    private KeyValueStore<String, Checkpoint> checkpoints;
+    private KeyValueStore<String, CallRecord> calls;
+    private SessionLog log;
+
+    ProjectorProcessor(KafkaTracing tracing) {
+        this.tracing = tracing;
+    }
+
+    @Override
+    public void init(ProcessorContext<Object, Object> context) {
+        this.context = context;
+        checkpoints = context.getStateStore(ProjectorStores.CHECKPOINTS);
+        calls = context.getStateStore(ProjectorStores.CALLS);
+        log = new SessionLog(context.getStateStore(ProjectorStores.MESSAGES));
+    }
+
+    @Override
+    public void process(Record<Object, Object> record) {
+        if (record.key() instanceof SessionEventKey key) {
+            if (record.value() == null) {
+                erase(key.sessionId(), record);
+            } else {
+                project(key, (SessionEvent) record.value(), record);
+            }
+        } else if (record.value() instanceof ToolOutcome outcome) {
+            outcome(outcome);
+        }
+    }
+
+    private void project(SessionEventKey key, SessionEvent value, Record<Object, Object> record) {
+        Span span = tracing.startSpan("projector fold " + value.getType(), SpanKind.CONSUMER, record.headers());
+        try (Scope ignored = span.makeCurrent()) {
+            tracing.inject(Context.current(), record.headers());
+            String sessionId = key.sessionId();
+            Event event = EventAvro.fromAvro(value);
+            SessionProjection before = current(sessionId, event.seq());
+            if (before != null && event.seq() <= before.lastSeq()) {
+                return; // folded already: a replay after a crash, or a restart of the projection
+            }
+            RecordMetadata at = context.recordMetadata().orElseThrow();
+            SessionProjection after = Projection.evolve(before, event, at.partition(), at.offset());
+            checkpoints.put(sessionId, CheckpointAvro.toAvro(after));
+            context.forward(new Record<Object, Object>(sessionId, CheckpointAvro.toAvro(after), record.timestamp(), record.headers()),
+                    CHECKPOINTS_SINK);
+            recordCalls(after, event, record, span.getSpanContext().getTraceId());
+        } finally {
+            span.end();
+        }
+    }
+
+    /**
+     * The checkpoint before the event with {@code seq}: the stored one, or, if there is none yet
+     * for a session that has events (its checkpoint was lost or is of an older version), the
+     * fold of its events so far, from the log.
+     */
+    private SessionProjection current(String sessionId, long seq) {
+        Checkpoint stored = checkpoints.get(sessionId);
+        if (stored != null) {
+            try {
+                return CheckpointAvro.fromAvro(stored);
+            } catch (CheckpointAvro.OutdatedCheckpointException e) {
+                LOG.infof("%s; rebuilding it from the log", e.getMessage());
+            }
+        }
+        return seq == 1 ? null : log.fold(sessionId, seq - 1);
+    }
+
+    private void recordCalls(SessionProjection after, Event event, Record<Object, Object> record, String traceId) {
+        String sessionId = event.sessionId();
+        if (event.payload() instanceof AssistantMessage m) {
+            m.toolCalls().forEach(c -> calls.put(CallKeys.key(sessionId, c.callId()),
+                    CallRecord.requested(sessionId, c.callId(), c.tool(), c.argumentsJson(), event.seq())));
+        } else if (event.payload() instanceof ToolCallAuthorized a) {
+            CallRecord call = calls.get(CallKeys.key(sessionId, a.callId()));
+            if (call == null) {
+                LOG.warnf("tool_call_authorized for unknown call %s of %s", a.callId(), sessionId);
+                return;
+            }
+            call = call.authorized(event.seq(), basis(a.basis()), traceId);
+            calls.put(CallKeys.key(sessionId, a.callId()), call);
+            context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, a, event), record.timestamp(),
+                    record.headers()), REQUESTS_SINK);
+        } else if (event.payload() instanceof ApprovalGranted g) {
+            update(sessionId, g.callId(), c -> c.decided(new CallRecord.Approval(event.seq(), "granted", g.scope().name(), g.approver(),
+                    g.reason(), event.occurredAt())));
+        } else if (event.payload() instanceof ApprovalDenied d) {
+            update(sessionId, d.callId(), c -> c.decided(new CallRecord.Approval(event.seq(), "denied", d.scope().name(), d.approver(),
+                    d.reason(), event.occurredAt())));
+        } else if (event.payload() instanceof ToolResult r) {
+            update(sessionId, r.callId(), c -> c.finished(event.seq(), r.status().name()));
+        }
+    }
+
+    private static ToolRequest request(SessionProjection session, CallRecord call, ToolCallAuthorized a, Event event) {
+        return ToolRequest.newBuilder()
+                .setIdempotencyKey(call.idempotencyKey())
+                .setSessionId(session.sessionId())
+                .setTenantId(session.tenantId())
+                .setCallId(call.callId())
+                .setTool(call.tool())
+                .setArgumentsJson(call.argumentsJson())
+                .setRequestSeq(call.requestSeq())
+                .setAuthorizedSeq(event.seq())
+                .setBasis(EventAvro.toAvro(a.basis()))
+                .setToolMode(dev.tether.avro.ToolMode.valueOf(session.toolMode().name()))
+                .setHarnessVersion(session.harnessVersion())
+                .setRequestedAt(event.occurredAt())
+                .build();
+    }
+
+    private static String basis(AuthorizationBasis basis) {
+        return basis.kind() == AuthorizationBasis.Kind.APPROVAL ? "approval at seq " + basis.approvalSeq() : basis.kind().name();
+    }
+
+    private void update(String sessionId, String callId, java.util.function.UnaryOperator<CallRecord> change) {
+        CallRecord call = calls.get(CallKeys.key(sessionId, callId));
+        if (call != null) {
+            calls.put(CallKeys.key(sessionId, callId), change.apply(call));
+        }
+    }
+
+    /**
+     * A transition in the executor's ledger: an attempt started or ended. It goes into the call's
+     * record only; the checkpoint stays a fold of the events alone, so time travel and a rebuild
+     * give exactly the live one.
+     */
+    private void outcome(ToolOutcome outcome) {
+        update(outcome.getSessionId(), outcome.getCallId(), c -> c.attempt(new CallRecord.Attempt(outcome.getAttempt(),
+                outcome.getState().name(), outcome.getExecutorId(), outcome.getStartedAt(), outcome.getFinishedAt())));
+    }
+
+    /** The session was erased (a tombstone per event): its checkpoint and call records go too. */
+    private void erase(String sessionId, Record<Object, Object> record) {
+        if (checkpoints.get(sessionId) == null) {
+            return;
+        }
+        checkpoints.delete(sessionId);
+        var keys = new ArrayList<String>();
+        try (var it = calls.prefixScan(CallKeys.prefix(sessionId), new StringSerializer())) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        keys.forEach(calls::delete);
+        context.forward(new Record<Object, Object>(sessionId, null, record.timestamp(), record.headers()), CHECKPOINTS_SINK);
+    }
+}

@@ -1,0 +1,63 @@
+package dev.tether.projector.kafka;
+
+import dev.tether.avro.Checkpoint;
+import dev.tether.avro.SessionEvent;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.service.rest.ApiException;
+import dev.tether.projector.domain.CallRecord;
+import dev.tether.projector.domain.SessionProjection;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Optional;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * Reads of the projector's stores (interactive queries), each scoped to the caller's tenant:
+ * another tenant's session reads as missing. While the application restores its state a read
+ * answers 503 with {@code Retry-After}, never stale data.
+ */
+@ApplicationScoped
+public class ProjectorReads {
+
+    private final KafkaStreams streams;
+
+    ProjectorReads(KafkaStreams streams) {
+        this.streams = streams;
+    }
+
+    /** The session's current checkpoint, if it exists and belongs to {@code tenantId}. */
+    public Optional<SessionProjection> checkpoint(String tenantId, String sessionId) {
+        Checkpoint c = this.<String, Checkpoint>store(ProjectorStores.CHECKPOINTS).get(sessionId);
+        if (c == null || !c.getTenantId().equals(tenantId)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(CheckpointAvro.fromAvro(c));
+        } catch (CheckpointAvro.OutdatedCheckpointException e) {
+            throw ApiException.unavailable("the session's checkpoint is being rebuilt from the log", 1);
+        }
+    }
+
+    public SessionLog log() {
+        ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> messages = store(ProjectorStores.MESSAGES);
+        return new SessionLog(messages);
+    }
+
+    public Optional<CallRecord> call(String sessionId, String callId) {
+        return Optional.ofNullable(this.<String, CallRecord>store(ProjectorStores.CALLS).get(CallKeys.key(sessionId, callId)));
+    }
+
+    private <K, V> ReadOnlyKeyValueStore<K, V> store(String name) {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable("the projection is " + streams.state().name().toLowerCase() + "; try again shortly", 1);
+        }
+        try {
+            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<K, V>keyValueStore()));
+        } catch (InvalidStateStoreException e) {
+            throw ApiException.unavailable("the projection is restoring; try again shortly", 1);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.tether.projector.kafka;
+
+import dev.tether.avro.Checkpoint;
+import dev.tether.avro.SessionEvent;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.common.kafka.JsonSerde;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.kafka.SessionEventKeySerde;
+import dev.tether.common.kafka.SessionPartitioner;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.projector.domain.CallRecord;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The projector's Kafka Streams application (run exactly-once). One sub-topology over
+ * {@code session-events} and {@code tool-outcomes}, both partitioned by session:
+ * <ul>
+ * <li>{@value ProjectorStores#MESSAGES}: every event by (sessionId, seq), restored from
+ *     {@code session-events} itself, so storing a message costs no extra write;</li>
+ * <li>{@link ProjectorProcessor}: the checkpoint fold ({@value ProjectorStores#CHECKPOINTS}), the
+ *     call records ({@value ProjectorStores#CALLS}), and the outputs {@code session-checkpoints}
+ *     and {@code tool-requests}.</li>
+ * </ul>
+ * Each event costs a constant amount of work and of store writes, whatever the session's length.
+ */
+public final class ProjectorTopology {
+
+    /** The Avro serdes of the topics and stores the topology touches. */
+    public record TopicSerdes(Serde<SessionEvent> events, Serde<Checkpoint> checkpoints, Serde<ToolRequest> requests,
+                              Serde<ToolOutcome> outcomes) {}
+
+    private ProjectorTopology() {}
+
+    public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing) {
+        return build(layout, layout, serdes, tracing);
+    }
+
+    /**
+     * The topology reading the log of {@code input} and writing checkpoints and tool requests to
+     * {@code output}'s topics: a rebuild of the projections from the log that leaves the live ones alone.
+     */
+    public static Topology build(TopicLayout input, TopicLayout output, TopicSerdes serdes, KafkaTracing tracing) {
+        var keys = new SessionEventKeySerde();
+        var strings = Serdes.String();
+        var topology = new Topology();
+
+        // the events source feeds the message store first, then the projector: the event is stored when it is folded
+        topology.addReadOnlyStateStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.MESSAGES), keys, serdes.events())
+                        .withLoggingDisabled(),
+                "events-source", keys, serdes.events().deserializer(), input.name(Topics.SESSION_EVENTS), "messages-materializer",
+                MessageStore::new);
+        topology.addSource("outcomes-source", strings.deserializer(), serdes.outcomes().deserializer(), input.name(Topics.TOOL_OUTCOMES));
+        topology.addProcessor("projector", () -> new ProjectorProcessor(tracing), "events-source", "outcomes-source");
+        topology.connectProcessorAndStateStores("projector", ProjectorStores.MESSAGES);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CHECKPOINTS), strings,
+                serdes.checkpoints()), "projector");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CALLS), strings,
+                JsonSerde.of(CallRecord.class)), "projector");
+
+        topology.addSink(ProjectorProcessor.CHECKPOINTS_SINK, output.name(Topics.SESSION_CHECKPOINTS), strings.serializer(),
+                serdes.checkpoints().serializer(), new SessionPartitioner(), "projector");
+        topology.addSink(ProjectorProcessor.REQUESTS_SINK, output.name(Topics.TOOL_REQUESTS), strings.serializer(),
+                serdes.requests().serializer(), new SessionPartitioner(), "projector");
+        return topology;
+    }
+
+    /** Keeps the message store equal to {@code session-events}: an event is put, a tombstone deletes. */
+    private static final class MessageStore implements Processor<SessionEventKey, SessionEvent, Void, Void> {
+        private KeyValueStore<SessionEventKey, SessionEvent> store;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(ProjectorStores.MESSAGES);
+        }
+
+        @Override
+        public void process(Record<SessionEventKey, SessionEvent> record) {
+            if (record.value() == null) {
+                store.delete(record.key());
+            } else {
+                store.put(record.key(), record.value());
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.tether.projector.kafka;
+
+import dev.tether.avro.SessionEvent;
+import dev.tether.common.event.Event;
+import dev.tether.common.kafka.EventAvro;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.projector.domain.Projection;
+import dev.tether.projector.domain.SessionProjection;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/** A session's events as the projector's message store holds them, by (sessionId, seq). */
+public final class SessionLog {
+
+    private final ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> messages;
+
+    public SessionLog(ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> messages) {
+        this.messages = messages;
+    }
+
+    /** Events {@code fromSeq..toSeq} of the session, in order (fewer if the session is shorter). */
+    public List<Event> events(String sessionId, long fromSeq, long toSeq) {
+        var events = new ArrayList<Event>();
+        if (toSeq < fromSeq) {
+            return events;
+        }
+        try (var it = messages.range(new SessionEventKey(sessionId, Math.max(1, fromSeq)), new SessionEventKey(sessionId, toSeq))) {
+            it.forEachRemaining(kv -> events.add(EventAvro.fromAvro(kv.value)));
+        }
+        return events;
+    }
+
+    public Event event(String sessionId, long seq) {
+        SessionEvent e = messages.get(new SessionEventKey(sessionId, seq));
+        return e == null ? null : EventAvro.fromAvro(e);
+    }
+
+    /**
+     * The checkpoint as it was at {@code atSeq}: the same fold the live projection runs, stopped
+     * there (time travel, and the rebuild of a lost checkpoint). Null when the session has no events.
+     * The log position is the partition's and offsets are unknown here, so they read 0 and -1.
+     */
+    public SessionProjection fold(String sessionId, long atSeq) {
+        SessionProjection state = null;
+        for (Event e : events(sessionId, 1, atSeq)) {
+            state = Projection.evolve(state, e, -1, -1);
+        }
+        return state;
+    }
+}

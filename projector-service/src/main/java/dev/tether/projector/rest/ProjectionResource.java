@@ -1,0 +1,241 @@
+package dev.tether.projector.rest;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.common.event.ContextCompacted;
+import dev.tether.common.event.Event;
+import dev.tether.common.json.EventJson;
+import dev.tether.common.service.auth.Caller;
+import dev.tether.common.service.rest.ApiException;
+import dev.tether.common.service.rest.OwnerRouting;
+import dev.tether.projector.config.ProjectorConfig;
+import dev.tether.projector.domain.CallRecord;
+import dev.tether.projector.domain.ContextFormat;
+import dev.tether.projector.domain.ContextInput;
+import dev.tether.projector.domain.ContextRenderer;
+import dev.tether.projector.domain.ContextSource;
+import dev.tether.projector.domain.ModelContext;
+import dev.tether.projector.domain.RecoveryReport;
+import dev.tether.projector.domain.SessionProjection;
+import dev.tether.projector.domain.TokenCounter;
+import dev.tether.projector.kafka.ProjectorReads;
+import dev.tether.projector.kafka.ProjectorStores;
+import dev.tether.projector.kafka.SessionLog;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Reads of the projection (issue 4): checkpoints (now or at any seq), model context in both
+ * provider formats, the original events a compaction must summarize, recovery reports and the
+ * story of one tool call. Every read is scoped to the caller's tenant; another tenant's session
+ * answers 404, like a missing one.
+ */
+@Path("/v1/sessions/{id}")
+@Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({"agent", "approver", "operator", "admin"})
+public class ProjectionResource {
+
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+
+    private final Caller caller;
+    private final ProjectorReads reads;
+    private final EventJson json;
+    private final ProjectorConfig config;
+    private final TokenCounter tokens;
+    private final OwnerRouting routing;
+
+    @Context
+    UriInfo uri;
+
+    @Context
+    HttpHeaders headers;
+
+    ProjectionResource(Caller caller, ProjectorReads reads, EventJson json, ProjectorConfig config, TokenCounter tokens,
+                       OwnerRouting routing) {
+        this.caller = caller;
+        this.reads = reads;
+        this.json = json;
+        this.config = config;
+        this.tokens = tokens;
+        this.routing = routing;
+    }
+
+    @GET
+    @Path("checkpoint")
+    public ObjectNode checkpoint(@PathParam("id") String sessionId, @QueryParam("atSeq") Long atSeq, @QueryParam("minSeq") Long minSeq) {
+        SessionProjection current = visible(sessionId, minSeq);
+        SessionProjection at = at(current, atSeq);
+        ObjectNode out = json.mapper().valueToTree(at);
+        if (at != current) {
+            out.putNull("position"); // offsets of a past seq are not kept; the fold is otherwise the same
+        }
+        return out;
+    }
+
+    @GET
+    @Path("context")
+    public ObjectNode context(@PathParam("id") String sessionId, @QueryParam("format") String format, @QueryParam("atSeq") Long atSeq,
+                              @QueryParam("maxTokens") Integer maxTokens, @QueryParam("minSeq") Long minSeq) {
+        ContextFormat f = ContextFormat.fromWireName(format == null ? "openai" : format)
+                .orElseThrow(() -> ApiException.badRequest("format", "must be openai or anthropic"));
+        if (maxTokens != null && maxTokens < 1) {
+            throw ApiException.badRequest("maxTokens", "must be at least 1");
+        }
+        SessionProjection current = visible(sessionId, minSeq);
+        SessionProjection state = at(current, atSeq);
+        String tenantId = caller.principal().tenantId();
+        SessionLog log = reads.log();
+        ContextInput input = ContextSource.at((id, from, to) -> tenantEvents(log, tenantId, id, from, to), state, state.lastSeq())
+                .orElseThrow(() -> new ApiException(410, "parent_gone", "the session is a fork of a session that no longer exists"));
+        ContextTrimmer.Trimmed trimmed = ContextTrimmer.fit(input, f, maxTokens, tokens);
+        ModelContext context = trimmed.context();
+        int window = config.windowOf(state.modelId());
+        int count = tokens.count(context);
+        ObjectNode out = json.mapper().createObjectNode();
+        out.put("format", f.name().toLowerCase());
+        if (context.system() != null) {
+            out.put("system", context.system());
+        }
+        out.set("messages", json.mapper().valueToTree(context.messages()));
+        out.put("stablePrefixSize", context.stablePrefixSize());
+        out.put("tokens", count);
+        out.put("tokenizer", TokenCounter.NAME);
+        out.put("window", window);
+        out.put("compactionAdvised", count > window * 3L / 4);
+        out.put("atSeq", state.lastSeq());
+        if (trimmed.droppedEvents() > 0) {
+            out.put("droppedEvents", trimmed.droppedEvents());
+        }
+        return out;
+    }
+
+    /**
+     * The original events a summary through {@code throughSeq} must be built from: every event,
+     * never a previous summary, so compacting again does not summarize a summary.
+     */
+    @GET
+    @Path("compaction-source")
+    public ObjectNode compactionSource(@PathParam("id") String sessionId, @QueryParam("throughSeq") Long throughSeq,
+                                       @QueryParam("fromSeq") Long fromSeq, @QueryParam("limit") Integer limit) {
+        SessionProjection current = visible(sessionId);
+        if (throughSeq == null || throughSeq < 1 || throughSeq > current.lastSeq()) {
+            throw ApiException.badRequest("throughSeq", "must be from 1 to the session's last seq " + current.lastSeq());
+        }
+        long from = fromSeq == null ? 1 : fromSeq;
+        int size = limit == null ? config.maxPageSize() : limit;
+        if (from < 1) {
+            throw ApiException.badRequest("fromSeq", "must be at least 1");
+        }
+        if (size < 1 || size > config.maxPageSize()) {
+            throw ApiException.badRequest("limit", "must be from 1 to " + config.maxPageSize());
+        }
+        List<Event> events = reads.log().events(sessionId, from, Math.min(throughSeq, from + size - 1));
+        ObjectNode out = json.mapper().createObjectNode();
+        ArrayNode list = out.putArray("events");
+        ArrayNode skipped = out.putArray("skippedSummaries");
+        for (Event e : events) {
+            if (e.payload() instanceof ContextCompacted) {
+                skipped.add(e.seq());
+            } else {
+                list.add(json.write(e));
+            }
+        }
+        out.put("throughSeq", throughSeq);
+        long next = events.isEmpty() ? throughSeq + 1 : events.get(events.size() - 1).seq() + 1;
+        if (next <= throughSeq) {
+            out.put("nextFromSeq", next);
+        }
+        return out;
+    }
+
+    @GET
+    @Path("recovery")
+    public RecoveryReport recovery(@PathParam("id") String sessionId, @QueryParam("minSeq") Long minSeq) {
+        return RecoveryReport.of(visible(sessionId, minSeq));
+    }
+
+    @GET
+    @Path("calls/{callId}")
+    public ObjectNode call(@PathParam("id") String sessionId, @PathParam("callId") String callId) {
+        visible(sessionId);
+        CallRecord call = reads.call(sessionId, callId).orElseThrow(() -> ApiException.notFound("call"));
+        SessionLog log = reads.log();
+        ObjectNode out = json.mapper().valueToTree(call);
+        out.set("requestedBy", json.write(log.event(sessionId, call.requestSeq())));
+        if (call.authorizedSeq() != null) {
+            out.set("authorizedBy", json.write(log.event(sessionId, call.authorizedSeq())));
+        }
+        if (call.resultSeq() != null) {
+            out.set("result", json.write(log.event(sessionId, call.resultSeq())));
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private SessionProjection visible(String sessionId) {
+        return visible(sessionId, null);
+    }
+
+    /**
+     * The session's checkpoint, read here if this instance holds its partition, else the request
+     * goes to the one that does. With {@code minSeq}, waits (up to 5 s, then 503) until the
+     * projection has folded at least that seq: a client reads its own writes made through the
+     * session-service, which the projection follows a moment later.
+     */
+    private SessionProjection visible(String sessionId, Long minSeq) {
+        if (!ID.matcher(sessionId).matches()) {
+            throw ApiException.notFound("session");
+        }
+        routing.serveLocallyOrForward(ProjectorStores.CHECKPOINTS, sessionId, uri, headers);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            var found = reads.checkpoint(caller.principal().tenantId(), sessionId);
+            if (found.isPresent() && (minSeq == null || found.get().lastSeq() >= minSeq)) {
+                return found.get();
+            }
+            if (minSeq == null) {
+                throw ApiException.notFound("session");
+            }
+            if (System.nanoTime() > deadline) {
+                throw ApiException.unavailable("the projection has not reached seq " + minSeq + " yet; try again shortly", 1);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw ApiException.unavailable("interrupted", 1);
+            }
+        }
+    }
+
+    /** The checkpoint as of {@code atSeq}: the same fold, stopped there. */
+    private SessionProjection at(SessionProjection current, Long atSeq) {
+        if (atSeq == null || atSeq == current.lastSeq()) {
+            return current;
+        }
+        if (atSeq < 1 || atSeq > current.lastSeq()) {
+            throw ApiException.badRequest("atSeq", "must be from 1 to the session's last seq " + current.lastSeq());
+        }
+        return reads.log().fold(current.sessionId(), atSeq);
+    }
+
+    /** Events of a session of {@code tenantId} only: a fork never reads another tenant's parent. */
+    private static List<Event> tenantEvents(SessionLog log, String tenantId, String sessionId, long from, long to) {
+        Event first = log.event(sessionId, 1);
+        if (first == null || !first.tenantId().equals(tenantId)) {
+            return List.of();
+        }
+        return log.events(sessionId, from, to);
+    }
+}

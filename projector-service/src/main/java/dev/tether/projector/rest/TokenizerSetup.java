@@ -1,0 +1,15 @@
+package dev.tether.projector.rest;
+
+import dev.tether.projector.domain.TokenCounter;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+/** The tokenizer, one per service: loading an encoding is not cheap. */
+public class TokenizerSetup {
+
+    @Produces
+    @Singleton
+    TokenCounter tokenCounter() {
+        return new TokenCounter();
+    }
+}

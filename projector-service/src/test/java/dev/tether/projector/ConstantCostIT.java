@@ -1,0 +1,116 @@
+package dev.tether.projector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.StepCompleted;
+import dev.tether.common.event.TokenUsage;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.projector.kafka.ProjectorStores;
+import dev.tether.testing.TetherStack;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A long session does not make each event dearer: after 20,000 events the checkpoint is within
+ * 10 % of its size at event 1,000, and the bytes the projector writes to its stores per event
+ * (measured on their changelog topics) are the same late in the session as early on.
+ */
+class ConstantCostIT {
+
+    private static final int EVENTS = 20_000;
+    private static final int CYCLE = 5;
+
+    @Test
+    void checkpointSizeAndStoreWritesPerEvent_doNotGrowWithTheSessionsLength() throws Exception {
+        String run = "cost-" + UUID.randomUUID().toString().substring(0, 8);
+        TopicLayout layout = TopicLayout.local().withPrefix(run + ".");
+        String applicationId = run + "-projector";
+        String sessionId = run + "-long";
+
+        try (var projection = new ProjectorRun(applicationId, layout, layout); var writer = new EventWriter(layout, "acme")) {
+            EventWriter.Session s = writer.session(sessionId).add(ProjectionApiIT.started());
+            var script = new ArrayList<EventPayload>();
+            for (int i = 0; 1 + script.size() < EVENTS; i++) {
+                script.addAll(cycle(sessionId, i, 2L + script.size()));
+            }
+            List<EventPayload> payloads = script.subList(0, EVENTS - 1);
+            for (int from = 0; from < payloads.size(); from += 1000) {
+                s.add(payloads.subList(from, Math.min(from + 1000, payloads.size())).toArray(EventPayload[]::new));
+            }
+            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(2)).until(() -> {
+                var records = TopicReader.readAll(layout.name(Topics.SESSION_CHECKPOINTS));
+                return !records.isEmpty() && DeterminismIT.lastSeqOf(records.get(records.size() - 1).value()) == EVENTS;
+            });
+        }
+
+        // the serialized checkpoint, as written to session-checkpoints after event 1,000 and after event 20,000
+        List<ConsumerRecord<byte[], byte[]>> checkpoints = TopicReader.readAll(layout.name(Topics.SESSION_CHECKPOINTS));
+        int at1000 = sizeAt(checkpoints, 1_000);
+        int at20000 = sizeAt(checkpoints, EVENTS);
+        assertThat((double) at20000).as("checkpoint bytes at 20,000 events vs at 1,000 (%d)", at1000).isLessThanOrEqualTo(at1000 * 1.10);
+
+        // the bytes the projector writes to its stores, per event, early and late in the session
+        String checkpointChangelog = applicationId + "-" + ProjectorStores.CHECKPOINTS + "-changelog";
+        String callsChangelog = applicationId + "-" + ProjectorStores.CALLS + "-changelog";
+        try (Admin admin = Admin.create(TetherStack.shared().clientConfig())) {
+            Set<String> topics = admin.listTopics().names().get();
+            assertThat(topics).contains(checkpointChangelog, callsChangelog);
+            assertThat(topics).as("messages are restored from session-events: no changelog of their own")
+                    .doesNotContain(applicationId + "-" + ProjectorStores.MESSAGES + "-changelog");
+        }
+        List<ConsumerRecord<byte[], byte[]>> checkpointWrites = TopicReader.readAll(checkpointChangelog);
+        List<ConsumerRecord<byte[], byte[]>> callWrites = TopicReader.readAll(callsChangelog);
+        assertThat(checkpointWrites).as("one checkpoint write per event").hasSize(EVENTS);
+        double early = perEvent(checkpointWrites.subList(0, 2_000), callWrites.subList(0, callWrites.size() / 10), 2_000);
+        double late = perEvent(checkpointWrites.subList(EVENTS - 2_000, EVENTS),
+                callWrites.subList(callWrites.size() - callWrites.size() / 10, callWrites.size()), 2_000);
+        assertThat(late).as("store bytes per event late (%.1f) vs early (%.1f)", late, early).isLessThanOrEqualTo(early * 1.10);
+    }
+
+    /** A turn with a tool call, the same shape every time, so early and late events cost the same if nothing grows. */
+    private static List<EventPayload> cycle(String sessionId, int i, long seq) {
+        String call = "c" + i;
+        return List.of(new UserMessage("next " + i, null),
+                new AssistantMessage("reading", null, List.of(new ToolCall(call, "read_file", "{\"path\":\"f" + i + "\"}")), new TokenUsage(10, 5)),
+                new ToolCallAuthorized(call, AuthorizationBasis.POLICY),
+                new ToolResult(call, sessionId + "/" + (seq + 1) + "/" + call, ToolStatus.OK, "body of f" + i, null),
+                new StepCompleted(i + 1, "read f" + i, true, null));
+    }
+
+    private static int sizeAt(List<ConsumerRecord<byte[], byte[]>> checkpoints, long seq) throws Exception {
+        for (var r : checkpoints) {
+            if (DeterminismIT.lastSeqOf(r.value()) == seq) {
+                return r.value().length;
+            }
+        }
+        throw new AssertionError("no checkpoint at seq " + seq);
+    }
+
+    private static double perEvent(List<ConsumerRecord<byte[], byte[]>> checkpointWrites, List<ConsumerRecord<byte[], byte[]>> callWrites,
+                                   int events) {
+        long bytes = 0;
+        for (var r : checkpointWrites) {
+            bytes += r.serializedKeySize() + Math.max(0, r.serializedValueSize());
+        }
+        double callBytesPerRecord = callWrites.stream().mapToLong(r -> r.serializedKeySize() + Math.max(0, r.serializedValueSize()))
+                .average().orElse(0);
+        // call records: 3 writes per 5-event cycle (requested, authorized, finished)
+        return (bytes + callBytesPerRecord * events * 3 / CYCLE) / events;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.tether.projector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.testing.ServiceProcess;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two projector instances share the partitions: a read sent to either instance answers for every
+ * session, served locally or forwarded to the instance that holds the session's partition.
+ */
+class OwnerRoutingIT {
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void eitherInstance_answersForEverySession() throws Exception {
+        String prefix = "route-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        TopicLayout layout = TopicLayout.local().withPrefix(prefix);
+        Path dirA = Files.createTempDirectory("projector-a-");
+        Path dirB = Files.createTempDirectory("projector-b-");
+        var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix);
+        try (var a = new ServiceProcess(Path.of("").toAbsolutePath(), dirA, env, List.of()).start();
+                var b = new ServiceProcess(Path.of("").toAbsolutePath(), dirB, env, List.of()).start();
+                var writer = new EventWriter(layout, "acme")) {
+            var sessions = new ArrayList<String>();
+            for (int i = 0; i < 12; i++) {
+                String id = prefix + "s" + i;
+                sessions.add(id);
+                writer.session(id).add(ProjectionApiIT.started(), new UserMessage("hello " + i, null));
+            }
+            int[] servedBy = new int[2];
+            await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                for (String id : sessions) {
+                    for (ServiceProcess instance : List.of(a, b)) {
+                        var response = get(instance, "/v1/sessions/" + id + "/checkpoint");
+                        assertThat(response.statusCode()).as("%s from %s: %s", id, instance.baseUrl(), response.body()).isEqualTo(200);
+                        assertThat(json.readTree(response.body()).get("lastSeq").asLong()).isEqualTo(2);
+                    }
+                }
+            });
+            // both instances hold partitions: the reads above were not all served by one of them
+            for (String id : sessions) {
+                var local = get(a, "/v1/sessions/" + id + "/checkpoint", "1");
+                servedBy[local.statusCode() == 200 ? 0 : 1]++;
+            }
+            assertThat(servedBy[0]).as("sessions instance A holds").isBetween(1, 11);
+        } finally {
+            for (Path dir : List.of(dirA, dirB)) {
+                try (var paths = Files.walk(dir)) {
+                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }
+    }
+
+    private HttpResponse<String> get(ServiceProcess instance, String path) throws Exception {
+        return get(instance, path, null);
+    }
+
+    /** With {@code forwarded} set the instance must not forward: it answers only for its own partitions. */
+    private HttpResponse<String> get(ServiceProcess instance, String path, String forwarded) throws Exception {
+        var request = HttpRequest.newBuilder(URI.create(instance.baseUrl() + path)).header("Authorization", "Bearer dev-acme-agent")
+                .timeout(Duration.ofSeconds(10));
+        if (forwarded != null) {
+            request.header("X-Tether-Forwarded", forwarded);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}

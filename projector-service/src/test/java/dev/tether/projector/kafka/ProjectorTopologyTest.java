@@ -1,0 +1,196 @@
+package dev.tether.projector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.avro.Checkpoint;
+import dev.tether.avro.OutcomeState;
+import dev.tether.avro.SessionEvent;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.TokenUsage;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.kafka.EventAvro;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.kafka.SessionEventKeySerde;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.projector.domain.CallRecord;
+import io.opentelemetry.api.OpenTelemetry;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The whole projector topology, driven without a broker. */
+class ProjectorTopologyTest {
+
+    private static final TopicLayout LAYOUT = TopicLayout.local();
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<SessionEventKey, SessionEvent> events;
+    private TestInputTopic<String, ToolOutcome> outcomes;
+    private TestOutputTopic<String, Checkpoint> checkpoints;
+    private TestOutputTopic<String, ToolRequest> requests;
+
+    @BeforeEach
+    void setUp() {
+        var serdes = new ProjectorTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
+                new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(ToolRequest.getClassSchema()),
+                new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
+        var props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test")), props);
+        events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
+        outcomes = driver.createInputTopic(LAYOUT.name(Topics.TOOL_OUTCOMES), Serdes.String().serializer(), serdes.outcomes().serializer());
+        checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
+                serdes.checkpoints().deserializer());
+        requests = driver.createOutputTopic(LAYOUT.name(Topics.TOOL_REQUESTS), Serdes.String().deserializer(),
+                serdes.requests().deserializer());
+    }
+
+    @AfterEach
+    void tearDown() {
+        driver.close();
+    }
+
+    @Test
+    void everyEvent_updatesTheCheckpoint_andItsMessageIsStored() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new UserMessage("hello", null));
+
+        List<KeyValue<String, Checkpoint>> out = checkpoints.readKeyValuesToList();
+        assertThat(out).extracting(kv -> kv.value.getLastSeq()).containsExactly(1L, 2L);
+        assertThat(out).allSatisfy(kv -> assertThat(kv.key).isEqualTo("s1"));
+        KeyValueStore<SessionEventKey, SessionEvent> messages = driver.getKeyValueStore(ProjectorStores.MESSAGES);
+        assertThat(messages.get(new SessionEventKey("s1", 2)).getType()).isEqualTo("user_message");
+    }
+
+    @Test
+    void toolCallAuthorized_emitsOneToolRequest_keyedByTheRequestingEvent() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("reading", null, List.of(new ToolCall("c1", "read_file", "{\"path\":\"a.txt\"}")),
+                new TokenUsage(1, 1)));
+        pipe("s1", 3, new UserMessage("meanwhile", null));
+        pipe("s1", 4, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+
+        List<KeyValue<String, ToolRequest>> out = requests.readKeyValuesToList();
+        assertThat(out).singleElement().satisfies(kv -> {
+            assertThat(kv.key).isEqualTo("s1/2/c1");
+            assertThat(kv.value.getIdempotencyKey()).isEqualTo("s1/2/c1");
+            assertThat(kv.value.getArgumentsJson()).isEqualTo("{\"path\":\"a.txt\"}");
+            assertThat(kv.value.getRequestSeq()).isEqualTo(2);
+            assertThat(kv.value.getAuthorizedSeq()).isEqualTo(4);
+            assertThat(kv.value.getTool()).isEqualTo("read_file");
+            assertThat(kv.value.getToolMode().name()).isEqualTo("WRITE");
+        });
+    }
+
+    @Test
+    void aReplayedEvent_changesNothing() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        checkpoints.readKeyValuesToList();
+        requests.readKeyValuesToList();
+
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+
+        assertThat(checkpoints.isEmpty()).isTrue();
+        assertThat(requests.isEmpty()).as("no second request for a replayed authorization").isTrue();
+    }
+
+    @Test
+    void theExecutorsLedger_recordsAttemptsOnTheCall() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{}")), new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        outcomes.pipeInput("s1/2/c1", outcome(OutcomeState.STARTED, null));
+        outcomes.pipeInput("s1/2/c1", outcome(OutcomeState.OK, Instant.parse("2026-11-29T10:00:05Z")));
+        pipe("s1", 4, new ToolResult("c1", "s1/2/c1", ToolStatus.OK, "done", null));
+
+        KeyValueStore<String, CallRecord> calls = driver.getKeyValueStore(ProjectorStores.CALLS);
+        CallRecord call = calls.get(CallKeys.key("s1", "c1"));
+        assertThat(call.attempts()).singleElement().satisfies(a -> {
+            assertThat(a.attempt()).isEqualTo(1);
+            assertThat(a.state()).isEqualTo("OK");
+        });
+        assertThat(call.authorizedSeq()).isEqualTo(3);
+        assertThat(call.resultSeq()).isEqualTo(4);
+        assertThat(call.resultStatus()).isEqualTo("OK");
+        assertThat(call.basis()).isEqualTo("POLICY");
+    }
+
+    @Test
+    void erasure_tombstonesTheCheckpoint_andForgetsTheSession() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(1, 1)));
+        checkpoints.readKeyValuesToList();
+
+        events.pipeInput(new SessionEventKey("s1", 1), null);
+        events.pipeInput(new SessionEventKey("s1", 2), null);
+
+        List<KeyValue<String, Checkpoint>> out = checkpoints.readKeyValuesToList();
+        assertThat(out).singleElement().satisfies(kv -> assertThat(kv.value).isNull());
+        KeyValueStore<String, Checkpoint> stored = driver.getKeyValueStore(ProjectorStores.CHECKPOINTS);
+        assertThat(stored.get("s1")).isNull();
+        KeyValueStore<String, CallRecord> calls = driver.getKeyValueStore(ProjectorStores.CALLS);
+        assertThat(calls.get(CallKeys.key("s1", "c1"))).isNull();
+        KeyValueStore<SessionEventKey, SessionEvent> messages = driver.getKeyValueStore(ProjectorStores.MESSAGES);
+        assertThat(messages.get(new SessionEventKey("s1", 2))).isNull();
+    }
+
+    @Test
+    void aLostCheckpoint_isRebuiltFromTheMessages() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new UserMessage("a", null));
+        KeyValueStore<String, Checkpoint> stored = driver.getKeyValueStore(ProjectorStores.CHECKPOINTS);
+        Checkpoint expectedAt2 = stored.get("s1");
+        stored.delete("s1");
+
+        pipe("s1", 3, new UserMessage("b", null));
+
+        Checkpoint rebuilt = stored.get("s1");
+        assertThat(rebuilt.getLastSeq()).isEqualTo(3);
+        assertThat(rebuilt.getObjective()).isEqualTo(expectedAt2.getObjective());
+        assertThat(rebuilt.getOwner()).isEqualTo("alice");
+    }
+
+    private void pipe(String sessionId, long seq, EventPayload payload) {
+        var event = new Event("e-" + sessionId + "-" + seq, sessionId, "acme", seq, Instant.parse("2026-11-29T10:00:00Z").plusSeconds(seq),
+                new Actor(ActorKind.USER, "alice"), "v1", payload);
+        events.pipeInput(new SessionEventKey(sessionId, seq), EventAvro.toAvro(event));
+    }
+
+    private static SessionStarted started() {
+        return new SessionStarted("Rename Foo", "Be careful.", "model-x", "v1", ToolMode.WRITE, List.of(), null, null);
+    }
+
+    private static ToolOutcome outcome(OutcomeState state, Instant finishedAt) {
+        return ToolOutcome.newBuilder().setIdempotencyKey("s1/2/c1").setSessionId("s1").setTenantId("acme").setCallId("c1")
+                .setTool("run_command").setState(state).setAttempt(1).setExecutorId("executor-1")
+                .setStartedAt(Instant.parse("2026-11-29T10:00:04Z")).setFinishedAt(finishedAt).build();
+    }
+}
