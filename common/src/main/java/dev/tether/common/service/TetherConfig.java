@@ -20,6 +20,8 @@ public interface TetherConfig {
 
     Auth auth();
 
+    Policy policy();
+
     interface Registry {
         /** The registry's Apicurio v3 API, e.g. {@code http://127.0.0.1:8085/apis/registry/v3}. */
         String url();
@@ -47,6 +49,20 @@ public interface TetherConfig {
     }
 
     enum InitMode { CREATE, VERIFY, NONE }
+
+    /** Which tool calls need a human's approval: see {@link dev.tether.common.policy.GatingPolicy}. */
+    interface Policy {
+        @WithDefault("write_file,edit_file,run_command,http_fetch")
+        String gated();
+
+        /** {@code "<tenant>.<READ_ONLY|WRITE>"} → comma-separated gated tools for that tenant and mode. */
+        Map<String, String> overrides();
+    }
+
+    /** The gating policy, checked when first asked for; a malformed one throws with the entry's name. */
+    default dev.tether.common.policy.GatingPolicy gatingPolicy() {
+        return dev.tether.common.policy.GatingPolicy.of(policy().gated(), policy().overrides());
+    }
 
     interface Auth {
         DevKeys devKeys();

@@ -6,11 +6,11 @@ import dev.tether.avro.CommandPayload;
 import dev.tether.avro.CommandReply;
 import dev.tether.avro.EraseSession;
 import dev.tether.avro.MigrateSession;
-import dev.tether.avro.Principal;
 import dev.tether.avro.SessionCommand;
 import dev.tether.common.auth.Role;
 import dev.tether.common.auth.TetherPrincipal;
 import dev.tether.common.kafka.EventAvro;
+import dev.tether.common.kafka.SessionCommands;
 import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
 import dev.tether.session.domain.Decision;
@@ -20,7 +20,7 @@ import java.util.EnumSet;
 /** The session-service's edge between its domain commands and verdicts and their Avro form. Stateless. */
 public final class CommandAvro {
 
-    public static final String APPEND_EVENTS = "append_events";
+    public static final String APPEND_EVENTS = SessionCommands.APPEND_EVENTS;
     public static final String CLAIM_SESSION = "claim_session";
     public static final String MIGRATE_SESSION = "migrate_session";
     public static final String ERASE_SESSION = "erase_session";
@@ -53,7 +53,7 @@ public final class CommandAvro {
                 .setSessionId(envelope.sessionId())
                 .setTenantId(envelope.tenantId())
                 .setIssuedAt(envelope.issuedAt())
-                .setPrincipal(new Principal(principal.id(), principal.roles().stream().map(Role::wireName).sorted().toList()))
+                .setPrincipal(SessionCommands.principal(principal))
                 .setReplyTo(replyTo)
                 .setType(type)
                 .setPayload(payload.build())
