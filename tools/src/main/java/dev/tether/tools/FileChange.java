@@ -1,0 +1,106 @@
+package dev.tether.tools;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.tether.tools.sandbox.Workspace;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * A file tool's change to one file, worked out in full before it is made: so its hashes can go into the ledger first,
+ * and the diff shows exactly what was written. Immutable.
+ */
+final class FileChange {
+
+    private final String path;
+    private final Path file;
+    private final byte[] before;
+    private final byte[] after;
+
+    /**
+     * @param path   the file relative to the workspace, as tools show it
+     * @param file   the resolved file
+     * @param before its content now, or null if it does not exist
+     * @param after  its content after the change
+     */
+    FileChange(String path, Path file, byte[] before, byte[] after) {
+        this.path = path;
+        this.file = file;
+        this.before = before;
+        this.after = after;
+    }
+
+    /** The content of {@code file} now, or empty if it does not exist. */
+    static Optional<byte[]> read(Path file) throws IOException {
+        try {
+            return Optional.of(Files.readAllBytes(file));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    Intent intent() {
+        return new Intent(beforeHash(), afterHash());
+    }
+
+    String beforeHash() {
+        return before == null ? FileHash.ABSENT : FileHash.of(before);
+    }
+
+    String afterHash() {
+        return FileHash.of(after);
+    }
+
+    /**
+     * Makes the change, atomically, unless the call was cancelled first.
+     *
+     * @return the diff, or a line saying the file had this content already; redacted
+     */
+    ToolOutput apply(ToolContext context, String tool) throws ToolException {
+        if (context.cancellation().isCancelled()) {
+            return context.output(ToolOutput.Status.CANCELLED, tool + ": cancelled before " + path + " was written\n",
+                    beforeHash(), beforeHash());
+        }
+        try {
+            context.workspace().write(file, after);
+        } catch (IOException e) {
+            throw ToolException.io("write", path, e);
+        }
+        String diff = diff();
+        String content = diff.isEmpty() ? tool + ": " + path + " already had this content; nothing changed\n" : diff;
+        return context.output(ToolOutput.Status.OK, content, beforeHash(), afterHash());
+    }
+
+    /** The unified diff of the change; a line naming the hashes when either side is not text. */
+    String diff() {
+        Optional<String> oldText = before == null ? Optional.of("") : Utf8Text.decode(before);
+        Optional<String> newText = Utf8Text.decode(after);
+        if (oldText.isEmpty() || newText.isEmpty()) {
+            return "Binary content of " + path + " changed: sha256 " + describe(beforeHash()) + " -> " + afterHash()
+                    + " (" + after.length + " bytes)\n";
+        }
+        return UnifiedDiff.of(before == null ? "/dev/null" : "a/" + path, "b/" + path, oldText.get(), newText.get());
+    }
+
+    /** A hash as messages show it: {@code absent} for a file that does not exist. */
+    static String describe(String hash) {
+        return hash.equals(FileHash.ABSENT) ? "(absent)" : hash;
+    }
+
+    /** The change of a file to {@code after}, from its content now. */
+    static FileChange to(Workspace workspace, Path file, byte[] after) throws ToolException {
+        String path = workspace.relativize(file);
+        try {
+            return new FileChange(path, file, read(file).orElse(null), after);
+        } catch (IOException e) {
+            throw ToolException.io("read", path, e);
+        }
+    }
+
+    static byte[] utf8(String text) {
+        return text.getBytes(UTF_8);
+    }
+}

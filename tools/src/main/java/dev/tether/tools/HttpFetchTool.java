@@ -1,0 +1,185 @@
+package dev.tether.tools;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+
+/**
+ * {@code http_fetch {url, headers?}}: an HTTP GET of an {@code http} or {@code https} URL whose host is on the
+ * {@link HttpFetchPolicy}'s allowlist, exactly (the default allowlist is empty: every host is refused). Redirects are
+ * not followed at all, so a redirect cannot lead off the allowlist: a 3xx is returned as it is, with its
+ * {@code location}. Header values may hold {@code secret://name} references, resolved right before the request and
+ * redacted from the output; the URL may not (it is logged and recorded), nor hold {@code user:password@}. The fetch
+ * has a timeout and keeps at most the policy's number of body bytes; it goes to the host directly, through no proxy.
+ *
+ * <p>The output is the status line, the {@code content-type} (and {@code location}) header, a blank line and the
+ * body as UTF-8; a status other than 2xx is an ERROR result.
+ *
+ * <p>A GET is idempotent; reconciled by fetching again. Thread-safe: one client serves every call.
+ */
+public final class HttpFetchTool implements Tool {
+
+    public static final String NAME = "http_fetch";
+
+    private static final Set<String> ARGUMENTS = Set.of("url", "headers");
+    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+
+    private final HttpFetchPolicy policy;
+    private final HttpClient client;
+
+    /** @param policy the allowlist, timeout and size cap, never null */
+    public HttpFetchTool(HttpFetchPolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.client = HttpClient.newBuilder()
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .connectTimeout(policy.timeout())
+                .proxy(HttpClient.Builder.NO_PROXY)
+                .build();
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean mutating() {
+        return false;
+    }
+
+    @Override
+    public boolean idempotent() {
+        return true;
+    }
+
+    @Override
+    public ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException {
+        ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
+        URI uri = allowedUri(args.nonEmptyString("url"));
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).GET().timeout(policy.timeout());
+        for (Map.Entry<String, String> header : args.optionalStringMap("headers").entrySet()) {
+            String argument = "headers." + header.getKey();
+            if (!HEADER_NAME.matcher(header.getKey()).matches()) {
+                throw ToolException.invalidArgument(argument, "is not a valid header name");
+            }
+            String value = context.resolveSecrets(argument, header.getValue());
+            try {
+                request.header(header.getKey(), value);
+            } catch (IllegalArgumentException e) { // a restricted header, or a line break in the value
+                throw ToolException.invalidArgument(argument, "cannot be sent (a restricted header, or a bad value)");
+            }
+        }
+        if (context.cancellation().isCancelled()) {
+            return context.output(ToolOutput.Status.CANCELLED, "[http_fetch: cancelled before the request]\n");
+        }
+        CompletableFuture<HttpResponse<CappedBodySubscriber.Body>> response =
+                client.sendAsync(request.build(), info -> new CappedBodySubscriber(policy.maxBytes()));
+        CancellationToken.Registration cancelOnInterrupt = context.cancellation().onCancel(() -> response.cancel(true));
+        try {
+            return output(context, response.get(policy.timeout().toMillis(), TimeUnit.MILLISECONDS));
+        } catch (CancellationException e) {
+            return context.output(ToolOutput.Status.CANCELLED, "[http_fetch: cancelled]\n");
+        } catch (InterruptedException e) {
+            response.cancel(true);
+            Thread.currentThread().interrupt();
+            return context.output(ToolOutput.Status.CANCELLED, "[http_fetch: interrupted]\n");
+        } catch (TimeoutException e) {
+            response.cancel(true);
+            throw ToolException.failed("no complete response from " + uri.getHost() + " within "
+                    + policy.timeout().toMillis() + " ms", null);
+        } catch (ExecutionException e) {
+            throw failure(uri, e.getCause());
+        } finally {
+            cancelOnInterrupt.close();
+        }
+    }
+
+    private URI allowedUri(String url) throws ToolException {
+        if (url.contains("secret://")) {
+            throw ToolException.invalidArgument("url", "secret:// references are resolved in header values only");
+        }
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw ToolException.invalidArgument("url", "is not a valid URL: " + e.getReason());
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw ToolException.invalidArgument("url", "must be an http or https URL");
+        }
+        if (uri.getRawUserInfo() != null) {
+            throw ToolException.invalidArgument("url",
+                    "must not hold user:password@; send credentials in a header, as secret://name");
+        }
+        if (uri.getHost() == null) {
+            throw ToolException.invalidArgument("url", "has no host");
+        }
+        if (!policy.allows(uri.getHost())) {
+            throw ToolException.refused("url", "host " + uri.getHost() + " is not on the http_fetch allowlist"
+                    + (policy.allowedHosts().isEmpty() ? ", which is empty: no host may be fetched from" : ""));
+        }
+        return uri;
+    }
+
+    private static ToolOutput output(ToolContext context, HttpResponse<CappedBodySubscriber.Body> response) {
+        var content = new StringBuilder("HTTP ").append(response.statusCode()).append('\n');
+        response.headers().firstValue("content-type").ifPresent(type -> content.append("content-type: ").append(type).append('\n'));
+        response.headers().firstValue("location").ifPresent(to -> content.append("location: ").append(to).append('\n'));
+        content.append('\n');
+        CappedBodySubscriber.Body body = response.body();
+        String text = new String(body.bytes(), UTF_8);
+        if (text.indexOf('\0') >= 0) {
+            content.append("[http_fetch: binary body not shown]\n");
+        } else {
+            content.append(text);
+        }
+        if (body.truncated()) {
+            content.append(text.endsWith("\n") ? "" : "\n").append("[http_fetch: body cut at ")
+                    .append(body.bytes().length).append(" bytes]\n");
+        }
+        if (response.statusCode() / 100 == 3) {
+            content.append("[http_fetch: redirects are not followed]\n");
+        }
+        boolean ok = response.statusCode() / 100 == 2;
+        return context.output(ok ? ToolOutput.Status.OK : ToolOutput.Status.ERROR, content.toString());
+    }
+
+    private static ToolException failure(URI uri, Throwable cause) {
+        String target = uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
+        if (cause instanceof HttpTimeoutException) {
+            return ToolException.failed("no response from " + target + " in time", cause);
+        }
+        if (cause instanceof ConnectException) {
+            return ToolException.failed("cannot connect to " + target, cause);
+        }
+        if (cause instanceof IOException) {
+            return ToolException.failed("fetching from " + target + " failed: " + cause.getClass().getSimpleName(),
+                    cause);
+        }
+        return ToolException.failed("fetching from " + target + " failed unexpectedly", cause);
+    }
+
+    @Override
+    public Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started) {
+        return new Reconciliation.NotApplied();
+    }
+}

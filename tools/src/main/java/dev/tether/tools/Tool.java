@@ -1,0 +1,63 @@
+package dev.tether.tools;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.tools.sandbox.Workspace;
+
+/**
+ * A tool a model can call. The executor runs each call exactly once through this interface: it asks for the call's
+ * {@link #intent}, records it in its ledger as STARTED, runs {@link #execute}, and records the result. When it finds a
+ * STARTED call without an end (a crash), it asks {@link #reconcile} what became of it.
+ *
+ * <p>Implementations are stateless or thread-safe: one instance serves every session. Arguments are never null.
+ */
+public interface Tool {
+
+    /** The name models call it by: lower-case letters, digits and {@code _}, starting with a letter. */
+    String name();
+
+    /** Whether it changes the workspace or the world; a mutating tool is only ever in the WRITE registry. */
+    boolean mutating();
+
+    /** Whether running it again is harmless, as for tools that only read. */
+    boolean idempotent();
+
+    /**
+     * What the call is going to change, computed without changing anything, for the ledger's STARTED entry. File
+     * tools return the file's hash now and the hash it will have after the call; others return {@link Intent#NONE}.
+     *
+     * @throws ToolException if the arguments are invalid: the call would fail, and should not be started
+     */
+    default Intent intent(ToolContext context, JsonNode arguments) throws ToolException {
+        return Intent.NONE;
+    }
+
+    /**
+     * What an approver must see to decide on the call, worked out now without changing anything: the full command
+     * line for {@code run_command}, the unified diff against the workspace as it is for {@code edit_file} and
+     * {@code write_file}, the URL for {@code http_fetch}. {@code secret://} references are shown as written, never
+     * resolved. The default shows the tool's name and its arguments.
+     *
+     * @throws ToolException if the arguments are invalid, naming the argument: the call would fail anyway
+     */
+    default String shown(Workspace workspace, JsonNode arguments) throws ToolException {
+        return name() + " " + arguments;
+    }
+
+    /**
+     * Runs the call.
+     *
+     * @param arguments the call's arguments, a JSON object
+     * @return the result, its content already redacted and, if large, offloaded; never null
+     * @throws ToolException if the arguments are invalid or refused, or the tool could not do its work; the message
+     *     names the argument at fault and holds neither secrets nor file content
+     */
+    ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException;
+
+    /**
+     * What happened to a call recorded as STARTED whose end is unknown, found by looking at the world, not by running
+     * the call. Never throws: what cannot be checked is {@link Reconciliation.Unknown}.
+     *
+     * @param started what the executor recorded before it ran the call
+     */
+    Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started);
+}

@@ -1,0 +1,54 @@
+package dev.tether.tools.sandbox;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/** Finds out whether namespaces can be created here, by creating them for a command that does nothing. */
+final class IsolationProbe {
+
+    private static final long TIMEOUT_SECONDS = 10;
+    private static final int MAX_REPORTED_CHARS = 300;
+
+    private IsolationProbe() {}
+
+    static Isolation detect(RunnerConfig config) {
+        SandboxUser current = SandboxUser.current();
+        var candidate = current.isRoot()
+                ? new Isolation.Namespaces(config.sandboxUser(), true)
+                : new Isolation.Namespaces(current, false);
+        var builder = new ProcessBuilder(CommandLine.of(candidate, config, "exit 0"))
+                .directory(new File("/"))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectErrorStream(true);
+        Map<String, String> environment = builder.environment();
+        environment.keySet().retainAll(Set.of("PATH"));
+        try {
+            Process probe = builder.start();
+            if (!probe.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                probe.destroyForcibly();
+                return Isolation.Unavailable.because("the namespace probe did not finish in " + TIMEOUT_SECONDS + " s");
+            }
+            if (probe.exitValue() == 0) {
+                return candidate;
+            }
+            return Isolation.Unavailable.because(
+                    "the namespace probe exited with " + probe.exitValue() + ": " + report(probe.getInputStream()));
+        } catch (IOException e) {
+            return Isolation.Unavailable.because("the namespace probe could not start: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Isolation.Unavailable.because("interrupted while probing for namespaces");
+        }
+    }
+
+    private static String report(InputStream output) throws IOException {
+        String text = new String(output.readNBytes(MAX_REPORTED_CHARS), UTF_8).strip();
+        return text.isEmpty() ? "(no output)" : text;
+    }
+}

@@ -1,0 +1,180 @@
+package dev.tether.tools.sandbox;
+
+import dev.tether.common.secrets.Scrubbed;
+import dev.tether.common.secrets.SecretScrubber;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Redacts what a tool captured before it goes anywhere: into a {@code tool_result}, the ledger or a log line.
+ *
+ * <ul>
+ *   <li>Each registered secret value (a {@code secret://name} the executor resolved for this call), wherever it
+ *       occurs, becomes {@code [REDACTED:secret:<name>]}; values of any length.
+ *   <li>Each registered environment value given to a command becomes {@code [REDACTED:env:<NAME>]}; values shorter
+ *       than {@value #MIN_ENVIRONMENT_VALUE_LENGTH} characters are left alone, so that {@code DEBUG=1} does not redact
+ *       every {@code 1}.
+ *   <li>Every secret shape {@link SecretScrubber#standard()} knows (tokens, keys, {@code .env}-style
+ *       {@code PASSWORD=…} assignments, private keys …) becomes {@code [REDACTED:<kind>]}.
+ * </ul>
+ * Registered values are replaced first, longest first, so that a secret inside a longer one is not half-redacted.
+ * Redacting again changes nothing: markers already in the text are left alone.
+ *
+ * <p>One redactor serves one tool call: values resolved during the call are registered and stay registered, so that
+ * anything later written about the call can be redacted by the same instance. Thread-safe: values may be registered
+ * while another thread redacts.
+ */
+public final class OutputRedactor {
+
+    /** Environment values shorter than this are not redacted. */
+    public static final int MIN_ENVIRONMENT_VALUE_LENGTH = 6;
+
+    private static final String MARKER_PREFIX = "[REDACTED:";
+    /** A marker this class writes; the scrubber would otherwise take {@code secret:<name>} for an assignment. */
+    private static final Pattern OWN_MARKER = Pattern.compile("\\[REDACTED:(?:env|secret):[A-Za-z0-9_.-]+]");
+
+    private final SecretScrubber scrubber = SecretScrubber.standard();
+    /** Value to kind ({@code secret:<name>} or {@code env:<NAME>}); the first registration of a value wins. */
+    private final Map<String, String> kinds = new ConcurrentHashMap<>();
+
+    /**
+     * Registers a resolved secret, so that its value is redacted as {@code [REDACTED:secret:<name>]}.
+     *
+     * @param name  the name it was referred to by, never null
+     * @param value its value, never null; an empty value is ignored
+     */
+    public void registerSecret(String name, String value) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(value, "value");
+        if (!value.isEmpty()) {
+            kinds.putIfAbsent(value, "secret:" + name);
+        }
+    }
+
+    /**
+     * Registers the values of environment variables given to a command, so that they are redacted as
+     * {@code [REDACTED:env:<NAME>]}; values shorter than {@value #MIN_ENVIRONMENT_VALUE_LENGTH} are skipped.
+     *
+     * @param environment names to values, never null
+     */
+    public void registerEnvironment(Map<String, String> environment) {
+        environment.forEach((name, value) -> {
+            if (value.length() >= MIN_ENVIRONMENT_VALUE_LENGTH) {
+                kinds.putIfAbsent(value, "env:" + name);
+            }
+        });
+    }
+
+    /**
+     * Redacts a text.
+     *
+     * @param text never null
+     * @return the redacted text, with the number of redactions by kind ({@code secret:<name>}, {@code env:<NAME>} or a
+     *     scrubber kind)
+     */
+    public Scrubbed redact(String text) {
+        return redact(text, false);
+    }
+
+    /**
+     * Redacts a text that was cut off at its end, as capped output is: besides what {@link #redact} does, a registered
+     * value's beginning at the very end (the rest of the value having been cut off) is redacted too.
+     *
+     * @param text never null
+     */
+    public Scrubbed redactCut(String text) {
+        return redact(text, true);
+    }
+
+    private Scrubbed redact(String text, boolean cut) {
+        Objects.requireNonNull(text, "text");
+        List<Match> matches = registeredValuesIn(text, cut);
+        var out = new StringBuilder(text.length());
+        var byKind = new HashMap<String, Integer>();
+        int redactions = 0;
+        int copiedUpTo = 0;
+        for (Match match : matches) {
+            redactions += scrubInto(out, text.substring(copiedUpTo, match.start()), byKind);
+            out.append(MARKER_PREFIX).append(match.kind()).append(']');
+            byKind.merge(match.kind(), 1, Integer::sum);
+            redactions++;
+            copiedUpTo = match.end();
+        }
+        redactions += scrubInto(out, text.substring(copiedUpTo), byKind);
+        return new Scrubbed(out.toString(), redactions, byKind);
+    }
+
+    /** Where registered values occur, without overlaps, in order: at each place the longest value wins. */
+    private List<Match> registeredValuesIn(String text, boolean cut) {
+        var found = new ArrayList<Match>();
+        kinds.forEach((value, kind) -> {
+            for (int at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+                found.add(new Match(at, at + value.length(), kind));
+            }
+            if (cut) {
+                int prefix = longestPrefixEndingText(text, value);
+                if (prefix > 0) {
+                    found.add(new Match(text.length() - prefix, text.length(), kind));
+                }
+            }
+        });
+        found.sort(Comparator.comparingInt(Match::start).thenComparing(Comparator.comparingInt(Match::end).reversed()));
+        var chosen = new ArrayList<Match>();
+        int end = 0;
+        for (Match match : found) {
+            if (match.start() >= end) {
+                chosen.add(match);
+                end = match.end();
+            }
+        }
+        return chosen;
+    }
+
+    /** The length of the longest proper prefix of {@code value} that {@code text} ends with; 0 if none. */
+    private static int longestPrefixEndingText(String text, String value) {
+        for (int length = Math.min(value.length() - 1, text.length()); length > 0; length--) {
+            if (text.regionMatches(text.length() - length, value, 0, length)) {
+                return length;
+            }
+        }
+        return 0;
+    }
+
+    /** Appends {@code segment} scrubbed, leaving this class's markers in it alone; returns how many it redacted. */
+    private int scrubInto(StringBuilder out, String segment, Map<String, Integer> byKind) {
+        int redactions = 0;
+        Matcher marker = OWN_MARKER.matcher(segment);
+        int copiedUpTo = 0;
+        while (marker.find()) {
+            redactions += scrubPlainInto(out, segment.substring(copiedUpTo, marker.start()), byKind);
+            out.append(marker.group());
+            copiedUpTo = marker.end();
+        }
+        return redactions + scrubPlainInto(out, segment.substring(copiedUpTo), byKind);
+    }
+
+    private int scrubPlainInto(StringBuilder out, String plain, Map<String, Integer> byKind) {
+        if (plain.isEmpty()) {
+            return 0;
+        }
+        Scrubbed scrubbed = scrubber.scrub(plain);
+        out.append(scrubbed.text());
+        scrubbed.byKind().forEach((kind, count) -> byKind.merge(kind, count, Integer::sum));
+        return scrubbed.redactions();
+    }
+
+    /** Shows the kinds registered, never a value. */
+    @Override
+    public String toString() {
+        return "OutputRedactor" + kinds.values().stream().sorted().toList();
+    }
+
+    private record Match(int start, int end, String kind) {}
+}

@@ -1,0 +1,134 @@
+package dev.tether.tools.sandbox;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * How {@link CommandRunner} runs commands. Start from {@link #defaults()} and change what differs with the
+ * {@code with…} copies: {@code RunnerConfig.defaults().withTimeout(Duration.ofSeconds(30))}.
+ *
+ * @param timeout            how long a command may run before its whole process tree is killed, unless the call asks
+ *                           for another timeout; positive
+ * @param outputCapBytes     how much combined stdout and stderr is kept; the rest is read and discarded; positive
+ * @param memoryLimitBytes   the address-space limit of every process ({@code prlimit --as}): a cap on virtual memory,
+ *                           not on resident memory, so programs that reserve much more than they use (a JVM, Go
+ *                           binaries, sanitizer builds) need a higher one; positive
+ * @param maxProcesses       how many processes and threads a command may have at once ({@code prlimit --nproc}, which
+ *                           the command's own user namespace makes a per-command count); positive
+ * @param networkAccess      whether commands may use the network; false gives each command an empty network
+ *                           namespace, with not even a working loopback
+ * @param allowNetworkWhenIsolationUnavailable where namespaces cannot be created ({@link Isolation.Unavailable}),
+ *                           whether to run commands anyway: without network isolation, without a PID namespace
+ *                           (killing a tree is then best effort) and as the executor's own user. False, the default,
+ *                           refuses every command there
+ * @param environment        variables given to every command besides {@code PATH}, {@code HOME} (the workspace) and
+ *                           {@code LANG}; may replace {@code PATH} and {@code LANG}, not {@code HOME}. Their values
+ *                           are redacted from output (see {@link OutputRedactor})
+ * @param sandboxUser        whom commands run as when the executor runs as root, and who owns the workspaces then;
+ *                           not root, since the kernel does not apply the process limit to root
+ */
+public record RunnerConfig(
+        Duration timeout,
+        int outputCapBytes,
+        long memoryLimitBytes,
+        int maxProcesses,
+        boolean networkAccess,
+        boolean allowNetworkWhenIsolationUnavailable,
+        Map<String, String> environment,
+        SandboxUser sandboxUser) {
+
+    /** The default timeout: 60 s. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+    /** The default output cap: 1 MiB. */
+    public static final int DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024;
+    /** The default address-space limit: 1 GiB. */
+    public static final long DEFAULT_MEMORY_LIMIT_BYTES = 1024L * 1024 * 1024;
+    /** The default limit on processes and threads: 512. */
+    public static final int DEFAULT_MAX_PROCESSES = 512;
+
+    private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    public RunnerConfig {
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(environment, "environment");
+        Objects.requireNonNull(sandboxUser, "sandboxUser");
+        if (sandboxUser.isRoot()) {
+            throw new IllegalArgumentException("sandboxUser must not be root: the kernel exempts root from the process limit");
+        }
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        if (outputCapBytes <= 0 || memoryLimitBytes <= 0 || maxProcesses <= 0) {
+            throw new IllegalArgumentException("outputCapBytes, memoryLimitBytes and maxProcesses must be positive, got "
+                    + outputCapBytes + ", " + memoryLimitBytes + ", " + maxProcesses);
+        }
+        environment.forEach((name, value) -> {
+            if (!VARIABLE_NAME.matcher(name).matches() || name.equals("HOME")) {
+                throw new IllegalArgumentException("cannot set environment variable " + name);
+            }
+            if (value.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("environment variable " + name + " has a NUL character");
+            }
+        });
+        environment = Map.copyOf(environment);
+    }
+
+    /** 60 s, 1 MiB of output, 1 GiB of address space, 512 processes, no network, refusal without isolation. */
+    public static RunnerConfig defaults() {
+        return new RunnerConfig(DEFAULT_TIMEOUT, DEFAULT_OUTPUT_CAP_BYTES, DEFAULT_MEMORY_LIMIT_BYTES,
+                DEFAULT_MAX_PROCESSES, false, false, Map.of(), SandboxUser.NOBODY);
+    }
+
+    public RunnerConfig withTimeout(Duration timeout) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+    }
+
+    public RunnerConfig withOutputCapBytes(int outputCapBytes) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+    }
+
+    public RunnerConfig withMemoryLimitBytes(long memoryLimitBytes) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+    }
+
+    public RunnerConfig withMaxProcesses(int maxProcesses) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+    }
+
+    public RunnerConfig withNetworkAccess(boolean networkAccess) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+    }
+
+    public RunnerConfig withAllowNetworkWhenIsolationUnavailable(boolean allow) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allow, environment, sandboxUser);
+    }
+
+    public RunnerConfig withEnvironment(Map<String, String> environment) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+    }
+
+    public RunnerConfig withSandboxUser(SandboxUser sandboxUser) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+    }
+
+    /** Shows the environment's names, never its values. */
+    @Override
+    public String toString() {
+        return "RunnerConfig[timeout=" + timeout + ", outputCapBytes=" + outputCapBytes
+                + ", memoryLimitBytes=" + memoryLimitBytes + ", maxProcesses=" + maxProcesses
+                + ", networkAccess=" + networkAccess
+                + ", allowNetworkWhenIsolationUnavailable=" + allowNetworkWhenIsolationUnavailable
+                + ", environment=" + new TreeMap<>(environment).keySet() + ", sandboxUser=" + sandboxUser + "]";
+    }
+}

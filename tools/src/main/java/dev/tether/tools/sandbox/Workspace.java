@@ -1,0 +1,148 @@
+package dev.tether.tools.sandbox;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Objects;
+
+/**
+ * A session's directory, which every path argument of a tool must stay inside. Made by {@link WorkspaceRoot#open}.
+ *
+ * <p>{@link #resolve} resolves a path the way the kernel would, through {@code ..} and symbolic links, and refuses
+ * it with a {@link SandboxViolation} unless the result is inside the workspace's real path. Absolute paths are
+ * refused outright, even one naming a file inside the workspace: the workspace's location is the executor's business,
+ * and a model that learns it would write it into later arguments and commands. Symbolic links that stay inside are
+ * fine.
+ *
+ * <p>A path is checked when it is resolved: a process changing the workspace at the same time could swap a checked
+ * directory for a link before it is used. Commands cannot race tools this way, because a command and all its
+ * processes are dead when {@code run_command} returns (see {@link CommandRunner}), and a session runs one tool at a
+ * time.
+ *
+ * <p>Immutable, so thread-safe.
+ */
+public final class Workspace {
+
+    private final Path root;
+    private final SandboxUser owner;
+    private final AtomicFileWriter writer;
+
+    /** @param root the workspace's real path, an existing directory */
+    Workspace(Path root, SandboxUser owner) {
+        this.root = Objects.requireNonNull(root, "root");
+        this.owner = Objects.requireNonNull(owner, "owner");
+        this.writer = new AtomicFileWriter(owner);
+    }
+
+    /** The workspace's directory, a real path: absolute, without links, {@code .} or {@code ..}. */
+    public Path root() {
+        return root;
+    }
+
+    /** Who owns the files the tools create here, and whom commands run as. */
+    public SandboxUser owner() {
+        return owner;
+    }
+
+    /**
+     * Resolves a path argument inside the workspace. An existing path is resolved to its real path; for a path yet to
+     * be created, its deepest existing ancestor is, and the missing names are appended to it.
+     *
+     * @param userPath a path relative to the workspace, never null; {@code "."} is the workspace itself
+     * @return an absolute path inside {@link #root()}, through no symbolic link, that may not exist yet
+     * @throws SandboxViolation if the path is empty, holds a NUL, is absolute, leads outside the workspace (through
+     *     {@code ..}, a link, a chain of links or a linked directory), is a link to nothing, or cannot be resolved
+     */
+    public Path resolve(String userPath) {
+        Objects.requireNonNull(userPath, "userPath");
+        if (userPath.isEmpty()) {
+            throw new SandboxViolation(userPath, SandboxViolation.Reason.EMPTY);
+        }
+        if (userPath.indexOf('\0') >= 0) {
+            throw new SandboxViolation(userPath, SandboxViolation.Reason.NUL_BYTE);
+        }
+        Path relative;
+        try {
+            relative = root.getFileSystem().getPath(userPath);
+        } catch (InvalidPathException e) {
+            throw new SandboxViolation(userPath, SandboxViolation.Reason.UNRESOLVABLE);
+        }
+        if (relative.isAbsolute()) {
+            throw new SandboxViolation(userPath, SandboxViolation.Reason.ABSOLUTE);
+        }
+        Path existing = root.resolve(relative);
+        Deque<String> missing = new ArrayDeque<>();
+        while (!Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+            missing.push(existing.getFileName().toString());
+            existing = existing.getParent();
+        }
+        Path resolved = realPath(userPath, existing);
+        for (String name : missing) {
+            if (name.equals("..")) { // the kernel could not climb out of a directory that does not exist
+                throw new SandboxViolation(userPath, SandboxViolation.Reason.UNRESOLVABLE);
+            }
+            if (!name.equals(".")) {
+                resolved = resolved.resolve(name);
+            }
+        }
+        return resolved;
+    }
+
+    /**
+     * {@code path} relative to the workspace, as tools show it: {@code a/b.txt}, or {@code .} for the workspace itself.
+     *
+     * @param path a path inside the workspace, as {@link #resolve} returns
+     */
+    public String relativize(Path path) {
+        if (!contains(path)) {
+            throw new IllegalArgumentException(path + " is not inside the workspace");
+        }
+        String relative = root.relativize(path).toString();
+        return relative.isEmpty() ? "." : relative;
+    }
+
+    /** Whether an absolute, normalized path is the workspace or inside it; links in it are not followed. */
+    public boolean contains(Path path) {
+        return path.isAbsolute() && path.normalize().equals(path) && path.startsWith(root);
+    }
+
+    /**
+     * Writes {@code content} to {@code file} atomically (see {@link AtomicFileWriter}), creating missing parent
+     * directories; what it creates belongs to {@link #owner()}.
+     *
+     * @param file a path returned by {@link #resolve}
+     * @throws IOException if {@code file} is a directory, or on any I/O error; the old content is then intact
+     */
+    public void write(Path file, byte[] content) throws IOException {
+        if (!contains(file) || file.equals(root)) {
+            throw new IllegalArgumentException(file + " is not a file path inside the workspace");
+        }
+        writer.write(file, Objects.requireNonNull(content, "content"));
+    }
+
+    private Path realPath(String userPath, Path existing) {
+        Path real;
+        try {
+            real = existing.toRealPath();
+        } catch (NoSuchFileException e) {
+            throw new SandboxViolation(userPath, SandboxViolation.Reason.DANGLING_LINK);
+        } catch (IOException e) { // a loop of links, a name too long, no permission
+
+            throw new SandboxViolation(userPath, SandboxViolation.Reason.UNRESOLVABLE);
+        }
+        if (!real.startsWith(root)) {
+            throw new SandboxViolation(userPath, SandboxViolation.Reason.OUTSIDE_WORKSPACE);
+        }
+        return real;
+    }
+
+    @Override
+    public String toString() {
+        return "Workspace[" + root + ", owner " + owner + "]";
+    }
+}

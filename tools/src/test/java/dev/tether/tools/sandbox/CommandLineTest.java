@@ -1,0 +1,50 @@
+package dev.tether.tools.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CommandLineTest {
+
+    private static final RunnerConfig CONFIG = RunnerConfig.defaults().withMemoryLimitBytes(1000).withMaxProcesses(7);
+
+    @Test
+    void isolatesInNamespaces_asTheSandboxUser_underRoot() {
+        var isolation = new Isolation.Namespaces(new SandboxUser(65534, 65533), true);
+
+        assertThat(CommandLine.of(isolation, CONFIG, "echo hi")).containsExactly(
+                "setsid", "setpriv", "--reuid=65534", "--regid=65533", "--clear-groups", "--",
+                "unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
+                "prlimit", "--as=1000", "--nproc=7", "--",
+                "/bin/sh", "-c", "echo hi");
+    }
+
+    @Test
+    void keepsTheNetwork_whenConfigured_andTheUser_whenNotRoot() {
+        var isolation = new Isolation.Namespaces(new SandboxUser(1000, 1000), false);
+
+        assertThat(CommandLine.of(isolation, CONFIG.withNetworkAccess(true), "echo hi")).containsExactly(
+                "setsid", "unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
+                "prlimit", "--as=1000", "--nproc=7", "--", "/bin/sh", "-c", "echo hi");
+    }
+
+    @Test
+    void limitsOnlyMemory_whereIsolationIsUnavailable() {
+        var isolation = new Isolation.Unavailable("none", new SandboxUser(1000, 1000));
+
+        assertThat(CommandLine.of(isolation, CONFIG, "echo hi"))
+                .containsExactly("setsid", "prlimit", "--as=1000", "--", "/bin/sh", "-c", "echo hi");
+    }
+
+    @Test
+    void buildsALine_forEveryKindOfIsolation() {
+        List<Isolation> samples = List.of(
+                new Isolation.Namespaces(SandboxUser.NOBODY, true), Isolation.Unavailable.because("none"));
+
+        assertThat(samples.stream().map(Object::getClass))
+                .containsExactlyInAnyOrderElementsOf(Arrays.asList(Isolation.class.getPermittedSubclasses()));
+        samples.forEach(isolation -> assertThat(CommandLine.of(isolation, CONFIG, "true")).endsWith("-c", "true"));
+    }
+}
