@@ -1,5 +1,6 @@
 package dev.tether.projector;
 
+import dev.tether.testing.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -1,6 +1,5 @@
-package dev.tether.projector;
+package dev.tether.testing;
 
-import dev.tether.testing.TetherStack;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,12 +12,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Reads whole topics as raw records, committed data only. */
-final class TopicReader {
+public final class TopicReader {
 
     private TopicReader() {}
 
     /** Every committed record of {@code topic}, partition by partition, in offset order. */
-    static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
         var config = new HashMap<>(TetherStack.shared().clientConfig());
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         var records = new ArrayList<ConsumerRecord<byte[], byte[]>>();
@@ -37,7 +36,7 @@ final class TopicReader {
     }
 
     /** The latest value of each key (as text), for a compacted topic read as a table. */
-    static Map<String, byte[]> latestByKey(String topic) {
+    public static Map<String, byte[]> latestByKey(String topic) {
         var latest = new java.util.TreeMap<String, byte[]>();
         for (var r : readAll(topic)) {
             String key = new String(r.key(), java.nio.charset.StandardCharsets.UTF_8);

@@ -1,0 +1,86 @@
+package dev.tether.executor.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The executor's own settings ({@code tether.executor.*}). */
+@ConfigMapping(prefix = "tether.executor")
+public interface ExecutorConfig {
+
+    /** Names this instance in the ledger ({@code executorId}) and in its consumer group membership. */
+    String instanceId();
+
+    /** The directory holding one workspace per session, {@code <dir>/<sessionId>}; the approval-service reads the same. */
+    String workspaces();
+
+    /** How many calls run at once, each of a different session (a session's calls run one after another). */
+    @WithDefault("4")
+    int concurrency();
+
+    Blobs blobs();
+
+    Commands commands();
+
+    Http http();
+
+    /** {@code secret://name} references resolve to these values, and only in the executor ({@code secrets."name"=value}). */
+    Map<String, String> secrets();
+
+    Test test();
+
+    interface Blobs {
+        /** The local blob store's directory: the session-service's, so it serves what the executor offloads. */
+        String dir();
+
+        /** Tool output over this many UTF-8 bytes is offloaded, leaving a preview in the event. */
+        @WithDefault("65536")
+        int thresholdBytes();
+    }
+
+    /** How {@code run_command} runs commands; see the tools module's {@code RunnerConfig}. */
+    interface Commands {
+        @WithDefault("PT60S")
+        Duration timeout();
+
+        @WithDefault("1048576")
+        int outputCapBytes();
+
+        @WithDefault("1073741824")
+        long memoryLimitBytes();
+
+        @WithDefault("512")
+        int maxProcesses();
+
+        /** Whether commands may use the network; off by default (an empty network namespace). */
+        @WithDefault("false")
+        boolean network();
+
+        /**
+         * Where the OS does not let the executor create namespaces: run commands anyway, without network or PID
+         * isolation (true), or refuse every command (false, the default: fail closed).
+         */
+        @WithDefault("false")
+        boolean allowUnisolated();
+    }
+
+    interface Http {
+        /** The hosts {@code http_fetch} may reach; none by default. */
+        Optional<List<String>> allowedHosts();
+    }
+
+    /** For crash tests only: never set in production. */
+    interface Test {
+        /**
+         * Halts the JVM (as a SIGKILL would) the first time it reaches this point of a call: {@code after-started},
+         * {@code after-effect} or {@code after-outcome}; once, remembered by {@link #crashMarker()}.
+         */
+        Optional<String> crashAt();
+
+        /** The file whose existence says the crash happened already. */
+        Optional<String> crashMarker();
+    }
+}

@@ -1,0 +1,62 @@
+package dev.tether.executor.domain;
+
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.policy.GatingPolicy;
+import dev.tether.tools.Tool;
+import dev.tether.tools.ToolRegistry;
+import java.util.Objects;
+
+/**
+ * The policy enforcement point: whether an authorized call may run here and now, checked again by the executor
+ * whatever the request says. A call runs only if its tool is in the registry of the session's tool mode and, when the
+ * tool is gated for the session's tenant and mode, its basis is an approval. A basis this build does not know never
+ * suffices. Immutable, thread-safe.
+ */
+public final class Authority {
+
+    /** The answer for one call. */
+    public sealed interface Verdict permits Allowed, Refused {}
+
+    /** The call may run, with this tool. */
+    public record Allowed(Tool tool) implements Verdict {}
+
+    /** The call must not run; {@code reason} is for the model and the log. */
+    public record Refused(String reason) implements Verdict {}
+
+    private final ToolRegistry registry;
+    private final GatingPolicy policy;
+
+    public Authority(ToolRegistry registry, GatingPolicy policy) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    public ToolRegistry registry() {
+        return registry;
+    }
+
+    public Verdict check(String tenantId, ToolMode mode, String tool, AuthorizationBasis basis) {
+        var found = registry.forMode(mode).find(tool);
+        if (found.isEmpty()) {
+            return new Refused("refused: tool '" + tool + "' is not available to " + mode + " sessions (available: "
+                    + String.join(", ", registry.forMode(mode).names()) + ")");
+        }
+        switch (basis.kind()) {
+            case UNKNOWN -> {
+                return new Refused("refused: the call's authorization basis is of a kind this executor does not know");
+            }
+            case POLICY -> {
+                if (policy.gated(tenantId, mode, tool)) {
+                    return new Refused("refused: '" + tool + "' needs a human's approval in " + mode
+                            + " sessions of this tenant, and the call has none");
+                }
+            }
+            case APPROVAL -> {
+                // an approval_granted event of this session authorizes it: the sequencer accepted the
+                // tool_call_authorized only after that grant
+            }
+        }
+        return new Allowed(found.get());
+    }
+}

@@ -1,0 +1,198 @@
+package dev.tether.executor.kafka;
+
+import dev.tether.avro.SessionEvent;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.common.blob.BlobOffloader;
+import dev.tether.common.blob.LocalBlobStore;
+import dev.tether.common.kafka.AvroSerdes;
+import dev.tether.common.kafka.SessionPartitioner;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.service.TetherConfig;
+import dev.tether.executor.config.ExecutorConfig;
+import dev.tether.executor.domain.Authority;
+import dev.tether.tools.HttpFetchPolicy;
+import dev.tether.tools.ToolRegistry;
+import dev.tether.tools.sandbox.CommandRunner;
+import dev.tether.tools.sandbox.Isolation;
+import dev.tether.tools.sandbox.MapSecretProvider;
+import dev.tether.tools.sandbox.RunnerConfig;
+import dev.tether.tools.sandbox.WorkspaceRoot;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * Starts the executor once the topics and schemas are verified, and stops it with the service: the request loop
+ * ({@link ExecutorLoop}), the interruption watcher ({@link InterruptWatcher}) and the worker threads that run tools.
+ */
+@ApplicationScoped
+public class Executor {
+
+    private static final Logger LOG = Logger.getLogger(Executor.class);
+
+    private final TetherConfig tether;
+    private final ExecutorConfig config;
+    private final String bootstrapServers;
+    private ExecutorService workers;
+    private Producer<String, SpecificRecord> producer;
+    private ExecutorLoop loop;
+    private InterruptWatcher watcher;
+    private Thread loopThread;
+    private Thread watcherThread;
+    private Isolation isolation;
+
+    Executor(TetherConfig tether, ExecutorConfig config,
+             @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
+        this.tether = tether;
+        this.config = config;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    /** After {@code InfrastructureInit} (default priority): the topics exist and are verified. */
+    void onStart(@Observes @Priority(3000) StartupEvent event) {
+        TopicLayout layout = tether.layout();
+        String registry = tether.registry().url();
+        var commands = config.commands();
+        var runnerConfig = RunnerConfig.defaults()
+                .withTimeout(commands.timeout())
+                .withOutputCapBytes(commands.outputCapBytes())
+                .withMemoryLimitBytes(commands.memoryLimitBytes())
+                .withMaxProcesses(commands.maxProcesses())
+                .withNetworkAccess(commands.network())
+                .withAllowNetworkWhenIsolationUnavailable(commands.allowUnisolated());
+        CommandRunner runner = CommandRunner.detecting(runnerConfig);
+        isolation = runner.isolation();
+        if (isolation instanceof Isolation.Unavailable unavailable) {
+            LOG.warnf("commands cannot be isolated on this host (%s): run_command %s", unavailable.reason(),
+                    commands.allowUnisolated() ? "runs WITHOUT network or PID isolation (allow-unisolated=true)"
+                            : "refuses every command (set tether.executor.commands.allow-unisolated=true to run them anyway)");
+        } else {
+            LOG.infof("commands run isolated: %s", isolation);
+        }
+        var registryOfTools = ToolRegistry.builder()
+                .addBuiltIns(HttpFetchPolicy.allowing(config.http().allowedHosts().orElse(List.of())))
+                .build();
+        var authority = new Authority(registryOfTools, tether.gatingPolicy());
+        var offloader = new BlobOffloader(new LocalBlobStore(Path.of(config.blobs().dir())),
+                config.blobs().thresholdBytes(), BlobOffloader.DEFAULT_PREVIEW_CHARS);
+        var workspaces = new WorkspaceRoot(Path.of(config.workspaces()), isolation.commandUser());
+        var crashPoints = new CrashPoints(config.test().crashAt(), config.test().crashMarker());
+
+        producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), this.<SpecificRecord>serde(registry).serializer());
+        var ledger = new Ledger();
+        var inFlight = new InFlight();
+        var handler = new CallHandler(ledger, producer, layout, authority, workspaces, runner,
+                new MapSecretProvider(config.secrets()), offloader, inFlight, crashPoints, config.instanceId(),
+                Clock.systemUTC());
+        workers = Executors.newFixedThreadPool(config.concurrency(), named("tool-call"));
+        loop = new ExecutorLoop(
+                new KafkaConsumer<>(consumerConfig(layout.prefix() + "tether-tool-executor", true),
+                        new StringDeserializer(), this.<ToolRequest>serde(registry).deserializer()),
+                new KafkaConsumer<>(consumerConfig(null, false), new StringDeserializer(),
+                        this.<ToolOutcome>serde(registry).deserializer()),
+                ledger, handler, workers, layout);
+        watcher = new InterruptWatcher(new KafkaConsumer<>(consumerConfig(null, false), new ByteArrayDeserializer(),
+                this.<SessionEvent>serde(registry).deserializer()), inFlight, layout);
+        loopThread = named("tool-requests").newThread(loop);
+        watcherThread = named("interrupt-watcher").newThread(watcher);
+        loopThread.start();
+        watcherThread.start();
+        LOG.infof("tool executor %s started: tools %s (read-only sessions: %s), %d at once, workspaces in %s",
+                config.instanceId(), registryOfTools.forMode(dev.tether.common.event.ToolMode.WRITE).names(),
+                registryOfTools.forMode(dev.tether.common.event.ToolMode.READ_ONLY).names(), config.concurrency(),
+                workspaces.directory());
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        if (loop == null) {
+            return;
+        }
+        loop.stop();
+        watcher.stop();
+        join(loopThread);
+        join(watcherThread);
+        workers.shutdownNow();
+        producer.close();
+    }
+
+    /** Whether the executor takes requests: joined its group, loaded its ledger, and watches interruptions. */
+    public boolean ready() {
+        return loop != null && loop.ready() && watcher.ready() && loopThread.isAlive();
+    }
+
+    /** How commands are isolated here, for the readiness check; null before start. */
+    public Isolation isolation() {
+        return isolation;
+    }
+
+    private Map<String, Object> producerConfig() {
+        var props = new HashMap<String, Object>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, SessionPartitioner.class.getName());
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, config.instanceId() + "-producer");
+        return props;
+    }
+
+    private Map<String, Object> consumerConfig(String groupId, boolean member) {
+        var props = new HashMap<String, Object>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        if (member) {
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+            // static membership: a restarted instance takes its partitions back at once
+            props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.instanceId());
+            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 15_000);
+            props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
+        }
+        return props;
+    }
+
+    private <T extends SpecificRecord> Serde<T> serde(String registry) {
+        return AvroSerdes.valueSerde(registry);
+    }
+
+    private static java.util.concurrent.ThreadFactory named(String name) {
+        var counter = new java.util.concurrent.atomic.AtomicInteger();
+        return runnable -> {
+            var thread = new Thread(runnable, name + "-" + counter.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    private static void join(Thread thread) {
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

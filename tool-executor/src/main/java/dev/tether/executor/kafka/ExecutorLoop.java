@@ -1,0 +1,192 @@
+package dev.tether.executor.kafka;
+
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordDeserializationException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.jboss.logging.Logger;
+
+/**
+ * The executor's main loop: consumes {@code tool-requests} (read_committed, offsets committed by hand) and hands each
+ * poll's calls to {@link CallHandler}: one session's calls one after another in log order, different sessions' calls
+ * at once on {@code workers}. While a batch runs, the partitions are paused and the consumer keeps polling, so a long
+ * tool does not make it leave the group.
+ *
+ * <p>An offset is committed only after its call's outcome is recorded and reported, so a crash makes the request come
+ * again, and the ledger decides what that means (report again, reconcile, or run). If handling fails (the broker is
+ * unreachable), the batch's partitions go back to where the batch started and the calls come again: a call that
+ * finished meanwhile is only reported again.
+ *
+ * <p>When partitions are assigned, the ledger of their keys is loaded from {@code tool-outcomes} before any of their
+ * requests is handled; when they are revoked, the running batch finishes and is committed first. Runs on one thread.
+ */
+final class ExecutorLoop implements Runnable {
+
+    private static final Logger LOG = Logger.getLogger(ExecutorLoop.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration LEDGER_LOAD_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
+
+    private final Consumer<String, ToolRequest> requests;
+    private final Consumer<String, ToolOutcome> ledgerReader;
+    private final Ledger ledger;
+    private final CallHandler handler;
+    private final ExecutorService workers;
+    private final String requestsTopic;
+    private final String outcomesTopic;
+    private volatile boolean running = true;
+    private volatile boolean ready;
+    private Batch batch;
+
+    /** One poll's calls, being handled. */
+    private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next,
+                         Map<TopicPartition, Long> first) {}
+
+    ExecutorLoop(Consumer<String, ToolRequest> requests, Consumer<String, ToolOutcome> ledgerReader, Ledger ledger,
+                 CallHandler handler, ExecutorService workers, TopicLayout layout) {
+        this.requests = requests;
+        this.ledgerReader = ledgerReader;
+        this.ledger = ledger;
+        this.handler = handler;
+        this.workers = workers;
+        this.requestsTopic = layout.name(Topics.TOOL_REQUESTS);
+        this.outcomesTopic = layout.name(Topics.TOOL_OUTCOMES);
+    }
+
+    /** Whether the loop has joined the group and loaded the ledger of what it was given. */
+    boolean ready() {
+        return ready;
+    }
+
+    /** Stops the loop after the running batch; returns at once. */
+    void stop() {
+        running = false;
+        requests.wakeup();
+    }
+
+    @Override
+    public void run() {
+        requests.subscribe(List.of(requestsTopic), new Rebalance());
+        try {
+            while (running) {
+                pollOnce();
+            }
+        } catch (WakeupException e) {
+            // stop() was called
+        } finally {
+            finishBatch();
+            requests.close();
+            ledgerReader.close();
+        }
+    }
+
+    private void pollOnce() {
+        try {
+            var records = requests.poll(POLL);
+            ready = true;
+            if (!records.isEmpty()) {
+                batch = dispatch(records);
+                requests.pause(requests.assignment());
+                while (batch != null && !batch.done().isDone() && running) {
+                    requests.poll(POLL); // paused: returns nothing, keeps the membership and runs rebalances
+                }
+                finishBatch();
+                requests.resume(requests.paused());
+            }
+        } catch (RecordDeserializationException e) {
+            LOG.errorf("tool-requests %s offset %d cannot be read, skipped (no call can be run or reported from it): %s",
+                    e.topicPartition(), e.offset(), e.getMessage());
+            requests.seek(e.topicPartition(), e.offset() + 1);
+        }
+    }
+
+    private Batch dispatch(Iterable<ConsumerRecord<String, ToolRequest>> records) {
+        var bySession = new LinkedHashMap<String, List<ToolRequest>>();
+        var next = new HashMap<TopicPartition, OffsetAndMetadata>();
+        var first = new HashMap<TopicPartition, Long>();
+        for (var record : records) {
+            var partition = new TopicPartition(record.topic(), record.partition());
+            first.putIfAbsent(partition, record.offset());
+            next.put(partition, new OffsetAndMetadata(record.offset() + 1));
+            if (record.value() == null) {
+                continue; // a tombstone: nothing to run
+            }
+            bySession.computeIfAbsent(record.value().getSessionId(), s -> new ArrayList<>()).add(record.value());
+        }
+        var futures = bySession.values().stream()
+                .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(handler::handle), workers))
+                .toArray(CompletableFuture[]::new);
+        return new Batch(CompletableFuture.allOf(futures), next, first);
+    }
+
+    /** Waits for the running batch; commits it, or rewinds its partitions if a call could not be handled. */
+    private void finishBatch() {
+        if (batch == null) {
+            return;
+        }
+        Batch finishing = batch;
+        batch = null;
+        try {
+            finishing.done().join();
+        } catch (RuntimeException e) {
+            LOG.errorf(e.getCause() != null ? e.getCause() : e, "a batch of tool calls failed; its calls come again in %s",
+                    RETRY_BACKOFF);
+            var assigned = requests.assignment();
+            finishing.first().forEach((partition, offset) -> {
+                if (assigned.contains(partition)) {
+                    requests.seek(partition, offset);
+                }
+            });
+            sleep(RETRY_BACKOFF);
+            return;
+        }
+        var owned = new HashMap<>(finishing.next());
+        owned.keySet().retainAll(requests.assignment());
+        if (!owned.isEmpty()) {
+            requests.commitSync(owned);
+        }
+    }
+
+    private final class Rebalance implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty()) {
+                LOG.infof("giving up %s: finishing the running calls first", partitions);
+            }
+            finishBatch();
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            var ledgerPartitions = partitions.stream()
+                    .map(p -> new TopicPartition(outcomesTopic, p.partition()))
+                    .toList();
+            ledger.load(ledgerReader, ledgerPartitions, LEDGER_LOAD_TIMEOUT);
+            LOG.infof("assigned %s; the ledger knows %d calls", partitions, ledger.size());
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package dev.tether.executor;
+
+import static dev.tether.executor.ExecutorScenario.AGENT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.avro.OutcomeState;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.kafka.Topics;
+import dev.tether.testing.TetherStack;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The executor killed in each crash window of a call, with the real broker, sequencer and projector around it:
+ * (a) after STARTED, before the effect; (b) after the effect, before the outcome; (c) after the outcome, before the
+ * tool_result. Restarted, it must leave every effect done exactly once, or reported UNKNOWN and not repeated, and the
+ * session with exactly one tool_result per call. Then the whole tool-requests topic is replayed from offset 0: nothing
+ * runs again.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ExecutorCrashIT {
+
+    private static final List<String> WINDOWS = List.of("after-started", "after-effect", "after-outcome");
+
+    private ExecutorScenario scenario;
+
+    @BeforeAll
+    void start() throws Exception {
+        scenario = new ExecutorScenario("xcrash");
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        scenario.close();
+    }
+
+    @Test
+    void everyCrashWindow_leavesEachEffectExactlyOnceOrUnknown_andOneResultPerCall_andAReplayRunsNothing() throws Exception {
+        // the edit sessions get a file to edit first, from an executor that does not crash
+        scenario.startExecutor();
+        var results = new LinkedHashMap<String, JsonNode>();
+        for (String window : WINDOWS) {
+            String session = scenario.prefix + "edit-" + window;
+            scenario.createSession(session, AGENT, "WRITE");
+            call(session, "seed", "write_file", "{\"path\":\"log.txt\",\"content\":\"begin\\nEND\\n\"}");
+            assertThat(scenario.awaitResult(session, AGENT, "seed").get("status").asText()).isEqualTo("OK");
+            scenario.createSession(scenario.prefix + "run-" + window, AGENT, "WRITE");
+        }
+
+        for (String window : WINDOWS) {
+            String edit = scenario.prefix + "edit-" + window;
+            scenario.startExecutorCrashingAt(window);
+            String key = call(edit, "edit", "edit_file", "{\"path\":\"log.txt\",\"old\":\"END\",\"new\":\"" + window + "\\nEND\"}");
+            scenario.awaitExecutorDeath();
+            assertThat(Files.readString(scenario.executorLog())).contains("test crash point " + window + " reached");
+            scenario.startExecutor();
+            results.put(edit, scenario.awaitResult(edit, AGENT, "edit"));
+            assertThat(lastOutcome(key).getAttempt()).as("%s: the ledger counts the crashed attempt", window)
+                    .isGreaterThanOrEqualTo(window.equals("after-outcome") ? 1 : 2);
+
+            String run = scenario.prefix + "run-" + window;
+            scenario.startExecutorCrashingAt(window);
+            call(run, "count", "run_command", "{\"command\":\"echo once >> count.txt\"}");
+            scenario.awaitExecutorDeath();
+            scenario.startExecutor();
+            results.put(run, scenario.awaitResult(run, AGENT, "count"));
+        }
+
+        var summary = new ArrayList<String>();
+        for (String window : WINDOWS) {
+            String edit = scenario.prefix + "edit-" + window;
+            long edits = Files.readAllLines(scenario.workspace(edit).resolve("log.txt")).stream().filter(window::equals).count();
+            assertThat(edits).as("edit_file crashed %s: its line is in the file exactly once", window).isEqualTo(1);
+            assertThat(results.get(edit).get("status").asText()).as("edit_file crashed %s", window).isEqualTo("OK");
+            assertThat(results.get(edit).get("content").asText()).contains("+" + window);
+
+            String run = scenario.prefix + "run-" + window;
+            var count = scenario.workspace(run).resolve("count.txt");
+            long runs = Files.exists(count) ? Files.readAllLines(count).size() : 0;
+            String status = results.get(run).get("status").asText();
+            assertThat(runs).as("run_command crashed %s: never twice", window).isLessThanOrEqualTo(1);
+            if (window.equals("after-outcome")) {
+                assertThat(status).as("the outcome was recorded before the crash: it is reported, not re-run").isEqualTo("OK");
+                assertThat(runs).isEqualTo(1);
+            } else {
+                assertThat(status).as("a command cannot be proven done or not done: %s", window).isEqualTo("UNKNOWN");
+                assertThat(results.get(run).get("content").asText()).contains("not run again");
+                assertThat(runs).isEqualTo(window.equals("after-started") ? 0 : 1);
+            }
+            summary.add(String.format("%-13s edit_file: %s, applied %d time(s) | run_command: %s, ran %d time(s)", window,
+                    results.get(edit).get("status").asText(), edits, status, runs));
+        }
+
+        // every call of every session has exactly one tool_result in the log
+        for (String session : results.keySet()) {
+            for (JsonNode event : scenario.events(session, AGENT)) {
+                if (event.get("type").asText().equals("assistant_message")) {
+                    for (JsonNode toolCall : event.get("toolCalls")) {
+                        String callId = toolCall.get("callId").asText();
+                        assertThat(scenario.toolResults(session, AGENT, callId)).as("%s %s", session, callId).hasSize(1);
+                    }
+                }
+            }
+        }
+
+        // replay tool-requests from offset 0: everything is reported again, nothing runs again
+        scenario.stopExecutor();
+        int ledgerBefore = scenario.ledgerSize();
+        rewindExecutorGroup();
+        var replayed = scenario.startExecutor();
+        String marker = scenario.prefix + "edit-after-started";
+        call(marker, "after-replay", "read_file", "{\"path\":\"log.txt\"}");
+        scenario.awaitResult(marker, AGENT, "after-replay"); // the replay came before it: it is done
+        assertThat(scenario.ledgerSize()).as("the replay wrote no ledger entry; only the new read_file did (STARTED, OK)")
+                .isEqualTo(ledgerBefore + 2);
+        for (String window : WINDOWS) {
+            String edit = scenario.prefix + "edit-" + window;
+            assertThat(Files.readAllLines(scenario.workspace(edit).resolve("log.txt")).stream().filter(window::equals)).hasSize(1);
+            assertThat(scenario.toolResults(edit, AGENT, "edit")).hasSize(1);
+        }
+        assertThat(Files.readString(replayed.log())).contains("ended before");
+        System.out.println("crash-window results:\n  " + String.join("\n  ", summary));
+    }
+
+    /** Asks for one call and authorizes it on policy; returns its idempotency key. */
+    private String call(String session, String callId, String tool, String argumentsJson) {
+        long seq = scenario.askFor(session, AGENT, Map.of(callId, List.of(tool, argumentsJson)));
+        scenario.authorize(session, "acme", callId, AuthorizationBasis.POLICY);
+        return session + "/" + seq + "/" + callId;
+    }
+
+    private ToolOutcome lastOutcome(String key) {
+        List<ToolOutcome> written = scenario.ledger(key);
+        assertThat(written).as("ledger of %s", key).isNotEmpty();
+        ToolOutcome last = written.get(written.size() - 1);
+        assertThat(last.getState()).isNotEqualTo(OutcomeState.STARTED);
+        return last;
+    }
+
+    private void rewindExecutorGroup() throws Exception {
+        String topic = scenario.layout.name(Topics.TOOL_REQUESTS);
+        try (Admin admin = Admin.create(TetherStack.shared().clientConfig())) {
+            var offsets = new java.util.HashMap<TopicPartition, OffsetAndMetadata>();
+            int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+            for (int p = 0; p < partitions; p++) {
+                offsets.put(new TopicPartition(topic, p), new OffsetAndMetadata(0));
+            }
+            // a static member stays in the group for its session timeout after it stops: retry until it is gone
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(1)).pollInterval(java.time.Duration.ofSeconds(1))
+                    .ignoreExceptions()
+                    .until(() -> {
+                        admin.alterConsumerGroupOffsets(scenario.prefix + "tether-tool-executor", offsets).all().get();
+                        return true;
+                    });
+        }
+    }
+}

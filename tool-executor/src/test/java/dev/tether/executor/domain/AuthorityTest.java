@@ -1,0 +1,59 @@
+package dev.tether.executor.domain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.policy.GatingPolicy;
+import dev.tether.tools.HttpFetchPolicy;
+import dev.tether.tools.ToolRegistry;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class AuthorityTest {
+
+    private final Authority authority = new Authority(ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build(),
+            GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("globex.WRITE", "run_command")));
+
+    @Test
+    void aReadOnlySession_cannotCallAWriteTool_whateverItsBasis() {
+        var verdict = authority.check("acme", ToolMode.READ_ONLY, "write_file", AuthorizationBasis.approval(7));
+        assertThat(verdict).isInstanceOf(Authority.Refused.class);
+        assertThat(((Authority.Refused) verdict).reason())
+                .contains("'write_file' is not available to READ_ONLY sessions").contains("read_file");
+    }
+
+    @Test
+    void aToolOutsideTheRegistry_isRefused() {
+        assertThat(authority.check("acme", ToolMode.WRITE, "rm_rf", AuthorizationBasis.POLICY)).isInstanceOf(Authority.Refused.class);
+    }
+
+    @Test
+    void aGatedTool_needsAnApproval_aPolicyBasisIsNotEnough() {
+        var refused = authority.check("acme", ToolMode.WRITE, "edit_file", AuthorizationBasis.POLICY);
+        assertThat(refused).isInstanceOf(Authority.Refused.class);
+        assertThat(((Authority.Refused) refused).reason()).contains("needs a human's approval");
+        var allowed = authority.check("acme", ToolMode.WRITE, "edit_file", AuthorizationBasis.approval(12));
+        assertThat(allowed).isInstanceOf(Authority.Allowed.class);
+        assertThat(((Authority.Allowed) allowed).tool().name()).isEqualTo("edit_file");
+    }
+
+    @Test
+    void anUngatedTool_runsOnPolicy() {
+        assertThat(authority.check("acme", ToolMode.READ_ONLY, "read_file", AuthorizationBasis.POLICY))
+                .isInstanceOf(Authority.Allowed.class);
+    }
+
+    @Test
+    void aTenantOverride_changesWhatIsGated_forThatTenantAndModeOnly() {
+        assertThat(authority.check("globex", ToolMode.WRITE, "edit_file", AuthorizationBasis.POLICY)).isInstanceOf(Authority.Allowed.class);
+        assertThat(authority.check("globex", ToolMode.WRITE, "run_command", AuthorizationBasis.POLICY)).isInstanceOf(Authority.Refused.class);
+        assertThat(authority.check("acme", ToolMode.WRITE, "edit_file", AuthorizationBasis.POLICY)).isInstanceOf(Authority.Refused.class);
+    }
+
+    @Test
+    void aBasisOfAnUnknownKind_neverSuffices_evenForAnUngatedTool() {
+        var verdict = authority.check("acme", ToolMode.READ_ONLY, "read_file", new AuthorizationBasis(AuthorizationBasis.Kind.UNKNOWN, null));
+        assertThat(verdict).isInstanceOf(Authority.Refused.class);
+    }
+}
