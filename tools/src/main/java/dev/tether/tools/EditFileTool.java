@@ -1,7 +1,7 @@
 package dev.tether.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
+import dev.tether.tools.sandbox.Workspace;
 import java.nio.file.Path;
 import java.util.Set;
 
@@ -9,7 +9,8 @@ import java.util.Set;
  * {@code edit_file {path, old, new, all?}}: replaces the text {@code old} by {@code new} in an existing UTF-8 text
  * file, atomically. {@code old} must occur exactly once, unless {@code all} is true, which replaces every occurrence
  * (left to right, not overlapping); the error otherwise names the count. The output is the unified diff; the hashes
- * are as for {@link WriteFileTool}.
+ * are as for {@link WriteFileTool}. An approver is {@linkplain #shown shown} that same diff, against the file as it is
+ * when asked.
  *
  * <p>Not idempotent: run again, the replacement could apply twice. Reconciled by the file's hash. Stateless.
  */
@@ -36,12 +37,18 @@ public final class EditFileTool implements Tool {
 
     @Override
     public Intent intent(ToolContext context, JsonNode arguments) throws ToolException {
-        return change(context, arguments).intent();
+        return change(context.workspace(), arguments).intent();
+    }
+
+    /** The unified diff the call would make now. */
+    @Override
+    public String shown(Workspace workspace, JsonNode arguments) throws ToolException {
+        return change(workspace, arguments).shown(NAME);
     }
 
     @Override
     public ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException {
-        return change(context, arguments).apply(context, NAME);
+        return change(context.workspace(), arguments).apply(context, NAME);
     }
 
     @Override
@@ -54,20 +61,15 @@ public final class EditFileTool implements Tool {
         }
     }
 
-    private static FileChange change(ToolContext context, JsonNode arguments) throws ToolException {
+    private static FileChange change(Workspace workspace, JsonNode arguments) throws ToolException {
         ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
-        Path file = args.path("path", context.workspace(), null);
+        Path file = args.path("path", workspace, null);
         String old = args.nonEmptyString("old");
         String replacement = args.string("new");
         boolean all = args.optionalBoolean("all", false);
-        String path = context.workspace().relativize(file);
-        byte[] before;
-        try {
-            before = FileChange.read(file)
-                    .orElseThrow(() -> ToolException.invalidArgument("path", "no such file: " + path));
-        } catch (IOException e) {
-            throw ToolException.io("read", path, e);
-        }
+        String path = workspace.relativize(file);
+        byte[] before = FileChange.read(path, file)
+                .orElseThrow(() -> ToolException.invalidArgument("path", "no such file: " + path));
         String text = Utf8Text.decode(before)
                 .orElseThrow(() -> ToolException.invalidArgument("path", path + " is not UTF-8 text"));
         int count = occurrences(text, old);

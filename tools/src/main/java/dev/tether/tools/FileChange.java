@@ -5,13 +5,16 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import dev.tether.tools.sandbox.Workspace;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 
 /**
  * A file tool's change to one file, worked out in full before it is made: so its hashes can go into the ledger first,
- * and the diff shows exactly what was written. Immutable.
+ * the diff an approver is shown beforehand is the diff the call then reports, and both show exactly what is written.
+ * Immutable.
  */
 final class FileChange {
 
@@ -33,12 +36,28 @@ final class FileChange {
         this.after = after;
     }
 
-    /** The content of {@code file} now, or empty if it does not exist. */
-    static Optional<byte[]> read(Path file) throws IOException {
+    /**
+     * The content of a regular file now, or empty if it does not exist. Anything else is refused before it is opened:
+     * opening a FIFO for reading would wait for a writer, forever.
+     *
+     * @param path {@code file} as tools show it, for errors
+     * @throws ToolException naming argument {@code path} if {@code file} is a directory or not a regular file
+     */
+    static Optional<byte[]> read(String path, Path file) throws ToolException {
         try {
+            BasicFileAttributes attributes =
+                    Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (attributes.isDirectory()) {
+                throw ToolException.invalidArgument("path", path + " is a directory");
+            }
+            if (!attributes.isRegularFile()) {
+                throw ToolException.invalidArgument("path", path + " is not a regular file");
+            }
             return Optional.of(Files.readAllBytes(file));
         } catch (NoSuchFileException e) {
             return Optional.empty();
+        } catch (IOException e) {
+            throw ToolException.io("read", path, e);
         }
     }
 
@@ -74,6 +93,12 @@ final class FileChange {
         return context.output(ToolOutput.Status.OK, content, beforeHash(), afterHash());
     }
 
+    /** What an approver is shown: the diff {@link #apply} will report, or a line saying nothing will change. */
+    String shown(String tool) {
+        String diff = diff();
+        return diff.isEmpty() ? tool + ": " + path + " already has this content; nothing will change\n" : diff;
+    }
+
     /** The unified diff of the change; a line naming the hashes when either side is not text. */
     String diff() {
         Optional<String> oldText = before == null ? Optional.of("") : Utf8Text.decode(before);
@@ -90,14 +115,10 @@ final class FileChange {
         return hash.equals(FileHash.ABSENT) ? "(absent)" : hash;
     }
 
-    /** The change of a file to {@code after}, from its content now. */
+    /** The change of a file to {@code after}, from its content now; see {@link #read} for what is refused. */
     static FileChange to(Workspace workspace, Path file, byte[] after) throws ToolException {
         String path = workspace.relativize(file);
-        try {
-            return new FileChange(path, file, read(file).orElse(null), after);
-        } catch (IOException e) {
-            throw ToolException.io("read", path, e);
-        }
+        return new FileChange(path, file, read(path, file).orElse(null), after);
     }
 
     static byte[] utf8(String text) {

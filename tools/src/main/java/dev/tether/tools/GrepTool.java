@@ -16,6 +16,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -55,9 +56,12 @@ public final class GrepTool implements Tool {
         this(Duration.ofSeconds(TIMEOUT_SECONDS));
     }
 
-    /** A grep that stops after {@code timeout}. */
+    /** A grep that stops after {@code timeout}, which is positive. */
     public GrepTool(Duration timeout) {
-        this.timeout = timeout;
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
     }
 
     @Override
@@ -105,8 +109,8 @@ public final class GrepTool implements Tool {
                 }
             }
         } catch (DeadlineCharSequence.DeadlineExceeded e) {
-            return context.output(ToolOutput.Status.ERROR, search.report("[grep: stopped after " + timeout.toSeconds()
-                    + " s; simplify the pattern (nested quantifiers backtrack) or narrow path or glob]\n"));
+            return context.output(ToolOutput.Status.ERROR, search.report("[grep: stopped after " + timeout.toMillis()
+                    + " ms; simplify the pattern (nested quantifiers backtrack) or narrow path or glob]\n"));
         }
         String notes = candidates.complete ? "" : "[grep: searched the first " + MAX_FILES + " files only]\n";
         return context.output(ToolOutput.Status.OK, search.report(notes));

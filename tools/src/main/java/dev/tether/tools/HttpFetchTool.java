@@ -3,6 +3,7 @@ package dev.tether.tools;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.tools.sandbox.Workspace;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -31,7 +32,8 @@ import java.util.regex.Pattern;
  * has a timeout and keeps at most the policy's number of body bytes; it goes to the host directly, through no proxy.
  *
  * <p>The output is the status line, the {@code content-type} (and {@code location}) header, a blank line and the
- * body as UTF-8; a status other than 2xx is an ERROR result.
+ * body as UTF-8; a status other than 2xx is an ERROR result. An approver is {@linkplain #shown shown} the method, the
+ * URL and the headers as written.
  *
  * <p>A GET is idempotent; reconciled by fetching again. Thread-safe: one client serves every call.
  */
@@ -70,22 +72,30 @@ public final class HttpFetchTool implements Tool {
         return true;
     }
 
+    /**
+     * {@code GET <url>} and a {@code name: value} line per header, as written: a {@code secret://} reference in a
+     * value is shown, never its value. Checked as {@link #execute} checks it: a URL off the allowlist is refused.
+     */
+    @Override
+    public String shown(Workspace workspace, JsonNode arguments) throws ToolException {
+        ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
+        URI uri = allowedUri(args.nonEmptyString("url"));
+        var shown = new StringBuilder("GET ").append(uri).append('\n');
+        for (Map.Entry<String, String> header : headers(uri, args).entrySet()) {
+            shown.append(header.getKey()).append(": ").append(header.getValue()).append('\n');
+        }
+        return shown.toString();
+    }
+
     @Override
     public ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException {
         ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
         URI uri = allowedUri(args.nonEmptyString("url"));
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).GET().timeout(policy.timeout());
-        for (Map.Entry<String, String> header : args.optionalStringMap("headers").entrySet()) {
+        for (Map.Entry<String, String> header : headers(uri, args).entrySet()) {
             String argument = "headers." + header.getKey();
-            if (!HEADER_NAME.matcher(header.getKey()).matches()) {
-                throw ToolException.invalidArgument(argument, "is not a valid header name");
-            }
             String value = context.resolveSecrets(argument, header.getValue());
-            try {
-                request.header(header.getKey(), value);
-            } catch (IllegalArgumentException e) { // a restricted header, or a line break in the value
-                throw ToolException.invalidArgument(argument, "cannot be sent (a restricted header, or a bad value)");
-            }
+            header(request, argument, header.getKey(), value);
         }
         if (context.cancellation().isCancelled()) {
             return context.output(ToolOutput.Status.CANCELLED, "[http_fetch: cancelled before the request]\n");
@@ -103,12 +113,37 @@ public final class HttpFetchTool implements Tool {
             return context.output(ToolOutput.Status.CANCELLED, "[http_fetch: interrupted]\n");
         } catch (TimeoutException e) {
             response.cancel(true);
-            throw ToolException.failed("no complete response from " + uri.getHost() + " within "
-                    + policy.timeout().toMillis() + " ms", null);
+            throw timedOut(uri, null);
         } catch (ExecutionException e) {
+            if (context.cancellation().isCancelled()) { // the client fails a cancelled exchange with an IOException
+                return context.output(ToolOutput.Status.CANCELLED, "[http_fetch: cancelled]\n");
+            }
             throw failure(uri, e.getCause());
         } finally {
             cancelOnInterrupt.close();
+        }
+    }
+
+    /** The headers as written, their names and values checked; {@code secret://} references unresolved. */
+    private static Map<String, String> headers(URI uri, ToolArguments args) throws ToolException {
+        Map<String, String> headers = args.optionalStringMap("headers");
+        HttpRequest.Builder check = HttpRequest.newBuilder(uri);
+        for (Map.Entry<String, String> header : headers.entrySet()) {
+            String argument = "headers." + header.getKey();
+            if (!HEADER_NAME.matcher(header.getKey()).matches()) {
+                throw ToolException.invalidArgument(argument, "is not a valid header name");
+            }
+            header(check, argument, header.getKey(), header.getValue());
+        }
+        return headers;
+    }
+
+    private static void header(HttpRequest.Builder request, String argument, String name, String value)
+            throws ToolException {
+        try {
+            request.header(name, value);
+        } catch (IllegalArgumentException e) { // a restricted header, or a line break in the value
+            throw ToolException.invalidArgument(argument, "cannot be sent (a restricted header, or a bad value)");
         }
     }
 
@@ -163,10 +198,16 @@ public final class HttpFetchTool implements Tool {
         return context.output(ok ? ToolOutput.Status.OK : ToolOutput.Status.ERROR, content.toString());
     }
 
-    private static ToolException failure(URI uri, Throwable cause) {
-        String target = uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
+    /** The same failure whichever timeout fires first: the request's, or the wait for its body. */
+    private ToolException timedOut(URI uri, Throwable cause) {
+        return ToolException.failed("no complete response from " + target(uri) + " within "
+                + policy.timeout().toMillis() + " ms", cause);
+    }
+
+    private ToolException failure(URI uri, Throwable cause) {
+        String target = target(uri);
         if (cause instanceof HttpTimeoutException) {
-            return ToolException.failed("no response from " + target + " in time", cause);
+            return timedOut(uri, cause);
         }
         if (cause instanceof ConnectException) {
             return ToolException.failed("cannot connect to " + target, cause);
@@ -176,6 +217,10 @@ public final class HttpFetchTool implements Tool {
                     cause);
         }
         return ToolException.failed("fetching from " + target + " failed unexpectedly", cause);
+    }
+
+    private static String target(URI uri) {
+        return uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
     }
 
     @Override

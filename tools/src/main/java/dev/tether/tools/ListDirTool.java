@@ -51,6 +51,9 @@ public final class ListDirTool implements Tool {
         Path directory = args.path("path", workspace, ".");
         boolean recursive = args.optionalBoolean("recursive", false);
         String path = workspace.relativize(directory);
+        if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
+            throw ToolException.invalidArgument("path", "no such directory: " + path);
+        }
         if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)) {
             throw ToolException.invalidArgument("path", path + " is not a directory");
         }

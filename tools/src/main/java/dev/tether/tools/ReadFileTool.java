@@ -45,11 +45,14 @@ public final class ReadFileTool implements Tool {
         Path file = args.path("path", context.workspace(), null);
         int maxBytes = args.optionalInt("maxBytes", DEFAULT_MAX_BYTES, 1, MAX_MAX_BYTES);
         String path = context.workspace().relativize(file);
-        if (!Files.exists(file)) {
+        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             throw ToolException.invalidArgument("path", "no such file: " + path);
         }
         if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
             throw ToolException.invalidArgument("path", path + " is a directory; list it with list_dir");
+        }
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) { // a FIFO would block the read until a writer came
+            throw ToolException.invalidArgument("path", path + " is not a regular file");
         }
         try (InputStream in = Files.newInputStream(file)) {
             byte[] bytes = in.readNBytes(maxBytes);

@@ -6,6 +6,7 @@ import dev.tether.tools.sandbox.CommandResult;
 import dev.tether.tools.sandbox.CommandRunner;
 import dev.tether.tools.sandbox.IsolationUnavailableException;
 import dev.tether.tools.sandbox.RunningCommand;
+import dev.tether.tools.sandbox.Workspace;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Set;
@@ -15,7 +16,8 @@ import java.util.Set;
  * context's {@link CommandRunner} (isolation, limits and redaction are its). {@code secret://name} references in the
  * command are resolved right before it runs. The output is the command's combined output followed by a line with how
  * it ended; a non-zero exit or a timeout is an ERROR result, a cancellation a CANCELLED one. {@code timeoutSeconds}
- * runs from 1 to {@value #MAX_TIMEOUT_SECONDS}; without it the runner's default applies.
+ * runs from 1 to {@value #MAX_TIMEOUT_SECONDS}; without it the runner's default applies. An approver is
+ * {@linkplain #shown shown} the command exactly as written, references unresolved.
  *
  * <p>Neither idempotent nor reconcilable: a command's effects cannot be proven, so an interrupted call is
  * {@link Reconciliation.Unknown}. Stateless.
@@ -42,18 +44,22 @@ public final class RunCommandTool implements Tool {
         return false;
     }
 
+    /**
+     * The {@code /bin/sh -c} script exactly as the call gives it, whole, with its {@code secret://} references as
+     * written: what runs, but for the references' values.
+     */
+    @Override
+    public String shown(Workspace workspace, JsonNode arguments) throws ToolException {
+        return Call.of(arguments).command();
+    }
+
     @Override
     public ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException {
-        ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
-        String command = args.nonEmptyString("command");
-        if (command.indexOf('\0') >= 0) {
-            throw ToolException.invalidArgument("command", "must not hold a NUL character");
-        }
-        int timeoutSeconds = args.optionalInt("timeoutSeconds", 0, 1, MAX_TIMEOUT_SECONDS);
-        var request = CommandRequest.in(context.workspace(), context.resolveSecrets("command", command))
+        Call call = Call.of(arguments);
+        var request = CommandRequest.in(context.workspace(), context.resolveSecrets("command", call.command()))
                 .withRedactor(context.redactor());
-        if (timeoutSeconds > 0) {
-            request = request.withTimeout(Duration.ofSeconds(timeoutSeconds));
+        if (call.timeoutSeconds() > 0) {
+            request = request.withTimeout(Duration.ofSeconds(call.timeoutSeconds()));
         }
         if (context.cancellation().isCancelled()) {
             return context.output(ToolOutput.Status.CANCELLED, "[run_command: cancelled before it started]\n");
@@ -102,5 +108,23 @@ public final class RunCommandTool implements Tool {
     public Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started) {
         return new Reconciliation.Unknown("run_command: a command's effects cannot be proven; it may have run in full, "
                 + "in part or not at all. Inspect the workspace before running it again");
+    }
+
+    /**
+     * A call's arguments, checked: what {@link #shown} shows is what {@link #execute} runs.
+     *
+     * @param command        the script, {@code secret://} references unresolved
+     * @param timeoutSeconds the timeout asked for, or 0 for the runner's default
+     */
+    private record Call(String command, int timeoutSeconds) {
+
+        static Call of(JsonNode arguments) throws ToolException {
+            ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
+            String command = args.nonEmptyString("command");
+            if (command.indexOf('\0') >= 0) {
+                throw ToolException.invalidArgument("command", "must not hold a NUL character");
+            }
+            return new Call(command, args.optionalInt("timeoutSeconds", 0, 1, MAX_TIMEOUT_SECONDS));
+        }
     }
 }

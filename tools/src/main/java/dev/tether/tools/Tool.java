@@ -32,12 +32,16 @@ public interface Tool {
     }
 
     /**
-     * What an approver must see to decide on the call, worked out now without changing anything: the full command
-     * line for {@code run_command}, the unified diff against the workspace as it is for {@code edit_file} and
-     * {@code write_file}, the URL for {@code http_fetch}. {@code secret://} references are shown as written, never
-     * resolved. The default shows the tool's name and its arguments.
+     * What an approver must see to decide on the call, worked out now without changing anything: the whole command
+     * exactly as written for {@code run_command}; for {@code edit_file} and {@code write_file}, the unified diff
+     * against the workspace as it is, which is the diff the call reports when it runs on that content; the method,
+     * URL and headers for {@code http_fetch}. {@code secret://} references are shown as written, never resolved. The
+     * default shows the tool's name and its arguments.
      *
-     * @throws ToolException if the arguments are invalid, naming the argument: the call would fail anyway
+     * @param workspace the session's workspace ({@code WorkspaceRoot.open(sessionId)}); read, never written
+     * @param arguments the call's arguments, as the model gave them
+     * @return the text to show, never null
+     * @throws ToolException if the arguments are invalid or refused, naming the argument: the call would fail anyway
      */
     default String shown(Workspace workspace, JsonNode arguments) throws ToolException {
         return name() + " " + arguments;

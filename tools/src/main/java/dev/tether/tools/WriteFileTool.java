@@ -1,13 +1,15 @@
 package dev.tether.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.tools.sandbox.Workspace;
 import java.nio.file.Path;
 import java.util.Set;
 
 /**
  * {@code write_file {path, content}}: writes a UTF-8 text file, replacing it atomically, creating it and its parent
  * directories if missing. The output is the unified diff of the old content (empty for a new file) against the new;
- * the output's hashes are the file's SHA-256 before ({@code ""} if it was absent) and after.
+ * the output's hashes are the file's SHA-256 before ({@code ""} if it was absent) and after. An approver is
+ * {@linkplain #shown shown} that same diff, against the file as it is when asked.
  *
  * <p>Not idempotent: run again, it would overwrite whatever changed the file since. Reconciled by the file's hash.
  * Stateless.
@@ -35,12 +37,18 @@ public final class WriteFileTool implements Tool {
 
     @Override
     public Intent intent(ToolContext context, JsonNode arguments) throws ToolException {
-        return change(context, arguments).intent();
+        return change(context.workspace(), arguments).intent();
+    }
+
+    /** The unified diff the call would make now, or a line saying the file already has the content. */
+    @Override
+    public String shown(Workspace workspace, JsonNode arguments) throws ToolException {
+        return change(workspace, arguments).shown(NAME);
     }
 
     @Override
     public ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException {
-        return change(context, arguments).apply(context, NAME);
+        return change(context.workspace(), arguments).apply(context, NAME);
     }
 
     @Override
@@ -53,10 +61,10 @@ public final class WriteFileTool implements Tool {
         }
     }
 
-    private static FileChange change(ToolContext context, JsonNode arguments) throws ToolException {
+    private static FileChange change(Workspace workspace, JsonNode arguments) throws ToolException {
         ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
-        Path file = args.path("path", context.workspace(), null);
+        Path file = args.path("path", workspace, null);
         String content = args.string("content");
-        return FileChange.to(context.workspace(), file, FileChange.utf8(content));
+        return FileChange.to(workspace, file, FileChange.utf8(content));
     }
 }
