@@ -35,7 +35,7 @@ class EventPayloadTest {
                 "sessionStarted", "userMessage", "assistantMessage", "approvalRequested", "approvalGranted",
                 "approvalDenied", "toolCallAuthorized", "toolResult", "turnInterrupted", "contextCompacted",
                 "planUpdated", "stepCompleted", "sessionClaimed", "sessionResumed", "sessionMigrated",
-                "sessionForked", "subagentResult", "sessionClosed");
+                "sessionForked", "subagentResult", "sessionClosed", "toolOutcomeResolved");
     }
 
     @Test

@@ -26,6 +26,7 @@ public sealed interface EventPayload permits
         SessionForked,
         SubagentResult,
         SessionClosed,
+        ToolOutcomeResolved,
         UnknownEvent {
 
     /** The wire name of the event type, e.g. {@code tool_result}. */

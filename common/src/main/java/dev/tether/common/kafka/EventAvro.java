@@ -13,6 +13,7 @@ import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.ContextCompacted;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.PlanItem;
 import dev.tether.common.event.PlanItemStatus;
 import dev.tether.common.event.PlanUpdated;
@@ -30,6 +31,7 @@ import dev.tether.common.event.TokenUsage;
 import dev.tether.common.event.ToolCall;
 import dev.tether.common.event.ToolCallAuthorized;
 import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import dev.tether.common.event.ToolStatus;
 import dev.tether.common.event.TurnInterrupted;
@@ -130,6 +132,9 @@ public final class EventAvro {
             p.setSubagentResult(new dev.tether.avro.SubagentResult(r.childSessionId(), r.outcome()));
         } else if (payload instanceof SessionClosed c) {
             p.setSessionClosed(new dev.tether.avro.SessionClosed(c.outcome()));
+        } else if (payload instanceof ToolOutcomeResolved r) {
+            p.setToolOutcomeResolved(new dev.tether.avro.ToolOutcomeResolved(r.callId(),
+                    dev.tether.avro.OutcomeResolution.valueOf(r.resolution().name()), r.approver(), r.reason()));
         } else if (payload instanceof UnknownEvent u) {
             throw new IllegalArgumentException("an event of unknown type '" + u.type() + "' cannot be written");
         } else {
@@ -178,6 +183,9 @@ public final class EventAvro {
             case SubagentResult.TYPE -> p.getSubagentResult() == null ? null
                     : new SubagentResult(p.getSubagentResult().getChildSessionId(), p.getSubagentResult().getOutcome());
             case SessionClosed.TYPE -> p.getSessionClosed() == null ? null : new SessionClosed(p.getSessionClosed().getOutcome());
+            case ToolOutcomeResolved.TYPE -> p.getToolOutcomeResolved() == null ? null : new ToolOutcomeResolved(
+                    p.getToolOutcomeResolved().getCallId(), OutcomeResolution.valueOf(p.getToolOutcomeResolved().getResolution().name()),
+                    p.getToolOutcomeResolved().getApprover(), p.getToolOutcomeResolved().getReason());
             default -> null;
         };
         return payload == null ? new UnknownEvent(type) : payload;

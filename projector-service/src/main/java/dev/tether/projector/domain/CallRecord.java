@@ -44,6 +44,12 @@ public record CallRecord(
                 resultStatus, traceId, attempts);
     }
 
+    /** A human had the call, whose outcome was unknown, run again: a new idempotency key and authorization. */
+    public CallRecord retried(long seq, String newIdempotencyKey, String basis, String traceId) {
+        return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, newIdempotencyKey, seq, basis, approval, null, null,
+                traceId, attempts);
+    }
+
     public CallRecord decided(Approval decision) {
         return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, idempotencyKey, authorizedSeq, basis, decision,
                 resultSeq, resultStatus, traceId, attempts);

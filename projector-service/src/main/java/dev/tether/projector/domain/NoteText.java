@@ -7,6 +7,7 @@ import dev.tether.common.event.SessionMigrated;
 import dev.tether.common.event.SessionResumed;
 import dev.tether.common.event.StepCompleted;
 import dev.tether.common.event.SubagentResult;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import java.util.StringJoiner;
 
@@ -58,6 +59,19 @@ final class NoteText {
     /** {@code [session closed]}, then the outcome. */
     static String closed(SessionClosed closed) {
         return ContentText.joinLines("[session closed]", closed.outcome());
+    }
+
+    /**
+     * A human's decision on a call whose outcome was unknown, e.g. {@code [tool call c1: a human confirmed it took effect]},
+     * then the reason. After a retry the call's new result follows as a note of its own.
+     */
+    static String resolved(ToolOutcomeResolved resolved) {
+        String what = switch (resolved.resolution()) {
+            case MARK_DONE -> "a human confirmed it took effect";
+            case RETRY -> "a human had it run again; its new result follows";
+            case ABANDON -> "a human abandoned it; it is not run again and its effect stays unknown";
+        };
+        return ContentText.joinLines("[tool call " + resolved.callId() + ": " + what + "]", resolved.reason());
     }
 
     /**

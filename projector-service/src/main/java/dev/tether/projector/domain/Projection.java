@@ -9,6 +9,7 @@ import dev.tether.common.event.AssistantMessage;
 import dev.tether.common.event.ContextCompacted;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.PlanItem;
 import dev.tether.common.event.PlanItemStatus;
 import dev.tether.common.event.PlanUpdated;
@@ -23,6 +24,7 @@ import dev.tether.common.event.SubagentResult;
 import dev.tether.common.event.TokenUsage;
 import dev.tether.common.event.ToolCall;
 import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import dev.tether.common.event.TurnInterrupted;
 import dev.tether.common.event.UnknownEvent;
@@ -91,6 +93,8 @@ public final class Projection {
             s = call(s, a.callId(), c -> c.state() == CallState.REQUESTED ? with(c, CallState.AUTHORIZED) : c);
         } else if (payload instanceof ToolResult r) {
             s = result(s, event, r);
+        } else if (payload instanceof ToolOutcomeResolved r) {
+            s = resolved(s, event, r);
         } else if (payload instanceof TurnInterrupted) {
             s = status(s, Status.INTERRUPTED);
         } else if (payload instanceof ContextCompacted c) {
@@ -189,6 +193,36 @@ public final class Projection {
             b.toolCursor = trimFinished(b.toolCursor);
         });
         return artifact(next, event.seq(), r.artifact(), "tool_result of " + r.callId());
+    }
+
+    /**
+     * A human's decision on a call whose outcome was UNKNOWN: marked done (OK), abandoned (CANCELLED), or retried
+     * (AUTHORIZED again, under a new idempotency key derived from the deciding event, so the executor runs it afresh).
+     */
+    private static SessionProjection resolved(SessionProjection s, Event event, ToolOutcomeResolved r) {
+        CallCursor before = s.toolCursor().stream().filter(c -> c.callId().equals(r.callId())).findFirst().orElse(null);
+        CallState state = switch (r.resolution()) {
+            case MARK_DONE -> CallState.OK;
+            case ABANDON -> CallState.CANCELLED;
+            case RETRY -> CallState.AUTHORIZED;
+        };
+        SessionProjection next = decision(s, event.seq(), "tool_outcome_resolved", r.callId(), r.resolution() + " by " + r.approver()
+                + (r.reason().isBlank() ? "" : ": " + r.reason()));
+        if (before == null || before.state() != CallState.UNKNOWN) {
+            return next;
+        }
+        CallCounts c = s.callCounts();
+        int unknown = Math.max(0, c.unknown() - 1);
+        CallCounts counts = switch (r.resolution()) {
+            case MARK_DONE -> new CallCounts(c.ok() + 1, c.error(), c.cancelled(), unknown);
+            case ABANDON -> new CallCounts(c.ok(), c.error(), c.cancelled() + 1, unknown);
+            case RETRY -> new CallCounts(c.ok(), c.error(), c.cancelled(), unknown);
+        };
+        boolean retry = r.resolution() == OutcomeResolution.RETRY;
+        String key = retry ? idempotencyKey(s.sessionId(), event.seq(), r.callId()) : before.idempotencyKey();
+        next = call(next, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(), key, state,
+                retry ? null : event.seq(), false));
+        return copy(next, b -> b.callCounts = counts);
     }
 
     /** The idempotency key of a tool call: derived from the event that asked for it, never from an attempt. */

@@ -17,6 +17,7 @@ import dev.tether.common.event.StepCompleted;
 import dev.tether.common.event.SubagentResult;
 import dev.tether.common.event.ToolCall;
 import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import dev.tether.common.event.TurnInterrupted;
 import dev.tether.common.event.UnknownEvent;
@@ -74,6 +75,8 @@ final class TranscriptWalk {
             addUser(NoteText.subagent(result));
         } else if (payload instanceof SessionClosed closed) {
             addUser(NoteText.closed(closed));
+        } else if (payload instanceof ToolOutcomeResolved resolved) {
+            addUser(NoteText.resolved(resolved));
         } else if (!isBookkeeping(payload)) {
             throw new IllegalArgumentException("no rendering for event type " + payload.type());
         }

@@ -9,7 +9,9 @@ import dev.tether.common.event.ApprovalGranted;
 import dev.tether.common.event.AssistantMessage;
 import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.Event;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import dev.tether.common.kafka.EventAvro;
 import dev.tether.common.kafka.SessionEventKey;
@@ -126,8 +128,10 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             }
             call = call.authorized(event.seq(), basis(a.basis()), traceId);
             calls.put(CallKeys.key(sessionId, a.callId()), call);
-            context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, a, event), record.timestamp(),
+            context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, a.basis(), event), record.timestamp(),
                     record.headers()), REQUESTS_SINK);
+        } else if (event.payload() instanceof ToolOutcomeResolved r) {
+            resolved(after, event, r, record, traceId);
         } else if (event.payload() instanceof ApprovalGranted g) {
             update(sessionId, g.callId(), c -> c.decided(new CallRecord.Approval(event.seq(), "granted", g.scope().name(), g.approver(),
                     g.reason(), event.occurredAt())));
@@ -139,7 +143,32 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         }
     }
 
-    private static ToolRequest request(SessionProjection session, CallRecord call, ToolCallAuthorized a, Event event) {
+    /**
+     * A human's decision on an unknown outcome. A retry is a new request of the call under a new idempotency key (the
+     * deciding event's), so the executor's ledger, which holds the old key as unknown, runs it afresh; its basis is
+     * the deciding event.
+     */
+    private void resolved(SessionProjection after, Event event, ToolOutcomeResolved r, Record<Object, Object> record, String traceId) {
+        String sessionId = event.sessionId();
+        CallRecord call = calls.get(CallKeys.key(sessionId, r.callId()));
+        if (call == null) {
+            LOG.warnf("tool_outcome_resolved for unknown call %s of %s", r.callId(), sessionId);
+            return;
+        }
+        if (r.resolution() != OutcomeResolution.RETRY) {
+            calls.put(CallKeys.key(sessionId, r.callId()), call.finished(event.seq(),
+                    r.resolution() == OutcomeResolution.MARK_DONE ? "OK" : "CANCELLED"));
+            return;
+        }
+        AuthorizationBasis basis = AuthorizationBasis.approval(event.seq());
+        call = call.retried(event.seq(), Projection.idempotencyKey(sessionId, event.seq(), r.callId()),
+                "retry approved by " + r.approver() + " at seq " + event.seq(), traceId);
+        calls.put(CallKeys.key(sessionId, r.callId()), call);
+        context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, basis, event), record.timestamp(),
+                record.headers()), REQUESTS_SINK);
+    }
+
+    private static ToolRequest request(SessionProjection session, CallRecord call, AuthorizationBasis basis, Event event) {
         return ToolRequest.newBuilder()
                 .setIdempotencyKey(call.idempotencyKey())
                 .setSessionId(session.sessionId())
@@ -149,7 +178,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
                 .setArgumentsJson(call.argumentsJson())
                 .setRequestSeq(call.requestSeq())
                 .setAuthorizedSeq(event.seq())
-                .setBasis(EventAvro.toAvro(a.basis()))
+                .setBasis(EventAvro.toAvro(basis))
                 .setToolMode(dev.tether.avro.ToolMode.valueOf(session.toolMode().name()))
                 .setHarnessVersion(session.harnessVersion())
                 .setRequestedAt(event.occurredAt())

@@ -13,6 +13,7 @@ import dev.tether.common.event.ApprovalScope;
 import dev.tether.common.event.AssistantMessage;
 import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.ContextCompacted;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.PlanItem;
 import dev.tether.common.event.PlanItemStatus;
 import dev.tether.common.event.PlanUpdated;
@@ -25,6 +26,7 @@ import dev.tether.common.event.StepCompleted;
 import dev.tether.common.event.SubagentResult;
 import dev.tether.common.event.ToolCall;
 import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import dev.tether.common.event.ToolStatus;
 import dev.tether.common.event.UnknownEvent;
@@ -320,6 +322,20 @@ class ContextRendererTest {
                     "[session migrated from harness h-1 to h-2]",
                     "[subagent s-2 finished]\nfound the bug",
                     "[session closed]\ndone");
+        }
+
+        @Test
+        void givenARetriedUnknownOutcome_whenRendered_thenTheDecisionAndTheNewResultAreNotes() {
+            var log = new SessionFixture().user("go").assistant("Fetching.", call("c-1"))
+                    .result("c-1", ToolStatus.UNKNOWN, "executor crashed mid-call")
+                    .append(new ToolOutcomeResolved("c-1", OutcomeResolution.RETRY, "alice", "the server saw nothing"))
+                    .result("c-1", ToolStatus.OK, "page text");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context)).containsSubsequence(
+                    "[tool call c-1: a human had it run again; its new result follows]\nthe server saw nothing",
+                    "[result of tool call c-1]\npage text");
         }
 
         @Test

@@ -14,6 +14,7 @@ import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.ContextCompacted;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.PlanItem;
 import dev.tether.common.event.PlanItemStatus;
 import dev.tether.common.event.PlanUpdated;
@@ -30,6 +31,7 @@ import dev.tether.common.event.TokenUsage;
 import dev.tether.common.event.ToolCall;
 import dev.tether.common.event.ToolCallAuthorized;
 import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import dev.tether.common.event.ToolStatus;
 import dev.tether.common.event.TurnInterrupted;
@@ -41,6 +43,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The fold from events to checkpoint, over hand-written event lists; no infrastructure. */
 class ProjectionTest {
@@ -155,6 +159,37 @@ class ProjectionTest {
 
         assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction("human_decision", "c1", 4));
         assertThat(s.callCounts().unknown()).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"MARK_DONE, OK, 1, 0", "ABANDON, CANCELLED, 0, 1"})
+    void unknownOutcome_markedDoneOrAbandoned_endsTheCall_andTheWait(OutcomeResolution resolution, CallState state, int ok, int cancelled) {
+        SessionProjection s = Script.started().add(asking(10, 5, call("c1", "http_fetch")),
+                new ToolCallAuthorized("c1", AuthorizationBasis.POLICY),
+                new ToolResult("c1", "s-1/2/c1", ToolStatus.UNKNOWN, "executor crashed mid-call", null),
+                new ToolOutcomeResolved("c1", resolution, "bob", "checked the remote side")).state;
+
+        assertThat(s.toolCursor().get(0).state()).isEqualTo(state);
+        assertThat(s.toolCursor().get(0).resultSeq()).isEqualTo(5);
+        assertThat(s.callCounts()).isEqualTo(new SessionProjection.CallCounts(ok, 0, cancelled, 0));
+        assertThat(s.pendingAction().kind()).isEqualTo("model_turn");
+        assertThat(s.decisions()).singleElement().satisfies(d -> {
+            assertThat(d.kind()).isEqualTo("tool_outcome_resolved");
+            assertThat(d.summary()).isEqualTo(resolution + " by bob: checked the remote side");
+        });
+    }
+
+    @Test
+    void unknownOutcome_retried_isAuthorizedAgain_underTheKeyOfTheRetryDecision() {
+        SessionProjection s = Script.started().add(asking(10, 5, call("c1", "http_fetch")),
+                new ToolCallAuthorized("c1", AuthorizationBasis.POLICY),
+                new ToolResult("c1", "s-1/2/c1", ToolStatus.UNKNOWN, "executor crashed mid-call", null),
+                new ToolOutcomeResolved("c1", OutcomeResolution.RETRY, "bob", "")).state;
+
+        assertThat(s.toolCursor().get(0)).isEqualTo(new SessionProjection.CallCursor("c1", "http_fetch", 2,
+                Projection.idempotencyKey(s.sessionId(), 5, "c1"), CallState.AUTHORIZED, null, false));
+        assertThat(s.callCounts().unknown()).isZero();
+        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction("tool_result", "c1", 2));
     }
 
     @Test
@@ -284,7 +319,7 @@ class ProjectionTest {
                     .isIn("SessionStarted", "UserMessage", "AssistantMessage", "ApprovalRequested", "ApprovalGranted", "ApprovalDenied",
                             "ToolCallAuthorized", "ToolResult", "TurnInterrupted", "ContextCompacted", "PlanUpdated", "StepCompleted",
                             "SessionClaimed", "SessionResumed", "SessionMigrated", "SessionForked", "SubagentResult", "SessionClosed",
-                            "UnknownEvent");
+                            "ToolOutcomeResolved", "UnknownEvent");
         }
     }
 }

@@ -13,11 +13,13 @@ import dev.tether.common.event.AssistantMessage;
 import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.SessionStarted;
 import dev.tether.common.event.TokenUsage;
 import dev.tether.common.event.ToolCall;
 import dev.tether.common.event.ToolCallAuthorized;
 import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import dev.tether.common.event.ToolStatus;
 import dev.tether.common.event.UserMessage;
@@ -106,6 +108,45 @@ class ProjectorTopologyTest {
             assertThat(kv.value.getTool()).isEqualTo("read_file");
             assertThat(kv.value.getToolMode().name()).isEqualTo("WRITE");
         });
+    }
+
+    @Test
+    void aRetryOfAnUnknownOutcome_emitsASecondRequest_underTheKeyOfTheRetryDecision() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{\"command\":\"make\"}")),
+                new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.approval(2)));
+        pipe("s1", 4, new ToolResult("c1", "s1/2/c1", ToolStatus.UNKNOWN, "crashed mid-call", null));
+        pipe("s1", 5, new ToolOutcomeResolved("c1", OutcomeResolution.RETRY, "alice", "run it again"));
+
+        List<KeyValue<String, ToolRequest>> out = requests.readKeyValuesToList();
+        assertThat(out).extracting(kv -> kv.key).containsExactly("s1/2/c1", "s1/5/c1");
+        ToolRequest retry = out.get(1).value;
+        assertThat(retry.getIdempotencyKey()).isEqualTo("s1/5/c1");
+        assertThat(retry.getRequestSeq()).isEqualTo(2);
+        assertThat(retry.getAuthorizedSeq()).isEqualTo(5);
+        assertThat(retry.getBasis().getKind().name()).isEqualTo("APPROVAL");
+        assertThat(retry.getBasis().getApprovalSeq()).isEqualTo(5);
+        assertThat(retry.getArgumentsJson()).isEqualTo("{\"command\":\"make\"}");
+        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(CallKeys.key("s1", "c1"));
+        assertThat(call.idempotencyKey()).isEqualTo("s1/5/c1");
+        assertThat(call.resultSeq()).isNull();
+    }
+
+    @Test
+    void markingAnUnknownOutcomeDone_emitsNoRequest() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{}")), new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        pipe("s1", 4, new ToolResult("c1", "s1/2/c1", ToolStatus.UNKNOWN, "crashed mid-call", null));
+        requests.readKeyValuesToList();
+
+        pipe("s1", 5, new ToolOutcomeResolved("c1", OutcomeResolution.MARK_DONE, "alice", "it ran"));
+
+        assertThat(requests.isEmpty()).isTrue();
+        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(CallKeys.key("s1", "c1"));
+        assertThat(call.resultStatus()).isEqualTo("OK");
+        assertThat(call.resultSeq()).isEqualTo(5);
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.tether.common.event.AssistantMessage;
 import dev.tether.common.event.ContextCompacted;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.PlanUpdated;
 import dev.tether.common.event.ProposedEvent;
 import dev.tether.common.event.ResumeReason;
@@ -25,7 +26,9 @@ import dev.tether.common.event.SubagentResult;
 import dev.tether.common.event.TokenUsage;
 import dev.tether.common.event.ToolCall;
 import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
 import dev.tether.common.event.TurnInterrupted;
 import dev.tether.common.event.UnknownEvent;
 import dev.tether.common.event.UserMessage;
@@ -128,7 +131,12 @@ public final class Sequencer {
         } else if (payload instanceof ToolCallAuthorized a) {
             next = withCall(next, a.callId(), SessionHead.OpenCall::withAuthorized);
         } else if (payload instanceof ToolResult r) {
-            next = next.withCall(r.callId(), null);
+            // an UNKNOWN outcome keeps the call open, unauthorized, until a human resolves it
+            next = r.status() == ToolStatus.UNKNOWN ? withCall(next, r.callId(), SessionHead.OpenCall::withOutcomeUnknown)
+                    : next.withCall(r.callId(), null);
+        } else if (payload instanceof ToolOutcomeResolved r) {
+            next = r.resolution() == OutcomeResolution.RETRY ? withCall(next, r.callId(), SessionHead.OpenCall::retried)
+                    : next.withCall(r.callId(), null);
         } else if (payload instanceof SessionClaimed c) {
             next = next.withClaim(c.epoch(), c.workerId()).withLastClaim(event.eventId(), null);
         } else if (payload instanceof SessionResumed r) {
@@ -160,7 +168,8 @@ public final class Sequencer {
                     principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.USER;
             case "assistant_message", "plan_updated", "step_completed" -> ActorKind.MODEL;
             case "tool_result" -> ActorKind.TOOL;
-            case "approval_granted", "approval_denied" -> ActorKind.APPROVER;
+            case "approval_denied" -> principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.APPROVER;
+            case "approval_granted", "tool_outcome_resolved" -> ActorKind.APPROVER;
             default -> ActorKind.SYSTEM;
         };
         return new Actor(kind, principal.id());
@@ -279,7 +288,9 @@ public final class Sequencer {
             return illegal(field + ".type", "a session starts with session_started");
         }
         if (payload instanceof ApprovalGranted || payload instanceof ApprovalDenied) {
-            if (!principal.has(Role.APPROVER)) {
+            // the approval-service may deny in its own name (an approval nobody decided in time), never grant
+            boolean serviceDenial = payload instanceof ApprovalDenied && principal.has(Role.SERVICE);
+            if (!principal.has(Role.APPROVER) && !serviceDenial) {
                 return illegal(field + ".type", "only an approver may write '" + type + "'");
             }
             String approver = payload instanceof ApprovalGranted g ? g.approver() : ((ApprovalDenied) payload).approver();
@@ -293,12 +304,25 @@ public final class Sequencer {
             }
             return null;
         }
+        if (payload instanceof ToolOutcomeResolved r) {
+            if (!principal.has(Role.APPROVER)) {
+                return illegal(field + ".type", "only an approver may write '" + type + "'");
+            }
+            if (!r.approver().equals(principal.id())) {
+                return illegal(field + ".approver", "must be the authenticated approver");
+            }
+            SessionHead.OpenCall call = h.openCalls().get(r.callId());
+            if (call == null || !call.outcomeUnknown()) {
+                return illegal(field + ".callId", "call '" + r.callId() + "' has no unknown outcome to resolve");
+            }
+            return null;
+        }
         if (payload instanceof ApprovalRequested r) {
             if (!principal.has(Role.SERVICE)) {
                 return illegal(field + ".type", "'approval_requested' is written by the approval-service");
             }
             SessionHead.OpenCall call = h.openCalls().get(r.callId());
-            if (call == null || call.authorized() || call.approval() != SessionHead.Approval.NONE) {
+            if (call == null || call.authorized() || call.outcomeUnknown() || call.approval() != SessionHead.Approval.NONE) {
                 return illegal(field + ".callId", "call '" + r.callId() + "' is not waiting for a decision");
             }
             return null;
@@ -308,7 +332,7 @@ public final class Sequencer {
                 return illegal(field + ".type", "'tool_call_authorized' is written by the approval-service");
             }
             SessionHead.OpenCall call = h.openCalls().get(a.callId());
-            if (call == null || call.authorized()) {
+            if (call == null || call.authorized() || call.outcomeUnknown()) {
                 return illegal(field + ".callId", "call '" + a.callId() + "' is not waiting for authorization");
             }
             if (call.approval() == SessionHead.Approval.REQUESTED || call.approval() == SessionHead.Approval.DENIED) {
@@ -333,8 +357,12 @@ public final class Sequencer {
             return null;
         }
         if (payload instanceof ToolResult r) {
-            if (!h.openCalls().containsKey(r.callId())) {
+            SessionHead.OpenCall call = h.openCalls().get(r.callId());
+            if (call == null) {
                 return illegal(field + ".callId", "call '" + r.callId() + "' is not an open tool call (unknown, or already finished)");
+            }
+            if (call.outcomeUnknown()) {
+                return illegal(field + ".callId", "call '" + r.callId() + "' has an unknown outcome; an approver resolves it");
             }
             return null;
         }
@@ -409,7 +437,8 @@ public final class Sequencer {
         }
         return head.openCalls().entrySet().stream()
                 .map(e -> e.getKey() + " (" + e.getValue().tool() + ", "
-                        + (e.getValue().authorized() ? "authorized, outcome unknown"
+                        + (e.getValue().outcomeUnknown() ? "outcome reported unknown, awaiting a human decision"
+                        : e.getValue().authorized() ? "authorized, outcome unknown"
                         : e.getValue().approval() == SessionHead.Approval.REQUESTED ? "awaiting approval"
                         : e.getValue().approval() == SessionHead.Approval.DENIED ? "denied" : "requested") + ")")
                 .collect(Collectors.joining("; ", "open tool calls: ", ""));

@@ -41,14 +41,31 @@ public record SessionHead(
     /** Where the human decision on a gated call stands. */
     public enum Approval { NONE, REQUESTED, GRANTED, DENIED }
 
-    /** A tool call asked for and not yet answered by a {@code tool_result}. */
-    public record OpenCall(String tool, long requestSeq, Approval approval, boolean authorized) {
+    /**
+     * A tool call asked for and not yet finished: no {@code tool_result} yet, or one with status UNKNOWN
+     * ({@code outcomeUnknown}) that waits for a human's {@code tool_outcome_resolved}.
+     */
+    public record OpenCall(String tool, long requestSeq, Approval approval, boolean authorized, boolean outcomeUnknown) {
+        public OpenCall(String tool, long requestSeq, Approval approval, boolean authorized) {
+            this(tool, requestSeq, approval, authorized, false);
+        }
+
         OpenCall with(Approval next) {
-            return new OpenCall(tool, requestSeq, next, authorized);
+            return new OpenCall(tool, requestSeq, next, authorized, outcomeUnknown);
         }
 
         OpenCall withAuthorized() {
-            return new OpenCall(tool, requestSeq, approval, true);
+            return new OpenCall(tool, requestSeq, approval, true, outcomeUnknown);
+        }
+
+        /** The UNKNOWN result consumed the authorization: nothing runs again until a human decides. */
+        OpenCall withOutcomeUnknown() {
+            return new OpenCall(tool, requestSeq, approval, false, true);
+        }
+
+        /** A human asked for a retry: the call may run once more. */
+        OpenCall retried() {
+            return new OpenCall(tool, requestSeq, approval, true, false);
         }
     }
 

@@ -13,6 +13,7 @@ import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.ContextCompacted;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.PlanItem;
 import dev.tether.common.event.PlanItemStatus;
 import dev.tether.common.event.PlanUpdated;
@@ -30,6 +31,7 @@ import dev.tether.common.event.TokenUsage;
 import dev.tether.common.event.ToolCall;
 import dev.tether.common.event.ToolCallAuthorized;
 import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolOutcomeResolved;
 import dev.tether.common.event.ToolResult;
 import dev.tether.common.event.ToolStatus;
 import dev.tether.common.event.TurnInterrupted;
@@ -124,6 +126,14 @@ final class Given {
         return new ToolResult(callId, "idem-" + callId, ToolStatus.OK, "done", null);
     }
 
+    static ToolResult unknownResult(String callId) {
+        return new ToolResult(callId, "idem-" + callId, ToolStatus.UNKNOWN, "the file changed; the outcome cannot be proven", null);
+    }
+
+    static ToolOutcomeResolved resolved(String callId, OutcomeResolution resolution, String approver) {
+        return new ToolOutcomeResolved(callId, resolution, approver, "checked by hand");
+    }
+
     static SessionForked forked(long atSeq) {
         return new SessionForked(PARENT_SESSION, atSeq, "the parent's objective", "be careful", MODEL, V1, ToolMode.WRITE, List.of());
     }
@@ -213,6 +223,8 @@ final class Given {
             return subagentResult("child-1");
         } else if (type == SessionClosed.class) {
             return closed("done");
+        } else if (type == ToolOutcomeResolved.class) {
+            return resolved("c1", OutcomeResolution.ABANDON, APPROVER.id());
         } else if (type == UnknownEvent.class) {
             return new UnknownEvent("from_the_future");
         }

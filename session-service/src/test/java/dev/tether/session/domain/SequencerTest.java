@@ -34,10 +34,12 @@ import static dev.tether.session.domain.Given.granted;
 import static dev.tether.session.domain.Given.interrupted;
 import static dev.tether.session.domain.Given.plan;
 import static dev.tether.session.domain.Given.rejected;
+import static dev.tether.session.domain.Given.resolved;
 import static dev.tether.session.domain.Given.result;
 import static dev.tether.session.domain.Given.started;
 import static dev.tether.session.domain.Given.step;
 import static dev.tether.session.domain.Given.subagentResult;
+import static dev.tether.session.domain.Given.unknownResult;
 import static dev.tether.session.domain.Given.user;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,10 +48,11 @@ import dev.tether.common.auth.TetherPrincipal;
 import dev.tether.common.event.Actor;
 import dev.tether.common.event.ActorKind;
 import dev.tether.common.event.ApprovalRequested;
-import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
 import dev.tether.common.event.ProposedEvent;
 import dev.tether.common.event.ResumeReason;
 import dev.tether.common.event.SessionClaimed;
@@ -80,6 +83,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -792,6 +796,95 @@ class SequencerTest {
         }
     }
 
+    // --- 8b. unknown outcomes, resolved by a human ----------------------------------------------------
+
+    @Nested
+    class UnknownOutcomes {
+
+        private World unknown() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1"))));
+            w.accept(w.append(SERVICE, authorizedByPolicy("c1")));
+            w.accept(w.append(SERVICE, unknownResult("c1")));
+            return w;
+        }
+
+        @Test
+        void anUnknownResult_keepsTheCallOpen_unauthorized_untilAHumanDecides() {
+            World w = unknown();
+
+            assertThat(w.head.openCalls().get("c1"))
+                    .isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.NONE, false, true));
+            assertThat(Sequencer.reconciliation(w.head)).contains("c1 (write_file, outcome reported unknown, awaiting a human decision)");
+        }
+
+        @Test
+        void rejectsASecondResult_reAuthorization_orAnApprovalRequest_forAnUnknownOutcome() {
+            World w = unknown();
+
+            assertThat(w.reject(w.append(SERVICE, result("c1"))).field()).isEqualTo("events[0].callId");
+            assertThat(w.reject(w.append(SERVICE, authorizedByPolicy("c1"))).field()).isEqualTo("events[0].callId");
+            assertThat(w.reject(w.append(SERVICE, approvalRequested("c1"))).field()).isEqualTo("events[0].callId");
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = OutcomeResolution.class, names = {"MARK_DONE", "ABANDON"})
+        void markDoneOrAbandon_byTheNamedApprover_finishesTheCall(OutcomeResolution resolution) {
+            World w = unknown();
+
+            Accepted a = w.accept(w.append(APPROVER, resolved("c1", resolution, APPROVER.id())));
+
+            assertThat(a.events()).singleElement().satisfies(e -> {
+                assertThat(e.actor()).isEqualTo(new Actor(ActorKind.APPROVER, APPROVER.id()));
+                assertThat(e.payload()).isEqualTo(resolved("c1", resolution, APPROVER.id()));
+            });
+            assertThat(a.head().openCalls()).isEmpty();
+            assertThat(w.reject(w.append(SERVICE, result("c1"))).reason()).isEqualTo(Rejection.ILLEGAL_EVENT);
+        }
+
+        @Test
+        void retry_byTheNamedApprover_authorizesTheCallOnceMore_forExactlyOneMoreResult() {
+            World w = unknown();
+
+            Accepted a = w.accept(w.append(APPROVER, resolved("c1", OutcomeResolution.RETRY, APPROVER.id())));
+
+            assertThat(a.head().openCalls().get("c1"))
+                    .isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.NONE, true, false));
+            assertThat(w.accept(w.append(SERVICE, result("c1"))).head().openCalls()).isEmpty();
+        }
+
+        @Test
+        void rejectsAResolution_fromTheAgentOrTheService_orNamingAnotherApprover() {
+            World w = unknown();
+
+            assertThat(w.reject(w.append(AGENT, resolved("c1", OutcomeResolution.MARK_DONE, AGENT.id()))).field())
+                    .isEqualTo("events[0].type");
+            assertThat(w.reject(w.append(SERVICE, resolved("c1", OutcomeResolution.RETRY, SERVICE.id()))).field())
+                    .isEqualTo("events[0].type");
+            assertThat(w.reject(w.append(APPROVER, resolved("c1", OutcomeResolution.RETRY, OTHER_APPROVER.id()))).field())
+                    .isEqualTo("events[0].approver");
+            assertThat(w.head.openCalls().get("c1").outcomeUnknown()).isTrue();
+        }
+
+        @Test
+        void rejectsAResolution_ofACallWhoseOutcomeIsKnown_orResolvedAlready() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1"), call("c2"))));
+            w.accept(w.append(AGENT, result("c1")));
+
+            assertThat(w.reject(w.append(APPROVER, resolved("c1", OutcomeResolution.MARK_DONE, APPROVER.id()))).field())
+                    .isEqualTo("events[0].callId");
+            assertThat(w.reject(w.append(APPROVER, resolved("c2", OutcomeResolution.MARK_DONE, APPROVER.id()))).field())
+                    .isEqualTo("events[0].callId");
+
+            World u = unknown();
+            u.accept(u.append(APPROVER, resolved("c1", OutcomeResolution.ABANDON, APPROVER.id())));
+            Rejected second = u.reject(u.append(OTHER_APPROVER, resolved("c1", OutcomeResolution.RETRY, OTHER_APPROVER.id())));
+            assertThat(second.reason()).isEqualTo(Rejection.ILLEGAL_EVENT);
+            assertThat(second.message()).contains("no unknown outcome");
+        }
+    }
+
     // --- 9. who may write what ---------------------------------------------------------------------
 
     @Nested
@@ -907,6 +1000,31 @@ class SequencerTest {
 
             assertThat(a.events()).hasSize(1);
             assertThat(a.events().get(0).actor()).isEqualTo(new Actor(ActorKind.APPROVER, APPROVER.id()));
+        }
+
+        @Test
+        void acceptsADenial_fromTheServiceInItsOwnName_whileTheApprovalIsPending_butNeverAGrant() {
+            World w = awaitingApproval();
+
+            Rejected grant = w.reject(w.append(SERVICE, granted("c1", SERVICE.id())));
+            assertThat(grant.field()).isEqualTo("events[0].type");
+            Rejected otherName = w.reject(w.append(SERVICE, denied("c1", APPROVER.id())));
+            assertThat(otherName.field()).isEqualTo("events[0].approver");
+
+            Accepted a = w.accept(w.append(SERVICE, denied("c1", SERVICE.id())));
+            assertThat(a.events().get(0).actor()).isEqualTo(new Actor(ActorKind.SYSTEM, SERVICE.id()));
+            assertThat(a.head().openCalls().get("c1").approval()).isEqualTo(SessionHead.Approval.DENIED);
+        }
+
+        @Test
+        void refusesTheServicesDenial_onceAnApproverGranted_soAnExpiryNeverOverridesAGrant() {
+            World w = awaitingApproval();
+            w.accept(w.append(APPROVER, granted("c1", APPROVER.id())));
+
+            Rejected r = w.reject(w.append(SERVICE, denied("c1", SERVICE.id())));
+
+            assertThat(r.field()).isEqualTo("events[0].callId");
+            assertThat(w.head.openCalls().get("c1").approval()).isEqualTo(SessionHead.Approval.GRANTED);
         }
 
         @ParameterizedTest
