@@ -62,7 +62,11 @@ final class ExecutorScenario implements AutoCloseable {
     private ServiceProcess executor;
     private int executorStarts;
 
-    ExecutorScenario(String name) throws IOException {
+    private final List<String> executorProperties;
+
+    /** @param executorProperties {@code -D} options every executor start gets */
+    ExecutorScenario(String name, String... executorProperties) throws IOException {
+        this.executorProperties = List.of(executorProperties);
         prefix = name + "-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         layout = TopicLayout.local().withPrefix(prefix);
         workDir = Files.createTempDirectory("executor-it-");
@@ -89,7 +93,8 @@ final class ExecutorScenario implements AutoCloseable {
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_INSTANCE_ID", prefix + "executor",
                 "TETHER_WORKSPACE_ROOT", workDir.resolve("workspaces").toString(),
                 "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
-        var properties = new ArrayList<>(List.of(systemProperties));
+        var properties = new ArrayList<>(executorProperties);
+        properties.addAll(List.of(systemProperties));
         // acme's WRITE sessions run edits and commands on policy here; the tests of gating use tenant globex
         properties.add("-Dtether.policy.overrides.\"acme.WRITE\"=http_fetch");
         executor = new ServiceProcess(Path.of("").toAbsolutePath(), workDir.resolve("tool-executor-" + (++executorStarts)), env, properties);

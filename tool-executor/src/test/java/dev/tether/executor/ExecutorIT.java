@@ -23,22 +23,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The executor killed in each crash window of a call, with the real broker, sequencer and projector around it:
+ * The executor with the real broker, sequencer and projector around it.
+ *
+ * <p>Crash windows: the executor killed in each crash window of a call, with the real broker, sequencer and projector around it:
  * (a) after STARTED, before the effect; (b) after the effect, before the outcome; (c) after the outcome, before the
  * tool_result. Restarted, it must leave every effect done exactly once, or reported UNKNOWN and not repeated, and the
  * session with exactly one tool_result per call. Then the whole tool-requests topic is replayed from offset 0: nothing
  * runs again.
+ *
+ * <p>Enforcement and the sandbox end to end: a gated call without an approval and a write tool in a read-only session
+ * are refused and recorded; a turn_interrupted kills a running command's whole process group; secrets are redacted
+ * from what reaches the log; a path out of the workspace is refused.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ExecutorCrashIT {
+class ExecutorIT {
 
+    private static final String GLOBEX = "dev-globex-agent";
+    private static final String PLANTED_TOKEN = "tk-planted-0123456789abcdef";
     private static final List<String> WINDOWS = List.of("after-started", "after-effect", "after-outcome");
 
     private ExecutorScenario scenario;
 
     @BeforeAll
     void start() throws Exception {
-        scenario = new ExecutorScenario("xcrash");
+        scenario = new ExecutorScenario("xexec", "-Dtether.executor.secrets.\"api-token\"=" + PLANTED_TOKEN);
+        scenario.startExecutor();
     }
 
     @AfterAll
@@ -84,7 +93,9 @@ class ExecutorCrashIT {
             long edits = Files.readAllLines(scenario.workspace(edit).resolve("log.txt")).stream().filter(window::equals).count();
             assertThat(edits).as("edit_file crashed %s: its line is in the file exactly once", window).isEqualTo(1);
             assertThat(results.get(edit).get("status").asText()).as("edit_file crashed %s", window).isEqualTo("OK");
-            assertThat(results.get(edit).get("content").asText()).contains("+" + window);
+            // reconciled as done, the result says so (the diff cannot be rebuilt: the old content is gone); otherwise it is the diff
+            assertThat(results.get(edit).get("content").asText())
+                    .contains(window.equals("after-effect") ? "the call completed" : "+" + window);
 
             String run = scenario.prefix + "run-" + window;
             var count = scenario.workspace(run).resolve("count.txt");
@@ -130,8 +141,79 @@ class ExecutorCrashIT {
             assertThat(Files.readAllLines(scenario.workspace(edit).resolve("log.txt")).stream().filter(window::equals)).hasSize(1);
             assertThat(scenario.toolResults(edit, AGENT, "edit")).hasSize(1);
         }
-        assertThat(Files.readString(replayed.log())).contains("ended before");
+        // each replayed call was reported again: its result was a duplicate the sequencer ignored (one result per call above)
+        assertThat(Files.readString(replayed.log()).lines().filter(l -> l.contains(" reported (attempt")).count())
+                .as("re-reports by the replaying executor").isGreaterThanOrEqualTo(results.size() + WINDOWS.size());
         System.out.println("crash-window results:\n  " + String.join("\n  ", summary));
+    }
+
+    @Test
+    void aGatedCallWithoutAnApproval_isRefusedAndRecorded_andRunsNothing() {
+        String session = scenario.prefix + "gated";
+        scenario.createSession(session, GLOBEX, "WRITE");
+        long seq = scenario.askFor(session, GLOBEX, Map.of("g1", List.of("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}")));
+        scenario.authorize(session, "globex", "g1", AuthorizationBasis.POLICY); // globex gates write_file: policy is not enough
+
+        JsonNode result = scenario.awaitResult(session, GLOBEX, "g1");
+        assertThat(result.get("status").asText()).isEqualTo("ERROR");
+        assertThat(result.get("content").asText()).contains("'write_file' needs a human's approval");
+        assertThat(scenario.ledger(session + "/" + seq + "/g1")).extracting(ToolOutcome::getState).containsExactly(OutcomeState.ERROR);
+        assertThat(scenario.workspace(session).resolve("x.txt")).doesNotExist();
+    }
+
+    @Test
+    void aReadOnlySession_cannotWrite_whatever_theModelAsks() {
+        String session = scenario.prefix + "readonly";
+        scenario.createSession(session, AGENT, "READ_ONLY");
+        long seq = scenario.askFor(session, AGENT, Map.of("w1", List.of("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}")));
+        scenario.authorize(session, "acme", "w1", AuthorizationBasis.POLICY);
+
+        JsonNode result = scenario.awaitResult(session, AGENT, "w1");
+        assertThat(result.get("status").asText()).isEqualTo("ERROR");
+        assertThat(result.get("content").asText()).contains("'write_file' is not available to READ_ONLY sessions");
+        assertThat(scenario.ledger(session + "/" + seq + "/w1")).extracting(ToolOutcome::getState).containsExactly(OutcomeState.ERROR);
+        assertThat(scenario.workspace(session).resolve("x.txt")).doesNotExist();
+    }
+
+    @Test
+    void aTurnInterrupted_cancelsTheRunningCommand_andKillsItsWholeProcessGroup() throws Exception {
+        String session = scenario.prefix + "interrupted";
+        scenario.createSession(session, AGENT, "WRITE");
+        // a grandchild that would write late.txt after 3 s, and a parent that would run for a minute
+        String key = call(session, "slow", "run_command", "{\"command\":\"(sleep 3; echo late > late.txt) & sleep 60\"}");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(1))
+                .until(() -> scenario.ledger(key).stream().anyMatch(o -> o.getState() == OutcomeState.STARTED));
+        scenario.append(session, AGENT, Map.of("type", "turn_interrupted", "partialText", "Running the slow", "reason", "user pressed stop"));
+
+        JsonNode result = scenario.awaitResult(session, AGENT, "slow");
+        assertThat(result.get("status").asText()).isEqualTo("CANCELLED");
+        Thread.sleep(5_000); // past the grandchild's 3 s
+        assertThat(scenario.workspace(session).resolve("late.txt")).as("the grandchild was killed with the group").doesNotExist();
+        assertThat(scenario.ledger(key)).extracting(ToolOutcome::getState).containsExactly(OutcomeState.STARTED, OutcomeState.CANCELLED);
+    }
+
+    @Test
+    void secrets_resolvedOnlyInTheExecutor_neverReachTheLog() {
+        String session = scenario.prefix + "secrets";
+        scenario.createSession(session, AGENT, "WRITE");
+        call(session, "s1", "run_command", "{\"command\":\"echo token=secret://api-token; echo api_key=sk-live-abcdefghijklmnop1234\"}");
+
+        JsonNode result = scenario.awaitResult(session, AGENT, "s1");
+        assertThat(result.get("status").asText()).isEqualTo("OK");
+        String content = result.get("content").asText();
+        assertThat(content).doesNotContain(PLANTED_TOKEN).doesNotContain("sk-live-abcdefghijklmnop1234").contains("REDACTED");
+        assertThat(scenario.events(session, AGENT).toString()).doesNotContain(PLANTED_TOKEN);
+    }
+
+    @Test
+    void aPathOutOfTheWorkspace_isRefused() {
+        String session = scenario.prefix + "escape";
+        scenario.createSession(session, AGENT, "WRITE");
+        call(session, "e1", "read_file", "{\"path\":\"../../../etc/passwd\"}");
+
+        JsonNode result = scenario.awaitResult(session, AGENT, "e1");
+        assertThat(result.get("status").asText()).isEqualTo("ERROR");
+        assertThat(result.get("content").asText()).contains("path").doesNotContain("root:x:0:0");
     }
 
     /** Asks for one call and authorizes it on policy; returns its idempotency key. */
