@@ -1,0 +1,457 @@
+package dev.tether.approval.domain;
+
+import dev.tether.approval.domain.ApprovalItem.Decision;
+import dev.tether.approval.domain.ApprovalItem.Kind;
+import dev.tether.approval.domain.ApprovalItem.Status;
+import dev.tether.approval.domain.SessionApprovals.Grant;
+import dev.tether.approval.domain.SessionApprovals.OpenCall;
+import dev.tether.approval.domain.SessionApprovals.Stage;
+import dev.tether.approval.domain.Verdict.Refusal;
+import dev.tether.common.auth.Role;
+import dev.tether.common.auth.TetherPrincipal;
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.ApprovalDenied;
+import dev.tether.common.event.ApprovalGranted;
+import dev.tether.common.event.ApprovalRequested;
+import dev.tether.common.event.ApprovalScope;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.ContextCompacted;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
+import dev.tether.common.event.PlanUpdated;
+import dev.tether.common.event.ProposedEvent;
+import dev.tether.common.event.SessionClaimed;
+import dev.tether.common.event.SessionClosed;
+import dev.tether.common.event.SessionForked;
+import dev.tether.common.event.SessionMigrated;
+import dev.tether.common.event.SessionResumed;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.StepCompleted;
+import dev.tether.common.event.SubagentResult;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolOutcomeResolved;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
+import dev.tether.common.event.TurnInterrupted;
+import dev.tether.common.event.UnknownEvent;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.policy.GatingPolicy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * The approval state machine as pure functions over a session's log, in the decider style:
+ * <ul>
+ * <li>{@link #evolve}: the session's approval state after an event;</li>
+ * <li>{@link #react}: what the service appends, as itself, because of an event: for every call of an assistant
+ *     message exactly one of {@code tool_call_authorized} (policy allows it, or a session-scope grant covers it),
+ *     {@code approval_requested} (a human must decide) or an ERROR {@code tool_result} (the tool is not in the
+ *     session's registry); after a grant its authorization, after a denial its ERROR result, after an interruption
+ *     a CANCELLED result for every call still waiting for a human;</li>
+ * <li>{@link #expire}: a denial, in the service's name, of approvals nobody decided in time;</li>
+ * <li>{@link #decide}: the event an approver's decision becomes, or why it is refused.</li>
+ * </ul>
+ * Every event the service proposes has an id derived from what caused it, so proposing it again (a replay, a
+ * restart) appends nothing. Whatever is ambiguous fails closed: nothing is authorized, and the refusal says why.
+ * No I/O except through the {@link CallInspector} it is given; no clock (times come in as arguments).
+ */
+public final class ApprovalMachine {
+
+    /** Finished items kept per session for the API, newest last; older ones are only in the log. */
+    public static final int FINISHED_ITEMS_KEPT = 20;
+    /** Session-scope grants kept per session; the oldest is dropped first, which only makes calls ask again. */
+    public static final int GRANTS_KEPT = 100;
+    /** Who the service's own events are attributed to (the sequencer attributes them to the writing principal anyway). */
+    public static final String SERVICE_ID = "approval-service";
+
+    private static final Actor SERVICE = new Actor(ActorKind.SYSTEM, SERVICE_ID);
+
+    /** What the reactions depend on besides the log: the policy and the port to registries and workspaces. */
+    public record Rules(GatingPolicy policy, CallInspector inspector) {
+        public Rules {
+            Objects.requireNonNull(policy, "policy");
+            Objects.requireNonNull(inspector, "inspector");
+        }
+    }
+
+    /** The state after an expiry sweep and the results it sends. */
+    public record Expiry(SessionApprovals state, List<ProposedEvent> events) {}
+
+    private ApprovalMachine() {}
+
+    // --- evolve ----------------------------------------------------------------------------------
+
+    /** Whether {@code payload} starts a session: only then may {@link #evolve} be given no state. */
+    public static boolean isFirstEvent(EventPayload payload) {
+        return payload instanceof SessionStarted || payload instanceof SessionForked;
+    }
+
+    /**
+     * The session's approval state after {@code event}.
+     *
+     * @param s the state before, null before the first event
+     * @throws IllegalStateException for an event other than a first one on no state, or of a type not handled
+     */
+    public static SessionApprovals evolve(SessionApprovals s, Event event) {
+        EventPayload payload = event.payload();
+        if (payload instanceof SessionStarted started) {
+            return SessionApprovals.started(event.sessionId(), event.tenantId(), started.toolMode(), started.modelId(), event.seq());
+        }
+        if (payload instanceof SessionForked fork) {
+            // a fork is a session of its own: the parent's grants do not carry over
+            return SessionApprovals.started(event.sessionId(), event.tenantId(), fork.toolMode(), fork.modelId(), event.seq());
+        }
+        if (s == null) {
+            throw new IllegalStateException(payload.type() + " at seq " + event.seq() + " of " + event.sessionId() + " before its start");
+        }
+        SessionApprovals n = s.at(event.seq());
+        if (payload instanceof AssistantMessage m) {
+            for (ToolCall call : m.toolCalls()) {
+                n = n.withCall(call.callId(), new OpenCall(call.tool(), call.argumentsJson(), event.seq(), event.actor().id(),
+                        Stage.REQUESTED, null, null, null, null));
+            }
+        } else if (payload instanceof ApprovalRequested r) {
+            n = requested(n, event, r);
+        } else if (payload instanceof ApprovalGranted g) {
+            n = granted(n, event, g);
+        } else if (payload instanceof ApprovalDenied d) {
+            n = n.withCall(d.callId(), c -> c.at(Stage.DENIED));
+            if (event.eventId().equals(expiredId(n.sessionId(), d.callId()))) {
+                SessionApprovals before = n;
+                n = n.pendingItem(d.callId(), Kind.APPROVAL).map(i -> before.withItem(i.ended(Status.EXPIRED, d.reason()),
+                        FINISHED_ITEMS_KEPT)).orElse(n);
+            } else {
+                n = decided(n, d.callId(), Kind.APPROVAL, Status.DENIED, new Decision(DecisionKind.DENY, d.approver(), d.reason(), null,
+                        null, event.seq(), event.occurredAt()));
+            }
+        } else if (payload instanceof ToolCallAuthorized a) {
+            OpenCall call = n.calls().get(a.callId());
+            if (call != null && call.stage() == Stage.REQUESTED && a.basis().kind() == AuthorizationBasis.Kind.APPROVAL) {
+                n = n.withGrantUsed(a.basis().approvalSeq(), a.callId()); // authorized by a session grant, without asking
+            }
+            n = n.withCall(a.callId(), c -> c.at(Stage.AUTHORIZED));
+        } else if (payload instanceof ToolResult r) {
+            n = result(n, event, r);
+        } else if (payload instanceof ToolOutcomeResolved r) {
+            n = resolved(n, event, r);
+        } else if (payload instanceof TurnInterrupted) {
+            n = n.interruptedAt(event.seq());
+        } else if (payload instanceof SessionClosed) {
+            n = n.closedNow().withItems(i -> i.status().pending() ? i.ended(Status.CANCELLED, "the session was closed") : i,
+                    FINISHED_ITEMS_KEPT);
+            for (String callId : List.copyOf(n.calls().keySet())) {
+                n = n.withCall(callId, (OpenCall) null);
+            }
+        } else if (payload instanceof UserMessage || payload instanceof ContextCompacted || payload instanceof PlanUpdated
+                || payload instanceof StepCompleted || payload instanceof SessionClaimed || payload instanceof SessionResumed
+                || payload instanceof SessionMigrated || payload instanceof SubagentResult || payload instanceof UnknownEvent) {
+            // position only
+        } else {
+            throw new IllegalStateException("unhandled event type " + payload.type());
+        }
+        return n;
+    }
+
+    private static SessionApprovals requested(SessionApprovals n, Event event, ApprovalRequested r) {
+        OpenCall call = n.calls().get(r.callId());
+        if (call == null) {
+            return n; // only a damaged log asks about a call it never made
+        }
+        n = n.withCall(r.callId(), call.at(Stage.AWAITING_APPROVAL).shown(r.shown(), r.shownRef()));
+        return n.withItem(new ApprovalItem(n.sessionId(), event.seq(), Kind.APPROVAL, Status.PENDING, n.tenantId(), r.callId(), r.tool(),
+                call.argumentsJson(), r.shown(), r.shownRef(), call.requestSeq(), event.occurredAt(), n.modelId(), call.requestedBy(),
+                null, null, null, false), FINISHED_ITEMS_KEPT);
+    }
+
+    private static SessionApprovals granted(SessionApprovals n, Event event, ApprovalGranted g) {
+        OpenCall call = n.calls().get(g.callId());
+        String tool = g.tool() != null ? g.tool() : call != null ? call.tool() : null;
+        String problem = g.scope() == ApprovalScope.SESSION ? scopeProblem(tool, g.pathGlob()) : null;
+        if (call != null) {
+            n = n.withCall(g.callId(), call.granted(event.seq(), problem));
+        }
+        if (g.scope() == ApprovalScope.SESSION && problem == null) {
+            n = n.withGrant(new Grant(event.seq(), tool, g.pathGlob(), g.approver(), event.occurredAt(), 0, List.of()), GRANTS_KEPT);
+        }
+        if (problem != null) {
+            // fail closed: a grant that cannot be read authorizes nothing, not even the call it was given for
+            SessionApprovals state = n;
+            return n.pendingItem(g.callId(), Kind.APPROVAL).map(i -> state.withItem(i.ended(Status.CANCELLED, "the approval at seq "
+                    + event.seq() + " by " + g.approver() + " could not be used because " + problem + "; nothing was run"),
+                    FINISHED_ITEMS_KEPT)).orElse(n);
+        }
+        DecisionKind kind = g.scope() == ApprovalScope.SESSION ? DecisionKind.GRANT_SESSION : DecisionKind.GRANT_ONCE;
+        return decided(n, g.callId(), Kind.APPROVAL, Status.GRANTED, new Decision(kind, g.approver(), g.reason(), g.tool(),
+                g.pathGlob(), event.seq(), event.occurredAt()));
+    }
+
+    /** Why a session-scope grant of {@code tool} on {@code pathGlob} cannot be used, or null if it can. */
+    static String scopeProblem(String tool, String pathGlob) {
+        if (tool == null || tool.isBlank()) {
+            return "it names no tool";
+        }
+        if (pathGlob != null) {
+            try {
+                PathGlob.parse(pathGlob);
+            } catch (PathGlob.InvalidGlobException e) {
+                return "its path glob '" + pathGlob + "' cannot be parsed: it " + e.getMessage();
+            }
+        }
+        return null;
+    }
+
+    private static SessionApprovals result(SessionApprovals n, Event event, ToolResult r) {
+        OpenCall call = n.calls().get(r.callId());
+        if (r.status() == ToolStatus.UNKNOWN) {
+            if (call == null) {
+                return n;
+            }
+            n = n.withCall(r.callId(), call.at(Stage.OUTCOME_UNKNOWN));
+            String shown = call.shown() != null ? call.shown() : call.tool() + " " + call.argumentsJson();
+            return n.withItem(new ApprovalItem(n.sessionId(), event.seq(), Kind.UNKNOWN_OUTCOME, Status.PENDING, n.tenantId(), r.callId(),
+                    call.tool(), call.argumentsJson(), shown, call.shownRef(), call.requestSeq(), event.occurredAt(), n.modelId(),
+                    call.requestedBy(), r.content(), null, null, false), FINISHED_ITEMS_KEPT);
+        }
+        n = n.withCall(r.callId(), (OpenCall) null);
+        String sessionId = n.sessionId();
+        return n.withItems(i -> {
+            if (!i.status().pending() || i.kind() != Kind.APPROVAL || !i.callId().equals(r.callId())) {
+                return i;
+            }
+            if (event.eventId().equals(cancelledId(sessionId, r.callId()))) {
+                return i.ended(Status.CANCELLED, "the turn was interrupted before an approver decided");
+            }
+            return i.ended(Status.CANCELLED, "the call got a " + r.status() + " result before an approver decided");
+        }, FINISHED_ITEMS_KEPT);
+    }
+
+    private static SessionApprovals resolved(SessionApprovals n, Event event, ToolOutcomeResolved r) {
+        Status status = switch (r.resolution()) {
+            case MARK_DONE -> Status.MARKED_DONE;
+            case RETRY -> Status.RETRIED;
+            case ABANDON -> Status.ABANDONED;
+        };
+        DecisionKind kind = DecisionKind.valueOf(r.resolution().name());
+        n = r.resolution() == OutcomeResolution.RETRY ? n.withCall(r.callId(), c -> c.at(Stage.AUTHORIZED))
+                : n.withCall(r.callId(), (OpenCall) null);
+        return decided(n, r.callId(), Kind.UNKNOWN_OUTCOME, status, new Decision(kind, r.approver(), r.reason(), null, null,
+                event.seq(), event.occurredAt()));
+    }
+
+    private static SessionApprovals decided(SessionApprovals n, String callId, Kind kind, Status status, Decision decision) {
+        return n.pendingItem(callId, kind).map(i -> n.withItem(i.decided(status, decision), FINISHED_ITEMS_KEPT)).orElse(n);
+    }
+
+    // --- react -----------------------------------------------------------------------------------
+
+    /**
+     * What the service appends because of {@code event}, given the state {@code s} after it. One event per command,
+     * so one refused event never holds back another.
+     */
+    public static List<ProposedEvent> react(SessionApprovals s, Event event, Rules rules) {
+        if (s.closed()) {
+            return List.of();
+        }
+        EventPayload payload = event.payload();
+        var out = new ArrayList<ProposedEvent>();
+        if (payload instanceof AssistantMessage m) {
+            for (ToolCall call : m.toolCalls()) {
+                out.add(decideCall(s, call, rules));
+            }
+        } else if (payload instanceof ApprovalRequested r) {
+            OpenCall call = s.calls().get(r.callId());
+            if (call != null && call.stage() == Stage.AWAITING_APPROVAL && call.requestSeq() < s.lastInterruptSeq()) {
+                out.add(cancel(s, r.callId(), call)); // the turn was cut short while the request was on its way
+            }
+        } else if (payload instanceof ApprovalGranted g) {
+            OpenCall call = s.calls().get(g.callId());
+            if (call != null && call.stage() == Stage.GRANTED) {
+                out.add(authorize(s, g.callId(), AuthorizationBasis.approval(call.grantSeq())));
+            } else if (call != null && call.stage() == Stage.GRANT_UNUSABLE) {
+                out.add(error(s, g.callId(), call, "unusable-grant", "the approval at seq " + call.grantSeq() + " was not used because "
+                        + call.problem() + "; nothing was run. Ask again if the call is still needed."));
+            }
+        } else if (payload instanceof ApprovalDenied d) {
+            OpenCall call = s.calls().get(d.callId());
+            if (call != null && call.stage() == Stage.DENIED) {
+                boolean expired = event.eventId().equals(expiredId(s.sessionId(), d.callId()));
+                out.add(error(s, d.callId(), call, "denied", expired ? d.reason()
+                        : "denied by " + d.approver() + ": " + (d.reason().isBlank() ? "no reason given" : d.reason())));
+            }
+        } else if (payload instanceof TurnInterrupted) {
+            s.calls().forEach((callId, call) -> {
+                if (call.stage() == Stage.AWAITING_APPROVAL) {
+                    out.add(cancel(s, callId, call));
+                }
+            });
+        }
+        return out;
+    }
+
+    private static ProposedEvent decideCall(SessionApprovals s, ToolCall call, Rules rules) {
+        if (!rules.inspector().tools(s.toolMode()).contains(call.tool())) {
+            OpenCall open = s.calls().get(call.callId());
+            return error(s, call.callId(), open, "unavailable", "tool '" + call.tool() + "' is not available in a " + s.toolMode()
+                    + " session; its tools are " + String.join(", ", new java.util.TreeSet<>(rules.inspector().tools(s.toolMode())))
+                    + ". Nothing was run.");
+        }
+        if (!rules.policy().gated(s.tenantId(), s.toolMode(), call.tool())) {
+            return authorize(s, call.callId(), AuthorizationBasis.POLICY);
+        }
+        Inspection inspection = rules.inspector().inspect(s.tenantId(), s.sessionId(), s.toolMode(), call);
+        Grant covering = s.grants().stream().filter(g -> g.covers(call.tool(), inspection.target()))
+                .max(Comparator.comparingLong(Grant::seq)).orElse(null);
+        if (covering != null) {
+            return authorize(s, call.callId(), AuthorizationBasis.approval(covering.seq()));
+        }
+        return new ProposedEvent(id(s.sessionId(), call.callId(), ApprovalRequested.TYPE), SERVICE,
+                new ApprovalRequested(call.callId(), call.tool(), inspection.shown(), inspection.shownRef()));
+    }
+
+    private static ProposedEvent authorize(SessionApprovals s, String callId, AuthorizationBasis basis) {
+        return new ProposedEvent(id(s.sessionId(), callId, ToolCallAuthorized.TYPE), SERVICE, new ToolCallAuthorized(callId, basis));
+    }
+
+    private static ProposedEvent cancel(SessionApprovals s, String callId, OpenCall call) {
+        return new ProposedEvent(cancelledId(s.sessionId(), callId), SERVICE, new ToolResult(callId, key(s, call, callId),
+                ToolStatus.CANCELLED, "the turn was interrupted before an approver decided; nothing was run", null));
+    }
+
+    private static ProposedEvent error(SessionApprovals s, String callId, OpenCall call, String why, String content) {
+        return new ProposedEvent(id(s.sessionId(), callId, ToolResult.TYPE, why), SERVICE,
+                new ToolResult(callId, key(s, call, callId), ToolStatus.ERROR, content, null));
+    }
+
+    /** The call's idempotency key, as the projector derives it: sessionId/requestSeq/callId. */
+    private static String key(SessionApprovals s, OpenCall call, String callId) {
+        return call == null ? "" : s.sessionId() + "/" + call.requestSeq() + "/" + callId;
+    }
+
+    // --- expiry ----------------------------------------------------------------------------------
+
+    /**
+     * A denial, in the service's own name, of every approval requested at least {@code timeout} before {@code now}
+     * that nobody decided, each sent once: the item is marked as expiring until the denial is in the log, and
+     * {@link #react} then sends the call's ERROR result. The sequencer takes a denial only while the approval is
+     * still pending, so if an approver's decision gets there first the expiry is refused and the decision stands.
+     */
+    public static Expiry expire(SessionApprovals s, Instant now, Duration timeout) {
+        if (s.closed()) {
+            return new Expiry(s, List.of());
+        }
+        var events = new ArrayList<ProposedEvent>();
+        SessionApprovals n = s;
+        for (ApprovalItem item : s.pendingItems()) {
+            if (item.kind() != Kind.APPROVAL || item.expiring() || item.requestedAt().plus(timeout).isAfter(now)) {
+                continue;
+            }
+            events.add(new ProposedEvent(expiredId(s.sessionId(), item.callId()), SERVICE, new ApprovalDenied(item.callId(),
+                    ApprovalScope.ONCE, null, null, SERVICE_ID, "no approver decided within " + text(timeout)
+                    + " of the approval request at seq " + item.seq() + "; nothing was run")));
+            n = n.withItem(item.withExpiring(), FINISHED_ITEMS_KEPT);
+        }
+        return new Expiry(n, events);
+    }
+
+    /** When a pending approval expires, for the API. */
+    public static Instant expiresAt(ApprovalItem item, Duration timeout) {
+        return item.kind() == Kind.APPROVAL ? item.requestedAt().plus(timeout) : null;
+    }
+
+    private static String text(Duration d) {
+        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+    }
+
+    // --- human decisions -------------------------------------------------------------------------
+
+    /**
+     * The event an approver's decision on the item opened at {@code seq} becomes, to be appended in the approver's
+     * name, or why it is refused. The sequencer checks again when it appends (the item may have been decided or
+     * ended meanwhile), so a race between two approvers ends with one decision and one refusal.
+     */
+    public static Verdict decide(SessionApprovals s, long seq, DecisionRequest request, TetherPrincipal by) {
+        if (!by.has(Role.APPROVER)) {
+            return new Verdict.Refused(Refusal.FORBIDDEN, null, "only an approver decides");
+        }
+        if (s == null || !s.tenantId().equals(by.tenantId())) {
+            return new Verdict.Refused(Refusal.NOT_FOUND, null, "approval not found");
+        }
+        ApprovalItem item = s.item(seq).orElse(null);
+        if (item == null) {
+            return new Verdict.Refused(Refusal.NOT_FOUND, null, "approval not found");
+        }
+        DecisionKind decision = request.decision();
+        if (decision.appliesTo() != item.kind()) {
+            return new Verdict.Refused(Refusal.INVALID, "decision", "a" + (item.kind() == Kind.APPROVAL ? "n " : " ") + item.kind()
+                    + " item takes " + DecisionKind.on(item.kind()) + ", not " + decision);
+        }
+        if (!item.status().pending()) {
+            return new Verdict.Refused(Refusal.CONFLICT, null, "already " + item.status()
+                    + (item.decision() != null ? " by " + item.decision().approver() + " at seq " + item.decision().seq()
+                    : item.endedBecause() != null ? ": " + item.endedBecause() : ""));
+        }
+        if (request.reason().length() > DecisionRequest.MAX_REASON) {
+            return new Verdict.Refused(Refusal.INVALID, "reason", "must be at most " + DecisionRequest.MAX_REASON + " characters");
+        }
+        if (decision != DecisionKind.GRANT_SESSION && (request.tool() != null || request.pathGlob() != null)) {
+            return new Verdict.Refused(Refusal.INVALID, request.tool() != null ? "tool" : "pathGlob",
+                    "is only for GRANT_SESSION, not " + decision);
+        }
+        String tool = item.tool();
+        if (decision == DecisionKind.GRANT_SESSION) {
+            if (request.tool() != null && !request.tool().equals(item.tool())) {
+                return new Verdict.Refused(Refusal.INVALID, "tool", "a session grant covers the decided call's tool '" + item.tool()
+                        + "', not '" + request.tool() + "'");
+            }
+            if (request.pathGlob() != null) {
+                try {
+                    PathGlob.parse(request.pathGlob());
+                } catch (PathGlob.InvalidGlobException e) {
+                    return new Verdict.Refused(Refusal.INVALID, "pathGlob", e.getMessage());
+                }
+            }
+        }
+        if (decision == DecisionKind.DENY && request.reason().isBlank()) {
+            return new Verdict.Refused(Refusal.INVALID, "reason", "is required to deny: the model is told why");
+        }
+        EventPayload payload = switch (decision) {
+            case GRANT_ONCE -> new ApprovalGranted(item.callId(), ApprovalScope.ONCE, null, null, by.id(), request.reason());
+            case GRANT_SESSION -> new ApprovalGranted(item.callId(), ApprovalScope.SESSION, tool, request.pathGlob(), by.id(),
+                    request.reason());
+            case DENY -> new ApprovalDenied(item.callId(), ApprovalScope.ONCE, null, null, by.id(), request.reason());
+            case MARK_DONE, RETRY, ABANDON -> new ToolOutcomeResolved(item.callId(), OutcomeResolution.valueOf(decision.name()), by.id(),
+                    request.reason());
+        };
+        // the same decision sent again (a retried request) is the same event; any other one is a second decision
+        String eventId = id(s.sessionId(), "decision", Long.toString(seq), by.id(), decision.name(), Objects.toString(tool),
+                Objects.toString(request.pathGlob()), request.reason());
+        return new Verdict.Append(new ProposedEvent(eventId, new Actor(ActorKind.APPROVER, by.id()), payload), item);
+    }
+
+    // --- ids -------------------------------------------------------------------------------------
+
+    /** The eventId of the service's expiry denial of {@code callId}. */
+    public static String expiredId(String sessionId, String callId) {
+        return id(sessionId, callId, ToolResult.TYPE, "expired");
+    }
+
+    /** The eventId of the cancellation result of {@code callId}. */
+    public static String cancelledId(String sessionId, String callId) {
+        return id(sessionId, callId, ToolResult.TYPE, "cancelled");
+    }
+
+    /** A stable eventId derived from what caused the event. */
+    static String id(String... parts) {
+        return UUID.nameUUIDFromBytes(String.join("\u0000", parts).getBytes(StandardCharsets.UTF_8)).toString();
+    }
+}

@@ -1,0 +1,20 @@
+package dev.tether.approval.domain;
+
+import dev.tether.common.blob.BlobRef;
+import java.util.Objects;
+
+/**
+ * What the approval-service learned about one tool call before asking a human about it.
+ *
+ * @param shown    exactly what an approver is shown: the command line, the unified diff, the URL; or the call as
+ *                 written and why no preview could be made. Its preview when {@code shownRef} is set
+ * @param shownRef the full text in the blob store when it is too large for an event; null otherwise
+ * @param target   the path the call acts on, for matching session-scope grants
+ */
+public record Inspection(String shown, BlobRef shownRef, CallTarget target) {
+
+    public Inspection {
+        Objects.requireNonNull(shown, "shown");
+        Objects.requireNonNull(target, "target");
+    }
+}

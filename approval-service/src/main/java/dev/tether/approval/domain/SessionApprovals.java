@@ -1,0 +1,219 @@
+package dev.tether.approval.domain;
+
+import dev.tether.common.blob.BlobRef;
+import dev.tether.common.event.ToolMode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
+
+/**
+ * What the approval-service knows of one session, folded from its log by {@link ApprovalMachine#evolve}: what it is
+ * pinned to, the tool calls not yet finished and where each stands, the session-scope grants in force, and the items
+ * for approvers (every pending one, and the last {@value ApprovalMachine#FINISHED_ITEMS_KEPT} finished ones).
+ * Bounded by the session's open work, not its length. Immutable; stored as JSON.
+ *
+ * @param lastInterruptSeq the seq of the latest {@code turn_interrupted}, 0 if none: a call asked for before it that
+ *                         is still undecided is cancelled
+ */
+public record SessionApprovals(
+        String sessionId,
+        String tenantId,
+        ToolMode toolMode,
+        String modelId,
+        long lastSeq,
+        boolean closed,
+        long lastInterruptSeq,
+        Map<String, OpenCall> calls,
+        List<Grant> grants,
+        List<ApprovalItem> items) {
+
+    public SessionApprovals {
+        calls = new TreeMap<>(calls == null ? Map.of() : calls);
+        calls = java.util.Collections.unmodifiableMap(calls);
+        grants = grants == null ? List.of() : List.copyOf(grants);
+        items = items == null ? List.of() : List.copyOf(items);
+    }
+
+    /** Where a tool call stands, from the approval-service's side. */
+    public enum Stage {
+        /** Asked for; the service's answer (authorize, request approval, refuse) is on its way. */
+        REQUESTED,
+        /** An approval was requested; a human decides. */
+        AWAITING_APPROVAL,
+        /** An approver granted it; its authorization is on its way. */
+        GRANTED,
+        /** An approver granted it with a scope that cannot be parsed: nothing is authorized (fail closed). */
+        GRANT_UNUSABLE,
+        /** An approver denied it; its error result is on its way. */
+        DENIED,
+        /** Authorized; the executor runs it. */
+        AUTHORIZED,
+        /** Its result was UNKNOWN; a human decides. */
+        OUTCOME_UNKNOWN
+    }
+
+    /**
+     * A tool call without a final result.
+     *
+     * @param shown    what the approver was shown, if an approval was requested
+     * @param grantSeq the seq of the grant that decided it, if any
+     * @param problem  why a grant could not be used, for GRANT_UNUSABLE
+     */
+    public record OpenCall(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown,
+                           BlobRef shownRef, Long grantSeq, String problem) {
+
+        OpenCall at(Stage next) {
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, next, shown, shownRef, grantSeq, problem);
+        }
+
+        OpenCall shown(String text, BlobRef ref) {
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, stage, text, ref, grantSeq, problem);
+        }
+
+        OpenCall granted(long seq, String why) {
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, why == null ? Stage.GRANTED : Stage.GRANT_UNUSABLE,
+                    shown, shownRef, seq, why);
+        }
+    }
+
+    /**
+     * A session-scope grant in force: later calls of {@code tool} (on a path under {@code pathGlob}, if it has one)
+     * are authorized without asking.
+     */
+    public record Grant(long seq, String tool, String pathGlob, String approver, java.time.Instant grantedAt, int uses,
+                        List<String> usedBy) {
+
+        /** How many of the calls a grant authorized are kept by id; {@link #uses} counts them all. */
+        public static final int USED_BY_KEPT = 10;
+
+        public Grant {
+            usedBy = usedBy == null ? List.of() : List.copyOf(usedBy);
+        }
+
+        /** The grant after it authorized {@code callId} without asking. */
+        Grant usedBy(String callId) {
+            var calls = new ArrayList<>(usedBy);
+            calls.add(callId);
+            while (calls.size() > USED_BY_KEPT) {
+                calls.remove(0);
+            }
+            return new Grant(seq, tool, pathGlob, approver, grantedAt, uses + 1, calls);
+        }
+
+        /** Whether this grant covers a call of {@code callTool} on {@code target}; a grant it cannot read covers nothing. */
+        public boolean covers(String callTool, CallTarget target) {
+            if (!tool.equals(callTool)) {
+                return false;
+            }
+            if (pathGlob == null) {
+                return true;
+            }
+            PathGlob glob;
+            try {
+                glob = PathGlob.parse(pathGlob);
+            } catch (PathGlob.InvalidGlobException e) {
+                return false;
+            }
+            // the path as written and where it really leads must both fall under the glob
+            return target.path() != null && target.realPath() != null && glob.matches(target.path()) && glob.matches(target.realPath());
+        }
+    }
+
+    static SessionApprovals started(String sessionId, String tenantId, ToolMode mode, String modelId, long seq) {
+        return new SessionApprovals(sessionId, tenantId, mode, modelId, seq, false, 0, Map.of(), List.of(), List.of());
+    }
+
+    public Optional<ApprovalItem> item(long seq) {
+        return items.stream().filter(i -> i.seq() == seq).findFirst();
+    }
+
+    /** The pending item of {@code kind} for {@code callId}, if any. */
+    public Optional<ApprovalItem> pendingItem(String callId, ApprovalItem.Kind kind) {
+        return items.stream().filter(i -> i.status().pending() && i.kind() == kind && i.callId().equals(callId)).findFirst();
+    }
+
+    public List<ApprovalItem> pendingItems() {
+        return items.stream().filter(i -> i.status().pending()).toList();
+    }
+
+    SessionApprovals at(long seq) {
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, seq, closed, lastInterruptSeq, calls, grants, items);
+    }
+
+    SessionApprovals closedNow() {
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, true, lastInterruptSeq, calls, grants, items);
+    }
+
+    SessionApprovals interruptedAt(long seq) {
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, seq, calls, grants, items);
+    }
+
+    SessionApprovals withCall(String callId, OpenCall call) {
+        var next = new TreeMap<>(calls);
+        if (call == null) {
+            next.remove(callId);
+        } else {
+            next.put(callId, call);
+        }
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, next, grants, items);
+    }
+
+    SessionApprovals withCall(String callId, UnaryOperator<OpenCall> change) {
+        OpenCall call = calls.get(callId);
+        return call == null ? this : withCall(callId, change.apply(call));
+    }
+
+    SessionApprovals withGrant(Grant grant, int kept) {
+        var next = new ArrayList<>(grants);
+        next.add(grant);
+        while (next.size() > kept) {
+            next.remove(0); // the oldest goes: its calls need an approval again, which is the safe side
+        }
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items);
+    }
+
+    /** The state with the grant of {@code seq} recorded as having authorized {@code callId}. */
+    SessionApprovals withGrantUsed(long seq, String callId) {
+        var next = new ArrayList<Grant>();
+        for (Grant g : grants) {
+            next.add(g.seq() == seq ? g.usedBy(callId) : g);
+        }
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items);
+    }
+
+    SessionApprovals withItem(ApprovalItem item, int finishedKept) {
+        var next = new ArrayList<ApprovalItem>();
+        for (ApprovalItem i : items) {
+            if (i.seq() != item.seq()) {
+                next.add(i);
+            }
+        }
+        next.add(item);
+        next.sort(Comparator.comparingLong(ApprovalItem::seq));
+        long finished = next.stream().filter(i -> !i.status().pending()).count();
+        var kept = new ArrayList<ApprovalItem>();
+        for (ApprovalItem i : next) {
+            if (!i.status().pending() && finished > finishedKept) {
+                finished--;
+            } else {
+                kept.add(i);
+            }
+        }
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, grants, kept);
+    }
+
+    SessionApprovals withItems(UnaryOperator<ApprovalItem> change, int finishedKept) {
+        SessionApprovals s = this;
+        for (ApprovalItem i : items) {
+            ApprovalItem changed = change.apply(i);
+            if (changed != i) {
+                s = s.withItem(changed, finishedKept);
+            }
+        }
+        return s;
+    }
+}

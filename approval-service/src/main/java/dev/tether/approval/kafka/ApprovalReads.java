@@ -1,0 +1,103 @@
+package dev.tether.approval.kafka;
+
+import dev.tether.approval.domain.ApprovalItem;
+import dev.tether.approval.domain.SessionApprovals;
+import dev.tether.common.service.rest.ApiException;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * Reads of the approval state (Kafka Streams interactive queries over this instance's partitions, which is every
+ * partition when one instance runs), each scoped to a tenant: another tenant's session reads as missing. While the
+ * application restores its state a read answers 503 with {@code Retry-After}, never stale data.
+ */
+@ApplicationScoped
+public class ApprovalReads {
+
+    private final KafkaStreams streams;
+
+    ApprovalReads(KafkaStreams streams) {
+        this.streams = streams;
+    }
+
+    /** The session's approval state, if it exists and belongs to {@code tenantId}. */
+    public Optional<SessionApprovals> session(String tenantId, String sessionId) {
+        SessionApprovals s = this.<String, SessionApprovals>store(ApprovalStores.SESSIONS).get(sessionId);
+        return s != null && s.tenantId().equals(tenantId) ? Optional.of(s) : Optional.empty();
+    }
+
+    /** The tenant's pending items, oldest first, from the pending index. */
+    public List<ApprovalItem> pending(String tenantId) {
+        ReadOnlyKeyValueStore<String, SessionApprovals> sessions = store(ApprovalStores.SESSIONS);
+        var out = new ArrayList<ApprovalItem>();
+        try (var it = this.<String, String>store(ApprovalStores.PENDING).prefixScan(PendingIndex.prefix(tenantId), new StringSerializer())) {
+            it.forEachRemaining(kv -> {
+                PendingIndex.Entry entry = PendingIndex.parse(kv.key);
+                SessionApprovals s = sessions.get(entry.sessionId());
+                if (s != null && s.tenantId().equals(tenantId)) {
+                    s.item(entry.seq()).filter(i -> i.status().pending()).ifPresent(out::add);
+                }
+            });
+        }
+        out.sort(ORDER);
+        return out;
+    }
+
+    /**
+     * The tenant's items (pending and recently finished) that pass {@code filter}, oldest first. Scans every session
+     * of this instance: for finished items, which are looked at rarely; pending ones come from {@link #pending}.
+     */
+    public List<ApprovalItem> items(String tenantId, Predicate<ApprovalItem> filter) {
+        var out = new ArrayList<ApprovalItem>();
+        try (var it = this.<String, SessionApprovals>store(ApprovalStores.SESSIONS).all()) {
+            it.forEachRemaining(kv -> {
+                if (kv.value.tenantId().equals(tenantId)) {
+                    kv.value.items().stream().filter(filter).forEach(out::add);
+                }
+            });
+        }
+        out.sort(ORDER);
+        return out;
+    }
+
+    /** A session-scope grant in force, with its session. */
+    public record SessionGrant(String sessionId, SessionApprovals.Grant grant) {}
+
+    /** The session-scope grants in force in the tenant's open sessions, oldest first. */
+    public List<SessionGrant> grants(String tenantId) {
+        var out = new ArrayList<SessionGrant>();
+        try (var it = this.<String, SessionApprovals>store(ApprovalStores.SESSIONS).all()) {
+            it.forEachRemaining(kv -> {
+                if (kv.value.tenantId().equals(tenantId) && !kv.value.closed()) {
+                    kv.value.grants().forEach(g -> out.add(new SessionGrant(kv.value.sessionId(), g)));
+                }
+            });
+        }
+        out.sort(Comparator.comparing((SessionGrant g) -> g.grant().grantedAt()).thenComparing(SessionGrant::sessionId));
+        return out;
+    }
+
+    private static final Comparator<ApprovalItem> ORDER = Comparator.comparing(ApprovalItem::requestedAt)
+            .thenComparing(ApprovalItem::sessionId).thenComparingLong(ApprovalItem::seq);
+
+    private <K, V> ReadOnlyKeyValueStore<K, V> store(String name) {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable("the approval state is " + streams.state().name().toLowerCase() + "; try again shortly", 1);
+        }
+        try {
+            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<K, V>keyValueStore()));
+        } catch (InvalidStateStoreException e) {
+            throw ApiException.unavailable("the approval state is restoring; try again shortly", 1);
+        }
+    }
+}

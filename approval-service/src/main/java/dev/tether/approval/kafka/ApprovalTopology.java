@@ -1,0 +1,49 @@
+package dev.tether.approval.kafka;
+
+import dev.tether.approval.domain.ApprovalMachine;
+import dev.tether.approval.domain.SessionApprovals;
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.SessionEvent;
+import dev.tether.common.kafka.JsonSerde;
+import dev.tether.common.kafka.SessionEventKeySerde;
+import dev.tether.common.kafka.SessionPartitioner;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.common.tracing.KafkaTracing;
+import java.time.Duration;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The approval-service's Kafka Streams application (run exactly-once): {@code session-events} → {@link ApprovalProcessor}
+ * with its two stores ({@value ApprovalStores#SESSIONS}, {@value ApprovalStores#PENDING}) → {@code session-commands},
+ * partitioned by session like every other writer of commands.
+ */
+public final class ApprovalTopology {
+
+    /** The Avro serdes of the topics the topology reads and writes. */
+    public record TopicSerdes(Serde<SessionEvent> events, Serde<SessionCommand> commands) {}
+
+    /** What the processor needs besides its topics. */
+    public record Settings(ApprovalMachine.Rules rules, Duration timeout, Duration sweepInterval) {}
+
+    private ApprovalTopology() {}
+
+    public static Topology build(TopicLayout layout, TopicSerdes serdes, Settings settings, KafkaTracing tracing) {
+        var strings = Serdes.String();
+        var topology = new Topology();
+        topology.addSource("events-source", new SessionEventKeySerde().deserializer(), serdes.events().deserializer(),
+                layout.name(Topics.SESSION_EVENTS));
+        topology.addProcessor("approvals", () -> new ApprovalProcessor(settings.rules(), settings.timeout(), settings.sweepInterval(),
+                tracing), "events-source");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ApprovalStores.SESSIONS), strings,
+                JsonSerde.of(SessionApprovals.class)), "approvals");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ApprovalStores.PENDING), strings, strings),
+                "approvals");
+        topology.addSink(ApprovalProcessor.COMMANDS_SINK, layout.name(Topics.SESSION_COMMANDS), strings.serializer(),
+                serdes.commands().serializer(), new SessionPartitioner(), "approvals");
+        return topology;
+    }
+}

@@ -1,0 +1,262 @@
+package dev.tether.approval.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.approval.config.ApprovalConfig;
+import dev.tether.approval.domain.ApprovalItem;
+import dev.tether.approval.domain.ApprovalMachine;
+import dev.tether.approval.domain.DecisionKind;
+import dev.tether.approval.domain.DecisionRequest;
+import dev.tether.approval.domain.SessionApprovals;
+import dev.tether.approval.domain.Verdict;
+import dev.tether.approval.kafka.ApprovalReads;
+import dev.tether.approval.kafka.DecisionGateway;
+import dev.tether.avro.CommandReply;
+import dev.tether.common.auth.TetherPrincipal;
+import dev.tether.common.blob.BlobStore;
+import dev.tether.common.event.Event;
+import dev.tether.common.service.auth.Caller;
+import dev.tether.common.service.rest.ApiException;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+
+/**
+ * The approvers' API (issue 6): the items of the caller's tenant (pending approvals and unknown outcomes, oldest
+ * first), one item, and a decision on one. Another tenant's item answers 404, like a missing one. Decisions are
+ * appended in the approver's own name; the sequencer has the last word, so a decision that lost a race answers 409.
+ */
+@Path("/v1/approvals")
+@Produces(MediaType.APPLICATION_JSON)
+public class ApprovalResource {
+
+    private static final Logger LOG = Logger.getLogger(ApprovalResource.class);
+    private static final Pattern SESSION_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    private static final Set<String> BODY_FIELDS = Set.of("decision", "tool", "pathGlob", "reason");
+    private static final Duration SETTLE = Duration.ofSeconds(5);
+
+    private final Caller caller;
+    private final ApprovalReads reads;
+    private final DecisionGateway gateway;
+    private final BlobStore blobs;
+    private final ItemJson items;
+    private final ObjectMapper json;
+
+    ApprovalResource(Caller caller, ApprovalReads reads, DecisionGateway gateway, BlobStore blobs, ObjectMapper json,
+                     ApprovalConfig config) {
+        this.caller = caller;
+        this.reads = reads;
+        this.gateway = gateway;
+        this.blobs = blobs;
+        this.json = json;
+        this.items = new ItemJson(json, config.timeout());
+    }
+
+    /** {@code status}: PENDING (the default), another status, or ALL; {@code kind}: APPROVAL or UNKNOWN_OUTCOME. */
+    @GET
+    @RolesAllowed({"approver", "admin"})
+    public ObjectNode list(@QueryParam("status") String status, @QueryParam("kind") String kind) {
+        String tenantId = caller.principal().tenantId();
+        ApprovalItem.Status wanted = status == null ? ApprovalItem.Status.PENDING : parse(ApprovalItem.Status.class, status, "status", "ALL");
+        ApprovalItem.Kind kindWanted = kind == null ? null : parse(ApprovalItem.Kind.class, kind, "kind", null);
+        List<ApprovalItem> found = wanted == ApprovalItem.Status.PENDING ? reads.pending(tenantId)
+                : reads.items(tenantId, i -> wanted == null || i.status() == wanted);
+        ObjectNode out = json.createObjectNode();
+        ArrayNode list = out.putArray("approvals");
+        found.stream().filter(i -> kindWanted == null || i.kind() == kindWanted).forEach(i -> list.add(items.of(i, i.shown())));
+        return out;
+    }
+
+    /** The session-scope grants in force in the caller's tenant, with the calls each authorized without asking. */
+    @GET
+    @Path("grants")
+    @RolesAllowed({"approver", "admin"})
+    public ObjectNode grants() {
+        ObjectNode out = json.createObjectNode();
+        ArrayNode list = out.putArray("grants");
+        for (ApprovalReads.SessionGrant sg : reads.grants(caller.principal().tenantId())) {
+            ObjectNode g = list.addObject();
+            g.put("sessionId", sg.sessionId());
+            g.put("seq", sg.grant().seq());
+            g.put("tool", sg.grant().tool());
+            if (sg.grant().pathGlob() != null) {
+                g.put("pathGlob", sg.grant().pathGlob());
+            }
+            g.put("approver", sg.grant().approver());
+            g.put("grantedAt", sg.grant().grantedAt().toString());
+            g.put("uses", sg.grant().uses());
+            ArrayNode used = g.putArray("usedBy");
+            sg.grant().usedBy().forEach(used::add);
+        }
+        return out;
+    }
+
+    @GET
+    @Path("{id}")
+    @RolesAllowed({"approver", "admin"})
+    public ObjectNode get(@PathParam("id") String id) {
+        TetherPrincipal principal = caller.principal();
+        ItemId itemId = ItemId.parse(id);
+        ApprovalItem item = reads.session(principal.tenantId(), itemId.sessionId()).flatMap(s -> s.item(itemId.seq()))
+                .orElseThrow(() -> ApiException.notFound("approval"));
+        return items.of(item, fullShown(item));
+    }
+
+    @POST
+    @Path("{id}/decision")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed("approver")
+    public ObjectNode decide(@PathParam("id") String id, JsonNode body) {
+        TetherPrincipal principal = caller.principal();
+        ItemId itemId = ItemId.parse(id);
+        DecisionRequest request = request(body);
+        SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElse(null);
+        Verdict verdict = ApprovalMachine.decide(session, itemId.seq(), request, principal);
+        if (verdict instanceof Verdict.Refused refused) {
+            throw refusal(refused);
+        }
+        Verdict.Append append = (Verdict.Append) verdict;
+        CommandReply reply = gateway.send(itemId.sessionId(), principal.tenantId(), principal, append.event());
+        if (!reply.getAccepted()) {
+            String message = reply.getRejection() == null ? "refused" : reply.getRejection().getMessage();
+            if (reply.getRejection() != null && "not_found".equals(reply.getRejection().getCode())) {
+                throw ApiException.notFound("approval");
+            }
+            // someone else decided, or the approval expired or was cancelled, between the check and the append
+            throw new ApiException(409, "conflict", "the decision was not recorded: " + message);
+        }
+        long seq = reply.getAppended().get(0).getSeq();
+        return items.of(settled(principal, itemId, append, seq, session), append.item().shown());
+    }
+
+    /** The item once this service has folded the decision; if that takes long, the decision folded into the state seen before. */
+    private ApprovalItem settled(TetherPrincipal principal, ItemId itemId, Verdict.Append append, long seq, SessionApprovals before) {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<ApprovalItem> item = reads.session(principal.tenantId(), itemId.sessionId()).flatMap(s -> s.item(itemId.seq()));
+            if (item.isPresent() && !item.get().status().pending()) {
+                return item.get();
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        var event = new Event(append.event().eventId(), itemId.sessionId(), principal.tenantId(), seq, Instant.now(),
+                append.event().actor(), "", append.event().payload());
+        return ApprovalMachine.evolve(before, event).item(itemId.seq()).orElse(append.item());
+    }
+
+    private DecisionRequest request(JsonNode body) {
+        if (body == null || !body.isObject()) {
+            throw ApiException.badRequest("decision", "the body must be a JSON object with a decision");
+        }
+        var names = body.fieldNames();
+        while (names.hasNext()) {
+            String name = names.next();
+            if (!BODY_FIELDS.contains(name)) {
+                throw ApiException.badRequest(name, "is not a field of a decision; the fields are "
+                        + String.join(", ", BODY_FIELDS.stream().sorted().toList()));
+            }
+        }
+        String decision = text(body, "decision");
+        if (decision == null) {
+            throw ApiException.badRequest("decision", "is required: one of " + Arrays.toString(DecisionKind.values()));
+        }
+        DecisionKind kind = parse(DecisionKind.class, decision, "decision", null);
+        return new DecisionRequest(kind, text(body, "tool"), text(body, "pathGlob"), text(body, "reason"));
+    }
+
+    private static String text(JsonNode body, String field) {
+        JsonNode value = body.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual()) {
+            throw ApiException.badRequest(field, "must be a string");
+        }
+        return value.asText();
+    }
+
+    /** {@code value} as a constant of {@code type}; {@code all} (if not null) reads as null, meaning any. */
+    private static <E extends Enum<E>> E parse(Class<E> type, String value, String field, String all) {
+        if (all != null && all.equals(value)) {
+            return null;
+        }
+        for (E constant : type.getEnumConstants()) {
+            if (constant.name().equals(value)) {
+                return constant;
+            }
+        }
+        String allowed = Arrays.stream(type.getEnumConstants()).map(Enum::name).collect(Collectors.joining(", "));
+        throw ApiException.badRequest(field, "must be one of " + allowed + (all == null ? "" : ", " + all));
+    }
+
+    private static ApiException refusal(Verdict.Refused refused) {
+        return switch (refused.reason()) {
+            case NOT_FOUND -> ApiException.notFound("approval");
+            case CONFLICT -> new ApiException(409, "already_decided", refused.message());
+            case INVALID -> ApiException.badRequest(refused.field(), refused.message());
+            case FORBIDDEN -> new ApiException(403, "forbidden", refused.message());
+        };
+    }
+
+    /** The whole shown text: read back from the blob store when it was too large for the event. */
+    private String fullShown(ApprovalItem item) {
+        if (item.shownRef() == null) {
+            return item.shown();
+        }
+        try {
+            Optional<InputStream> blob = blobs.open(item.tenantId(), item.shownRef().sha256());
+            if (blob.isPresent()) {
+                try (InputStream in = blob.get()) {
+                    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                }
+            }
+        } catch (IOException e) {
+            LOG.warnf("cannot read the shown text of %s from the blob store: %s", item.id(), e.getMessage());
+        }
+        return item.shown();
+    }
+
+    /** An item id, {@code <sessionId>~<seq>}; one that cannot name an item is not found. */
+    record ItemId(String sessionId, long seq) {
+        static ItemId parse(String id) {
+            int at = id == null ? -1 : id.lastIndexOf(ApprovalItem.ID_SEPARATOR);
+            if (at < 1 || !SESSION_ID.matcher(id.substring(0, at)).matches()) {
+                throw ApiException.notFound("approval");
+            }
+            try {
+                long seq = Long.parseLong(id.substring(at + 1));
+                if (seq < 1) {
+                    throw ApiException.notFound("approval");
+                }
+                return new ItemId(id.substring(0, at), seq);
+            } catch (NumberFormatException e) {
+                throw ApiException.notFound("approval");
+            }
+        }
+    }
+}

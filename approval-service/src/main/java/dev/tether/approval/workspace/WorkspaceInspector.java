@@ -1,0 +1,138 @@
+package dev.tether.approval.workspace;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.approval.domain.CallInspector;
+import dev.tether.approval.domain.CallTarget;
+import dev.tether.approval.domain.Inspection;
+import dev.tether.common.blob.BlobOffloader;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolMode;
+import dev.tether.tools.Tool;
+import dev.tether.tools.ToolException;
+import dev.tether.tools.ToolRegistry;
+import dev.tether.tools.sandbox.SandboxUser;
+import dev.tether.tools.sandbox.SandboxViolation;
+import dev.tether.tools.sandbox.Workspace;
+import dev.tether.tools.sandbox.WorkspaceRoot;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Set;
+import org.jboss.logging.Logger;
+
+/**
+ * The approval-service's view of tool calls, with the executor's own tool code: which tools a session's mode has
+ * ({@link ToolRegistry}), and what a call will do, worked out by {@link Tool#shown} against the session's workspace
+ * at {@code <root>/<sessionId>} (the executor's layout) without changing anything.
+ *
+ * <p>The workspace is only read: in a deployment the approval-service mounts the workspace volume read-only. A
+ * session whose workspace does not exist yet (nothing ran in it so far) is previewed against an empty directory of
+ * the service's own, which is what the executor will start from; nothing is ever created under the root.
+ *
+ * <p>What {@link Tool#shown} cannot preview (invalid arguments, a path leading out of the workspace) is shown as the
+ * call as written, with the reason: the approver still decides, and the executor refuses the call if it is invalid.
+ * Text larger than the offloader's threshold goes to the blob store; the event carries its preview and reference.
+ *
+ * <p>Thread-safe: the tools and the registry are.
+ */
+public final class WorkspaceInspector implements CallInspector {
+
+    private static final Logger LOG = Logger.getLogger(WorkspaceInspector.class);
+
+    private final ToolRegistry registry;
+    private final Path root;
+    private final Workspace empty;
+    private final BlobOffloader offloader;
+    private final ObjectMapper json = new ObjectMapper();
+
+    /**
+     * @param registry  the tools by mode, built like the executor's
+     * @param root      the workspace root, {@code <root>/<sessionId>} per session; may not exist
+     * @param scratch   a directory of this service's own, where an empty workspace is kept for previews
+     * @param offloader where shown text too large for an event goes
+     */
+    public WorkspaceInspector(ToolRegistry registry, Path root, Path scratch, BlobOffloader offloader) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.root = Objects.requireNonNull(root, "root");
+        this.offloader = Objects.requireNonNull(offloader, "offloader");
+        try {
+            Files.createDirectories(scratch);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + scratch, e);
+        }
+        this.empty = new WorkspaceRoot(scratch, SandboxUser.current()).open("empty");
+    }
+
+    @Override
+    public Set<String> tools(ToolMode mode) {
+        return registry.forMode(mode).names();
+    }
+
+    @Override
+    public Inspection inspect(String tenantId, String sessionId, ToolMode mode, ToolCall call) {
+        Tool tool = registry.forMode(mode).find(call.tool()).orElse(null);
+        JsonNode arguments;
+        try {
+            arguments = json.readTree(call.argumentsJson());
+        } catch (IOException e) {
+            arguments = null;
+        }
+        if (tool == null || arguments == null || !arguments.isObject()) {
+            String why = tool == null ? "the tool is not available in a " + mode + " session" : "the arguments are not a JSON object";
+            return inspection(tenantId, asWritten(call, why), CallTarget.NONE);
+        }
+        Workspace workspace = workspace(sessionId);
+        String shown;
+        try {
+            shown = tool.shown(workspace, arguments);
+        } catch (ToolException | SandboxViolation e) {
+            shown = asWritten(call, e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "no preview of %s call %s of %s", call.tool(), call.callId(), sessionId);
+            shown = asWritten(call, "the preview failed");
+        }
+        return inspection(tenantId, shown, target(workspace, arguments));
+    }
+
+    private Inspection inspection(String tenantId, String shown, CallTarget target) {
+        BlobOffloader.Offloaded offloaded = offloader.offload(tenantId, shown);
+        return new Inspection(offloaded.text(), offloaded.ref(), target);
+    }
+
+    /** The session's workspace if it exists, read as it is; otherwise the empty one. */
+    private Workspace workspace(String sessionId) {
+        Path directory = root.resolve(sessionId).normalize();
+        if (!directory.getParent().equals(root.normalize()) || !Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)) {
+            return empty;
+        }
+        try {
+            return new WorkspaceRoot(root, SandboxUser.current()).open(sessionId);
+        } catch (RuntimeException e) {
+            LOG.warnf("cannot read the workspace of %s (%s); previewing against an empty one", sessionId, e.getMessage());
+            return empty;
+        }
+    }
+
+    /** The call's {@code path} argument and where it leads in the workspace, for scope matching. */
+    private static CallTarget target(Workspace workspace, JsonNode arguments) {
+        JsonNode path = arguments.get("path");
+        if (path == null || !path.isTextual()) {
+            return CallTarget.NONE;
+        }
+        String real;
+        try {
+            real = workspace.relativize(workspace.resolve(path.asText()));
+        } catch (SandboxViolation | IllegalArgumentException e) {
+            real = null;
+        }
+        return new CallTarget(path.asText(), real);
+    }
+
+    private static String asWritten(ToolCall call, String why) {
+        return call.tool() + " " + call.argumentsJson() + "\n(no preview: " + why + ")";
+    }
+}

@@ -1,0 +1,630 @@
+package dev.tether.approval.domain;
+
+import static dev.tether.approval.domain.Story.AGENT;
+import static dev.tether.approval.domain.Story.ALICE;
+import static dev.tether.approval.domain.Story.BOB;
+import static dev.tether.approval.domain.Story.FOREIGN_APPROVER;
+import static dev.tether.approval.domain.Story.SERVICE;
+import static dev.tether.approval.domain.Story.SESSION;
+import static dev.tether.approval.domain.Story.asking;
+import static dev.tether.approval.domain.Story.call;
+import static dev.tether.approval.domain.Story.edit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tether.approval.domain.ApprovalItem.Kind;
+import dev.tether.approval.domain.ApprovalItem.Status;
+import dev.tether.approval.domain.SessionApprovals.Stage;
+import dev.tether.approval.domain.Verdict.Refusal;
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.ApprovalDenied;
+import dev.tether.common.event.ApprovalGranted;
+import dev.tether.common.event.ApprovalRequested;
+import dev.tether.common.event.ApprovalScope;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.ContextCompacted;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.OutcomeResolution;
+import dev.tether.common.event.PlanItem;
+import dev.tether.common.event.PlanItemStatus;
+import dev.tether.common.event.PlanUpdated;
+import dev.tether.common.event.ProposedEvent;
+import dev.tether.common.event.ResumeReason;
+import dev.tether.common.event.SessionClaimed;
+import dev.tether.common.event.SessionClosed;
+import dev.tether.common.event.SessionForked;
+import dev.tether.common.event.SessionMigrated;
+import dev.tether.common.event.SessionResumed;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.StepCompleted;
+import dev.tether.common.event.SubagentResult;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolOutcomeResolved;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
+import dev.tether.common.event.TurnInterrupted;
+import dev.tether.common.event.UnknownEvent;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.policy.GatingPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Given/when/then tests of the approval state machine over event lists, with no infrastructure. */
+class ApprovalMachineTest {
+
+    private static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+    private static Verdict.Append append(Verdict verdict) {
+        assertThat(verdict).as("verdict").isInstanceOf(Verdict.Append.class);
+        return (Verdict.Append) verdict;
+    }
+
+    private static Verdict.Refused refused(Verdict verdict) {
+        assertThat(verdict).as("verdict").isInstanceOf(Verdict.Refused.class);
+        return (Verdict.Refused) verdict;
+    }
+
+    /** A session with edit_file call c1 on src/Foo.java waiting for an approval. */
+    private static Story awaiting() {
+        return Story.started().append(asking(edit("c1", "src/Foo.java"))).acceptAnswers();
+    }
+
+    private static Verdict decide(Story story, DecisionKind decision, String tool, String glob, String reason, dev.tether.common.auth.TetherPrincipal by) {
+        return ApprovalMachine.decide(story.state, story.pending("c1").seq(), new DecisionRequest(decision, tool, glob, reason), by);
+    }
+
+    @Nested
+    class PolicyDecisions {
+
+        @Test
+        void aCallPolicyDoesNotGate_isAuthorizedByPolicy_withoutAnApproval() {
+            Story story = Story.started().append(asking(call("c1", "read_file", "{\"path\":\"src/Foo.java\"}")));
+
+            ProposedEvent answer = story.only();
+            assertThat(answer.payload()).isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+            story.acceptAnswers();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+            assertThat(story.state.items()).isEmpty();
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"write_file", "edit_file", "run_command", "http_fetch"})
+        void aGatedCall_waitsForAHuman_showingExactlyWhatTheInspectorWorkedOut(String tool) {
+            Story story = Story.started().append(asking(call("c1", tool, "{\"path\":\"a.txt\"}")));
+
+            assertThat(story.only().payload()).isEqualTo(new ApprovalRequested("c1", tool, "SHOWN " + tool + " {\"path\":\"a.txt\"}", null));
+            story.acceptAnswers();
+            ApprovalItem item = story.pending("c1");
+            assertThat(item.kind()).isEqualTo(Kind.APPROVAL);
+            assertThat(item.shown()).isEqualTo("SHOWN " + tool + " {\"path\":\"a.txt\"}");
+            assertThat(item.requestSeq()).isEqualTo(2);
+            assertThat(item.seq()).isEqualTo(3);
+            assertThat(item.modelId()).isEqualTo("model-x");
+            assertThat(item.requestedBy()).isEqualTo("acme-agent");
+            assertThat(item.requestedAt()).isEqualTo(story.at(3));
+            assertThat(item.id()).isEqualTo(SESSION + "~3");
+        }
+
+        @Test
+        void aToolOutsideTheSessionsModeRegistry_isRefusedWithAnError_andNeverAskedAbout() {
+            Story story = Story.started(ToolMode.READ_ONLY).append(asking(call("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}")));
+
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> {
+                assertThat(r.status()).isEqualTo(ToolStatus.ERROR);
+                assertThat(r.content()).contains("'write_file' is not available in a READ_ONLY session").contains("read_file")
+                        .contains("Nothing was run");
+                assertThat(r.idempotencyKey()).isEqualTo(SESSION + "/2/c1");
+            });
+            story.acceptAnswers();
+            assertThat(story.state.items()).isEmpty();
+            assertThat(story.state.calls()).isEmpty();
+        }
+
+        @Test
+        void everyCallOfAMessage_getsExactlyOneAnswer_inOrder() {
+            Story story = Story.started().append(asking(call("c1", "read_file", "{}"), edit("c2", "src/A.java"),
+                    call("c3", "nope", "{}")));
+
+            assertThat(story.answers).extracting(a -> a.payload().type())
+                    .containsExactly("tool_call_authorized", "approval_requested", "tool_result");
+            assertThat(story.answers).extracting(ProposedEvent::eventId).doesNotHaveDuplicates();
+        }
+
+        @Test
+        void aTenantOverride_replacesTheGatedToolsForThatTenantAndMode() {
+            var policy = GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("acme.WRITE", "run_command"));
+            Story story = new Story(policy).append(Story.AGENT_ACTOR, new SessionStarted("o", "s", "m", "v1", ToolMode.WRITE, List.of(),
+                    null, null));
+
+            story.append(asking(edit("c1", "src/A.java"), call("c2", "run_command", "{\"command\":\"make\"}")));
+
+            assertThat(story.answers.get(0).payload()).isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+            assertThat(story.answers.get(1).payload()).isInstanceOf(ApprovalRequested.class);
+        }
+
+        @Test
+        void answersHaveIdsDerivedFromTheCall_soAReplayAppendsNothingNew() {
+            Story first = Story.started().append(asking(edit("c1", "src/A.java")));
+            Story again = Story.started().append(asking(edit("c1", "src/A.java")));
+
+            assertThat(first.only().eventId()).isEqualTo(again.only().eventId());
+        }
+    }
+
+    @Nested
+    class Decisions {
+
+        @Test
+        void grantOnce_becomesApprovalGranted_thenTheCallsAuthorization_onTheGrantsSeq() {
+            Story story = awaiting();
+
+            Verdict.Append verdict = append(decide(story, DecisionKind.GRANT_ONCE, null, null, "looks right", ALICE));
+            assertThat(verdict.event().payload()).isEqualTo(new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "alice", "looks right"));
+            assertThat(verdict.event().actor()).isEqualTo(new Actor(ActorKind.APPROVER, "alice"));
+
+            story.accept(verdict.event());
+            long grantSeq = story.lastSeq();
+            assertThat(story.only().payload()).isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.approval(grantSeq)));
+            ApprovalItem item = story.state.item(3).orElseThrow();
+            assertThat(item.status()).isEqualTo(Status.GRANTED);
+            assertThat(item.decision().decision()).isEqualTo(DecisionKind.GRANT_ONCE);
+            assertThat(item.decision().approver()).isEqualTo("alice");
+            assertThat(item.decision().seq()).isEqualTo(grantSeq);
+            assertThat(story.state.grants()).as("a ONCE grant covers nothing later").isEmpty();
+
+            story.acceptAnswers();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+        }
+
+        @Test
+        void deny_becomesApprovalDenied_thenAnErrorResultWithTheReason_soTheModelLearnsWhy() {
+            Story story = awaiting();
+
+            Verdict.Append verdict = append(decide(story, DecisionKind.DENY, null, null, "not on a Friday", BOB));
+            story.accept(verdict.event());
+
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> {
+                assertThat(r.status()).isEqualTo(ToolStatus.ERROR);
+                assertThat(r.content()).isEqualTo("denied by bob: not on a Friday");
+                assertThat(r.callId()).isEqualTo("c1");
+            });
+            assertThat(story.state.item(3).orElseThrow().status()).isEqualTo(Status.DENIED);
+            story.acceptAnswers();
+            assertThat(story.state.calls()).doesNotContainKey("c1");
+            assertThat(story.state.pendingItems()).isEmpty();
+        }
+
+        @Test
+        void aSessionGrant_authorizesLaterMatchingCalls_withoutAsking_andRecordsWhichCalls() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, "src/**", "", ALICE)).event()).acceptAnswers();
+            long grantSeq = story.state.grants().get(0).seq();
+
+            story.append(asking(edit("c2", "src/a/b.java")));
+            assertThat(story.only().payload()).isEqualTo(new ToolCallAuthorized("c2", AuthorizationBasis.approval(grantSeq)));
+            story.acceptAnswers();
+
+            story.append(asking(edit("c3", "test/x.java"), edit("c4", "src/../etc/passwd"), call("c5", "write_file",
+                    "{\"path\":\"src/new.java\",\"content\":\"x\"}")));
+            assertThat(story.answers).extracting(a -> a.payload().type())
+                    .as("another path, a path climbing out, another tool: all asked about")
+                    .containsExactly("approval_requested", "approval_requested", "approval_requested");
+            story.acceptAnswers();
+
+            assertThat(story.state.grants()).singleElement().satisfies(g -> {
+                assertThat(g.tool()).isEqualTo("edit_file");
+                assertThat(g.pathGlob()).isEqualTo("src/**");
+                assertThat(g.uses()).isEqualTo(1);
+                assertThat(g.usedBy()).containsExactly("c2");
+            });
+        }
+
+        @Test
+        void aSessionGrant_doesNotCoverAPathThatLeadsOutOfItsGlobThroughALink() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_SESSION, "edit_file", "src/**", "", ALICE)).event()).acceptAnswers();
+            story.links.put("src/link/x.java", "test/x.java");
+
+            story.append(asking(edit("c2", "src/link/x.java")));
+
+            assertThat(story.only().payload()).isInstanceOf(ApprovalRequested.class);
+        }
+
+        @Test
+        void aSessionGrant_survivesARestart_becauseItIsFoldedFromTheLog() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, "src/**", "", ALICE)).event()).acceptAnswers();
+
+            SessionApprovals rebuilt = null;
+            for (Event e : story.log) {
+                rebuilt = ApprovalMachine.evolve(rebuilt, e);
+            }
+
+            assertThat(rebuilt).isEqualTo(story.state);
+        }
+
+        @Test
+        void aGrantWhoseScopeCannotBeParsed_failsClosed_withAClearError() {
+            Story story = awaiting();
+            // written past the approval-service (straight to the session-service by an approver)
+            story.append(new Actor(ActorKind.APPROVER, "alice"), new ApprovalGranted("c1", ApprovalScope.SESSION, "edit_file", "src/[x",
+                    "alice", ""));
+
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> {
+                assertThat(r.status()).isEqualTo(ToolStatus.ERROR);
+                assertThat(r.content()).contains("was not used").contains("cannot be parsed").contains("nothing was run");
+            });
+            assertThat(story.state.grants()).isEmpty();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.GRANT_UNUSABLE);
+            assertThat(story.state.item(3).orElseThrow().status()).isEqualTo(Status.CANCELLED);
+            assertThat(story.state.item(3).orElseThrow().endedBecause()).contains("could not be used");
+        }
+
+        @Test
+        void theSameDecisionSentTwice_isTheSameEvent_butAnyOtherDecisionIsAnotherOne() {
+            Story story = awaiting();
+
+            Verdict.Append once = append(decide(story, DecisionKind.GRANT_ONCE, null, null, "ok", ALICE));
+            Verdict.Append again = append(decide(story, DecisionKind.GRANT_ONCE, null, null, "ok", ALICE));
+            Verdict.Append deny = append(decide(story, DecisionKind.DENY, null, null, "no", BOB));
+
+            assertThat(again.event().eventId()).isEqualTo(once.event().eventId());
+            assertThat(deny.event().eventId()).isNotEqualTo(once.event().eventId());
+        }
+    }
+
+    @Nested
+    class AmbiguityFailsClosed {
+
+        @Test
+        void aDecisionOnAnUnknownItem_isNotFound() {
+            Story story = awaiting();
+
+            Verdict.Refused r = refused(ApprovalMachine.decide(story.state, 99, new DecisionRequest(DecisionKind.GRANT_ONCE, null, null,
+                    null), ALICE));
+
+            assertThat(r.reason()).isEqualTo(Refusal.NOT_FOUND);
+            assertThat(refused(ApprovalMachine.decide(null, 3, new DecisionRequest(DecisionKind.GRANT_ONCE, null, null, null), ALICE))
+                    .reason()).isEqualTo(Refusal.NOT_FOUND);
+        }
+
+        @Test
+        void aDecisionByAnotherTenantsApprover_isNotFound_exactlyLikeAMissingItem() {
+            Story story = awaiting();
+
+            Verdict.Refused r = refused(decide(story, DecisionKind.GRANT_ONCE, null, null, null, FOREIGN_APPROVER));
+
+            assertThat(r.reason()).isEqualTo(Refusal.NOT_FOUND);
+            assertThat(r.message()).isEqualTo("approval not found");
+        }
+
+        @Test
+        void aDecisionByTheAgentOrTheService_isForbidden() {
+            Story story = awaiting();
+
+            assertThat(refused(decide(story, DecisionKind.GRANT_ONCE, null, null, null, AGENT)).reason()).isEqualTo(Refusal.FORBIDDEN);
+            assertThat(refused(decide(story, DecisionKind.GRANT_ONCE, null, null, null, SERVICE)).reason()).isEqualTo(Refusal.FORBIDDEN);
+        }
+
+        @Test
+        void aDecisionOnAFinishedItem_isAConflict_namingWhoDecided() {
+            Story story = awaiting();
+            long seq = story.pending("c1").seq();
+            story.accept(append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE)).event());
+
+            Verdict.Refused r = refused(ApprovalMachine.decide(story.state, seq, new DecisionRequest(DecisionKind.DENY, null, null, "no"),
+                    BOB));
+
+            assertThat(r.reason()).isEqualTo(Refusal.CONFLICT);
+            assertThat(r.message()).startsWith("already GRANTED by alice at seq 4");
+        }
+
+        @Test
+        void twoConflictingDecisions_bothCheckedAgainstTheSameState_areTwoEvents_ofWhichTheSecondFindsNothingPending() {
+            Story story = awaiting();
+            Verdict.Append grant = append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE));
+            Verdict.Append deny = append(decide(story, DecisionKind.DENY, null, null, "no", BOB));
+
+            story.accept(grant.event());
+            // the sequencer refuses the denial (no approval pending); folded anyway, it would not turn the grant around
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.GRANTED);
+            assertThat(deny.event().eventId()).isNotEqualTo(grant.event().eventId());
+            assertThat(refused(ApprovalMachine.decide(story.state, 3, new DecisionRequest(DecisionKind.DENY, null, null, "no"), BOB))
+                    .reason()).isEqualTo(Refusal.CONFLICT);
+        }
+
+        @Test
+        void aScopeThatCannotBeParsed_isRefused_namingTheField() {
+            Story story = awaiting();
+
+            Verdict.Refused r = refused(decide(story, DecisionKind.GRANT_SESSION, null, "src/../**", "", ALICE));
+
+            assertThat(r.reason()).isEqualTo(Refusal.INVALID);
+            assertThat(r.field()).isEqualTo("pathGlob");
+            assertThat(r.message()).contains("'..'");
+        }
+
+        @Test
+        void aSessionGrantForAnotherTool_isRefused() {
+            Story story = awaiting();
+
+            Verdict.Refused r = refused(decide(story, DecisionKind.GRANT_SESSION, "run_command", null, "", ALICE));
+
+            assertThat(r.field()).isEqualTo("tool");
+        }
+
+        @Test
+        void aScopeOnAOneOffDecision_isRefused() {
+            Story story = awaiting();
+
+            assertThat(refused(decide(story, DecisionKind.GRANT_ONCE, null, "src/**", "", ALICE)).field()).isEqualTo("pathGlob");
+            assertThat(refused(decide(story, DecisionKind.DENY, "edit_file", null, "no", ALICE)).field()).isEqualTo("tool");
+        }
+
+        @Test
+        void aDenialWithoutAReason_isRefused() {
+            assertThat(refused(decide(awaiting(), DecisionKind.DENY, null, null, "  ", ALICE)).field()).isEqualTo("reason");
+        }
+
+        @Test
+        void aReasonTooLong_isRefused() {
+            assertThat(refused(decide(awaiting(), DecisionKind.GRANT_ONCE, null, null, "x".repeat(2001), ALICE)).field())
+                    .isEqualTo("reason");
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = DecisionKind.class, names = {"MARK_DONE", "RETRY", "ABANDON"})
+        void anOutcomeDecisionOnAnApproval_isRefused(DecisionKind decision) {
+            Verdict.Refused r = refused(decide(awaiting(), decision, null, null, "", ALICE));
+
+            assertThat(r.field()).isEqualTo("decision");
+            assertThat(r.message()).contains("[GRANT_ONCE, GRANT_SESSION, DENY]");
+        }
+
+        @Test
+        void anEventBeforeTheSessionsStart_cannotBeFolded() {
+            var event = new Event("e", SESSION, "acme", 5, Story.T0, Story.AGENT_ACTOR, "v1", new UserMessage("hi", null));
+
+            assertThatThrownBy(() -> ApprovalMachine.evolve(null, event)).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Nested
+    class ExpiryAndCancellation {
+
+        @Test
+        void anApprovalNobodyDecides_isDeniedByTheService_once_afterTheTimeout() {
+            Story story = awaiting();
+            Instant requested = story.pending("c1").requestedAt();
+
+            assertThat(ApprovalMachine.expire(story.state, requested.plus(TIMEOUT).minusMillis(1), TIMEOUT).events()).isEmpty();
+            ApprovalMachine.Expiry expiry = ApprovalMachine.expire(story.state, requested.plus(TIMEOUT), TIMEOUT);
+
+            assertThat(expiry.events()).singleElement().satisfies(e -> {
+                assertThat(e.eventId()).isEqualTo(ApprovalMachine.expiredId(SESSION, "c1"));
+                assertThat(e.payload()).isInstanceOfSatisfying(ApprovalDenied.class, d -> {
+                    assertThat(d.approver()).isEqualTo(ApprovalMachine.SERVICE_ID);
+                    assertThat(d.reason()).contains("no approver decided within 10m");
+                });
+            });
+            assertThat(expiry.state().pendingItem("c1", Kind.APPROVAL).orElseThrow().expiring()).isTrue();
+            assertThat(ApprovalMachine.expire(expiry.state(), requested.plus(TIMEOUT.multipliedBy(2)), TIMEOUT).events())
+                    .as("sent once").isEmpty();
+
+            story.state = expiry.state();
+            story.accept(expiry.events().get(0));
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> {
+                assertThat(r.status()).isEqualTo(ToolStatus.ERROR);
+                assertThat(r.content()).contains("no approver decided within 10m").contains("nothing was run");
+            });
+            ApprovalItem item = story.state.item(3).orElseThrow();
+            assertThat(item.status()).isEqualTo(Status.EXPIRED);
+            assertThat(item.decision()).isNull();
+        }
+
+        @Test
+        void aTurnInterrupted_cancelsTheCallsWaitingForAHuman_andNothingElse() {
+            Story story = Story.started().append(asking(edit("c1", "src/A.java"), call("c2", "read_file", "{}"))).acceptAnswers();
+
+            story.append(new TurnInterrupted("I was", "user pressed stop"));
+
+            assertThat(story.only().eventId()).isEqualTo(ApprovalMachine.cancelledId(SESSION, "c1"));
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> assertThat(r.status())
+                    .isEqualTo(ToolStatus.CANCELLED));
+            story.acceptAnswers();
+            ApprovalItem item = story.state.items().stream().filter(i -> i.callId().equals("c1")).findFirst().orElseThrow();
+            assertThat(item.status()).isEqualTo(Status.CANCELLED);
+            assertThat(story.state.calls()).as("the authorized call is the executor's to cancel").containsOnlyKeys("c2");
+            assertThat(item.endedBecause()).contains("interrupted");
+        }
+
+        @Test
+        void anApprovalRequestThatArrivesAfterTheInterruption_isCancelledAtOnce() {
+            Story story = Story.started().append(asking(edit("c1", "src/A.java")));
+            ProposedEvent request = story.only();
+            story.append(new TurnInterrupted("", "stop"));
+            assertThat(story.answers).as("nothing waits for a human yet").isEmpty();
+
+            story.accept(request);
+
+            assertThat(story.only().eventId()).isEqualTo(ApprovalMachine.cancelledId(SESSION, "c1"));
+        }
+
+        @Test
+        void closingTheSession_endsEveryPendingItem_andAnswersNothingMore() {
+            Story story = awaiting();
+
+            story.append(new SessionClosed("done"));
+
+            assertThat(story.state.pendingItems()).isEmpty();
+            assertThat(story.state.item(3).orElseThrow().endedBecause()).isEqualTo("the session was closed");
+            assertThat(ApprovalMachine.expire(story.state, Story.T0.plus(Duration.ofDays(9)), TIMEOUT).events()).isEmpty();
+        }
+    }
+
+    @Nested
+    class UnknownOutcomes {
+
+        private Story unknownOutcome() {
+            Story story = Story.started().append(asking(call("c1", "read_file", "{\"path\":\"a.txt\"}"))).acceptAnswers();
+            return story.authorizeByPolicyAndReport("c1", ToolStatus.UNKNOWN);
+        }
+
+        @Test
+        void anUnknownResult_opensAnItemForAHuman_showingWhatTheExecutorReported() {
+            Story story = unknownOutcome();
+
+            ApprovalItem item = story.pending("c1");
+            assertThat(item.kind()).isEqualTo(Kind.UNKNOWN_OUTCOME);
+            assertThat(item.outcome()).isEqualTo("outcome text");
+            assertThat(item.shown()).isEqualTo("read_file {\"path\":\"a.txt\"}");
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.OUTCOME_UNKNOWN);
+            assertThat(story.answers).as("nothing is retried by itself").isEmpty();
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = DecisionKind.class, names = {"MARK_DONE", "RETRY", "ABANDON"})
+        void aHumansDecision_becomesToolOutcomeResolved_inTheApproversName(DecisionKind decision) {
+            Story story = unknownOutcome();
+            long seq = story.pending("c1").seq();
+
+            Verdict.Append verdict = append(ApprovalMachine.decide(story.state, seq, new DecisionRequest(decision, null, null, "checked"),
+                    ALICE));
+            assertThat(verdict.event().payload()).isEqualTo(new ToolOutcomeResolved("c1", OutcomeResolution.valueOf(decision.name()),
+                    "alice", "checked"));
+            story.accept(verdict.event());
+
+            ApprovalItem item = story.state.item(seq).orElseThrow();
+            assertThat(item.status()).isEqualTo(switch (decision) {
+                case MARK_DONE -> Status.MARKED_DONE;
+                case RETRY -> Status.RETRIED;
+                default -> Status.ABANDONED;
+            });
+            assertThat(item.decision().approver()).isEqualTo("alice");
+            if (decision == DecisionKind.RETRY) {
+                assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+            } else {
+                assertThat(story.state.calls()).doesNotContainKey("c1");
+            }
+            assertThat(story.answers).isEmpty();
+        }
+
+        @Test
+        void aRetriedCallThatComesBackUnknownAgain_isANewItem() {
+            Story story = unknownOutcome();
+            long first = story.pending("c1").seq();
+            story.accept(append(ApprovalMachine.decide(story.state, first, new DecisionRequest(DecisionKind.RETRY, null, null, ""), ALICE))
+                    .event());
+
+            story.authorizeByPolicyAndReport("c1", ToolStatus.UNKNOWN);
+
+            assertThat(story.pending("c1").seq()).isGreaterThan(first);
+            assertThat(story.state.item(first).orElseThrow().status()).isEqualTo(Status.RETRIED);
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = DecisionKind.class, names = {"GRANT_ONCE", "GRANT_SESSION", "DENY"})
+        void anApprovalDecisionOnAnUnknownOutcome_isRefused(DecisionKind decision) {
+            Story story = unknownOutcome();
+
+            Verdict.Refused r = refused(ApprovalMachine.decide(story.state, story.pending("c1").seq(),
+                    new DecisionRequest(decision, null, null, "x"), ALICE));
+
+            assertThat(r.field()).isEqualTo("decision");
+        }
+
+        @Test
+        void aKnownResult_opensNoItem() {
+            Story story = Story.started().append(asking(call("c1", "read_file", "{}"))).acceptAnswers()
+                    .authorizeByPolicyAndReport("c1", ToolStatus.OK);
+
+            assertThat(story.state.items()).isEmpty();
+            assertThat(story.state.calls()).isEmpty();
+        }
+    }
+
+    @Nested
+    class Folding {
+
+        @Test
+        void everyEventType_isFolded_exceptThatFirstEventsStartAfresh() {
+            Story story = awaiting();
+            for (Class<?> type : EventPayload.class.getPermittedSubclasses()) {
+                EventPayload sample = sampleOf(type);
+                var event = new Event("sample-" + type.getSimpleName(), SESSION, "acme", story.lastSeq() + 100, Story.T0, Story.AGENT_ACTOR,
+                        "v1", sample);
+                SessionApprovals after = ApprovalMachine.evolve(story.state, event);
+                assertThat(after.lastSeq()).as(type.getSimpleName()).isEqualTo(story.lastSeq() + 100);
+                assertThat(ApprovalMachine.react(after, event, story.rules)).as(type.getSimpleName()).isNotNull();
+            }
+        }
+
+        @Test
+        void aForkStartsWithoutTheParentsGrants() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, null, "", ALICE)).event()).acceptAnswers();
+            assertThat(story.state.grants()).hasSize(1);
+
+            SessionApprovals fork = ApprovalMachine.evolve(null, new Event("f", "s-2", "acme", 1, Story.T0, Story.AGENT_ACTOR, "v1",
+                    new SessionForked(SESSION, 5, "o", "s", "model-x", "v1", ToolMode.WRITE, List.of())));
+
+            assertThat(fork.grants()).isEmpty();
+            assertThat(fork.toolMode()).isEqualTo(ToolMode.WRITE);
+        }
+
+        private static EventPayload sampleOf(Class<?> type) {
+            if (type == SessionStarted.class) {
+                return new SessionStarted("o", "s", "m", "v1", ToolMode.WRITE, List.of(), null, null);
+            } else if (type == SessionForked.class) {
+                return new SessionForked("p", 1, "o", "s", "m", "v1", ToolMode.READ_ONLY, List.of());
+            } else if (type == UserMessage.class) {
+                return new UserMessage("hi", null);
+            } else if (type == dev.tether.common.event.AssistantMessage.class) {
+                return asking(call("c9", "read_file", "{}"));
+            } else if (type == ApprovalRequested.class) {
+                return new ApprovalRequested("c1", "edit_file", "diff", null);
+            } else if (type == ApprovalGranted.class) {
+                return new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "alice", "");
+            } else if (type == ApprovalDenied.class) {
+                return new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "alice", "no");
+            } else if (type == ToolCallAuthorized.class) {
+                return new ToolCallAuthorized("c1", AuthorizationBasis.POLICY);
+            } else if (type == ToolResult.class) {
+                return new ToolResult("c1", "k", ToolStatus.OK, "done", null);
+            } else if (type == TurnInterrupted.class) {
+                return new TurnInterrupted("", "stop");
+            } else if (type == ContextCompacted.class) {
+                return new ContextCompacted(1, "sum", null, List.of(1L));
+            } else if (type == PlanUpdated.class) {
+                return new PlanUpdated(List.of(new PlanItem("x", PlanItemStatus.PENDING)));
+            } else if (type == StepCompleted.class) {
+                return new StepCompleted(1, "n", true, null);
+            } else if (type == SessionClaimed.class) {
+                return new SessionClaimed("w", 1, "v1");
+            } else if (type == SessionResumed.class) {
+                return new SessionResumed(ResumeReason.CRASH, 1, "");
+            } else if (type == SessionMigrated.class) {
+                return new SessionMigrated("v1", "v2");
+            } else if (type == SubagentResult.class) {
+                return new SubagentResult("child", "ok");
+            } else if (type == SessionClosed.class) {
+                return new SessionClosed("done");
+            } else if (type == ToolOutcomeResolved.class) {
+                return new ToolOutcomeResolved("c1", OutcomeResolution.ABANDON, "alice", "");
+            } else if (type == UnknownEvent.class) {
+                return new UnknownEvent("from_the_future");
+            }
+            throw new AssertionError("no sample of " + type.getName() + ": add one, and decide how evolve folds it");
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package dev.tether.approval.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.approval.domain.ApprovalMachine;
+import dev.tether.approval.domain.CallInspector;
+import dev.tether.approval.domain.CallTarget;
+import dev.tether.approval.domain.Inspection;
+import dev.tether.approval.domain.SessionApprovals;
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.SessionEvent;
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.ApprovalGranted;
+import dev.tether.common.event.ApprovalRequested;
+import dev.tether.common.event.ApprovalScope;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.ProposedEvent;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.TokenUsage;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.kafka.EventAvro;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.kafka.SessionEventKeySerde;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.common.policy.GatingPolicy;
+import dev.tether.common.tracing.KafkaTracing;
+import io.opentelemetry.api.OpenTelemetry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The real topology, driven without a broker: events in, commands out, state and index in the stores. */
+class ApprovalTopologyTest {
+
+    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final Duration TIMEOUT = Duration.ofMinutes(30);
+    private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<SessionEventKey, SessionEvent> events;
+    private TestOutputTopic<String, SessionCommand> commands;
+
+    @BeforeEach
+    void setUp() {
+        CallInspector inspector = new CallInspector() {
+            @Override
+            public Set<String> tools(ToolMode mode) {
+                return Set.of("read_file", "edit_file");
+            }
+
+            @Override
+            public Inspection inspect(String tenantId, String sessionId, ToolMode mode, ToolCall call) {
+                return new Inspection("diff of " + call.callId(), null, CallTarget.NONE);
+            }
+        };
+        var settings = new ApprovalTopology.Settings(new ApprovalMachine.Rules(GatingPolicy.defaults(), inspector), TIMEOUT,
+                Duration.ofSeconds(5));
+        var serdes = new ApprovalTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
+                new PlainAvroSerde<>(SessionCommand.getClassSchema()));
+        var props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "approval-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(ApprovalTopology.build(LAYOUT, serdes, settings, new KafkaTracing(OpenTelemetry.noop(), "test")),
+                props, T0);
+        events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
+        commands = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_COMMANDS), Serdes.String().deserializer(),
+                serdes.commands().deserializer());
+    }
+
+    @AfterEach
+    void tearDown() {
+        driver.close();
+    }
+
+    private void pipe(String sessionId, long seq, EventPayload payload) {
+        pipe(sessionId, seq, "e-" + sessionId + "-" + seq, payload);
+    }
+
+    private void pipe(String sessionId, long seq, String eventId, EventPayload payload) {
+        var event = new Event(eventId, sessionId, "acme", seq, T0.plusSeconds(seq), new Actor(ActorKind.MODEL, "acme-agent"), "v1",
+                payload);
+        events.pipeInput(new SessionEventKey(sessionId, seq), EventAvro.toAvro(event));
+    }
+
+    private static SessionStarted started() {
+        return new SessionStarted("o", "s", "model-x", "v1", ToolMode.WRITE, List.of(), null, null);
+    }
+
+    private static AssistantMessage asking(ToolCall... calls) {
+        return new AssistantMessage("x", null, List.of(calls), new TokenUsage(1, 1));
+    }
+
+    private List<ProposedEvent> proposed(List<KeyValue<String, SessionCommand>> out) {
+        var all = new ArrayList<ProposedEvent>();
+        out.forEach(kv -> kv.value.getPayload().getAppendEvents().getEvents().forEach(e -> all.add(EventAvro.fromAvro(e))));
+        return all;
+    }
+
+    @Test
+    void everyCallOfAnAssistantMessage_getsOneCommand_writtenAsTheServiceForTheSessionsTenant() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, asking(new ToolCall("c1", "read_file", "{}"), new ToolCall("c2", "edit_file", "{}")));
+
+        List<KeyValue<String, SessionCommand>> out = commands.readKeyValuesToList();
+        assertThat(out).hasSize(2).allSatisfy(kv -> {
+            assertThat(kv.key).isEqualTo("s1");
+            assertThat(kv.value.getSessionId()).isEqualTo("s1");
+            assertThat(kv.value.getTenantId()).isEqualTo("acme");
+            assertThat(kv.value.getType()).isEqualTo("append_events");
+            assertThat(kv.value.getPrincipal().getId()).isEqualTo("approval-service");
+            assertThat(kv.value.getPrincipal().getRoles()).containsExactly("service");
+            assertThat(kv.value.getReplyTo()).isNull();
+            assertThat(kv.value.getPayload().getAppendEvents().getEvents()).hasSize(1);
+            assertThat(kv.value.getCommandId()).isEqualTo(kv.value.getPayload().getAppendEvents().getEvents().get(0).getEventId());
+        });
+        List<ProposedEvent> proposed = proposed(out);
+        assertThat(proposed.get(0).payload()).isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        assertThat(proposed.get(1).payload()).isEqualTo(new ApprovalRequested("c2", "edit_file", "diff of c2", null));
+    }
+
+    @Test
+    void aReplayedEvent_changesAndSendsNothing() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
+        commands.readKeyValuesToList();
+
+        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
+        pipe("s1", 1, started());
+
+        assertThat(commands.isEmpty()).isTrue();
+    }
+
+    @Test
+    void thePendingIndex_followsThePendingItems() {
+        KeyValueStore<String, String> pending = driver.getKeyValueStore(ApprovalStores.PENDING);
+        pipe("s1", 1, started());
+        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
+        pipe("s1", 3, new ApprovalRequested("c1", "edit_file", "diff of c1", null));
+        assertThat(entries(pending)).containsExactly("s1~3");
+
+        pipe("s1", 4, "grant-1", new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "alice", ""));
+
+        assertThat(entries(pending)).isEmpty();
+        assertThat(proposed(commands.readKeyValuesToList())).last()
+                .satisfies(e -> assertThat(e.payload()).isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.approval(4))));
+    }
+
+    @Test
+    void anApprovalNobodyDecides_isDeniedByTheServiceOnce_whenTheWallClockPassesTheTimeout() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
+        pipe("s1", 3, new ApprovalRequested("c1", "edit_file", "diff of c1", null));
+        commands.readKeyValuesToList();
+
+        driver.advanceWallClockTime(TIMEOUT.minusMinutes(1));
+        assertThat(commands.isEmpty()).isTrue();
+        driver.advanceWallClockTime(Duration.ofMinutes(2));
+        driver.advanceWallClockTime(Duration.ofMinutes(2));
+
+        List<ProposedEvent> denials = proposed(commands.readKeyValuesToList());
+        assertThat(denials).singleElement().satisfies(e -> {
+            assertThat(e.eventId()).isEqualTo(ApprovalMachine.expiredId("s1", "c1"));
+            assertThat(e.type()).isEqualTo("approval_denied");
+        });
+    }
+
+    @Test
+    void anErasedSession_isForgotten() {
+        KeyValueStore<String, SessionApprovals> sessions = driver.getKeyValueStore(ApprovalStores.SESSIONS);
+        KeyValueStore<String, String> pending = driver.getKeyValueStore(ApprovalStores.PENDING);
+        pipe("s1", 1, started());
+        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
+        pipe("s1", 3, new ApprovalRequested("c1", "edit_file", "diff of c1", null));
+
+        for (long seq = 1; seq <= 3; seq++) {
+            events.pipeInput(new SessionEventKey("s1", seq), null);
+        }
+
+        assertThat(sessions.get("s1")).isNull();
+        assertThat(entries(pending)).isEmpty();
+    }
+
+    @Test
+    void eventsOfASessionWhoseStartIsUnknown_authorizeNothing() {
+        pipe("s2", 5, new UserMessage("hi", null));
+        pipe("s2", 6, asking(new ToolCall("c1", "read_file", "{}")));
+
+        assertThat(commands.isEmpty()).isTrue();
+        assertThat(driver.<String, SessionApprovals>getKeyValueStore(ApprovalStores.SESSIONS).get("s2")).isNull();
+    }
+
+    private static List<String> entries(KeyValueStore<String, String> store) {
+        var values = new ArrayList<String>();
+        try (var it = store.all()) {
+            it.forEachRemaining(kv -> values.add(kv.value));
+        }
+        return values;
+    }
+}

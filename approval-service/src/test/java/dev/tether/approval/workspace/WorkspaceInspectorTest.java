@@ -1,0 +1,122 @@
+package dev.tether.approval.workspace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.approval.domain.CallTarget;
+import dev.tether.approval.domain.Inspection;
+import dev.tether.common.blob.BlobOffloader;
+import dev.tether.common.blob.LocalBlobStore;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolMode;
+import dev.tether.tools.HttpFetchPolicy;
+import dev.tether.tools.ToolRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What approvers are shown, worked out by the tools' own code against a real (temporary) workspace. */
+class WorkspaceInspectorTest {
+
+    @TempDir
+    Path dir;
+    private Path root;
+    private WorkspaceInspector inspector;
+    private LocalBlobStore blobs;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        root = dir.resolve("workspaces");
+        Files.createDirectories(root.resolve("s-1/src"));
+        Files.createDirectories(root.resolve("s-1/test"));
+        Files.writeString(root.resolve("s-1/src/Foo.java"), "class Foo {\n}\n");
+        blobs = new LocalBlobStore(dir.resolve("blobs"));
+        inspector = new WorkspaceInspector(ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.allowing(List.of("docs.example.org"))).build(),
+                root, dir.resolve("scratch"), new BlobOffloader(blobs, 1024, 100));
+    }
+
+    private Inspection inspect(String sessionId, String tool, String arguments) {
+        return inspector.inspect("acme", sessionId, ToolMode.WRITE, new ToolCall("c1", tool, arguments));
+    }
+
+    @Test
+    void theModesRegistries_areTheExecutors() {
+        assertThat(inspector.tools(ToolMode.READ_ONLY)).containsExactlyInAnyOrder("read_file", "list_dir", "grep", "http_fetch");
+        assertThat(inspector.tools(ToolMode.WRITE)).contains("write_file", "edit_file", "run_command");
+    }
+
+    @Test
+    void editFile_isShownAsTheUnifiedDiffAgainstTheWorkspace() {
+        Inspection in = inspect("s-1", "edit_file", "{\"path\":\"src/Foo.java\",\"old\":\"class Foo\",\"new\":\"class Bar\"}");
+
+        assertThat(in.shown()).contains("--- a/src/Foo.java", "+++ b/src/Foo.java", "@@ ", "-class Foo {", "+class Bar {");
+        assertThat(in.target()).isEqualTo(new CallTarget("src/Foo.java", "src/Foo.java"));
+        assertThat(in.shownRef()).isNull();
+    }
+
+    @Test
+    void writeFile_ofANewFile_inASessionWithoutAWorkspace_isDiffedAgainstNothing_andCreatesNothing() {
+        Inspection in = inspect("s-new", "write_file", "{\"path\":\"docs/a.md\",\"content\":\"hello\\n\"}");
+
+        assertThat(in.shown()).contains("+hello");
+        assertThat(in.target()).isEqualTo(new CallTarget("docs/a.md", "docs/a.md"));
+        assertThat(root.resolve("s-new")).doesNotExist();
+    }
+
+    @Test
+    void runCommand_isShownAsItsWholeCommandLine() {
+        Inspection in = inspect("s-1", "run_command", "{\"command\":\"make test && rm -rf build\"}");
+
+        assertThat(in.shown()).isEqualTo("make test && rm -rf build");
+        assertThat(in.target()).isEqualTo(CallTarget.NONE);
+    }
+
+    @Test
+    void httpFetch_isShownAsItsUrl() {
+        Inspection in = inspect("s-1", "http_fetch", "{\"url\":\"https://docs.example.org/a?b=c\"}");
+
+        assertThat(in.shown()).startsWith("GET https://docs.example.org/a?b=c");
+    }
+
+    @Test
+    void aPathThroughALink_isTargetedWhereItLeads() throws IOException {
+        Files.createSymbolicLink(root.resolve("s-1/src/link"), root.resolve("s-1/test"));
+        Files.writeString(root.resolve("s-1/test/x.java"), "x\n");
+
+        Inspection in = inspect("s-1", "edit_file", "{\"path\":\"src/link/x.java\",\"old\":\"x\",\"new\":\"y\"}");
+
+        assertThat(in.target()).isEqualTo(new CallTarget("src/link/x.java", "test/x.java"));
+    }
+
+    @Test
+    void aPathLeadingOutOfTheWorkspace_hasNoRealPath_andIsShownAsWrittenWithTheReason() {
+        Inspection in = inspect("s-1", "edit_file", "{\"path\":\"src/../../../etc/passwd\",\"old\":\"root\",\"new\":\"toor\"}");
+
+        assertThat(in.target().realPath()).isNull();
+        assertThat(in.shown()).startsWith("edit_file {\"path\":\"src/../../../etc/passwd\"").contains("(no preview: ");
+    }
+
+    @Test
+    void argumentsThatAreNotAJsonObject_areShownAsWritten_withTheReason() {
+        Inspection in = inspect("s-1", "run_command", "rm -rf /");
+
+        assertThat(in.shown()).isEqualTo("run_command rm -rf /\n(no preview: the arguments are not a JSON object)");
+    }
+
+    @Test
+    void aShownTextTooLargeForAnEvent_goesToTheBlobStore_withItsPreviewInline() throws IOException {
+        String big = "x".repeat(5000);
+
+        Inspection in = inspect("s-1", "run_command", "{\"command\":\"echo " + big + "\"}");
+
+        assertThat(in.shownRef()).isNotNull();
+        assertThat(in.shown()).hasSize(100).startsWith("echo xxx");
+        try (var blob = blobs.open("acme", in.shownRef().sha256()).orElseThrow()) {
+            assertThat(new String(blob.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("echo " + big);
+        }
+    }
+}
