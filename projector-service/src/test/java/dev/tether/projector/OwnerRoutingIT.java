@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class OwnerRoutingIT {
 
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new ObjectMapper();
 
     @Test

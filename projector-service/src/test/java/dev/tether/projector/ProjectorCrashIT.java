@@ -49,7 +49,7 @@ class ProjectorCrashIT {
 
     private static final int STEPS = 320;
 
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new EventJson().mapper();
 
     @Test

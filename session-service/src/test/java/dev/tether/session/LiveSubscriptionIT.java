@@ -36,7 +36,7 @@ class LiveSubscriptionIT {
     @TestHTTPResource("/")
     URL base;
 
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new ObjectMapper();
 
     /** One SSE event as received. */

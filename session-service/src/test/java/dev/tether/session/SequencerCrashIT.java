@@ -42,7 +42,7 @@ class SequencerCrashIT {
 
     private static final String AGENT = "Bearer dev-acme-agent";
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
     private final ObjectMapper json = new ObjectMapper();
     private TopicLayout layout;
     private Path workDir;

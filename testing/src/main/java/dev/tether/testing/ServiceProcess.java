@@ -31,7 +31,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final int port;
     private final Map<String, String> env;
     private final List<String> systemProperties;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
     private Process process;
     private int starts;
 

@@ -58,7 +58,7 @@ final class ExecutorScenario implements AutoCloseable {
     private final ServiceProcess projector;
     private final KafkaProducer<String, SessionCommand> commands;
     private final Serde<ToolOutcome> outcomes;
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private ServiceProcess executor;
     private int executorStarts;
 

@@ -38,7 +38,7 @@ public final class SchemaRegistryInitializer {
     public SchemaRegistryInitializer(String ccompatUrl, Duration timeout) {
         this.ccompatUrl = ccompatUrl.endsWith("/") ? ccompatUrl.substring(0, ccompatUrl.length() - 1) : ccompatUrl;
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
     }
 
     /** The Confluent-compatible API URL of the registry whose Apicurio v3 API is at {@code registryUrl}. */

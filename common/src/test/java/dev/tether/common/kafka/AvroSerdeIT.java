@@ -163,8 +163,8 @@ class AvroSerdeIT {
     }
 
     private String get(String path) throws Exception {
-        var response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(stack.ccompatUrl() + path)).GET().build(),
+        var response = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(
+                HttpRequest.newBuilder(URI.create(stack.ccompatUrl() + path)).timeout(Duration.ofSeconds(30)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
         return response.body();

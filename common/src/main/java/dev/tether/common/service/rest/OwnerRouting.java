@@ -35,7 +35,7 @@ public class OwnerRouting {
 
     private final Instance<KafkaStreams> streams;
     private final boolean advertised;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
 
     OwnerRouting(Instance<KafkaStreams> streams,
                  @ConfigProperty(name = "quarkus.kafka-streams.application-server") Optional<String> applicationServer) {
