@@ -1,0 +1,208 @@
+package dev.tether.executor.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.avro.AuthorizationBasis;
+import dev.tether.avro.AuthorizationBasisKind;
+import dev.tether.avro.OutcomeState;
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.ToolMode;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.common.blob.BlobOffloader;
+import dev.tether.common.blob.LocalBlobStore;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.policy.GatingPolicy;
+import dev.tether.executor.domain.Authority;
+import dev.tether.tools.HttpFetchPolicy;
+import dev.tether.tools.ToolRegistry;
+import dev.tether.tools.sandbox.CommandRunner;
+import dev.tether.tools.sandbox.Isolation;
+import dev.tether.tools.sandbox.MapSecretProvider;
+import dev.tether.tools.sandbox.RunnerConfig;
+import dev.tether.tools.sandbox.SandboxUser;
+import dev.tether.tools.sandbox.WorkspaceRoot;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The rules of one call, with the writes captured by Kafka's {@link MockProducer} (no broker): what is written, in
+ * which order, and what the workspace looks like after.
+ */
+class CallHandlerTest {
+
+    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final String SESSION = "s1";
+
+    @TempDir
+    Path dir;
+
+    private final MockProducer<String, SpecificRecord> producer =
+            new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
+    private final Ledger ledger = new Ledger();
+    private final InFlight inFlight = new InFlight();
+
+    private CallHandler handler() {
+        var runner = new CommandRunner(RunnerConfig.defaults().withSandboxUser(SandboxUser.current().isRoot()
+                ? SandboxUser.NOBODY : SandboxUser.current()), Isolation.Unavailable.because("not needed by these tests"));
+        var authority = new Authority(ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build(),
+                GatingPolicy.of("run_command", Map.of()));
+        return new CallHandler(ledger, producer, LAYOUT, authority, new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()),
+                runner, new MapSecretProvider(Map.of()), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))), inFlight,
+                CrashPoints.none(), "executor-1", Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
+    }
+
+    @Test
+    void aNewCall_writesStartedBeforeTheEffect_thenTheOutcome_thenOneToolResult() throws Exception {
+        handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY));
+
+        List<ProducerRecord<String, SpecificRecord>> sent = producer.history();
+        assertThat(sent).extracting(ProducerRecord::topic).containsExactly("tool-outcomes", "tool-outcomes", "session-commands");
+        ToolOutcome started = (ToolOutcome) sent.get(0).value();
+        ToolOutcome ended = (ToolOutcome) sent.get(1).value();
+        assertThat(started.getState()).isEqualTo(OutcomeState.STARTED);
+        assertThat(started.getBeforeHash()).isEqualTo(ABSENT);
+        assertThat(started.getAfterHash()).isEqualTo(sha256("hello"));
+        assertThat(started.getFinishedAt()).isNull();
+        assertThat(ended.getState()).isEqualTo(OutcomeState.OK);
+        assertThat(ended.getReportedEventId()).isEqualTo(CallHandler.resultEventId(key("c1")));
+        assertThat(sent.get(0).key()).isEqualTo(key("c1"));
+        assertThat(sent.get(2).key()).isEqualTo(SESSION);
+        SessionCommand command = (SessionCommand) sent.get(2).value();
+        assertThat(command.getPrincipal().getId()).isEqualTo("tool-executor");
+        assertThat(command.getPrincipal().getRoles()).containsExactly("service");
+        var event = command.getPayload().getAppendEvents().getEvents().get(0);
+        assertThat(event.getEventId()).isEqualTo(CallHandler.resultEventId(key("c1")));
+        assertThat(event.getType()).isEqualTo("tool_result");
+        assertThat(Files.readString(dir.resolve("ws").resolve(SESSION).resolve("a.txt"))).isEqualTo("hello");
+    }
+
+    @Test
+    void aFinishedCall_isReportedAgainWithTheSameEventId_andNotRun() throws Exception {
+        var handler = handler();
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        handler.handle(request);
+        Files.writeString(dir.resolve("ws").resolve(SESSION).resolve("a.txt"), "changed since");
+        producer.clear();
+
+        handler.handle(request);
+
+        assertThat(producer.history()).extracting(ProducerRecord::topic).containsExactly("session-commands");
+        var event = ((SessionCommand) producer.history().get(0).value()).getPayload().getAppendEvents().getEvents().get(0);
+        assertThat(event.getEventId()).isEqualTo(CallHandler.resultEventId(key("c1")));
+        assertThat(Files.readString(dir.resolve("ws").resolve(SESSION).resolve("a.txt"))).isEqualTo("changed since");
+    }
+
+    @Test
+    void aRefusedCall_isRecordedAsError_withoutStarted() {
+        handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", ToolMode.READ_ONLY, POLICY));
+
+        assertThat(producer.history()).extracting(ProducerRecord::topic).containsExactly("tool-outcomes", "session-commands");
+        ToolOutcome outcome = (ToolOutcome) producer.history().get(0).value();
+        assertThat(outcome.getState()).isEqualTo(OutcomeState.ERROR);
+        assertThat(outcome.getContent()).contains("not available to READ_ONLY sessions");
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
+    }
+
+    @Test
+    void aStartedCallWithoutAnEnd_whoseFileIsAtItsAfterHash_isRecordedDone_andNotWrittenAgain() throws Exception {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
+        Files.writeString(ws.resolve("a.txt"), "hello"); // the effect happened, then the executor died
+        long modified = Files.getLastModifiedTime(ws.resolve("a.txt")).toMillis();
+        ledger.put(started(request, ABSENT, sha256("hello")));
+
+        handler().handle(request);
+
+        ToolOutcome outcome = (ToolOutcome) producer.history().get(0).value();
+        assertThat(outcome.getState()).isEqualTo(OutcomeState.OK);
+        assertThat(outcome.getAttempt()).isEqualTo(2);
+        assertThat(Files.getLastModifiedTime(ws.resolve("a.txt")).toMillis()).isEqualTo(modified);
+        assertThat(producer.history()).extracting(ProducerRecord::topic).containsExactly("tool-outcomes", "session-commands");
+    }
+
+    @Test
+    void aStartedCallWithoutAnEnd_whoseFileIsAtItsBeforeHash_runsNow() throws Exception {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        ledger.put(started(request, ABSENT, sha256("hello")));
+
+        handler().handle(request);
+
+        assertThat(producer.history()).extracting(r -> r.value() instanceof ToolOutcome o ? o.getState().name() : "command")
+                .containsExactly("STARTED", "OK", "command");
+        assertThat(Files.readString(dir.resolve("ws").resolve(SESSION).resolve("a.txt"))).isEqualTo("hello");
+    }
+
+    @Test
+    void aStartedCallWithoutAnEnd_thatCannotBeChecked_isUnknown_andNotRunAgain() throws Exception {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
+        Files.writeString(ws.resolve("a.txt"), "something else entirely");
+        ledger.put(started(request, ABSENT, sha256("hello")));
+
+        handler().handle(request);
+
+        ToolOutcome outcome = (ToolOutcome) producer.history().get(0).value();
+        assertThat(outcome.getState()).isEqualTo(OutcomeState.UNKNOWN);
+        assertThat(outcome.getContent()).contains("not run again");
+        assertThat(Files.readString(ws.resolve("a.txt"))).isEqualTo("something else entirely");
+    }
+
+    @Test
+    void aCallAuthorizedBeforeAnInterruption_doesNotStart() {
+        inFlight.interrupt(SESSION, 10);
+        handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", ToolMode.WRITE, POLICY));
+
+        ToolOutcome outcome = (ToolOutcome) producer.history().get(0).value();
+        assertThat(outcome.getState()).isEqualTo(OutcomeState.CANCELLED);
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
+    }
+
+    private static final AuthorizationBasis POLICY = new AuthorizationBasis(AuthorizationBasisKind.POLICY, null);
+
+    /** The hash file tools record for a file that does not exist. */
+    private static final String ABSENT = "";
+
+    private static String sha256(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static String key(String callId) {
+        return SESSION + "/3/" + callId;
+    }
+
+    private static ToolRequest request(String callId, String tool, String arguments, ToolMode mode, AuthorizationBasis basis) {
+        return ToolRequest.newBuilder()
+                .setIdempotencyKey(key(callId)).setSessionId(SESSION).setTenantId("acme").setCallId(callId).setTool(tool)
+                .setArgumentsJson(arguments).setRequestSeq(3).setAuthorizedSeq(4).setBasis(basis).setToolMode(mode)
+                .setHarnessVersion("v1").setRequestedAt(Instant.parse("2026-11-29T09:59:00Z"))
+                .build();
+    }
+
+    private static ToolOutcome started(ToolRequest request, String before, String after) {
+        return ToolOutcome.newBuilder()
+                .setIdempotencyKey(request.getIdempotencyKey()).setSessionId(SESSION).setTenantId("acme")
+                .setCallId(request.getCallId()).setTool(request.getTool()).setState(OutcomeState.STARTED).setAttempt(1)
+                .setExecutorId("executor-0").setStartedAt(Instant.parse("2026-11-29T09:59:30Z"))
+                .setBeforeHash(before).setAfterHash(after)
+                .build();
+    }
+}
