@@ -126,10 +126,10 @@ public class ApprovalResource {
     @Path("{id}/decision")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed("approver")
-    public ObjectNode decide(@PathParam("id") String id, JsonNode body) {
+    public ObjectNode decide(@PathParam("id") String id, String body) throws IOException {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
-        DecisionRequest request = request(body);
+        DecisionRequest request = request(body == null || body.isBlank() ? null : json.readTree(body));
         SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElse(null);
         Verdict verdict = ApprovalMachine.decide(session, itemId.seq(), request, principal);
         if (verdict instanceof Verdict.Refused refused) {
