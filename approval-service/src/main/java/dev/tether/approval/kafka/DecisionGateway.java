@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -56,6 +57,7 @@ public class DecisionGateway {
     private final Duration timeout;
     private KafkaConsumer<String, CommandReply> replies;
     private Thread reader;
+    private final CountDownLatch reading = new CountDownLatch(1);
     private volatile boolean running;
 
     DecisionGateway(Producer<String, SessionCommand> producer, KafkaSetup kafka, KafkaTracing tracing, ApprovalConfig config) {
@@ -65,7 +67,11 @@ public class DecisionGateway {
         this.timeout = config.replyTimeout();
     }
 
-    /** Starts reading verdicts from the end of the reply topic, before any decision is sent. */
+    /**
+     * Starts reading verdicts from the end of the reply topic. The topic may not exist yet (every service creates the
+     * topics it misses as it starts, all at once under {@code bin/run}): the reader waits for it, and decisions
+     * answer 503 until it reads.
+     */
     void start(@Observes StartupEvent event) {
         var props = new HashMap<String, Object>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
@@ -73,16 +79,29 @@ public class DecisionGateway {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, instanceId + "-replies");
         replies = new KafkaConsumer<>(props, new StringDeserializer(), kafka.replySerde().deserializer());
-        String topic = kafka.layout().name(Topics.SESSION_REPLIES);
-        List<TopicPartition> partitions = replies.partitionsFor(topic, Duration.ofSeconds(60)).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
-        replies.assign(partitions);
-        replies.seekToEnd(partitions);
-        partitions.forEach(replies::position); // resolve the end offsets now, not at the first poll
         running = true;
         reader = new Thread(this::readReplies, "approval-replies-reader");
         reader.setDaemon(true);
         reader.start();
+    }
+
+    /** Assigns every partition of the reply topic at its end, once the topic exists; false if stopped meanwhile. */
+    private boolean assignAtEnd() throws InterruptedException {
+        String topic = kafka.layout().name(Topics.SESSION_REPLIES);
+        while (running) {
+            List<TopicPartition> partitions = replies.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            if (!partitions.isEmpty()) {
+                replies.assign(partitions);
+                replies.seekToEnd(partitions);
+                partitions.forEach(replies::position); // resolve the end offsets now, before a decision is sent
+                reading.countDown();
+                return true;
+            }
+            LOG.infof("waiting for the topic %s", topic);
+            Thread.sleep(500);
+        }
+        return false;
     }
 
     void stop(@Observes ShutdownEvent event) {
@@ -101,6 +120,14 @@ public class DecisionGateway {
 
     /** Appends {@code decision} to the session in {@code approver}'s name and returns the sequencer's verdict. */
     public CommandReply send(String sessionId, String tenantId, TetherPrincipal approver, ProposedEvent decision) {
+        try {
+            if (!reading.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw ApiException.unavailable("the service is still starting: it does not read the sequencer's verdicts yet", 2);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        }
         String commandId = UUID.randomUUID().toString();
         SessionCommand command = SessionCommands.append(commandId, sessionId, tenantId, approver, List.of(decision), Instant.now());
         command.setReplyTo(instanceId);
@@ -128,6 +155,9 @@ public class DecisionGateway {
 
     private void readReplies() {
         try {
+            if (!assignAtEnd()) {
+                return;
+            }
             while (running) {
                 try {
                     for (var record : replies.poll(Duration.ofMillis(500))) {
@@ -145,6 +175,8 @@ public class DecisionGateway {
             }
         } catch (WakeupException e) {
             // shutting down
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             replies.close(Duration.ofSeconds(5));
         }
