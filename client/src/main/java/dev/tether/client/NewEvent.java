@@ -1,0 +1,213 @@
+package dev.tether.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.client.internal.Json;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An event to append: its wire type (e.g. {@code user_message}) and payload fields, as ARCHITECTURE
+ * §4 names them. Its eventId is derived from the batch's step ({@link EventIds}) unless
+ * {@link #withEventId} fixes one. The envelope (seq, actor, time, harness version) is the
+ * sequencer's to set.
+ *
+ * <pre>{@code
+ * NewEvent.userMessage("Rename Foo to Bar in src/")
+ * NewEvent.assistantMessage("Reading the file first.",
+ *         List.of(new ToolCall("call-1", "read_file", "{\"path\":\"src/Foo.java\"}")), new TokenUsage(812, 40))
+ * NewEvent.of("tool_outcome_resolved", Map.of("callId", "call-1", "resolution", "MARK_DONE", ...))
+ * }</pre>
+ *
+ * Immutable and thread-safe.
+ */
+public final class NewEvent {
+
+    private final String type;
+    private final ObjectNode fields;
+    private final String eventId;
+
+    private NewEvent(String type, ObjectNode fields, String eventId) {
+        this.type = Ids.requireText(type, "type");
+        this.fields = fields;
+        this.eventId = eventId;
+        if (fields.has("type") || fields.has("eventId")) {
+            throw new IllegalArgumentException("type and eventId are not payload fields");
+        }
+    }
+
+    /**
+     * An event of any type, its payload fields given as a map of JSON-able values (strings, numbers,
+     * booleans, lists, maps); null values are left out.
+     */
+    public static NewEvent of(String type, Map<String, ?> fields) {
+        Objects.requireNonNull(fields, "fields");
+        ObjectNode node = Json.object();
+        fields.forEach((k, v) -> {
+            if (v != null) {
+                node.set(k, Json.MAPPER.valueToTree(v));
+            }
+        });
+        return new NewEvent(type, node, null);
+    }
+
+    /**
+     * An event written as the API's JSON, {@code {"type": ..., ...payload fields}}, optionally with an
+     * {@code eventId} of its own.
+     */
+    public static NewEvent fromJson(String eventObject) {
+        JsonNode node = Json.parse(eventObject);
+        if (!node.isObject()) {
+            throw new IllegalArgumentException("an event is a JSON object");
+        }
+        ObjectNode fields = ((ObjectNode) node).deepCopy();
+        String type = Json.text(fields, "type");
+        if (type == null) {
+            throw new IllegalArgumentException("an event needs a type");
+        }
+        String id = Json.text(fields, "eventId");
+        fields.remove("type");
+        fields.remove("eventId");
+        return new NewEvent(type, fields, id);
+    }
+
+    /** {@code user_message}: what the user said. */
+    public static NewEvent userMessage(String content) {
+        ObjectNode f = Json.object();
+        f.put("content", Objects.requireNonNull(content, "content"));
+        return new NewEvent("user_message", f, null);
+    }
+
+    /** {@code assistant_message}: a model turn, the tool calls it asks for, and the tokens it used. */
+    public static NewEvent assistantMessage(String content, List<ToolCall> toolCalls, TokenUsage usage) {
+        ObjectNode f = Json.object();
+        f.put("content", Objects.requireNonNull(content, "content"));
+        ArrayNode calls = f.putArray("toolCalls");
+        for (ToolCall call : toolCalls) {
+            calls.addObject().put("callId", call.callId()).put("tool", call.tool()).put("argumentsJson", call.argumentsJson());
+        }
+        f.putObject("usage").put("inputTokens", usage.inputTokens()).put("outputTokens", usage.outputTokens());
+        return new NewEvent("assistant_message", f, null);
+    }
+
+    /** {@code tool_result}: how a call the harness ran itself ended. Calls the executor runs get theirs from the executor. */
+    public static NewEvent toolResult(String callId, ToolStatus status, String content) {
+        ObjectNode f = Json.object();
+        f.put("callId", Ids.requireText(callId, "callId"));
+        f.put("status", Objects.requireNonNull(status, "status").name());
+        if (content != null) {
+            f.put("content", content);
+        }
+        return new NewEvent("tool_result", f, null);
+    }
+
+    /** {@code turn_interrupted}: the model turn was cut off; its partial text is kept and marked in the context. */
+    public static NewEvent turnInterrupted(String partialText, String reason) {
+        ObjectNode f = Json.object();
+        f.put("partialText", Objects.requireNonNull(partialText, "partialText"));
+        f.put("reason", Objects.requireNonNull(reason, "reason"));
+        return new NewEvent("turn_interrupted", f, null);
+    }
+
+    /**
+     * {@code context_compacted}: the events through {@code throughSeq} are summarized by {@code summary},
+     * built from the original events {@code summarySourceSeqs} (never from a previous summary).
+     */
+    public static NewEvent contextCompacted(long throughSeq, String summary, List<Long> summarySourceSeqs) {
+        ObjectNode f = Json.object();
+        f.put("throughSeq", throughSeq);
+        f.put("summary", Objects.requireNonNull(summary, "summary"));
+        ArrayNode seqs = f.putArray("summarySourceSeqs");
+        summarySourceSeqs.forEach(seqs::add);
+        return new NewEvent("context_compacted", f, null);
+    }
+
+    /** {@code plan_updated}: the agent's plan as it stands now. */
+    public static NewEvent planUpdated(List<PlanItem> items) {
+        ObjectNode f = Json.object();
+        ArrayNode list = f.putArray("items");
+        items.forEach(i -> list.addObject().put("text", i.text()).put("status", i.status().name()));
+        return new NewEvent("plan_updated", f, null);
+    }
+
+    /** {@code step_completed}: step {@code step} is done; {@code verified} when the agent checked it. */
+    public static NewEvent stepCompleted(int step, String note, boolean verified) {
+        ObjectNode f = Json.object();
+        f.put("step", step);
+        f.put("note", Objects.requireNonNull(note, "note"));
+        f.put("verified", verified);
+        return new NewEvent("step_completed", f, null);
+    }
+
+    /** {@code session_closed}: the session is over; nothing may be appended after it. */
+    public static NewEvent sessionClosed(String outcome) {
+        ObjectNode f = Json.object();
+        f.put("outcome", Objects.requireNonNull(outcome, "outcome"));
+        return new NewEvent("session_closed", f, null);
+    }
+
+    /** The same event with this eventId instead of the one its batch's step would give it. */
+    public NewEvent withEventId(String id) {
+        return new NewEvent(type, fields, Ids.requireText(id, "eventId"));
+    }
+
+    /**
+     * The same event with one more payload field (or {@code field} replaced), e.g.
+     * {@code stepCompleted(2, "tests pass", true).with("evidence", "commit 3f2a1c")}.
+     */
+    public NewEvent with(String field, Object value) {
+        Ids.requireText(field, "field");
+        ObjectNode copy = fields.deepCopy();
+        if (value == null) {
+            copy.remove(field);
+        } else {
+            copy.set(field, Json.MAPPER.valueToTree(value));
+        }
+        return new NewEvent(type, copy, eventId);
+    }
+
+    /** The wire type, e.g. {@code user_message}. */
+    public String type() {
+        return type;
+    }
+
+    /** The eventId fixed by {@link #withEventId} or {@link #fromJson}; empty when the batch's step derives it. */
+    public Optional<String> eventId() {
+        return Optional.ofNullable(eventId);
+    }
+
+    /** The payload fields (a copy). */
+    public ObjectNode fields() {
+        return fields.deepCopy();
+    }
+
+    /** The event as the API takes it: {@code {"eventId", "type", ...fields}}. */
+    public ObjectNode toJson(String id) {
+        ObjectNode node = Json.object();
+        node.put("eventId", Ids.requireText(id, "eventId"));
+        node.put("type", type);
+        node.setAll(fields.deepCopy());
+        return node;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof NewEvent e && e.type.equals(type) && e.fields.equals(fields) && Objects.equals(e.eventId, eventId);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(type, fields, eventId);
+    }
+
+    /** The type and field names only: payloads may hold secrets until the service scrubs them. */
+    @Override
+    public String toString() {
+        var names = new StringBuilder();
+        fields.fieldNames().forEachRemaining(n -> names.append(names.length() == 0 ? "" : ",").append(n));
+        return "NewEvent[" + type + (eventId == null ? "" : ", eventId=" + eventId) + ", fields=" + names + "]";
+    }
+}

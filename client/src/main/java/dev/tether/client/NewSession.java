@@ -1,0 +1,118 @@
+package dev.tether.client;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What a new session starts with ({@code session_started}): the objective (the first user message,
+ * pinned verbatim), the model it is pinned to and its tool mode; optionally its id, system prompt,
+ * constraints, harness version and token budget.
+ *
+ * <pre>{@code
+ * NewSession.of("Rename Foo to Bar in src/", "claude-sonnet-4", ToolMode.WRITE)
+ *         .withSessionId("demo-1")
+ *         .withSystemPrompt("You are a careful engineer.")
+ *         .withConstraints(List.of("keep the tests green"))
+ * }</pre>
+ *
+ * <p>Without a session id the client chooses a random one before the first attempt, so a retried
+ * create never makes two sessions. Without a harness version the session-service assigns one by the
+ * versions' weights. Immutable and thread-safe.
+ */
+public final class NewSession {
+
+    private final String objective;
+    private final String modelId;
+    private final ToolMode toolMode;
+    private final String sessionId;
+    private final String systemPrompt;
+    private final List<String> constraints;
+    private final String harnessVersion;
+    private final Long tokenBudget;
+
+    private NewSession(String objective, String modelId, ToolMode toolMode, String sessionId, String systemPrompt, List<String> constraints,
+                       String harnessVersion, Long tokenBudget) {
+        this.objective = Ids.requireText(objective, "objective");
+        this.modelId = Ids.requireText(modelId, "modelId");
+        this.toolMode = Objects.requireNonNull(toolMode, "toolMode");
+        this.sessionId = sessionId;
+        this.systemPrompt = systemPrompt;
+        this.constraints = List.copyOf(constraints);
+        this.harnessVersion = harnessVersion;
+        this.tokenBudget = tokenBudget;
+    }
+
+    public static NewSession of(String objective, String modelId, ToolMode toolMode) {
+        return new NewSession(objective, modelId, toolMode, null, null, List.of(), null, null);
+    }
+
+    /** The session's id: 1-128 letters, digits, {@code . _ -}, starting with a letter or digit. */
+    public NewSession withSessionId(String id) {
+        return new NewSession(objective, modelId, toolMode, Ids.require(id, "sessionId"), systemPrompt, constraints, harnessVersion,
+                tokenBudget);
+    }
+
+    public NewSession withSystemPrompt(String prompt) {
+        return new NewSession(objective, modelId, toolMode, sessionId, Objects.requireNonNull(prompt, "systemPrompt"), constraints,
+                harnessVersion, tokenBudget);
+    }
+
+    /** Rules the agent must keep; the context shows them among the authoritative facts. */
+    public NewSession withConstraints(List<String> list) {
+        list.forEach(c -> Objects.requireNonNull(c, "a constraint"));
+        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, list, harnessVersion, tokenBudget);
+    }
+
+    /** Pins the session to this harness version instead of letting the weights choose. */
+    public NewSession withHarnessVersion(String version) {
+        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, constraints, Ids.require(version, "harnessVersion"),
+                tokenBudget);
+    }
+
+    /** The most tokens the session's model turns may use in all; an assistant message beyond it is refused. */
+    public NewSession withTokenBudget(long tokens) {
+        if (tokens < 1) {
+            throw new IllegalArgumentException("tokenBudget must be at least 1, not " + tokens);
+        }
+        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, constraints, harnessVersion, tokens);
+    }
+
+    public String objective() {
+        return objective;
+    }
+
+    public String modelId() {
+        return modelId;
+    }
+
+    public ToolMode toolMode() {
+        return toolMode;
+    }
+
+    public Optional<String> sessionId() {
+        return Optional.ofNullable(sessionId);
+    }
+
+    public Optional<String> systemPrompt() {
+        return Optional.ofNullable(systemPrompt);
+    }
+
+    public List<String> constraints() {
+        return constraints;
+    }
+
+    public Optional<String> harnessVersion() {
+        return Optional.ofNullable(harnessVersion);
+    }
+
+    public OptionalLong tokenBudget() {
+        return tokenBudget == null ? OptionalLong.empty() : OptionalLong.of(tokenBudget);
+    }
+
+    @Override
+    public String toString() {
+        return "NewSession[" + (sessionId == null ? "(id chosen at create)" : sessionId) + ", model=" + modelId + ", " + toolMode + "]";
+    }
+}

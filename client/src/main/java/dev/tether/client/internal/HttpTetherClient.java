@@ -1,0 +1,455 @@
+package dev.tether.client.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.client.AppendBatch;
+import dev.tether.client.AppendResult;
+import dev.tether.client.Approval;
+import dev.tether.client.ApprovalDecision;
+import dev.tether.client.ApprovalFilter;
+import dev.tether.client.AwaitResult;
+import dev.tether.client.CallRecord;
+import dev.tether.client.Checkpoint;
+import dev.tether.client.ClaimRequest;
+import dev.tether.client.ClaimResult;
+import dev.tether.client.ContextQuery;
+import dev.tether.client.CreateResult;
+import dev.tether.client.Decided;
+import dev.tether.client.DecisionResult;
+import dev.tether.client.EraseResult;
+import dev.tether.client.EventIds;
+import dev.tether.client.EventPage;
+import dev.tether.client.ForkResult;
+import dev.tether.client.HarnessVersion;
+import dev.tether.client.HarnessVersionUpdate;
+import dev.tether.client.MigrateResult;
+import dev.tether.client.ModelContext;
+import dev.tether.client.NewSession;
+import dev.tether.client.NotFound;
+import dev.tether.client.ReadAt;
+import dev.tether.client.RecoveryReport;
+import dev.tether.client.SessionEvent;
+import dev.tether.client.SessionEventListener;
+import dev.tether.client.SessionInfo;
+import dev.tether.client.Settled;
+import dev.tether.client.StillPending;
+import dev.tether.client.Subscription;
+import dev.tether.client.SubscriptionEnd;
+import dev.tether.client.TetherClient;
+import dev.tether.client.TetherException;
+import dev.tether.client.TetherOptions;
+import dev.tether.client.VersionResult;
+import dev.tether.client.VersionsUpdated;
+import dev.tether.client.internal.Transport.Answer;
+import dev.tether.client.internal.Transport.Retry;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * {@link TetherClient} over the services' REST APIs. Not part of the API: create it with
+ * {@link TetherClient#create}. Thread-safe.
+ */
+public final class HttpTetherClient implements TetherClient {
+
+    /** Events per page when reading a whole log: half the session-service's default maximum (1000). */
+    private static final int PAGE = 500;
+    private static final Duration DECISION_POLL = Duration.ofMillis(500);
+
+    private final TetherOptions options;
+    private final Transport transport;
+    private final Set<LiveSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    public HttpTetherClient(TetherOptions options) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.transport = new Transport(options);
+    }
+
+    @Override
+    public TetherOptions options() {
+        return options;
+    }
+
+    // --- sessions ---------------------------------------------------------------------------------
+
+    @Override
+    public CreateResult createSession(NewSession session) {
+        open();
+        String sessionId = session.sessionId().orElseGet(() -> UUID.randomUUID().toString());
+        ObjectNode body = Json.object();
+        body.put("sessionId", sessionId);
+        body.put("objective", session.objective());
+        session.systemPrompt().ifPresent(p -> body.put("systemPrompt", p));
+        body.put("modelId", session.modelId());
+        body.put("toolMode", session.toolMode().name());
+        ArrayNode constraints = body.putArray("constraints");
+        session.constraints().forEach(constraints::add);
+        session.harnessVersion().ifPresent(v -> body.put("harnessVersion", v));
+        session.tokenBudget().ifPresent(b -> body.put("tokenBudget", b));
+        // derived from the whole request: its retry is a duplicate, another request for the same id is refused
+        body.put("eventId", EventIds.nameBased(EventIds.NAMESPACE, sessionId + "/session_started/" + Json.write(body)).toString());
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").build(), body, Retry.SAFE);
+        return answer.ok() ? Wire.created(answer.json()) : Outcomes.rejected(answer.error());
+    }
+
+    @Override
+    public List<SessionInfo> sessions() {
+        return sessionList(null);
+    }
+
+    @Override
+    public List<SessionInfo> sessions(SessionInfo.Status status) {
+        return sessionList(Objects.requireNonNull(status, "status").name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    private List<SessionInfo> sessionList(String status) {
+        open();
+        Answer answer = transport.get(sessionsApi().path("/v1/sessions").param("status", status).build());
+        if (!answer.ok()) {
+            throw Outcomes.failure("listing sessions", answer.error());
+        }
+        return Wire.sessions(answer.json());
+    }
+
+    @Override
+    public Optional<SessionInfo> session(String sessionId) {
+        return read("reading session " + sessionId, sessionsApi().path("/v1/sessions").segment(id(sessionId)).build(), Wire::sessionInfo);
+    }
+
+    @Override
+    public ClaimResult claim(String sessionId, ClaimRequest claim) {
+        open();
+        ObjectNode body = Json.object();
+        body.put("workerId", claim.workerId());
+        body.put("harnessVersion", claim.harnessVersion());
+        if (claim.rollout()) {
+            body.put("rollout", true);
+        }
+        body.put("requestId", claim.requestId().orElseGet(() -> UUID.randomUUID().toString()));
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/claim").build(), body, Retry.SAFE);
+        return answer.ok() ? Wire.claimed(answer.json(), sessionId, claim.workerId()) : Outcomes.claim(answer.error());
+    }
+
+    @Override
+    public AppendResult append(String sessionId, AppendBatch batch) {
+        open();
+        List<String> ids = batch.eventIds(id(sessionId));
+        ObjectNode body = Json.object();
+        ArrayNode events = body.putArray("events");
+        for (int i = 0; i < ids.size(); i++) {
+            events.add(batch.events().get(i).toJson(ids.get(i)));
+        }
+        batch.expectedSeq().ifPresent(s -> body.put("expectedSeq", s));
+        batch.epoch().ifPresent(e -> body.put("epoch", e));
+        // safe to repeat: every eventId is fixed, and the sequencer answers a known one with its original seq
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(sessionId).path("/events").build(), body, Retry.SAFE);
+        return answer.ok() ? Wire.appended(answer.json()) : Outcomes.append(answer.error());
+    }
+
+    @Override
+    public Optional<EventPage> events(String sessionId, long fromSeq, int limit) {
+        if (fromSeq < 1) {
+            throw new IllegalArgumentException("fromSeq starts at 1, not " + fromSeq);
+        }
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, not " + limit);
+        }
+        return read("reading the events of " + sessionId,
+                sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/events").param("fromSeq", fromSeq).param("limit", limit).build(),
+                Wire::page);
+    }
+
+    @Override
+    public Optional<List<SessionEvent>> allEvents(String sessionId) {
+        var all = new ArrayList<SessionEvent>();
+        long from = 1;
+        while (true) {
+            Optional<EventPage> page = events(sessionId, from, PAGE);
+            if (page.isEmpty()) {
+                return Optional.empty();
+            }
+            all.addAll(page.get().events());
+            if (page.get().events().isEmpty() || page.get().atEnd()) {
+                return Optional.of(List.copyOf(all));
+            }
+            from = page.get().nextSeq();
+        }
+    }
+
+    @Override
+    public Subscription subscribe(String sessionId, long fromSeq, SessionEventListener listener) {
+        open();
+        Objects.requireNonNull(listener, "listener");
+        var subscription = new LiveSubscription(transport, id(sessionId), fromSeq, listener, subscriptions::remove);
+        subscriptions.add(subscription);
+        if (closed) { // closed meanwhile: close() may have missed it
+            subscriptions.remove(subscription);
+            throw new IllegalStateException("the client is closed");
+        }
+        return subscription.start();
+    }
+
+    @Override
+    public Optional<SessionEvent> awaitEvent(String sessionId, long fromSeq, Predicate<SessionEvent> match, Duration timeout)
+            throws InterruptedException {
+        Objects.requireNonNull(match, "match");
+        var found = new CompletableFuture<SessionEvent>();
+        var listener = new SessionEventListener() {
+            @Override
+            public void onEvent(SessionEvent event) {
+                if (!found.isDone() && match.test(event)) {
+                    found.complete(event);
+                }
+            }
+
+            @Override
+            public void onEnd(SubscriptionEnd end) {
+                switch (end.reason()) {
+                    case NOT_FOUND -> found.completeExceptionally(new TetherException("session " + sessionId + " not found", null, false));
+                    case FAILED -> found.completeExceptionally(end.failure().orElseGet(() -> new TetherException("failed", null, false)));
+                    case CLOSED -> found.completeExceptionally(new TetherException("the subscription was closed", null, false));
+                }
+            }
+        };
+        Subscription subscription = subscribe(sessionId, fromSeq, listener);
+        try {
+            return Optional.of(found.get(timeout.toNanos(), TimeUnit.NANOSECONDS));
+        } catch (TimeoutException e) {
+            return Optional.empty();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof TetherException t ? t : new TetherException("waiting for an event failed", e.getCause(), false);
+        } finally {
+            subscription.close();
+        }
+    }
+
+    @Override
+    public ForkResult fork(String sessionId, long atSeq) {
+        return fork(sessionId, atSeq, UUID.randomUUID().toString());
+    }
+
+    @Override
+    public ForkResult fork(String sessionId, long atSeq, String newSessionId) {
+        open();
+        if (atSeq < 1) {
+            throw new IllegalArgumentException("atSeq starts at 1, not " + atSeq);
+        }
+        ObjectNode body = Json.object();
+        body.put("atSeq", atSeq);
+        body.put("sessionId", id(newSessionId));
+        body.put("eventId", EventIds.nameBased(EventIds.NAMESPACE, newSessionId + "/session_forked/" + sessionId + "/" + atSeq).toString());
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/fork").build(), body, Retry.SAFE);
+        if (answer.ok()) {
+            return Wire.forked(answer.json());
+        }
+        return answer.status() == 404 ? Outcomes.notFound(answer.error()) : Outcomes.rejected(answer.error());
+    }
+
+    @Override
+    public EraseResult erase(String sessionId) {
+        open();
+        Answer answer = transport.send("DELETE", sessionsApi().path("/v1/sessions").segment(id(sessionId)).build(), null, Retry.NEVER);
+        if (answer.ok()) {
+            return Wire.erased(answer.json());
+        }
+        return answer.status() == 404 ? Outcomes.notFound(answer.error()) : Outcomes.rejected(answer.error());
+    }
+
+    @Override
+    public MigrateResult migrate(String sessionId, String toVersion) {
+        open();
+        ObjectNode body = Json.object();
+        body.put("toVersion", id(toVersion));
+        body.put("requestId", UUID.randomUUID().toString());
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/migrate").build(), body,
+                Retry.SAFE);
+        if (answer.ok()) {
+            return Wire.migrated(answer.json(), sessionId);
+        }
+        return answer.status() == 404 ? Outcomes.notFound(answer.error()) : Outcomes.rejected(answer.error());
+    }
+
+    // --- projections ------------------------------------------------------------------------------
+
+    @Override
+    public Optional<Checkpoint> checkpoint(String sessionId, ReadAt at) {
+        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId)).path("/checkpoint");
+        at.atSeq().ifPresent(s -> uri.param("atSeq", s));
+        at.minSeq().ifPresent(s -> uri.param("minSeq", s));
+        return read("reading the checkpoint of " + sessionId, uri.build(), Wire::checkpoint);
+    }
+
+    @Override
+    public Optional<ModelContext> context(String sessionId, ContextQuery query) {
+        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId)).path("/context").param("format", query.format().wireName());
+        query.at().atSeq().ifPresent(s -> uri.param("atSeq", s));
+        query.at().minSeq().ifPresent(s -> uri.param("minSeq", s));
+        query.maxTokens().ifPresent(t -> uri.param("maxTokens", t));
+        return read("reading the context of " + sessionId, uri.build(), Wire::context);
+    }
+
+    @Override
+    public Optional<RecoveryReport> recovery(String sessionId, ReadAt at) {
+        if (at.atSeq().isPresent()) {
+            throw new IllegalArgumentException("a recovery report is of the latest checkpoint; use ReadAt.latest() or ReadAt.atLeast(seq)");
+        }
+        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId)).path("/recovery");
+        at.minSeq().ifPresent(s -> uri.param("minSeq", s));
+        return read("reading the recovery report of " + sessionId, uri.build(), Wire::recovery);
+    }
+
+    @Override
+    public Optional<CallRecord> call(String sessionId, String callId) {
+        Objects.requireNonNull(callId, "callId");
+        return read("reading call " + callId + " of " + sessionId,
+                projectorApi().path("/v1/sessions").segment(id(sessionId)).path("/calls").segment(callId).build(), Wire::callRecord);
+    }
+
+    // --- approvals --------------------------------------------------------------------------------
+
+    @Override
+    public List<Approval> approvals(ApprovalFilter filter) {
+        open();
+        Uris uri = approvalsApi().path("/v1/approvals").param("status", filter.statusFilter().map(Enum::name).orElse("ALL"));
+        filter.kindFilter().ifPresent(k -> uri.param("kind", k.name()));
+        Answer answer = transport.get(uri.build());
+        if (!answer.ok()) {
+            throw Outcomes.failure("listing approvals", answer.error());
+        }
+        return Wire.approvals(answer.json());
+    }
+
+    @Override
+    public Optional<Approval> approval(String approvalId) {
+        Objects.requireNonNull(approvalId, "approvalId");
+        return read("reading approval " + approvalId, approvalsApi().path("/v1/approvals").segment(approvalId).build(), Wire::approval);
+    }
+
+    @Override
+    public DecisionResult decide(String approvalId, ApprovalDecision decision) {
+        open();
+        Objects.requireNonNull(approvalId, "approvalId");
+        ObjectNode body = Json.object();
+        body.put("decision", decision.kind().name());
+        decision.tool().ifPresent(t -> body.put("tool", t));
+        decision.pathGlob().ifPresent(g -> body.put("pathGlob", g));
+        body.put("reason", decision.reason());
+        // never repeated: a second decision after a lost answer would be refused, or worse, count twice
+        Answer answer = transport.send("POST", approvalsApi().path("/v1/approvals").segment(approvalId).path("/decision").build(), body,
+                Retry.NEVER);
+        return answer.ok() ? new Decided(Wire.approval(answer.json())) : Outcomes.decision(answer.error());
+    }
+
+    @Override
+    public AwaitResult awaitDecision(String approvalId, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Optional<Approval> item = approval(approvalId);
+            if (item.isEmpty()) {
+                return new NotFound("approval not found");
+            }
+            if (!item.get().isPending()) {
+                return new Settled(item.get());
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return new StillPending(item.get());
+            }
+            Thread.sleep(Math.max(1, Math.min(DECISION_POLL.toMillis(), TimeUnit.NANOSECONDS.toMillis(left))));
+        }
+    }
+
+    // --- harness versions -------------------------------------------------------------------------
+
+    @Override
+    public List<HarnessVersion> harnessVersions() {
+        open();
+        Answer answer = transport.get(sessionsApi().path("/v1/harness-versions").build());
+        if (!answer.ok()) {
+            throw Outcomes.failure("listing harness versions", answer.error());
+        }
+        return Wire.versions(answer.json());
+    }
+
+    @Override
+    public VersionResult putHarnessVersion(HarnessVersionUpdate update) {
+        open();
+        ObjectNode body = Json.object();
+        body.put("version", update.version());
+        body.put("weight", update.weight());
+        body.put("state", update.state().name());
+        update.modelId().ifPresent(m -> body.put("modelId", m));
+        Answer answer = transport.send("PUT", sessionsApi().path("/v1/harness-versions").build(), body, Retry.SAFE);
+        return answer.ok() ? new VersionsUpdated(Wire.versions(answer.json())) : Outcomes.rejected(answer.error());
+    }
+
+    // --- lifecycle --------------------------------------------------------------------------------
+
+    @Override
+    public void close() {
+        closed = true;
+        for (LiveSubscription s : List.copyOf(subscriptions)) {
+            s.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TetherClient[" + options + (closed ? ", closed" : "") + "]";
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    /** A read: the answer, empty on 404, a {@link TetherException} otherwise. */
+    private <T> Optional<T> read(String what, URI uri, Function<JsonNode, T> mapper) {
+        open();
+        Answer answer = transport.get(uri);
+        if (answer.ok()) {
+            return Optional.of(mapper.apply(answer.json()));
+        }
+        if (answer.status() == 404) {
+            return Optional.empty();
+        }
+        throw Outcomes.failure(what, answer.error());
+    }
+
+    private void open() {
+        if (closed) {
+            throw new IllegalStateException("the client is closed");
+        }
+    }
+
+    private static String id(String value) {
+        Objects.requireNonNull(value, "id");
+        if (value.isBlank()) {
+            throw new IllegalArgumentException("an id must not be blank");
+        }
+        return value;
+    }
+
+    private Uris sessionsApi() {
+        return Uris.of(options.sessionsUri());
+    }
+
+    private Uris projectorApi() {
+        return Uris.of(options.projectorUri());
+    }
+
+    private Uris approvalsApi() {
+        return Uris.of(options.approvalsUri());
+    }
+}

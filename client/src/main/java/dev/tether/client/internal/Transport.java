@@ -1,0 +1,201 @@
+package dev.tether.client.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.client.ApiError;
+import dev.tether.client.RetryPolicy;
+import dev.tether.client.TetherException;
+import dev.tether.client.TetherOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * HTTP for the SDK: one {@link HttpClient} (HTTP/1.1, so a stream is one plain connection), the
+ * bearer token on every request, JSON bodies, and the retry loop for calls marked
+ * {@link Retry#SAFE}. Not part of the API. Thread-safe.
+ */
+public final class Transport {
+
+    /** Whether a call may be sent again when its answer is lost. */
+    public enum Retry {
+        /** Repeating it changes nothing (a read, an idempotent write): retried per the policy. */
+        SAFE,
+        /** Repeating it could act twice, or answer differently: sent once. */
+        NEVER
+    }
+
+    /** A service's answer: its status, its body, and a 503's {@code Retry-After}. */
+    public record Answer(int status, String body, Optional<Duration> retryAfter) {
+
+        public boolean ok() {
+            return status >= 200 && status < 300;
+        }
+
+        public JsonNode json() {
+            return Json.parse(body);
+        }
+
+        /** The error body, read as an {@link ApiError}; a body that is not one reads as code {@code http_<status>}. */
+        public ApiError error() {
+            return apiError(status, body);
+        }
+    }
+
+    private static final String USER_AGENT = "tether-client/0.1";
+
+    private final TetherOptions options;
+    private final HttpClient http;
+
+    public Transport(TetherOptions options) {
+        this.options = options;
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(options.connectTimeout())
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
+    }
+
+    public TetherOptions options() {
+        return options;
+    }
+
+    public Answer get(URI uri) {
+        return send("GET", uri, null, Retry.SAFE);
+    }
+
+    /**
+     * Sends the request; retries it per the policy when it is {@link Retry#SAFE} and failed on the way
+     * or with 502/503/504.
+     *
+     * @throws TetherException when no answer came (after the retries allowed)
+     */
+    public Answer send(String method, URI uri, JsonNode body, Retry retry) {
+        HttpRequest.Builder builder = request(uri).timeout(options.timeout()).header("Accept", "application/json");
+        if (body == null) {
+            builder.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            builder.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(Json.write(body), StandardCharsets.UTF_8));
+        }
+        HttpRequest request = builder.build();
+        RetryPolicy policy = options.retry();
+        int attempts = retry == Retry.SAFE ? policy.maxAttempts() : 1;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                Answer answer = new Answer(response.statusCode(), response.body(), retryAfter(response));
+                if (transient5xx(answer.status()) && attempt < attempts) {
+                    pause(policy, attempt, answer.retryAfter());
+                    continue;
+                }
+                return answer;
+            } catch (IOException e) {
+                if (attempt < attempts) {
+                    pause(policy, attempt, Optional.empty());
+                    continue;
+                }
+                boolean neverArrived = e instanceof ConnectException || e instanceof HttpConnectTimeoutException;
+                String what = method + " " + uri.getPath();
+                throw retry == Retry.SAFE || neverArrived
+                        ? new TetherException(what + " failed after " + attempt + " attempt(s): " + e, e, false)
+                        : new TetherException(what + " got no answer (" + e + "); not retried, since repeating it is not safe: "
+                                + "it may or may not have taken effect", e, true);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TetherException(method + " " + uri.getPath() + " was interrupted", e, retry == Retry.NEVER);
+            }
+        }
+    }
+
+    /**
+     * Opens a server-sent-event stream. The request timeout bounds only the wait for the answer's
+     * headers; the body then stays open for as long as the service keeps it.
+     */
+    public HttpResponse<InputStream> openStream(URI uri, long lastEventId) throws IOException, InterruptedException {
+        HttpRequest.Builder builder = request(uri).timeout(options.timeout()).header("Accept", "text/event-stream").GET();
+        if (lastEventId > 0) {
+            builder.header("Last-Event-ID", Long.toString(lastEventId));
+        }
+        return http.send(builder.build(), HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    /** The wait before attempt {@code failures + 1}: the policy's backoff with jitter, at least a 503's Retry-After. */
+    public static Duration delay(RetryPolicy policy, int failures, Optional<Duration> retryAfter) {
+        long base = policy.backoff(failures).toMillis();
+        long jittered = base / 2 + (base > 1 ? ThreadLocalRandom.current().nextLong(base / 2 + 1) : 0);
+        long millis = Math.max(jittered, retryAfter.map(Duration::toMillis).orElse(0L));
+        return Duration.ofMillis(millis);
+    }
+
+    /** {@code {"error", "message", ...}} as an {@link ApiError}; anything else as code {@code http_<status>}. */
+    public static ApiError apiError(int status, String body) {
+        try {
+            JsonNode node = Json.parse(body);
+            if (node.isObject() && node.hasNonNull("error")) {
+                var details = new LinkedHashMap<String, Object>();
+                node.properties().forEach(f -> {
+                    if (!f.getKey().equals("error") && !f.getKey().equals("message") && !f.getValue().isNull()) {
+                        details.put(f.getKey(), scalar(f.getValue()));
+                    }
+                });
+                return new ApiError(status, Json.text(node, "error"), Json.text(node, "message"), details);
+            }
+        } catch (MalformedAnswerException e) {
+            // not JSON: a proxy's page, an empty body
+        }
+        return new ApiError(status, "http_" + status, "", Map.of());
+    }
+
+    private static Object scalar(JsonNode value) {
+        if (value.isIntegralNumber()) {
+            return value.asLong();
+        }
+        if (value.isNumber()) {
+            return value.asDouble();
+        }
+        if (value.isBoolean()) {
+            return value.asBoolean();
+        }
+        return value.isTextual() ? value.asText() : value.toString();
+    }
+
+    private HttpRequest.Builder request(URI uri) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri).header("User-Agent", USER_AGENT);
+        options.token().ifPresent(t -> builder.header("Authorization", "Bearer " + t));
+        return builder;
+    }
+
+    private static boolean transient5xx(int status) {
+        return status == 502 || status == 503 || status == 504;
+    }
+
+    private static Optional<Duration> retryAfter(HttpResponse<?> response) {
+        return response.headers().firstValue("Retry-After").flatMap(v -> {
+            try {
+                return Optional.of(Duration.ofSeconds(Math.max(0, Long.parseLong(v.trim()))));
+            } catch (NumberFormatException e) {
+                return Optional.empty(); // an HTTP date: the backoff decides
+            }
+        });
+    }
+
+    private static void pause(RetryPolicy policy, int failures, Optional<Duration> retryAfter) {
+        try {
+            Thread.sleep(delay(policy, failures, retryAfter).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TetherException("interrupted while waiting to retry", e, true);
+        }
+    }
+}

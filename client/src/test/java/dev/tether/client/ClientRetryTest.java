@@ -1,0 +1,183 @@
+package dev.tether.client;
+
+import static dev.tether.client.FakeServer.json;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.client.internal.Json;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the client sends, and which calls it repeats: against a scripted server that answers 503 or
+ * drops the connection. Safe calls are repeated with the same ids; unsafe ones never.
+ */
+class ClientRetryTest {
+
+    private static final String UNAVAILABLE = "{\"error\":\"unavailable\",\"message\":\"the sequencer is not ready\"}";
+    private static final Map<String, String> RETRY_NOW = Map.of("Retry-After", "0");
+    private static final String APPENDED = "{\"appended\":[{\"eventId\":\"x\",\"seq\":2,\"duplicate\":false},"
+            + "{\"eventId\":\"y\",\"seq\":3,\"duplicate\":false}],\"lastSeq\":3,\"redactions\":0}";
+
+    private final FakeServer server = new FakeServer();
+    private final TetherClient client = TetherClient.create(server.options());
+
+    @AfterEach
+    void close() {
+        client.close();
+        server.close();
+    }
+
+    @Test
+    void append_isRetriedAfter503_withTheSameEventIds_epochAndExpectedSeq() {
+        server.then(json(503, UNAVAILABLE, RETRY_NOW)).then(dropConnection()).then(json(200, APPENDED));
+        AppendResult result = client.append("demo-1", AppendBatch.forStep("turn-1", NewEvent.userMessage("a"), NewEvent.userMessage("b"))
+                .expectingSeq(1).withEpoch(2));
+        assertThat(result).isInstanceOf(Appended.class);
+        assertThat(((Appended) result).seqs()).containsExactly(2L, 3L);
+
+        var requests = server.requests();
+        assertThat(requests).hasSize(3).allSatisfy(r -> {
+            assertThat(r.method()).isEqualTo("POST");
+            assertThat(r.path()).isEqualTo("/v1/sessions/demo-1/events");
+            assertThat(r.header("Authorization")).isEqualTo("Bearer dev-acme-agent");
+            assertThat(r.header("Content-Type")).isEqualTo("application/json");
+        });
+        assertThat(requests.stream().map(FakeServer.Seen::body).distinct()).as("every attempt sends the same body").hasSize(1);
+        JsonNode body = Json.parse(requests.get(0).body());
+        assertThat(body.get("expectedSeq").asLong()).isEqualTo(1);
+        assertThat(body.get("epoch").asLong()).isEqualTo(2);
+        assertThat(body.get("events").get(0).get("eventId").asText()).isEqualTo(EventIds.of("demo-1", "turn-1", 0));
+        assertThat(body.get("events").get(1).get("eventId").asText()).isEqualTo(EventIds.of("demo-1", "turn-1", 1));
+        assertThat(body.get("events").get(1).get("type").asText()).isEqualTo("user_message");
+    }
+
+    @Test
+    void safeCalls_giveUpAfterThePolicysAttempts() {
+        server.otherwise(json(503, UNAVAILABLE, RETRY_NOW));
+        assertThatThrownBy(() -> client.append("demo-1", AppendBatch.forStep("turn-1", NewEvent.userMessage("a"))))
+                .isInstanceOf(TetherException.class)
+                .satisfies(e -> assertThat(((TetherException) e).error().map(ApiError::code)).contains("unavailable"));
+        assertThat(server.requests()).hasSize(3);
+    }
+
+    @Test
+    void decisions_areNeverRetried_aLostAnswerIsAnUnknownOutcome() {
+        server.then(dropConnection()).otherwise(json(200, "{}"));
+        assertThatThrownBy(() -> client.decide("demo-1~7", ApprovalDecision.grantOnce("looks right")))
+                .isInstanceOf(TetherException.class)
+                .satisfies(e -> assertThat(((TetherException) e).outcomeUnknown()).isTrue());
+        assertThat(server.requests()).hasSize(1);
+        JsonNode body = Json.parse(server.requests().get(0).body());
+        assertThat(body.get("decision").asText()).isEqualTo("GRANT_ONCE");
+        assertThat(body.get("reason").asText()).isEqualTo("looks right");
+        assertThat(server.requests().get(0).path()).isEqualTo("/v1/approvals/demo-1~7/decision");
+    }
+
+    @Test
+    void decisions_areNeverRetried_after503Either() {
+        server.otherwise(json(503, UNAVAILABLE, RETRY_NOW));
+        assertThatThrownBy(() -> client.decide("demo-1~7", ApprovalDecision.deny("no"))).isInstanceOf(TetherException.class);
+        assertThat(server.requests()).hasSize(1);
+    }
+
+    @Test
+    void erasure_isNeverRetried() {
+        server.otherwise(json(503, UNAVAILABLE, RETRY_NOW));
+        assertThatThrownBy(() -> client.erase("demo-1")).isInstanceOf(TetherException.class);
+        assertThat(server.requests()).hasSize(1);
+    }
+
+    @Test
+    void create_choosesTheSessionIdOnce_andDerivesTheEventIdFromTheRequest() {
+        server.then(json(503, UNAVAILABLE, RETRY_NOW))
+                .then(json(201, "{\"sessionId\":\"ignored-by-the-test\",\"seq\":1,\"harnessVersion\":\"v1\",\"modelId\":\"m\",\"redactions\":0}"))
+                .otherwise(json(201, "{\"sessionId\":\"s\",\"seq\":1,\"harnessVersion\":\"v1\",\"modelId\":\"m\",\"redactions\":0}"));
+        NewSession request = NewSession.of("Rename Foo", "m", ToolMode.WRITE).withConstraints(List.of("keep the tests green"));
+        client.createSession(request).createdOrThrow();
+        var attempts = server.requests();
+        JsonNode first = Json.parse(attempts.get(0).body());
+        JsonNode retry = Json.parse(attempts.get(1).body());
+        assertThat(first.get("sessionId").asText()).isNotBlank().isEqualTo(retry.get("sessionId").asText());
+        assertThat(first.get("eventId")).isEqualTo(retry.get("eventId"));
+        assertThat(first.get("toolMode").asText()).isEqualTo("WRITE");
+        assertThat(first.get("constraints").get(0).asText()).isEqualTo("keep the tests green");
+
+        client.createSession(request.withSessionId("fixed")).createdOrThrow();
+        client.createSession(request.withSessionId("fixed")).createdOrThrow();
+        client.createSession(NewSession.of("Another objective", "m", ToolMode.WRITE).withSessionId("fixed")).createdOrThrow();
+        var ids = server.requests().subList(2, 5).stream().map(r -> Json.parse(r.body()).get("eventId").asText()).toList();
+        assertThat(ids.get(0)).as("the same request, the same eventId").isEqualTo(ids.get(1));
+        assertThat(ids.get(2)).as("another request for the same id").isNotEqualTo(ids.get(0));
+    }
+
+    @Test
+    void claim_keepsItsRequestId_acrossRetries() {
+        server.then(json(503, UNAVAILABLE, RETRY_NOW)).then(json(200, "{\"epoch\":1,\"resumed\":false,\"reason\":null,\"lastSeq\":2}"));
+        Claimed claimed = client.claim("demo-1", ClaimRequest.of("worker-a", "v1").asRollout()).claimedOrThrow();
+        assertThat(claimed).isEqualTo(new Claimed("demo-1", "worker-a", 1, java.util.Optional.empty(), 2));
+        var bodies = server.requests().stream().map(r -> Json.parse(r.body())).toList();
+        assertThat(bodies.get(0).get("requestId").asText()).isNotBlank().isEqualTo(bodies.get(1).get("requestId").asText());
+        assertThat(bodies.get(0).get("rollout").asBoolean()).isTrue();
+    }
+
+    @Test
+    void reads_areEmptyOn404_andThrowOn401() {
+        server.then(json(404, "{\"error\":\"not_found\",\"message\":\"session not found\"}"))
+                .then(json(401, "{\"error\":\"unauthorized\",\"message\":\"a valid bearer token is required\"}"));
+        assertThat(client.checkpoint("nope")).isEmpty();
+        assertThatThrownBy(() -> client.checkpoint("nope")).isInstanceOf(TetherException.class).hasMessageContaining("credentials");
+    }
+
+    @Test
+    void reads_sendTheirQueryParameters_encoded() {
+        String notFound = "{\"error\":\"not_found\",\"message\":\"x\"}";
+        server.then(json(404, notFound)).then(json(404, notFound)).then(json(404, notFound)).then(json(404, notFound))
+                .otherwise(json(200, "{\"approvals\":[]}"));
+        client.checkpoint("demo-1", ReadAt.atLeast(7));
+        client.checkpoint("demo-1", ReadAt.seq(3));
+        client.context("demo-1", ContextQuery.of(ContextFormat.ANTHROPIC).at(ReadAt.seq(5)).withMaxTokens(1000));
+        client.call("demo-1", "call 1/x");
+        client.approvals(ApprovalFilter.pending().ofKind(ApprovalFilter.Kind.UNKNOWN_OUTCOME));
+        var seen = server.requests().stream().map(r -> r.path() + (r.query() == null ? "" : "?" + r.query())).toList();
+        assertThat(seen).containsExactly("/v1/sessions/demo-1/checkpoint?minSeq=7", "/v1/sessions/demo-1/checkpoint?atSeq=3",
+                "/v1/sessions/demo-1/context?format=anthropic&atSeq=5&maxTokens=1000", "/v1/sessions/demo-1/calls/call%201%2Fx",
+                "/v1/approvals?status=PENDING&kind=UNKNOWN_OUTCOME");
+    }
+
+    @Test
+    void awaitDecision_pollsUntilTheItemIsNoLongerPending() throws Exception {
+        String pending = "{\"id\":\"s~7\",\"kind\":\"APPROVAL\",\"status\":\"PENDING\",\"sessionId\":\"s\",\"callId\":\"c\",\"tool\":\"edit_file\"}";
+        String granted = "{\"id\":\"s~7\",\"kind\":\"APPROVAL\",\"status\":\"GRANTED\",\"sessionId\":\"s\",\"callId\":\"c\",\"tool\":\"edit_file\"}";
+        server.then(json(200, pending)).then(json(200, pending)).otherwise(json(200, granted));
+        AwaitResult result = client.awaitDecision("s~7", Duration.ofSeconds(10));
+        assertThat(result).isInstanceOf(Settled.class);
+        assertThat(result.settledOrThrow().status()).isEqualTo("GRANTED");
+        assertThat(server.requests()).hasSize(3);
+
+        server.otherwise(json(200, pending));
+        assertThat(client.awaitDecision("s~7", Duration.ofMillis(300))).isInstanceOf(StillPending.class);
+        server.otherwise(json(404, "{\"error\":\"not_found\",\"message\":\"approval not found\"}"));
+        assertThat(client.awaitDecision("s~7", Duration.ofMillis(300))).isInstanceOf(NotFound.class);
+    }
+
+    @Test
+    void setWeight_keepsTheVersionsModel() {
+        server.then(json(200, "{\"versions\":[{\"version\":\"v2\",\"weight\":0,\"state\":\"DRAINING\",\"modelId\":\"m2\",\"openSessions\":3}]}"))
+                .then(json(200, "{\"versions\":[{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"modelId\":\"m2\",\"openSessions\":3}]}"));
+        List<HarnessVersion> after = client.setWeight("v2", 10).versionsOrThrow();
+        assertThat(after).singleElement().satisfies(v -> assertThat(v.weight()).isEqualTo(10));
+        JsonNode put = Json.parse(server.requests().get(1).body());
+        assertThat(put.toString()).isEqualTo("{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"modelId\":\"m2\"}");
+        assertThat(server.requests().get(1).method()).isEqualTo("PUT");
+    }
+
+    /** Answers nothing: the connection closes before any response. */
+    private static FakeServer.Script dropConnection() {
+        return exchange -> exchange.getHttpContext().getServer(); // the exchange is closed without sendResponseHeaders
+    }
+}
