@@ -99,12 +99,15 @@ public class SessionStores {
         return found;
     }
 
-    /** Open sessions per harness version. */
+    /**
+     * Open sessions per harness version. Every sequencer task (one per partition) counts its own sessions in its own
+     * store, so the same version comes back once per task: the counts are summed. Only this instance's tasks count.
+     */
     public Map<String, Long> openSessionsByVersion() {
         ReadOnlyKeyValueStore<String, Long> counts = store(StoreNames.OPEN_BY_VERSION);
         var byVersion = new LinkedHashMap<String, Long>();
         try (var it = counts.all()) {
-            it.forEachRemaining(kv -> byVersion.put(kv.key, kv.value));
+            it.forEachRemaining(kv -> byVersion.merge(kv.key, kv.value, Long::sum));
         }
         return byVersion;
     }
