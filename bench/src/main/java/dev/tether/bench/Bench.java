@@ -1,0 +1,151 @@
+package dev.tether.bench;
+
+import dev.tether.client.RetryPolicy;
+import dev.tether.client.SessionWriter;
+import dev.tether.client.TetherClient;
+import dev.tether.client.TetherOptions;
+import dev.tether.testing.ServiceProcess;
+import dev.tether.testing.TetherStack;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * The benchmark driver. Starts its own broker and registry ({@code deploy/local/stack}, free loopback ports)
+ * and the packaged session-service and projector-service, measures, stops every process it started by PID,
+ * and writes the results. Every Tether figure is set against the raw ceiling of the same broker in the same run.
+ *
+ * <pre>
+ * bench/run [full|smoke]        # from the repository root; see bench/README.md
+ * </pre>
+ */
+public final class Bench {
+
+    /** Kafka Streams settings of both services, as their application.properties set them; recorded with the results. */
+    static final Map<String, String> SERVICE_SETTINGS = Map.of(
+            "processing.guarantee", "exactly_once_v2",
+            "commit.interval.ms", "100",
+            "partitions per topic", "6",
+            "replication factor", "1",
+            "service heap", "-Xmx384m");
+
+    private final BenchSettings settings;
+    private final Path workDir;
+
+    Bench(BenchSettings settings, Path workDir) {
+        this.settings = settings;
+        this.workDir = workDir;
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchSettings settings = BenchSettings.named(args.length > 0 ? args[0] : "full");
+        Path results = Path.of(args.length > 1 ? args[1] : "bench/results");
+        Path readme = args.length > 2 ? Path.of(args[2]) : null;
+        Path workDir = Files.createTempDirectory("tether-bench-");
+        int status = 0;
+        try {
+            Report report = new Bench(settings, workDir).run();
+            Path json = report.writeJson(results);
+            System.out.println(report.markdown());
+            System.out.println("results: " + json);
+            if (readme != null) {
+                report.updateReadme(readme, results.relativize(json).toString());
+            }
+        } catch (Exception e) {
+            e.printStackTrace();
+            status = 1;
+        }
+        // the stack's shutdown hook stops the broker and the registry by their PIDs
+        System.exit(status);
+    }
+
+    /** Runs every figure; the services it starts are stopped before it returns, the stack when the JVM exits. */
+    Report run() throws Exception {
+        var report = new Report(settings, Instant.now());
+        TetherStack stack = TetherStack.shared();
+        String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        String rawTopic = prefix + "raw";
+        String eventsTopic = prefix + "session-events";
+        var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
+        Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
+        var sessionService = new ServiceProcess(root.resolve("session-service"), workDir.resolve("session-service"), env, List.of());
+        var projector = new ServiceProcess(root.resolve("projector-service"), workDir.resolve("projector-service"), env, List.of());
+        // Ctrl-C: the services go too (the stack has its own hook)
+        Thread hook = new Thread(() -> {
+            projector.stop();
+            sessionService.stop();
+        }, "bench-services-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (Admin admin = Admin.create(stack.clientConfig())) {
+            admin.createTopics(List.of(new NewTopic(rawTopic, 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            var raw = new RawCeiling(stack.bootstrapServers(), Files.createDirectories(workDir.resolve("tools")));
+
+            long t0 = System.nanoTime();
+            sessionService.start();
+            report.info("session-service start to ready (ms)", (System.nanoTime() - t0) / 1e6);
+
+            try (TetherClient client = TetherClient.create(TetherOptions.of(URI.create(sessionService.baseUrl()),
+                    URI.create(projector.baseUrl()), URI.create("http://127.0.0.1:9")).withToken("dev-acme-agent")
+                    .withTimeout(Duration.ofSeconds(30)).withRetry(RetryPolicy.of(3, Duration.ofMillis(100), Duration.ofSeconds(1))))) {
+                var load = new AppendLoad(client, settings.recordBytes());
+                List<SessionWriter> writers = load.sessions("tput", settings.sessions(), 8);
+
+                // (1) and (2), interleaved so that drift of the shared machine hits both alike
+                var produced = new ArrayList<RawCeiling.Produced>();
+                var appended = new ArrayList<AppendLoad.Throughput>();
+                for (int rep = 0; rep < settings.repetitions(); rep++) {
+                    produced.add(raw.produce(rawTopic, settings.rawRecords(), settings.recordBytes()));
+                    appended.add(load.throughput(writers, settings.batch(), settings.warmupMs(), settings.measureMs()));
+                    log("rep %d: raw produce %.0f rec/s, append %.0f events/s", rep + 1, produced.get(rep).recordsPerSec(),
+                            appended.get(rep).eventsPerSec());
+                }
+                report.rawProduce(produced);
+                report.appendThroughput(appended);
+
+                // (3)
+                List<SessionWriter> latencyWriters = load.sessions("lat", settings.latencySessions(), 8);
+                var latency = load.latency(latencyWriters, settings.latencyRate(), Math.min(64, settings.latencySessions()),
+                        settings.warmupMs(), settings.latencyMeasureMs());
+                log("latency at %d/s: p50 %.1f ms, p99 %.1f ms", latency.targetRate(), latency.p50Ms(), latency.p99Ms());
+                report.appendLatency(latency);
+            }
+
+            // (4) the raw topic is full of 1 KiB records: the consume ceiling; then the projector over session-events
+            var watch = new ProjectionCatchUp(admin);
+            long rawRecords = settings.rawRecords() * settings.repetitions();
+            var consumed = raw.consume(rawTopic, rawRecords);
+            log("raw consume %.0f rec/s (fetch phase)", consumed.fetchRecordsPerSec());
+            report.rawConsume(consumed);
+            long eventRecords = TopicCount.records(stack.clientConfig(), eventsTopic);
+            double recordShare = (double) eventRecords / watch.endOffsets(eventsTopic);
+
+            long p0 = System.nanoTime();
+            var started = CompletableFuture.runAsync(projector::start);
+            var catchUp = watch.await(prefix + "tether-projector-service", eventsTopic, recordShare, Duration.ofMinutes(10), 100);
+            started.get(5, TimeUnit.MINUTES);
+            report.info("projector-service start to ready (ms)", (System.nanoTime() - p0) / 1e6);
+            log("projection %.0f events/s over %d records", catchUp.eventsPerSec(), eventRecords);
+            report.projection(catchUp, eventRecords);
+        } finally {
+            projector.stop();
+            sessionService.stop();
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        report.finished(Instant.now());
+        return report;
+    }
+
+    static void log(String format, Object... args) {
+        System.err.printf("bench: " + format + "%n", args);
+    }
+}

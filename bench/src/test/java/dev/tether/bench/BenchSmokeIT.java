@@ -1,0 +1,46 @@
+package dev.tether.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmark's smoke run: every figure for a few seconds against the real broker, registry and
+ * packaged services, so the benchmark code cannot rot. It asserts that the numbers exist and are sane,
+ * never how fast anything is: speed on a shared 2-core machine is not a test's business.
+ */
+class BenchSmokeIT {
+
+    @TempDir
+    Path work;
+
+    @Test
+    void everyFigureRunsAgainstTheRealStack_andGivesPositiveFiniteNumbers() throws Exception {
+        Report report = new Bench(BenchSettings.smoke(), work).run();
+        Path json = report.writeJson(Path.of("target/bench-results"));
+
+        JsonNode figures = new ObjectMapper().readTree(json.toFile()).get("figures");
+        assertThat(figures.fieldNames()).toIterable()
+                .containsExactlyInAnyOrder("1_raw_produce", "1_raw_consume", "2_append_throughput", "3_append_latency",
+                        "4_projection_throughput");
+        for (JsonNode value : List.of(figures.at("/1_raw_produce/recordsPerSec/median"), figures.at("/2_append_throughput/eventsPerSec/median"),
+                figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/1_raw_consume/run/fetchRecordsPerSec"),
+                figures.at("/4_projection_throughput/run/eventsPerSec"), figures.at("/4_projection_throughput/ratioToRawConsume/median"))) {
+            assertThat(value.isNumber()).as("a number: %s", value).isTrue();
+            assertThat(value.asDouble()).isPositive().isFinite();
+        }
+        JsonNode latency = figures.at("/3_append_latency/run");
+        assertThat(latency.get("requests").asLong()).isPositive();
+        assertThat(latency.get("failures").asLong()).isZero();
+        assertThat(latency.get("p50Ms").asDouble()).isPositive();
+        assertThat(latency.get("p99Ms").asDouble()).isGreaterThanOrEqualTo(latency.get("p50Ms").asDouble());
+        assertThat(figures.at("/2_append_throughput/runs/0/failures").asLong()).isZero();
+        assertThat(report.markdown()).contains("| 2 append throughput", "| 4 projection throughput");
+    }
+}
