@@ -1,0 +1,54 @@
+package dev.tether.cli;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/** Option converters that check ranges while parsing, so an out-of-range value is a usage error naming the option. */
+public final class Converters {
+
+    private Converters() {}
+
+    /** A seq: 1 or more. */
+    public static final class Seq implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            long n = parse(value);
+            if (n < 1) {
+                throw new TypeConversionException("a seq starts at 1, not " + n);
+            }
+            return n;
+        }
+    }
+
+    /** A count: 1 or more (partitions, tokens). */
+    public static final class Positive implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            long n = parse(value);
+            if (n < 1 || n > Integer.MAX_VALUE) {
+                throw new TypeConversionException("must be from 1 to " + Integer.MAX_VALUE + ", not " + value);
+            }
+            return (int) n;
+        }
+    }
+
+    /** A harness version's weight: 0 to 100. */
+    public static final class Weight implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            long n = parse(value);
+            if (n < 0 || n > 100) {
+                throw new TypeConversionException("a weight is from 0 to 100, not " + n);
+            }
+            return (int) n;
+        }
+    }
+
+    private static long parse(String value) {
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new TypeConversionException("'" + value + "' is not a whole number");
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.tether.cli;
+
+import dev.tether.client.ApiError;
+import dev.tether.client.TetherException;
+import java.io.PrintWriter;
+import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * Turns every failure into one line on stderr: {@code tether: <what went wrong>} and exit status 1
+ * for a failed command, {@code <command>: <what is wrong> (see '<command> --help')} and exit status 2
+ * for a usage error. With {@code TETHER_DEBUG} set, a failure's stack trace follows its line.
+ */
+final class ErrorReporter implements IExecutionExceptionHandler, IParameterExceptionHandler {
+
+    private final boolean debug;
+
+    ErrorReporter(boolean debug) {
+        this.debug = debug;
+    }
+
+    @Override
+    public int handleExecutionException(Exception e, CommandLine command, ParseResult parsed) {
+        PrintWriter err = command.getErr();
+        err.println("tether: " + oneLine(describe(e, command)));
+        if (debug) {
+            e.printStackTrace(err);
+        }
+        err.flush();
+        return CommandLine.ExitCode.SOFTWARE;
+    }
+
+    @Override
+    public int handleParseException(ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        String name = command.getCommandSpec().qualifiedName();
+        String message = e.getMessage();
+        if (e instanceof UnmatchedArgumentException unmatched) {
+            List<String> suggestions = unmatched.getSuggestions();
+            if (!suggestions.isEmpty()) {
+                message += "; did you mean " + String.join(" or ", suggestions.stream().limit(3).toList()) + "?";
+            }
+        }
+        PrintWriter err = command.getErr();
+        err.println(name + ": " + oneLine(message) + " (see '" + name + " --help')");
+        err.flush();
+        return command.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** What went wrong, in words a user can act on. */
+    static String describe(Throwable e, CommandLine command) {
+        if (e instanceof CliException) {
+            return e.getMessage();
+        }
+        if (e instanceof TetherException t) {
+            return describe(t, command);
+        }
+        if (e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
+            return e.getMessage() == null ? e.toString() : e.getMessage();
+        }
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    }
+
+    private static String describe(TetherException t, CommandLine command) {
+        String message = t.getMessage() == null ? "the request failed" : t.getMessage();
+        Throwable cause = networkCause(t);
+        if (t.error().isEmpty() && cause != null) {
+            String label = cause instanceof ConnectException ? "connection refused"
+                    : cause instanceof HttpConnectTimeoutException ? "connecting timed out" : "no answer in time (see --timeout)";
+            message = message.replace(cause.toString(), label);
+            if (!(cause instanceof HttpTimeoutException) || cause instanceof HttpConnectTimeoutException) {
+                message += "; is Tether running (bin/run)? The services' URLs are set with --session-url, --projector-url and --approvals-url";
+            }
+        }
+        ApiError error = t.error().orElse(null);
+        if (error != null && error.status() == 403) {
+            Role role = roleOf(command);
+            if (role != null) {
+                message += "; this needs " + role.needs();
+            }
+        }
+        if (t.outcomeUnknown()) {
+            message += "; look before you try again";
+        }
+        return message;
+    }
+
+    /** The role of the command's top-level group ({@code sessions}, {@code approvals}…), if it has one. */
+    static Role roleOf(CommandLine command) {
+        CommandLine top = command;
+        while (top.getParent() != null && top.getParent().getParent() != null) {
+            top = top.getParent();
+        }
+        return switch (top.getCommandName()) {
+            case "sessions", "context", "recovery" -> Role.AGENT;
+            case "approvals" -> Role.APPROVER;
+            case "versions" -> Role.OPERATOR;
+            default -> null;
+        };
+    }
+
+    /** The connection failure or timeout behind {@code e}, if that is what it is. */
+    private static Throwable networkCause(Throwable e) {
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c instanceof ConnectException || c instanceof HttpTimeoutException) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** Several lines (a list of problems, a service's multi-line message) as one. */
+    static String oneLine(String message) {
+        return message == null ? "failed" : message.replace("\n  - ", "; ").replaceAll("\\s*\\R\\s*", " ").trim();
+    }
+}

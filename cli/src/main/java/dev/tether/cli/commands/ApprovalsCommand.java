@@ -1,0 +1,211 @@
+package dev.tether.cli.commands;
+
+import dev.tether.cli.CliException;
+import dev.tether.cli.Role;
+import dev.tether.cli.TetherCli;
+import dev.tether.cli.output.Fields;
+import dev.tether.cli.output.Output;
+import dev.tether.cli.output.Table;
+import dev.tether.client.AlreadyDecided;
+import dev.tether.client.Approval;
+import dev.tether.client.ApprovalDecision;
+import dev.tether.client.ApprovalFilter;
+import dev.tether.client.Decided;
+import dev.tether.client.DecisionResult;
+import dev.tether.client.NotFound;
+import dev.tether.client.Rejected;
+import dev.tether.client.TetherClient;
+import java.util.List;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code tether approvals}: the approval-service's items, as an approver of the token's tenant. */
+@Command(name = "approvals", mixinStandardHelpOptions = true,
+        description = {"List, show and decide what waits for a human: gated tool calls (grant or deny) and calls whose outcome "
+                + "is unknown (mark-done, retry or abandon).",
+                "Decisions are recorded in the approver's name and never retried: if an answer is lost, 'approvals show' tells "
+                        + "whether the decision took."})
+public final class ApprovalsCommand {
+
+    /** The statuses {@code --status} takes: an item's, or ALL. */
+    enum StatusFilter { PENDING, GRANTED, DENIED, EXPIRED, CANCELLED, MARKED_DONE, RETRIED, ABANDONED, ALL }
+
+    @ParentCommand
+    TetherCli cli;
+
+    @Spec
+    CommandSpec spec;
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "The tenant's items, oldest first.")
+    int list(@Option(names = "--status", paramLabel = "<status>", defaultValue = "PENDING",
+                     description = "PENDING (the default), GRANTED, DENIED, EXPIRED, CANCELLED, MARKED_DONE, RETRIED, ABANDONED or ALL")
+             StatusFilter status,
+             @Option(names = "--kind", paramLabel = "APPROVAL|UNKNOWN_OUTCOME", description = "only items of this kind")
+             ApprovalFilter.Kind kind) {
+        Output out = cli.output();
+        ApprovalFilter filter = status == StatusFilter.ALL ? ApprovalFilter.all() : ApprovalFilter.status(ApprovalFilter.Status.valueOf(status.name()));
+        if (kind != null) {
+            filter = filter.ofKind(kind);
+        }
+        List<Approval> items;
+        try (TetherClient tether = cli.client(Role.APPROVER)) {
+            items = tether.approvals(filter);
+        }
+        if (out.json()) {
+            var n = Output.object();
+            var list = n.putArray("approvals");
+            items.forEach(i -> list.add(Output.parse(i.json())));
+            out.print(n);
+            return 0;
+        }
+        if (items.isEmpty()) {
+            out.note(status == StatusFilter.ALL ? "no approvals" : "no " + status.name() + " approvals");
+            return 0;
+        }
+        Table table = Table.of("ID", "KIND", "STATUS", "TOOL", "CALL", "REQUESTED", "DECIDED", "SHOWN");
+        items.forEach(i -> table.row(i.id(), i.kind(), i.status(), i.tool(), i.callId(), i.requestedAt(), decided(i), Views.clip(i.shown(), 48)));
+        out.print(table);
+        return 0;
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "One item, with the whole command or diff shown to approvers.")
+    int show(@Parameters(paramLabel = "<id>", description = "the item's id, <sessionId>~<seq>") String id) {
+        Output out = cli.output();
+        Approval item;
+        try (TetherClient tether = cli.client(Role.APPROVER)) {
+            item = tether.approval(id).orElseThrow(() -> notFound(id));
+        }
+        if (out.json()) {
+            out.print(Output.parse(item.json()));
+            return 0;
+        }
+        out.print(fields(item));
+        return 0;
+    }
+
+    @Command(name = "grant", mixinStandardHelpOptions = true,
+            description = {"Grant a pending call: once (the default), or for the session with --session, then later calls of the "
+                    + "same tool run without asking, optionally only on paths matching --path-glob."})
+    int grant(@Parameters(paramLabel = "<id>", description = "the item's id, <sessionId>~<seq>") String id,
+              @Option(names = "--session", description = "grant for the rest of the session, not only this call") boolean session,
+              @Option(names = "--tool", paramLabel = "<tool>", description = "with --session: the tool the grant covers (the call's own)")
+              String tool,
+              @Option(names = "--path-glob", paramLabel = "<glob>", description = "with --session: the paths it covers, e.g. 'src/**'")
+              String pathGlob,
+              @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; recorded with the decision")
+              String reason) {
+        if (!session && (tool != null || pathGlob != null)) {
+            throw new ParameterException(spec.subcommands().get("grant"), "--tool and --path-glob narrow a session grant: add --session");
+        }
+        if (!session) {
+            return decide(id, ApprovalDecision.grantOnce(reason), "granted");
+        }
+        if (tool == null && pathGlob == null) {
+            return decide(id, ApprovalDecision.grantSession(reason), "granted");
+        }
+        // the SDK's grantSession takes a tool only together with a path glob, and a session grant covers the call's own
+        // tool anyway: read the item for its tool
+        return decide(id, "granted", tether -> {
+            Approval item = tether.approval(id).orElseThrow(() -> notFound(id));
+            if (tool != null && !tool.equals(item.tool())) {
+                throw new CliException("a session grant covers the decided call's tool '" + item.tool() + "', not '" + tool + "'");
+            }
+            return pathGlob == null ? ApprovalDecision.grantSession(reason) : ApprovalDecision.grantSession(item.tool(), pathGlob, reason);
+        });
+    }
+
+    @Command(name = "deny", mixinStandardHelpOptions = true, description = "Refuse a pending call; the reason is what the model is told.")
+    int deny(@Parameters(paramLabel = "<id>") String id,
+             @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why (required)") String reason) {
+        if (reason.isBlank()) {
+            throw new ParameterException(spec.subcommands().get("deny"), "--reason must not be blank");
+        }
+        return decide(id, ApprovalDecision.deny(reason), "denied");
+    }
+
+    @Command(name = "mark-done", mixinStandardHelpOptions = true,
+            description = "An unknown outcome: the call did take effect; count it as succeeded.")
+    int markDone(@Parameters(paramLabel = "<id>") String id,
+                 @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; e.g. what you checked") String reason) {
+        return decide(id, ApprovalDecision.markDone(reason), "marked done");
+    }
+
+    @Command(name = "retry", mixinStandardHelpOptions = true,
+            description = "An unknown outcome: the call did not take effect; run it once more, under a new idempotency key.")
+    int retry(@Parameters(paramLabel = "<id>") String id,
+              @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; e.g. what you checked") String reason) {
+        return decide(id, ApprovalDecision.retry(reason), "retried");
+    }
+
+    @Command(name = "abandon", mixinStandardHelpOptions = true,
+            description = "An unknown outcome: give the call up; it counts as cancelled.")
+    int abandon(@Parameters(paramLabel = "<id>") String id,
+                @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why") String reason) {
+        return decide(id, ApprovalDecision.abandon(reason), "abandoned");
+    }
+
+    private int decide(String id, ApprovalDecision decision, String done) {
+        return decide(id, done, tether -> decision);
+    }
+
+    /** Records the decision {@code decision} makes (it may read the item first), and prints the item after it. */
+    private int decide(String id, String done, Function<TetherClient, ApprovalDecision> decision) {
+        Output out = cli.output();
+        DecisionResult result;
+        try (TetherClient tether = cli.client(Role.APPROVER)) {
+            result = tether.decide(id, decision.apply(tether));
+        }
+        if (result instanceof NotFound) {
+            throw notFound(id);
+        }
+        if (result instanceof AlreadyDecided a) {
+            throw new CliException(id + " is no longer pending (" + a.code() + "): " + a.message() + "; 'tether approvals show " + id
+                    + "' tells how it ended");
+        }
+        if (result instanceof Rejected r) {
+            throw Views.refused("the decision on " + id, r);
+        }
+        Approval item = ((Decided) result).approval();
+        if (out.json()) {
+            out.print(Output.parse(item.json()));
+        } else {
+            out.line(done + " " + id + ": " + item.status() + item.decision().map(d -> " (" + decision(d) + ")").orElse(""));
+        }
+        return 0;
+    }
+
+    private static Fields fields(Approval i) {
+        return Fields.of()
+                .add("id", i.id())
+                .add("kind", i.kind())
+                .add("status", i.status() + (i.decisions().isEmpty() ? "" : " (decide with: " + String.join(", ", i.decisions()) + ")"))
+                .add("session", i.sessionId())
+                .add("call", i.callId() + " " + i.tool() + " " + i.argumentsJson())
+                .add("requested", i.requestedAt() + " by " + i.requestedBy() + " (" + i.modelId() + ", seq " + i.requestSeq() + ")")
+                .add("expires", i.expiresAt().orElse(null))
+                .add("outcome", i.outcome().orElse(null))
+                .add("path glob", i.suggestedPathGlob().map(g -> g + " (suggested for a session grant)").orElse(null))
+                .add("decision", i.decision().map(ApprovalsCommand::decision).orElse(null))
+                .add("ended", i.endedBecause().orElse(null))
+                .add("shown", i.shown());
+    }
+
+    private static String decided(Approval i) {
+        return i.decision().map(d -> d.decision() + " by " + d.approver()).orElse(i.endedBecause().orElse(null));
+    }
+
+    private static String decision(Approval.Decision d) {
+        return d.decision() + d.tool().map(t -> " " + t).orElse("") + d.pathGlob().map(g -> " " + g).orElse("") + " by " + d.approver()
+                + " at seq " + d.seq() + (d.reason().isBlank() ? "" : ": " + d.reason());
+    }
+
+    private static CliException notFound(String id) {
+        return new CliException("approval " + id + " not found (ids are <sessionId>~<seq>; another tenant's items are not visible)");
+    }
+}

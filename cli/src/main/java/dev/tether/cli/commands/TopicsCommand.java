@@ -1,0 +1,106 @@
+package dev.tether.cli.commands;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.cli.CliException;
+import dev.tether.cli.Converters;
+import dev.tether.cli.TetherCli;
+import dev.tether.cli.kafka.KafkaSettings;
+import dev.tether.cli.output.Output;
+import dev.tether.cli.output.Table;
+import dev.tether.common.kafka.SchemaRegistryInitializer;
+import dev.tether.common.kafka.TopicInitializer;
+import dev.tether.common.kafka.TopicMisconfiguredException;
+import dev.tether.common.kafka.TopicSpec;
+import dev.tether.common.kafka.Topics;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.config.TopicConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code tether topics}: Tether's topics and schemas, as code (common's {@code Topics}). */
+@Command(name = "topics", mixinStandardHelpOptions = true,
+        description = "Tether's topics and their value schemas, defined once in code; talks to Kafka and the registry directly.")
+public final class TopicsCommand {
+
+    @ParentCommand
+    TetherCli cli;
+
+    @Command(name = "init", mixinStandardHelpOptions = true,
+            description = {"Create the topics that are missing and verify the ones that exist, then register each topic's value "
+                    + "schema with its FULL_TRANSITIVE rule: what every service does at start-up. Idempotent.",
+                    "Refuses (exit status 1) a topic that could lose events, e.g. session-events with cleanup.policy=delete."})
+    int init(@Option(names = "--partitions", paramLabel = "<n>", converter = Converters.Positive.class,
+                     description = "partitions of new topics (env TETHER_TOPICS_PARTITIONS; default 6); harness-versions always has 1")
+             Integer partitions,
+             @Option(names = "--replication-factor", paramLabel = "<n>", converter = Converters.Positive.class,
+                     description = "replicas of new topics (env TETHER_TOPICS_REPLICATION_FACTOR; default 1)")
+             Integer replicationFactor,
+             @Option(names = "--verify-only", description = "create nothing: a missing topic is an error") boolean verifyOnly) {
+        Output out = cli.output();
+        KafkaSettings kafka = cli.kafka(partitions, replicationFactor == null ? null : replicationFactor.shortValue());
+        if (!out.json()) {
+            out.note("topics: " + (verifyOnly ? "verifying" : "creating and verifying") + " the topics on " + kafka.bootstrapServers()
+                    + (kafka.layout().prefix().isEmpty() ? "" : " under the prefix '" + kafka.layout().prefix() + "'"));
+        }
+        TopicInitializer.Report report;
+        try (Admin admin = Admin.create(kafka.admin())) {
+            var topics = new TopicInitializer(admin, kafka.timeout());
+            report = verifyOnly ? topics.verify(kafka.layout()) : topics.init(kafka.layout());
+        } catch (TopicMisconfiguredException e) {
+            throw new CliException(e.getMessage(), e);
+        } catch (IllegalStateException e) {
+            throw new CliException("Kafka at " + kafka.bootstrapServers() + " (see --bootstrap): " + e.getMessage(), e);
+        }
+        if (!out.json()) {
+            out.note("topics: registering the value schemas at " + kafka.registryUrl());
+        }
+        List<SchemaRegistryInitializer.Subject> subjects = new SchemaRegistryInitializer(
+                SchemaRegistryInitializer.ccompatUrlOf(kafka.registryUrl()), kafka.timeout()).init(kafka.layout());
+        List<TopicSpec> specs = Topics.all(kafka.layout());
+        if (out.json()) {
+            ObjectNode n = Output.object();
+            strings(n.putArray("created"), report.created());
+            strings(n.putArray("verified"), report.verified());
+            strings(n.putArray("warnings"), report.warnings());
+            ArrayNode list = n.putArray("subjects");
+            subjects.forEach(s -> list.addObject().put("subject", s.name()).put("schemaId", s.schemaId()).put("compatibility", s.compatibility()));
+            out.print(n);
+            return 0;
+        }
+        Table topics = Table.of("TOPIC", "PARTITIONS", "CLEANUP", "RETENTION", "RESULT");
+        specs.forEach(s -> topics.row(s.name(), s.partitions(), s.cleanupPolicy(), retention(s),
+                report.created().contains(s.name()) ? "created" : "verified"));
+        out.print(topics);
+        out.line("");
+        Table schemas = Table.of("SUBJECT", "SCHEMA ID", "COMPATIBILITY");
+        subjects.forEach(s -> schemas.row(s.name(), s.schemaId(), s.compatibility()));
+        out.print(schemas);
+        report.warnings().forEach(w -> out.note("tether: warning: " + w));
+        return 0;
+    }
+
+    /** What the spec asks of the topic's retention. */
+    private static String retention(TopicSpec spec) {
+        String ms = spec.configs().get(TopicConfig.RETENTION_MS_CONFIG);
+        if (ms == null) {
+            return "";
+        }
+        if (ms.equals("-1")) {
+            return "forever";
+        }
+        Duration d = Duration.ofMillis(Long.parseLong(ms));
+        return d.toDays() > 0 && d.toHours() % 24 == 0 ? plural(d.toDays(), "day") : plural(d.toHours(), "hour");
+    }
+
+    private static String plural(long n, String unit) {
+        return n + " " + unit + (n == 1 ? "" : "s");
+    }
+
+    private static void strings(ArrayNode array, List<String> values) {
+        values.forEach(array::add);
+    }
+}

@@ -1,0 +1,164 @@
+package dev.tether.cli.commands;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.cli.CliException;
+import dev.tether.cli.Converters;
+import dev.tether.cli.Durations;
+import dev.tether.cli.Role;
+import dev.tether.cli.TetherCli;
+import dev.tether.cli.output.Output;
+import dev.tether.cli.output.Progress;
+import dev.tether.cli.output.Table;
+import dev.tether.client.HarnessVersion;
+import dev.tether.client.Rejected;
+import dev.tether.client.TetherClient;
+import dev.tether.client.VersionResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code tether versions}: harness versions for rainbow deploys, as an operator. */
+@Command(name = "versions", mixinStandardHelpOptions = true,
+        description = {"Harness versions for rainbow deploys: each version's weight for new sessions, its state, and how many "
+                + "sessions pinned to it are still open.",
+                "New sessions go to the ACTIVE versions with a weight above 0, each in proportion to its weight; sessions keep "
+                        + "the version they started on."})
+public final class VersionsCommand {
+
+    @ParentCommand
+    TetherCli cli;
+
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Every version: weight, share of new sessions, state, model, open sessions.")
+    int list() {
+        Output out = cli.output();
+        List<HarnessVersion> versions;
+        try (TetherClient tether = cli.client(Role.OPERATOR)) {
+            versions = tether.harnessVersions();
+        }
+        print(out, versions);
+        return 0;
+    }
+
+    @Command(name = "set-weight", mixinStandardHelpOptions = true,
+            description = {"Make the version ACTIVE with this weight (0-100) among the ACTIVE versions, keeping its model; a new "
+                    + "version is registered. E.g. v1 at 100 and v2 at 10 send about 1 in 11 new sessions to v2."})
+    int setWeight(@Parameters(index = "0", paramLabel = "<version>") String version,
+                  @Parameters(index = "1", paramLabel = "<weight>", converter = Converters.Weight.class) int weight) {
+        Output out = cli.output();
+        List<HarnessVersion> versions;
+        try (TetherClient tether = cli.client(Role.OPERATOR)) {
+            versions = updated("setting the weight of " + version, tether.setWeight(version, weight));
+        }
+        if (!out.json()) {
+            out.note(version + " is ACTIVE with weight " + weight + ": " + share(versions, version) + " of new sessions");
+        }
+        print(out, versions);
+        return 0;
+    }
+
+    @Command(name = "drain", mixinStandardHelpOptions = true,
+            description = {"Stop sending new sessions to the version (DRAINING, weight 0); the sessions pinned to it carry on. "
+                    + "Reports how many of them are still open; with --wait, waits until none are, showing the count as it falls."})
+    int drain(@Parameters(paramLabel = "<version>") String version,
+              @Option(names = "--wait", description = "poll until no session of the version is open") boolean await,
+              @Option(names = "--interval", paramLabel = "<duration>", defaultValue = "2s",
+                      description = "with --wait: how often to look (default: ${DEFAULT-VALUE})") Duration interval,
+              @Option(names = "--max-wait", paramLabel = "<duration>",
+                      description = "with --wait: give up (exit status 1) after this long; default: wait as long as it takes")
+              Duration maxWait) throws InterruptedException {
+        Output out = cli.output();
+        long started = System.nanoTime();
+        HarnessVersion entry;
+        try (TetherClient tether = cli.client(Role.OPERATOR)) {
+            List<HarnessVersion> before = tether.harnessVersions();
+            if (find(before, version).isEmpty()) {
+                throw new CliException("no harness version " + version + " (there are: "
+                        + String.join(", ", before.stream().map(HarnessVersion::version).toList()) + ")");
+            }
+            List<HarnessVersion> after = updated("draining " + version, tether.drain(version));
+            entry = find(after, version).orElseThrow();
+            if (after.stream().noneMatch(v -> "ACTIVE".equals(v.state()) && v.weight() > 0)) {
+                out.note("tether: warning: no ACTIVE version with a weight above 0 is left: new sessions go to the default version");
+            }
+            if (await) {
+                Progress progress = out.progress("drain " + version, Duration.ofSeconds(30));
+                long last = -1;
+                while (entry.openSessions() > 0) {
+                    Duration waited = Duration.ofNanos(System.nanoTime() - started);
+                    if (entry.openSessions() != last) {
+                        progress.force(openText(entry.openSessions()) + " (waited " + Durations.format(waited) + ")");
+                        last = entry.openSessions();
+                    } else {
+                        progress.update(openText(entry.openSessions()) + " (waited " + Durations.format(waited) + ")");
+                    }
+                    if (maxWait != null && waited.compareTo(maxWait) >= 0) {
+                        progress.done();
+                        throw new CliException(version + " is not drained after " + Durations.format(waited) + ": "
+                                + openText(entry.openSessions()));
+                    }
+                    Thread.sleep(interval.toMillis());
+                    entry = find(tether.harnessVersions(), version)
+                            .orElseThrow(() -> new CliException("harness version " + version + " disappeared while draining"));
+                }
+                progress.done();
+            }
+        }
+        Duration waited = Duration.ofNanos(System.nanoTime() - started);
+        if (out.json()) {
+            ObjectNode n = Views.version(entry);
+            n.put("drained", entry.drained());
+            out.print(n);
+        } else if (entry.openSessions() == 0) {
+            out.line(version + " is drained: no open sessions" + (await ? " (waited " + Durations.format(waited) + ")" : ""));
+        } else {
+            out.line(version + " is " + entry.state() + ": " + openText(entry.openSessions()));
+        }
+        return 0;
+    }
+
+    private static List<HarnessVersion> updated(String what, VersionResult result) {
+        if (result instanceof Rejected r) {
+            throw Views.refused(what, r);
+        }
+        return result.versionsOrThrow();
+    }
+
+    private static void print(Output out, List<HarnessVersion> versions) {
+        if (out.json()) {
+            out.print(Views.versions(versions));
+            return;
+        }
+        Table table = Table.of("VERSION", "STATE", "WEIGHT", "SHARE", "MODEL", "OPEN SESSIONS");
+        versions.forEach(v -> table.row(v.version() + (v.isDefault() ? " (default)" : ""), v.state(), v.weight(), share(versions, v.version()),
+                v.modelId().orElse(null), v.openSessions()));
+        out.print(table);
+    }
+
+    /**
+     * The share of new sessions the version gets, as the session-service assigns them: ACTIVE versions with a weight
+     * above 0, in proportion to their weights; none of them means everything goes to the default version.
+     */
+    static String share(List<HarnessVersion> versions, String version) {
+        List<HarnessVersion> active = versions.stream().filter(v -> "ACTIVE".equals(v.state()) && v.weight() > 0).toList();
+        int total = active.stream().mapToInt(HarnessVersion::weight).sum();
+        if (total == 0) {
+            return versions.stream().anyMatch(v -> v.version().equals(version) && v.isDefault()) ? "100%" : "0%";
+        }
+        return active.stream().filter(v -> v.version().equals(version)).findFirst()
+                .map(v -> String.format(Locale.ROOT, "%.0f%%", 100.0 * v.weight() / total)).orElse("0%");
+    }
+
+    private static Optional<HarnessVersion> find(List<HarnessVersion> versions, String version) {
+        return versions.stream().filter(v -> v.version().equals(version)).findFirst();
+    }
+
+    private static String openText(long open) {
+        return open == 1 ? "1 session still open" : open + " sessions still open";
+    }
+}

@@ -1,0 +1,46 @@
+package dev.tether.cli.kafka;
+
+import dev.tether.common.kafka.TopicLayout;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+
+/**
+ * Where Kafka and the schema registry are, the topics' layout, and how long a request may take.
+ *
+ * @param bootstrapServers the brokers, e.g. {@code 127.0.0.1:9092}
+ * @param registryUrl      Apicurio Registry's v3 API, e.g. {@code http://127.0.0.1:8085/apis/registry/v3}
+ * @param layout           topic prefix, partitions and replication factor
+ * @param timeout          how long one request to Kafka or the registry may take
+ */
+public record KafkaSettings(String bootstrapServers, String registryUrl, TopicLayout layout, Duration timeout) {
+
+    /** Admin client settings. */
+    public Map<String, Object> admin() {
+        var config = new HashMap<String, Object>();
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        config.put(CommonClientConfigs.CLIENT_ID_CONFIG, "tether-cli");
+        config.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        config.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        return config;
+    }
+
+    /**
+     * A consumer that reads committed records only (the sequencer and the projector write in transactions), from
+     * assigned partitions, with no group and no committed offsets: it leaves no trace on the cluster.
+     */
+    public Map<String, Object> consumer(String clientId) {
+        var config = new HashMap<String, Object>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        config.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        return config;
+    }
+}
