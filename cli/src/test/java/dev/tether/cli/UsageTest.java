@@ -1,0 +1,117 @@
+package dev.tether.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** Parsing: usage errors are one line and exit status 2, before anything is sent anywhere. */
+class UsageTest {
+
+    /** Nothing listens here: a command that got past parsing would fail with exit status 1, not 2. */
+    private static final Map<String, String> NOWHERE = Map.of("TETHER_SESSION_URL", "http://127.0.0.1:9", "TETHER_PROJECTOR_URL",
+            "http://127.0.0.1:9", "TETHER_APPROVALS_URL", "http://127.0.0.1:9", "TETHER_KAFKA_BOOTSTRAP", "127.0.0.1:9");
+
+    @ParameterizedTest(name = "tether {0}")
+    @CsvSource(delimiter = '|', value = {
+            "sessions fork demo-1                              | tether sessions fork: Missing required option: '--at-seq=<seq>'",
+            "sessions fork demo-1 --at-seq 0                   | tether sessions fork: Invalid value for option '--at-seq': a seq starts at 1, not 0",
+            "sessions tail demo-1 --from-seq x                 | tether sessions tail: Invalid value for option '--from-seq': 'x' is not a whole number",
+            "sessions lst                                      | tether sessions: Unmatched argument at index 1: 'lst'; did you mean list?",
+            "sessions list --status maybe                      | tether sessions list: Invalid value for option '--status'",
+            "context demo-1 --format gemini                    | tether context: Invalid value for option '--format'",
+            "context demo-1 --at-seq 3 --min-seq 4             | tether context: Error: --at-seq=<seq>, --min-seq=<seq> are mutually exclusive",
+            "context demo-1 --max-tokens 0                     | tether context: Invalid value for option '--max-tokens': must be from 1",
+            "approvals grant demo-1~9 --reason ok --tool edit_file | tether approvals grant: --tool and --path-glob narrow a session grant: add --session",
+            "approvals deny demo-1~9                           | tether approvals deny: Missing required option: '--reason=<text>'",
+            "approvals list --status MAYBE                     | tether approvals list: Invalid value for option '--status'",
+            "versions set-weight v2 101                        | tether versions set-weight: Invalid value for positional parameter at index 1 (<weight>): a weight is from 0 to 100, not 101",
+            "versions set-weight v2                            | tether versions set-weight: Missing required parameter: '<weight>'",
+            "versions drain v1 --wait --interval soon          | tether versions drain: Invalid value for option '--interval': 'soon' is not a duration",
+            "--session-url ftp://x sessions list               | tether: Invalid value for option '--session-url': 'ftp://x' is not an http or https URL",
+            "topics init --partitions 0                        | tether topics init: Invalid value for option '--partitions': must be from 1",
+            "sessions list --timeout 0s                        | tether sessions list: Invalid value for option '--timeout': '0s' is not a positive duration",
+            "frobnicate                                        | tether: Unmatched argument at index 0: 'frobnicate'"})
+    void aUsageError_isOneLineOnStderr_andExitStatus2(String args, String expected) {
+        CliRun run = CliRun.run(NOWHERE, args.trim().split("\\s+"));
+
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.errLines()).hasSize(1);
+        assertThat(run.err()).startsWith(expected).contains("(see '");
+    }
+
+    @Test
+    void tetherAlone_printsTheUsage_asAUsageError() {
+        CliRun run = CliRun.run(NOWHERE);
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("Usage: tether").contains("sessions", "replay", "topics");
+    }
+
+    @Test
+    void aBadUrlInTheEnvironment_isAUsageError_namingTheVariable() {
+        CliRun run = CliRun.run(Map.of("TETHER_SESSION_URL", "127.0.0.1:8080"), "sessions", "list");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("tether sessions list: TETHER_SESSION_URL (or --session-url): '127.0.0.1:8080' is not an http");
+    }
+
+    @Test
+    void everyCommand_hasHelp_thatExitsZero() {
+        var commands = new ArrayList<List<String>>();
+        collect(TetherCli.commandLine(Map.of()), new ArrayList<>(), commands);
+
+        assertThat(commands).extracting(c -> String.join(" ", c)).contains("sessions list", "sessions show", "sessions tail", "sessions fork",
+                "sessions erase", "context", "recovery", "approvals list", "approvals show", "approvals grant", "approvals deny",
+                "approvals mark-done", "approvals retry", "approvals abandon", "versions list", "versions set-weight", "versions drain",
+                "replay", "topics init", "demo", "demo-worker");
+        for (List<String> command : commands) {
+            var args = new ArrayList<>(command);
+            args.add("--help");
+            CliRun run = CliRun.run(NOWHERE, args.toArray(String[]::new));
+            assertThat(run.exitCode()).as(String.join(" ", args)).isZero();
+            assertThat(run.out()).as(String.join(" ", args)).startsWith("Usage: tether");
+        }
+    }
+
+    @Test
+    void theGlobalOptions_areAcceptedBeforeAndAfterTheCommand() {
+        CliRun before = CliRun.run(NOWHERE, "--json", "--timeout", "1s", "sessions", "list");
+        CliRun after = CliRun.run(NOWHERE, "sessions", "list", "--json", "--timeout", "1s");
+
+        // both got past parsing: they failed on the (absent) service, not on the options
+        assertThat(before.exitCode()).as(before.toString()).isEqualTo(1);
+        assertThat(after.exitCode()).as(after.toString()).isEqualTo(1);
+    }
+
+    @Test
+    void theDemoCommands_keepTheirOwnServiceOptions() {
+        CommandLine line = TetherCli.commandLine(Map.of());
+
+        // the demo declares --session-url itself; the global one is not inherited into it
+        assertThat(line.getSubcommands().get("demo").getCommandSpec().findOption("--session-url").inherited()).isFalse();
+        assertThat(line.getSubcommands().get("demo").getCommandSpec().findOption("--json")).isNull();
+        assertThat(line.getSubcommands().get("sessions").getSubcommands().get("list").getCommandSpec().findOption("--json").inherited()).isTrue();
+    }
+
+    private static void collect(CommandLine line, List<String> path, List<List<String>> out) {
+        for (var entry : line.getSubcommands().entrySet()) {
+            if (entry.getKey().equals("help")) {
+                continue;
+            }
+            var next = new ArrayList<>(path);
+            next.add(entry.getKey());
+            if (entry.getValue().getSubcommands().isEmpty()) {
+                out.add(next);
+            } else {
+                collect(entry.getValue(), next, out);
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package dev.tether.cli.commands;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.cli.CliRun;
+import dev.tether.cli.FakeServices;
+import dev.tether.client.HarnessVersion;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code tether versions} against the session-service's real answers, served by a fake. */
+class VersionCommandsTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String VERSIONS = "/v1/harness-versions";
+
+    private final FakeServices services = new FakeServices();
+
+    @AfterEach
+    void stop() {
+        services.close();
+    }
+
+    @Test
+    void versionsList_showsEachVersionsShareOfNewSessions_asTheOperator() {
+        services.onResource("GET " + VERSIONS, 200, "harness-versions.json");
+
+        CliRun run = CliRun.run(services.env(), "versions", "list");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out().lines()).containsExactly(
+                "VERSION  STATE   WEIGHT  SHARE  MODEL  OPEN SESSIONS",
+                "v1       ACTIVE  100     91%    -      183",
+                "v2       ACTIVE  10      9%     -      19");
+        assertThat(services.requests().get(0).authorization()).isEqualTo("Bearer dev-operator");
+    }
+
+    @Test
+    void setWeight_putsTheEntry_keepingTheVersionsModel_andPrintsTheVersionsAfter() throws Exception {
+        services.on("GET " + VERSIONS, 200, "{\"versions\":[{\"version\":\"v1\",\"weight\":100,\"state\":\"ACTIVE\",\"default\":true,"
+                        + "\"openSessions\":3},{\"version\":\"v2\",\"weight\":0,\"state\":\"DRAINING\",\"modelId\":\"claude-opus-4\",\"openSessions\":0}]}")
+                .on("PUT " + VERSIONS, 200, "{\"versions\":[{\"version\":\"v1\",\"weight\":100,\"state\":\"ACTIVE\",\"default\":true,"
+                        + "\"openSessions\":3},{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"modelId\":\"claude-opus-4\",\"openSessions\":0}]}");
+
+        CliRun run = CliRun.run(services.env(), "versions", "set-weight", "v2", "10");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(JSON.readTree(services.requests("PUT", VERSIONS).get(0).body()))
+                .isEqualTo(JSON.readTree("{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"modelId\":\"claude-opus-4\"}"));
+        assertThat(run.err()).isEqualTo("v2 is ACTIVE with weight 10: 9% of new sessions\n");
+        assertThat(run.out()).contains("v1 (default)  ACTIVE  100     91%    -              3", "v2            ACTIVE  10      9%     claude-opus-4  0");
+    }
+
+    @Test
+    void drain_withWait_showsTheOpenCountFalling_untilNoneIsOpen() throws Exception {
+        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":%d},"
+                + "{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"openSessions\":4}]}";
+        services.on("GET " + VERSIONS, 200, entry.formatted(2)) // the version exists
+                .on("GET " + VERSIONS, 200, entry.formatted(2)) // its model, for the PUT
+                .on("GET " + VERSIONS, 200, entry.formatted(1))
+                .on("GET " + VERSIONS, 200, entry.formatted(1))
+                .on("GET " + VERSIONS, 200, entry.formatted(0))
+                .on("PUT " + VERSIONS, 200, entry.formatted(2));
+
+        CliRun run = CliRun.run(services.env(), "versions", "drain", "v1", "--wait", "--interval", "10ms");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(JSON.readTree(services.requests("PUT", VERSIONS).get(0).body()))
+                .isEqualTo(JSON.readTree("{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\"}"));
+        assertThat(run.errLines()).extracting(l -> l.replaceAll(" \\(waited .*\\)$", ""))
+                .containsExactly("drain v1: 2 sessions still open", "drain v1: 1 session still open");
+        assertThat(run.out()).startsWith("v1 is drained: no open sessions (waited ");
+    }
+
+    @Test
+    void drain_withoutWait_reportsTheOpenCountOnce_andJsonSaysWhetherItIsDrained() throws Exception {
+        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":2}]}";
+        services.on("GET " + VERSIONS, 200, entry).on("PUT " + VERSIONS, 200, entry);
+
+        CliRun table = CliRun.run(services.env(), "versions", "drain", "v1");
+        CliRun json = CliRun.run(services.env(), "versions", "drain", "v1", "--json");
+
+        assertThat(table.out()).isEqualTo("v1 is DRAINING: 2 sessions still open\n");
+        // the only version left takes no new sessions: said on stderr
+        assertThat(table.err()).contains("warning: no ACTIVE version with a weight above 0 is left");
+        assertThat(JSON.readTree(json.out())).isEqualTo(JSON.readTree(
+                "{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":2,\"drained\":false}"));
+    }
+
+    @Test
+    void drain_ofAVersionNobodyKnows_failsWithoutWritingAnything() {
+        services.onResource("GET " + VERSIONS, 200, "harness-versions.json");
+
+        CliRun run = CliRun.run(services.env(), "versions", "drain", "v9");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.errLines()).containsExactly("tether: no harness version v9 (there are: v1, v2)");
+        assertThat(services.requests("PUT", VERSIONS)).isEmpty();
+    }
+
+    @Test
+    void drain_withAMaximumWait_givesUpWithOneLine() {
+        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":2},"
+                + "{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"openSessions\":0}]}";
+        services.on("GET " + VERSIONS, 200, entry).on("PUT " + VERSIONS, 200, entry);
+
+        CliRun run = CliRun.run(services.env(), "versions", "drain", "v1", "--wait", "--interval", "20ms", "--max-wait", "100ms");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.errLines().get(run.errLines().size() - 1)).matches("tether: v1 is not drained after \\d+ ms: 2 sessions still open");
+    }
+
+    @Test
+    void theShareOfNewSessions_followsTheSessionServicesAssignment() {
+        var v1 = new HarnessVersion("v1", 100, "ACTIVE", false, Optional.empty(), 0);
+        var v2 = new HarnessVersion("v2", 10, "ACTIVE", false, Optional.empty(), 0);
+        var v3 = new HarnessVersion("v3", 50, "DRAINING", false, Optional.empty(), 0);
+        var fresh = new HarnessVersion("v1", 100, "DRAINING", true, Optional.empty(), 0);
+
+        assertThat(VersionsCommand.share(List.of(v1, v2, v3), "v2")).isEqualTo("9%");
+        assertThat(VersionsCommand.share(List.of(v1, v2, v3), "v3")).isEqualTo("0%");
+        assertThat(VersionsCommand.share(List.of(fresh), "v1")).isEqualTo("100%"); // nothing ACTIVE: the default version takes them
+    }
+}
