@@ -78,8 +78,10 @@ public final class Bench {
         String eventsTopic = prefix + "session-events";
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
         Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
-        var sessionService = new ServiceProcess(root.resolve("session-service"), workDir.resolve("session-service"), env, List.of());
-        var projector = new ServiceProcess(root.resolve("projector-service"), workDir.resolve("projector-service"), env, List.of());
+        var sessionService = new ServiceProcess(root.resolve("session-service"), workDir.resolve("session-service"), env,
+                flightRecording("session-service"));
+        var projector = new ServiceProcess(root.resolve("projector-service"), workDir.resolve("projector-service"), env,
+                flightRecording("projector-service"));
         // Ctrl-C: the services go too (the stack has its own hook)
         Thread hook = new Thread(() -> {
             projector.stop();
@@ -143,6 +145,15 @@ public final class Bench {
         }
         report.finished(Instant.now());
         return report;
+    }
+
+    /** With {@code -Dbench.jfr=DIR}, each service records a JFR profile into DIR, written when it stops. */
+    private static List<String> flightRecording(String service) {
+        String dir = System.getProperty("bench.jfr");
+        if (dir == null) {
+            return List.of();
+        }
+        return List.of("-XX:StartFlightRecording=settings=profile,filename=" + Path.of(dir).toAbsolutePath().resolve(service + ".jfr"));
     }
 
     static void log(String format, Object... args) {
