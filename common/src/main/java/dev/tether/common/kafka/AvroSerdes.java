@@ -39,6 +39,8 @@ public final class AvroSerdes {
         config.put(SerdeConfig.USE_ID, "contentId"); // the id Confluent-compatible clients know
         config.put(KafkaSerdeConfig.ENABLE_HEADERS, false); // the id travels in the payload
         config.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true);
+        // writers and readers found by schema identity, not by a fingerprint computed per record
+        config.put(AvroSerdeConfig.AVRO_DATUM_PROVIDER, CachingAvroDatumProvider.class.getName());
         return config;
     }
 
