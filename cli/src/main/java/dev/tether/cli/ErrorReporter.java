@@ -119,6 +119,7 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
 
     /** Several lines (a list of problems, a service's multi-line message) as one. */
     static String oneLine(String message) {
-        return message == null ? "failed" : message.replace("\n  - ", "; ").replaceAll("\\s*\\R\\s*", " ").trim();
+        return message == null ? "failed"
+                : message.replaceAll(":\\s*\\R\\s*- ", ": ").replaceAll("\\s*\\R\\s*- ", "; ").replaceAll("\\s*\\R\\s*", " ").trim();
     }
 }

@@ -160,9 +160,20 @@ public final class SessionsCommand {
                     print.onEvent(event);
                 }
 
+                // said once the stream is back, so the end of an erased session's stream (which never comes back) says nothing
+                private final java.util.concurrent.atomic.AtomicReference<String> broke = new java.util.concurrent.atomic.AtomicReference<>();
+
                 @Override
                 public void onDisconnected(long lastSeq, Exception cause) {
-                    out.note("tether: the stream broke after seq " + lastSeq + " (" + cause.getMessage() + "); reconnecting");
+                    broke.set("after seq " + lastSeq + " (" + cause.getMessage() + ")");
+                }
+
+                @Override
+                public void onConnected(long from) {
+                    String after = broke.getAndSet(null);
+                    if (after != null) {
+                        out.note("tether: the stream broke " + after + "; resumed from seq " + from);
+                    }
                 }
 
                 @Override
