@@ -134,6 +134,7 @@ public final class TetherCli implements Callable<Integer> {
         // the demo's commands declare --session-url and the like themselves: they are added once the global options are
         // inherited by the other commands, and no longer inheritable
         keepGlobalOptionsFromLaterSubcommands(line.getCommandSpec());
+        line.getSubcommands().values().forEach(TetherCli::hideGlobalOptionsInHelp);
         for (Object demo : List.of(new DemoCommand(), new DemoWorkerCommand())) {
             CommandLine command = new CommandLine(demo);
             command.getCommandSpec().mixinStandardHelpOptions(true); // --help and --version, like every other command
@@ -152,6 +153,25 @@ public final class TetherCli implements Callable<Integer> {
         line.registerConverter(URI.class, TetherCli::baseUrl);
         return line.setOut(new PrintWriter(System.out, true, StandardCharsets.UTF_8))
                 .setErr(new PrintWriter(System.err, true, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A subcommand's help lists its own options only, and points to {@code tether --help} for the global ones it
+     * accepts too; the global options stay bound to this class's fields.
+     */
+    private static void hideGlobalOptionsInHelp(CommandLine command) {
+        CommandSpec spec = command.getCommandSpec();
+        for (OptionSpec option : List.copyOf(spec.options())) {
+            if (option.inherited()) {
+                spec.remove(option);
+                spec.addOption(OptionSpec.builder(option).hidden(true).scopeType(ScopeType.LOCAL).build()); // its subcommands have their own copies
+            }
+        }
+        if (spec.usageMessage().footer().length == 0) {
+            spec.usageMessage().footer("%nGlobal options (--json, --token, --timeout, --session-url, --bootstrap...) go before or after the "
+                    + "command; see 'tether --help'.");
+        }
+        command.getSubcommands().values().forEach(TetherCli::hideGlobalOptionsInHelp);
     }
 
     /**

@@ -90,7 +90,8 @@ public final class ContextCommand implements Callable<Integer> {
             body(out, m);
             if (i + 1 == context.stablePrefixSize() && i + 1 < messages.size()) {
                 out.line("");
-                out.line("---- the " + context.stablePrefixSize() + " messages above stay byte-identical as the session goes on (cacheable)");
+                out.line("---- " + (context.stablePrefixSize() == 1 ? "the message above stays" : "the " + context.stablePrefixSize()
+                        + " messages above stay") + " byte-identical as the session goes on (cacheable)");
             }
         }
         return 0;

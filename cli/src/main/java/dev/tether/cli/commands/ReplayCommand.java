@@ -62,11 +62,12 @@ public final class ReplayCommand implements Callable<Integer> {
     private static void print(Output out, ReplayReport r) {
         Fields fields = Fields.of()
                 .add("topic", r.topic() + " (" + r.partitions() + " partitions)")
-                .add("read", String.format(Locale.ROOT, "%,d records in %s: %,d events, %,d tombstones", r.records(),
-                        Durations.format(r.elapsed()), r.events(), r.tombstones()))
+                .add("read", Views.count(r.records(), "record") + " in " + Durations.format(r.elapsed()) + ": "
+                        + Views.count(r.events(), "event") + ", " + Views.count(r.tombstones(), "tombstone"))
                 .add("rate", String.format(Locale.ROOT, "%,.0f events/s (read, deserialized and folded)", r.eventsPerSecond()))
                 .add("sessions", String.format(Locale.ROOT, "%,d rebuilt with the projector's fold, %,d erased; %s", r.sessions(),
-                        r.erasedSessions(), r.problems().isEmpty() ? "every log gapless" : r.problems().size() + " with problems"));
+                        r.erasedSessions(), r.problems().isEmpty() ? "every log gapless" : Views.count(r.problems().size(), "session")
+                                + " with problems"));
         r.comparison().ifPresent(c -> fields.add("checkpoints", String.format(Locale.ROOT,
                 "%,d equal to %s, %d differ, %d behind, %d ahead, %d missing (read and compared in %s)", c.equal(), c.topic(),
                 c.differ().size(), c.behind().size(), c.ahead().size(), c.missing().size(), Durations.format(c.elapsed()))));

@@ -253,7 +253,7 @@ public final class SessionsCommand {
         if (out.json()) {
             out.print(Output.object().put("sessionId", e.sessionId()).put("events", e.events()));
         } else {
-            out.line("erased " + e.sessionId() + ": " + e.events() + " events tombstoned");
+            out.line("erased " + e.sessionId() + ": " + Views.count(e.events(), "event") + " tombstoned");
         }
         return 0;
     }

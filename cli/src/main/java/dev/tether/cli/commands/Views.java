@@ -65,6 +65,11 @@ final class Views {
                 + r.field().map(f -> " [field " + f + "]").orElse(""));
     }
 
+    /** {@code 1 event}, {@code 2 events}. */
+    static String count(long n, String noun) {
+        return String.format(java.util.Locale.ROOT, "%,d %s%s", n, noun, n == 1 ? "" : "s");
+    }
+
     /** Text on one line, cut to {@code max} characters. */
     static String clip(String text, int max) {
         if (text == null) {
