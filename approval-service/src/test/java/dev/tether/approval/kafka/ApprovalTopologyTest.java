@@ -1,5 +1,6 @@
 package dev.tether.approval.kafka;
 
+import dev.tether.testing.PlainAvroSerde;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.approval.domain.ApprovalMachine;

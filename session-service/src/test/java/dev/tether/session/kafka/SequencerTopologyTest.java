@@ -1,5 +1,6 @@
 package dev.tether.session.kafka;
 
+import dev.tether.testing.PlainAvroSerde;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.avro.Checkpoint;

@@ -1,4 +1,4 @@
-package dev.tether.approval.kafka;
+package dev.tether.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,11 +19,11 @@ import org.apache.kafka.common.serialization.Serializer;
  * use, since they run without a broker or registry. The topology takes its serdes as arguments,
  * so the code under test is the same.
  */
-final class PlainAvroSerde<T extends SpecificRecord> implements Serde<T>, Serializer<T>, Deserializer<T> {
+public final class PlainAvroSerde<T extends SpecificRecord> implements Serde<T>, Serializer<T>, Deserializer<T> {
 
     private final Schema schema;
 
-    PlainAvroSerde(Schema schema) {
+    public PlainAvroSerde(Schema schema) {
         this.schema = schema;
     }
 
