@@ -433,7 +433,7 @@ public class SecretScrubberTest {
                 "token_budget=5000",
                 "token_type=bearer",
                 "idempotencyKey=turn-7 partition_key=s-1 key=s-1",
-                "PWD=/home/agent OLDPWD=/",
+                "PWD=/srv/agent OLDPWD=/",
                 "password_policy=strict",
                 "password: ********",
                 "secret::Scope token::Kind",
@@ -494,9 +494,9 @@ public class SecretScrubberTest {
                 $ env | sort
                 AWS_ACCESS_KEY_ID=AKIATETHERFAKEOUT001
                 AWS_SECRET_ACCESS_KEY=TetherFakeAwsSecretKeyInToolOutput000001
-                HOME=/home/agent
+                HOME=/srv/agent
                 OPENAI_API_KEY=sk-proj-TetherFakeToolOutputOpenAiKey_000001
-                PWD=/work
+                PWD=/srv/agent/repo
                 SLACK_BOT_TOKEN=xoxb-1111-2222-TetherFakeToolOutputSlack
                 $ cat config/app.yml
                 database:
@@ -512,7 +512,7 @@ public class SecretScrubberTest {
                 .doesNotContain("AKIATETHERFAKEOUT001", "TetherFakeAwsSecretKeyInToolOutput000001",
                         "TetherFakeToolOutputOpenAiKey", "TetherFakeToolOutputSlack", "TetherFakeYamlDbPass",
                         "TetherFakeYamlPassword")
-                .contains("HOME=/home/agent", "PWD=/work", "level: INFO",
+                .contains("HOME=/srv/agent", "PWD=/srv/agent/repo", "level: INFO",
                         "SLACK_BOT_TOKEN=[REDACTED:slack-token]",
                         "url: postgres://tether:[REDACTED:url-password]@db:5432/tether");
         assertThat(scrubbed.byKind()).containsOnly(
