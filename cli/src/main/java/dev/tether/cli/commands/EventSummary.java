@@ -12,7 +12,7 @@ import java.util.Set;
  * One line per event for {@code sessions tail}: seq, time, type, actor and the payload's gist
  * (ARCHITECTURE §4's fields, shortened). A type this CLI does not know shows its payload fields.
  */
-final class EventSummary {
+public final class EventSummary {
 
     static final String HEADER = String.format("%5s  %-24s  %-21s  %-24s  %s", "SEQ", "TIME", "TYPE", "ACTOR", "SUMMARY");
 
@@ -27,7 +27,7 @@ final class EventSummary {
                 Views.clip(gist(e), WIDTH));
     }
 
-    static String gist(SessionEvent e) {
+    public static String gist(SessionEvent e) {
         ObjectNode j = e.json();
         return switch (e.type()) {
             case "session_started" -> quote(text(j, "objective")) + " (" + text(j, "modelId") + ", " + text(j, "harnessVersion") + ", "

@@ -13,7 +13,7 @@ import java.util.List;
  * The JSON of the SDK's read models that keep no copy of the service's answer, in the services'
  * own field names, so {@code --json} output reads like the API; and the one-line refusals.
  */
-final class Views {
+public final class Views {
 
     private Views() {}
 
@@ -71,7 +71,7 @@ final class Views {
     }
 
     /** Text on one line, cut to {@code max} characters. */
-    static String clip(String text, int max) {
+    public static String clip(String text, int max) {
         if (text == null) {
             return "";
         }

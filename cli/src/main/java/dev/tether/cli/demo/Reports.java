@@ -2,12 +2,14 @@ package dev.tether.cli.demo;
 
 import dev.tether.client.Checkpoint;
 import dev.tether.client.RecoveryReport;
+import dev.tether.cli.commands.EventSummary;
+import dev.tether.cli.commands.Views;
 import dev.tether.client.SessionEvent;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** How the demo prints a recovery report, a checkpoint and a timeline. Stateless. */
+/** How the demo prints a recovery report, a checkpoint and a timeline (each event summed up as {@code tether sessions tail} does). Stateless. */
 final class Reports {
 
     private static final int WIDTH = 72;
@@ -45,47 +47,13 @@ final class Reports {
 
     static void printTimeline(List<SessionEvent> events, PrintStream out) {
         for (SessionEvent e : events) {
-            out.printf("  %3d  %-24s %-22s %s%n", e.seq(), e.actor().kind() + ":" + e.actor().id(), e.type(), clip(summary(e)));
+            out.printf("  %3d  %-24s %-22s %s%n", e.seq(), e.actor().kind() + ":" + e.actor().id(), e.type(),
+                    Views.clip(EventSummary.gist(e), WIDTH));
         }
-    }
-
-    private static String summary(SessionEvent e) {
-        return switch (e.type()) {
-            case "session_started" -> e.text("objective").orElse("");
-            case "session_claimed" -> e.text("workerId").orElse("") + ", epoch " + e.longField("epoch").orElse(0);
-            case "session_resumed" -> e.text("reason").orElse("") + " from seq " + e.longField("fromSeq").orElse(0);
-            case "user_message" -> quote(e.text("content").orElse(""));
-            case "assistant_message" -> quote(e.text("content").orElse("")) + e.field("toolCalls").map(calls -> {
-                var names = new StringBuilder();
-                calls.forEach(c -> names.append(" → ").append(c.path("tool").asText()).append('(').append(c.path("callId").asText()).append(')'));
-                return names.toString();
-            }).orElse("");
-            case "approval_requested" -> e.text("callId").orElse("") + ": " + e.text("tool").orElse("") + " waits for a human";
-            case "approval_granted", "approval_denied" -> e.text("callId").orElse("") + ": " + e.text("scope").orElse("")
-                    + e.text("tool").map(t -> " " + t).orElse("") + e.text("pathGlob").map(g -> " " + g).orElse("")
-                    + " by " + e.text("approver").orElse("");
-            case "tool_call_authorized" -> e.text("callId").orElse("") + " on " + e.field("basis").map(b -> b.path("kind").asText()
-                    + (b.hasNonNull("approvalSeq") ? " (grant seq " + b.path("approvalSeq").asLong() + ")" : "")).orElse("");
-            case "tool_result" -> e.text("callId").orElse("") + ": " + e.text("status").orElse("");
-            case "turn_interrupted" -> quote(e.text("partialText").orElse("")) + " (" + e.text("reason").orElse("") + ")";
-            case "context_compacted" -> "through seq " + e.longField("throughSeq").orElse(0) + ": " + quote(e.text("summary").orElse(""));
-            case "plan_updated" -> e.field("items").map(items -> items.size() + " items").orElse("");
-            case "step_completed" -> "step " + e.longField("step").orElse(0) + ": " + e.text("note").orElse("");
-            case "session_closed" -> e.text("outcome").orElse("");
-            default -> "";
-        };
     }
 
     private static String calls(List<RecoveryReport.Call> calls) {
         return calls.isEmpty() ? "none" : calls.stream().map(c -> c.callId() + " (" + c.tool() + ", " + c.state() + ")")
                 .collect(Collectors.joining(", "));
-    }
-
-    private static String quote(String text) {
-        return "\"" + text.replace('\n', ' ') + "\"";
-    }
-
-    private static String clip(String text) {
-        return text.length() <= WIDTH ? text : text.substring(0, WIDTH - 1) + "…";
     }
 }
