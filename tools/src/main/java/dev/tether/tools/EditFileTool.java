@@ -1,6 +1,5 @@
 package dev.tether.tools;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.tools.sandbox.Workspace;
 import java.nio.file.Path;
 import java.util.Set;
@@ -14,56 +13,18 @@ import java.util.Set;
  *
  * <p>Not idempotent: run again, the replacement could apply twice. Reconciled by the file's hash. Stateless.
  */
-public final class EditFileTool implements Tool {
+public final class EditFileTool extends FileChangeTool {
 
     public static final String NAME = "edit_file";
 
     private static final Set<String> ARGUMENTS = Set.of("path", "old", "new", "all");
 
-    @Override
-    public String name() {
-        return NAME;
+    public EditFileTool() {
+        super(NAME, ARGUMENTS);
     }
 
     @Override
-    public boolean mutating() {
-        return true;
-    }
-
-    @Override
-    public boolean idempotent() {
-        return false;
-    }
-
-    @Override
-    public Intent intent(ToolContext context, JsonNode arguments) throws ToolException {
-        return change(context.workspace(), arguments).intent();
-    }
-
-    /** The unified diff the call would make now. */
-    @Override
-    public String shown(Workspace workspace, JsonNode arguments) throws ToolException {
-        return change(workspace, arguments).shown(NAME);
-    }
-
-    @Override
-    public ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException {
-        return change(context.workspace(), arguments).apply(context, NAME);
-    }
-
-    @Override
-    public Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started) {
-        try {
-            Path file = ToolArguments.of(arguments, ARGUMENTS).path("path", context.workspace(), null);
-            return FileReconciler.reconcile(NAME, context, file, started);
-        } catch (ToolException e) {
-            return new Reconciliation.Unknown(NAME + ": cannot check the file: " + e.getMessage());
-        }
-    }
-
-    private static FileChange change(Workspace workspace, JsonNode arguments) throws ToolException {
-        ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
-        Path file = args.path("path", workspace, null);
+    FileChange change(Workspace workspace, ToolArguments args, Path file) throws ToolException {
         String old = args.nonEmptyString("old");
         String replacement = args.string("new");
         boolean all = args.optionalBoolean("all", false);

@@ -1,6 +1,5 @@
 package dev.tether.tools;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.tools.sandbox.Workspace;
 import java.nio.file.Path;
 import java.util.Set;
@@ -14,56 +13,18 @@ import java.util.Set;
  * <p>Not idempotent: run again, it would overwrite whatever changed the file since. Reconciled by the file's hash.
  * Stateless.
  */
-public final class WriteFileTool implements Tool {
+public final class WriteFileTool extends FileChangeTool {
 
     public static final String NAME = "write_file";
 
     private static final Set<String> ARGUMENTS = Set.of("path", "content");
 
-    @Override
-    public String name() {
-        return NAME;
+    public WriteFileTool() {
+        super(NAME, ARGUMENTS);
     }
 
     @Override
-    public boolean mutating() {
-        return true;
-    }
-
-    @Override
-    public boolean idempotent() {
-        return false;
-    }
-
-    @Override
-    public Intent intent(ToolContext context, JsonNode arguments) throws ToolException {
-        return change(context.workspace(), arguments).intent();
-    }
-
-    /** The unified diff the call would make now, or a line saying the file already has the content. */
-    @Override
-    public String shown(Workspace workspace, JsonNode arguments) throws ToolException {
-        return change(workspace, arguments).shown(NAME);
-    }
-
-    @Override
-    public ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException {
-        return change(context.workspace(), arguments).apply(context, NAME);
-    }
-
-    @Override
-    public Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started) {
-        try {
-            Path file = ToolArguments.of(arguments, ARGUMENTS).path("path", context.workspace(), null);
-            return FileReconciler.reconcile(NAME, context, file, started);
-        } catch (ToolException e) {
-            return new Reconciliation.Unknown(NAME + ": cannot check the file: " + e.getMessage());
-        }
-    }
-
-    private static FileChange change(Workspace workspace, JsonNode arguments) throws ToolException {
-        ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
-        Path file = args.path("path", workspace, null);
+    FileChange change(Workspace workspace, ToolArguments args, Path file) throws ToolException {
         String content = args.string("content");
         return FileChange.to(workspace, file, FileChange.utf8(content));
     }
