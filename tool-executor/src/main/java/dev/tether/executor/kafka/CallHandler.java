@@ -7,6 +7,7 @@ import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.common.auth.TetherPrincipal;
 import dev.tether.common.blob.BlobOffloader;
+import dev.tether.common.blob.BlobRef;
 import dev.tether.common.event.Actor;
 import dev.tether.common.event.ActorKind;
 import dev.tether.common.event.ProposedEvent;
@@ -19,6 +20,7 @@ import dev.tether.common.kafka.TopicLayout;
 import dev.tether.common.kafka.Topics;
 import dev.tether.executor.domain.Authority;
 import dev.tether.tools.CancellationToken;
+import dev.tether.tools.Intent;
 import dev.tether.tools.LedgerEntry;
 import dev.tether.tools.Reconciliation;
 import dev.tether.tools.Tool;
@@ -30,6 +32,7 @@ import dev.tether.tools.sandbox.OutputRedactor;
 import dev.tether.tools.sandbox.SecretProvider;
 import dev.tether.tools.sandbox.Workspace;
 import dev.tether.tools.sandbox.WorkspaceRoot;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -121,7 +124,7 @@ final class CallHandler {
         JsonNode arguments;
         try {
             arguments = JSON.readTree(request.getArgumentsJson());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             finish(request, known, attempt(known), OutcomeState.ERROR, "invalid arguments: not JSON", null, null, null);
             return;
         }
@@ -168,7 +171,7 @@ final class CallHandler {
                     "cancelled: the turn was interrupted before the call ran", null, null, null);
             return;
         }
-        dev.tether.tools.Intent intent;
+        Intent intent;
         try {
             intent = tool.intent(context, arguments);
         } catch (ToolException e) {
@@ -204,7 +207,7 @@ final class CallHandler {
 
     /** Records an outcome reached without running the tool, and reports it. */
     private void finish(ToolRequest request, ToolOutcome previous, int attempt, OutcomeState state, String content,
-                        dev.tether.common.blob.BlobRef artifact, String beforeHash, String afterHash) {
+                        BlobRef artifact, String beforeHash, String afterHash) {
         Instant now = clock.instant();
         Instant startedAt = previous != null ? previous.getStartedAt() : now;
         ToolOutcome outcome = outcome(request, attempt, state, startedAt, now)

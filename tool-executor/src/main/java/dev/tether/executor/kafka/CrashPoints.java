@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 import org.jboss.logging.Logger;
 
 /**
@@ -23,7 +24,7 @@ final class CrashPoints {
     private final Path marker;
 
     CrashPoints(Optional<String> point, Optional<String> marker) {
-        if (point.isPresent() && !java.util.Set.of(AFTER_STARTED, AFTER_EFFECT, AFTER_OUTCOME).contains(point.get())) {
+        if (point.isPresent() && !Set.of(AFTER_STARTED, AFTER_EFFECT, AFTER_OUTCOME).contains(point.get())) {
             throw new IllegalArgumentException("tether.executor.test.crash-at: '" + point.get()
                     + "' is not after-started, after-effect or after-outcome");
         }

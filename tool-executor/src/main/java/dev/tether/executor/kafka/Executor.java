@@ -5,6 +5,7 @@ import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.common.blob.BlobOffloader;
 import dev.tether.common.blob.LocalBlobStore;
+import dev.tether.common.event.ToolMode;
 import dev.tether.common.kafka.AvroSerdes;
 import dev.tether.common.kafka.SessionPartitioner;
 import dev.tether.common.kafka.TopicLayout;
@@ -30,7 +31,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -121,8 +124,8 @@ public class Executor {
         loopThread.start();
         watcherThread.start();
         LOG.infof("tool executor %s started: tools %s (read-only sessions: %s), %d at once, workspaces in %s",
-                config.instanceId(), registryOfTools.forMode(dev.tether.common.event.ToolMode.WRITE).names(),
-                registryOfTools.forMode(dev.tether.common.event.ToolMode.READ_ONLY).names(), config.concurrency(),
+                config.instanceId(), registryOfTools.forMode(ToolMode.WRITE).names(),
+                registryOfTools.forMode(ToolMode.READ_ONLY).names(), config.concurrency(),
                 workspaces.directory());
     }
 
@@ -179,8 +182,8 @@ public class Executor {
         return AvroSerdes.valueSerde(registry);
     }
 
-    private static java.util.concurrent.ThreadFactory named(String name) {
-        var counter = new java.util.concurrent.atomic.AtomicInteger();
+    private static ThreadFactory named(String name) {
+        var counter = new AtomicInteger();
         return runnable -> {
             var thread = new Thread(runnable, name + "-" + counter.incrementAndGet());
             thread.setDaemon(true);
