@@ -122,14 +122,25 @@ final class TetherServices implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends like a well-behaved client: a 503 (state still restoring, or a rebalance after a restart) is retried after
+     * its {@code Retry-After} for up to {@link #PATIENCE}; every other answer is returned as it is.
+     */
     private static Answer send(HttpRequest.Builder request, String token) {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
+        HttpRequest built = request.timeout(Duration.ofSeconds(60)).build();
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
         try {
-            HttpResponse<String> response = HTTP.send(request.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
-            JsonNode body = response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());
-            return new Answer(response.statusCode(), body);
+            while (true) {
+                HttpResponse<String> response = HTTP.send(built, HttpResponse.BodyHandlers.ofString());
+                JsonNode body = response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());
+                if (response.statusCode() != 503 || System.nanoTime() > deadline) {
+                    return new Answer(response.statusCode(), body);
+                }
+                Thread.sleep(1000L * response.headers().firstValueAsLong("Retry-After").orElse(1));
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
