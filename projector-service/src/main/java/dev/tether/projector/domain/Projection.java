@@ -230,21 +230,29 @@ public final class Projection {
         return sessionId + "/" + requestSeq + "/" + callId;
     }
 
+    /**
+     * Drops the oldest closed calls (OK, ERROR, CANCELLED) beyond {@link #FINISHED_CALLS_KEPT}. An UNKNOWN call is never
+     * dropped: it waits for a human's {@code tool_outcome_resolved} (schemaVersion 3; version 2 dropped it too).
+     */
     private static List<CallCursor> trimFinished(List<CallCursor> cursor) {
-        long finished = cursor.stream().filter(c -> c.state().finished()).count();
+        long finished = cursor.stream().filter(Projection::closed).count();
         if (finished <= FINISHED_CALLS_KEPT) {
             return cursor;
         }
         var kept = new ArrayList<CallCursor>();
         long toDrop = finished - FINISHED_CALLS_KEPT;
         for (CallCursor c : cursor) {
-            if (c.state().finished() && toDrop > 0) {
+            if (closed(c) && toDrop > 0) {
                 toDrop--;
             } else {
                 kept.add(c);
             }
         }
         return kept;
+    }
+
+    private static boolean closed(CallCursor c) {
+        return c.state().finished() && c.state() != CallState.UNKNOWN;
     }
 
     private static SessionProjection call(SessionProjection s, String callId, UnaryOperator<CallCursor> change) {

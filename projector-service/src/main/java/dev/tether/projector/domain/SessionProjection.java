@@ -40,8 +40,11 @@ public record SessionProjection(
         CallCounts callCounts,
         Instant updatedAt) {
 
-    /** The semantic version of a checkpoint's content; see {@code CheckpointMigrations}. */
-    public static final int SCHEMA_VERSION = 2;
+    /**
+     * The semantic version of a checkpoint's content; see {@code CheckpointMigrations}. 3: a call with an UNKNOWN
+     * outcome stays in the tool cursor until resolved (2 trimmed it with the finished calls).
+     */
+    public static final int SCHEMA_VERSION = 3;
 
     public SessionProjection {
         constraints = List.copyOf(constraints);

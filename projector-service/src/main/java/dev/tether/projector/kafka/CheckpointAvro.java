@@ -19,27 +19,42 @@ import dev.tether.common.event.TokenUsage;
 import dev.tether.common.event.ToolMode;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.domain.SessionProjection.CallState;
+import dev.tether.projector.migration.CheckpointMigrations;
+import dev.tether.projector.migration.UnmigratableCheckpointException;
 
 /**
  * The projector's edge between its checkpoint ({@link SessionProjection}) and the Avro
  * {@link Checkpoint} on {@code session-checkpoints} and in its store. Stateless.
  *
- * <p>A checkpoint carries the semantic version of its content ({@code schemaVersion}). One
- * written before the current version cannot be upgraded field by field (v1 had no decisions,
- * artifacts or call counts: defaults would be wrong, not just missing), so reading it throws
- * {@link OutdatedCheckpointException} and the caller rebuilds it from the log.
+ * <p>A checkpoint carries the semantic version of its content ({@code schemaVersion}). A stored one is read with
+ * {@link #load}: an older version goes through the migration chain ({@link CheckpointMigrations#projector()}); one the
+ * chain cannot migrate, or one from a newer projector, throws {@link UnmigratableCheckpointException} and the caller
+ * rebuilds it from the log.
  */
 public final class CheckpointAvro {
 
-    /** A stored checkpoint of an older semantic version: rebuild it from the session's events. */
-    public static final class OutdatedCheckpointException extends RuntimeException {
-        OutdatedCheckpointException(String sessionId, int version) {
-            super("the checkpoint of " + sessionId + " has schemaVersion " + version + ", older than "
-                    + SessionProjection.SCHEMA_VERSION + "; it must be rebuilt from the log");
-        }
-    }
+    private static final CheckpointMigrations MIGRATIONS = CheckpointMigrations.projector();
+
+    /**
+     * A stored checkpoint as this projector's state.
+     *
+     * @param projection the checkpoint under the current version
+     * @param upgrade    how it got there: the stored version and the migration steps applied (none when it was current)
+     */
+    public record Loaded(SessionProjection projection, CheckpointMigrations.Upgraded upgrade) {}
 
     private CheckpointAvro() {}
+
+    /**
+     * A stored checkpoint (from the store or {@code session-checkpoints}), migrated to the current version if older.
+     *
+     * @throws UnmigratableCheckpointException if it cannot be migrated, or was written by a newer projector: rebuild it
+     *                                         from the log
+     */
+    public static Loaded load(Checkpoint stored) {
+        CheckpointMigrations.Upgraded upgrade = MIGRATIONS.upgrade(stored);
+        return new Loaded(fromAvro(upgrade.checkpoint()), upgrade);
+    }
 
     public static Checkpoint toAvro(SessionProjection p) {
         return Checkpoint.newBuilder()
@@ -82,9 +97,11 @@ public final class CheckpointAvro {
                 .build();
     }
 
+    /** A checkpoint of the current version; a stored one goes through {@link #load}. */
     public static SessionProjection fromAvro(Checkpoint c) {
-        if (c.getSchemaVersion() < SessionProjection.SCHEMA_VERSION) {
-            throw new OutdatedCheckpointException(c.getSessionId(), c.getSchemaVersion());
+        if (c.getSchemaVersion() != SessionProjection.SCHEMA_VERSION) {
+            throw new IllegalArgumentException("the checkpoint of " + c.getSessionId() + " has schemaVersion " + c.getSchemaVersion()
+                    + ", not " + SessionProjection.SCHEMA_VERSION + "; load it through the migration chain");
         }
         var cursor = c.getToolCursor().stream().map(t -> new SessionProjection.CallCursor(t.getCallId(), t.getTool(),
                 t.getRequestSeq(), t.getIdempotencyKey(), CallState.valueOf(t.getState().name()), t.getResultSeq(),

@@ -19,6 +19,8 @@ import dev.tether.common.tracing.KafkaTracing;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
+import dev.tether.projector.migration.CheckpointMigrations;
+import dev.tether.projector.migration.UnmigratableCheckpointException;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
@@ -83,10 +85,12 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             tracing.inject(Context.current(), record.headers());
             String sessionId = key.sessionId();
             Event event = EventAvro.fromAvro(value);
-            SessionProjection before = current(sessionId, event.seq());
+            Before loaded = current(sessionId, event.seq());
+            SessionProjection before = loaded.state();
             if (before != null && event.seq() <= before.lastSeq()) {
                 return; // folded already: a replay after a crash, or a restart of the projection
             }
+            loaded.report();
             RecordMetadata at = context.recordMetadata().orElseThrow();
             SessionProjection after = Projection.evolve(before, event, at.partition(), at.offset());
             checkpoints.put(sessionId, CheckpointAvro.toAvro(after));
@@ -99,20 +103,37 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     }
 
     /**
-     * The checkpoint before the event with {@code seq}: the stored one, or, if there is none yet
-     * for a session that has events (its checkpoint was lost or is of an older version), the
-     * fold of its events so far, from the log.
+     * The checkpoint before the event with {@code seq}: the stored one, migrated to the current
+     * version if older; or, if there is none yet for a session that has events (its checkpoint was
+     * lost), or the stored one cannot be migrated, the fold of its events so far, from the log.
      */
-    private SessionProjection current(String sessionId, long seq) {
+    private Before current(String sessionId, long seq) {
         Checkpoint stored = checkpoints.get(sessionId);
         if (stored != null) {
             try {
-                return CheckpointAvro.fromAvro(stored);
-            } catch (CheckpointAvro.OutdatedCheckpointException e) {
-                LOG.infof("%s; rebuilding it from the log", e.getMessage());
+                CheckpointAvro.Loaded loaded = CheckpointAvro.load(stored);
+                return new Before(loaded.projection(), loaded.upgrade(), null);
+            } catch (UnmigratableCheckpointException e) {
+                return new Before(seq == 1 ? null : log.fold(sessionId, seq - 1), null, e);
             }
         }
-        return seq == 1 ? null : log.fold(sessionId, seq - 1);
+        return new Before(seq == 1 ? null : log.fold(sessionId, seq - 1), null, null);
+    }
+
+    /** The checkpoint an event is folded into, and how it was read: migrated, or rebuilt because it could not be. */
+    private record Before(SessionProjection state, CheckpointMigrations.Upgraded upgrade, UnmigratableCheckpointException unmigratable) {
+
+        /** Logs a migration or a rebuild, once: when the first new event of the session is folded into it. */
+        void report() {
+            if (upgrade != null && upgrade.migrated()) {
+                LOG.infof("migrated the checkpoint of %s from schemaVersion %d to %d: %s", state.sessionId(), upgrade.storedVersion(),
+                        state.schemaVersion(), String.join("; ", upgrade.applied()));
+            } else if (unmigratable != null && unmigratable.reason() == UnmigratableCheckpointException.Reason.NEWER_THAN_THIS_PROJECTOR) {
+                LOG.warnf("%s Rebuilt it from the log.", unmigratable.getMessage());
+            } else if (unmigratable != null) {
+                LOG.infof("%s Rebuilt it from the log.", unmigratable.getMessage());
+            }
+        }
     }
 
     private void recordCalls(SessionProjection after, Event event, Record<Object, Object> record, String traceId) {

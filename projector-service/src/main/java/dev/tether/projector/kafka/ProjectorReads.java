@@ -6,6 +6,7 @@ import dev.tether.common.kafka.SessionEventKey;
 import dev.tether.common.service.rest.ApiException;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.SessionProjection;
+import dev.tether.projector.migration.UnmigratableCheckpointException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Optional;
 import org.apache.kafka.streams.KafkaStreams;
@@ -28,16 +29,25 @@ public class ProjectorReads {
         this.streams = streams;
     }
 
-    /** The session's current checkpoint, if it exists and belongs to {@code tenantId}. */
+    /**
+     * The session's current checkpoint, if it exists and belongs to {@code tenantId}: the stored one, migrated to the
+     * current version if older. One that cannot be migrated (or comes from a newer projector) is folded from the log
+     * here, as the projector will at the session's next event; the stored one is replaced then. If the log here does
+     * not hold the session's events yet, the answer is 503 with the reason.
+     */
     public Optional<SessionProjection> checkpoint(String tenantId, String sessionId) {
         Checkpoint c = this.<String, Checkpoint>store(ProjectorStores.CHECKPOINTS).get(sessionId);
         if (c == null || !c.getTenantId().equals(tenantId)) {
             return Optional.empty();
         }
         try {
-            return Optional.of(CheckpointAvro.fromAvro(c));
-        } catch (CheckpointAvro.OutdatedCheckpointException e) {
-            throw ApiException.unavailable("the session's checkpoint is being rebuilt from the log", 1);
+            return Optional.of(CheckpointAvro.load(c).projection());
+        } catch (UnmigratableCheckpointException e) {
+            SessionProjection rebuilt = log().fold(sessionId, Long.MAX_VALUE);
+            if (rebuilt == null || !rebuilt.tenantId().equals(tenantId)) {
+                throw ApiException.unavailable(e.getMessage() + " This instance does not hold the session's events yet.", 5);
+            }
+            return Optional.of(rebuilt);
         }
     }
 
