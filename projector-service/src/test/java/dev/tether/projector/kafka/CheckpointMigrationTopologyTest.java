@@ -1,0 +1,164 @@
+package dev.tether.projector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.avro.Checkpoint;
+import dev.tether.avro.SessionEvent;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.TokenUsage;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
+import dev.tether.common.event.UserMessage;
+import dev.tether.common.kafka.EventAvro;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.kafka.SessionEventKeySerde;
+import dev.tether.common.kafka.TopicLayout;
+import dev.tether.common.kafka.Topics;
+import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.projector.domain.Projection;
+import dev.tether.projector.domain.SessionProjection;
+import dev.tether.testing.PlainAvroSerde;
+import io.opentelemetry.api.OpenTelemetry;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The projector's processor meets a stored checkpoint of another version, as after an upgrade: it folds the next
+ * event into the migrated checkpoint, or into one rebuilt from the log. To tell the two apart, the stored checkpoint
+ * carries an objective the log does not have: it survives a migration and disappears in a rebuild.
+ */
+class CheckpointMigrationTopologyTest {
+
+    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final String STORED_ONLY = "an objective only the stored checkpoint has";
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<SessionEventKey, SessionEvent> events;
+    private TestOutputTopic<String, Checkpoint> checkpoints;
+    private KeyValueStore<String, Checkpoint> store;
+    private final List<Event> written = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() {
+        var serdes = new ProjectorTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
+                new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(ToolRequest.getClassSchema()),
+                new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
+        var props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-migration-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test")), props);
+        events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
+        checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
+                serdes.checkpoints().deserializer());
+        store = driver.getKeyValueStore(ProjectorStores.CHECKPOINTS);
+
+        pipe(new SessionStarted("Rename Foo", "Be careful.", "model-x", "v1", ToolMode.WRITE, List.of("keep tests green"), null, null));
+        pipe(new AssistantMessage("reading", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(3, 1)));
+        pipe(new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        pipe(new ToolResult("c1", "s1/2/c1", ToolStatus.OK, "content", null));
+        checkpoints.readRecordsToList();
+    }
+
+    @AfterEach
+    void tearDown() {
+        driver.close();
+    }
+
+    @Test
+    void aStoredVersion2Checkpoint_isMigrated_andTheNextEventFoldsIntoIt() {
+        store.put("s1", stored(2));
+
+        pipe(new UserMessage("next", null));
+
+        Checkpoint out = checkpoints.readValue();
+        assertThat(out.getSchemaVersion()).isEqualTo(3);
+        assertThat(out.getLastSeq()).isEqualTo(5);
+        assertThat(out.getObjective()).as("folded into the migrated checkpoint, not a rebuild").isEqualTo(STORED_ONLY);
+        assertThat(store.get("s1")).isEqualTo(out);
+    }
+
+    @Test
+    void aStoredVersion1Checkpoint_isRebuiltFromTheLog() {
+        store.put("s1", stored(1));
+
+        pipe(new UserMessage("next", null));
+
+        Checkpoint out = checkpoints.readValue();
+        assertThat(out.getSchemaVersion()).isEqualTo(3);
+        assertThat(out.getLastSeq()).isEqualTo(5);
+        assertThat(out.getObjective()).isEqualTo("Rename Foo");
+        assertThat(withoutPosition(out)).isEqualTo(withoutPosition(CheckpointAvro.toAvro(fold())));
+    }
+
+    @Test
+    void aCheckpointFromANewerProjector_isRebuiltFromTheLog_neverRead() {
+        store.put("s1", stored(SessionProjection.SCHEMA_VERSION + 1));
+
+        pipe(new UserMessage("next", null));
+
+        Checkpoint out = checkpoints.readValue();
+        assertThat(out.getSchemaVersion()).isEqualTo(SessionProjection.SCHEMA_VERSION);
+        assertThat(out.getObjective()).isEqualTo("Rename Foo");
+        assertThat(withoutPosition(out)).isEqualTo(withoutPosition(CheckpointAvro.toAvro(fold())));
+    }
+
+    @Test
+    void anEventFoldedAlready_leavesAnOlderCheckpointAsItIs() {
+        Checkpoint v2 = stored(2);
+        store.put("s1", v2);
+
+        events.pipeInput(new SessionEventKey("s1", 4), EventAvro.toAvro(written.get(3)));
+
+        assertThat(checkpoints.isEmpty()).isTrue();
+        assertThat(store.get("s1")).isEqualTo(v2);
+    }
+
+    /** The checkpoint as it stands, as an older (or newer) projector would have stored it, with an objective of its own. */
+    private Checkpoint stored(int schemaVersion) {
+        Checkpoint c = Checkpoint.newBuilder(store.get("s1")).setSchemaVersion(schemaVersion).setObjective(STORED_ONLY).build();
+        assertThat(c.getLastSeq()).isEqualTo(4);
+        return c;
+    }
+
+    private SessionProjection fold() {
+        SessionProjection state = null;
+        for (Event e : written) {
+            state = Projection.evolve(state, e, 0, 0);
+        }
+        return state;
+    }
+
+    private static Checkpoint withoutPosition(Checkpoint c) {
+        return Checkpoint.newBuilder(c).setLogPosition(new dev.tether.avro.LogPosition(0, 0L, 0L)).build();
+    }
+
+    private void pipe(EventPayload payload) {
+        long seq = written.size() + 1;
+        var event = new Event("e-" + seq, "s1", "acme", seq, Instant.parse("2026-11-29T10:00:00Z").plusSeconds(seq),
+                new Actor(ActorKind.USER, "alice"), "v1", payload);
+        written.add(event);
+        events.pipeInput(new SessionEventKey("s1", seq), EventAvro.toAvro(event));
+    }
+}
