@@ -36,6 +36,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -237,9 +238,11 @@ class CheckpointUpgradeIT {
 
     private JsonNode awaitCheckpoint(ServiceProcess service, String sessionId, long seq) {
         var found = new JsonNode[1];
-        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(300)).until(() -> {
+        // a poll that times out on a loaded machine is a poll that has not seen it yet
+        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(300)).ignoreException(HttpTimeoutException.class)
+                .until(() -> {
             var response = http.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/v1/sessions/" + sessionId + "/checkpoint"))
-                    .header("Authorization", "Bearer " + ProjectionApiIT.AGENT).timeout(Duration.ofSeconds(10)).build(),
+                    .header("Authorization", "Bearer " + ProjectionApiIT.AGENT).timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
                 return false;
