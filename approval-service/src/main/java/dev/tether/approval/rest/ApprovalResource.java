@@ -1,5 +1,6 @@
 package dev.tether.approval.rest;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -19,6 +20,7 @@ import dev.tether.common.blob.BlobStore;
 import dev.tether.common.event.Event;
 import dev.tether.common.service.auth.Caller;
 import dev.tether.common.service.rest.ApiException;
+import dev.tether.common.service.rest.StrictInput;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -126,10 +128,13 @@ public class ApprovalResource {
     @Path("{id}/decision")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed("approver")
-    public ObjectNode decide(@PathParam("id") String id, String body) throws IOException {
+    public ObjectNode decide(@PathParam("id") String id, byte[] bytes) throws IOException {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
-        DecisionRequest request = request(body == null || body.isBlank() ? null : json.readTree(body));
+        // UTF-8 text, and one JSON value: {"decision":"DENY"}{"decision":"GRANT_ONCE"} is not a decision
+        String body = StrictInput.utf8(bytes);
+        DecisionRequest request = request(body.isBlank() ? null
+                : json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body));
         SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElse(null);
         Verdict verdict = ApprovalMachine.decide(session, itemId.seq(), request, principal);
         if (verdict instanceof Verdict.Refused refused) {
