@@ -16,7 +16,7 @@ import java.util.Map;
 final class Results {
 
     static final String COMMAND = "bin/mvn verify -pl reliability -am -Dit.test='EndpointFuzzIT,TenantMatrixIT' -Dtest=None "
-            + "-Dsurefire.failIfNoSpecifiedTests=false";
+            + "-Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false";
 
     private Results() {}
 
