@@ -1,5 +1,6 @@
 package dev.tether.approval.rest;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -128,13 +129,10 @@ public class ApprovalResource {
     @Path("{id}/decision")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed("approver")
-    public ObjectNode decide(@PathParam("id") String id, byte[] bytes) throws IOException {
+    public ObjectNode decide(@PathParam("id") String id, byte[] bytes) {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
-        // UTF-8 text, and one JSON value: {"decision":"DENY"}{"decision":"GRANT_ONCE"} is not a decision
-        String body = StrictInput.utf8(bytes);
-        DecisionRequest request = request(body.isBlank() ? null
-                : json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body));
+        DecisionRequest request = request(tree(bytes));
         SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElse(null);
         Verdict verdict = ApprovalMachine.decide(session, itemId.seq(), request, principal);
         if (verdict instanceof Verdict.Refused refused) {
@@ -172,6 +170,22 @@ public class ApprovalResource {
         var event = new Event(append.event().eventId(), itemId.sessionId(), principal.tenantId(), seq, Instant.now(),
                 append.event().actor(), "", append.event().payload());
         return ApprovalMachine.evolve(before, event).item(itemId.seq()).orElse(append.item());
+    }
+
+    /**
+     * The body as JSON: UTF-8 text, and exactly one JSON value ({@code {"decision":"DENY"}{"decision":"GRANT_ONCE"}} is
+     * not a decision); null when blank. Refusals are ours, with a JSON body (Jackson's own mapper answers a bare 400).
+     */
+    private JsonNode tree(byte[] bytes) {
+        String body = StrictInput.utf8(bytes);
+        if (body.isBlank()) {
+            return null;
+        }
+        try {
+            return json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new ApiException(400, "malformed_json", "the body is not one valid JSON value");
+        }
     }
 
     private DecisionRequest request(JsonNode body) {
