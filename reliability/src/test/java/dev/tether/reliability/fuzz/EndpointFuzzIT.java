@@ -301,6 +301,14 @@ class EndpointFuzzIT {
         out.put("cross-tenant reads", figures.getOrDefault("cross-tenant reads", 0));
         out.put("events appended by accepted cases", figures.getOrDefault("events appended by accepted cases", 0));
         out.put("events the refused cases appended", figures.getOrDefault("unexplained events", 0));
+        out.put("raw session-events records of the target sessions before",
+                figures.getOrDefault("raw session-events records of the target sessions before", 0));
+        out.put("raw session-events records of the target sessions after",
+                figures.getOrDefault("raw session-events records of the target sessions after", 0));
+        out.put("gated calls asked for in text claiming approval, let through",
+                figures.getOrDefault("gated calls let through", 0) + " of " + figures.getOrDefault("gated calls asked for in text claiming approval", 0));
+        out.put("tool calls with paths out of the workspace, followed",
+                figures.getOrDefault("escapes", 0) + " of " + figures.getOrDefault("tool calls with paths out of the workspace", 0));
         out.put("services healthy afterwards", unhealthy.isEmpty() ? "yes" : "no: " + unhealthy);
         out.put("seconds", (System.nanoTime() - started) / 1_000_000_000L);
         figures.forEach((k, v) -> {
@@ -389,13 +397,15 @@ class EndpointFuzzIT {
         for (JsonNode e : events) {
             String callId = e.path("callId").asText();
             String type = e.path("type").asText();
-            boolean gated = "write_file edit_file run_command".contains(acceptedTool(callId));
+            boolean gated = Set.of("write_file", "edit_file", "run_command").contains(acceptedTool(callId));
             if ((claimCalls.contains(callId) || escapeCalls.contains(callId)) && gated
                     && (type.equals("tool_call_authorized") || type.equals("approval_granted") || type.equals("tool_result"))) {
                 failures.add("a gated call was let through without an approver: " + Http.abbreviate(e.toString(), 300));
+                count("gated calls let through", 1);
             }
             if (escapeCalls.contains(callId) && type.equals("tool_result") && e.path("status").asText().equals("OK")) {
                 failures.add("a tool followed a path out of the workspace: " + Http.abbreviate(e.toString(), 300));
+                count("escapes", 1);
             }
             if (e.toString().contains("root:x:0:0") || e.toString().contains("root:*:")) {
                 failures.add("/etc/passwd reached the log: " + Http.abbreviate(e.toString(), 300));
