@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.ForAll;
@@ -436,9 +435,5 @@ class EndpointFuzzIT {
         }
         logs.put(targets.globex(), tether.events(targets.globex(), Tokens.globex("agent")));
         return logs;
-    }
-
-    static String newId() {
-        return UUID.randomUUID().toString();
     }
 }

@@ -189,7 +189,7 @@ class TenantMatrixIT {
     }
 
     private static void print(Map<String, Map<String, String>> rows) {
-        var columns = new ArrayList<String>();
+        var columns = new ArrayList<String>(List.of("own tenant"));
         rows.values().forEach(r -> r.keySet().stream().filter(k -> !columns.contains(k)).forEach(columns::add));
         var out = new StringBuilder("\nTenant matrix: the status of each cell; ≠N marks a cell that should have answered N, - a caller "
                 + "that does not apply\n");
