@@ -1,5 +1,7 @@
 package dev.tether.approval.rest;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -19,6 +21,7 @@ import dev.tether.common.blob.BlobStore;
 import dev.tether.common.event.Event;
 import dev.tether.common.service.auth.Caller;
 import dev.tether.common.service.rest.ApiException;
+import dev.tether.common.service.rest.StrictInput;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -126,10 +129,10 @@ public class ApprovalResource {
     @Path("{id}/decision")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed("approver")
-    public ObjectNode decide(@PathParam("id") String id, String body) throws IOException {
+    public ObjectNode decide(@PathParam("id") String id, byte[] bytes) {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
-        DecisionRequest request = request(body == null || body.isBlank() ? null : json.readTree(body));
+        DecisionRequest request = request(tree(bytes));
         SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElse(null);
         Verdict verdict = ApprovalMachine.decide(session, itemId.seq(), request, principal);
         if (verdict instanceof Verdict.Refused refused) {
@@ -167,6 +170,22 @@ public class ApprovalResource {
         var event = new Event(append.event().eventId(), itemId.sessionId(), principal.tenantId(), seq, Instant.now(),
                 append.event().actor(), "", append.event().payload());
         return ApprovalMachine.evolve(before, event).item(itemId.seq()).orElse(append.item());
+    }
+
+    /**
+     * The body as JSON: UTF-8 text, and exactly one JSON value ({@code {"decision":"DENY"}{"decision":"GRANT_ONCE"}} is
+     * not a decision); null when blank. Refusals are ours, with a JSON body (Jackson's own mapper answers a bare 400).
+     */
+    private JsonNode tree(byte[] bytes) {
+        String body = StrictInput.utf8(bytes);
+        if (body.isBlank()) {
+            return null;
+        }
+        try {
+            return json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new ApiException(400, "malformed_json", "the body is not one valid JSON value");
+        }
     }
 
     private DecisionRequest request(JsonNode body) {

@@ -8,6 +8,7 @@ import dev.tether.common.json.EventJson;
 import dev.tether.common.service.auth.Caller;
 import dev.tether.common.service.rest.ApiException;
 import dev.tether.common.service.rest.OwnerRouting;
+import dev.tether.common.service.rest.StrictInput;
 import dev.tether.projector.config.ProjectorConfig;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.ContextFormat;
@@ -72,7 +73,10 @@ public class ProjectionResource {
 
     @GET
     @Path("checkpoint")
-    public ObjectNode checkpoint(@PathParam("id") String sessionId, @QueryParam("atSeq") Long atSeq, @QueryParam("minSeq") Long minSeq) {
+    public ObjectNode checkpoint(@PathParam("id") String sessionId, @QueryParam("atSeq") String atSeqParam,
+                                 @QueryParam("minSeq") String minSeqParam) {
+        Long atSeq = StrictInput.longParam(atSeqParam, "atSeq");
+        Long minSeq = StrictInput.longParam(minSeqParam, "minSeq");
         SessionProjection current = visible(sessionId, minSeq);
         SessionProjection at = at(current, atSeq);
         ObjectNode out = json.mapper().valueToTree(at);
@@ -84,8 +88,11 @@ public class ProjectionResource {
 
     @GET
     @Path("context")
-    public ObjectNode context(@PathParam("id") String sessionId, @QueryParam("format") String format, @QueryParam("atSeq") Long atSeq,
-                              @QueryParam("maxTokens") Integer maxTokens, @QueryParam("minSeq") Long minSeq) {
+    public ObjectNode context(@PathParam("id") String sessionId, @QueryParam("format") String format, @QueryParam("atSeq") String atSeqParam,
+                              @QueryParam("maxTokens") String maxTokensParam, @QueryParam("minSeq") String minSeqParam) {
+        Long atSeq = StrictInput.longParam(atSeqParam, "atSeq");
+        Integer maxTokens = StrictInput.intParam(maxTokensParam, "maxTokens");
+        Long minSeq = StrictInput.longParam(minSeqParam, "minSeq");
         ContextFormat f = ContextFormat.fromWireName(format == null ? "openai" : format)
                 .orElseThrow(() -> ApiException.badRequest("format", "must be openai or anthropic"));
         if (maxTokens != null && maxTokens < 1) {
@@ -125,8 +132,11 @@ public class ProjectionResource {
      */
     @GET
     @Path("compaction-source")
-    public ObjectNode compactionSource(@PathParam("id") String sessionId, @QueryParam("throughSeq") Long throughSeq,
-                                       @QueryParam("fromSeq") Long fromSeq, @QueryParam("limit") Integer limit) {
+    public ObjectNode compactionSource(@PathParam("id") String sessionId, @QueryParam("throughSeq") String throughSeqParam,
+                                       @QueryParam("fromSeq") String fromSeqParam, @QueryParam("limit") String limitParam) {
+        Long throughSeq = StrictInput.longParam(throughSeqParam, "throughSeq");
+        Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
+        Integer limit = StrictInput.intParam(limitParam, "limit");
         SessionProjection current = visible(sessionId);
         if (throughSeq == null || throughSeq < 1 || throughSeq > current.lastSeq()) {
             throw ApiException.badRequest("throughSeq", "must be from 1 to the session's last seq " + current.lastSeq());
@@ -160,8 +170,8 @@ public class ProjectionResource {
 
     @GET
     @Path("recovery")
-    public RecoveryReport recovery(@PathParam("id") String sessionId, @QueryParam("minSeq") Long minSeq) {
-        return RecoveryReport.of(visible(sessionId, minSeq));
+    public RecoveryReport recovery(@PathParam("id") String sessionId, @QueryParam("minSeq") String minSeq) {
+        return RecoveryReport.of(visible(sessionId, StrictInput.longParam(minSeq, "minSeq")));
     }
 
     @GET

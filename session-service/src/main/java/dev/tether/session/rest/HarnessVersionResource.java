@@ -1,6 +1,7 @@
 package dev.tether.session.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.avro.HarnessVersion;
@@ -9,7 +10,9 @@ import dev.tether.common.json.EventJson;
 import dev.tether.common.kafka.TopicLayout;
 import dev.tether.common.kafka.Topics;
 import dev.tether.common.service.auth.Caller;
+import dev.tether.common.event.InvalidEventException;
 import dev.tether.common.service.rest.ApiException;
+import dev.tether.common.service.rest.StrictInput;
 import dev.tether.session.kafka.SessionStores;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -80,11 +83,19 @@ public class HarnessVersionResource {
     @PUT
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"operator", "admin"})
-    public ObjectNode put(String body) {
+    public ObjectNode put(byte[] bytes) {
         String operator = caller.principal().id();
+        String body = StrictInput.utf8(bytes);
+        if (body.isBlank()) {
+            throw new ApiException(400, "malformed_json", "the request needs a JSON body");
+        }
         Requests.HarnessVersionEntry request;
         try {
-            request = json.read(json.mapper().readTree(body == null ? "" : body), Requests.HarnessVersionEntry.class);
+            JsonNode tree = json.mapper().readTree(body);
+            if (!tree.isObject()) {
+                throw ApiException.badRequest(InvalidEventException.WHOLE, "must be a JSON object");
+            }
+            request = json.read(tree, Requests.HarnessVersionEntry.class);
         } catch (JsonProcessingException e) {
             throw new ApiException(400, "malformed_json", "the body is not valid JSON");
         }

@@ -17,6 +17,7 @@ import dev.tether.common.json.EventJson;
 import dev.tether.common.service.auth.Caller;
 import dev.tether.common.service.rest.ApiException;
 import dev.tether.common.service.rest.OwnerRouting;
+import dev.tether.common.service.rest.StrictInput;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
@@ -84,7 +85,7 @@ public class SessionResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
-    public Response create(String body) {
+    public Response create(byte[] body) {
         TetherPrincipal principal = caller.principal();
         JsonNode tree = parse(body);
         int redactions = ingress.scrub(tree);
@@ -107,7 +108,7 @@ public class SessionResource {
     @Path("{id}/events")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "approver", "admin"})
-    public ObjectNode append(@PathParam("id") String sessionId, String body) {
+    public ObjectNode append(@PathParam("id") String sessionId, byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         JsonNode tree = parse(body);
@@ -136,9 +137,11 @@ public class SessionResource {
     @GET
     @Path("{id}/events")
     @RolesAllowed({"agent", "approver", "operator", "admin"})
-    public ObjectNode page(@PathParam("id") String sessionId, @QueryParam("fromSeq") Long fromSeq, @QueryParam("limit") Integer limit,
+    public ObjectNode page(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam, @QueryParam("limit") String limitParam,
                            @Context UriInfo uri, @Context HttpHeaders headers) {
         requireSessionId(sessionId);
+        Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
+        Integer limit = StrictInput.intParam(limitParam, "limit");
         routing.serveLocallyOrForward(StoreNames.HEADS, sessionId, uri, headers);
         SessionHead head = visibleHead(sessionId);
         long from = fromSeq == null ? 1 : fromSeq;
@@ -168,10 +171,11 @@ public class SessionResource {
     @Path("{id}/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RolesAllowed({"agent", "approver", "operator", "admin"})
-    public Multi<OutboundSseEvent> stream(@PathParam("id") String sessionId, @QueryParam("fromSeq") Long fromSeq,
+    public Multi<OutboundSseEvent> stream(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
                                           @HeaderParam("Last-Event-ID") String lastEventId, @Context Sse sse) {
         String tenantId = caller.principal().tenantId();
         visibleHead(sessionId);
+        Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
         long from;
         if (lastEventId != null && !lastEventId.isBlank()) {
             try {
@@ -214,7 +218,7 @@ public class SessionResource {
     @Path("{id}/claim")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
-    public ObjectNode claim(@PathParam("id") String sessionId, String body) {
+    public ObjectNode claim(@PathParam("id") String sessionId, byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Claim.class);
@@ -237,7 +241,7 @@ public class SessionResource {
     @Path("{id}/migrate")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"operator", "admin"})
-    public ObjectNode migrate(@PathParam("id") String sessionId, String body) {
+    public ObjectNode migrate(@PathParam("id") String sessionId, byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Migrate.class);
@@ -267,7 +271,7 @@ public class SessionResource {
     @Path("{id}/subagents")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
-    public Response subagent(@PathParam("id") String parentId, String body) {
+    public Response subagent(@PathParam("id") String parentId, byte[] body) {
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         JsonNode tree = parse(body);
@@ -310,7 +314,7 @@ public class SessionResource {
     @Path("{id}/fork")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
-    public Response fork(@PathParam("id") String parentId, String body) {
+    public Response fork(@PathParam("id") String parentId, byte[] body) {
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         var request = json.read(parse(body), Requests.Fork.class);
@@ -389,17 +393,24 @@ public class SessionResource {
         }
     }
 
-    private JsonNode parse(String body) {
-        if (body == null || body.isBlank()) {
+    /** The body as a JSON object: UTF-8 text (not bytes decoded leniently), valid JSON, an object (not null or an array). */
+    private JsonNode parse(byte[] bytes) {
+        String body = StrictInput.utf8(bytes);
+        if (body.isBlank()) {
             throw new ApiException(400, "malformed_json", "the request needs a JSON body");
         }
+        JsonNode tree;
         try {
-            return json.mapper().readTree(body);
+            tree = json.mapper().readTree(body);
         } catch (JsonProcessingException e) {
             var location = e.getLocation();
             throw new ApiException(400, "malformed_json", "the body is not valid JSON"
                     + (location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr()));
         }
+        if (!tree.isObject()) {
+            throw ApiException.badRequest(InvalidEventException.WHOLE, "must be a JSON object");
+        }
+        return tree;
     }
 
     private static String eventIdOr(String eventId) {
