@@ -7,6 +7,7 @@ import dev.tether.common.kafka.SessionEventKey;
 import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.kafka.CheckpointAvro;
+import dev.tether.projector.migration.UnmigratableCheckpointException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -118,7 +119,17 @@ final class LogFold {
             Checkpoint stored = projected.get(id);
             if (stored == null) {
                 missing.add(id);
-            } else if (stored.getLastSeq() < rebuilt.getLastSeq()) {
+                continue;
+            }
+            if (stored.getSchemaVersion() != SessionProjection.SCHEMA_VERSION) {
+                try { // an idle session's checkpoint from before an upgrade: compared as the projector would load it
+                    stored = CheckpointAvro.toAvro(CheckpointAvro.load(stored).projection());
+                } catch (UnmigratableCheckpointException e) {
+                    differ.add(id + " (" + e.getMessage() + ")");
+                    continue;
+                }
+            }
+            if (stored.getLastSeq() < rebuilt.getLastSeq()) {
                 behind.add(id);
             } else if (stored.getLastSeq() > rebuilt.getLastSeq()) {
                 ahead.add(id);
