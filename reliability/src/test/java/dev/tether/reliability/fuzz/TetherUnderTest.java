@@ -101,8 +101,25 @@ final class TetherUnderTest {
         return problems;
     }
 
+    /**
+     * Runs in a shutdown hook, beside the stack's own (which stops the broker): the services get SIGTERM all at once and
+     * a short while to stop, then SIGKILL, so none outlives the test JVM (a service whose broker is gone may not stop on
+     * SIGTERM, and the build does not wait long for a JVM that exits).
+     */
     private void close() {
-        services.values().forEach(ServiceProcess::close);
+        var stopping = services.values().stream().map(p -> {
+            Thread t = new Thread(p::stop, "fuzz-stop");
+            t.start();
+            return t;
+        }).toList();
+        for (Thread t : stopping) {
+            try {
+                t.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        services.values().stream().filter(ServiceProcess::isAlive).forEach(ServiceProcess::kill);
         // keep the services' logs for a look after a failure; the rest goes
         Path logs = ROOT.resolve("reliability/target/fuzz-service-logs");
         try {
