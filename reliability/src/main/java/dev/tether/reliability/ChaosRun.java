@@ -58,17 +58,20 @@ public final class ChaosRun {
 
         /** The reduced run (CI): at least 20 sessions and 10 faults. */
         public static Config reduced(long seed) {
-            return new Config("reduced", seed, 20, 5, 4, 12, Duration.ofSeconds(1), Duration.ofSeconds(4), Duration.ofSeconds(3), true);
+            return new Config("reduced", seed, 20, 4, 4, 12, Duration.ofMillis(500), Duration.ofMillis(2500), Duration.ofSeconds(3), true);
         }
 
         /** The full run: at least 200 sessions and 100 faults. */
         public static Config full(long seed) {
-            return new Config("full", seed, 200, 5, 10, 100, Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(3), true);
+            return new Config("full", seed, 200, 5, 10, 100, Duration.ofMillis(500), Duration.ofMillis(2500), Duration.ofSeconds(3), true);
         }
 
-        /** How long the sessions are paced to last: about as long as the faults take (a guess per fault). */
+        /**
+         * How far apart the rounds start, so the sessions last about as long as the faults take: a guess of 5 s per
+         * fault beyond its pause (faults overlap; the broker's and the SIGSTOPs take longer).
+         */
         long paceMillis() {
-            long perFault = (pauseMin.toMillis() + pauseMax.toMillis()) / 2 + downMax.toMillis() / 2 + 9_000;
+            long perFault = (pauseMin.toMillis() + pauseMax.toMillis()) / 2 + 5_000;
             return faults * perFault / rounds;
         }
     }
@@ -86,6 +89,7 @@ public final class ChaosRun {
     private final Path root;
     private final List<String> failures = new ArrayList<>();
     private final Map<String, Object> figures = new LinkedHashMap<>();
+    private final long started = System.nanoTime();
 
     public ChaosRun(Config config, Path root) {
         this.config = config;
@@ -127,7 +131,6 @@ public final class ChaosRun {
     public Result run() throws Exception {
         System.out.printf("chaos run (%s): seed %d, %d sessions × %d rounds, %d per worker process, %d faults%n", config.name(),
                 config.seed(), config.sessions(), config.rounds(), config.sessionsPerWorker(), config.faults());
-        long started = System.nanoTime();
         TetherStack stack = TetherStack.shared();
         Path workDir = Files.createDirectories(root.resolve("reliability/target/chaos-" + config.seed() + "-" + System.currentTimeMillis()));
         Path workspaces = Files.createDirectories(workDir.resolve("workspaces"));
@@ -164,6 +167,10 @@ public final class ChaosRun {
         Path out = Results.write(root, "chaos", command(), figures, failures);
         System.out.println("results: " + root.relativize(out));
         return result;
+    }
+
+    private String elapsed() {
+        return "t+" + (System.nanoTime() - started) / 1_000_000_000 + " s";
     }
 
     private String command() {
@@ -209,7 +216,8 @@ public final class ChaosRun {
             long pace = config.paceMillis();
             long start = System.currentTimeMillis() + 3_000;
             long giveUp = start + pace * config.rounds() + TimeUnit.MINUTES.toMillis(8);
-            System.out.printf("%nchaos phase: rounds paced %d s apart, %d worker processes%n", pace / 1000,
+            long chaosStart = System.nanoTime();
+            System.out.printf("%n[%s] chaos phase: rounds paced %d s apart, %d worker processes%n", elapsed(), pace / 1000,
                     (config.sessions() + config.sessionsPerWorker() - 1) / config.sessionsPerWorker());
             var workers = new WorkerPool(classpath, workerArgs(services, start, pace, giveUp), runId, specs(chaosIds),
                     config.sessionsPerWorker(), workDir.resolve("workers"));
@@ -234,10 +242,12 @@ public final class ChaosRun {
                 failures.add("a worker replaced while SIGSTOPped did not exit by itself after SIGCONT (not fenced?)");
             }
             List<FaultInjector.Fault> faults = injector.faults();
+            figures.put("chaos phase (s)", (System.nanoTime() - chaosStart) / 1_000_000_000);
 
             // --- the reference phase: the same script, fault-free
             if (config.reference()) {
-                System.out.printf("%nreference phase: the same script on %d fresh sessions, no faults%n", referenceIds.size());
+                long referenceStart = System.nanoTime();
+                System.out.printf("%n[%s] reference phase: the same script on %d fresh sessions, no faults%n", elapsed(), referenceIds.size());
                 long refStart = System.currentTimeMillis();
                 long refGiveUp = refStart + TimeUnit.MINUTES.toMillis(10);
                 var reference = new WorkerPool(classpath, workerArgs(services, refStart, 0, refGiveUp), runId + "-ref",
@@ -245,6 +255,7 @@ public final class ChaosRun {
                 pools.add(reference);
                 reference.start();
                 awaitDone(reference, refGiveUp, "reference");
+                figures.put("reference phase (s)", (System.nanoTime() - referenceStart) / 1_000_000_000);
                 if (reference.takeovers() > 0) {
                     failures.add("the fault-free reference run had " + reference.takeovers() + " worker restart(s)");
                 }
@@ -252,6 +263,7 @@ public final class ChaosRun {
             humanScript.stop();
 
             // --- checks
+            System.out.printf("%n[%s] checks%n", elapsed());
             figures.put("sessions", chaosIds.size());
             figures.put("rounds per session", config.rounds());
             figures.put("worker processes", workers.workerProcesses());
@@ -523,13 +535,13 @@ public final class ChaosRun {
                 if (ja.equals(jb)) {
                     rawIdentical++;
                 }
-                String na = JSON.writeValueAsString(normalise(ja, normalisedSeen));
-                String nb = JSON.writeValueAsString(normalise(jb, normalisedSeen));
-                if (na.equals(nb)) {
+                JsonNode na = normalise(ja, normalisedSeen);
+                JsonNode nb = normalise(jb, normalisedSeen);
+                if (JSON.writeValueAsString(na).equals(JSON.writeValueAsString(nb))) {
                     identical++;
                 } else {
-                    failures.add(a + ": final checkpoint differs from its fault-free twin " + b + "\n        chaos:     " + na
-                            + "\n        reference: " + nb);
+                    failures.add(a + ": final checkpoint differs from its fault-free twin " + b + " (normalised): "
+                            + differences(na, nb, "", new ArrayList<>()));
                 }
             } catch (IOException e) {
                 failures.add(a + ": checkpoint is not JSON: " + e.getMessage());
@@ -545,16 +557,36 @@ public final class ChaosRun {
         return log.isEmpty() ? 0 : log.get(log.size() - 1).seq();
     }
 
-    /** A copy with every field {@link #NORMALISED} matches replaced by {@code "*"}; the names replaced go to {@code seen}. */
+    /**
+     * A copy with every field {@link #NORMALISED} matches replaced by {@code "*"}, and without the traces of a human's
+     * {@code tool_outcome_resolved} (an UNKNOWN outcome only exists because a fault hit a running command): its entry in
+     * {@code decisions} and its line in the compaction's facts. What was normalised goes to {@code seen}.
+     */
     static JsonNode normalise(JsonNode node, Set<String> seen) {
         if (node.isObject()) {
             ObjectNode copy = JSON.createObjectNode();
             node.fields().forEachRemaining(e -> {
-                if (NORMALISED.matcher(e.getKey()).matches()) {
-                    seen.add(e.getKey());
-                    copy.put(e.getKey(), "*");
+                String key = e.getKey();
+                JsonNode value = e.getValue();
+                if (NORMALISED.matcher(key).matches()) {
+                    seen.add(key);
+                    copy.put(key, "*");
+                } else if (key.equals("decisions") && value.isArray()) {
+                    var kept = JSON.createArrayNode();
+                    value.forEach(d -> {
+                        if (d.path("kind").asText().equals("tool_outcome_resolved")) {
+                            seen.add("decisions of kind tool_outcome_resolved");
+                        } else {
+                            kept.add(normalise(d, seen));
+                        }
+                    });
+                    copy.set(key, kept);
+                } else if (key.equals("facts") && value.isTextual() && value.asText().contains("- tool_outcome_resolved")) {
+                    seen.add("tool_outcome_resolved lines of compaction.facts");
+                    copy.put(key, value.asText().lines().filter(l -> !l.startsWith("- tool_outcome_resolved"))
+                            .collect(java.util.stream.Collectors.joining("\n")));
                 } else {
-                    copy.set(e.getKey(), normalise(e.getValue(), seen));
+                    copy.set(key, normalise(value, seen));
                 }
             });
             return copy;
@@ -565,6 +597,32 @@ public final class ChaosRun {
             return copy;
         }
         return node;
+    }
+
+    /** The paths where {@code a} and {@code b} differ (at most a few), for the failure message. */
+    static List<String> differences(JsonNode a, JsonNode b, String path, List<String> out) {
+        if (out.size() >= 5) {
+            return out;
+        }
+        if (a.isObject() && b.isObject()) {
+            var keys = new TreeSet<String>();
+            a.fieldNames().forEachRemaining(keys::add);
+            b.fieldNames().forEachRemaining(keys::add);
+            for (String k : keys) {
+                differences(a.path(k), b.path(k), path + "." + k, out);
+            }
+        } else if (a.isArray() && b.isArray() && a.size() == b.size()) {
+            for (int i = 0; i < a.size(); i++) {
+                differences(a.get(i), b.get(i), path + "[" + i + "]", out);
+            }
+        } else if (!a.equals(b)) {
+            out.add(path + ": " + clip(a.toString()) + " vs. " + clip(b.toString()));
+        }
+        return out;
+    }
+
+    private static String clip(String s) {
+        return s.length() > 300 ? s.substring(0, 300) + "…" : s;
     }
 
     private void scanSecrets(String prefix, Path workDir) throws Exception {

@@ -99,7 +99,8 @@ final class FaultInjector implements Runnable {
         var firstRound = new ArrayList<>(WEIGHTS.keySet());
         Collections.shuffle(firstRound, random);
         int total = WEIGHTS.values().stream().mapToInt(Integer::intValue).sum();
-        while (running && faults().size() < target) {
+        int injected = 0;
+        while (running && injected < target) {
             long pauseEnd = System.nanoTime() + between(pauseMin.toMillis(), pauseMax.toMillis()) * 1_000_000;
             while (running && System.nanoTime() < pauseEnd) {
                 if (!sleep(100)) {
@@ -107,7 +108,7 @@ final class FaultInjector implements Runnable {
                 }
             }
             if (!running) {
-                return;
+                break;
             }
             String kind;
             if (!firstRound.isEmpty()) {
@@ -125,86 +126,132 @@ final class FaultInjector implements Runnable {
             }
             long down = between(0, downMax.toMillis());
             String serviceForStop = SERVICES.get(random.nextInt(SERVICES.size()));
-            Fault fault = inject(faults().size() + 1, kind, down, serviceForStop);
-            if (fault == null) {
+            if (!inject(injected + 1, kind, down, serviceForStop)) {
                 continue; // no live worker to hit: the draw is spent, the next one may hit something else
             }
-            synchronized (this) {
-                faults.add(fault);
-            }
-            System.out.printf("[fault %d] %s%s, down %d ms, recovered in %d ms%s%n", fault.number(), fault.kind(),
-                    fault.kind().endsWith(fault.victim()) ? "" : " (" + fault.victim() + ")",
-                    fault.downMillis(), fault.recoverMillis(), fault.error().isEmpty() ? "" : ", FAILED: " + fault.error());
+            injected++;
+        }
+        awaitRecoveries();
+    }
+
+    /** Service and worker faults recover in the background, so faults overlap; these are the recoveries under way. */
+    private final Map<String, Thread> recovering = new LinkedHashMap<>();
+
+    private synchronized boolean busy(String victim) {
+        recovering.values().removeIf(t -> !t.isAlive());
+        return victim == null ? !recovering.isEmpty() : recovering.containsKey(victim);
+    }
+
+    private void awaitFree(String victim) {
+        while (busy(victim)) {
+            sleep(100);
         }
     }
 
-    private Fault inject(int number, String kind, long down, String serviceForStop) {
+    /** Waits until every fault injected has recovered (the victim restarted, resumed or replaced). */
+    void awaitRecoveries() {
+        awaitFree(null);
+    }
+
+    private synchronized void background(String victim, Runnable recovery) {
+        Thread t = new Thread(recovery, "chaos-recover-" + victim);
+        recovering.put(victim, t);
+        t.start();
+    }
+
+    private void record(int number, Instant at, String kind, String victim, long down, long t0, String error) {
+        var fault = new Fault(number, at, kind, victim, down, (System.nanoTime() - t0) / 1_000_000, error);
+        synchronized (this) {
+            faults.add(fault);
+        }
+        System.out.printf("[fault %d] %s%s, down %d ms, recovered in %d ms%s%n", fault.number(), fault.kind(),
+                fault.kind().endsWith(fault.victim()) ? "" : " (" + fault.victim() + ")",
+                fault.downMillis(), fault.recoverMillis(), fault.error().isEmpty() ? "" : ", FAILED: " + fault.error());
+    }
+
+    /** Injects one fault; its recovery runs in the background, except for the broker's. False if there was no victim. */
+    private boolean inject(int number, String kind, long down, String serviceForStop) {
         Instant at = Instant.now();
-        String error = "";
-        long t0;
-        String victim;
         switch (kind) {
             case "SIGKILL worker" -> {
                 Optional<WorkerPool.Victim> v = workers.pick(random);
                 if (v.isEmpty()) {
-                    return null;
+                    return false;
                 }
-                victim = v.get().name();
-                workers.kill(v.get());
-                down = 0;
-                t0 = System.nanoTime();
+                workers.kill(v.get()); // the pool starts its successor
+                record(number, at, kind, v.get().name(), 0, System.nanoTime(), "");
             }
             case "SIGSTOP worker" -> {
                 Optional<WorkerPool.Victim> v = workers.pick(random);
                 if (v.isEmpty()) {
-                    return null;
+                    return false;
                 }
-                victim = v.get().name();
                 long pid = v.get().process().pid();
                 ProcessControl.signal(pid, "STOP");
-                sleep(WorkerPool.WORKER_TIMEOUT_MILLIS);
-                workers.replace(v.get()); // presumed dead: a new worker takes its sessions over
-                sleep(WORKER_STOP_MILLIS - WorkerPool.WORKER_TIMEOUT_MILLIS);
-                down = WORKER_STOP_MILLIS;
-                t0 = System.nanoTime();
-                ProcessControl.signal(pid, "CONT"); // it wakes up fenced
+                background("worker-" + pid, () -> {
+                    sleep(WorkerPool.WORKER_TIMEOUT_MILLIS);
+                    workers.replace(v.get()); // presumed dead: a new worker takes its sessions over
+                    sleep(WORKER_STOP_MILLIS - WorkerPool.WORKER_TIMEOUT_MILLIS);
+                    long t0 = System.nanoTime();
+                    ProcessControl.signal(pid, "CONT"); // it wakes up fenced
+                    record(number, at, kind, v.get().name(), WORKER_STOP_MILLIS, t0, "");
+                });
             }
             case "SIGKILL kafka" -> {
-                victim = "broker";
+                awaitFree(null); // the broker goes down alone: every service up, so recovering it is the services' own doing
                 stack.killBroker();
                 sleep(down);
-                t0 = System.nanoTime();
+                long t0 = System.nanoTime();
+                String error;
                 try {
                     stack.restartBroker();
                     error = awaitServicesReady();
                 } catch (RuntimeException e) {
                     error = String.valueOf(e.getMessage());
                 }
+                record(number, at, kind, "broker", down, t0, error);
             }
             case "SIGSTOP service" -> {
-                victim = serviceForStop;
+                awaitFree(serviceForStop);
                 ServiceProcess service = services.get(serviceForStop);
                 ProcessControl.signal(service.pid(), "STOP");
-                sleep(SERVICE_STOP_MILLIS);
-                down = SERVICE_STOP_MILLIS;
-                t0 = System.nanoTime();
-                ProcessControl.signal(service.pid(), "CONT");
-                error = awaitServicesReady();
+                background(serviceForStop, () -> {
+                    sleep(SERVICE_STOP_MILLIS);
+                    long t0 = System.nanoTime();
+                    ProcessControl.signal(service.pid(), "CONT");
+                    record(number, at, kind, serviceForStop, SERVICE_STOP_MILLIS, t0, awaitReady(serviceForStop));
+                });
             }
             default -> {
-                victim = kind.substring("SIGKILL ".length());
+                String victim = kind.substring("SIGKILL ".length());
+                awaitFree(victim);
                 ServiceProcess service = services.get(victim);
                 service.kill();
-                sleep(down);
-                t0 = System.nanoTime();
-                try {
-                    service.start();
-                } catch (RuntimeException e) {
-                    error = String.valueOf(e.getMessage());
-                }
+                background(victim, () -> {
+                    sleep(down);
+                    long t0 = System.nanoTime();
+                    String error = "";
+                    try {
+                        service.start();
+                    } catch (RuntimeException e) {
+                        error = String.valueOf(e.getMessage());
+                    }
+                    record(number, at, kind, victim, down, t0, error);
+                });
             }
         }
-        return new Fault(number, at, kind, victim, down, (System.nanoTime() - t0) / 1_000_000, error);
+        return true;
+    }
+
+    private String awaitReady(String name) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (!Health.ready(services.get(name).baseUrl())) {
+            if (System.nanoTime() > deadline) {
+                return name + " not ready 2 minutes after the fault";
+            }
+            sleep(250);
+        }
+        return "";
     }
 
     /** Waits until every service answers ready again (after a broker restart or a SIGCONT); an error text if not. */

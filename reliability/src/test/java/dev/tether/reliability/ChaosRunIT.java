@@ -12,6 +12,12 @@ import org.junit.jupiter.api.Test;
  */
 class ChaosRunIT {
 
+    static {
+        // the run prints its own progress; the Kafka clients' configuration dumps would bury it
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        System.setProperty("org.slf4j.simpleLogger.log.dev.tether.testing", "info");
+    }
+
     @Test
     void everySessionSurvivesTheFaultsExactlyOnce() throws Exception {
         Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
