@@ -30,8 +30,10 @@ import java.util.Random;
  *       must find itself fenced and exit.</li>
  * </ul>
  *
- * The seed fixes the kinds, victims, pauses and down times; the timing of the sessions around them is not fixed.
- * Runs on its own thread.
+ * A tool-executor is killed while it runs a command (it waits up to 10 s for one), so its outcome is left unknown.
+ * Recoveries run in the background, so faults overlap, but never two on the same victim, and the broker goes down
+ * only when everything else is up. The seed fixes the kinds, victims, pauses and down times; the timing of the
+ * sessions around them is not fixed. Runs on its own thread.
  */
 final class FaultInjector implements Runnable {
 
@@ -226,6 +228,9 @@ final class FaultInjector implements Runnable {
                 String victim = kind.substring("SIGKILL ".length());
                 awaitFree(victim);
                 ServiceProcess service = services.get(victim);
+                if (victim.equals("tool-executor")) {
+                    awaitRunningCommand(service);
+                }
                 service.kill();
                 background(victim, () -> {
                     sleep(down);
@@ -241,6 +246,21 @@ final class FaultInjector implements Runnable {
             }
         }
         return true;
+    }
+
+    /**
+     * Waits (up to 10 s) until the tool-executor runs a command (a child process: the counting command sleeps 2 s), so
+     * the kill lands mid-command and leaves an outcome the executor cannot know after its restart: UNKNOWN.
+     */
+    private static void awaitRunningCommand(ServiceProcess executor) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            boolean running = ProcessHandle.of(executor.pid()).map(p -> p.descendants().findAny().isPresent()).orElse(false);
+            if (running) {
+                return;
+            }
+            sleep(50);
+        }
     }
 
     private String awaitReady(String name) {
