@@ -169,6 +169,11 @@ public final class ChaosRun {
         return result;
     }
 
+    /** One second per round of each session (two gated calls, one of them a 2-second command), on top of the base budget. */
+    private long callBudgetMillis() {
+        return (long) config.sessions() * config.rounds() * 1_000;
+    }
+
     private String elapsed() {
         return "t+" + (System.nanoTime() - started) / 1_000_000_000 + " s";
     }
@@ -215,7 +220,8 @@ public final class ChaosRun {
             // --- the chaos phase
             long pace = config.paceMillis();
             long start = System.currentTimeMillis() + 3_000;
-            long giveUp = start + pace * config.rounds() + TimeUnit.MINUTES.toMillis(8);
+            // the budget grows with the calls to make: the full run on a loaded 2-core machine needed more than 8 minutes
+            long giveUp = start + pace * config.rounds() + TimeUnit.MINUTES.toMillis(8) + callBudgetMillis();
             long chaosStart = System.nanoTime();
             System.out.printf("%n[%s] chaos phase: rounds paced %d s apart, %d worker processes%n", elapsed(), pace / 1000,
                     (config.sessions() + config.sessionsPerWorker() - 1) / config.sessionsPerWorker());
@@ -241,6 +247,8 @@ public final class ChaosRun {
             if (!workers.awaitSuperseded(60_000)) {
                 failures.add("a worker replaced while SIGSTOPped did not exit by itself after SIGCONT (not fenced?)");
             }
+            // the phase is over: no worker may claim anything after this (a late takeover would change the logs under the checks)
+            workers.close();
             List<FaultInjector.Fault> faults = injector.faults();
             figures.put("chaos phase (s)", (System.nanoTime() - chaosStart) / 1_000_000_000);
 
@@ -249,12 +257,13 @@ public final class ChaosRun {
                 long referenceStart = System.nanoTime();
                 System.out.printf("%n[%s] reference phase: the same script on %d fresh sessions, no faults%n", elapsed(), referenceIds.size());
                 long refStart = System.currentTimeMillis();
-                long refGiveUp = refStart + TimeUnit.MINUTES.toMillis(10);
+                long refGiveUp = refStart + TimeUnit.MINUTES.toMillis(10) + callBudgetMillis();
                 var reference = new WorkerPool(classpath, workerArgs(services, refStart, 0, refGiveUp), runId + "-ref",
                         specs(referenceIds), config.sessionsPerWorker(), workDir.resolve("workers-ref"));
                 pools.add(reference);
                 reference.start();
                 awaitDone(reference, refGiveUp, "reference");
+                reference.close();
                 figures.put("reference phase (s)", (System.nanoTime() - referenceStart) / 1_000_000_000);
                 if (reference.takeovers() > 0) {
                     failures.add("the fault-free reference run had " + reference.takeovers() + " worker restart(s)");
