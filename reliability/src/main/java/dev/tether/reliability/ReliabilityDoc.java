@@ -22,6 +22,9 @@ public final class ReliabilityDoc {
     static final List<String> HEADLINE = List.of("sessions", "events", "faults injected", "lost", "duplicated effects", "fuzz cases",
             "5xx", "cross-tenant successes", "secrets found");
 
+    /** Failures listed per part; the rest are counted (the JSON has them all). */
+    static final int MAX_FAILURES = 40;
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private ReliabilityDoc() {}
@@ -104,7 +107,13 @@ public final class ReliabilityDoc {
                     .append(e.getValue().isTextual() ? e.getValue().asText().replace("|", "\\|") : e.getValue().toString()).append(" |\n"));
             JsonNode failures = part.path("failures");
             b.append("\nFailures: ").append(failures.isEmpty() ? "none.\n" : failures.size() + "\n\n");
-            failures.forEach(f -> b.append("- ").append(f.asText().replace("\n", " ")).append("\n"));
+            for (int i = 0; i < Math.min(failures.size(), MAX_FAILURES); i++) {
+                String f = failures.get(i).asText().replace("\n", " ");
+                b.append("- ").append(f.length() > 400 ? f.substring(0, 400) + "…" : f).append("\n");
+            }
+            if (failures.size() > MAX_FAILURES) {
+                b.append("- … and ").append(failures.size() - MAX_FAILURES).append(" more (all of them in the part's JSON)\n");
+            }
             b.append("\n");
         }
         return b.toString();
