@@ -32,9 +32,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -183,21 +180,13 @@ public final class ChaosRun {
                 : "ChaosRunIT (.ci/run), or reliability/run --seed " + config.seed();
     }
 
-    private void startAll(Map<String, ServiceProcess> services) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(services.size());
-        try {
-            var started = new LinkedHashMap<String, Future<Long>>();
-            services.forEach((name, s) -> started.put(name, pool.submit(() -> {
-                long t0 = System.nanoTime();
-                s.start();
-                return (System.nanoTime() - t0) / 1_000_000;
-            })));
-            for (var e : started.entrySet()) {
-                System.out.printf("%s ready at %s in %d ms (log %s)%n", e.getKey(), services.get(e.getKey()).baseUrl(),
-                        e.getValue().get(), root.relativize(services.get(e.getKey()).log()));
-            }
-        } finally {
-            pool.shutdown();
+    /** One after the other: four JVMs starting at once on a loaded 2-core machine took longer than a start may take. */
+    private void startAll(Map<String, ServiceProcess> services) {
+        for (var e : services.entrySet()) {
+            long t0 = System.nanoTime();
+            e.getValue().start();
+            System.out.printf("%s ready at %s in %d ms (log %s)%n", e.getKey(), e.getValue().baseUrl(),
+                    (System.nanoTime() - t0) / 1_000_000, root.relativize(e.getValue().log()));
         }
     }
 
