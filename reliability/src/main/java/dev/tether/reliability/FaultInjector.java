@@ -1,38 +1,91 @@
 package dev.tether.reliability;
 
 import dev.tether.testing.ServiceProcess;
+import dev.tether.testing.TetherStack;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 
 /**
- * Seeded faults: until told to stop, waits a random pause, SIGKILLs one of the services, waits a random delay and
- * starts it again (same port, state directory and workspace). The same seed picks the same victims and delays; the
- * timing of the sessions around them is not deterministic. Runs on its own thread; {@link #stop()} lets the fault in
- * progress finish (the victim is restarted) before it returns.
+ * Seeded faults. Until it has injected {@code target} faults (or is stopped), it waits a random pause and injects one
+ * fault of a kind drawn with {@code java.util.Random(seed)}: the first faults go through every kind once, in a seeded
+ * order, then kinds are drawn by weight.
+ *
+ * <ul>
+ *   <li>{@code SIGKILL <service>}: SIGKILL, down for a random delay, restart on the same port and state directory,
+ *       wait until ready;</li>
+ *   <li>{@code SIGKILL worker}: SIGKILL of a worker process; the {@link WorkerPool} starts its successor, which takes
+ *       the sessions over;</li>
+ *   <li>{@code SIGKILL kafka}: SIGKILL of the broker, down for a random delay, restart on the same data directory;
+ *       then every service must be ready again;</li>
+ *   <li>{@code SIGSTOP <service>}: stopped for {@link #SERVICE_STOP_MILLIS} (longer than the services' Kafka session
+ *       timeout, 15 s), then SIGCONT; it must be ready again;</li>
+ *   <li>{@code SIGSTOP worker}: stopped longer than the pool's worker timeout; the pool replaces it; then SIGCONT: it
+ *       must find itself fenced and exit.</li>
+ * </ul>
+ *
+ * A tool-executor is killed while it runs a command (it waits up to 10 s for one), so its outcome is left unknown.
+ * Recoveries run in the background, so faults overlap, but never two on the same victim, and the broker goes down
+ * only when everything else is up. The seed fixes the kinds, victims, pauses and down times; the timing of the
+ * sessions around them is not fixed. Runs on its own thread.
  */
 final class FaultInjector implements Runnable {
 
+    static final long SERVICE_STOP_MILLIS = 20_000;
+    static final long WORKER_STOP_MILLIS = WorkerPool.WORKER_TIMEOUT_MILLIS + 5_000;
+    static final List<String> SERVICES = List.of("session-service", "projector-service", "approval-service", "tool-executor");
+
     /** One injected fault, as printed and checked. */
-    record Fault(int number, Instant at, String service, long downMillis, long restartMillis, String error) {
+    record Fault(int number, Instant at, String kind, String victim, long downMillis, long recoverMillis, String error) {
     }
 
+    private static final Map<String, Integer> WEIGHTS = weights();
+
     private final Map<String, ServiceProcess> services;
+    private final WorkerPool workers;
+    private final TetherStack stack;
     private final Random random;
+    private final int target;
     private final Duration pauseMin;
     private final Duration pauseMax;
+    private final Duration downMax;
     private final List<Fault> faults = new ArrayList<>();
     private volatile boolean running = true;
 
-    FaultInjector(Map<String, ServiceProcess> services, long seed, Duration pauseMin, Duration pauseMax) {
+    FaultInjector(Map<String, ServiceProcess> services, WorkerPool workers, TetherStack stack, long seed, int target,
+                  Duration pauseMin, Duration pauseMax, Duration downMax) {
         this.services = new LinkedHashMap<>(services);
+        this.workers = workers;
+        this.stack = stack;
         this.random = new Random(seed);
+        this.target = target;
         this.pauseMin = pauseMin;
         this.pauseMax = pauseMax;
+        this.downMax = downMax;
+    }
+
+    private static Map<String, Integer> weights() {
+        var w = new LinkedHashMap<String, Integer>();
+        w.put("SIGKILL tool-executor", 4);
+        w.put("SIGKILL session-service", 2);
+        w.put("SIGKILL projector-service", 2);
+        w.put("SIGKILL approval-service", 2);
+        w.put("SIGKILL worker", 4);
+        w.put("SIGKILL kafka", 1);
+        w.put("SIGSTOP service", 1);
+        w.put("SIGSTOP worker", 1);
+        return w;
+    }
+
+    /** Every kind of fault the injector knows. */
+    static List<String> kinds() {
+        return List.copyOf(WEIGHTS.keySet());
     }
 
     void stop() {
@@ -45,8 +98,11 @@ final class FaultInjector implements Runnable {
 
     @Override
     public void run() {
-        var names = new ArrayList<>(services.keySet());
-        while (running) {
+        var firstRound = new ArrayList<>(WEIGHTS.keySet());
+        Collections.shuffle(firstRound, random);
+        int total = WEIGHTS.values().stream().mapToInt(Integer::intValue).sum();
+        int injected = 0;
+        while (running && injected < target) {
             long pauseEnd = System.nanoTime() + between(pauseMin.toMillis(), pauseMax.toMillis()) * 1_000_000;
             while (running && System.nanoTime() < pauseEnd) {
                 if (!sleep(100)) {
@@ -54,28 +110,182 @@ final class FaultInjector implements Runnable {
                 }
             }
             if (!running) {
+                break;
+            }
+            String kind;
+            if (!firstRound.isEmpty()) {
+                kind = firstRound.remove(0);
+            } else {
+                int draw = random.nextInt(total);
+                kind = null;
+                for (var e : WEIGHTS.entrySet()) {
+                    draw -= e.getValue();
+                    if (draw < 0) {
+                        kind = e.getKey();
+                        break;
+                    }
+                }
+            }
+            long down = between(0, downMax.toMillis());
+            String serviceForStop = SERVICES.get(random.nextInt(SERVICES.size()));
+            if (!inject(injected + 1, kind, down, serviceForStop)) {
+                continue; // no live worker to hit: the draw is spent, the next one may hit something else
+            }
+            injected++;
+        }
+        awaitRecoveries();
+    }
+
+    /** Service and worker faults recover in the background, so faults overlap; these are the recoveries under way. */
+    private final Map<String, Thread> recovering = new LinkedHashMap<>();
+
+    private synchronized boolean busy(String victim) {
+        recovering.values().removeIf(t -> !t.isAlive());
+        return victim == null ? !recovering.isEmpty() : recovering.containsKey(victim);
+    }
+
+    private void awaitFree(String victim) {
+        while (busy(victim)) {
+            sleep(100);
+        }
+    }
+
+    /** Waits until every fault injected has recovered (the victim restarted, resumed or replaced). */
+    void awaitRecoveries() {
+        awaitFree(null);
+    }
+
+    private synchronized void background(String victim, Runnable recovery) {
+        Thread t = new Thread(recovery, "chaos-recover-" + victim);
+        recovering.put(victim, t);
+        t.start();
+    }
+
+    private void record(int number, Instant at, String kind, String victim, long down, long t0, String error) {
+        var fault = new Fault(number, at, kind, victim, down, (System.nanoTime() - t0) / 1_000_000, error);
+        synchronized (this) {
+            faults.add(fault);
+        }
+        System.out.printf("[fault %d] %s%s, down %d ms, recovered in %d ms%s%n", fault.number(), fault.kind(),
+                fault.kind().endsWith(fault.victim()) ? "" : " (" + fault.victim() + ")",
+                fault.downMillis(), fault.recoverMillis(), fault.error().isEmpty() ? "" : ", FAILED: " + fault.error());
+    }
+
+    /** Injects one fault; its recovery runs in the background, except for the broker's. False if there was no victim. */
+    private boolean inject(int number, String kind, long down, String serviceForStop) {
+        Instant at = Instant.now();
+        switch (kind) {
+            case "SIGKILL worker" -> {
+                Optional<WorkerPool.Victim> v = workers.pick(random);
+                if (v.isEmpty()) {
+                    return false;
+                }
+                workers.kill(v.get()); // the pool starts its successor
+                record(number, at, kind, v.get().name(), 0, System.nanoTime(), "");
+            }
+            case "SIGSTOP worker" -> {
+                Optional<WorkerPool.Victim> v = workers.pick(random);
+                if (v.isEmpty()) {
+                    return false;
+                }
+                long pid = v.get().process().pid();
+                ProcessControl.signal(pid, "STOP");
+                background("worker-" + pid, () -> {
+                    sleep(WorkerPool.WORKER_TIMEOUT_MILLIS);
+                    workers.replace(v.get()); // presumed dead: a new worker takes its sessions over
+                    sleep(WORKER_STOP_MILLIS - WorkerPool.WORKER_TIMEOUT_MILLIS);
+                    long t0 = System.nanoTime();
+                    ProcessControl.signal(pid, "CONT"); // it wakes up fenced
+                    record(number, at, kind, v.get().name(), WORKER_STOP_MILLIS, t0, "");
+                });
+            }
+            case "SIGKILL kafka" -> {
+                awaitFree(null); // the broker goes down alone: every service up, so recovering it is the services' own doing
+                stack.killBroker();
+                sleep(down);
+                long t0 = System.nanoTime();
+                String error;
+                try {
+                    stack.restartBroker();
+                    error = awaitServicesReady();
+                } catch (RuntimeException e) {
+                    error = String.valueOf(e.getMessage());
+                }
+                record(number, at, kind, "broker", down, t0, error);
+            }
+            case "SIGSTOP service" -> {
+                awaitFree(serviceForStop);
+                ServiceProcess service = services.get(serviceForStop);
+                ProcessControl.signal(service.pid(), "STOP");
+                background(serviceForStop, () -> {
+                    sleep(SERVICE_STOP_MILLIS);
+                    long t0 = System.nanoTime();
+                    ProcessControl.signal(service.pid(), "CONT");
+                    record(number, at, kind, serviceForStop, SERVICE_STOP_MILLIS, t0, awaitReady(serviceForStop));
+                });
+            }
+            default -> {
+                String victim = kind.substring("SIGKILL ".length());
+                awaitFree(victim);
+                ServiceProcess service = services.get(victim);
+                if (victim.equals("tool-executor")) {
+                    awaitRunningCommand(service);
+                }
+                service.kill();
+                background(victim, () -> {
+                    sleep(down);
+                    long t0 = System.nanoTime();
+                    String error = "";
+                    try {
+                        service.start();
+                    } catch (RuntimeException e) {
+                        error = String.valueOf(e.getMessage());
+                    }
+                    record(number, at, kind, victim, down, t0, error);
+                });
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Waits (up to 10 s) until the tool-executor runs a command (a child process: the counting command sleeps 2 s), so
+     * the kill lands mid-command and leaves an outcome the executor cannot know after its restart: UNKNOWN.
+     */
+    private static void awaitRunningCommand(ServiceProcess executor) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            boolean running = ProcessHandle.of(executor.pid()).map(p -> p.descendants().findAny().isPresent()).orElse(false);
+            if (running) {
                 return;
             }
-            String name = names.get(random.nextInt(names.size()));
-            long down = between(0, 8_000);
-            ServiceProcess victim = services.get(name);
-            Instant at = Instant.now();
-            victim.kill(); // SIGKILL
-            sleep(down);
-            long t0 = System.nanoTime();
-            String error = "";
-            try {
-                victim.start();
-            } catch (RuntimeException e) {
-                error = e.getMessage();
-            }
-            var fault = new Fault(faults.size() + 1, at, name, down, (System.nanoTime() - t0) / 1_000_000, error);
-            synchronized (this) {
-                faults.add(fault);
-            }
-            System.out.printf("[fault %d] SIGKILL %s, down %d ms, restart to ready %d ms%s%n", fault.number(), name, down,
-                    fault.restartMillis(), error.isEmpty() ? "" : ", RESTART FAILED: " + error);
+            sleep(50);
         }
+    }
+
+    private String awaitReady(String name) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (!Health.ready(services.get(name).baseUrl())) {
+            if (System.nanoTime() > deadline) {
+                return name + " not ready 2 minutes after the fault";
+            }
+            sleep(250);
+        }
+        return "";
+    }
+
+    /** Waits until every service answers ready again (after a broker restart or a SIGCONT); an error text if not. */
+    private String awaitServicesReady() {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        for (var e : services.entrySet()) {
+            while (!Health.ready(e.getValue().baseUrl())) {
+                if (System.nanoTime() > deadline) {
+                    return e.getKey() + " not ready 2 minutes after the fault";
+                }
+                sleep(250);
+            }
+        }
+        return "";
     }
 
     private long between(long min, long max) {

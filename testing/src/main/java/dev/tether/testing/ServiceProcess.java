@@ -118,6 +118,11 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /** The PID of the running process (for signals the JDK cannot send, such as SIGSTOP); -1 if never started. */
+    public long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
     public boolean isAlive() {
         return process != null && process.isAlive();
     }

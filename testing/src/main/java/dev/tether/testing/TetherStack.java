@@ -82,6 +82,19 @@ public abstract class TetherStack {
 
     abstract Path scratchRoot();
 
+    /**
+     * SIGKILL of the Kafka broker, as in a machine crash (chaos tests); {@link #restartBroker()} brings it back on the
+     * same port and data directory. Only the local stack supports it.
+     */
+    public void killBroker() {
+        throw new UnsupportedOperationException("killing the broker needs the local stack (deploy/local/stack)");
+    }
+
+    /** Starts the broker killed by {@link #killBroker()} again, same command line and data, and waits until it is up. */
+    public void restartBroker() {
+        throw new UnsupportedOperationException("restarting the broker needs the local stack (deploy/local/stack)");
+    }
+
     /** Kafka client properties that reach the broker. */
     public Map<String, Object> clientConfig() {
         var config = new LinkedHashMap<String, Object>();
@@ -143,6 +156,63 @@ public abstract class TetherStack {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
+            }
+        }
+
+        private List<String> brokerCommand;
+
+        @Override
+        public synchronized void killBroker() {
+            try {
+                long pid = Long.parseLong(Files.readString(dir.resolve("kafka.pid")).trim());
+                ProcessHandle broker = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no broker with pid " + pid));
+                // the command line as the launcher started it (with its marker), to start it again the same way
+                String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
+                brokerCommand = List.of(cmdline.split("\0"));
+                broker.destroyForcibly();
+                broker.onExit().get(30, TimeUnit.SECONDS);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (Exception e) {
+                throw new IllegalStateException("could not kill the broker", e);
+            }
+        }
+
+        @Override
+        public synchronized void restartBroker() {
+            if (brokerCommand == null) {
+                throw new IllegalStateException("the broker was not killed by killBroker()");
+            }
+            try {
+                Path log = dir.resolve("kafka.log");
+                long before = startedLines(log);
+                Process p = new ProcessBuilder(brokerCommand)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("kafka.out").toFile()))
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                        .start();
+                Files.writeString(dir.resolve("kafka.pid"), p.pid() + "\n");
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+                while (startedLines(log) <= before) {
+                    if (!p.isAlive() || System.nanoTime() > deadline) {
+                        throw new IllegalStateException("the broker did not come back; its log: " + log);
+                    }
+                    Thread.sleep(200);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        private static long startedLines(Path log) throws IOException {
+            if (!Files.exists(log)) {
+                return 0;
+            }
+            try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+                return lines.filter(l -> l.contains("Kafka Server started")).count();
             }
         }
 
