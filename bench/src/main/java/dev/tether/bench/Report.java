@@ -27,6 +27,8 @@ final class Report {
     private final StringBuilder rows = new StringBuilder();
     private Samples rawProduce;
     private Samples rawConsumeFetch;
+    /** The JMH row, measured first but shown with the other rows of figure 5. */
+    private String foldRow = "";
 
     Report(BenchSettings settings, Instant started) {
         this.settings = settings;
@@ -75,6 +77,80 @@ final class Report {
         row("4 projection throughput (projector catching up on %d events)".formatted(eventRecords), eps, "events/s", ratio, "≥ 0.5");
     }
 
+    void fold(List<FoldJmh.Result> runs) {
+        double first = runs.get(0).nsPerEvent();
+        double last = runs.get(runs.size() - 1).nsPerEvent();
+        figures.put("5_fold_jmh", Map.of("runs", runs, "lastToFirst", last / first, "target", "lastToFirst <= 1.2"));
+        StringBuilder cells = new StringBuilder();
+        for (FoldJmh.Result r : runs) {
+            cells.append(cells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d: %.0f ± %.0f ns", r.length(), r.nsPerEvent(), r.error()));
+        }
+        foldRow = (String.format(Locale.ROOT, "| 5 fold per event, pure (JMH, at session length) | %s | %s | ≤ 1.2 (%s vs %s) |%n", cells,
+                String.format(Locale.ROOT, "%.2f", last / first), lengthName(runs.get(runs.size() - 1).length()), lengthName(runs.get(0).length())));
+    }
+
+    void constantCost(List<ConstantCost.AtLength> lengths) {
+        ConstantCost.AtLength first = lengths.get(0);
+        ConstantCost.AtLength last = lengths.get(lengths.size() - 1);
+        double cpuRatio = last.projectorCpu().median() / first.projectorCpu().median();
+        double bytesRatio = last.storeBytes().median() / first.storeBytes().median();
+        var byLength = new LinkedHashMap<String, Object>();
+        for (ConstantCost.AtLength l : lengths) {
+            byLength.put(Integer.toString(l.length()), Map.of("windows", l.windows(), "projectorCpuMicrosPerEvent", summary(l.projectorCpu()),
+                    "projectorStoreBytesPerEvent", summary(l.storeBytes())));
+        }
+        figures.put("5_constant_cost", Map.of("byLength", byLength, "cpuLastToFirst", cpuRatio, "storeBytesLastToFirst", bytesRatio,
+                "target", "lastToFirst <= 1.2"));
+        StringBuilder cpu = new StringBuilder();
+        StringBuilder bytes = new StringBuilder();
+        for (ConstantCost.AtLength l : lengths) {
+            cpu.append(cpu.isEmpty() ? "" : ", ").append(lengthName(l.length())).append(": ").append(range(l.projectorCpu(), "%.0f")).append(" µs");
+            bytes.append(bytes.isEmpty() ? "" : ", ").append(lengthName(l.length())).append(": ").append(range(l.storeBytes(), "%.0f")).append(" B");
+        }
+        String target = "≤ 1.2 (" + lengthName(last.length()) + " vs " + lengthName(first.length()) + ")";
+        rows.append(foldRow);
+        rows.append(String.format(Locale.ROOT, "| 5 projector CPU per event, end to end (%d-event windows) | %s | %.2f | %s |%n",
+                first.windows().get(0).events(), cpu, cpuRatio, target));
+        rows.append(String.format(Locale.ROOT, "| 5 projector store bytes written per event (changelogs, checkpoints) | %s | %.2f | %s |%n",
+                bytes, bytesRatio, target));
+    }
+
+    void amplification(List<Amplification.Run> runs) {
+        double flat = runs.get(runs.size() - 1).ratio() / runs.get(0).ratio();
+        figures.put("6_storage_amplification", Map.of("runs", runs, "lastToFirst", flat, "target", "ratio <= 3, flat in session length"));
+        StringBuilder cells = new StringBuilder();
+        for (Amplification.Run r : runs) {
+            cells.append(cells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d turns: %.2f (%.2f without commands)", r.turns(),
+                    r.ratio(), r.ratioWithoutCommands()));
+        }
+        rows.append(String.format(Locale.ROOT, "| 6 bytes stored per payload byte (all topics, before compaction) | %s | %.2f (long/short) | ≤ 3, flat |%n",
+                cells, flat));
+    }
+
+    void resume(Resume.Run run) {
+        figures.put("7_resume_latency", Map.of("run", run, "target", "p99 <= 100 ms"));
+        rows.append(String.format(Locale.ROOT, "| 7 resume: claim + recovery + context, session of %,d events (%d rounds) | p50 %.1f ms, p99 %.1f ms (claim %.1f, recovery %.1f, context %.1f ms at p50) | — | p99 ≤ 100 ms |%n",
+                run.sessionLength(), run.rounds(), run.p50Ms(), run.p99Ms(), run.claimP50Ms(), run.recoveryP50Ms(), run.contextP50Ms()));
+    }
+
+    void recovery(Recovery.Run run) {
+        figures.put("8_recovery", Map.of("run", run));
+        rows.append(String.format(Locale.ROOT, "| 8 projector SIGKILLed holding %,d events in %,d sessions: until it serves again | %.1f s (ready after %.1f s) | — | — |%n",
+                run.events(), run.sessions(), run.killToServingMs() / 1e3, run.killToReadyMs() / 1e3));
+        rows.append(String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s (%.0f events/s) | — | — |%n",
+                run.emptyStateToServingMs() / 1e3, run.emptyStateEventsPerSec()));
+    }
+
+    void coldStart(ColdStart.Run run) {
+        figures.put("9_cold_start", Map.of("run", run));
+        rows.append(String.format(Locale.ROOT, "| 9 cold start: `bin/run --no-demo` until all four services are ready%s | %.1f s | — | — |%n",
+                run.built() ? " (it built first!)" : ", built, warm Maven cache", run.allHealthyMs() / 1e3));
+    }
+
+    private static String lengthName(int length) {
+        return length % 1000 == 0 ? (length / 1000) + "k" : Integer.toString(length);
+    }
+
     void info(String name, Object value) {
         info.put(name, value);
     }
@@ -99,7 +175,7 @@ final class Report {
         return "Run of " + started + " (" + settings.profile() + ", " + settings.repetitions() + " repetitions; median [min–max]); "
                 + machine.get("cores") + " cores, " + machine.get("memory") + ", Java " + machine.get("java")
                 + ", load average at start " + machine.get("loadAverage") + ".\n\n"
-                + "| figure | result | ratio to raw | target |\n|---|---|---|---|\n" + rows
+                + "| figure | result | ratio (to raw; in 5 and 6 longest to shortest) | target |\n|---|---|---|---|\n" + rows
                 + info.entrySet().stream().map(e -> String.format(Locale.ROOT, "| %s | %s | | |%n", e.getKey(), format(e.getValue())))
                         .reduce("", String::concat);
     }
