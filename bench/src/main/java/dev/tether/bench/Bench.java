@@ -80,9 +80,11 @@ public final class Bench {
         Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
 
         // (5) the pure fold first, on a machine not yet busy with the broker
-        List<FoldJmh.Result> fold = new FoldJmh(workDir.resolve("jmh")).run(settings.jmhLengths(), settings.jmhOptions());
-        fold.forEach(r -> log("fold at %d events: %.0f ns/event", r.length(), r.nsPerEvent()));
-        report.fold(fold);
+        if (!settings.appendOnly()) {
+            List<FoldJmh.Result> fold = new FoldJmh(workDir.resolve("jmh")).run(settings.jmhLengths(), settings.jmhOptions());
+            fold.forEach(r -> log("fold at %d events: %.0f ns/event", r.length(), r.nsPerEvent()));
+            report.fold(fold);
+        }
 
         TetherStack stack = TetherStack.shared();
         String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + ".";
@@ -131,6 +133,9 @@ public final class Bench {
                         settings.warmupMs(), settings.latencyMeasureMs());
                 log("latency at %d/s: p50 %.1f ms, p99 %.1f ms", latency.targetRate(), latency.p50Ms(), latency.p99Ms());
                 report.appendLatency(latency);
+                if (settings.appendOnly()) {
+                    return report.finished(Instant.now());
+                }
 
                 // (4) the raw topic is full of 1 KiB records: the consume ceiling; then the projector over session-events
                 var watch = new ProjectionCatchUp(admin);
@@ -192,8 +197,7 @@ public final class Bench {
             log("cold start: all four services ready in %.0f ms", cold.allHealthyMs());
             report.coldStart(cold);
         }
-        report.finished(Instant.now());
-        return report;
+        return report.finished(Instant.now());
     }
 
     /** Appends {@code events} more events of {@code recordBytes} in batches of 50, over {@code sessions} new sessions. */

@@ -67,12 +67,27 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
                 List.of(100, 1_000), List.of("-f", "1", "-wi", "1", "-w", "200ms", "-i", "1", "-r", "300ms"));
     }
 
+    /** Figures 1-3 only, at the full run's sizes: for trying service settings that bear on appends (about 4 minutes). */
+    public static BenchSettings append() {
+        BenchSettings f = full();
+        return new BenchSettings("append", f.repetitions, f.recordBytes, f.rawRecords, f.sessions, f.batch, f.warmupMs,
+                f.measureMs, f.latencyRate, f.latencySessions, f.latencyMeasureMs, f.costLengths, f.costWindow, f.costEventBytes,
+                f.amplificationTurns, f.amplificationEvents, f.resumeLength, f.resumeRepetitions, 0, 0, false,
+                f.jmhLengths, f.jmhOptions);
+    }
+
+    /** Whether the run stops after figure 3 (and runs neither JMH nor the cold start). */
+    public boolean appendOnly() {
+        return profile.equals("append");
+    }
+
     public static BenchSettings named(String profile) {
         return switch (profile) {
             case "full" -> full();
             case "smoke" -> smoke();
             case "issue-sizes" -> issueSizes();
-            default -> throw new IllegalArgumentException("profile must be full, smoke or issue-sizes, not " + profile);
+            case "append" -> append();
+            default -> throw new IllegalArgumentException("profile must be full, smoke, issue-sizes or append, not " + profile);
         };
     }
 }

@@ -155,9 +155,10 @@ final class Report {
         info.put(name, value);
     }
 
-    void finished(Instant at) {
+    Report finished(Instant at) {
         root.put("finished", at.toString());
         root.put("loadAverageAtEnd", Machine.loadAverage());
+        return this;
     }
 
     Path writeJson(Path dir) throws IOException {
