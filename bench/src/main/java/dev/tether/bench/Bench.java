@@ -34,7 +34,7 @@ public final class Bench {
     /** Kafka Streams settings of both services, as their application.properties set them; recorded with the results. */
     static final Map<String, String> SERVICE_SETTINGS = Map.of(
             "processing.guarantee", "exactly_once_v2",
-            "commit.interval.ms", "100 (session-service: " + System.getProperty("bench.sequencer.commit.interval.ms", "100") + ")",
+            "commit.interval.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.commit.interval.ms", "20"),
             "partitions per topic", "6",
             "replication factor", "1",
             "service heap", "-Xmx384m");
@@ -224,14 +224,22 @@ public final class Bench {
         return properties;
     }
 
-    /** With {@code -Dbench.jfr=DIR}, each service records a JFR profile into DIR, written when it stops. */
+    /**
+     * With {@code -Dbench.jfr=DIR}, each start of a service records a JFR profile into DIR/SERVICE/, in a file
+     * JFR names after the process (hotspot-pid-…), written when it stops.
+     */
     private static List<String> flightRecording(String service) {
         String dir = System.getProperty("bench.jfr");
         if (dir == null) {
             return List.of();
         }
-        // %p: the projector starts three times (figure 8); each start keeps its own recording
-        return List.of("-XX:StartFlightRecording=settings=profile,filename=" + Path.of(dir).toAbsolutePath().resolve(service + "-%p.jfr"));
+        Path into = Path.of(dir).toAbsolutePath().resolve(service);
+        try {
+            Files.createDirectories(into);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return List.of("-XX:StartFlightRecording=settings=profile,filename=" + into + "/");
     }
 
     /** Deletes {@code dir} and everything under it, if it exists. */
