@@ -83,10 +83,12 @@ public final class Bench {
         if (!settings.appendOnly()) {
             List<FoldJmh.Result> fold = new FoldJmh(workDir.resolve("jmh")).run(settings.jmhLengths(), settings.jmhOptions());
             fold.forEach(r -> log("fold at %d events: %.0f ns/event", r.length(), r.nsPerEvent()));
-            report.fold(fold);
+            List<FoldCpu.Result> foldCpu = FoldCpu.run(settings.jmhLengths(), settings.foldCpuWindows());
+            foldCpu.forEach(r -> log("fold at %d events: %.0f ns CPU/event", r.length(), r.nsPerEvent()));
+            report.fold(fold, foldCpu);
         }
 
-        TetherStack stack = TetherStack.shared();
+        TetherStack stack = startStack();
         String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         String rawTopic = prefix + "raw";
         String eventsTopic = prefix + "session-events";
@@ -154,8 +156,8 @@ public final class Bench {
                 log("projection %.0f events/s over %d records", catchUp.eventsPerSec(), eventRecords);
                 report.projection(catchUp, eventRecords);
 
-                var rig = new Rig(client, load, prefix, watch, new StoreSizes(admin), new ServiceCpu(root.resolve("projector-service")),
-                        new ServiceCpu(root.resolve("session-service")));
+                var rig = new Rig(client, load, prefix, watch, new StoreSizes(admin), new ServiceCpu(root.resolve("projector-service"),
+                        prefix + "tether-projector-service"), new ServiceCpu(root.resolve("session-service"), prefix + "tether-session-service"));
 
                 // (5) end to end: the projector's CPU and store bytes per event at each session length
                 report.constantCost(new ConstantCost(rig).measure(settings.costLengths(), settings.costWindow(), settings.repetitions(),
@@ -173,7 +175,8 @@ public final class Bench {
                 // (7)
                 var resume = new Resume(rig).measure(settings.resumeLength(), settings.resumeRepetitions(), settings.costEventBytes(),
                         COST_BATCH);
-                log("resume of %d events: p50 %.1f ms, p99 %.1f ms", resume.sessionLength(), resume.p50Ms(), resume.p99Ms());
+                resume.forEach(r -> log("resume of %d events (compacted: %s): p50 %.1f ms, p99 %.1f ms", r.sessionLength(), r.compacted(),
+                        r.p50Ms(), r.p99Ms()));
                 report.resume(resume);
 
                 // (8) optionally topped up to the size first
@@ -198,6 +201,19 @@ public final class Bench {
             report.coldStart(cold);
         }
         return report.finished(Instant.now());
+    }
+
+    /**
+     * The broker and registry. On this shared machine, at a load average of 40-60, their start has failed a
+     * few times without a line of log (the broker gone before it wrote one): one more try before giving up.
+     */
+    private static TetherStack startStack() {
+        try {
+            return TetherStack.shared();
+        } catch (IllegalStateException e) {
+            log("the broker and registry did not start (%s); trying once more", e.getMessage().lines().findFirst().orElse(""));
+            return TetherStack.shared();
+        }
     }
 
     /** Appends {@code events} more events of {@code recordBytes} in batches of 50, over {@code sessions} new sessions. */
@@ -239,7 +255,9 @@ public final class Bench {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return List.of("-XX:StartFlightRecording=settings=profile,filename=" + into + "/");
+        // the repository inside DIR too: a SIGKILLed service writes no recording, but its chunks stay there
+        return List.of("-XX:StartFlightRecording=settings=profile,filename=" + into + "/",
+                "-XX:FlightRecorderOptions=repository=" + into.resolve("repository"));
     }
 
     /** Deletes {@code dir} and everything under it, if it exists. */

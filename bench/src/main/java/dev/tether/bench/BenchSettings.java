@@ -30,12 +30,13 @@ import java.util.List;
  * @param coldStart           (9) whether to time {@code bin/run --no-demo}
  * @param jmhLengths          (5) session lengths of the JMH fold benchmark
  * @param jmhOptions          JMH's iteration options (forks, warm-up, measurement)
+ * @param foldCpuWindows      (5) windows of the fold measured in thread CPU time per length ({@link FoldCpu})
  */
 public record BenchSettings(String profile, int repetitions, int recordBytes, long rawRecords, int sessions, int batch,
         long warmupMs, long measureMs, int latencyRate, int latencySessions, long latencyMeasureMs,
         List<Integer> costLengths, int costWindow, int costEventBytes, List<Integer> amplificationTurns, int amplificationEvents,
         int resumeLength, int resumeRepetitions, long recoveryEvents, int recoverySessions, boolean coldStart,
-        List<Integer> jmhLengths, List<String> jmhOptions) {
+        List<Integer> jmhLengths, List<String> jmhOptions, int foldCpuWindows) {
 
     /**
      * About 20 minutes on the 2-core build machine. The latency rate is 200/s, not the issue's example of
@@ -47,7 +48,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return new BenchSettings("full", 3, 1024, 200_000, 64, 10, 5_000, 15_000, 200, 100, 20_000,
                 List.of(1_000, 10_000, 100_000), 2_000, 256, List.of(100, 2_000), 4_000,
                 10_000, 50, 0, 0, true,
-                List.of(1_000, 10_000, 100_000), List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"));
+                List.of(1_000, 10_000, 100_000), List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"), 300);
     }
 
     /** The issue's sizes where the full run scales them down: the projector killed holding 1,000,000 events in 1,000 sessions. */
@@ -56,7 +57,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return new BenchSettings("issue-sizes", f.repetitions, f.recordBytes, f.rawRecords, f.sessions, f.batch, f.warmupMs,
                 f.measureMs, f.latencyRate, f.latencySessions, f.latencyMeasureMs, f.costLengths, f.costWindow, f.costEventBytes,
                 f.amplificationTurns, f.amplificationEvents, f.resumeLength, f.resumeRepetitions, 1_000_000, 1_000, f.coldStart,
-                f.jmhLengths, f.jmhOptions);
+                f.jmhLengths, f.jmhOptions, f.foldCpuWindows);
     }
 
     /** A few seconds per figure. */
@@ -64,7 +65,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return new BenchSettings("smoke", 1, 1024, 10_000, 8, 10, 500, 3_000, 50, 10, 3_000,
                 List.of(100, 300), 100, 256, List.of(5, 20), 80,
                 200, 5, 0, 0, true,
-                List.of(100, 1_000), List.of("-f", "1", "-wi", "1", "-w", "200ms", "-i", "1", "-r", "300ms"));
+                List.of(100, 1_000), List.of("-f", "1", "-wi", "1", "-w", "200ms", "-i", "1", "-r", "300ms"), 20);
     }
 
     /** Figures 1-3 only, at the full run's sizes: for trying service settings that bear on appends (about 4 minutes). */
@@ -73,7 +74,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return new BenchSettings("append", f.repetitions, f.recordBytes, f.rawRecords, f.sessions, f.batch, f.warmupMs,
                 f.measureMs, f.latencyRate, f.latencySessions, f.latencyMeasureMs, f.costLengths, f.costWindow, f.costEventBytes,
                 f.amplificationTurns, f.amplificationEvents, f.resumeLength, f.resumeRepetitions, 0, 0, false,
-                f.jmhLengths, f.jmhOptions);
+                f.jmhLengths, f.jmhOptions, f.foldCpuWindows);
     }
 
     /** Whether the run stops after figure 3 (and runs neither JMH nor the cold start). */

@@ -17,26 +17,29 @@ import java.util.Map;
 final class ConstantCost {
 
     /**
-     * One window.
+     * One window. CPU figures have the idle rate of the second before the window subtracted.
      *
-     * @param fromSeq                        the session's length when the window started
-     * @param events                         events appended in the window
-     * @param seconds                        from the first append until the projector committed the last event
-     * @param projectorCpuMicrosPerEvent     projector CPU time per event, idle rate subtracted
-     * @param sessionServiceCpuMicrosPerEvent session-service (REST + sequencer) CPU time per event, idle rate subtracted
-     * @param projectorStoreBytesPerEvent    bytes written to the projector's changelogs, checkpoints and tool requests per event
-     * @param allTopicsBytesPerEvent         bytes written to all of Tether's topics per event (commands and events too)
-     * @param bytesByTopic                   bytes written per topic in the window
+     * @param fromSeq                          the session's length when the window started
+     * @param events                           events appended in the window
+     * @param seconds                          from the first append until the projector committed the last event
+     * @param projectorStreamMicrosPerEvent    CPU time of the projector's Kafka Streams threads per event (the fold, its
+     *                                         stores, serdes, sends): the figure
+     * @param projectorCpuMicrosPerEvent       CPU time of the whole projector process per event (network threads, GC, JIT too)
+     * @param sessionServiceCpuMicrosPerEvent  CPU time of the whole session-service (REST + sequencer) per event
+     * @param projectorStoreBytesPerEvent      bytes written to the projector's changelogs, checkpoints and tool requests per event
+     * @param allTopicsBytesPerEvent           bytes written to all of Tether's topics per event (commands and events too)
+     * @param bytesByTopic                     bytes written per topic in the window
      */
-    record Window(long fromSeq, long events, double seconds, double projectorCpuMicrosPerEvent, double sessionServiceCpuMicrosPerEvent,
-            double projectorStoreBytesPerEvent, double allTopicsBytesPerEvent, Map<String, Long> bytesByTopic) {
+    record Window(long fromSeq, long events, double seconds, double projectorStreamMicrosPerEvent, double projectorCpuMicrosPerEvent,
+            double sessionServiceCpuMicrosPerEvent, double projectorStoreBytesPerEvent, double allTopicsBytesPerEvent,
+            Map<String, Long> bytesByTopic) {
     }
 
     /** All windows at one length. */
     record AtLength(int length, List<Window> windows) {
 
         Samples projectorCpu() {
-            return Samples.of(windows.stream().map(Window::projectorCpuMicrosPerEvent).toList());
+            return Samples.of(windows.stream().map(Window::projectorStreamMicrosPerEvent).toList());
         }
 
         Samples storeBytes() {
@@ -63,8 +66,8 @@ final class ConstantCost {
                 Window w = window(writers.get(i), last.get(i), window, batch, event);
                 last.set(i, w.fromSeq() + w.events());
                 windows.get(i).add(w);
-                Bench.log("constant cost at %d events: projector %.0f µs/event, %.0f store bytes/event", w.fromSeq(),
-                        w.projectorCpuMicrosPerEvent(), w.projectorStoreBytesPerEvent());
+                Bench.log("constant cost at %d events: projector stream threads %.0f µs/event (process %.0f), %.0f store bytes/event",
+                        w.fromSeq(), w.projectorStreamMicrosPerEvent(), w.projectorCpuMicrosPerEvent(), w.projectorStoreBytesPerEvent());
             }
         }
         var result = new ArrayList<AtLength>();
@@ -78,15 +81,18 @@ final class ConstantCost {
         rig.awaitProjected();
         // the idle rate: commits and polls of a projector with nothing to do
         long idleStart = System.nanoTime();
+        long idleStream = rig.projectorCpu().streamThreadNanos();
         long idleProjector = rig.projectorCpu().nanos();
         long idleSession = rig.sessionServiceCpu().nanos();
         Thread.sleep(1_000);
         double idleSeconds = (System.nanoTime() - idleStart) / 1e9;
+        double streamIdleRate = (rig.projectorCpu().streamThreadNanos() - idleStream) / idleSeconds;
         double projectorIdleRate = (rig.projectorCpu().nanos() - idleProjector) / idleSeconds;
         double sessionIdleRate = (rig.sessionServiceCpu().nanos() - idleSession) / idleSeconds;
 
         Map<String, Long> before = rig.tetherTopicBytes();
         long t0 = System.nanoTime();
+        long stream0 = rig.projectorCpu().streamThreadNanos();
         long projector0 = rig.projectorCpu().nanos();
         long session0 = rig.sessionServiceCpu().nanos();
         long last = fromSeq;
@@ -101,12 +107,18 @@ final class ConstantCost {
         }
         rig.awaitProjected();
         double seconds = (System.nanoTime() - t0) / 1e9;
+        long streamNanos = rig.projectorCpu().streamThreadNanos() - stream0;
         long projectorNanos = rig.projectorCpu().nanos() - projector0;
         long sessionNanos = rig.sessionServiceCpu().nanos() - session0;
         Map<String, Long> written = StoreSizes.delta(before, rig.tetherTopicBytes());
         long projectorBytes = written.entrySet().stream().filter(e -> Rig.isProjectorOutput(e.getKey())).mapToLong(Map.Entry::getValue).sum();
-        return new Window(fromSeq, appended, seconds, Math.max(0, projectorNanos - projectorIdleRate * seconds) / 1e3 / appended,
-                Math.max(0, sessionNanos - sessionIdleRate * seconds) / 1e3 / appended, (double) projectorBytes / appended,
-                (double) StoreSizes.sum(written) / appended, written);
+        return new Window(fromSeq, appended, seconds, perEvent(streamNanos, streamIdleRate, seconds, appended),
+                perEvent(projectorNanos, projectorIdleRate, seconds, appended), perEvent(sessionNanos, sessionIdleRate, seconds, appended),
+                (double) projectorBytes / appended, (double) StoreSizes.sum(written) / appended, written);
+    }
+
+    /** Microseconds of CPU per event, less what the idle process would have used in the same time (never below zero). */
+    private static double perEvent(long nanos, double idleNanosPerSec, double seconds, long events) {
+        return Math.max(0, nanos - idleNanosPerSec * seconds) / 1e3 / events;
     }
 }

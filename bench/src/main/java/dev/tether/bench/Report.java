@@ -27,8 +27,8 @@ final class Report {
     private final StringBuilder rows = new StringBuilder();
     private Samples rawProduce;
     private Samples rawConsumeFetch;
-    /** The JMH row, measured first but shown with the other rows of figure 5. */
-    private String foldRow = "";
+    /** The pure fold's rows, measured first but shown with the other rows of figure 5. */
+    private String foldRows = "";
 
     Report(BenchSettings settings, Instant started) {
         this.settings = settings;
@@ -77,16 +77,26 @@ final class Report {
         row("4 projection throughput (projector catching up on %d events)".formatted(eventRecords), eps, "events/s", ratio, "≥ 0.5");
     }
 
-    void fold(List<FoldJmh.Result> runs) {
+    void fold(List<FoldJmh.Result> runs, List<FoldCpu.Result> cpu) {
         double first = runs.get(0).nsPerEvent();
         double last = runs.get(runs.size() - 1).nsPerEvent();
+        double cpuFirst = cpu.get(0).nsPerEvent();
+        double cpuLast = cpu.get(cpu.size() - 1).nsPerEvent();
         figures.put("5_fold_jmh", Map.of("runs", runs, "lastToFirst", last / first, "target", "lastToFirst <= 1.2"));
+        figures.put("5_fold_cpu", Map.of("runs", cpu, "lastToFirst", cpuLast / cpuFirst, "target", "lastToFirst <= 1.2"));
         StringBuilder cells = new StringBuilder();
         for (FoldJmh.Result r : runs) {
-            cells.append(cells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d: %.0f ± %.0f ns", r.length(), r.nsPerEvent(), r.error()));
+            cells.append(cells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s: %.0f ± %.0f ns", lengthName(r.length()), r.nsPerEvent(), r.error()));
         }
-        foldRow = (String.format(Locale.ROOT, "| 5 fold per event, pure (JMH, at session length) | %s | %s | ≤ 1.2 (%s vs %s) |%n", cells,
-                String.format(Locale.ROOT, "%.2f", last / first), lengthName(runs.get(runs.size() - 1).length()), lengthName(runs.get(0).length())));
+        StringBuilder cpuCells = new StringBuilder();
+        for (FoldCpu.Result r : cpu) {
+            cpuCells.append(cpuCells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s: %.0f [%.0f–%.0f] ns", lengthName(r.length()),
+                    r.nsPerEvent(), r.minNs(), r.maxNs()));
+        }
+        String target = "≤ 1.2 (" + lengthName(runs.get(runs.size() - 1).length()) + " vs " + lengthName(runs.get(0).length()) + ")";
+        foldRows = String.format(Locale.ROOT, "| 5 fold per event, pure (JMH, wall time, at session length) | %s | %.2f | %s |%n", cells, last / first, target)
+                + String.format(Locale.ROOT, "| 5 fold per event, pure (thread CPU time, %d windows of 1,000) | %s | %.2f | %s |%n",
+                        cpu.get(0).windows(), cpuCells, cpuLast / cpuFirst, target);
     }
 
     void constantCost(List<ConstantCost.AtLength> lengths) {
@@ -96,7 +106,7 @@ final class Report {
         double bytesRatio = last.storeBytes().median() / first.storeBytes().median();
         var byLength = new LinkedHashMap<String, Object>();
         for (ConstantCost.AtLength l : lengths) {
-            byLength.put(Integer.toString(l.length()), Map.of("windows", l.windows(), "projectorCpuMicrosPerEvent", summary(l.projectorCpu()),
+            byLength.put(Integer.toString(l.length()), Map.of("windows", l.windows(), "projectorStreamMicrosPerEvent", summary(l.projectorCpu()),
                     "projectorStoreBytesPerEvent", summary(l.storeBytes())));
         }
         figures.put("5_constant_cost", Map.of("byLength", byLength, "cpuLastToFirst", cpuRatio, "storeBytesLastToFirst", bytesRatio,
@@ -108,8 +118,8 @@ final class Report {
             bytes.append(bytes.isEmpty() ? "" : ", ").append(lengthName(l.length())).append(": ").append(range(l.storeBytes(), "%.0f")).append(" B");
         }
         String target = "≤ 1.2 (" + lengthName(last.length()) + " vs " + lengthName(first.length()) + ")";
-        rows.append(foldRow);
-        rows.append(String.format(Locale.ROOT, "| 5 projector CPU per event, end to end (%d-event windows) | %s | %.2f | %s |%n",
+        rows.append(foldRows);
+        rows.append(String.format(Locale.ROOT, "| 5 projector CPU per event, end to end (its Kafka Streams threads, %d-event windows) | %s | %.2f | %s |%n",
                 first.windows().get(0).events(), cpu, cpuRatio, target));
         rows.append(String.format(Locale.ROOT, "| 5 projector store bytes written per event (changelogs, checkpoints) | %s | %.2f | %s |%n",
                 bytes, bytesRatio, target));
@@ -127,10 +137,13 @@ final class Report {
                 cells, flat));
     }
 
-    void resume(Resume.Run run) {
-        figures.put("7_resume_latency", Map.of("run", run, "target", "p99 <= 100 ms"));
-        rows.append(String.format(Locale.ROOT, "| 7 resume: claim + recovery + context, session of %,d events (%d rounds) | p50 %.1f ms, p99 %.1f ms (claim %.1f, recovery %.1f, context %.1f ms at p50) | — | p99 ≤ 100 ms |%n",
-                run.sessionLength(), run.rounds(), run.p50Ms(), run.p99Ms(), run.claimP50Ms(), run.recoveryP50Ms(), run.contextP50Ms()));
+    void resume(List<Resume.Run> runs) {
+        figures.put("7_resume_latency", Map.of("runs", runs, "target", "p99 <= 100 ms"));
+        for (Resume.Run run : runs) {
+            rows.append(String.format(Locale.ROOT, "| 7 resume: claim + recovery + context, session of %,d events%s (%d rounds) | p50 %.1f ms, p99 %.1f ms (claim %.1f, recovery %.1f, context %.1f ms at p50; context %,d chars) | — | p99 ≤ 100 ms |%n",
+                    run.sessionLength(), run.compacted() ? ", compacted but for the last " + Resume.AFTER_COMPACTION : ", never compacted",
+                    run.rounds(), run.p50Ms(), run.p99Ms(), run.claimP50Ms(), run.recoveryP50Ms(), run.contextP50Ms(), run.contextChars()));
+        }
     }
 
     void recovery(Recovery.Run run) {

@@ -17,6 +17,7 @@ final class Resume {
 
     /**
      * @param sessionLength events in the session when the first round started
+     * @param compacted     whether the session had been compacted (all but its last 100 events)
      * @param rounds        claim + recovery + context rounds
      * @param p50Ms         median of a whole round
      * @param p99Ms         99th percentile of a whole round
@@ -26,7 +27,7 @@ final class Resume {
      * @param contextP50Ms  median of the context alone
      * @param contextChars  characters of the last context's messages (JSON)
      */
-    record Run(long sessionLength, int rounds, double p50Ms, double p99Ms, double maxMs, double claimP50Ms, double recoveryP50Ms,
+    record Run(long sessionLength, boolean compacted, int rounds, double p50Ms, double p99Ms, double maxMs, double claimP50Ms, double recoveryP50Ms,
             double contextP50Ms, long contextChars) {
     }
 
@@ -36,11 +37,39 @@ final class Resume {
         this.rig = rig;
     }
 
-    Run measure(int length, int rounds, int eventBytes, int batch) throws Exception {
+    /**
+     * Rounds on a session of {@code length} events, as it is, then again once it has been compacted (a
+     * {@code context_compacted} event through all but the last {@value #AFTER_COMPACTION} events, which a harness appends
+     * when the projector advises it): the context is rendered and its tokens counted from the compaction point on.
+     */
+    List<Run> measure(int length, int rounds, int eventBytes, int batch) throws Exception {
         SessionWriter writer = rig.load().sessions("resume", 1, 1).get(0);
-        String sessionId = writer.sessionId();
-        long last = rig.load().fill(List.of(writer), List.of(2L), List.of(length), batch,
-                List.of(NewEvent.userMessage(AppendLoad.text(eventBytes)))).get(0);
+        NewEvent event = NewEvent.userMessage(AppendLoad.text(eventBytes));
+        long last = rig.load().fill(List.of(writer), List.of(2L), List.of(length), batch, List.of(event)).get(0);
+        Run uncompacted = rounds(writer.sessionId(), last, rounds, false);
+
+        try {
+            return List.of(uncompacted, compacted(writer.sessionId(), rounds, event, batch));
+        } catch (RuntimeException e) {
+            Bench.log("resume of the compacted session not measured: %s", e);
+            return List.of(uncompacted);
+        }
+    }
+
+    private Run compacted(String sessionId, int rounds, NewEvent event, int batch) throws Exception {
+        // a new worker appends the compaction, as the last resumer would
+        SessionWriter compactor = rig.client().writer(rig.client().claim(sessionId, ClaimRequest.of("compactor", "v1")).claimedOrThrow());
+        long through = compactor.lastSeq();
+        rig.load().appendOrThrow(compactor, NewEvent.contextCompacted(through, "The user sent " + through + " messages of text.",
+                List.of(1L, through)));
+        long last = rig.load().fill(List.of(compactor), List.of(through + 1), List.of((int) through + 1 + AFTER_COMPACTION), batch,
+                List.of(event)).get(0);
+        return rounds(sessionId, last, rounds, true);
+    }
+
+    static final int AFTER_COMPACTION = 100;
+
+    private Run rounds(String sessionId, long length, int rounds, boolean compacted) throws Exception {
         rig.awaitProjected();
         double[] total = new double[rounds];
         double[] claim = new double[rounds];
@@ -63,8 +92,8 @@ final class Resume {
             contextChars = ctx.messagesJson().length();
         }
         Arrays.sort(total);
-        return new Run(last, rounds, pct(total, 0.5), pct(total, 0.99), total[rounds - 1], median(claim), median(recovery), median(context),
-                contextChars);
+        return new Run(length, compacted, rounds, pct(total, 0.5), pct(total, 0.99), total[rounds - 1], median(claim), median(recovery),
+                median(context), contextChars);
     }
 
     private static double median(double[] values) {

@@ -46,7 +46,7 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class FoldBenchmark {
 
-    static final int WINDOW = 1_000;
+    public static final int WINDOW = 1_000;
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
     private static final Actor AGENT = new Actor(ActorKind.MODEL, "bench-model");
     private static final String TEXT = "Looked at the build output; the failing test expects the old name. ".repeat(3);
@@ -78,6 +78,14 @@ public class FoldBenchmark {
             s = Projection.evolve(s, e, 0, e.seq());
         }
         return s;
+    }
+
+    /** The benchmark's state at {@code length}, for measuring the same fold outside JMH. */
+    public static FoldBenchmark at(int length) {
+        var b = new FoldBenchmark();
+        b.length = length;
+        b.fill();
+        return b;
     }
 
     /** The session's event at {@code seq}: a start, then turns of five events. */
