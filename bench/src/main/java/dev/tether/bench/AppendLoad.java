@@ -43,16 +43,70 @@ final class AppendLoad {
 
     AppendLoad(TetherClient client, int eventBytes) {
         this.client = client;
-        // ~eventBytes of text, varied enough that nothing compresses it to nothing
-        var text = new StringBuilder(eventBytes);
+        this.payload = text(eventBytes);
+    }
+
+    /** {@code bytes} characters of ASCII text, varied enough that nothing compresses it to nothing. */
+    static String text(int bytes) {
+        var text = new StringBuilder(bytes);
         var random = new java.util.Random(42);
-        while (text.length() < eventBytes) {
+        while (text.length() < bytes) {
             text.append((char) ('a' + random.nextInt(26)));
             if (random.nextInt(7) == 0) {
                 text.append(' ');
             }
         }
-        this.payload = text.substring(0, eventBytes);
+        return text.substring(0, bytes);
+    }
+
+    /**
+     * Appends batches of at most {@code batch} events to every writer, one thread per writer, until writer
+     * {@code i}'s log holds {@code lengths.get(i)} events. Each batch repeats {@code cycle} from its start
+     * (a turn of two events stays whole in an even batch). Returns each log's last seq.
+     *
+     * @param lastSeqs each writer's last seq before the call
+     */
+    List<Long> fill(List<SessionWriter> writers, List<Long> lastSeqs, List<Integer> lengths, int batch, List<NewEvent> cycle)
+            throws InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, writers.size()));
+        try {
+            var futures = new ArrayList<Future<Long>>();
+            for (int i = 0; i < writers.size(); i++) {
+                SessionWriter writer = writers.get(i);
+                long from = lastSeqs.get(i);
+                long to = lengths.get(i);
+                futures.add(pool.submit(() -> {
+                    long last = from;
+                    while (last < to) {
+                        var events = new NewEvent[(int) Math.min(batch, to - last)];
+                        for (int k = 0; k < events.length; k++) {
+                            events[k] = cycle.get(k % cycle.size());
+                        }
+                        last = appendOrThrow(writer, events).lastSeq();
+                    }
+                    return last;
+                }));
+            }
+            var reached = new ArrayList<Long>();
+            for (Future<Long> f : futures) {
+                reached.add(f.get(30, TimeUnit.MINUTES));
+            }
+            return reached;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("could not fill the sessions", e);
+        } finally {
+            pool.shutdownNow();
+            pool.awaitTermination(1, TimeUnit.MINUTES);
+        }
+    }
+
+    /** Appends {@code events} (each gets its own event id) and returns the reply, or throws if it was not appended. */
+    Appended appendOrThrow(SessionWriter writer, NewEvent... events) {
+        AppendResult result = writer.append("step-" + steps.incrementAndGet(), events);
+        if (result instanceof Appended a) {
+            return a;
+        }
+        throw new IllegalStateException("append refused: " + result);
     }
 
     /** Creates and claims {@code count} sessions, named after {@code prefix}. */

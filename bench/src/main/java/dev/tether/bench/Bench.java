@@ -34,10 +34,13 @@ public final class Bench {
     /** Kafka Streams settings of both services, as their application.properties set them; recorded with the results. */
     static final Map<String, String> SERVICE_SETTINGS = Map.of(
             "processing.guarantee", "exactly_once_v2",
-            "commit.interval.ms", "100",
+            "commit.interval.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.commit.interval.ms", "20"),
             "partitions per topic", "6",
             "replication factor", "1",
             "service heap", "-Xmx384m");
+
+    /** Events per append when the long sessions of figures 5 and 7 are filled. */
+    static final int COST_BATCH = 200;
 
     private final BenchSettings settings;
     private final Path workDir;
@@ -61,8 +64,10 @@ public final class Bench {
             if (readme != null) {
                 report.updateReadme(readme, results.relativize(json).toString());
             }
+            deleteTree(workDir);
         } catch (Exception e) {
             e.printStackTrace();
+            System.err.println("bench: the services' logs and state are kept in " + workDir);
             status = 1;
         }
         // the stack's shutdown hook stops the broker and the registry by their PIDs
@@ -72,14 +77,24 @@ public final class Bench {
     /** Runs every figure; the services it starts are stopped before it returns, the stack when the JVM exits. */
     Report run() throws Exception {
         var report = new Report(settings, Instant.now());
-        TetherStack stack = TetherStack.shared();
+        Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
+
+        // (5) the pure fold first, on a machine not yet busy with the broker
+        if (!settings.appendOnly()) {
+            List<FoldJmh.Result> fold = new FoldJmh(workDir.resolve("jmh")).run(settings.jmhLengths(), settings.jmhOptions());
+            fold.forEach(r -> log("fold at %d events: %.0f ns/event", r.length(), r.nsPerEvent()));
+            List<FoldCpu.Result> foldCpu = FoldCpu.run(settings.jmhLengths(), settings.foldCpuWindows());
+            foldCpu.forEach(r -> log("fold at %d events: %.0f ns CPU/event", r.length(), r.nsPerEvent()));
+            report.fold(fold, foldCpu);
+        }
+
+        TetherStack stack = startStack();
         String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         String rawTopic = prefix + "raw";
         String eventsTopic = prefix + "session-events";
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
-        Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
         var sessionService = new ServiceProcess(root.resolve("session-service"), workDir.resolve("session-service"), env,
-                flightRecording("session-service"));
+                sessionServiceProperties());
         var projector = new ServiceProcess(root.resolve("projector-service"), workDir.resolve("projector-service"), env,
                 flightRecording("projector-service"));
         // Ctrl-C: the services go too (the stack has its own hook)
@@ -120,40 +135,141 @@ public final class Bench {
                         settings.warmupMs(), settings.latencyMeasureMs());
                 log("latency at %d/s: p50 %.1f ms, p99 %.1f ms", latency.targetRate(), latency.p50Ms(), latency.p99Ms());
                 report.appendLatency(latency);
+                if (settings.appendOnly()) {
+                    return report.finished(Instant.now());
+                }
+
+                // (4) the raw topic is full of 1 KiB records: the consume ceiling; then the projector over session-events
+                var watch = new ProjectionCatchUp(admin);
+                long rawRecords = settings.rawRecords() * settings.repetitions();
+                var consumed = raw.consume(rawTopic, rawRecords);
+                log("raw consume %.0f rec/s (fetch phase)", consumed.fetchRecordsPerSec());
+                report.rawConsume(consumed);
+                long eventRecords = TopicCount.records(stack.clientConfig(), eventsTopic);
+                double recordShare = (double) eventRecords / watch.endOffsets(eventsTopic);
+
+                long p0 = System.nanoTime();
+                var started = CompletableFuture.runAsync(projector::start);
+                var catchUp = watch.await(prefix + "tether-projector-service", eventsTopic, recordShare, Duration.ofMinutes(10), 100);
+                started.get(5, TimeUnit.MINUTES);
+                report.info("projector-service start to ready (ms)", (System.nanoTime() - p0) / 1e6);
+                log("projection %.0f events/s over %d records", catchUp.eventsPerSec(), eventRecords);
+                report.projection(catchUp, eventRecords);
+
+                var rig = new Rig(client, load, prefix, watch, new StoreSizes(admin), new ServiceCpu(root.resolve("projector-service"),
+                        prefix + "tether-projector-service"), new ServiceCpu(root.resolve("session-service"), prefix + "tether-session-service"));
+
+                // (5) end to end: the projector's CPU and store bytes per event at each session length
+                report.constantCost(new ConstantCost(rig).measure(settings.costLengths(), settings.costWindow(), settings.repetitions(),
+                        settings.costEventBytes(), COST_BATCH));
+
+                // (6)
+                var amplification = new ArrayList<Amplification.Run>();
+                for (int turns : settings.amplificationTurns()) {
+                    var run = new Amplification(rig).measure(turns, settings.amplificationEvents(), settings.recordBytes());
+                    log("amplification at %d turns: %.2f bytes stored per payload byte", turns, run.ratio());
+                    amplification.add(run);
+                }
+                report.amplification(amplification);
+
+                // (7)
+                var resume = new Resume(rig).measure(settings.resumeLength(), settings.resumeRepetitions(), settings.costEventBytes(),
+                        COST_BATCH);
+                resume.forEach(r -> log("resume of %d events (compacted: %s): p50 %.1f ms, p99 %.1f ms", r.sessionLength(), r.compacted(),
+                        r.p50Ms(), r.p99Ms()));
+                report.resume(resume);
+
+                // (8) optionally topped up to the size first
+                long held = TopicCount.records(stack.clientConfig(), eventsTopic);
+                if (held < settings.recoveryEvents()) {
+                    topUp(load, settings.recoveryEvents() - held, settings.recoverySessions());
+                    held = TopicCount.records(stack.clientConfig(), eventsTopic);
+                }
+                var recovery = new Recovery(rig).measure(projector, workDir.resolve("projector-service").resolve("state"), held);
+                report.recovery(recovery);
             }
-
-            // (4) the raw topic is full of 1 KiB records: the consume ceiling; then the projector over session-events
-            var watch = new ProjectionCatchUp(admin);
-            long rawRecords = settings.rawRecords() * settings.repetitions();
-            var consumed = raw.consume(rawTopic, rawRecords);
-            log("raw consume %.0f rec/s (fetch phase)", consumed.fetchRecordsPerSec());
-            report.rawConsume(consumed);
-            long eventRecords = TopicCount.records(stack.clientConfig(), eventsTopic);
-            double recordShare = (double) eventRecords / watch.endOffsets(eventsTopic);
-
-            long p0 = System.nanoTime();
-            var started = CompletableFuture.runAsync(projector::start);
-            var catchUp = watch.await(prefix + "tether-projector-service", eventsTopic, recordShare, Duration.ofMinutes(10), 100);
-            started.get(5, TimeUnit.MINUTES);
-            report.info("projector-service start to ready (ms)", (System.nanoTime() - p0) / 1e6);
-            log("projection %.0f events/s over %d records", catchUp.eventsPerSec(), eventRecords);
-            report.projection(catchUp, eventRecords);
         } finally {
             projector.stop();
             sessionService.stop();
             Runtime.getRuntime().removeShutdownHook(hook);
         }
-        report.finished(Instant.now());
-        return report;
+
+        // (9) with the benchmark's services stopped (its broker and registry idle)
+        if (settings.coldStart()) {
+            var cold = new ColdStart().measure(root, workDir.resolve("cold-start"));
+            log("cold start: all four services ready in %.0f ms", cold.allHealthyMs());
+            report.coldStart(cold);
+        }
+        return report.finished(Instant.now());
     }
 
-    /** With {@code -Dbench.jfr=DIR}, each service records a JFR profile into DIR, written when it stops. */
+    /**
+     * The broker and registry. On this shared machine, at a load average of 40-60, their start has failed a
+     * few times without a line of log (the broker gone before it wrote one): one more try before giving up.
+     */
+    private static TetherStack startStack() {
+        try {
+            return TetherStack.shared();
+        } catch (IllegalStateException e) {
+            log("the broker and registry did not start (%s); trying once more", e.getMessage().lines().findFirst().orElse(""));
+            return TetherStack.shared();
+        }
+    }
+
+    /** Appends {@code events} more events of {@code recordBytes} in batches of 50, over {@code sessions} new sessions. */
+    private void topUp(AppendLoad load, long events, int sessions) throws InterruptedException {
+        int each = (int) Math.ceil((double) events / Math.max(1, sessions));
+        int threads = Math.min(sessions, 32);
+        long t0 = System.nanoTime();
+        for (int from = 0; from < sessions; from += threads) {
+            int n = Math.min(threads, sessions - from);
+            List<SessionWriter> writers = load.sessions("fill" + from, n, 8);
+            load.fill(writers, java.util.Collections.nCopies(n, 2L), java.util.Collections.nCopies(n, 2 + each), 50,
+                    List.of(dev.tether.client.NewEvent.userMessage(AppendLoad.text(settings.recordBytes()))));
+        }
+        log("topped up %d events over %d sessions in %.0f s", events, sessions, (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** The sequencer's settings as measured: {@code -Dbench.sequencer.commit.interval.ms} overrides its commit interval. */
+    private static List<String> sessionServiceProperties() {
+        var properties = new ArrayList<>(flightRecording("session-service"));
+        String interval = System.getProperty("bench.sequencer.commit.interval.ms");
+        if (interval != null) {
+            properties.add("-Dkafka-streams.commit.interval.ms=" + interval);
+        }
+        return properties;
+    }
+
+    /**
+     * With {@code -Dbench.jfr=DIR}, each start of a service records a JFR profile into DIR/SERVICE/, in a file
+     * JFR names after the process (hotspot-pid-…), written when it stops.
+     */
     private static List<String> flightRecording(String service) {
         String dir = System.getProperty("bench.jfr");
         if (dir == null) {
             return List.of();
         }
-        return List.of("-XX:StartFlightRecording=settings=profile,filename=" + Path.of(dir).toAbsolutePath().resolve(service + ".jfr"));
+        Path into = Path.of(dir).toAbsolutePath().resolve(service);
+        try {
+            Files.createDirectories(into);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        // the repository inside DIR too: a SIGKILLed service writes no recording, but its chunks stay there
+        return List.of("-XX:StartFlightRecording=settings=profile,filename=" + into + "/",
+                "-XX:FlightRecorderOptions=repository=" + into.resolve("repository"));
+    }
+
+    /** Deletes {@code dir} and everything under it, if it exists. */
+    static void deleteTree(Path dir) throws java.io.IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     static void log(String format, Object... args) {

@@ -74,6 +74,22 @@ final class ProjectionCatchUp {
                 + " (committed " + lastCommitted + " of " + endSum + ")");
     }
 
+    /** Waits until {@code group} has committed the current end of every partition of {@code topic}; returns when it saw that. */
+    long awaitCaughtUp(String group, String topic, Duration timeout, long pollMs) throws Exception {
+        long endSum = endOffsets(topic);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long committed = -1;
+        while (System.nanoTime() < deadline) {
+            committed = committed(group, topic);
+            if (committed >= endSum) {
+                return System.nanoTime();
+            }
+            Thread.sleep(pollMs);
+        }
+        throw new IllegalStateException("the group " + group + " did not reach the end of " + topic + " within " + timeout
+                + " (committed " + committed + " of " + endSum + ")");
+    }
+
     private long committed(String group, String topic) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
                 .get(10, TimeUnit.SECONDS);

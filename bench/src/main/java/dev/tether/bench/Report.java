@@ -27,6 +27,8 @@ final class Report {
     private final StringBuilder rows = new StringBuilder();
     private Samples rawProduce;
     private Samples rawConsumeFetch;
+    /** The pure fold's rows, measured first but shown with the other rows of figure 5. */
+    private String foldRows = "";
 
     Report(BenchSettings settings, Instant started) {
         this.settings = settings;
@@ -75,13 +77,101 @@ final class Report {
         row("4 projection throughput (projector catching up on %d events)".formatted(eventRecords), eps, "events/s", ratio, "≥ 0.5");
     }
 
+    void fold(List<FoldJmh.Result> runs, List<FoldCpu.Result> cpu) {
+        double first = runs.get(0).nsPerEvent();
+        double last = runs.get(runs.size() - 1).nsPerEvent();
+        double cpuFirst = cpu.get(0).nsPerEvent();
+        double cpuLast = cpu.get(cpu.size() - 1).nsPerEvent();
+        figures.put("5_fold_jmh", Map.of("runs", runs, "lastToFirst", last / first, "target", "lastToFirst <= 1.2"));
+        figures.put("5_fold_cpu", Map.of("runs", cpu, "lastToFirst", cpuLast / cpuFirst, "target", "lastToFirst <= 1.2"));
+        StringBuilder cells = new StringBuilder();
+        for (FoldJmh.Result r : runs) {
+            cells.append(cells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s: %.0f ± %.0f ns", lengthName(r.length()), r.nsPerEvent(), r.error()));
+        }
+        StringBuilder cpuCells = new StringBuilder();
+        for (FoldCpu.Result r : cpu) {
+            cpuCells.append(cpuCells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s: %.0f [%.0f–%.0f] ns", lengthName(r.length()),
+                    r.nsPerEvent(), r.minNs(), r.maxNs()));
+        }
+        String target = "≤ 1.2 (" + lengthName(runs.get(runs.size() - 1).length()) + " vs " + lengthName(runs.get(0).length()) + ")";
+        foldRows = String.format(Locale.ROOT, "| 5 fold per event, pure (JMH, wall time, at session length) | %s | %.2f | %s |%n", cells, last / first, target)
+                + String.format(Locale.ROOT, "| 5 fold per event, pure (thread CPU time, %d windows of 1,000) | %s | %.2f | %s |%n",
+                        cpu.get(0).windows(), cpuCells, cpuLast / cpuFirst, target);
+    }
+
+    void constantCost(List<ConstantCost.AtLength> lengths) {
+        ConstantCost.AtLength first = lengths.get(0);
+        ConstantCost.AtLength last = lengths.get(lengths.size() - 1);
+        double cpuRatio = last.projectorCpu().median() / first.projectorCpu().median();
+        double bytesRatio = last.storeBytes().median() / first.storeBytes().median();
+        var byLength = new LinkedHashMap<String, Object>();
+        for (ConstantCost.AtLength l : lengths) {
+            byLength.put(Integer.toString(l.length()), Map.of("windows", l.windows(), "projectorStreamMicrosPerEvent", summary(l.projectorCpu()),
+                    "projectorStoreBytesPerEvent", summary(l.storeBytes())));
+        }
+        figures.put("5_constant_cost", Map.of("byLength", byLength, "cpuLastToFirst", cpuRatio, "storeBytesLastToFirst", bytesRatio,
+                "target", "lastToFirst <= 1.2"));
+        StringBuilder cpu = new StringBuilder();
+        StringBuilder bytes = new StringBuilder();
+        for (ConstantCost.AtLength l : lengths) {
+            cpu.append(cpu.isEmpty() ? "" : ", ").append(lengthName(l.length())).append(": ").append(range(l.projectorCpu(), "%.0f")).append(" µs");
+            bytes.append(bytes.isEmpty() ? "" : ", ").append(lengthName(l.length())).append(": ").append(range(l.storeBytes(), "%.0f")).append(" B");
+        }
+        String target = "≤ 1.2 (" + lengthName(last.length()) + " vs " + lengthName(first.length()) + ")";
+        rows.append(foldRows);
+        rows.append(String.format(Locale.ROOT, "| 5 projector CPU per event, end to end (its Kafka Streams threads, %d-event windows) | %s | %.2f | %s |%n",
+                first.windows().get(0).events(), cpu, cpuRatio, target));
+        rows.append(String.format(Locale.ROOT, "| 5 projector store bytes written per event (changelogs, checkpoints) | %s | %.2f | %s |%n",
+                bytes, bytesRatio, target));
+    }
+
+    void amplification(List<Amplification.Run> runs) {
+        double flat = runs.get(runs.size() - 1).ratio() / runs.get(0).ratio();
+        figures.put("6_storage_amplification", Map.of("runs", runs, "lastToFirst", flat, "target", "ratio <= 3, flat in session length"));
+        StringBuilder cells = new StringBuilder();
+        for (Amplification.Run r : runs) {
+            cells.append(cells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d turns: %.2f (%.2f without commands)", r.turns(),
+                    r.ratio(), r.ratioWithoutCommands()));
+        }
+        rows.append(String.format(Locale.ROOT, "| 6 bytes stored per payload byte (all topics, before compaction) | %s | %.2f (long/short) | ≤ 3, flat |%n",
+                cells, flat));
+    }
+
+    void resume(List<Resume.Run> runs) {
+        figures.put("7_resume_latency", Map.of("runs", runs, "target", "p99 <= 100 ms"));
+        for (Resume.Run run : runs) {
+            rows.append(String.format(Locale.ROOT, "| 7 resume: claim + recovery + context, session of %,d events%s (%d rounds) | p50 %.1f ms, p99 %.1f ms (claim %.1f, recovery %.1f, context %.1f ms at p50; context %,d chars) | — | p99 ≤ 100 ms |%n",
+                    run.sessionLength(), run.compacted() ? ", compacted but for the last " + Resume.AFTER_COMPACTION : ", never compacted",
+                    run.rounds(), run.p50Ms(), run.p99Ms(), run.claimP50Ms(), run.recoveryP50Ms(), run.contextP50Ms(), run.contextChars()));
+        }
+    }
+
+    void recovery(Recovery.Run run) {
+        figures.put("8_recovery", Map.of("run", run));
+        rows.append(String.format(Locale.ROOT, "| 8 projector SIGKILLed holding %,d events in %,d sessions: until it serves again | %.1f s (ready after %.1f s) | — | — |%n",
+                run.events(), run.sessions(), run.killToServingMs() / 1e3, run.killToReadyMs() / 1e3));
+        rows.append(String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s (%.0f events/s) | — | — |%n",
+                run.emptyStateToServingMs() / 1e3, run.emptyStateEventsPerSec()));
+    }
+
+    void coldStart(ColdStart.Run run) {
+        figures.put("9_cold_start", Map.of("run", run));
+        rows.append(String.format(Locale.ROOT, "| 9 cold start: `bin/run --no-demo` until all four services are ready%s | %.1f s | — | — |%n",
+                run.built() ? " (it built first!)" : ", built, warm Maven cache", run.allHealthyMs() / 1e3));
+    }
+
+    private static String lengthName(int length) {
+        return length % 1000 == 0 ? (length / 1000) + "k" : Integer.toString(length);
+    }
+
     void info(String name, Object value) {
         info.put(name, value);
     }
 
-    void finished(Instant at) {
+    Report finished(Instant at) {
         root.put("finished", at.toString());
         root.put("loadAverageAtEnd", Machine.loadAverage());
+        return this;
     }
 
     Path writeJson(Path dir) throws IOException {
@@ -99,7 +189,7 @@ final class Report {
         return "Run of " + started + " (" + settings.profile() + ", " + settings.repetitions() + " repetitions; median [min–max]); "
                 + machine.get("cores") + " cores, " + machine.get("memory") + ", Java " + machine.get("java")
                 + ", load average at start " + machine.get("loadAverage") + ".\n\n"
-                + "| figure | result | ratio to raw | target |\n|---|---|---|---|\n" + rows
+                + "| figure | result | ratio (to raw; in 5 and 6 longest to shortest) | target |\n|---|---|---|---|\n" + rows
                 + info.entrySet().stream().map(e -> String.format(Locale.ROOT, "| %s | %s | | |%n", e.getKey(), format(e.getValue())))
                         .reduce("", String::concat);
     }

@@ -28,19 +28,31 @@ class BenchSmokeIT {
         JsonNode figures = new ObjectMapper().readTree(json.toFile()).get("figures");
         assertThat(figures.fieldNames()).toIterable()
                 .containsExactlyInAnyOrder("1_raw_produce", "1_raw_consume", "2_append_throughput", "3_append_latency",
-                        "4_projection_throughput");
+                        "4_projection_throughput", "5_fold_jmh", "5_fold_cpu", "5_constant_cost", "6_storage_amplification", "7_resume_latency",
+                        "8_recovery", "9_cold_start");
         for (JsonNode value : List.of(figures.at("/1_raw_produce/recordsPerSec/median"), figures.at("/2_append_throughput/eventsPerSec/median"),
                 figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/1_raw_consume/run/fetchRecordsPerSec"),
-                figures.at("/4_projection_throughput/run/eventsPerSec"), figures.at("/4_projection_throughput/ratioToRawConsume/median"))) {
+                figures.at("/4_projection_throughput/run/eventsPerSec"), figures.at("/4_projection_throughput/ratioToRawConsume/median"),
+                figures.at("/5_fold_jmh/runs/0/nsPerEvent"), figures.at("/5_fold_jmh/lastToFirst"), figures.at("/5_fold_cpu/runs/1/nsPerEvent"),
+                figures.at("/5_constant_cost/storeBytesLastToFirst"), figures.at("/6_storage_amplification/runs/0/ratio"),
+                figures.at("/6_storage_amplification/runs/1/ratio"), figures.at("/7_resume_latency/runs/1/p99Ms"),
+                figures.at("/8_recovery/run/killToServingMs"), figures.at("/8_recovery/run/emptyStateEventsPerSec"),
+                figures.at("/9_cold_start/run/allHealthyMs"))) {
             assertThat(value.isNumber()).as("a number: %s", value).isTrue();
             assertThat(value.asDouble()).isPositive().isFinite();
         }
+        // CPU per event has the idle rate subtracted: on a busy machine a window can come out at zero, never below
+        assertThat(figures.at("/5_constant_cost/byLength").size()).isEqualTo(2);
+        assertThat(figures.at("/5_constant_cost/byLength/100/projectorStreamMicrosPerEvent/median").asDouble()).isNotNegative();
+        assertThat(figures.at("/7_resume_latency/runs/0/rounds").asInt()).isPositive();
+        assertThat(figures.at("/9_cold_start/run/readyMs").size()).isEqualTo(4);
         JsonNode latency = figures.at("/3_append_latency/run");
         assertThat(latency.get("requests").asLong()).isPositive();
         assertThat(latency.get("failures").asLong()).isZero();
         assertThat(latency.get("p50Ms").asDouble()).isPositive();
         assertThat(latency.get("p99Ms").asDouble()).isGreaterThanOrEqualTo(latency.get("p50Ms").asDouble());
         assertThat(figures.at("/2_append_throughput/runs/0/failures").asLong()).isZero();
-        assertThat(report.markdown()).contains("| 2 append throughput", "| 4 projection throughput");
+        assertThat(report.markdown()).contains("| 2 append throughput", "| 4 projection throughput", "| 5 fold per event",
+                "| 6 bytes stored", "| 7 resume", "| 8 projector SIGKILLed", "| 9 cold start");
     }
 }

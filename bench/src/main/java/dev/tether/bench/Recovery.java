@@ -1,0 +1,88 @@
+package dev.tether.bench;
+
+import dev.tether.client.Checkpoint;
+import dev.tether.client.SessionInfo;
+import dev.tether.testing.ServiceProcess;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Figure 8: the projector, holding every event of the run, is killed with SIGKILL and started again on its
+ * local state; then stopped, its local state deleted, and started on an empty one. Each time the clock runs
+ * from the kill (or the start) until it serves again: every session's checkpoint answers with the last seq it
+ * had before. Ready ({@code /q/health/ready}) is recorded too, but a Kafka Streams application is ready while
+ * it still restores its stores, so "serves" is the figure.
+ */
+final class Recovery {
+
+    /**
+     * @param events                  events in {@code session-events} the projector had folded
+     * @param sessions                sessions whose checkpoints were checked
+     * @param killToReadyMs           SIGKILL until the restarted projector reported ready
+     * @param killToServingMs         SIGKILL until every checkpoint was back at its last seq
+     * @param emptyStateToReadyMs     start on an empty state directory until ready
+     * @param emptyStateToServingMs   start on an empty state directory until every checkpoint was back
+     * @param emptyStateEventsPerSec  events / (empty-state start until serving)
+     */
+    record Run(long events, int sessions, double killToReadyMs, double killToServingMs, double emptyStateToReadyMs,
+            double emptyStateToServingMs, double emptyStateEventsPerSec) {
+    }
+
+    private final Rig rig;
+
+    Recovery(Rig rig) {
+        this.rig = rig;
+    }
+
+    Run measure(ServiceProcess projector, Path stateDir, long events) throws Exception {
+        rig.awaitProjected();
+        Map<String, Long> expected = new LinkedHashMap<>();
+        for (SessionInfo s : rig.client().sessions()) {
+            expected.put(s.sessionId(), checkpoint(s.sessionId()).map(Checkpoint::lastSeq).orElseThrow(
+                    () -> new IllegalStateException("no checkpoint of " + s.sessionId() + " before the kill")));
+        }
+
+        long t0 = System.nanoTime();
+        projector.kill();
+        projector.start();
+        double killToReady = (System.nanoTime() - t0) / 1e6;
+        awaitServing(expected);
+        double killToServing = (System.nanoTime() - t0) / 1e6;
+        Bench.log("recovery after SIGKILL: ready in %.0f ms, serving in %.0f ms", killToReady, killToServing);
+
+        projector.stop();
+        Bench.deleteTree(stateDir);
+        long t1 = System.nanoTime();
+        projector.start();
+        double emptyToReady = (System.nanoTime() - t1) / 1e6;
+        awaitServing(expected);
+        double emptyToServing = (System.nanoTime() - t1) / 1e6;
+        Bench.log("recovery on an empty state: ready in %.0f ms, serving in %.0f ms", emptyToReady, emptyToServing);
+        return new Run(events, expected.size(), killToReady, killToServing, emptyToReady, emptyToServing, events / (emptyToServing / 1e3));
+    }
+
+    /** Polls every session's checkpoint until each is at its expected last seq; a session once right is not asked again. */
+    private void awaitServing(Map<String, Long> expected) throws InterruptedException {
+        var pending = new LinkedHashMap<>(expected);
+        long deadline = System.nanoTime() + 15L * 60 * 1_000_000_000L;
+        while (!pending.isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(pending.size() + " checkpoints not served within 15 minutes, e.g. " + pending.keySet().iterator().next());
+            }
+            pending.entrySet().removeIf(e -> checkpoint(e.getKey()).map(c -> c.lastSeq() >= e.getValue()).orElse(false));
+            if (!pending.isEmpty()) {
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private Optional<Checkpoint> checkpoint(String sessionId) {
+        try {
+            return rig.client().checkpoint(sessionId);
+        } catch (RuntimeException e) {
+            return Optional.empty(); // restoring: 503, or not listening yet
+        }
+    }
+}
