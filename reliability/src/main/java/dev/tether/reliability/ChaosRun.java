@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
  * ({@link WorkerPool}, {@link ChaosWorker}) with a {@link ScriptedHuman} deciding approvals, while a seeded
  * {@link FaultInjector} SIGKILLs and SIGSTOPs services, workers and the broker. Then it plays the same script
  * fault-free on fresh sessions (the reference run), checks everything and writes the figures to
- * {@code reliability/target/results/chaos.json}.
+ * {@code reliability/target/results/chaos-<reduced|full>.json}.
  *
  * <p>Usage: {@code ChaosRun [--full] [--seed N] [--sessions N] [--rounds N] [--faults N] [--per-worker N]}: without
  * {@code --full} the reduced run of CI (20 sessions, 12 faults); with it the full run (200 sessions, 100 faults).
@@ -73,7 +73,7 @@ public final class ChaosRun {
         }
     }
 
-    /** The outcome: figures and failures, as written to {@code chaos.json}. */
+    /** The outcome: figures and failures, as written to {@code chaos-<reduced|full>.json}. */
     public record Result(Map<String, Object> figures, List<String> failures) {
         public boolean passed() {
             return failures.isEmpty();
@@ -124,7 +124,7 @@ public final class ChaosRun {
         System.exit(status);
     }
 
-    /** Runs it all, prints the checks, writes {@code reliability/target/results/chaos.json}. */
+    /** Runs it all, prints the checks, writes {@code reliability/target/results/chaos-<reduced|full>.json}. */
     public Result run() throws Exception {
         System.out.printf("chaos run (%s): seed %d, %d sessions × %d rounds, %d per worker process, %d faults%n", config.name(),
                 config.seed(), config.sessions(), config.rounds(), config.sessionsPerWorker(), config.faults());
@@ -161,7 +161,7 @@ public final class ChaosRun {
         System.out.println(failures.isEmpty() ? "== chaos run PASSED" : "== chaos run FAILED: " + failures.size() + " check(s)");
         failures.forEach(f -> System.out.println("  ✘ " + f));
         var result = new Result(figures, List.copyOf(failures));
-        Path out = Results.write(root, "chaos", command(), figures, failures);
+        Path out = Results.write(root, "chaos-" + config.name(), command(), figures, failures);
         System.out.println("results: " + root.relativize(out));
         return result;
     }

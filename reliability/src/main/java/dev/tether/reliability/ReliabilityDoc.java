@@ -53,10 +53,10 @@ public final class ReliabilityDoc {
         return out;
     }
 
-    /** chaos first, then the others by name. */
+    /** The full chaos run first (its figures head the summary), then the reduced one, then the others by name. */
     private static String order(Path p) {
         String name = p.getFileName().toString();
-        return (name.equals("chaos.json") ? "0" : "1") + name;
+        return (name.equals("chaos-full.json") ? "0" : name.equals("chaos-reduced.json") ? "1" : "2") + name;
     }
 
     private static String summary(List<JsonNode> parts) {

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The reduced chaos run of CI ({@link ChaosRun.Config#reduced}: 20 sessions in 5 worker processes, 12 faults of every
  * kind, then the same script fault-free): fails if any check of the run fails. Writes
- * {@code reliability/target/results/chaos.json}.
+ * {@code reliability/target/results/chaos-reduced.json}.
  */
 class ChaosRunIT {
 

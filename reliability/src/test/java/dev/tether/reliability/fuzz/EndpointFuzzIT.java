@@ -292,7 +292,7 @@ class EndpointFuzzIT {
         failures.addAll(unhealthy);
 
         var out = new LinkedHashMap<String, Object>();
-        out.put("cases", figures.getOrDefault("cases", 0));
+        out.put("fuzz cases", figures.getOrDefault("cases", 0));
         out.put("2xx", figures.getOrDefault("2xx answers", 0));
         out.put("4xx", figures.getOrDefault("4xx answers", 0));
         out.put("5xx", figures.getOrDefault("5xx answers", 0));
