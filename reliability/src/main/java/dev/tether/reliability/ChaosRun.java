@@ -85,6 +85,8 @@ public final class ChaosRun {
     private final Config config;
     private final Path root;
     private final List<String> failures = new ArrayList<>();
+    /** The running fault injector, for the Ctrl-C hook (which runs on another thread). */
+    private final List<FaultInjector> injectors = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Map<String, Object> figures = new LinkedHashMap<>();
     private final long started = System.nanoTime();
 
@@ -139,8 +141,9 @@ public final class ChaosRun {
             services.put(name, new ServiceProcess(root.resolve(name), workDir.resolve(name), env, List.of("-Dquarkus.http.host=127.0.0.1")));
         }
         var pools = new ArrayList<WorkerPool>();
-        // Ctrl-C: the services and workers go too (the stack has its own hook)
+        // Ctrl-C: the injector stops restarting things first, then the services and workers go (the stack has its own hook)
         Thread hook = new Thread(() -> {
+            injectors.forEach(FaultInjector::abort);
             pools.forEach(WorkerPool::close);
             services.values().forEach(s -> {
                 ProcessControl.signal(s.pid(), "CONT");
@@ -220,6 +223,7 @@ public final class ChaosRun {
             workers.start();
             var injector = new FaultInjector(services, workers, stack, config.seed(), config.faults(), config.pauseMin(),
                     config.pauseMax(), config.downMax());
+            injectors.add(injector);
             var injectorThread = new Thread(injector, "chaos-faults");
             injectorThread.start();
             injectorThread.join(Math.max(1, giveUp - System.currentTimeMillis()));

@@ -57,6 +57,8 @@ final class FaultInjector implements Runnable {
     private final Duration downMax;
     private final List<Fault> faults = new ArrayList<>();
     private volatile boolean running = true;
+    /** Set when the run is torn down (Ctrl-C): no victim is restarted any more. */
+    private volatile boolean aborted;
 
     FaultInjector(Map<String, ServiceProcess> services, WorkerPool workers, TetherStack stack, long seed, int target,
                   Duration pauseMin, Duration pauseMax, Duration downMax) {
@@ -88,7 +90,14 @@ final class FaultInjector implements Runnable {
         return List.copyOf(WEIGHTS.keySet());
     }
 
+    /** No new fault; the ones under way still recover (the run goes on to its checks). */
     void stop() {
+        running = false;
+    }
+
+    /** No new fault and no more restarts: the run is being torn down, its processes are about to be stopped. */
+    void abort() {
+        aborted = true;
         running = false;
     }
 
@@ -203,6 +212,9 @@ final class FaultInjector implements Runnable {
                 awaitFree(null); // the broker goes down alone: every service up, so recovering it is the services' own doing
                 stack.killBroker();
                 sleep(down);
+                if (aborted) {
+                    return true;
+                }
                 long t0 = System.nanoTime();
                 String error;
                 try {
@@ -234,6 +246,9 @@ final class FaultInjector implements Runnable {
                 service.kill();
                 background(victim, () -> {
                     sleep(down);
+                    if (aborted) {
+                        return;
+                    }
                     long t0 = System.nanoTime();
                     String error = "";
                     try {
