@@ -269,7 +269,7 @@ public final class ChaosRun {
             figures.put("sessions", chaosIds.size());
             figures.put("rounds per session", config.rounds());
             figures.put("worker processes", workers.workerProcesses());
-            printFaults(faults);
+            printFaults(faults, injector.failedStarts());
             figures.put("takeovers by a new worker process", workers.takeovers());
             figures.put("approvals granted by the scripted human", humanScript.approvals());
             figures.put("UNKNOWN outcomes resolved by the scripted human", humanScript.unknowns());
@@ -337,12 +337,19 @@ public final class ChaosRun {
                 .withRetry(RetryPolicy.of(20, Duration.ofMillis(250), Duration.ofSeconds(3)));
     }
 
-    private void printFaults(List<FaultInjector.Fault> faults) {
+    private void printFaults(List<FaultInjector.Fault> faults, List<String> failedStarts) {
         var byKind = new TreeMap<String, Integer>();
         faults.forEach(f -> byKind.merge(f.kind(), 1, Integer::sum));
         System.out.printf("%nfaults injected: %d %s%n", faults.size(), byKind);
         figures.put("faults injected", faults.size());
         byKind.forEach((kind, n) -> figures.put("faults: " + kind, n));
+        // not a failure of the run (a supervisor restarts a service that exits), but each one is worth a look
+        figures.put("service starts that failed and were tried again (as a supervisor would)", failedStarts.size());
+        if (!failedStarts.isEmpty()) {
+            figures.put("failed starts", String.join(" · ", failedStarts).replaceAll("\\s*\n\\s*", " / "));
+            System.out.printf("service starts that failed and were tried again: %d%n  %s%n", failedStarts.size(),
+                    String.join("\n  ", failedStarts));
+        }
         if (faults.size() < config.faults()) {
             failures.add("only " + faults.size() + " of " + config.faults() + " faults were injected");
         }

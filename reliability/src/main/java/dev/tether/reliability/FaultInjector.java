@@ -39,6 +39,8 @@ final class FaultInjector implements Runnable {
 
     static final long SERVICE_STOP_MILLIS = 20_000;
     static final long WORKER_STOP_MILLIS = WorkerPool.WORKER_TIMEOUT_MILLIS + 5_000;
+    /** How often a killed service is started before its fault counts as not recovered. */
+    static final int START_ATTEMPTS = 3;
     static final List<String> SERVICES = List.of("session-service", "projector-service", "approval-service", "tool-executor");
 
     /** One injected fault, as printed and checked. */
@@ -56,6 +58,7 @@ final class FaultInjector implements Runnable {
     private final Duration pauseMax;
     private final Duration downMax;
     private final List<Fault> faults = new ArrayList<>();
+    private final List<String> failedStarts = new ArrayList<>();
     private volatile boolean running = true;
     /** Set when the run is torn down (Ctrl-C): no victim is restarted any more. */
     private volatile boolean aborted;
@@ -250,17 +253,64 @@ final class FaultInjector implements Runnable {
                         return;
                     }
                     long t0 = System.nanoTime();
-                    String error = "";
-                    try {
-                        service.start();
-                    } catch (RuntimeException e) {
-                        error = String.valueOf(e.getMessage());
-                    }
-                    record(number, at, kind, victim, down, t0, error);
+                    record(number, at, kind, victim, down, t0, startLikeASupervisor(victim, service));
                 });
             }
         }
         return true;
+    }
+
+    /**
+     * Starts a killed service again as its supervisor would (Kubernetes' restart policy, compose's
+     * {@code restart: unless-stopped}): a start that fails (the process exits, or is not ready within 2 minutes) is
+     * recorded in {@link #failedStarts()} with the tail of its log and tried again after a back-off, up to
+     * {@link #START_ATTEMPTS} times. The error text of the last attempt if none succeeded, else empty.
+     */
+    private String startLikeASupervisor(String victim, ServiceProcess service) {
+        String error = "";
+        for (int attempt = 1; attempt <= START_ATTEMPTS && !aborted; attempt++) {
+            try {
+                service.start();
+                return "";
+            } catch (RuntimeException e) {
+                error = String.valueOf(e.getMessage());
+                service.kill(); // not ready in time: it must not hold the port and the state directory for the next try
+                String failed = victim + " start " + attempt + " of " + START_ATTEMPTS + " failed: " + error
+                        + logTail(service.log());
+                synchronized (this) {
+                    failedStarts.add(failed);
+                }
+                System.out.printf("[restart] %s%n", failed);
+                sleep(2_000L * attempt);
+            }
+        }
+        return error;
+    }
+
+    /** The last lines of a service's log that say why it stopped: its ERROR lines, or its last three lines. */
+    private static String logTail(java.nio.file.Path log) {
+        try {
+            List<String> lines = java.nio.file.Files.readAllLines(log);
+            int from = 0;
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (lines.get(i).startsWith("---- start ")) {
+                    from = i;
+                    break;
+                }
+            }
+            List<String> run = lines.subList(from, lines.size());
+            List<String> errors = run.stream().filter(l -> l.contains("ERROR")).toList();
+            List<String> tail = errors.isEmpty() ? run.subList(Math.max(0, run.size() - 3), run.size()) : errors.subList(
+                    Math.max(0, errors.size() - 3), errors.size());
+            return tail.isEmpty() ? "" : "\n      " + String.join("\n      ", tail);
+        } catch (java.io.IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** Every service start that failed and was tried again, with the reason from its log. */
+    synchronized List<String> failedStarts() {
+        return List.copyOf(failedStarts);
     }
 
     /**
