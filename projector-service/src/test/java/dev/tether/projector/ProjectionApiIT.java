@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
+import dev.tether.avro.OutcomeState;
+import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.common.event.ApprovalGranted;
 import dev.tether.common.event.ApprovalRequested;
@@ -12,6 +14,8 @@ import dev.tether.common.event.ApprovalScope;
 import dev.tether.common.event.AssistantMessage;
 import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.ContextCompacted;
+import dev.tether.common.event.SessionClaimed;
+import dev.tether.common.event.SessionForked;
 import dev.tether.common.event.SessionStarted;
 import dev.tether.common.event.StepCompleted;
 import dev.tether.common.event.TokenUsage;
@@ -23,6 +27,7 @@ import dev.tether.common.event.ToolStatus;
 import dev.tether.common.event.TurnInterrupted;
 import dev.tether.common.event.UserMessage;
 import dev.tether.common.kafka.AvroSerdes;
+import dev.tether.common.kafka.SessionPartitioner;
 import dev.tether.common.kafka.TopicLayout;
 import dev.tether.common.kafka.Topics;
 import dev.tether.testing.TetherStack;
@@ -31,6 +36,7 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,8 +44,12 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -105,16 +115,22 @@ class ProjectionApiIT {
     @Test
     void authorizedCalls_becomeExactlyOneToolRequestEach() throws Exception {
         String id = newSession();
+        Instant started = Instant.parse("2026-11-29T10:00:07Z");
         try (var writer = new EventWriter(TopicLayout.local(), "acme")) {
-            writer.session(id).add(started(),
+            var session = writer.session(id).add(started(),
                     new AssistantMessage("two edits", null, List.of(new ToolCall("c1", "edit_file", "{\"path\":\"a\"}"),
                             new ToolCall("c2", "edit_file", "{\"path\":\"b\"}")), new TokenUsage(1, 1)),
                     new ApprovalRequested("c1", "edit_file", "--- a\n+++ a", null),
                     new ApprovalGranted("c1", ApprovalScope.SESSION, "edit_file", "**", "acme-approver", "fine"),
                     new ToolCallAuthorized("c1", AuthorizationBasis.approval(4)),
                     new ToolCallAuthorized("c2", AuthorizationBasis.approval(4)));
+            checkpointAt(id, 6);
+            // the executor's ledger for c1, as the tool-executor writes it: started, then OK; then its result
+            writeOutcome(outcome(id, "c1", OutcomeState.STARTED, started, null));
+            writeOutcome(outcome(id, "c1", OutcomeState.OK, started, started.plusSeconds(1)));
+            session.add(new ToolResult("c1", id + "/2/c1", ToolStatus.OK, "edited a", null));
         }
-        checkpointAt(id, 6);
+        checkpointAt(id, 7);
 
         List<ToolRequest> requests = toolRequestsOf(id);
         assertThat(requests).extracting(ToolRequest::getIdempotencyKey).containsExactly(id + "/2/c1", id + "/2/c2");
@@ -128,6 +144,24 @@ class ProjectionApiIT {
         assertThat(call.getString("requestedBy.type")).isEqualTo("assistant_message");
         assertThat(call.getString("authorizedBy.type")).isEqualTo("tool_call_authorized");
         assertThat(call.getString("traceId")).hasSize(32);
+        assertThat(call.getLong("approval.seq")).isEqualTo(4);
+        assertThat(call.getString("approval.decision")).isEqualTo("granted");
+        assertThat(Instant.parse(call.getString("approval.decidedAt"))).as("the time of the approval_granted event")
+                .isEqualTo(Instant.parse("2026-11-29T10:00:04Z"));
+        assertThat(call.getLong("resultSeq")).isEqualTo(7);
+        assertThat(call.getString("resultStatus")).isEqualTo("OK");
+        assertThat(call.getString("result.type")).isEqualTo("tool_result");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonPath withAttempts = given().auth().oauth2(AGENT).get("/v1/sessions/{id}/calls/{call}", id, "c1").then().statusCode(200)
+                    .extract().jsonPath();
+            assertThat(withAttempts.getList("attempts.state")).containsExactly("OK");
+            assertThat(withAttempts.getInt("attempts[0].attempt")).isEqualTo(1);
+            assertThat(withAttempts.getString("attempts[0].executorId")).isEqualTo("executor-1");
+            assertThat(Instant.parse(withAttempts.getString("attempts[0].finishedAt"))).isEqualTo(started.plusSeconds(1));
+        });
+        JsonPath c2 = given().auth().oauth2(AGENT).get("/v1/sessions/{id}/calls/{call}", id, "c2").then().statusCode(200).extract().jsonPath();
+        assertThat(c2.getString("resultSeq")).as("c2 has no result yet").isNull();
+        assertThat(c2.getList("attempts")).isEmpty();
     }
 
     @Test
@@ -193,6 +227,68 @@ class ProjectionApiIT {
     }
 
     @Test
+    void context_atSeq_equalsTheContextReadLiveWhenLastSeqWasThatSeq() {
+        String id = newSession();
+        var live = new HashMap<Long, Map<String, Object>>();
+        try (var writer = new EventWriter(TopicLayout.local(), "acme")) {
+            var session = writer.session(id);
+            List<Object> script = List.of(started(), new UserMessage("Start with src/Foo.java", null),
+                    new AssistantMessage("Reading it.", null, List.of(new ToolCall("c1", "read_file", "{\"path\":\"src/Foo.java\"}")),
+                            new TokenUsage(10, 5)),
+                    new ToolCallAuthorized("c1", AuthorizationBasis.POLICY),
+                    new ToolResult("c1", id + "/3/c1", ToolStatus.OK, "class Foo {}", null),
+                    new ContextCompacted(5, "Read Foo.", null, List.of(1L, 2L, 3L, 4L, 5L)),
+                    new UserMessage("Now rename it", null),
+                    new StepCompleted(1, "read Foo", true, null));
+            for (Object payload : script) {
+                session.add((dev.tether.common.event.EventPayload) payload);
+                checkpointAt(id, session.lastSeq());
+                live.put(session.lastSeq(), given().auth().oauth2(AGENT).queryParam("format", "anthropic")
+                        .get("/v1/sessions/{id}/context", id).then().statusCode(200).extract().jsonPath().getMap(""));
+            }
+        }
+        assertThat(live).hasSize(8);
+        for (long seq = 1; seq <= 8; seq++) {
+            Map<String, Object> past = given().auth().oauth2(AGENT).queryParam("format", "anthropic").queryParam("atSeq", seq)
+                    .get("/v1/sessions/{id}/context", id).then().statusCode(200).extract().jsonPath().getMap("");
+            assertThat(past).as("context at seq %d", seq).isEqualTo(live.get(seq));
+        }
+        assertThat(String.valueOf(live.get(7L).get("messages"))).contains("Session so far:").doesNotContain("Reading it.");
+        assertThat(String.valueOf(live.get(4L).get("messages"))).contains("Reading it.").doesNotContain("Session so far:");
+    }
+
+    @Test
+    void fork_contextIsTheParentsAtTheForkPoint_followedByItsOwnEvents() {
+        String parent = newSession();
+        String fork = newSession();
+        SessionStarted start = started();
+        try (var writer = new EventWriter(TopicLayout.local(), "acme")) {
+            writer.session(parent).add(start, new UserMessage("parent one", null), new UserMessage("parent two", null),
+                    new UserMessage("parent after the fork", null));
+            // the first event of a fork as the session-service's POST /v1/sessions/{id}/fork appends it
+            writer.session(fork).add(new SessionForked(parent, 3, start.objective(), start.systemPrompt(), start.modelId(),
+                    start.harnessVersion(), start.toolMode(), start.constraints()), new UserMessage("fork one", null));
+        }
+        checkpointAt(parent, 4);
+        JsonPath forkCheckpoint = checkpointAt(fork, 2);
+        assertThat(forkCheckpoint.getString("objective")).isEqualTo(start.objective());
+
+        JsonPath context = given().auth().oauth2(AGENT).get("/v1/sessions/{id}/context", fork).then().statusCode(200).extract().jsonPath();
+        List<String> texts = context.getList("messages.content", String.class);
+        assertThat(texts.subList(0, 2)).containsExactly(start.systemPrompt(), start.objective());
+        assertThat(texts).containsSubsequence("parent one", "parent two", "fork one").doesNotContain("parent after the fork");
+        assertThat(context.getLong("atSeq")).isEqualTo(2);
+
+        List<Map<String, Object>> parentAtFork = given().auth().oauth2(AGENT).queryParam("atSeq", 3)
+                .get("/v1/sessions/{id}/context", parent).then().statusCode(200).extract().jsonPath().getList("messages");
+        List<Map<String, Object>> forkMessages = context.getList("messages");
+        assertThat(forkMessages.subList(0, parentAtFork.size() - 1)).as("the parent's context at seq 3 without its volatile tail")
+                .isEqualTo(parentAtFork.subList(0, parentAtFork.size() - 1));
+
+        given().auth().oauth2("dev-globex-agent").get("/v1/sessions/{id}/context", fork).then().statusCode(404);
+    }
+
+    @Test
     void recoveryReport_saysWhatIsConfirmedUnknownAndPending() {
         String id = newSession();
         try (var writer = new EventWriter(TopicLayout.local(), "acme")) {
@@ -204,12 +300,27 @@ class ProjectionApiIT {
                     new ToolCallAuthorized("c2", AuthorizationBasis.POLICY),
                     new ToolResult("c2", id + "/2/c2", ToolStatus.UNKNOWN, "the executor died mid-call", null),
                     new ApprovalRequested("c3", "run_command", "make deploy", null),
-                    new StepCompleted(1, "read it", true, null));
+                    new StepCompleted(1, "read it", true, null),
+                    new SessionClaimed("worker-a", 1, "v1"),
+                    new SessionClaimed("worker-b", 2, "v1"),
+                    new AssistantMessage("edit", null, List.of(new ToolCall("c4", "edit_file", "{\"path\":\"src/A.java\"}")),
+                            new TokenUsage(1, 1)),
+                    new ApprovalRequested("c4", "edit_file", "--- a\n+++ a", null),
+                    new ApprovalGranted("c4", ApprovalScope.SESSION, "edit_file", "src/**", "acme-approver", "fine"));
         }
-        checkpointAt(id, 8);
+        checkpointAt(id, 13);
 
         JsonPath report = given().auth().oauth2(AGENT).get("/v1/sessions/{id}/recovery", id).then().statusCode(200).extract().jsonPath();
         assertThat(report.getString("identity.modelId")).isEqualTo("claude-sonnet-4");
+        assertThat(report.getString("identity.owner")).isEqualTo("acme-agent");
+        assertThat(report.getString("identity.tenantId")).isEqualTo("acme");
+        assertThat(report.getLong("identity.epoch")).as("the latest claim's epoch").isEqualTo(2);
+        assertThat(report.getString("identity.workerId")).isEqualTo("worker-b");
+        assertThat(report.getList("authority.approvalsInForce")).hasSize(1);
+        assertThat(report.getLong("authority.approvalsInForce[0].grantSeq")).isEqualTo(13);
+        assertThat(report.getString("authority.approvalsInForce[0].tool")).isEqualTo("edit_file");
+        assertThat(report.getString("authority.approvalsInForce[0].pathGlob")).isEqualTo("src/**");
+        assertThat(report.getString("authority.approvalsInForce[0].approver")).isEqualTo("acme-approver");
         assertThat(report.getInt("position.lastVerifiedStep")).isEqualTo(1);
         assertThat(report.getList("effects.confirmed.callId")).containsExactly("c1");
         assertThat(report.getList("effects.unknown.callId")).containsExactly("c2");
@@ -229,6 +340,24 @@ class ProjectionApiIT {
             given().auth().oauth2("dev-globex-agent").get("/v1/sessions/" + id + "/" + path).then().statusCode(404);
         }
         given().get("/v1/sessions/{id}/checkpoint", id).then().statusCode(401);
+    }
+
+    private static ToolOutcome outcome(String sessionId, String callId, OutcomeState state, Instant startedAt, Instant finishedAt) {
+        return ToolOutcome.newBuilder().setIdempotencyKey(sessionId + "/2/" + callId).setSessionId(sessionId).setTenantId("acme")
+                .setCallId(callId).setTool("edit_file").setState(state).setAttempt(1).setExecutorId("executor-1").setStartedAt(startedAt)
+                .setFinishedAt(finishedAt).build();
+    }
+
+    /** Writes to tool-outcomes as the tool-executor does: keyed by idempotency key, on the session's partition. */
+    private static void writeOutcome(ToolOutcome outcome) throws Exception {
+        TetherStack stack = TetherStack.shared();
+        var config = new HashMap<String, Object>(stack.clientConfig());
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, SessionPartitioner.class.getName());
+        try (var serde = AvroSerdes.<ToolOutcome>valueSerde(stack.registryUrl());
+                var producer = new KafkaProducer<>(config, new StringSerializer(), serde.serializer())) {
+            producer.send(new ProducerRecord<>(TopicLayout.local().name(Topics.TOOL_OUTCOMES), outcome.getIdempotencyKey(), outcome)).get();
+        }
     }
 
     private static List<ToolRequest> toolRequestsOf(String sessionId) {

@@ -22,4 +22,9 @@ public interface ProjectorConfig {
     default int windowOf(String modelId) {
         return windows().getOrDefault(modelId, defaultWindow());
     }
+
+    /** Whether a context of {@code tokens} for {@code modelId} should be compacted: above 75 % of its window. */
+    default boolean compactionAdvised(String modelId, int tokens) {
+        return tokens > windowOf(modelId) * 3L / 4;
+    }
 }

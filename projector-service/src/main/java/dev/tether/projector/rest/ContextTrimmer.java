@@ -1,18 +1,23 @@
 package dev.tether.projector.rest;
 
+import dev.tether.common.event.AssistantMessage;
 import dev.tether.common.event.Event;
+import dev.tether.common.event.ToolResult;
 import dev.tether.common.event.UserMessage;
 import dev.tether.projector.domain.ContextFormat;
 import dev.tether.projector.domain.ContextInput;
 import dev.tether.projector.domain.ContextRenderer;
 import dev.tether.projector.domain.ModelContext;
 import dev.tether.projector.domain.TokenCounter;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Fits a context into {@code maxTokens} by leaving out the oldest events after the compaction
- * point, a whole exchange at a time (up to the next user message), so no tool call is separated
- * from its result. The system prompt, the pinned objective, the summary, the facts and the tail
+ * point, a whole exchange at a time (up to the next user message before which every earlier tool
+ * call has its result, when the result came after the user spoke again), so no tool call is
+ * separated from its result. The system prompt, the pinned objective, the summary, the facts and the tail
  * always stay. Dropping events changes the prefix: a client that wants a stable prefix compacts
  * instead (the response's {@code compactionAdvised}).
  */
@@ -39,11 +44,27 @@ final class ContextTrimmer {
         return new Trimmed(context, dropped);
     }
 
-    /** The index of the first user message at or after {@code from}, or the end. */
+    /**
+     * The index of the first user message at or after {@code from} that no tool call before it has its
+     * result after (a result may come after the user spoke again), or the end.
+     */
     private static int nextExchange(List<Event> events, int from) {
-        for (int i = from; i < events.size(); i++) {
-            if (events.get(i).payload() instanceof UserMessage) {
+        Map<String, Integer> resultAt = new HashMap<>();
+        for (int i = 0; i < events.size(); i++) {
+            if (events.get(i).payload() instanceof ToolResult r) {
+                resultAt.putIfAbsent(r.callId(), i);
+            }
+        }
+        int lastResultOfEarlierCalls = -1;
+        for (int i = 0; i < events.size(); i++) {
+            Event event = events.get(i);
+            if (i >= from && event.payload() instanceof UserMessage && lastResultOfEarlierCalls < i) {
                 return i;
+            }
+            if (event.payload() instanceof AssistantMessage m) {
+                for (var call : m.toolCalls()) {
+                    lastResultOfEarlierCalls = Math.max(lastResultOfEarlierCalls, resultAt.getOrDefault(call.callId(), -1));
+                }
             }
         }
         return events.size();

@@ -118,7 +118,7 @@ public class ProjectionResource {
         out.put("tokens", count);
         out.put("tokenizer", TokenCounter.NAME);
         out.put("window", window);
-        out.put("compactionAdvised", count > window * 3L / 4);
+        out.put("compactionAdvised", config.compactionAdvised(state.modelId(), count));
         out.put("atSeq", state.lastSeq());
         if (trimmed.droppedEvents() > 0) {
             out.put("droppedEvents", trimmed.droppedEvents());

@@ -1,0 +1,164 @@
+package dev.tether.projector.rest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.TokenUsage;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
+import dev.tether.common.event.UserMessage;
+import dev.tether.projector.domain.ContextFormat;
+import dev.tether.projector.domain.ContextInput;
+import dev.tether.projector.domain.ContextRenderer;
+import dev.tether.projector.domain.ModelContext;
+import dev.tether.projector.domain.TokenCounter;
+import dev.tether.projector.domain.VolatileTail;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** {@code maxTokens}: whole exchanges are left out, oldest first, and a tool call never loses its result. */
+class ContextTrimmerTest {
+
+    private static final TokenCounter TOKENS = new TokenCounter();
+    private static final SessionStarted START = new SessionStarted("Rename Foo to Bar", "Be careful.", "model-1", "v1", ToolMode.WRITE,
+            List.of("keep the tests green"), null, null);
+    private static final String FILLER = " lorem ipsum dolor sit amet".repeat(20);
+
+    @Test
+    void givenNoLimitOrEnoughRoom_thenNothingIsDropped() {
+        ContextInput input = threeExchanges();
+        ModelContext full = ContextRenderer.render(input, ContextFormat.OPENAI);
+
+        assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, null, TOKENS)).isEqualTo(new ContextTrimmer.Trimmed(full, 0));
+        assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, TOKENS.count(full), TOKENS).droppedEvents()).isZero();
+    }
+
+    @Test
+    void givenRoomForAllButTheFirstExchange_thenExactlyTheFirstExchangeIsDropped() {
+        ContextInput input = threeExchanges();
+        int withoutFirst = TOKENS.count(ContextRenderer.render(from(input, 3), ContextFormat.OPENAI));
+
+        var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, withoutFirst, TOKENS);
+
+        assertThat(trimmed.droppedEvents()).isEqualTo(3);
+        assertThat(trimmed.context()).isEqualTo(ContextRenderer.render(from(input, 3), ContextFormat.OPENAI));
+        assertThat(TOKENS.count(trimmed.context())).isLessThanOrEqualTo(withoutFirst);
+
+        var oneLess = ContextTrimmer.fit(input, ContextFormat.OPENAI, withoutFirst - 1, TOKENS);
+        assertThat(oneLess.droppedEvents()).as("one token less: the second exchange goes too, whole").isEqualTo(6);
+    }
+
+    @Test
+    void givenAnyLimit_thenTheHeaderStays_andEveryToolCallKeepsItsResult() {
+        ContextInput input = threeExchanges();
+        int full = TOKENS.count(ContextRenderer.render(input, ContextFormat.OPENAI));
+        for (int max = 1; max <= full; max += 7) {
+            var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, max, TOKENS);
+            List<Map<String, Object>> messages = trimmed.context().messages();
+
+            assertThat(List.of(0, 3, 6, 9)).as("dropped at max %d", max).contains(trimmed.droppedEvents());
+            assertThat(messages.get(0)).containsEntry("role", "system").containsEntry("content", START.systemPrompt());
+            assertThat(messages.get(1)).containsEntry("content", START.objective());
+            assertThat(messages.get(2)).containsEntry("content", input.facts());
+            assertThat(toolCallIds(messages)).as("tool calls vs tool results at max %d", max).isEqualTo(toolResultIds(messages));
+            assertThat(cancelled(messages)).as("no result is replaced by a cancellation at max %d", max).isFalse();
+        }
+    }
+
+    @Test
+    void givenAResultThatArrivesAfterTheNextUserMessage_thenTheCallAndItsResultAreDroppedTogether() {
+        // c1 is answered only after the user spoke again: dropping up to that user message alone would orphan c1's result
+        ContextInput input = input(new UserMessage("first" + FILLER, null),
+                new AssistantMessage("reading", null, List.of(new ToolCall("c1", "read_file", "{\"path\":\"a\"}")), new TokenUsage(1, 1)),
+                new UserMessage("while you read: also b" + FILLER, null),
+                new ToolResult("c1", "k1", ToolStatus.OK, "contents of a" + FILLER, null),
+                new UserMessage("last question", null),
+                new AssistantMessage("answer", null, List.of(), new TokenUsage(1, 1)));
+        int full = TOKENS.count(ContextRenderer.render(input, ContextFormat.OPENAI));
+        for (int max = 1; max <= full; max += 5) {
+            var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, max, TOKENS);
+            List<Map<String, Object>> messages = trimmed.context().messages();
+
+            assertThat(toolCallIds(messages)).as("tool calls vs tool results at max %d", max).isEqualTo(toolResultIds(messages));
+            assertThat(cancelled(messages)).as("no result is replaced by a cancellation at max %d", max).isFalse();
+            boolean resultShown = messages.stream().anyMatch(m -> String.valueOf(m.get("content")).contains("contents of a"));
+            assertThat(resultShown).as("c1's result is shown exactly when c1 is, at max %d (dropped %d)", max, trimmed.droppedEvents())
+                    .isEqualTo(toolCallIds(messages).contains("c1"));
+            assertThat(List.of(0, 4, 6)).as("dropped at max %d", max).contains(trimmed.droppedEvents());
+        }
+    }
+
+    @Test
+    void givenAnthropicFormat_thenTheSameWholeExchangesAreDropped() {
+        ContextInput input = threeExchanges();
+        int withoutFirst = TOKENS.count(ContextRenderer.render(from(input, 3), ContextFormat.ANTHROPIC));
+
+        var trimmed = ContextTrimmer.fit(input, ContextFormat.ANTHROPIC, withoutFirst, TOKENS);
+
+        assertThat(trimmed.droppedEvents()).isEqualTo(3);
+        assertThat(trimmed.context()).isEqualTo(ContextRenderer.render(from(input, 3), ContextFormat.ANTHROPIC));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    /** Three exchanges of three events each: a user message, an assistant turn with one tool call, its result. */
+    private static ContextInput threeExchanges() {
+        var payloads = new ArrayList<EventPayload>();
+        for (int i = 1; i <= 3; i++) {
+            payloads.add(new UserMessage("question " + i + FILLER, null));
+            payloads.add(new AssistantMessage("reading " + i, null, List.of(new ToolCall("c" + i, "read_file", "{\"path\":\"f" + i + "\"}")),
+                    new TokenUsage(1, 1)));
+            payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.OK, "contents of f" + i + FILLER, null));
+        }
+        return input(payloads.toArray(EventPayload[]::new));
+    }
+
+    private static ContextInput input(EventPayload... payloads) {
+        var events = new ArrayList<Event>();
+        for (EventPayload p : payloads) {
+            long seq = events.size() + 2L;
+            events.add(new Event("e" + seq, "s-1", "acme", seq, Instant.EPOCH.plusSeconds(seq), new Actor(ActorKind.USER, "alice"), "v1", p));
+        }
+        long last = events.get(events.size() - 1).seq();
+        return new ContextInput(START, null, "Authoritative facts:\nObjective: " + START.objective(), events,
+                new VolatileTail(last, 0, 3, 3, "ACTIVE", null, List.of(), Instant.EPOCH.plusSeconds(last)));
+    }
+
+    private static ContextInput from(ContextInput input, int index) {
+        return new ContextInput(input.start(), input.compaction(), input.facts(), input.events().subList(index, input.events().size()),
+                input.tail());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Set<Object> toolCallIds(List<Map<String, Object>> messages) {
+        var ids = new HashSet<>();
+        for (var m : messages) {
+            if (m.get("tool_calls") instanceof List<?> calls) {
+                calls.forEach(c -> ids.add(((Map<String, Object>) c).get("id")));
+            }
+        }
+        return ids;
+    }
+
+    private static Set<Object> toolResultIds(List<Map<String, Object>> messages) {
+        var ids = new HashSet<>();
+        messages.stream().filter(m -> "tool".equals(m.get("role"))).forEach(m -> ids.add(m.get("tool_call_id")));
+        return ids;
+    }
+
+    private static boolean cancelled(List<Map<String, Object>> messages) {
+        return messages.stream().anyMatch(m -> "tool".equals(m.get("role")) && "{\"error\":\"cancelled_by_user\"}".equals(m.get("content")));
+    }
+}
