@@ -40,7 +40,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         List<Integer> jmhLengths, List<String> jmhOptions, int foldCpuWindows) {
 
     /**
-     * About 20 minutes on the 2-core build machine. The latency rate is 200/s, not the issue's example of
+     * About 13 minutes on the 2-core build machine (18 with bench/run's build), at a load average of 20-26. The latency rate is 200/s, not the issue's example of
      * 1,000/s: on 2 cores shared by broker, registry, service and load generator, single-event appends saturate
      * below 1,000/s, and an open-loop run above capacity measures only the queue. The projector's recovery is
      * killed holding the issue's 1,000,000 events in 1,000 sessions: the ~200,000 figures 2-7 leave and fresh sessions
