@@ -179,13 +179,31 @@ public final class Bench {
                         r.p50Ms(), r.p99Ms()));
                 report.resume(resume);
 
-                // (8) optionally topped up to the size first
+                // (8) topped up to the projector's size at the kill, straight into session-events (EventTopUp)
                 long held = TopicCount.records(stack.clientConfig(), eventsTopic);
-                if (held < settings.recoveryEvents()) {
-                    topUp(load, settings.recoveryEvents() - held, settings.recoverySessions());
-                    held = TopicCount.records(stack.clientConfig(), eventsTopic);
+                long missing = Math.max(settings.recoveryEvents() - held, settings.recoveryTopUpMin());
+                var written = new EventTopUp.Written(Map.of(), 0, 0);
+                if (missing > 0) {
+                    int sessions = Math.max(1, settings.recoverySessions() - client.sessions().size());
+                    long logFrom = Files.size(projector.log());
+                    written = EventTopUp.write(stack.clientConfig(), stack.registryUrl(), eventsTopic, "recovery", sessions, missing,
+                            settings.costEventBytes());
+                    log("topped up %d events over %d sessions straight into session-events in %.1f s (%.0f events/s)", written.events(),
+                            sessions, written.seconds(), written.eventsPerSec());
+                    held += written.events();
+                    long f0 = System.nanoTime();
+                    watch.awaitCaughtUp(rig.projectorApp(), eventsTopic, Duration.ofMinutes(15), 200);
+                    double foldSeconds = (System.nanoTime() - f0) / 1e9;
+                    // the session-service materializes session-events too: caught up, so it does not compete with the restore
+                    watch.awaitCaughtUp(prefix + "tether-session-service", eventsTopic, Duration.ofMinutes(15), 200);
+                    List<String> warnings = warnings(projector.log(), logFrom);
+                    log("the projector folded the top-up in %.0f s after the last write; %d WARN/ERROR lines in its log meanwhile",
+                            foldSeconds, warnings.size());
+                    warnings.stream().limit(5).forEach(w -> log("  %s", w));
+                    report.recoveryTopUp(written, foldSeconds, warnings.size());
                 }
-                var recovery = new Recovery(rig).measure(projector, workDir.resolve("projector-service").resolve("state"), held);
+                var recovery = new Recovery(rig).measure(projector, workDir.resolve("projector-service").resolve("state"), held,
+                        written.sessions());
                 report.recovery(recovery);
             }
         } finally {
@@ -216,18 +234,12 @@ public final class Bench {
         }
     }
 
-    /** Appends {@code events} more events of {@code recordBytes} in batches of 50, over {@code sessions} new sessions. */
-    private void topUp(AppendLoad load, long events, int sessions) throws InterruptedException {
-        int each = (int) Math.ceil((double) events / Math.max(1, sessions));
-        int threads = Math.min(sessions, 32);
-        long t0 = System.nanoTime();
-        for (int from = 0; from < sessions; from += threads) {
-            int n = Math.min(threads, sessions - from);
-            List<SessionWriter> writers = load.sessions("fill" + from, n, 8);
-            load.fill(writers, java.util.Collections.nCopies(n, 2L), java.util.Collections.nCopies(n, 2 + each), 50,
-                    List.of(dev.tether.client.NewEvent.userMessage(AppendLoad.text(settings.recordBytes()))));
-        }
-        log("topped up %d events over %d sessions in %.0f s", events, sessions, (System.nanoTime() - t0) / 1e9);
+    /** The WARN and ERROR lines of a service's log from byte {@code from} on. */
+    private static List<String> warnings(Path log, long from) throws java.io.IOException {
+        byte[] all = Files.readAllBytes(log);
+        String since = new String(all, (int) Math.min(from, all.length), (int) Math.max(0, all.length - from),
+                java.nio.charset.StandardCharsets.UTF_8);
+        return since.lines().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
     }
 
     /** The sequencer's settings as measured: {@code -Dbench.sequencer.commit.interval.ms} overrides its commit interval. */

@@ -45,6 +45,9 @@ class BenchSmokeIT {
         assertThat(figures.at("/5_constant_cost/byLength").size()).isEqualTo(2);
         assertThat(figures.at("/5_constant_cost/byLength/100/projectorStreamMicrosPerEvent/median").asDouble()).isNotNegative();
         assertThat(figures.at("/7_resume_latency/runs/0/rounds").asInt()).isPositive();
+        // figure 8's top-up, written straight into session-events, was folded to every session's last seq (Recovery checks)
+        assertThat(figures.at("/8_recovery/topUp/events").asLong()).isEqualTo(2_000);
+        assertThat(figures.at("/8_recovery/run/sessions").asInt()).isGreaterThan(1);
         assertThat(figures.at("/9_cold_start/run/readyMs").size()).isEqualTo(4);
         JsonNode latency = figures.at("/3_append_latency/run");
         assertThat(latency.get("requests").asLong()).isPositive();

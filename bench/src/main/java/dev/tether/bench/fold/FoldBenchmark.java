@@ -1,24 +1,9 @@
 package dev.tether.bench.fold;
 
-import dev.tether.common.event.Actor;
-import dev.tether.common.event.ActorKind;
-import dev.tether.common.event.AssistantMessage;
-import dev.tether.common.event.AuthorizationBasis;
 import dev.tether.common.event.Event;
-import dev.tether.common.event.EventPayload;
-import dev.tether.common.event.SessionStarted;
-import dev.tether.common.event.StepCompleted;
-import dev.tether.common.event.TokenUsage;
-import dev.tether.common.event.ToolCall;
-import dev.tether.common.event.ToolCallAuthorized;
-import dev.tether.common.event.ToolMode;
-import dev.tether.common.event.ToolResult;
-import dev.tether.common.event.ToolStatus;
-import dev.tether.common.event.UserMessage;
 import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -34,8 +19,8 @@ import org.openjdk.jmh.annotations.State;
  * Figure 5, the pure part: the projector's fold ({@link Projection#evolve}) of one more event into the
  * checkpoint of a session that is already {@code length} events long. Each invocation folds the same
  * {@value #WINDOW} next events into the same state at {@code length} (the state is immutable), so the
- * length does not drift while JMH measures. The session is a loop of agent turns: user message, an
- * assistant message asking for a tool, its authorization, its result, a completed step.
+ * length does not drift while JMH measures. The session is a loop of agent turns ({@link AgentTurns}): user
+ * message, an assistant message asking for a tool, its authorization, its result, a completed step.
  *
  * <pre>
  * java -cp bench/target/classes:$(cat bench/target/bench.classpath) org.openjdk.jmh.Main FoldBenchmark
@@ -48,7 +33,6 @@ public class FoldBenchmark {
 
     public static final int WINDOW = 1_000;
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
-    private static final Actor AGENT = new Actor(ActorKind.MODEL, "bench-model");
     private static final String TEXT = "Looked at the build output; the failing test expects the old name. ".repeat(3);
 
     @Param({"1000", "10000", "100000"})
@@ -88,24 +72,8 @@ public class FoldBenchmark {
         return b;
     }
 
-    /** The session's event at {@code seq}: a start, then turns of five events. */
+    /** The session's event at {@code seq}: a start, then turns of five events ({@link AgentTurns}). */
     static Event event(long seq) {
-        EventPayload payload;
-        if (seq == 1) {
-            payload = new SessionStarted("Rename Foo to Bar everywhere", "You are careful.", "bench-model", "v1", ToolMode.WRITE,
-                    List.of("keep tests green"), null, null);
-        } else {
-            long turn = (seq - 2) / 5;
-            String callId = "call-" + turn;
-            payload = switch ((int) ((seq - 2) % 5)) {
-                case 0 -> new UserMessage(TEXT, null);
-                case 1 -> new AssistantMessage(TEXT, null, List.of(new ToolCall(callId, "edit_file", "{\"path\":\"src/Foo.java\"}")),
-                        new TokenUsage(300, 40));
-                case 2 -> new ToolCallAuthorized(callId, AuthorizationBasis.POLICY);
-                case 3 -> new ToolResult(callId, "s-1/" + (seq - 2) + "/" + callId, ToolStatus.OK, TEXT, null);
-                default -> new StepCompleted((int) turn + 1, "renamed in one more file", true, null);
-            };
-        }
-        return new Event("e-" + seq, "s-1", "acme", seq, T0.plusMillis(seq), AGENT, "v1", payload);
+        return AgentTurns.event("s-1", seq, "e-" + seq, T0.plusMillis(seq), TEXT);
     }
 }

@@ -1,0 +1,114 @@
+package dev.tether.bench;
+
+import dev.tether.avro.SessionEvent;
+import dev.tether.bench.fold.AgentTurns;
+import dev.tether.common.kafka.AvroSerdes;
+import dev.tether.common.kafka.EventAvro;
+import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.common.kafka.SessionEventKeySerde;
+import dev.tether.common.kafka.SessionPartitioner;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.Serde;
+
+/**
+ * Figure 8's top-up: fresh sessions written straight into the run's {@code session-events}, past the session-service.
+ * Figure 8 measures the projector's recovery, not appends, and appending 800,000 events through the SDK at the
+ * append rates of figure 2 would take longer than the whole run may. The records are what the sequencer writes:
+ * a {@link SessionEventKey} key in its binary form ({@link SessionEventKeySerde}), a {@code SessionEvent} value
+ * through the same Apicurio serializer and registry ({@link AvroSerdes}), on the partition {@link SessionPartitioner}
+ * gives the session; each session's seqs run 1..N without gaps, starting with {@code session_started}
+ * ({@link AgentTurns}). The producer is idempotent with {@code acks=all}, not transactional: its records are
+ * committed as they are written, which a {@code read_committed} reader cannot tell from the sequencer's.
+ */
+final class EventTopUp {
+
+    /**
+     * @param sessions  each written session's last seq, by session id
+     * @param events    events written (all acknowledged)
+     * @param seconds   from the first send to the last acknowledgement
+     */
+    record Written(Map<String, Long> sessions, long events, double seconds) {
+        double eventsPerSec() {
+            return events / seconds;
+        }
+    }
+
+    private EventTopUp() {
+    }
+
+    /**
+     * Writes {@code events} events over {@code sessions} new sessions named {@code idPrefix-0…}, whose messages carry
+     * {@code textBytes} of text. The sessions advance together, one event each in turn, as many agents working at once.
+     */
+    static Written write(Map<String, Object> clientConfig, String registryUrl, String topic, String idPrefix, int sessions,
+            long events, int textBytes) throws InterruptedException {
+        var props = new LinkedHashMap<String, Object>(clientConfig);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-top-up");
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, SessionPartitioner.class.getName());
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none"); // as the services write: no compression configured
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
+
+        long[] lengths = new long[sessions];
+        for (int i = 0; i < sessions; i++) {
+            lengths[i] = events / sessions + (i < events % sessions ? 1 : 0);
+        }
+        long longest = lengths[0];
+        String text = AppendLoad.text(textBytes);
+        var pending = new ArrayList<Future<RecordMetadata>>();
+        long written = 0;
+        long start = System.nanoTime();
+        try (Serde<SessionEvent> values = AvroSerdes.valueSerde(registryUrl);
+             var producer = new KafkaProducer<>(props, new SessionEventKeySerde(), values.serializer())) {
+            for (long seq = 1; seq <= longest; seq++) {
+                for (int i = 0; i < sessions; i++) {
+                    if (seq > lengths[i]) {
+                        continue;
+                    }
+                    String sessionId = idPrefix + "-" + i;
+                    var event = AgentTurns.event(sessionId, seq, UUID.randomUUID().toString(), Instant.now(), text);
+                    pending.add(producer.send(new ProducerRecord<>(topic, new SessionEventKey(sessionId, seq), EventAvro.toAvro(event))));
+                    written++;
+                }
+                if (pending.size() >= 50_000) {
+                    awaitAll(pending);
+                }
+            }
+            producer.flush();
+            awaitAll(pending);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        var last = new LinkedHashMap<String, Long>();
+        for (int i = 0; i < sessions; i++) {
+            last.put(idPrefix + "-" + i, lengths[i]);
+        }
+        return new Written(last, written, seconds);
+    }
+
+    /** Throws if any of the sends failed; the producer retries on its own, so a failure here is final. */
+    private static void awaitAll(List<Future<RecordMetadata>> sends) throws InterruptedException {
+        try {
+            for (Future<RecordMetadata> f : sends) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("the top-up's write to session-events failed", e);
+        }
+        sends.clear();
+    }
+}

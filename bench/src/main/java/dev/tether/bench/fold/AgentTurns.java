@@ -1,0 +1,76 @@
+package dev.tether.bench.fold;
+
+import dev.tether.common.event.Actor;
+import dev.tether.common.event.ActorKind;
+import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.AuthorizationBasis;
+import dev.tether.common.event.Event;
+import dev.tether.common.event.EventPayload;
+import dev.tether.common.event.SessionStarted;
+import dev.tether.common.event.StepCompleted;
+import dev.tether.common.event.TokenUsage;
+import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolCallAuthorized;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
+import dev.tether.common.event.UserMessage;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The benchmark's agent session, event by event, as the sequencer would have accepted it: {@code session_started}
+ * at seq 1, then turns of five events (a user message, an assistant message asking for a tool, the approval-service's
+ * authorization by policy, the tool's result, a completed step). Each event is attributed as the sequencer attributes
+ * it ({@code Sequencer.actorFor}): the agent's principal, the approval-service, the tool-executor. The fold benchmark
+ * folds it (figure 5) and figure 8's top-up writes it to {@code session-events}. Stateless.
+ */
+public final class AgentTurns {
+
+    /** Tenant and principal of the bench's dev key ({@code dev-acme-agent}), so the SDK may read the sessions. */
+    public static final String TENANT = "acme";
+    public static final String AGENT = "acme-agent";
+    public static final String HARNESS_VERSION = "v1";
+    public static final String MODEL = "bench-model";
+
+    private AgentTurns() {}
+
+    /** The event at {@code seq} of session {@code sessionId}; the messages and the tool result carry {@code text}. */
+    public static Event event(String sessionId, long seq, String eventId, Instant occurredAt, String text) {
+        EventPayload payload;
+        Actor actor;
+        if (seq == 1) {
+            payload = new SessionStarted("Rename Foo to Bar everywhere", "You are careful.", MODEL, HARNESS_VERSION, ToolMode.WRITE,
+                    List.of("keep tests green"), null, null);
+            actor = new Actor(ActorKind.USER, AGENT);
+        } else {
+            long turn = (seq - 2) / 5;
+            String callId = "call-" + turn;
+            switch ((int) ((seq - 2) % 5)) {
+                case 0 -> {
+                    payload = new UserMessage(text, null);
+                    actor = new Actor(ActorKind.USER, AGENT);
+                }
+                case 1 -> {
+                    payload = new AssistantMessage(text, null, List.of(new ToolCall(callId, "edit_file", "{\"path\":\"src/Foo.java\"}")),
+                            new TokenUsage(300, 40));
+                    actor = new Actor(ActorKind.MODEL, AGENT);
+                }
+                case 2 -> {
+                    payload = new ToolCallAuthorized(callId, AuthorizationBasis.POLICY);
+                    actor = new Actor(ActorKind.SYSTEM, "approval-service");
+                }
+                case 3 -> {
+                    // the idempotency key the projector gives the call: session/seq of the request/callId
+                    payload = new ToolResult(callId, sessionId + "/" + (seq - 2) + "/" + callId, ToolStatus.OK, text, null);
+                    actor = new Actor(ActorKind.TOOL, "tool-executor");
+                }
+                default -> {
+                    payload = new StepCompleted((int) turn + 1, "renamed in one more file", true, null);
+                    actor = new Actor(ActorKind.MODEL, AGENT);
+                }
+            }
+        }
+        return new Event(eventId, sessionId, TENANT, seq, occurredAt, actor, HARNESS_VERSION, payload);
+    }
+}
