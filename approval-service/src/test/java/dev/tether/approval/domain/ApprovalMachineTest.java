@@ -144,7 +144,8 @@ class ApprovalMachineTest {
 
         @Test
         void aTenantOverride_replacesTheGatedToolsForThatTenantAndMode() {
-            var policy = GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("acme.WRITE", "run_command"));
+            var policy = GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("acme.WRITE", "run_command"),
+                    Story.WRITE_TOOLS);
             Story story = new Story(policy).append(Story.AGENT_ACTOR, new SessionStarted("o", "s", "m", "v1", ToolMode.WRITE, List.of(),
                     null, null));
 
