@@ -17,6 +17,8 @@ import dev.tether.avro.ToolRequest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -139,6 +141,28 @@ class ApprovalFlowIT {
         assertThat(count(log, "approval_denied", "c1")).isEqualTo(1);
         assertThat(count(log, "tool_call_authorized", "c1")).isZero();
         assertThat(services.toolRequests()).doesNotContainKey(id + "/" + asked + "/c1");
+    }
+
+    @Test
+    void pendingApprovals_areListedOldestFirst() throws Exception {
+        String first = sessionWithFoo();
+        String second = sessionWithFoo();
+        services.ask(second, renameFoo("c1", "src/Foo.java"));
+        String older = services.awaitPending(second, "c1").get("id").asText();
+        services.ask(first, renameFoo("c1", "src/Main.java"));
+        String newer = services.awaitPending(first, "c1").get("id").asText();
+
+        Answer list = get(services.approvals() + "?status=PENDING", APPROVER);
+        assertThat(list.status()).as(list.toString()).isEqualTo(200);
+        List<String> ids = new ArrayList<>();
+        List<Instant> requestedAt = new ArrayList<>();
+        list.body().get("approvals").forEach(i -> {
+            ids.add(i.get("id").asText());
+            requestedAt.add(Instant.parse(i.get("requestedAt").asText()));
+        });
+        assertThat(ids).contains(older, newer);
+        assertThat(ids.indexOf(older)).as("asked first, listed first: %s", ids).isLessThan(ids.indexOf(newer));
+        assertThat(requestedAt).as("the whole list, oldest first").isSorted();
     }
 
     @Test
@@ -297,10 +321,11 @@ class ApprovalFlowIT {
         services.ask(id, renameFoo("c2", "src/Main.java")); // asked while the approval-service is down
         services.approval.start();
 
-        // Until the killed instance's group membership expires, the restarted one may not hold c1's partition yet and
-        // answers 404 for it (reads are per instance, see the README); the item must come back PENDING, not lost.
-        await("c1 pending again after the restart").until(() -> get(services.approvals() + "/" + c1, APPROVER).body().path("status").asText(),
-                "PENDING"::equals);
+        // Until the killed instance's group membership expires, the restarted one may not hold c1's partition yet: it
+        // answers 503 with Retry-After (which the client waits out), never 404; the item comes back PENDING, not lost.
+        Answer back = get(services.approvals() + "/" + c1, APPROVER);
+        assertThat(back.status()).as(back.toString()).isEqualTo(200);
+        assertThat(back.body().get("status").asText()).isEqualTo("PENDING");
         services.awaitPending(id, "c2");
         Answer granted = services.decide(c1, APPROVER, Map.of("decision", "GRANT_SESSION", "pathGlob", "src/**"));
         assertThat(granted.status()).as(granted.toString()).isEqualTo(200);

@@ -5,6 +5,8 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -41,6 +43,13 @@ public final class ToolRegistry {
             throw new IllegalArgumentException("no tools for mode " + mode);
         }
         return set;
+    }
+
+    /** The names of all its tools, of every mode, sorted: what a gating policy may name. */
+    public Set<String> names() {
+        var names = new TreeSet<String>();
+        sets.values().forEach(set -> names.addAll(set.names()));
+        return names;
     }
 
     /** Collects tools. Not thread-safe. */

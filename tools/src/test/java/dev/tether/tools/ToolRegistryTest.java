@@ -35,6 +35,12 @@ class ToolRegistryTest {
     }
 
     @Test
+    void theRegistrysNames_areEveryToolOfEveryMode_whatAGatingPolicyMayName() {
+        assertThat(BUILT_INS.names()).containsExactly(
+                "edit_file", "grep", "http_fetch", "list_dir", "read_file", "run_command", "write_file");
+    }
+
+    @Test
     void everyBuiltIn_isNamedAsItsSetFindsIt_andOnlyTheReadOnlyOnesAreNonMutatingAndIdempotent() {
         ToolSet readOnly = BUILT_INS.forMode(ToolMode.READ_ONLY);
         for (String name : BUILT_INS.forMode(ToolMode.WRITE).names()) {

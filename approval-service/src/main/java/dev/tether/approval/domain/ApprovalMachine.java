@@ -47,6 +47,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -118,22 +119,16 @@ public final class ApprovalMachine {
         if (payload instanceof AssistantMessage m) {
             for (ToolCall call : m.toolCalls()) {
                 n = n.withCall(call.callId(), new OpenCall(call.tool(), call.argumentsJson(), event.seq(), event.actor().id(),
-                        Stage.REQUESTED, null, null, null, null));
+                        Stage.REQUESTED, null, null, null, null, null));
             }
         } else if (payload instanceof ApprovalRequested r) {
             n = requested(n, event, r);
         } else if (payload instanceof ApprovalGranted g) {
-            n = granted(n, event, g);
+            String conflict = conflict(n, g.callId());
+            n = conflict == null ? granted(n, event, g) : contested(n, g.callId(), conflict);
         } else if (payload instanceof ApprovalDenied d) {
-            n = n.withCall(d.callId(), c -> c.at(Stage.DENIED));
-            if (event.eventId().equals(expiredId(n.sessionId(), d.callId()))) {
-                SessionApprovals before = n;
-                n = n.pendingItem(d.callId(), Kind.APPROVAL).map(i -> before.withItem(i.ended(Status.EXPIRED, d.reason()),
-                        FINISHED_ITEMS_KEPT)).orElse(n);
-            } else {
-                n = decided(n, d.callId(), Kind.APPROVAL, Status.DENIED, new Decision(DecisionKind.DENY, d.approver(), d.reason(), null,
-                        null, event.seq(), event.occurredAt()));
-            }
+            String conflict = conflict(n, d.callId());
+            n = conflict == null ? denied(n, event, d) : contested(n, d.callId(), conflict);
         } else if (payload instanceof ToolCallAuthorized a) {
             OpenCall call = n.calls().get(a.callId());
             if (call != null && call.stage() == Stage.REQUESTED && a.basis().kind() == AuthorizationBasis.Kind.APPROVAL) {
@@ -167,6 +162,10 @@ public final class ApprovalMachine {
         if (call == null) {
             return n; // only a damaged log asks about a call it never made
         }
+        if (call.stage() == Stage.CONFLICTED) {
+            // a decision came before the request: nobody may decide this call any more; react sends its ERROR result
+            return n.withCall(r.callId(), call.shown(r.shown(), r.shownRef()));
+        }
         n = n.withCall(r.callId(), call.at(Stage.AWAITING_APPROVAL).shown(r.shown(), r.shownRef()));
         return n.withItem(new ApprovalItem(n.sessionId(), event.seq(), Kind.APPROVAL, Status.PENDING, n.tenantId(), r.callId(), r.tool(),
                 call.argumentsJson(), r.shown(), r.shownRef(), call.requestSeq(), event.occurredAt(), n.modelId(), call.requestedBy(),
@@ -193,6 +192,83 @@ public final class ApprovalMachine {
         DecisionKind kind = g.scope() == ApprovalScope.SESSION ? DecisionKind.GRANT_SESSION : DecisionKind.GRANT_ONCE;
         return decided(n, g.callId(), Kind.APPROVAL, Status.GRANTED, new Decision(kind, g.approver(), g.reason(), g.tool(),
                 g.pathGlob(), event.seq(), event.occurredAt()));
+    }
+
+    private static SessionApprovals denied(SessionApprovals n, Event event, ApprovalDenied d) {
+        n = n.withCall(d.callId(), c -> c.at(Stage.DENIED));
+        if (event.eventId().equals(expiredId(n.sessionId(), d.callId()))) {
+            SessionApprovals before = n;
+            return n.pendingItem(d.callId(), Kind.APPROVAL).map(i -> before.withItem(i.ended(Status.EXPIRED, d.reason()),
+                    FINISHED_ITEMS_KEPT)).orElse(n);
+        }
+        return decided(n, d.callId(), Kind.APPROVAL, Status.DENIED, new Decision(DecisionKind.DENY, d.approver(), d.reason(), null,
+                null, event.seq(), event.occurredAt()));
+    }
+
+    /**
+     * Why a decision on {@code callId} cannot be applied to {@code s}, or null if it can: only a call that exists, waits
+     * for an approval and whose item is still pending takes one. The sequencer refuses any other decision; this is the
+     * second line of defence against a log it did not guard (a damaged or hand-written one).
+     */
+    static String conflict(SessionApprovals s, String callId) {
+        OpenCall call = s.calls().get(callId);
+        if (call == null) {
+            return "call '" + callId + "' is not open here: it is unknown, or it has its result already";
+        }
+        if (call.stage() != Stage.AWAITING_APPROVAL) {
+            return "call '" + callId + "' is not waiting for an approval: " + switch (call.stage()) {
+                case REQUESTED -> "no approval was requested for it yet";
+                case GRANTED, GRANT_UNUSABLE -> "it was granted already at seq " + call.grantSeq();
+                case DENIED -> "it was denied already";
+                case AUTHORIZED -> "it was authorized already";
+                case OUTCOME_UNKNOWN -> "its outcome is unknown and waits for MARK_DONE, RETRY or ABANDON";
+                case CONFLICTED -> "it is conflicted already (" + call.problem() + ")";
+                case AWAITING_APPROVAL -> throw new IllegalStateException("unreachable");
+            };
+        }
+        if (s.pendingItem(callId, Kind.APPROVAL).isEmpty()) {
+            return "call '" + callId + "' has no pending approval item";
+        }
+        return null;
+    }
+
+    /**
+     * The clear error to log when {@code event} is a decision that {@link #evolve} will not apply to {@code before}
+     * (the state before it), or empty when it is not such a decision.
+     */
+    public static Optional<String> ambiguity(SessionApprovals before, Event event) {
+        String callId = event.payload() instanceof ApprovalGranted g ? g.callId()
+                : event.payload() instanceof ApprovalDenied d ? d.callId() : null;
+        if (callId == null || before == null) {
+            return Optional.empty();
+        }
+        String approver = event.payload() instanceof ApprovalGranted g ? g.approver() : ((ApprovalDenied) event.payload()).approver();
+        String conflict = conflict(before, callId);
+        return conflict == null ? Optional.empty() : Optional.of(event.type() + " at seq " + event.seq() + " of "
+                + event.sessionId() + " by " + approver + " fails closed, because " + conflict
+                + ": nothing is authorized and no grant is installed because of it");
+    }
+
+    /**
+     * A decision that cannot be applied (see {@link #conflict}) fails closed: it installs no grant and authorizes
+     * nothing; the call, if open, is marked CONFLICTED (the answer it has already stands), a session grant an earlier
+     * decision on it installed is withdrawn (its later calls ask again), and a pending item of it ends.
+     */
+    private static SessionApprovals contested(SessionApprovals n, String callId, String conflict) {
+        OpenCall call = n.calls().get(callId);
+        if (call != null && call.grantSeq() != null) {
+            n = n.withoutGrant(call.grantSeq());
+        }
+        for (ApprovalItem item : n.items()) {
+            if (item.callId().equals(callId) && item.decision() != null && item.decision().decision() == DecisionKind.GRANT_SESSION) {
+                n = n.withoutGrant(item.decision().seq());
+            }
+        }
+        if (call != null) {
+            n = n.withCall(callId, call.conflicted(conflict));
+        }
+        return n.withItems(i -> i.status().pending() && i.kind() == Kind.APPROVAL && i.callId().equals(callId)
+                ? i.ended(Status.CANCELLED, "conflicting decisions: " + conflict + "; nothing was run") : i, FINISHED_ITEMS_KEPT);
     }
 
     /** Why a session-scope grant of {@code tool} on {@code pathGlob} cannot be used, or null if it can. */
@@ -270,24 +346,13 @@ public final class ApprovalMachine {
             }
         } else if (payload instanceof ApprovalRequested r) {
             OpenCall call = s.calls().get(r.callId());
-            if (call != null && call.stage() == Stage.AWAITING_APPROVAL && call.requestSeq() < s.lastInterruptSeq()) {
+            if (call != null && call.stage() == Stage.CONFLICTED) {
+                out.add(conflicted(s, r.callId(), call)); // a decision came before the request: the call has no answer yet
+            } else if (call != null && call.stage() == Stage.AWAITING_APPROVAL && call.requestSeq() < s.lastInterruptSeq()) {
                 out.add(cancel(s, r.callId(), call)); // the turn was cut short while the request was on its way
             }
-        } else if (payload instanceof ApprovalGranted g) {
-            OpenCall call = s.calls().get(g.callId());
-            if (call != null && call.stage() == Stage.GRANTED) {
-                out.add(authorize(s, g.callId(), AuthorizationBasis.approval(call.grantSeq())));
-            } else if (call != null && call.stage() == Stage.GRANT_UNUSABLE) {
-                out.add(error(s, g.callId(), call, "unusable-grant", "the approval at seq " + call.grantSeq() + " was not used because "
-                        + call.problem() + "; nothing was run. Ask again if the call is still needed."));
-            }
-        } else if (payload instanceof ApprovalDenied d) {
-            OpenCall call = s.calls().get(d.callId());
-            if (call != null && call.stage() == Stage.DENIED) {
-                boolean expired = event.eventId().equals(expiredId(s.sessionId(), d.callId()));
-                out.add(error(s, d.callId(), call, "denied", expired ? d.reason()
-                        : "denied by " + d.approver() + ": " + (d.reason().isBlank() ? "no reason given" : d.reason())));
-            }
+        } else if (payload instanceof ApprovalGranted || payload instanceof ApprovalDenied) {
+            decided(s, event, out);
         } else if (payload instanceof TurnInterrupted) {
             s.calls().forEach((callId, call) -> {
                 if (call.stage() == Stage.AWAITING_APPROVAL) {
@@ -296,6 +361,36 @@ public final class ApprovalMachine {
             });
         }
         return out;
+    }
+
+    /** The answer to a decision: the call's authorization or ERROR result if it took the decision, else nothing new. */
+    private static void decided(SessionApprovals s, Event event, List<ProposedEvent> out) {
+        String callId = event.payload() instanceof ApprovalGranted g ? g.callId() : ((ApprovalDenied) event.payload()).callId();
+        OpenCall call = s.calls().get(callId);
+        if (call == null) {
+            return; // a decision on a call that is not open changed nothing (see conflict)
+        }
+        if (call.stage() == Stage.CONFLICTED) {
+            // nothing that authorizes; an ERROR only for a call that was waiting with no answer on its way, never a
+            // second result for a call authorized, denied or answered already
+            if (call.conflictedFrom() == Stage.AWAITING_APPROVAL) {
+                out.add(conflicted(s, callId, call));
+            }
+        } else if (event.payload() instanceof ApprovalGranted && call.stage() == Stage.GRANTED) {
+            out.add(authorize(s, callId, AuthorizationBasis.approval(call.grantSeq())));
+        } else if (event.payload() instanceof ApprovalGranted && call.stage() == Stage.GRANT_UNUSABLE) {
+            out.add(error(s, callId, call, "unusable-grant", "the approval at seq " + call.grantSeq() + " was not used because "
+                    + call.problem() + "; nothing was run. Ask again if the call is still needed."));
+        } else if (event.payload() instanceof ApprovalDenied d && call.stage() == Stage.DENIED) {
+            boolean expired = event.eventId().equals(expiredId(s.sessionId(), callId));
+            out.add(error(s, callId, call, "denied", expired ? d.reason()
+                    : "denied by " + d.approver() + ": " + (d.reason().isBlank() ? "no reason given" : d.reason())));
+        }
+    }
+
+    private static ProposedEvent conflicted(SessionApprovals s, String callId, OpenCall call) {
+        return error(s, callId, call, "conflict", "the approval decisions for this call conflict (" + call.problem()
+                + "), so it is refused: nothing was authorized and nothing was run. Ask again if the call is still needed.");
     }
 
     private static ProposedEvent decideCall(SessionApprovals s, ToolCall call, Rules rules) {

@@ -53,7 +53,13 @@ public record SessionApprovals(
         /** Authorized; the executor runs it. */
         AUTHORIZED,
         /** Its result was UNKNOWN; a human decides. */
-        OUTCOME_UNKNOWN
+        OUTCOME_UNKNOWN,
+        /**
+         * A decision the log cannot explain came for it (after it was decided or answered, or before its approval was
+         * requested): nothing is authorized or granted because of it, an answer already given stands, and a call that
+         * has none gets an ERROR result naming the conflict (fail closed).
+         */
+        CONFLICTED
     }
 
     /**
@@ -61,22 +67,32 @@ public record SessionApprovals(
      *
      * @param shown    what the approver was shown, if an approval was requested
      * @param grantSeq the seq of the grant that decided it, if any
-     * @param problem  why a grant could not be used, for GRANT_UNUSABLE
+     * @param problem  why a grant could not be used, for GRANT_UNUSABLE; what the conflict is, for CONFLICTED
+     * @param conflictedFrom for CONFLICTED: the stage the call was at when the conflicting decision came; null otherwise
      */
     public record OpenCall(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown,
-                           BlobRef shownRef, Long grantSeq, String problem) {
+                           BlobRef shownRef, Long grantSeq, String problem, Stage conflictedFrom) {
 
         OpenCall at(Stage next) {
-            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, next, shown, shownRef, grantSeq, problem);
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, next, shown, shownRef, grantSeq, problem, conflictedFrom);
         }
 
         OpenCall shown(String text, BlobRef ref) {
-            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, stage, text, ref, grantSeq, problem);
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, stage, text, ref, grantSeq, problem, conflictedFrom);
         }
 
         OpenCall granted(long seq, String why) {
             return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, why == null ? Stage.GRANTED : Stage.GRANT_UNUSABLE,
-                    shown, shownRef, seq, why);
+                    shown, shownRef, seq, why, null);
+        }
+
+        /**
+         * The call after a decision the log cannot explain. A second conflict keeps the first one's account, and its
+         * {@code conflictedFrom} becomes CONFLICTED, so whatever the first one sent is not sent again.
+         */
+        OpenCall conflicted(String why) {
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, Stage.CONFLICTED, shown, shownRef, grantSeq,
+                    stage == Stage.CONFLICTED ? problem : why, stage);
         }
     }
 
@@ -173,6 +189,12 @@ public record SessionApprovals(
         while (next.size() > kept) {
             next.remove(0); // the oldest goes: its calls need an approval again, which is the safe side
         }
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items);
+    }
+
+    /** The state without the session-scope grant of {@code seq}, if it is in force. */
+    SessionApprovals withoutGrant(long seq) {
+        List<Grant> next = grants.stream().filter(g -> g.seq() != seq).toList();
         return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items);
     }
 

@@ -89,6 +89,8 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
                 LOG.warnf("skipping %s at seq %d of %s: the session's start is unknown here", event.type(), event.seq(), sessionId);
                 return;
             }
+            // a decision the sequencer should have refused: evolve fails closed; say so loudly
+            ApprovalMachine.ambiguity(before, event).ifPresent(LOG::error);
             SessionApprovals after = ApprovalMachine.evolve(before, event);
             List<ProposedEvent> answers = ApprovalMachine.react(after, event, rules);
             save(before, after);

@@ -3,6 +3,7 @@ package dev.tether.approval.kafka;
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.SessionApprovals;
 import dev.tether.common.service.rest.ApiException;
+import dev.tether.common.service.rest.OwnerRouting;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -19,7 +20,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /**
  * Reads of the approval state (Kafka Streams interactive queries over this instance's partitions, which is every
  * partition when one instance runs), each scoped to a tenant: another tenant's session reads as missing. While the
- * application restores its state a read answers 503 with {@code Retry-After}, never stale data.
+ * application restores its state a read answers 503 with {@code Retry-After}, never stale data; so does a read of one
+ * session whose partition this instance does not hold right now (after a restart, during a rebalance), never 404.
  */
 @ApplicationScoped
 public class ApprovalReads {
@@ -30,8 +32,13 @@ public class ApprovalReads {
         this.streams = streams;
     }
 
-    /** The session's approval state, if it exists and belongs to {@code tenantId}. */
+    /**
+     * The session's approval state, if it exists and belongs to {@code tenantId}.
+     *
+     * @throws ApiException 503 with {@code Retry-After} if this instance does not hold the session's partition now
+     */
     public Optional<SessionApprovals> session(String tenantId, String sessionId) {
+        OwnerRouting.requireLocal(streams, ApprovalStores.SESSIONS, sessionId);
         SessionApprovals s = this.<String, SessionApprovals>store(ApprovalStores.SESSIONS).get(sessionId);
         return s != null && s.tenantId().equals(tenantId) ? Optional.of(s) : Optional.empty();
     }

@@ -55,11 +55,26 @@ public class KafkaSetup {
         return new KafkaTracing(openTelemetry, "tether-approval-service");
     }
 
-    /** The gating policy, checked at start-up: a malformed entry stops the service with a message naming it. */
+    /**
+     * The tools sessions can call: the built-ins, as the executor registers them. {@code http_fetch} previews check its
+     * host allowlist the way the executor does, so the approver is told when a URL would be refused
+     * ({@link ApprovalConfig#httpAllowedHosts}).
+     */
     @Produces
     @Singleton
-    GatingPolicy policy() {
-        return config.gatingPolicy();
+    ToolRegistry tools() {
+        HttpFetchPolicy http = approvals.httpAllowedHosts().map(HttpFetchPolicy::allowing).orElse(HttpFetchPolicy.denyAll());
+        return ToolRegistry.builder().addBuiltIns(http).build();
+    }
+
+    /**
+     * The gating policy, checked at start-up (the topology needs it): a malformed entry, or a tool name that is none of
+     * {@code tools} (a misspelling would leave the real tool ungated), stops the service with a message naming it.
+     */
+    @Produces
+    @Singleton
+    GatingPolicy policy(ToolRegistry tools) {
+        return config.gatingPolicy(tools.names());
     }
 
     @Produces
@@ -68,16 +83,11 @@ public class KafkaSetup {
         return new LocalBlobStore(approvals.blobsDir());
     }
 
-    /**
-     * The built-in tools, as the executor registers them. {@code http_fetch} previews check its host allowlist the way
-     * the executor does, so the approver is told when a URL would be refused ({@link ApprovalConfig#httpAllowedHosts}).
-     */
+    /** The tools' own previews ({@code Tool.shown}) against the read-only workspaces. */
     @Produces
     @Singleton
-    WorkspaceInspector inspector(BlobStore blobs) {
-        HttpFetchPolicy http = approvals.httpAllowedHosts().map(HttpFetchPolicy::allowing).orElse(HttpFetchPolicy.denyAll());
-        ToolRegistry registry = ToolRegistry.builder().addBuiltIns(http).build();
-        return new WorkspaceInspector(registry, workspaceRoot, approvals.scratchDir(), new BlobOffloader(blobs));
+    WorkspaceInspector inspector(ToolRegistry tools, BlobStore blobs) {
+        return new WorkspaceInspector(tools, workspaceRoot, approvals.scratchDir(), new BlobOffloader(blobs));
     }
 
     /** Picked up by the Quarkus Kafka Streams extension, which runs it. */

@@ -63,6 +63,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ApprovalMachineTest {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
+    private static final Actor APPROVER_ALICE = new Actor(ActorKind.APPROVER, "alice");
+    private static final Actor APPROVER_BOB = new Actor(ActorKind.APPROVER, "bob");
 
     private static Verdict.Append append(Verdict verdict) {
         assertThat(verdict).as("verdict").isInstanceOf(Verdict.Append.class);
@@ -142,7 +144,8 @@ class ApprovalMachineTest {
 
         @Test
         void aTenantOverride_replacesTheGatedToolsForThatTenantAndMode() {
-            var policy = GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("acme.WRITE", "run_command"));
+            var policy = GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("acme.WRITE", "run_command"),
+                    Story.WRITE_TOOLS);
             Story story = new Story(policy).append(Story.AGENT_ACTOR, new SessionStarted("o", "s", "m", "v1", ToolMode.WRITE, List.of(),
                     null, null));
 
@@ -334,13 +337,21 @@ class ApprovalMachineTest {
             Story story = awaiting();
             Verdict.Append grant = append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE));
             Verdict.Append deny = append(decide(story, DecisionKind.DENY, null, null, "no", BOB));
+            assertThat(deny.event().eventId()).isNotEqualTo(grant.event().eventId());
 
             story.accept(grant.event());
-            // the sequencer refuses the denial (no approval pending); folded anyway, it would not turn the grant around
-            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.GRANTED);
-            assertThat(deny.event().eventId()).isNotEqualTo(grant.event().eventId());
             assertThat(refused(ApprovalMachine.decide(story.state, 3, new DecisionRequest(DecisionKind.DENY, null, null, "no"), BOB))
                     .reason()).isEqualTo(Refusal.CONFLICT);
+            ProposedEvent authorization = story.only();
+
+            // the sequencer refuses the second decision (no approval pending); fed in anyway, it turns nothing around
+            story.accept(deny.event());
+            assertThat(story.answers).as("no ERROR result beside the authorization already sent").isEmpty();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.CONFLICTED);
+            assertThat(story.state.item(3).orElseThrow().status()).as("the first decision stands").isEqualTo(Status.GRANTED);
+            assertThat(story.ambiguity).hasValueSatisfying(m -> assertThat(m).contains("approval_denied").contains("by bob")
+                    .contains("fails closed").contains("it was granted already at seq 4"));
+            assertThat(Story.authorizes(authorization, "c1")).isTrue();
         }
 
         @Test
@@ -389,6 +400,142 @@ class ApprovalMachineTest {
 
             assertThat(r.field()).isEqualTo("decision");
             assertThat(r.message()).contains("[GRANT_ONCE, GRANT_SESSION, DENY]");
+        }
+
+        @Test
+        void aGrantForAnUnknownCall_installsNoGrant_andAuthorizesNothing() {
+            Story story = awaiting();
+
+            story.append(APPROVER_ALICE, new ApprovalGranted("ghost", ApprovalScope.SESSION, "edit_file", null, "alice", ""));
+
+            assertThat(story.answers).isEmpty();
+            assertThat(story.state.grants()).isEmpty();
+            assertThat(story.state.calls()).doesNotContainKey("ghost");
+            assertThat(story.ambiguity).hasValueSatisfying(m -> assertThat(m).contains("call 'ghost' is not open here"));
+            story.append(asking(edit("c2", "src/Bar.java")));
+            assertThat(story.only().payload()).as("a later call still asks").isInstanceOf(ApprovalRequested.class);
+        }
+
+        @Test
+        void aGrantAfterTheCallsResult_installsNoGrant_andAuthorizesNothing() {
+            Story story = awaiting();
+            story.append(new TurnInterrupted("", "stop")).acceptAnswers();
+            assertThat(story.state.calls()).as("the call has its CANCELLED result").doesNotContainKey("c1");
+
+            story.append(APPROVER_ALICE, new ApprovalGranted("c1", ApprovalScope.SESSION, "edit_file", "src/**", "alice", ""));
+
+            assertThat(story.answers).isEmpty();
+            assertThat(story.state.grants()).isEmpty();
+            assertThat(story.state.item(3).orElseThrow().status()).isEqualTo(Status.CANCELLED);
+            story.append(asking(edit("c2", "src/Bar.java")));
+            assertThat(story.only().payload()).isInstanceOf(ApprovalRequested.class);
+        }
+
+        @Test
+        void aGrantAfterADenial_authorizesNothing_andSendsNoSecondResult() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.DENY, null, null, "not today", BOB)).event());
+            ProposedEvent denialResult = story.only();
+
+            story.append(APPROVER_ALICE, new ApprovalGranted("c1", ApprovalScope.SESSION, "edit_file", null, "alice", ""));
+
+            assertThat(story.answers).as("neither an authorization nor a second result").isEmpty();
+            assertThat(story.state.grants()).isEmpty();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.CONFLICTED);
+            assertThat(story.state.calls().get("c1").problem()).contains("it was denied already");
+            assertThat(story.state.item(3).orElseThrow().status()).isEqualTo(Status.DENIED);
+            assertThat(story.ambiguity).isPresent();
+
+            story.accept(denialResult);
+            assertThat(story.answers).isEmpty();
+            assertThat(story.state.calls()).doesNotContainKey("c1");
+            story.append(asking(edit("c2", "src/Bar.java")));
+            assertThat(story.only().payload()).isInstanceOf(ApprovalRequested.class);
+        }
+
+        @Test
+        void aDenialAfterASessionGrant_doesNotFlipIt_sendsNoContradictingResult_andWithdrawsTheGrant() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, "src/**", "", ALICE)).event());
+            long grantSeq = story.lastSeq();
+            assertThat(story.state.grants()).hasSize(1);
+            ProposedEvent authorization = story.only();
+
+            story.append(APPROVER_BOB, new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+
+            assertThat(story.answers).as("no ERROR result against the authorization already sent").isEmpty();
+            assertThat(story.state.grants()).as("a contested grant is withdrawn: later calls ask again").isEmpty();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.CONFLICTED);
+            assertThat(story.state.item(3).orElseThrow().status()).isEqualTo(Status.GRANTED);
+            assertThat(story.ambiguity).hasValueSatisfying(m -> assertThat(m).contains("granted already at seq " + grantSeq));
+
+            story.accept(authorization); // proposed before the denial came; the sequencer appends it
+            assertThat(story.answers).isEmpty();
+            story.append(asking(edit("c2", "src/a/b.java")));
+            assertThat(story.only().payload()).as("the grant covers nothing any more").isInstanceOf(ApprovalRequested.class);
+        }
+
+        @Test
+        void aDenialAfterTheGrantsAuthorizationWasAppended_changesNothingThatRuns() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE)).event()).acceptAnswers();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+
+            story.append(APPROVER_BOB, new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+
+            assertThat(story.answers).isEmpty();
+            assertThat(story.state.grants()).isEmpty();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.CONFLICTED);
+        }
+
+        @Test
+        void aSecondGrant_authorizesNothingMore() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE)).event());
+            assertThat(story.answers).singleElement().satisfies(a -> assertThat(Story.authorizes(a, "c1")).isTrue());
+
+            story.append(APPROVER_BOB, new ApprovalGranted("c1", ApprovalScope.SESSION, "edit_file", null, "bob", ""));
+
+            assertThat(story.answers).isEmpty();
+            assertThat(story.state.grants()).isEmpty();
+        }
+
+        @Test
+        void aDecisionBeforeTheApprovalRequest_refusesTheCallWithAnErrorNamingTheConflict_whenTheRequestArrives() {
+            Story story = Story.started().append(asking(edit("c1", "src/Foo.java")));
+            ProposedEvent request = story.only();
+
+            story.append(APPROVER_ALICE, new ApprovalGranted("c1", ApprovalScope.SESSION, "edit_file", null, "alice", ""));
+            assertThat(story.answers).isEmpty();
+            assertThat(story.state.grants()).isEmpty();
+            assertThat(story.ambiguity).hasValueSatisfying(m -> assertThat(m).contains("no approval was requested for it yet"));
+
+            story.accept(request);
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> {
+                assertThat(r.status()).isEqualTo(ToolStatus.ERROR);
+                assertThat(r.content()).contains("approval decisions for this call conflict").contains("nothing was authorized");
+                assertThat(r.idempotencyKey()).isEqualTo(SESSION + "/2/c1");
+            });
+            assertThat(story.state.pendingItems()).as("nobody may decide it any more").isEmpty();
+            story.acceptAnswers();
+            assertThat(story.state.calls()).isEmpty();
+        }
+
+        @Test
+        void aDecisionOnAWaitingCallWithoutAPendingItem_refusesTheCall_once() {
+            Story story = awaiting();
+            SessionApprovals damaged = story.state.withItems(i -> i.ended(Status.CANCELLED, "lost"), ApprovalMachine.FINISHED_ITEMS_KEPT);
+            story.state = damaged;
+
+            story.append(APPROVER_ALICE, new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "alice", ""));
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> assertThat(r.content())
+                    .contains("has no pending approval item"));
+            ProposedEvent error = story.only();
+
+            story.append(APPROVER_BOB, new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+            assertThat(story.answers).as("the ERROR is on its way already").isEmpty();
+            story.accept(error);
+            assertThat(story.state.calls()).isEmpty();
         }
 
         @Test

@@ -48,6 +48,8 @@ final class Story {
     final ApprovalMachine.Rules rules;
     SessionApprovals state;
     List<ProposedEvent> answers = List.of();
+    /** The error the service logs for the last event, if it was a decision it would not apply. */
+    java.util.Optional<String> ambiguity = java.util.Optional.empty();
     final List<Event> log = new ArrayList<>();
     private long seq;
 
@@ -93,6 +95,7 @@ final class Story {
         seq++;
         var event = new Event(eventId, SESSION, TENANT, seq, at(seq), actor, "v1", payload);
         log.add(event);
+        ambiguity = ApprovalMachine.ambiguity(state, event);
         state = ApprovalMachine.evolve(state, event);
         answers = ApprovalMachine.react(state, event, rules);
         return this;

@@ -16,7 +16,9 @@ import java.util.regex.Pattern;
  * <p>Configuration ({@code tether.policy.*}): {@code gated} lists the tools gated by default
  * (write_file, edit_file, run_command, http_fetch); {@code overrides."<tenant>.<MODE>"} replaces
  * that list for one tenant's sessions in one mode, e.g. {@code overrides."acme.READ_ONLY"=http_fetch}.
- * A malformed entry stops the start-up with a message naming it.
+ * A malformed entry, or a tool name that is not one of the service's tools (a misspelt {@code edit_flie} would
+ * otherwise leave {@code edit_file} ungated), stops the start-up with a message naming the key, the name and the
+ * tools there are. The tools are passed in by the service (this module cannot see the tool registry).
  */
 public final class GatingPolicy {
 
@@ -36,13 +38,15 @@ public final class GatingPolicy {
     }
 
     /**
-     * The policy from configuration values.
+     * The policy from configuration values, every tool name checked against the tools there are.
      *
-     * @param gated     comma-separated tool names gated by default
-     * @param overrides {@code "<tenant>.<READ_ONLY|WRITE>"} → comma-separated tool names (may be empty: nothing gated)
+     * @param gated      comma-separated tool names gated by default
+     * @param overrides  {@code "<tenant>.<READ_ONLY|WRITE>"} → comma-separated tool names (may be empty: nothing gated)
+     * @param knownTools the names of the tools sessions can call, in any mode (the service's tool registry)
      * @throws IllegalArgumentException naming the offending entry
      */
-    public static GatingPolicy of(String gated, Map<String, String> overrides) {
+    public static GatingPolicy of(String gated, Map<String, String> overrides, Set<String> knownTools) {
+        Set<String> known = Set.copyOf(knownTools);
         var parsed = new HashMap<String, Set<String>>();
         overrides.forEach((key, tools) -> {
             int dot = key.lastIndexOf('.');
@@ -54,9 +58,9 @@ public final class GatingPolicy {
                 throw new IllegalArgumentException("tether.policy.overrides.\"" + key + "\": unknown tool mode '" + key.substring(dot + 1)
                         + "' (READ_ONLY or WRITE)");
             }
-            parsed.put(key.substring(0, dot) + "." + mode, tools("tether.policy.overrides.\"" + key + "\"", tools));
+            parsed.put(key.substring(0, dot) + "." + mode, tools("tether.policy.overrides.\"" + key + "\"", tools, known));
         });
-        return new GatingPolicy(tools("tether.policy.gated", gated), parsed);
+        return new GatingPolicy(tools("tether.policy.gated", gated, known), parsed);
     }
 
     /** Whether a call of {@code tool} in a session of {@code tenantId} in {@code mode} needs an approval. */
@@ -64,7 +68,7 @@ public final class GatingPolicy {
         return overrides.getOrDefault(tenantId + "." + mode.name(), gated).contains(tool);
     }
 
-    private static Set<String> tools(String setting, String csv) {
+    private static Set<String> tools(String setting, String csv, Set<String> known) {
         if (csv == null || csv.isBlank()) {
             return Set.of();
         }
@@ -73,6 +77,10 @@ public final class GatingPolicy {
             String name = raw.trim();
             if (!TOOL.matcher(name).matches()) {
                 throw new IllegalArgumentException(setting + ": '" + name + "' is not a tool name (lower-case letters, digits, _ . -)");
+            }
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException(setting + ": '" + name + "' is not a known tool, so it would gate nothing; the tools are "
+                        + String.join(", ", new java.util.TreeSet<>(known)));
             }
             names.add(name);
         }

@@ -59,9 +59,12 @@ public interface TetherConfig {
         Map<String, String> overrides();
     }
 
-    /** The gating policy, checked when first asked for; a malformed one throws with the entry's name. */
-    default dev.tether.common.policy.GatingPolicy gatingPolicy() {
-        return dev.tether.common.policy.GatingPolicy.of(policy().gated(), policy().overrides());
+    /**
+     * The gating policy, checked when asked for: a malformed entry, or a tool name not in {@code knownTools} (the
+     * service's tool registry, every mode), throws naming the entry.
+     */
+    default dev.tether.common.policy.GatingPolicy gatingPolicy(java.util.Set<String> knownTools) {
+        return dev.tether.common.policy.GatingPolicy.of(policy().gated(), policy().overrides(), knownTools);
     }
 
     interface Auth {

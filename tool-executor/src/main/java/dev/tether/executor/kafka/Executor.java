@@ -98,7 +98,7 @@ public class Executor {
         var registryOfTools = ToolRegistry.builder()
                 .addBuiltIns(HttpFetchPolicy.allowing(config.http().allowedHosts().orElse(List.of())))
                 .build();
-        var authority = new Authority(registryOfTools, tether.gatingPolicy());
+        var authority = new Authority(registryOfTools, tether.gatingPolicy(registryOfTools.names()));
         var offloader = new BlobOffloader(new LocalBlobStore(Path.of(config.blobs().dir())),
                 config.blobs().thresholdBytes(), BlobOffloader.DEFAULT_PREVIEW_CHARS);
         var workspaces = new WorkspaceRoot(Path.of(config.workspaces()), isolation.commandUser());

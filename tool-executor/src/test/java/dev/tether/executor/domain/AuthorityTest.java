@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 
 class AuthorityTest {
 
-    private final Authority authority = new Authority(ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build(),
-            GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("globex.WRITE", "run_command")));
+    private static final ToolRegistry TOOLS = ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build();
+    private final Authority authority = new Authority(TOOLS,
+            GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("globex.WRITE", "run_command"), TOOLS.names()));
 
     @Test
     void aReadOnlySession_cannotCallAWriteTool_whateverItsBasis() {

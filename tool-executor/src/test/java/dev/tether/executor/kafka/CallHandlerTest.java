@@ -58,8 +58,8 @@ class CallHandlerTest {
     private CallHandler handler() {
         var runner = new CommandRunner(RunnerConfig.defaults().withSandboxUser(SandboxUser.current().isRoot()
                 ? SandboxUser.NOBODY : SandboxUser.current()), Isolation.Unavailable.because("not needed by these tests"));
-        var authority = new Authority(ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build(),
-                GatingPolicy.of("run_command", Map.of()));
+        var tools = ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build();
+        var authority = new Authority(tools, GatingPolicy.of("run_command", Map.of(), tools.names()));
         return new CallHandler(ledger, producer, LAYOUT, authority, new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()),
                 runner, new MapSecretProvider(Map.of()), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))), inFlight,
                 CrashPoints.none(), "executor-1", Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));

@@ -72,6 +72,11 @@ public class ApiException extends RuntimeException {
         return body;
     }
 
+    /** The response headers it adds, e.g. {@code Retry-After}. */
+    public Map<String, String> headers() {
+        return headers;
+    }
+
     public Response toResponse() {
         var response = Response.status(status).type("application/json").entity(body);
         headers.forEach(response::header);

@@ -12,6 +12,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -72,6 +73,28 @@ public class OwnerRouting {
         }
         if (!holdsLocally(kafkaStreams, store, owner.partition())) {
             throw new RemoteAnswer(forward(owner.activeHost(), uri, headers));
+        }
+    }
+
+    /**
+     * Returns if this instance can answer for {@code sessionId} from its own partition of {@code store} now: the
+     * application is RUNNING and the session's partition is one of its active tasks, restored. Otherwise throws 503
+     * with {@code Retry-After}: right after a restart, or while a rebalance moves the partition, a session that
+     * exists must read as "try again", never as "not found". For reads and writes that are not forwarded (see
+     * {@link #serveLocallyOrForward} for reads that are).
+     */
+    public static void requireLocal(KafkaStreams streams, String store, String sessionId) {
+        KafkaStreams.State state = streams.state();
+        if (state != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable("the state here is " + state.name().toLowerCase(Locale.ROOT) + "; try again shortly", 1);
+        }
+        KeyQueryMetadata owner = streams.queryMetadataForKey(store, sessionId, new SessionPartitioner());
+        if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+            throw ApiException.unavailable("the session's partition is being reassigned; try again shortly", 1);
+        }
+        if (!holdsLocally(streams, store, owner.partition())) {
+            throw ApiException.unavailable("this instance does not hold the session's partition (" + owner.partition()
+                    + ") right now: a restart or a rebalance is moving it; try again shortly", 2);
         }
     }
 
