@@ -22,8 +22,9 @@ import java.util.regex.Pattern;
  *                           namespace, with not even a working loopback
  * @param allowNetworkWhenIsolationUnavailable where namespaces cannot be created ({@link Isolation.Unavailable}),
  *                           whether to run commands anyway: without network isolation, without a PID namespace
- *                           (killing a tree is then best effort) and as the executor's own user. False, the default,
- *                           refuses every command there
+ *                           (killing a tree is then best effort), as the executor's own user and without hiding
+ *                           other sessions' workspaces, which a command can then read and change. False, the
+ *                           default, refuses every command there
  * @param environment        variables given to every command besides {@code PATH}, {@code HOME} (the workspace) and
  *                           {@code LANG}; may replace {@code PATH} and {@code LANG}, not {@code HOME}. Their values
  *                           are redacted from output (see {@link OutputRedactor})

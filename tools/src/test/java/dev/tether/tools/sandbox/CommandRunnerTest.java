@@ -78,6 +78,48 @@ class CommandRunnerTest {
     }
 
     @Test
+    void cannotReadOrChangeAnotherSessionsWorkspace_byRelativeOrAbsolutePath() throws Exception {
+        assumeNamespaces();
+        Workspace sibling = new WorkspaceRoot(temp.resolve("workspaces"), ISOLATION.commandUser()).open("session-2");
+        sibling.write(sibling.resolve("f"), "sibling-content\n".getBytes(UTF_8));
+        workspace.write(workspace.resolve("f"), "own-content\n".getBytes(UTF_8));
+        String absolute = sibling.root().resolve("f").toString();
+
+        CommandResult result = run(QUICK, "cat f; echo own-rc=$?; "
+                + "cat ../session-2/f; echo relative-rc=$?; "
+                + "cat " + absolute + "; echo absolute-rc=$?; "
+                + "echo \"listed: $(ls -a .. | tr '\\n' ' ')\"; "
+                + "echo changed > ../session-2/f; echo write-rc=$?; "
+                + unmount(sibling.root().getParent()) + "cat " + absolute + "; echo unmounted-rc=$?; "
+                + "echo still-mine > g; cat g");
+
+        assertThat(result.output()).doesNotContain("sibling-content").contains("own-content\nown-rc=0\n")
+                .containsPattern("relative-rc=[1-9]").containsPattern("absolute-rc=[1-9]")
+                .containsPattern("write-rc=[1-9]").containsPattern("unmounted-rc=[1-9]")
+                .contains("listed: . .. session-1 \n").endsWith("still-mine\n");
+        assertThat(sibling.root().resolve("f")).hasContent("sibling-content");
+        assertThat(workspace.root().resolve("g")).hasContent("still-mine");
+        try (var names = Files.list(sibling.root())) {
+            assertThat(names.map(p -> p.getFileName().toString())).containsExactly("f");
+        }
+        if (X86_64) {
+            assertThat(result.output()).contains("umount2=-1 errno=22"); // EINVAL: the mount is locked
+        }
+    }
+
+    private static final boolean X86_64 = System.getProperty("os.arch").equals("amd64");
+
+    /**
+     * Tries to uncover the other workspaces with the {@code umount2} system call itself ({@code umount(8)} refuses
+     * before calling it, as the namespace's mount table is not the one it expects): number 166 on x86-64, MNT_DETACH.
+     */
+    private static String unmount(Path directory) {
+        return X86_64
+                ? "perl -e '$r = syscall(166, $ARGV[0], 2); print \"umount2=$r errno=\", $! + 0, \"\\n\"' " + directory + "; "
+                : "umount -l " + directory + "; ";
+    }
+
+    @Test
     void reportsTheExitCode_ofAFailingCommand() throws Exception {
         assumeNamespaces();
 
