@@ -3,11 +3,11 @@ package dev.tether.tools;
 import static dev.tether.tools.Testbed.args;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tether.testing.PlantedSecrets;
 import dev.tether.tools.sandbox.CommandRunner;
 import dev.tether.tools.sandbox.Isolation;
+import dev.tether.tools.sandbox.NamespacesRequired;
 import dev.tether.tools.sandbox.RunnerConfig;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,7 +44,7 @@ class RunCommandToolTest {
     }
 
     private static void assumeNamespaces() {
-        assumeTrue(Testbed.ISOLATION instanceof Isolation.Namespaces, () -> "no namespaces here: " + Testbed.ISOLATION);
+        NamespacesRequired.assumeNamespaces(Testbed.ISOLATION);
     }
 
     @Test

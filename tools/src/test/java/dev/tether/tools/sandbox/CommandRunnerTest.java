@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs real commands. The tests that need namespaces are skipped where {@link Isolation#detect} finds none; the ones
+ * Runs real commands. The tests that need namespaces are skipped where {@link Isolation#detect} finds none (they fail
+ * instead with {@code TETHER_REQUIRE_NAMESPACES=1}, see {@link NamespacesRequired}); the ones
  * that kill trees record every process they saw and kill leftovers by pid afterwards.
  */
 class CommandRunnerTest {
@@ -50,7 +51,7 @@ class CommandRunnerTest {
     }
 
     private static void assumeNamespaces() {
-        assumeTrue(ISOLATION instanceof Isolation.Namespaces, () -> "no namespaces here: " + ISOLATION);
+        NamespacesRequired.assumeNamespaces(ISOLATION);
     }
 
     private CommandResult run(RunnerConfig config, String command) throws Exception {
