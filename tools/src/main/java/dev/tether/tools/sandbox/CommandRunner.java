@@ -2,6 +2,7 @@ package dev.tether.tools.sandbox;
 
 import java.io.File;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 
@@ -69,7 +70,8 @@ public final class CommandRunner {
     }
 
     /**
-     * Starts a command. The configured environment's values are registered with the request's redactor.
+     * Starts a command. The configured environment's values are registered with the request's redactor. It runs for
+     * the request's timeout, at most the configured one ({@link RunnerConfig#timeout()}).
      *
      * @throws IsolationUnavailableException where namespaces are unavailable and running unisolated is not allowed
      * @throws IllegalArgumentException      if the workspace is not owned by {@link Isolation#commandUser()}
@@ -100,7 +102,13 @@ public final class CommandRunner {
         var output = OutputCollector.start(process.getInputStream(), config.outputCapBytes(),
                 "tether-command-output-" + process.pid());
         return RunningCommand.watch(process, output, request.redactor(),
-                request.requestedTimeout().orElse(config.timeout()), startNanos);
+                timeoutOf(request), startNanos);
+    }
+
+    /** The request's timeout if it asks for one, capped at the configured one: a call can shorten it, never stretch it. */
+    Duration timeoutOf(CommandRequest request) {
+        return request.requestedTimeout().filter(requested -> requested.compareTo(config.timeout()) < 0)
+                .orElse(config.timeout());
     }
 
     /**

@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
  * How {@link CommandRunner} runs commands. Start from {@link #defaults()} and change what differs with the
  * {@code with…} copies: {@code RunnerConfig.defaults().withTimeout(Duration.ofSeconds(30))}.
  *
- * @param timeout            how long a command may run before its whole process tree is killed, unless the call asks
- *                           for another timeout; positive
+ * @param timeout            how long a command may run before its whole process tree is killed; a call may ask for a
+ *                           shorter timeout, never a longer one (the operator's limit, not the model's); positive
  * @param outputCapBytes     how much combined stdout and stderr is kept; the rest is read and discarded; positive
  * @param memoryLimitBytes   the address-space limit of every process ({@code prlimit --as}): a cap on virtual memory,
  *                           not on resident memory, so programs that reserve much more than they use (a JVM, Go

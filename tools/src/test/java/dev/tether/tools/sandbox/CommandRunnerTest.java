@@ -121,6 +121,16 @@ class CommandRunnerTest {
     }
 
     @Test
+    void aRequestedTimeout_shortensTheConfiguredOne_butNeverStretchesIt() {
+        var runner = new CommandRunner(QUICK.withTimeout(Duration.ofSeconds(5)), ISOLATION);
+        var request = CommandRequest.in(workspace, "true");
+
+        assertThat(runner.timeoutOf(request)).isEqualTo(Duration.ofSeconds(5));
+        assertThat(runner.timeoutOf(request.withTimeout(Duration.ofSeconds(2)))).isEqualTo(Duration.ofSeconds(2));
+        assertThat(runner.timeoutOf(request.withTimeout(Duration.ofHours(1)))).isEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
     void reportsTheExitCode_ofAFailingCommand() throws Exception {
         assumeNamespaces();
 
