@@ -11,6 +11,7 @@ import dev.tether.common.kafka.Topics;
 import dev.tether.testing.TetherStack;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,6 +89,7 @@ class ExecutorIT {
         }
 
         var summary = new ArrayList<String>();
+        var commandRuns = new HashMap<String, Long>();
         for (String window : WINDOWS) {
             String edit = scenario.prefix + "edit-" + window;
             long edits = Files.readAllLines(scenario.workspace(edit).resolve("log.txt")).stream().filter(window::equals).count();
@@ -100,6 +102,7 @@ class ExecutorIT {
             String run = scenario.prefix + "run-" + window;
             var count = scenario.workspace(run).resolve("count.txt");
             long runs = Files.exists(count) ? Files.readAllLines(count).size() : 0;
+            commandRuns.put(run, runs);
             String status = results.get(run).get("status").asText();
             assertThat(runs).as("run_command crashed %s: never twice", window).isLessThanOrEqualTo(1);
             if (window.equals("after-outcome")) {
@@ -140,6 +143,10 @@ class ExecutorIT {
             String edit = scenario.prefix + "edit-" + window;
             assertThat(Files.readAllLines(scenario.workspace(edit).resolve("log.txt")).stream().filter(window::equals)).hasSize(1);
             assertThat(scenario.toolResults(edit, AGENT, "edit")).hasSize(1);
+            String run = scenario.prefix + "run-" + window;
+            var count = scenario.workspace(run).resolve("count.txt");
+            assertThat(Files.exists(count) ? (long) Files.readAllLines(count).size() : 0L)
+                    .as("run_command crashed %s: the replay did not run it again", window).isEqualTo(commandRuns.get(run));
         }
         // each replayed call was reported again: its result was a duplicate the sequencer ignored (one result per call above)
         assertThat(Files.readString(replayed.log()).lines().filter(l -> l.contains(" reported (attempt")).count())
@@ -203,6 +210,9 @@ class ExecutorIT {
         String content = result.get("content").asText();
         assertThat(content).doesNotContain(PLANTED_TOKEN).doesNotContain("sk-live-abcdefghijklmnop1234").contains("REDACTED");
         assertThat(scenario.events(session, AGENT).toString()).doesNotContain(PLANTED_TOKEN);
+        List<String> ledger = scenario.ledgerText();
+        assertThat(ledger).as("the call's ledger entries were written").anyMatch(text -> text.contains(session + "/"));
+        assertThat(ledger).noneMatch(text -> text.contains(PLANTED_TOKEN) || text.contains("sk-live-abcdefghijklmnop1234"));
     }
 
     @Test

@@ -70,6 +70,9 @@ final class ExecutorScenario implements AutoCloseable {
         prefix = name + "-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         layout = TopicLayout.local().withPrefix(prefix);
         workDir = Files.createTempDirectory("executor-it-");
+        // the command user (nobody, under root) must be able to reach the workspaces, as WorkspaceRoot requires: its
+        // command hides the other workspaces by mounting over their directory, which it must find by path
+        Files.setPosixFilePermissions(workDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
         sessions = new ServiceProcess(Path.of("../session-service").toAbsolutePath(), workDir.resolve("session-service"), env, List.of());
         projector = new ServiceProcess(Path.of("../projector-service").toAbsolutePath(), workDir.resolve("projector-service"), env, List.of());
@@ -180,6 +183,14 @@ final class ExecutorScenario implements AutoCloseable {
         return TopicReader.readAll(topic).stream()
                 .filter(r -> new String(r.key(), StandardCharsets.UTF_8).equals(key))
                 .map(r -> outcomes.deserializer().deserialize(topic, r.value()))
+                .toList();
+    }
+
+    /** Every record of {@code tool-outcomes}, key and value as UTF-8 text (Avro writes strings as UTF-8), for scans. */
+    List<String> ledgerText() {
+        return TopicReader.readAll(layout.name(Topics.TOOL_OUTCOMES)).stream()
+                .map(r -> new String(r.key(), StandardCharsets.UTF_8)
+                        + (r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8)))
                 .toList();
     }
 

@@ -16,7 +16,8 @@ import java.util.Set;
  * context's {@link CommandRunner} (isolation, limits and redaction are its). {@code secret://name} references in the
  * command are resolved right before it runs. The output is the command's combined output followed by a line with how
  * it ended; a non-zero exit or a timeout is an ERROR result, a cancellation a CANCELLED one. {@code timeoutSeconds}
- * runs from 1 to {@value #MAX_TIMEOUT_SECONDS}; without it the runner's default applies. An approver is
+ * runs from 1 to {@value #MAX_TIMEOUT_SECONDS} and can only shorten the runner's configured timeout, never stretch
+ * it (see {@link CommandRunner#start}); without it the configured timeout applies. An approver is
  * {@linkplain #shown shown} the command exactly as written, references unresolved.
  *
  * <p>Neither idempotent nor reconcilable: a command's effects cannot be proven, so an interrupted call is

@@ -3,13 +3,14 @@ package dev.tether.tools;
 import static dev.tether.tools.Testbed.args;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tether.testing.PlantedSecrets;
 import dev.tether.tools.sandbox.CommandRunner;
 import dev.tether.tools.sandbox.Isolation;
+import dev.tether.tools.sandbox.NamespacesRequired;
 import dev.tether.tools.sandbox.RunnerConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -44,7 +45,7 @@ class RunCommandToolTest {
     }
 
     private static void assumeNamespaces() {
-        assumeTrue(Testbed.ISOLATION instanceof Isolation.Namespaces, () -> "no namespaces here: " + Testbed.ISOLATION);
+        NamespacesRequired.assumeNamespaces(Testbed.ISOLATION);
     }
 
     @Test
@@ -128,6 +129,20 @@ class RunCommandToolTest {
         assertThat(output.status()).isEqualTo(ToolOutput.Status.ERROR);
         assertThat(output.content()).matches("started\n\\[run_command: timed out after \\d+ ms; the command and every "
                 + "process it started were killed]\n");
+        assertThat(tookMs).isBetween(900L, 10_000L);
+    }
+
+    @Test
+    void cannotStretchTheConfiguredTimeout_byAskingForALongerOne() throws Exception {
+        assumeNamespaces();
+        bed.withRunnerConfig(RunnerConfig.defaults().withTimeout(Duration.ofSeconds(1)));
+
+        long start = System.nanoTime();
+        ToolOutput output = bed.run(tool, args("command", "echo started; sleep 30", "timeoutSeconds", 3600));
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertThat(output.status()).isEqualTo(ToolOutput.Status.ERROR);
+        assertThat(output.content()).startsWith("started\n[run_command: timed out after ");
         assertThat(tookMs).isBetween(900L, 10_000L);
     }
 

@@ -36,7 +36,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import org.apache.avro.specific.SpecificRecord;
@@ -52,8 +54,12 @@ import org.jboss.logging.Logger;
  *   <li>A call whose ledger entry has ended is reported again (the same {@code tool_result}, the same eventId, so the
  *       sequencer takes it as the duplicate it is), never run again.
  *   <li>A call STARTED without an end (the executor died while it ran) is reconciled: its tool looks at the world. Proven
- *       done, its outcome is recorded; proven not done (or harmless to repeat), it runs; otherwise it is recorded and
- *       reported {@code UNKNOWN}, and a human decides. It is never retried on a guess.
+ *       done, its outcome is recorded; proven not done (or harmless to repeat), it runs if {@link Authority} still
+ *       allows it and is recorded as refused (ERROR) if not; otherwise it is recorded and reported {@code UNKNOWN},
+ *       and a human decides. It is never retried on a guess. Reconciliation comes before the authority check because
+ *       the call may have run under the authority it had then: a policy or registry changed across a restart must
+ *       not turn a call that may have taken effect into an ERROR. If its tool is not registered at all any more, it
+ *       is {@code UNKNOWN}.
  *   <li>A new call is checked by {@link Authority}; refused, the refusal is recorded and reported as an ERROR result.
  *   <li>Allowed, {@code STARTED} is written and acknowledged by all in-sync replicas before the tool runs; then the
  *       outcome; then the {@code tool_result} command.
@@ -115,12 +121,26 @@ final class CallHandler {
         }
         var verdict = authority.check(request.getTenantId(), ToolMode.valueOf(request.getToolMode().name()),
                 request.getTool(), EventAvro.fromAvro(request.getBasis()));
-        if (verdict instanceof Authority.Refused refused) {
-            LOG.warnf("%s: %s", key, refused.reason());
-            finish(request, known, attempt(known), OutcomeState.ERROR, refused.reason(), null, null, null);
-            return;
+        Tool tool;
+        if (verdict instanceof Authority.Allowed allowed) {
+            tool = allowed.tool();
+        } else {
+            String reason = ((Authority.Refused) verdict).reason();
+            LOG.warnf("%s: %s", key, reason);
+            if (known == null) {
+                finish(request, null, 1, OutcomeState.ERROR, reason, null, null, null);
+                return;
+            }
+            // STARTED under the authority of its time: it may have run, so what happened is found out first; the
+            // refusal applies only to running it (again)
+            tool = registeredInAnyMode(request.getTool()).orElse(null);
+            if (tool == null) {
+                finish(request, known, attempt(known), OutcomeState.UNKNOWN, unknownContent(
+                        "its tool is not registered here any more, so it cannot be reconciled; " + reason),
+                        null, known.getBeforeHash(), known.getAfterHash());
+                return;
+            }
         }
-        Tool tool = ((Authority.Allowed) verdict).tool();
         JsonNode arguments;
         try {
             arguments = JSON.readTree(request.getArgumentsJson());
@@ -131,13 +151,38 @@ final class CallHandler {
         Workspace workspace = workspaces.open(request.getSessionId());
         CancellationToken cancellation = new CancellationToken();
         try (var registration = inFlight.register(request.getSessionId(), request.getAuthorizedSeq(), cancellation)) {
-            var context = new ToolContext(workspace, runner, new OutputRedactor(), secrets, offloader,
+            var context = new ToolContext(workspace, runner, newRedactor(), secrets, offloader,
                     request.getTenantId(), key, cancellation);
             if (known != null && !reconciledToRun(request, tool, context, arguments, known)) {
                 return;
             }
+            if (verdict instanceof Authority.Refused refused) { // reconciled: proven not done, or harmless to repeat
+                finish(request, known, attempt(known), OutcomeState.ERROR, refused.reason(), null, null, null);
+                return;
+            }
             run(request, tool, context, arguments, attempt(known));
         }
+    }
+
+    /** The tool of that name in any mode's registry: a STARTED call is reconciled even if its mode lost the tool. */
+    private Optional<Tool> registeredInAnyMode(String name) {
+        return Arrays.stream(ToolMode.values()).map(mode -> authority.registry().forMode(mode).find(name))
+                .flatMap(Optional::stream).findFirst();
+    }
+
+    /**
+     * A redactor for one call that already knows every secret the provider can list, so that a secret that reached the
+     * workspace is redacted from any tool's output, not only from the call that resolved it.
+     */
+    private OutputRedactor newRedactor() {
+        var redactor = new OutputRedactor();
+        secrets.listable().forEach(redactor::registerSecret);
+        return redactor;
+    }
+
+    private static String unknownContent(String why) {
+        return "outcome unknown: the executor stopped while this call ran, and it cannot be proven whether it"
+                + " took effect (" + why + "). It was not run again; a human decides.";
     }
 
     /** Reconciles a STARTED call; true if it is proven safe to run it (again). */
@@ -155,9 +200,7 @@ final class CallHandler {
             return false;
         }
         if (found instanceof Reconciliation.Unknown unknown) {
-            finish(request, started, started.getAttempt() + 1, OutcomeState.UNKNOWN,
-                    "outcome unknown: the executor stopped while this call ran, and it cannot be proven whether it"
-                            + " took effect (" + unknown.why() + "). It was not run again; a human decides.",
+            finish(request, started, started.getAttempt() + 1, OutcomeState.UNKNOWN, unknownContent(unknown.why()),
                     null, started.getBeforeHash(), started.getAfterHash());
             return false;
         }

@@ -2,6 +2,7 @@ package dev.tether.executor.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.avro.AuthorizationBasis;
 import dev.tether.avro.AuthorizationBasisKind;
 import dev.tether.avro.OutcomeState;
@@ -15,6 +16,11 @@ import dev.tether.common.kafka.TopicLayout;
 import dev.tether.common.policy.GatingPolicy;
 import dev.tether.executor.domain.Authority;
 import dev.tether.tools.HttpFetchPolicy;
+import dev.tether.tools.LedgerEntry;
+import dev.tether.tools.Reconciliation;
+import dev.tether.tools.Tool;
+import dev.tether.tools.ToolContext;
+import dev.tether.tools.ToolOutput;
 import dev.tether.tools.ToolRegistry;
 import dev.tether.tools.sandbox.CommandRunner;
 import dev.tether.tools.sandbox.Isolation;
@@ -30,6 +36,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -55,14 +63,26 @@ class CallHandlerTest {
     private final Ledger ledger = new Ledger();
     private final InFlight inFlight = new InFlight();
 
+    private static final ToolRegistry BUILT_INS = ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build();
+    private static final GatingPolicy COMMANDS_GATED = GatingPolicy.of("run_command", Map.of(), BUILT_INS.names());
+
     private CallHandler handler() {
+        return handler(BUILT_INS, COMMANDS_GATED, Map.of());
+    }
+
+    private CallHandler handler(ToolRegistry registry, GatingPolicy policy, Map<String, String> secrets) {
         var runner = new CommandRunner(RunnerConfig.defaults().withSandboxUser(SandboxUser.current().isRoot()
                 ? SandboxUser.NOBODY : SandboxUser.current()), Isolation.Unavailable.because("not needed by these tests"));
-        var tools = ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build();
-        var authority = new Authority(tools, GatingPolicy.of("run_command", Map.of(), tools.names()));
+        var authority = new Authority(registry, policy);
         return new CallHandler(ledger, producer, LAYOUT, authority, new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()),
-                runner, new MapSecretProvider(Map.of()), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))), inFlight,
+                runner, new MapSecretProvider(secrets), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))), inFlight,
                 CrashPoints.none(), "executor-1", Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
+    }
+
+    /** What was written, in order: a ledger entry's state, or {@code command} for a {@code tool_result}. */
+    private List<String> written() {
+        return producer.history().stream()
+                .map(r -> r.value() instanceof ToolOutcome o ? o.getState().name() : "command").toList();
     }
 
     @Test
@@ -162,6 +182,156 @@ class CallHandlerTest {
     }
 
     @Test
+    void aStartedCall_thatTookEffect_isRecordedDone_evenIfAuthorityNowRefusesIt() throws Exception {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
+        Files.writeString(ws.resolve("a.txt"), "hello"); // the effect happened, then the executor died
+        long modified = Files.getLastModifiedTime(ws.resolve("a.txt")).toMillis();
+        ledger.put(started(request, ABSENT, sha256("hello")));
+        // after the restart, write_file needs an approval: the POLICY basis it ran under no longer suffices
+        var stricter = GatingPolicy.of("run_command,write_file", Map.of(), BUILT_INS.names());
+
+        handler(BUILT_INS, stricter, Map.of()).handle(request);
+
+        assertThat(written()).containsExactly("OK", "command");
+        ToolOutcome outcome = (ToolOutcome) producer.history().get(0).value();
+        assertThat(outcome.getAttempt()).isEqualTo(2);
+        assertThat(Files.getLastModifiedTime(ws.resolve("a.txt")).toMillis()).isEqualTo(modified);
+    }
+
+    @Test
+    void aStartedCall_thatCannotBeProven_isUnknown_notError_whenAuthorityNowRefusesIt() throws Exception {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.READ_ONLY, POLICY);
+        Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
+        Files.writeString(ws.resolve("a.txt"), "changed by someone else");
+        ledger.put(started(request, ABSENT, sha256("hello")));
+
+        handler().handle(request); // READ_ONLY has no write_file: refused now
+
+        assertThat(written()).containsExactly("UNKNOWN", "command");
+        assertThat(Files.readString(ws.resolve("a.txt"))).isEqualTo("changed by someone else");
+    }
+
+    @Test
+    void aStartedCall_provenNotDone_isRefused_whenAuthorityNowRefusesIt_andNotRun() {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        ledger.put(started(request, ABSENT, sha256("hello"))); // the file is still absent: not done
+        var stricter = GatingPolicy.of("run_command,write_file", Map.of(), BUILT_INS.names());
+
+        handler(BUILT_INS, stricter, Map.of()).handle(request);
+
+        assertThat(written()).containsExactly("ERROR", "command");
+        ToolOutcome outcome = (ToolOutcome) producer.history().get(0).value();
+        assertThat(outcome.getContent()).contains("needs a human's approval");
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
+    }
+
+    @Test
+    void aStartedCall_whoseToolIsNoLongerRegistered_isUnknown() {
+        var tickets = new TicketTool();
+        var request = request("c1", TicketTool.NAME, "{\"title\":\"t\"}", ToolMode.WRITE, POLICY);
+        ledger.put(started(request, null, null));
+
+        handler().handle(request); // the built-ins only: no create_ticket
+
+        assertThat(written()).containsExactly("UNKNOWN", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).contains("not registered");
+        assertThat(tickets.executions.get()).isZero();
+    }
+
+    @Test
+    void anExternalCallAdapter_reconcilesByIdempotencyKey_recordingAFoundEffectDone_withoutRunningItAgain() {
+        var tickets = new TicketTool();
+        var request = request("c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY);
+        tickets.external.put(key("c1"), "T-41"); // the ticket was created, then the executor died
+        ledger.put(started(request, null, null));
+
+        handler(tickets.registry(), COMMANDS_GATED, Map.of()).handle(request);
+
+        assertThat(written()).containsExactly("OK", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).isEqualTo("ticket T-41 (found by its key)");
+        assertThat(tickets.executions.get()).isZero();
+        assertThat(tickets.external).containsExactly(Map.entry(key("c1"), "T-41"));
+    }
+
+    @Test
+    void anExternalCallAdapter_reconcilesByIdempotencyKey_runningACallNotFound_once() {
+        var tickets = new TicketTool();
+        var request = request("c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY);
+        ledger.put(started(request, null, null)); // STARTED, but the external system has no such key: not done
+        var handler = handler(tickets.registry(), COMMANDS_GATED, Map.of());
+
+        handler.handle(request);
+        handler.handle(request); // delivered again: reported again, not run
+
+        assertThat(written()).containsExactly("STARTED", "OK", "command", "command");
+        assertThat(tickets.executions.get()).isEqualTo(1);
+        assertThat(tickets.external).containsOnlyKeys(key("c1"));
+    }
+
+    @Test
+    void everyConfiguredSecret_isRedactedFromEveryToolsOutput_notOnlyFromTheCallThatResolvedIt() throws Exception {
+        Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
+        // an earlier command wrote a resolved secret into the workspace
+        Files.writeString(ws.resolve("config.txt"), "url=db://app:hunter2-but-longer@db\n");
+
+        handler(BUILT_INS, COMMANDS_GATED, Map.of("db_password", "hunter2-but-longer"))
+                .handle(request("c1", "read_file", "{\"path\":\"config.txt\"}", ToolMode.READ_ONLY, POLICY));
+
+        assertThat(written()).containsExactly("STARTED", "OK", "command");
+        ToolOutcome ended = (ToolOutcome) producer.history().get(1).value();
+        assertThat(ended.getContent()).contains("[REDACTED:secret:db_password]").doesNotContain("hunter2");
+        var result = ((SessionCommand) producer.history().get(2).value()).getPayload().getAppendEvents().getEvents().get(0);
+        assertThat(result.toString()).doesNotContain("hunter2");
+    }
+
+    /**
+     * A custom tool that calls an external system (a ticket tracker, here a map) and counts its executions. It stores
+     * each ticket under the call's idempotency key, so its reconcile can look the key up: found is done, missing is
+     * not done. This is the SPI path an adapter for a real external system takes.
+     */
+    private static final class TicketTool implements Tool {
+        static final String NAME = "create_ticket";
+
+        final Map<String, String> external = new ConcurrentHashMap<>();
+        final AtomicInteger executions = new AtomicInteger();
+
+        ToolRegistry registry() {
+            return ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).add(this, dev.tether.common.event.ToolMode.WRITE).build();
+        }
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public boolean mutating() {
+            return true;
+        }
+
+        @Override
+        public boolean idempotent() {
+            return false;
+        }
+
+        @Override
+        public ToolOutput execute(ToolContext context, JsonNode arguments) {
+            String id = "T-" + (100 + executions.incrementAndGet());
+            external.put(context.idempotencyKey(), id);
+            return context.output(ToolOutput.Status.OK, "ticket " + id);
+        }
+
+        @Override
+        public Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started) {
+            String id = external.get(started.idempotencyKey());
+            return id == null
+                    ? new Reconciliation.NotApplied()
+                    : new Reconciliation.Completed(context.output(ToolOutput.Status.OK, "ticket " + id + " (found by its key)"));
+        }
+    }
+
+    @Test
     void aCallAuthorizedBeforeAnInterruption_doesNotStart() {
         inFlight.interrupt(SESSION, 10);
         handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", ToolMode.WRITE, POLICY));
@@ -197,7 +367,7 @@ class CallHandlerTest {
                 .build();
     }
 
-    private static ToolOutcome started(ToolRequest request, String before, String after) {
+    private static ToolOutcome started(ToolRequest request, String before, String after) { // hashes null for non-file tools
         return ToolOutcome.newBuilder()
                 .setIdempotencyKey(request.getIdempotencyKey()).setSessionId(SESSION).setTenantId("acme")
                 .setCallId(request.getCallId()).setTool(request.getTool()).setState(OutcomeState.STARTED).setAttempt(1)

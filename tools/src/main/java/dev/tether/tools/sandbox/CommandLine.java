@@ -1,16 +1,19 @@
 package dev.tether.tools.sandbox;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The argv that runs a command, by isolation:
+ * The argv that runs a command in a workspace, by isolation:
  *
  * <pre>
  * setsid [setpriv --reuid=U --regid=G --clear-groups --]
  *     unshare --user --map-root-user [--net] --pid --fork --kill-child --mount-proc --
- *     prlimit --as=BYTES --nproc=N -- /bin/sh -c COMMAND          (Namespaces)
- * setsid prlimit --as=BYTES -- /bin/sh -c COMMAND                  (Unavailable)
+ *     /bin/sh -c HIDE_SIBLINGS tether-sandbox WORKSPACES WORKSPACE COMMAND
+ *       ... exec unshare --user --map-root-user --mount --
+ *           prlimit --as=BYTES --nproc=N -- /bin/sh -c COMMAND            (Namespaces)
+ * setsid prlimit --as=BYTES -- /bin/sh -c COMMAND                          (Unavailable)
  * </pre>
  *
  * {@code setsid} makes the command's first process the leader of a new session and process group, whose id is its
@@ -20,17 +23,46 @@ import java.util.List;
  * namespaces; under root, {@code setpriv} first switches to the sandbox user, since the kernel does not apply the
  * process limit to root. Without namespaces there is no process limit: it would count every process of the
  * executor's user, the executor's own threads included.
+ *
+ * <p><b>Other sessions' workspaces are hidden.</b> Every workspace belongs to the same command user, so file modes
+ * cannot keep one session's command out of another's workspace. Inside its own mount namespace, {@link #HIDE_SIBLINGS}
+ * mounts an empty tmpfs, read-only once set up (a per-mount flag the command cannot clear), over the directory that holds the workspaces and binds only this workspace back
+ * at its own path (the bind's source is {@code .}, the working directory, which still names the real directory under
+ * the tmpfs; {@code mount --no-canonicalize} keeps {@code mount(8)} from turning it into a path that would now lead
+ * into the tmpfs), then enters it again so that {@code ..} leads into the tmpfs. Its second {@code unshare} puts the
+ * command in a nested user and mount namespace: mounts copied into a namespace owned by a less privileged user
+ * namespace are locked, so the command, root in its own user namespace, cannot unmount the tmpfs to uncover the
+ * other workspaces (the kernel answers {@code EINVAL}). If any step fails the script exits non-zero and the command
+ * does not run.
  */
 final class CommandLine {
 
     static final String SHELL = "/bin/sh";
 
+    /** {@code $1} the directory holding the workspaces, {@code $2} this workspace, {@code $3} the command. */
+    static final String HIDE_SIBLINGS = "set -e; "
+            + "mount -t tmpfs -o mode=711,size=16k,nr_inodes=16,nosuid,nodev,noexec tether-workspaces \"$1\"; "
+            + "mkdir \"$2\"; "
+            + "mount --no-canonicalize --bind . \"$2\"; "
+            + "mount -o remount,bind,ro \"$1\"; "
+            + "cd \"$2\"; "
+            + "exec ";
+
     private CommandLine() {}
 
-    static List<String> of(Isolation isolation, RunnerConfig config, String command) {
+    /**
+     * @param workspace the command's workspace, a real path; with namespaces, its parent (the directory holding every
+     *                  session's workspace) is hidden, so it must not be {@code /}
+     */
+    static List<String> of(Isolation isolation, RunnerConfig config, Path workspace, String command) {
         var argv = new ArrayList<String>();
         argv.add("setsid");
         if (isolation instanceof Isolation.Namespaces namespaces) {
+            Path workspaces = workspace.getParent();
+            if (!workspace.isAbsolute() || workspaces == null || workspaces.getParent() == null) {
+                throw new IllegalArgumentException("a workspace must be an absolute path below a directory other than /,"
+                        + " got " + workspace);
+            }
             if (namespaces.switchesUser()) {
                 SandboxUser user = namespaces.commandUser();
                 argv.addAll(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--clear-groups", "--"));
@@ -40,7 +72,11 @@ final class CommandLine {
                 argv.add("--net");
             }
             argv.addAll(List.of("--pid", "--fork", "--kill-child", "--mount-proc", "--"));
-            argv.addAll(List.of("prlimit", "--as=" + config.memoryLimitBytes(), "--nproc=" + config.maxProcesses(), "--"));
+            String confined = "unshare --user --map-root-user --mount -- prlimit --as=" + config.memoryLimitBytes()
+                    + " --nproc=" + config.maxProcesses() + " -- " + SHELL + " -c \"$3\"";
+            argv.addAll(List.of(SHELL, "-c", HIDE_SIBLINGS + confined, "tether-sandbox",
+                    workspaces.toString(), workspace.toString(), command));
+            return List.copyOf(argv);
         } else if (isolation instanceof Isolation.Unavailable) {
             argv.addAll(List.of("prlimit", "--as=" + config.memoryLimitBytes(), "--"));
         } else {

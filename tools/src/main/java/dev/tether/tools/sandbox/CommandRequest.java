@@ -9,7 +9,8 @@ import java.util.Optional;
  *
  * @param workspace where it runs: its working directory and {@code HOME}; never null
  * @param command   a {@code /bin/sh -c} script, with any secrets already resolved; never null, no NUL
- * @param timeout   how long it may run, or null for the runner's default; positive
+ * @param timeout   how long it may run, or null for the runner's; positive. The runner caps it at its configured
+ *                  timeout: a request can shorten that, not stretch it
  * @param redactor  the call's redactor, which redacts its output; never null
  */
 public record CommandRequest(Workspace workspace, String command, Duration timeout, OutputRedactor redactor) {

@@ -2,6 +2,7 @@ package dev.tether.tools.sandbox;
 
 import java.io.File;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 
@@ -21,12 +22,16 @@ import java.util.Objects;
  *   <li>Namespaces ({@link Isolation.Namespaces}): no network (an empty network namespace) unless configured, an own
  *       PID namespace, and root inside a user namespace that is an unprivileged user outside: the executor's user, or
  *       the configured sandbox user when the executor is root. Such a command cannot write files outside its workspace
- *       that its user could not write anyway, see or signal the host's processes, or raise its limits.
+ *       that its user could not write anyway, see or signal the host's processes, or raise its limits. Its own mount
+ *       namespace hides the directory holding the workspaces behind an empty tmpfs with only its own workspace bound
+ *       back, so it cannot read or change another session's workspace, by relative or absolute path, although every
+ *       workspace belongs to the same user (see {@link CommandLine}).
  *   <li>Where namespaces cannot be created ({@link Isolation.Unavailable}), commands are refused with an
  *       {@link IsolationUnavailableException}: the runner fails closed. Only with
  *       {@link RunnerConfig#allowNetworkWhenIsolationUnavailable()} do they run there: with the host's network, as the
- *       executor's user, without a process limit, and killed by process group and descendants, which a daemon that
- *       calls {@code setsid} and double-forks escapes.
+ *       executor's user, without a process limit, <b>with every other session's workspace readable and writable</b>
+ *       (they all belong to that user), and killed by process group and descendants, which a daemon that calls
+ *       {@code setsid} and double-forks escapes. Allow it only where sessions trust each other.
  * </ul>
  *
  * <p>Thread-safe: commands may run concurrently.
@@ -65,7 +70,8 @@ public final class CommandRunner {
     }
 
     /**
-     * Starts a command. The configured environment's values are registered with the request's redactor.
+     * Starts a command. The configured environment's values are registered with the request's redactor. It runs for
+     * the request's timeout, at most the configured one ({@link RunnerConfig#timeout()}).
      *
      * @throws IsolationUnavailableException where namespaces are unavailable and running unisolated is not allowed
      * @throws IllegalArgumentException      if the workspace is not owned by {@link Isolation#commandUser()}
@@ -81,7 +87,7 @@ public final class CommandRunner {
                     + isolation.commandUser() + ": open workspaces for isolation().commandUser()");
         }
         request.redactor().registerEnvironment(config.environment());
-        var builder = new ProcessBuilder(CommandLine.of(isolation, config, request.command()))
+        var builder = new ProcessBuilder(CommandLine.of(isolation, config, workspace.root(), request.command()))
                 .directory(workspace.root().toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectErrorStream(true);
@@ -96,7 +102,13 @@ public final class CommandRunner {
         var output = OutputCollector.start(process.getInputStream(), config.outputCapBytes(),
                 "tether-command-output-" + process.pid());
         return RunningCommand.watch(process, output, request.redactor(),
-                request.requestedTimeout().orElse(config.timeout()), startNanos);
+                timeoutOf(request), startNanos);
+    }
+
+    /** The request's timeout if it asks for one, capped at the configured one: a call can shorten it, never stretch it. */
+    Duration timeoutOf(CommandRequest request) {
+        return request.requestedTimeout().filter(requested -> requested.compareTo(config.timeout()) < 0)
+                .orElse(config.timeout());
     }
 
     /**

@@ -5,11 +5,20 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
-/** Finds out whether namespaces can be created here, by creating them for a command that does nothing. */
+/**
+ * Finds out whether namespaces can be created here, by creating them, and hiding a workspace's siblings as
+ * {@link CommandLine} does, for a command that does nothing in a throw-away workspace.
+ */
 final class IsolationProbe {
 
     private static final long TIMEOUT_SECONDS = 10;
@@ -22,8 +31,25 @@ final class IsolationProbe {
         var candidate = current.isRoot()
                 ? new Isolation.Namespaces(config.sandboxUser(), true)
                 : new Isolation.Namespaces(current, false);
-        var builder = new ProcessBuilder(CommandLine.of(candidate, config, "exit 0"))
-                .directory(new File("/"))
+        Path probeDirectory;
+        Workspace workspace;
+        try {
+            probeDirectory = Files.createTempDirectory("tether-isolation-probe");
+            Files.setPosixFilePermissions(probeDirectory, PosixFilePermissions.fromString("rwx--x--x"));
+            workspace = new WorkspaceRoot(probeDirectory.resolve("workspaces"), candidate.commandUser()).open("probe");
+        } catch (IOException | UncheckedIOException e) {
+            return Isolation.Unavailable.because("cannot create the probe's workspace: " + e.getMessage());
+        }
+        try {
+            return probe(candidate, config, workspace);
+        } finally {
+            deleteQuietly(probeDirectory);
+        }
+    }
+
+    private static Isolation probe(Isolation.Namespaces candidate, RunnerConfig config, Workspace workspace) {
+        var builder = new ProcessBuilder(CommandLine.of(candidate, config, workspace.root(), "exit 0"))
+                .directory(workspace.root().toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectErrorStream(true);
         Map<String, String> environment = builder.environment();
@@ -44,6 +70,14 @@ final class IsolationProbe {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Isolation.Unavailable.because("interrupted while probing for namespaces");
+        }
+    }
+
+    private static void deleteQuietly(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // a leftover empty directory in the temp directory is harmless
         }
     }
 

@@ -21,6 +21,12 @@ public final class MapSecretProvider implements SecretProvider {
         return Optional.ofNullable(secrets.get(name));
     }
 
+    /** All of them. */
+    @Override
+    public Map<String, String> listable() {
+        return secrets;
+    }
+
     @Override
     public String toString() {
         return "MapSecretProvider" + new TreeSet<>(secrets.keySet());

@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
  * How {@link CommandRunner} runs commands. Start from {@link #defaults()} and change what differs with the
  * {@code with…} copies: {@code RunnerConfig.defaults().withTimeout(Duration.ofSeconds(30))}.
  *
- * @param timeout            how long a command may run before its whole process tree is killed, unless the call asks
- *                           for another timeout; positive
+ * @param timeout            how long a command may run before its whole process tree is killed; a call may ask for a
+ *                           shorter timeout, never a longer one (the operator's limit, not the model's); positive
  * @param outputCapBytes     how much combined stdout and stderr is kept; the rest is read and discarded; positive
  * @param memoryLimitBytes   the address-space limit of every process ({@code prlimit --as}): a cap on virtual memory,
  *                           not on resident memory, so programs that reserve much more than they use (a JVM, Go
@@ -22,8 +22,9 @@ import java.util.regex.Pattern;
  *                           namespace, with not even a working loopback
  * @param allowNetworkWhenIsolationUnavailable where namespaces cannot be created ({@link Isolation.Unavailable}),
  *                           whether to run commands anyway: without network isolation, without a PID namespace
- *                           (killing a tree is then best effort) and as the executor's own user. False, the default,
- *                           refuses every command there
+ *                           (killing a tree is then best effort), as the executor's own user and without hiding
+ *                           other sessions' workspaces, which a command can then read and change. False, the
+ *                           default, refuses every command there
  * @param environment        variables given to every command besides {@code PATH}, {@code HOME} (the workspace) and
  *                           {@code LANG}; may replace {@code PATH} and {@code LANG}, not {@code HOME}. Their values
  *                           are redacted from output (see {@link OutputRedactor})

@@ -1,5 +1,6 @@
 package dev.tether.tools.sandbox;
 
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -16,4 +17,16 @@ public interface SecretProvider {
      * @return its value, or empty if there is no such secret; never null
      */
     Optional<String> resolve(String name);
+
+    /**
+     * Every secret this provider can list, by name, so that each call's redactor can be given them all: a value
+     * that reached the workspace (a command that wrote a resolved secret into a file) is then redacted from a later
+     * call's output too, not only from the call that resolved it. A provider that cannot list its secrets returns an
+     * empty map, the default.
+     *
+     * @return names to values, never null
+     */
+    default Map<String, String> listable() {
+        return Map.of();
+    }
 }

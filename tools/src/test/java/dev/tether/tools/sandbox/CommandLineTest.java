@@ -1,7 +1,9 @@
 package dev.tether.tools.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -9,33 +11,45 @@ import org.junit.jupiter.api.Test;
 class CommandLineTest {
 
     private static final RunnerConfig CONFIG = RunnerConfig.defaults().withMemoryLimitBytes(1000).withMaxProcesses(7);
+    private static final Path WORKSPACE = Path.of("/w/s");
+    private static final String CONFINED =
+            "unshare --user --map-root-user --mount -- prlimit --as=1000 --nproc=7 -- /bin/sh -c \"$3\"";
 
     @Test
     void isolatesInNamespaces_asTheSandboxUser_underRoot() {
         var isolation = new Isolation.Namespaces(new SandboxUser(65534, 65533), true);
 
-        assertThat(CommandLine.of(isolation, CONFIG, "echo hi")).containsExactly(
+        assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE, "echo hi")).containsExactly(
                 "setsid", "setpriv", "--reuid=65534", "--regid=65533", "--clear-groups", "--",
                 "unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
-                "prlimit", "--as=1000", "--nproc=7", "--",
-                "/bin/sh", "-c", "echo hi");
+                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CONFINED, "tether-sandbox", "/w", "/w/s", "echo hi");
     }
 
     @Test
     void keepsTheNetwork_whenConfigured_andTheUser_whenNotRoot() {
         var isolation = new Isolation.Namespaces(new SandboxUser(1000, 1000), false);
 
-        assertThat(CommandLine.of(isolation, CONFIG.withNetworkAccess(true), "echo hi")).containsExactly(
+        assertThat(CommandLine.of(isolation, CONFIG.withNetworkAccess(true), WORKSPACE, "echo hi")).containsExactly(
                 "setsid", "unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
-                "prlimit", "--as=1000", "--nproc=7", "--", "/bin/sh", "-c", "echo hi");
+                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CONFINED, "tether-sandbox", "/w", "/w/s", "echo hi");
     }
 
     @Test
     void limitsOnlyMemory_whereIsolationIsUnavailable() {
         var isolation = new Isolation.Unavailable("none", new SandboxUser(1000, 1000));
 
-        assertThat(CommandLine.of(isolation, CONFIG, "echo hi"))
+        assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE, "echo hi"))
                 .containsExactly("setsid", "prlimit", "--as=1000", "--", "/bin/sh", "-c", "echo hi");
+    }
+
+    @Test
+    void refusesToHide_theFileSystemRoot() {
+        var isolation = new Isolation.Namespaces(SandboxUser.NOBODY, true);
+
+        assertThatThrownBy(() -> CommandLine.of(isolation, CONFIG, Path.of("/s"), "true"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CommandLine.of(isolation, CONFIG, Path.of("w/s"), "true"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -45,6 +59,6 @@ class CommandLineTest {
 
         assertThat(samples.stream().map(Object::getClass))
                 .containsExactlyInAnyOrderElementsOf(Arrays.asList(Isolation.class.getPermittedSubclasses()));
-        samples.forEach(isolation -> assertThat(CommandLine.of(isolation, CONFIG, "true")).endsWith("-c", "true"));
+        samples.forEach(isolation -> assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE, "true")).endsWith("true"));
     }
 }

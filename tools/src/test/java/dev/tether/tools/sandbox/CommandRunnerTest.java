@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs real commands. The tests that need namespaces are skipped where {@link Isolation#detect} finds none; the ones
+ * Runs real commands. The tests that need namespaces are skipped where {@link Isolation#detect} finds none (they fail
+ * instead with {@code TETHER_REQUIRE_NAMESPACES=1}, see {@link NamespacesRequired}); the ones
  * that kill trees record every process they saw and kill leftovers by pid afterwards.
  */
 class CommandRunnerTest {
@@ -50,7 +51,7 @@ class CommandRunnerTest {
     }
 
     private static void assumeNamespaces() {
-        assumeTrue(ISOLATION instanceof Isolation.Namespaces, () -> "no namespaces here: " + ISOLATION);
+        NamespacesRequired.assumeNamespaces(ISOLATION);
     }
 
     private CommandResult run(RunnerConfig config, String command) throws Exception {
@@ -75,6 +76,58 @@ class CommandRunnerTest {
         assertThat(lines).startsWith(workspace.root().toString(), "HOME=" + workspace.root(), "no-tty");
         Set<String> variables = Set.copyOf(lines.subList(3, lines.size()));
         assertThat(variables).contains("PATH", "HOME", "LANG").isSubsetOf("PATH", "HOME", "LANG", "PWD", "OLDPWD");
+    }
+
+    @Test
+    void cannotReadOrChangeAnotherSessionsWorkspace_byRelativeOrAbsolutePath() throws Exception {
+        assumeNamespaces();
+        Workspace sibling = new WorkspaceRoot(temp.resolve("workspaces"), ISOLATION.commandUser()).open("session-2");
+        sibling.write(sibling.resolve("f"), "sibling-content\n".getBytes(UTF_8));
+        workspace.write(workspace.resolve("f"), "own-content\n".getBytes(UTF_8));
+        String absolute = sibling.root().resolve("f").toString();
+
+        CommandResult result = run(QUICK, "cat f; echo own-rc=$?; "
+                + "cat ../session-2/f; echo relative-rc=$?; "
+                + "cat " + absolute + "; echo absolute-rc=$?; "
+                + "echo \"listed: $(ls -a .. | tr '\\n' ' ')\"; "
+                + "echo changed > ../session-2/f; echo write-rc=$?; "
+                + unmount(sibling.root().getParent()) + "cat " + absolute + "; echo unmounted-rc=$?; "
+                + "echo still-mine > g; cat g");
+
+        assertThat(result.output()).doesNotContain("sibling-content").contains("own-content\nown-rc=0\n")
+                .containsPattern("relative-rc=[1-9]").containsPattern("absolute-rc=[1-9]")
+                .containsPattern("write-rc=[1-9]").containsPattern("unmounted-rc=[1-9]")
+                .contains("listed: . .. session-1 \n").endsWith("still-mine\n");
+        assertThat(sibling.root().resolve("f")).hasContent("sibling-content");
+        assertThat(workspace.root().resolve("g")).hasContent("still-mine");
+        try (var names = Files.list(sibling.root())) {
+            assertThat(names.map(p -> p.getFileName().toString())).containsExactly("f");
+        }
+        if (X86_64) {
+            assertThat(result.output()).contains("umount2=-1 errno=22"); // EINVAL: the mount is locked
+        }
+    }
+
+    private static final boolean X86_64 = System.getProperty("os.arch").equals("amd64");
+
+    /**
+     * Tries to uncover the other workspaces with the {@code umount2} system call itself ({@code umount(8)} refuses
+     * before calling it, as the namespace's mount table is not the one it expects): number 166 on x86-64, MNT_DETACH.
+     */
+    private static String unmount(Path directory) {
+        return X86_64
+                ? "perl -e '$r = syscall(166, $ARGV[0], 2); print \"umount2=$r errno=\", $! + 0, \"\\n\"' " + directory + "; "
+                : "umount -l " + directory + "; ";
+    }
+
+    @Test
+    void aRequestedTimeout_shortensTheConfiguredOne_butNeverStretchesIt() {
+        var runner = new CommandRunner(QUICK.withTimeout(Duration.ofSeconds(5)), ISOLATION);
+        var request = CommandRequest.in(workspace, "true");
+
+        assertThat(runner.timeoutOf(request)).isEqualTo(Duration.ofSeconds(5));
+        assertThat(runner.timeoutOf(request.withTimeout(Duration.ofSeconds(2)))).isEqualTo(Duration.ofSeconds(2));
+        assertThat(runner.timeoutOf(request.withTimeout(Duration.ofHours(1)))).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test
