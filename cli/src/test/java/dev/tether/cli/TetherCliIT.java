@@ -201,8 +201,12 @@ class TetherCliIT {
         try {
             CliRun weight = CliRun.run(env, "versions", "set-weight", "v2", "10");
             assertThat(weight.exitCode()).as(weight.toString()).isZero();
-            assertThat(weight.err()).isEqualTo("v2 is ACTIVE with weight 10: 9% of new sessions\n");
-            assertThat(CliRun.run(env, "versions", "list").out()).containsPattern("(?m)^v2 +ACTIVE +10 +9% ");
+            assertThat(weight.err()).isEqualTo("v2 is ACTIVE with weight 10: 10% of new sessions\n");
+            assertThat(CliRun.run(env, "versions", "list").out()).containsPattern("(?m)^v2 +ACTIVE +10 +10% ")
+                    .containsPattern("(?m)^v1 \\(default\\) +ACTIVE +0 +90% ");
+            CliRun tooMuch = CliRun.run(env, "versions", "set-weight", "v3", "91");
+            assertThat(tooMuch.exitCode()).as(tooMuch.toString()).isEqualTo(1);
+            assertThat(tooMuch.err()).contains("would total 101 (v2 10, v3 91)", "[field weight]");
 
             List<SessionInfo> open = agent.sessions(SessionInfo.Status.OPEN).stream().filter(s -> s.harnessVersion().equals("v1")).toList();
             assertThat(open).isNotEmpty();
@@ -220,12 +224,12 @@ class TetherCliIT {
             CliRun drained = drain.get(2, TimeUnit.MINUTES);
             assertThat(drained.exitCode()).as(drained.toString()).isZero();
             assertThat(JSON.readTree(drained.out())).isEqualTo(JSON.readTree(
-                    "{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":0,\"drained\":true}"));
+                    "{\"version\":\"v1\",\"weight\":0,\"share\":0.0,\"state\":\"DRAINING\",\"openSessions\":0,\"drained\":true}"));
             assertThat(drained.errLines()).first().asString().startsWith("drain v1: " + open.size() + " session");
             assertThat(CliRun.run(env, "versions", "list").out()).containsPattern("(?m)^v1 +DRAINING +0 +0% +- +0$");
         } finally {
+            CliRun.run(env, "versions", "set-weight", "v2", "0"); // first: v1 100 next to v2 10 would total more than 100
             CliRun.run(env, "versions", "set-weight", "v1", "100");
-            CliRun.run(env, "versions", "set-weight", "v2", "0");
         }
     }
 
