@@ -1,5 +1,14 @@
 package dev.tether.cli;
 
+import dev.tether.avro.Checkpoint;
+import dev.tether.common.kafka.AvroSerdes;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -201,8 +210,12 @@ class TetherCliIT {
         try {
             CliRun weight = CliRun.run(env, "versions", "set-weight", "v2", "10");
             assertThat(weight.exitCode()).as(weight.toString()).isZero();
-            assertThat(weight.err()).isEqualTo("v2 is ACTIVE with weight 10: 9% of new sessions\n");
-            assertThat(CliRun.run(env, "versions", "list").out()).containsPattern("(?m)^v2 +ACTIVE +10 +9% ");
+            assertThat(weight.err()).isEqualTo("v2 is ACTIVE with weight 10: 10% of new sessions\n");
+            assertThat(CliRun.run(env, "versions", "list").out()).containsPattern("(?m)^v2 +ACTIVE +10 +10% ")
+                    .containsPattern("(?m)^v1 \\(default\\) +ACTIVE +0 +90% ");
+            CliRun tooMuch = CliRun.run(env, "versions", "set-weight", "v3", "91");
+            assertThat(tooMuch.exitCode()).as(tooMuch.toString()).isEqualTo(1);
+            assertThat(tooMuch.err()).contains("would total 101 (v2 10, v3 91)", "[field weight]");
 
             List<SessionInfo> open = agent.sessions(SessionInfo.Status.OPEN).stream().filter(s -> s.harnessVersion().equals("v1")).toList();
             assertThat(open).isNotEmpty();
@@ -220,12 +233,12 @@ class TetherCliIT {
             CliRun drained = drain.get(2, TimeUnit.MINUTES);
             assertThat(drained.exitCode()).as(drained.toString()).isZero();
             assertThat(JSON.readTree(drained.out())).isEqualTo(JSON.readTree(
-                    "{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":0,\"drained\":true}"));
+                    "{\"version\":\"v1\",\"weight\":0,\"share\":0.0,\"state\":\"DRAINING\",\"openSessions\":0,\"drained\":true}"));
             assertThat(drained.errLines()).first().asString().startsWith("drain v1: " + open.size() + " session");
             assertThat(CliRun.run(env, "versions", "list").out()).containsPattern("(?m)^v1 +DRAINING +0 +0% +- +0$");
         } finally {
+            CliRun.run(env, "versions", "set-weight", "v2", "0"); // first: v1 100 next to v2 10 would total more than 100
             CliRun.run(env, "versions", "set-weight", "v1", "100");
-            CliRun.run(env, "versions", "set-weight", "v2", "0");
         }
     }
 
@@ -262,6 +275,75 @@ class TetherCliIT {
         assertThat(table.exitCode()).as(table.toString()).isZero();
         assertThat(table.out()).contains("topic        " + prefix + "session-events (6 partitions)\n", "every log gapless")
                 .containsPattern("rate +[\\d,]+ events/s");
+    }
+
+    @Test
+    void replayInto_fromTheJar_writesOneRebuiltCheckpointPerSession_equalToTheProjectors() throws Exception {
+        var written = new ArrayList<String>();
+        for (int i = 0; i < 3; i++) {
+            String id = newSession("replay-into", ToolMode.READ_ONLY);
+            long lastSeq = append(id, "turn-1", NewEvent.userMessage("one"),
+                    NewEvent.assistantMessage("two", List.of(), new TokenUsage(10, 5))).lastSeq();
+            agent.checkpoint(id, ReadAt.atLeast(lastSeq)).orElseThrow();
+            written.add(id);
+        }
+        String into = prefix + "rebuilt-checkpoints";
+
+        CliRun run = jar(env, "replay", "--into", into, "--json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        JsonNode report = JSON.readTree(run.out());
+        JsonNode w = report.get("written");
+        assertThat(w.get("topic").asText()).isEqualTo(into);
+        assertThat(w.get("created").asBoolean()).isTrue();
+        assertThat(w.get("skipped").asInt()).isZero();
+        assertThat(w.get("checkpoints").asInt()).isEqualTo(report.get("sessions").asInt());
+        assertThat(w.get("tombstones").asInt()).isEqualTo(report.get("erasedSessions").asInt());
+
+        try (Admin admin = Admin.create(TetherStack.shared().clientConfig())) {
+            var resource = new ConfigResource(ConfigResource.Type.TOPIC, into);
+            assertThat(admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource)
+                    .get("cleanup.policy").value()).isEqualTo("compact");
+        }
+        List<ConsumerRecord<String, Checkpoint>> rebuilt = readAll(into);
+        Map<String, Checkpoint> stored = new HashMap<>();
+        readAll(prefix + Topics.SESSION_CHECKPOINTS).forEach(r -> stored.put(r.key(), r.value()));
+        List<ConsumerRecord<String, Checkpoint>> checkpoints = rebuilt.stream().filter(r -> r.value() != null).toList();
+        assertThat(checkpoints).as("one checkpoint per session").hasSize(w.get("checkpoints").asInt())
+                .extracting(ConsumerRecord::key).doesNotHaveDuplicates().containsAll(written);
+        for (var r : checkpoints) {
+            if (written.contains(r.key()) || stored.get(r.key()) != null && stored.get(r.key()).getLastSeq() == r.value().getLastSeq()) {
+                assertThat(r.value()).as(r.key() + ": the rebuilt checkpoint is the projector's, field for field").isEqualTo(stored.get(r.key()));
+            }
+        }
+
+        CliRun again = CliRun.run(env, "replay", "--into", into, "--no-compare");
+        assertThat(again.exitCode()).as(again.toString()).isZero();
+        assertThat(again.out()).containsPattern("(?m)^written +[\\d,]+ checkpoints and [\\d,]+ tombstones? to " + Pattern.quote(into)
+                + " \\(compacted, existed\\) in ");
+    }
+
+    private static List<ConsumerRecord<String, Checkpoint>> readAll(String topic) {
+        var records = new ArrayList<ConsumerRecord<String, Checkpoint>>();
+        var config = new HashMap<>(TetherStack.shared().clientConfig());
+        config.put("isolation.level", "read_committed");
+        try (Serde<Checkpoint> values = AvroSerdes.valueSerde(TetherStack.shared().registryUrl());
+             var consumer = new KafkaConsumer<>(config, new StringDeserializer(), values.deserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
+                assertThat(System.nanoTime()).as("read " + topic + " to its end").isLessThan(deadline);
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> {
+                    if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
+                        records.add(r);
+                    }
+                });
+            }
+        }
+        return records;
     }
 
     @Test

@@ -47,6 +47,19 @@ class UsageTest {
     }
 
     @Test
+    void replayInto_oneOfTethersOwnTopics_isRefused_beforeAnythingIsReadOrWritten() {
+        CliRun run = CliRun.run(NOWHERE, "replay", "--into", "session-checkpoints");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.errLines()).containsExactly("tether: --into: session-checkpoints is one of Tether's own topics; the projector "
+                + "alone writes checkpoints to session-checkpoints: name another topic");
+
+        CliRun illegal = CliRun.run(NOWHERE, "replay", "--into", "no spaces");
+        assertThat(illegal.exitCode()).isEqualTo(1);
+        assertThat(illegal.err()).startsWith("tether: --into: 'no spaces' is not a legal Kafka topic name");
+    }
+
+    @Test
     void tetherAlone_printsTheUsage_asAUsageError() {
         CliRun run = CliRun.run(NOWHERE);
 

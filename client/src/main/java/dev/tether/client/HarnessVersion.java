@@ -8,14 +8,18 @@ import java.util.Optional;
  * sessions pinned to it are still open (a draining version is done when that reaches 0).
  *
  * @param version      the version's name, e.g. {@code v1}
- * @param weight       its weight among ACTIVE versions for new sessions, 0–100
+ * @param weight       the percent of new sessions it takes while ACTIVE, 0–100 (the default version also takes what the
+ *                     other versions leave over)
  * @param state        {@code ACTIVE}, {@code DRAINING}, {@code RETIRED}, or {@code UNREGISTERED} for a version
  *                     that open sessions are pinned to but nobody registered
  * @param isDefault    true for the built-in default version nobody has registered yet
  * @param modelId      the model new sessions of this version are pinned to, when the version names one
  * @param openSessions how many sessions pinned to it are open
+ * @param share        the percent of new sessions the session-service assigns to it now, 0–100, from every version's weight
+ *                     and state (see {@link TetherClient#setWeight})
  */
-public record HarnessVersion(String version, int weight, String state, boolean isDefault, Optional<String> modelId, long openSessions) {
+public record HarnessVersion(String version, int weight, String state, boolean isDefault, Optional<String> modelId, long openSessions,
+                             double share) {
 
     public HarnessVersion {
         Objects.requireNonNull(version, "version");

@@ -8,7 +8,7 @@ import java.util.Optional;
  * state. The entry replaces the previous one as a whole (an idempotent {@code PUT}).
  *
  * <pre>{@code
- * HarnessVersionUpdate.active("v2", 10).withModelId("claude-sonnet-4")   // 10 % of new sessions, by weight
+ * HarnessVersionUpdate.active("v2", 10).withModelId("claude-sonnet-4")   // 10 % of new sessions, pinned to that model
  * HarnessVersionUpdate.draining("v1")                                   // no new sessions; open ones finish
  * }</pre>
  *
@@ -34,7 +34,7 @@ public final class HarnessVersionUpdate {
         this.modelId = modelId;
     }
 
-    /** The version takes new sessions with this weight (0–100) relative to the other ACTIVE versions. */
+    /** The version takes this percent (0–100) of new sessions; see {@link TetherClient#setWeight} for the whole rule. */
     public static HarnessVersionUpdate active(String version, int weight) {
         return new HarnessVersionUpdate(version, weight, State.ACTIVE, null);
     }
@@ -49,7 +49,10 @@ public final class HarnessVersionUpdate {
         return new HarnessVersionUpdate(version, 0, State.RETIRED, null);
     }
 
-    /** The model new sessions of this version are pinned to. */
+    /**
+     * The model new sessions of this version are pinned to: a create that names no model gets it, one that names
+     * another is {@link Rejected} (409 {@code model_pinned}, field {@code modelId}).
+     */
     public HarnessVersionUpdate withModelId(String model) {
         Objects.requireNonNull(model, "modelId");
         if (model.isBlank()) {

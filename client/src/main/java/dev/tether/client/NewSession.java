@@ -10,6 +10,11 @@ import java.util.OptionalLong;
  * pinned verbatim), the model it is pinned to and its tool mode; optionally its id, system prompt,
  * constraints, harness version and token budget.
  *
+ * <p>The model: a harness version that names a model pins its new sessions to it. {@link #of(String,
+ * ToolMode)} leaves the model to the version (refused, field {@code modelId}, if the version names
+ * none); {@link #of(String, String, ToolMode)} names one, and is refused ({@code 409 model_pinned},
+ * field {@code modelId}) when the version the session gets names another.
+ *
  * <pre>{@code
  * NewSession.of("Rename Foo to Bar in src/", "claude-sonnet-4", ToolMode.WRITE)
  *         .withSessionId("demo-1")
@@ -35,7 +40,7 @@ public final class NewSession {
     private NewSession(String objective, String modelId, ToolMode toolMode, String sessionId, String systemPrompt, List<String> constraints,
                        String harnessVersion, Long tokenBudget) {
         this.objective = Ids.requireText(objective, "objective");
-        this.modelId = Ids.requireText(modelId, "modelId");
+        this.modelId = modelId == null ? null : Ids.requireText(modelId, "modelId");
         this.toolMode = Objects.requireNonNull(toolMode, "toolMode");
         this.sessionId = sessionId;
         this.systemPrompt = systemPrompt;
@@ -44,8 +49,14 @@ public final class NewSession {
         this.tokenBudget = tokenBudget;
     }
 
+    /** A session on this model. */
     public static NewSession of(String objective, String modelId, ToolMode toolMode) {
-        return new NewSession(objective, modelId, toolMode, null, null, List.of(), null, null);
+        return new NewSession(objective, Ids.requireText(modelId, "modelId"), toolMode, null, null, List.of(), null, null);
+    }
+
+    /** A session on the model its harness version names. */
+    public static NewSession of(String objective, ToolMode toolMode) {
+        return new NewSession(objective, null, toolMode, null, null, List.of(), null, null);
     }
 
     /** The session's id: 1-128 letters, digits, {@code . _ -}, starting with a letter or digit. */
@@ -83,8 +94,9 @@ public final class NewSession {
         return objective;
     }
 
-    public String modelId() {
-        return modelId;
+    /** The model the request names; empty: the harness version's. */
+    public Optional<String> modelId() {
+        return Optional.ofNullable(modelId);
     }
 
     public ToolMode toolMode() {
@@ -113,6 +125,6 @@ public final class NewSession {
 
     @Override
     public String toString() {
-        return "NewSession[" + (sessionId == null ? "(id chosen at create)" : sessionId) + ", model=" + modelId + ", " + toolMode + "]";
+        return "NewSession[" + (sessionId == null ? "(id chosen at create)" : sessionId) + ", model=" + (modelId == null ? "(the version's)" : modelId) + ", " + toolMode + "]";
     }
 }

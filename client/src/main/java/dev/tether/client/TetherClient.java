@@ -175,13 +175,22 @@ public interface TetherClient extends AutoCloseable {
 
     // --- harness versions (session-service; operator or admin) -----------------------------------
 
-    /** Every harness version, with its weight, state and open sessions. */
+    /** Every harness version, with its weight, share of new sessions, state, model and open sessions. */
     List<HarnessVersion> harnessVersions();
 
-    /** Writes a version's entry (weight, state, model) as a whole. Idempotent; retried. */
+    /**
+     * Writes a version's entry (weight, state, model) as a whole. Idempotent; retried. {@link Rejected} (400, field
+     * {@code weight}) when the ACTIVE versions' weights would total more than 100.
+     */
     VersionResult putHarnessVersion(HarnessVersionUpdate update);
 
-    /** Sends {@code weight} (0–100, relative to the other ACTIVE versions) of new sessions to {@code version}, keeping its model. */
+    /**
+     * Sends {@code weight} percent (0–100) of new sessions to {@code version}, keeping its model. Weights are percentages:
+     * each ACTIVE version takes its weight, the default version (v1 unless configured otherwise) takes what is left over
+     * on top of its own, and the ACTIVE weights may total at most 100 ({@link Rejected}, field {@code weight}, otherwise).
+     * While the default version is not ACTIVE, the ACTIVE versions share every new session in proportion to their weights.
+     * {@link HarnessVersion#share()} is what each version gets.
+     */
     default VersionResult setWeight(String version, int weight) {
         HarnessVersionUpdate update = HarnessVersionUpdate.active(version, weight);
         return putHarnessVersion(modelOf(version).map(update::withModelId).orElse(update));

@@ -348,9 +348,14 @@ class TetherClientIT {
             assertThat(operator.harnessVersions()).anySatisfy(v -> assertThat(v.version()).isEqualTo("v1"));
             List<HarnessVersion> weighted = operator.putHarnessVersion(HarnessVersionUpdate.active("v2", 10).withModelId("model-2"))
                     .versionsOrThrow();
-            assertThat(weighted).contains(new HarnessVersion("v2", 10, "ACTIVE", false, Optional.of("model-2"), 0));
+            assertThat(weighted).contains(new HarnessVersion("v2", 10, "ACTIVE", false, Optional.of("model-2"), 0, 10));
             assertThat(operator.setWeight("v2", 20).versionsOrThrow()).contains(new HarnessVersion("v2", 20, "ACTIVE", false,
-                    Optional.of("model-2"), 0));
+                    Optional.of("model-2"), 0, 20));
+            assertThat(operator.setWeight("v3", 81)).as("v2 20 + v3 81 is more than 100 percent")
+                    .isInstanceOfSatisfying(Rejected.class, r -> {
+                        assertThat(r.status()).isEqualTo(400);
+                        assertThat(r.field()).contains("weight");
+                    });
             List<HarnessVersion> drained = operator.drain("v2").versionsOrThrow();
             assertThat(drained).filteredOn(v -> v.version().equals("v2")).singleElement().satisfies(v -> {
                 assertThat(v.state()).isEqualTo("DRAINING");

@@ -117,10 +117,11 @@ class WireTest {
 
     @Test
     void harnessVersions_fromTheReadme() {
-        var versions = Wire.versions(Json.parse("{\"versions\":[{\"version\":\"v1\",\"weight\":100,\"state\":\"ACTIVE\",\"default\":true,\"openSessions\":1},"
-                + "{\"version\":\"v2\",\"weight\":0,\"state\":\"DRAINING\",\"modelId\":\"m2\",\"openSessions\":0}]}"));
-        assertThat(versions).containsExactly(new HarnessVersion("v1", 100, "ACTIVE", true, Optional.empty(), 1),
-                new HarnessVersion("v2", 0, "DRAINING", false, Optional.of("m2"), 0));
+        var versions = Wire.versions(Json.parse("{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"share\":100.0,\"state\":\"ACTIVE\","
+                + "\"default\":true,\"openSessions\":1},"
+                + "{\"version\":\"v2\",\"weight\":0,\"share\":0.0,\"state\":\"DRAINING\",\"modelId\":\"m2\",\"openSessions\":0}]}"));
+        assertThat(versions).containsExactly(new HarnessVersion("v1", 0, "ACTIVE", true, Optional.empty(), 1, 100),
+                new HarnessVersion("v2", 0, "DRAINING", false, Optional.of("m2"), 0, 0));
         assertThat(versions.get(1).drained()).isTrue();
         assertThat(versions.get(0).drained()).isFalse();
     }

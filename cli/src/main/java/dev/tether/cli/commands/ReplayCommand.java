@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.cli.CliException;
 import dev.tether.cli.Durations;
 import dev.tether.cli.TetherCli;
+import dev.tether.cli.kafka.CheckpointSink;
 import dev.tether.cli.kafka.KafkaSettings;
 import dev.tether.cli.kafka.LogReplay;
 import dev.tether.cli.kafka.ReplayReport;
@@ -24,8 +25,11 @@ import picocli.CommandLine.ParentCommand;
         description = {"Rebuild every session's checkpoint from the log and report how long it took and how many events/s.",
                 "Reads the whole session-events topic (to the end offsets it has when the replay starts) with a plain Kafka "
                         + "consumer, checks that each session's seqs run 1, 2, 3... without a gap, and folds each session with the "
-                        + "projector's own pure fold (Projection.evolve), in this process; nothing is written. Then compares each "
-                        + "rebuilt checkpoint with the latest one in session-checkpoints: they must be equal field for field.",
+                        + "projector's own pure fold (Projection.evolve), in this process. Then compares each rebuilt checkpoint "
+                        + "with the latest one in session-checkpoints: they must be equal field for field.",
+                "By default nothing is written. With --into <topic> the rebuilt checkpoints are written there, keyed by "
+                        + "sessionId, Avro like session-checkpoints (a tombstone for each erased session); the topic is created "
+                        + "compacted if missing. session-checkpoints itself is never written: the projector is its only writer.",
                 "The model-context message store, call records and tool requests are not rebuilt (the projector writes those).",
                 "Talks to Kafka and the registry (--bootstrap, --registry-url, --topics-prefix), not to the services.",
                 "Exit status 1 if a log has a gap, a fold fails, or a rebuilt checkpoint differs from the projector's."})
@@ -37,12 +41,18 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--no-compare", description = "skip the comparison with session-checkpoints")
     boolean noCompare;
 
+    @Option(names = "--into", paramLabel = "<topic>",
+            description = "also write the rebuilt checkpoints to this compacted topic (the name as given, no prefix added), "
+                    + "creating it if missing; not one of Tether's own topics")
+    String into;
+
     @Override
     public Integer call() {
         Output out = cli.output();
         KafkaSettings kafka = cli.kafka(null, null);
+        CheckpointSink sink = into == null ? null : new CheckpointSink(kafka, into); // a bad name fails before the log is read
         Progress progress = out.progress("replay", Duration.ofSeconds(5));
-        ReplayReport report = new LogReplay(kafka).run(!noCompare, (events, fraction, elapsed) -> progress.update(String.format(Locale.ROOT,
+        ReplayReport report = new LogReplay(kafka).run(!noCompare, sink, (events, fraction, elapsed) -> progress.update(String.format(Locale.ROOT,
                 "%,d events (%.0f%% of the log), %,.0f events/s", events, fraction * 100,
                 elapsed.toNanos() == 0 ? 0.0 : events / (elapsed.toNanos() / 1e9))));
         progress.done();
@@ -71,6 +81,10 @@ public final class ReplayCommand implements Callable<Integer> {
         r.comparison().ifPresent(c -> fields.add("checkpoints", String.format(Locale.ROOT,
                 "%,d equal to %s, %d differ, %d behind, %d ahead, %d missing (read and compared in %s)", c.equal(), c.topic(),
                 c.differ().size(), c.behind().size(), c.ahead().size(), c.missing().size(), Durations.format(c.elapsed()))));
+        r.written().ifPresent(w -> fields.add("written", String.format(Locale.ROOT, "%s and %s to %s (%s) in %s%s",
+                Views.count(w.checkpoints(), "checkpoint"), Views.count(w.tombstones(), "tombstone"), w.topic(),
+                w.created() ? "created, compacted" : "compacted, existed", Durations.format(w.elapsed()),
+                w.skipped() == 0 ? "" : "; " + Views.count(w.skipped(), "session") + " with problems not written")));
         if (!r.problems().isEmpty()) {
             fields.addLines("problems", r.problems());
         }
@@ -109,6 +123,15 @@ public final class ReplayCommand implements Callable<Integer> {
             strings(cn.putArray("ahead"), c.ahead());
             strings(cn.putArray("missing"), c.missing());
             cn.put("seconds", c.elapsed().toNanos() / 1e9);
+        });
+        r.written().ifPresent(w -> {
+            ObjectNode wn = n.putObject("written");
+            wn.put("topic", w.topic());
+            wn.put("created", w.created());
+            wn.put("checkpoints", w.checkpoints());
+            wn.put("tombstones", w.tombstones());
+            wn.put("skipped", w.skipped());
+            wn.put("seconds", w.elapsed().toNanos() / 1e9);
         });
         n.put("clean", r.clean());
         return n;

@@ -26,8 +26,12 @@ import picocli.CommandLine.ParentCommand;
 @Command(name = "versions", mixinStandardHelpOptions = true,
         description = {"Harness versions for rainbow deploys: each version's weight for new sessions, its state, and how many "
                 + "sessions pinned to it are still open.",
-                "New sessions go to the ACTIVE versions with a weight above 0, each in proportion to its weight; sessions keep "
-                        + "the version they started on."})
+                "A weight is a percent of new sessions: each ACTIVE version takes its weight, the default version (v1) takes "
+                        + "what the others leave over, and the ACTIVE weights may total at most 100. While the default version "
+                        + "is not ACTIVE, the ACTIVE versions share every new session in proportion to their weights. SHARE "
+                        + "is what each version gets, as the session-service computes it.",
+                "Sessions keep the version and the model they started on; a version that names a model pins its new "
+                        + "sessions to it."})
 public final class VersionsCommand {
 
     @ParentCommand
@@ -46,8 +50,9 @@ public final class VersionsCommand {
     }
 
     @Command(name = "set-weight", mixinStandardHelpOptions = true,
-            description = {"Make the version ACTIVE with this weight (0-100) among the ACTIVE versions, keeping its model; a new "
-                    + "version is registered. E.g. v1 at 100 and v2 at 10 send about 1 in 11 new sessions to v2."})
+            description = {"Make the version ACTIVE with this weight, a percent (0-100) of new sessions, keeping its model; a new "
+                    + "version is registered. E.g. 'set-weight v2 10' sends 10% of new sessions to v2 and the other 90% to "
+                    + "the default version v1. Refused if the ACTIVE versions' weights would total more than 100."})
     int setWeight(@Parameters(index = "0", paramLabel = "<version>") String version,
                   @Parameters(index = "1", paramLabel = "<weight>", converter = Converters.Weight.class) int weight) {
         Output out = cli.output();
@@ -56,15 +61,18 @@ public final class VersionsCommand {
             versions = updated("setting the weight of " + version, tether.setWeight(version, weight));
         }
         if (!out.json()) {
-            out.note(version + " is ACTIVE with weight " + weight + ": " + share(versions, version) + " of new sessions");
+            out.note(version + " is ACTIVE with weight " + weight + ": " + find(versions, version).map(v -> percent(v.share())).orElse("0%")
+                    + " of new sessions");
         }
         print(out, versions);
         return 0;
     }
 
     @Command(name = "drain", mixinStandardHelpOptions = true,
-            description = {"Stop sending new sessions to the version (DRAINING, weight 0); the sessions pinned to it carry on. "
-                    + "Reports how many of them are still open; with --wait, waits until none are, showing the count as it falls."})
+            description = {"Stop sending new sessions to the version (DRAINING, weight 0, keeping its model); the sessions "
+                    + "pinned to it carry on. Without --wait it reports how many of them are still open once, and returns at "
+                    + "once: run it again (or 'versions list') to see the count fall. With --wait it polls until none is "
+                    + "open, showing the count as it falls."})
     int drain(@Parameters(paramLabel = "<version>") String version,
               @Option(names = "--wait", description = "poll until no session of the version is open") boolean await,
               @Option(names = "--interval", paramLabel = "<duration>", defaultValue = "2s",
@@ -83,8 +91,8 @@ public final class VersionsCommand {
             }
             List<HarnessVersion> after = updated("draining " + version, tether.drain(version));
             entry = find(after, version).orElseThrow();
-            if (after.stream().noneMatch(v -> "ACTIVE".equals(v.state()) && v.weight() > 0)) {
-                out.note("tether: warning: no ACTIVE version with a weight above 0 is left: new sessions go to the default version");
+            if (after.stream().noneMatch(v -> "ACTIVE".equals(v.state()) && v.share() > 0)) {
+                out.note("tether: warning: no ACTIVE version takes new sessions any more: they go to the default version");
             }
             if (await) {
                 Progress progress = out.progress("drain " + version, Duration.ofSeconds(30));
@@ -135,23 +143,14 @@ public final class VersionsCommand {
             return;
         }
         Table table = Table.of("VERSION", "STATE", "WEIGHT", "SHARE", "MODEL", "OPEN SESSIONS");
-        versions.forEach(v -> table.row(v.version() + (v.isDefault() ? " (default)" : ""), v.state(), v.weight(), share(versions, v.version()),
+        versions.forEach(v -> table.row(v.version() + (v.isDefault() ? " (default)" : ""), v.state(), v.weight(), percent(v.share()),
                 v.modelId().orElse(null), v.openSessions()));
         out.print(table);
     }
 
-    /**
-     * The share of new sessions the version gets, as the session-service assigns them: ACTIVE versions with a weight
-     * above 0, in proportion to their weights; none of them means everything goes to the default version.
-     */
-    static String share(List<HarnessVersion> versions, String version) {
-        List<HarnessVersion> active = versions.stream().filter(v -> "ACTIVE".equals(v.state()) && v.weight() > 0).toList();
-        int total = active.stream().mapToInt(HarnessVersion::weight).sum();
-        if (total == 0) {
-            return versions.stream().anyMatch(v -> v.version().equals(version) && v.isDefault()) ? "100%" : "0%";
-        }
-        return active.stream().filter(v -> v.version().equals(version)).findFirst()
-                .map(v -> String.format(Locale.ROOT, "%.0f%%", 100.0 * v.weight() / total)).orElse("0%");
+    /** A share of new sessions as the session-service reports it, rounded to a whole percent. */
+    static String percent(double share) {
+        return String.format(Locale.ROOT, "%.0f%%", share);
     }
 
     private static Optional<HarnessVersion> find(List<HarnessVersion> versions, String version) {

@@ -43,6 +43,7 @@ public final class Views {
         ObjectNode n = Output.object();
         n.put("version", v.version());
         n.put("weight", v.weight());
+        n.put("share", v.share());
         n.put("state", v.state());
         if (v.isDefault()) {
             n.put("default", true);

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * Where Kafka and the schema registry are, the topics' layout, and how long a request may take.
@@ -41,6 +42,20 @@ public record KafkaSettings(String bootstrapServers, String registryUrl, TopicLa
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
         config.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        return config;
+    }
+
+    /** An idempotent producer that waits for every in-sync replica: a record is written once, or the write fails. */
+    public Map<String, Object> producer(String clientId) {
+        var config = new HashMap<String, Object>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout.toMillis());
+        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(timeout.toMillis() * 2, 120_000));
         return config;
     }
 }

@@ -101,6 +101,23 @@ final class LogFold {
         return r == null || r.problem != null || r.state == null ? null : CheckpointAvro.toAvro(r.state);
     }
 
+    /** Every rebuilt checkpoint by sessionId, in the order the sessions were first read; sessions with a problem left out. */
+    Map<String, Checkpoint> checkpoints() {
+        var all = new LinkedHashMap<String, Checkpoint>();
+        for (String id : sessions.keySet()) {
+            Checkpoint c = checkpoint(id);
+            if (c != null) {
+                all.put(id, c);
+            }
+        }
+        return all;
+    }
+
+    /** The sessions whose log ends in an erasure's tombstones. */
+    Set<String> erased() {
+        return Set.copyOf(erased);
+    }
+
     /** The sorted result of comparing every rebuilt checkpoint with the projector's latest ones. */
     record Verdicts(int equal, List<String> differ, List<String> behind, List<String> ahead, List<String> missing) {}
 

@@ -15,9 +15,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * Rebuilds every session's checkpoint from {@code session-events} with the projector's own fold
  * ({@code Projection.evolve}, the function the projector-service runs live, for time travel and for
- * a lost checkpoint), in this process, writing nothing ({@link LogFold}). Then it can compare each
- * rebuilt checkpoint with the latest one in {@code session-checkpoints}: they must be equal field for
- * field, since the fold reads no clock.
+ * a lost checkpoint), in this process ({@link LogFold}). Then it can compare each rebuilt checkpoint
+ * with the latest one in {@code session-checkpoints} (they must be equal field for field, since the
+ * fold reads no clock), and write the rebuilt checkpoints to a topic of their own
+ * ({@link CheckpointSink}), never to {@code session-checkpoints}.
  *
  * <p>It does not rebuild the projector's other state (the per-seq message store behind the model
  * context, the call records, the tool requests): those are projections of the same events, but
@@ -40,8 +41,9 @@ public final class LogReplay {
      * Replays the log, up to the end offsets it has when the replay starts.
      *
      * @param compare also compare the rebuilt checkpoints with {@code session-checkpoints}
+     * @param into    also write the rebuilt checkpoints there; null: write nothing
      */
-    public ReplayReport run(boolean compare, Listener listener) {
+    public ReplayReport run(boolean compare, CheckpointSink into, Listener listener) {
         String topic = settings.layout().name(Topics.SESSION_EVENTS);
         var fold = new LogFold();
         long started;
@@ -58,8 +60,10 @@ public final class LogReplay {
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
         Optional<ReplayReport.Comparison> comparison = compare ? Optional.of(compare(fold)) : Optional.empty();
+        Optional<CheckpointSink.Written> written = into == null ? Optional.empty()
+                : Optional.of(into.write(fold.checkpoints(), fold.erased(), fold.problems().size()));
         return new ReplayReport(topic, partitions, read, fold.events(), fold.tombstones(), fold.sessions(), fold.erasedSessions(), elapsed,
-                fold.problems(), comparison);
+                fold.problems(), comparison, written);
     }
 
     private ReplayReport.Comparison compare(LogFold fold) {

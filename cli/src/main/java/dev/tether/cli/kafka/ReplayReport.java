@@ -17,9 +17,10 @@ import java.util.Optional;
  * @param elapsed        reading, deserializing and folding, from the first poll to the last record
  * @param problems       sessions whose log is not a gapless 1, 2, 3… or whose fold failed, one line each; empty when none
  * @param comparison     the rebuilt checkpoints against {@code session-checkpoints}, unless that was skipped
+ * @param written        what was written to the {@code --into} topic; empty: nothing was written
  */
 public record ReplayReport(String topic, int partitions, long records, long events, long tombstones, int sessions, int erasedSessions,
-                           Duration elapsed, List<String> problems, Optional<Comparison> comparison) {
+                           Duration elapsed, List<String> problems, Optional<Comparison> comparison, Optional<CheckpointSink.Written> written) {
 
     public ReplayReport {
         problems = List.copyOf(problems);

@@ -94,6 +94,36 @@ class ApprovalCommandsTest {
     }
 
     @Test
+    void deny_postsTheDecisionAndReason_asTheApprover_andPrintsHowTheItemStands() throws Exception {
+        services.onResource(DECIDE, 200, "approval-demo-1-9-denied.json");
+
+        CliRun run = CliRun.run(services.env(), "approvals", "deny", "demo-1~9", "--reason", "make test is too slow here");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).isEqualTo("denied demo-1~9: DENIED (DENY by acme-approver at seq 10: make test is too slow here)\n");
+        assertThat(run.err()).isEmpty();
+        assertThat(services.requests()).singleElement().satisfies(r -> {
+            assertThat(r.authorization()).isEqualTo("Bearer dev-acme-approver");
+            assertThat(JSON.readTree(r.body()))
+                    .isEqualTo(JSON.readTree("{\"decision\":\"DENY\",\"reason\":\"make test is too slow here\"}"));
+        });
+    }
+
+    @Test
+    void deny_withJson_printsTheDeniedItem() throws Exception {
+        services.onResource(DECIDE, 200, "approval-demo-1-9-denied.json");
+
+        CliRun run = CliRun.run(services.env(), "approvals", "deny", "demo-1~9", "--reason", "make test is too slow here", "--json");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        JsonNode item = JSON.readTree(run.out());
+        assertThat(item.get("status").asText()).isEqualTo("DENIED");
+        assertThat(item.at("/decision/decision").asText()).isEqualTo("DENY");
+        assertThat(item.at("/decision/reason").asText()).isEqualTo("make test is too slow here");
+        assertThat(services.requests("POST", "/v1/approvals")).hasSize(1);
+    }
+
+    @Test
     void deny_ofAnItemAlreadyDecided_saysSo_inOneLine() {
         services.on(DECIDE, 409, "{\"error\":\"already_decided\",\"message\":\"already GRANTED by acme-approver at seq 10\"}");
 

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.cli.CliRun;
 import dev.tether.cli.FakeServices;
-import dev.tether.client.HarnessVersion;
-import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -32,32 +29,34 @@ class VersionCommandsTest {
 
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.out().lines()).containsExactly(
-                "VERSION  STATE   WEIGHT  SHARE  MODEL  OPEN SESSIONS",
-                "v1       ACTIVE  100     91%    -      183",
-                "v2       ACTIVE  10      9%     -      19");
+                "VERSION       STATE   WEIGHT  SHARE  MODEL  OPEN SESSIONS",
+                "v1 (default)  ACTIVE  0       90%    -      183",
+                "v2            ACTIVE  10      10%    -      19");
         assertThat(services.requests().get(0).authorization()).isEqualTo("Bearer dev-operator");
     }
 
     @Test
     void setWeight_putsTheEntry_keepingTheVersionsModel_andPrintsTheVersionsAfter() throws Exception {
-        services.on("GET " + VERSIONS, 200, "{\"versions\":[{\"version\":\"v1\",\"weight\":100,\"state\":\"ACTIVE\",\"default\":true,"
-                        + "\"openSessions\":3},{\"version\":\"v2\",\"weight\":0,\"state\":\"DRAINING\",\"modelId\":\"claude-opus-4\",\"openSessions\":0}]}")
-                .on("PUT " + VERSIONS, 200, "{\"versions\":[{\"version\":\"v1\",\"weight\":100,\"state\":\"ACTIVE\",\"default\":true,"
-                        + "\"openSessions\":3},{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"modelId\":\"claude-opus-4\",\"openSessions\":0}]}");
+        services.on("GET " + VERSIONS, 200, "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"share\":100.0,\"state\":\"ACTIVE\",\"default\":true,"
+                        + "\"openSessions\":3},{\"version\":\"v2\",\"weight\":0,\"share\":0.0,\"state\":\"DRAINING\",\"modelId\":\"claude-opus-4\","
+                        + "\"openSessions\":0}]}")
+                .on("PUT " + VERSIONS, 200, "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"share\":90.0,\"state\":\"ACTIVE\",\"default\":true,"
+                        + "\"openSessions\":3},{\"version\":\"v2\",\"weight\":10,\"share\":10.0,\"state\":\"ACTIVE\",\"modelId\":\"claude-opus-4\","
+                        + "\"openSessions\":0}]}");
 
         CliRun run = CliRun.run(services.env(), "versions", "set-weight", "v2", "10");
 
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(JSON.readTree(services.requests("PUT", VERSIONS).get(0).body()))
                 .isEqualTo(JSON.readTree("{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"modelId\":\"claude-opus-4\"}"));
-        assertThat(run.err()).isEqualTo("v2 is ACTIVE with weight 10: 9% of new sessions\n");
-        assertThat(run.out()).contains("v1 (default)  ACTIVE  100     91%    -              3", "v2            ACTIVE  10      9%     claude-opus-4  0");
+        assertThat(run.err()).isEqualTo("v2 is ACTIVE with weight 10: 10% of new sessions\n");
+        assertThat(run.out()).contains("v1 (default)  ACTIVE  0       90%    -              3", "v2            ACTIVE  10      10%    claude-opus-4  0");
     }
 
     @Test
     void drain_withWait_showsTheOpenCountFalling_untilNoneIsOpen() throws Exception {
-        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":%d},"
-                + "{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"openSessions\":4}]}";
+        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"share\":0.0,\"state\":\"DRAINING\",\"openSessions\":%d},"
+                + "{\"version\":\"v2\",\"weight\":10,\"share\":100.0,\"state\":\"ACTIVE\",\"openSessions\":4}]}";
         services.on("GET " + VERSIONS, 200, entry.formatted(2)) // the version exists
                 .on("GET " + VERSIONS, 200, entry.formatted(2)) // its model, for the PUT
                 .on("GET " + VERSIONS, 200, entry.formatted(1))
@@ -77,7 +76,7 @@ class VersionCommandsTest {
 
     @Test
     void drain_withoutWait_reportsTheOpenCountOnce_andJsonSaysWhetherItIsDrained() throws Exception {
-        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":2}]}";
+        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"share\":100.0,\"state\":\"DRAINING\",\"openSessions\":2}]}";
         services.on("GET " + VERSIONS, 200, entry).on("PUT " + VERSIONS, 200, entry);
 
         CliRun table = CliRun.run(services.env(), "versions", "drain", "v1");
@@ -85,9 +84,9 @@ class VersionCommandsTest {
 
         assertThat(table.out()).isEqualTo("v1 is DRAINING: 2 sessions still open\n");
         // the only version left takes no new sessions: said on stderr
-        assertThat(table.err()).contains("warning: no ACTIVE version with a weight above 0 is left");
+        assertThat(table.err()).contains("warning: no ACTIVE version takes new sessions any more");
         assertThat(JSON.readTree(json.out())).isEqualTo(JSON.readTree(
-                "{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":2,\"drained\":false}"));
+                "{\"version\":\"v1\",\"weight\":0,\"share\":100.0,\"state\":\"DRAINING\",\"openSessions\":2,\"drained\":false}"));
     }
 
     @Test
@@ -103,8 +102,8 @@ class VersionCommandsTest {
 
     @Test
     void drain_withAMaximumWait_givesUpWithOneLine() {
-        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"state\":\"DRAINING\",\"openSessions\":2},"
-                + "{\"version\":\"v2\",\"weight\":10,\"state\":\"ACTIVE\",\"openSessions\":0}]}";
+        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"share\":0.0,\"state\":\"DRAINING\",\"openSessions\":2},"
+                + "{\"version\":\"v2\",\"weight\":10,\"share\":100.0,\"state\":\"ACTIVE\",\"openSessions\":0}]}";
         services.on("GET " + VERSIONS, 200, entry).on("PUT " + VERSIONS, 200, entry);
 
         CliRun run = CliRun.run(services.env(), "versions", "drain", "v1", "--wait", "--interval", "20ms", "--max-wait", "100ms");
@@ -114,14 +113,24 @@ class VersionCommandsTest {
     }
 
     @Test
-    void theShareOfNewSessions_followsTheSessionServicesAssignment() {
-        var v1 = new HarnessVersion("v1", 100, "ACTIVE", false, Optional.empty(), 0);
-        var v2 = new HarnessVersion("v2", 10, "ACTIVE", false, Optional.empty(), 0);
-        var v3 = new HarnessVersion("v3", 50, "DRAINING", false, Optional.empty(), 0);
-        var fresh = new HarnessVersion("v1", 100, "DRAINING", true, Optional.empty(), 0);
+    void setWeight_refusedForATotalAbove100_isOneLineNamingTheField() {
+        services.onResource("GET " + VERSIONS, 200, "harness-versions.json")
+                .on("PUT " + VERSIONS, 400, "{\"error\":\"invalid_field\",\"message\":\"weights are percentages of new sessions: the ACTIVE "
+                        + "versions would total 105 (v2 10, v3 95), at most 100 is allowed; lower another version's weight first\","
+                        + "\"field\":\"weight\"}");
 
-        assertThat(VersionsCommand.share(List.of(v1, v2, v3), "v2")).isEqualTo("9%");
-        assertThat(VersionsCommand.share(List.of(v1, v2, v3), "v3")).isEqualTo("0%");
-        assertThat(VersionsCommand.share(List.of(fresh), "v1")).isEqualTo("100%"); // nothing ACTIVE: the default version takes them
+        CliRun run = CliRun.run(services.env(), "versions", "set-weight", "v3", "95");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.errLines()).containsExactly("tether: setting the weight of v3 was refused (400 invalid_field): weights are "
+                + "percentages of new sessions: the ACTIVE versions would total 105 (v2 10, v3 95), at most 100 is allowed; lower another "
+                + "version's weight first [field weight]");
+    }
+
+    @Test
+    void theShareColumn_isTheSessionServicesShare_roundedToAWholePercent() {
+        assertThat(VersionsCommand.percent(10.0)).isEqualTo("10%");
+        assertThat(VersionsCommand.percent(33.33)).isEqualTo("33%");
+        assertThat(VersionsCommand.percent(0)).isEqualTo("0%");
     }
 }

@@ -91,6 +91,22 @@ class LogFoldTest {
     }
 
     @Test
+    void whatReplayIntoWrites_isOneCheckpointPerFoldedSession_andEveryErasedSession() {
+        accept("s1", 1, started());
+        accept("s1", 2, new UserMessage("hello", null));
+        accept("s2", 1, started());
+        accept("gap", 1, started());
+        accept("gap", 3, new UserMessage("after a gap", null));
+        accept("gone", 1, started());
+        fold.accept(new SessionEventKey("gone", 1), null, 0, offset++);
+
+        assertThat(fold.checkpoints()).containsOnlyKeys("s1", "s2"); // the session with a gap is reported, not written
+        assertThat(fold.checkpoints().get("s1")).isEqualTo(fold.checkpoint("s1"));
+        assertThat(fold.checkpoints().get("s1").getLastSeq()).isEqualTo(2);
+        assertThat(fold.erased()).containsExactly("gone");
+    }
+
+    @Test
     void theComparison_tellsEqualFromDifferentBehindAheadAndMissing() {
         for (String id : List.of("equal", "differs", "behind", "ahead", "missing")) {
             accept(id, 1, started(id));

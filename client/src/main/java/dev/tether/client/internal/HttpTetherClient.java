@@ -94,7 +94,7 @@ public final class HttpTetherClient implements TetherClient {
         body.put("sessionId", sessionId);
         body.put("objective", session.objective());
         session.systemPrompt().ifPresent(p -> body.put("systemPrompt", p));
-        body.put("modelId", session.modelId());
+        session.modelId().ifPresent(m -> body.put("modelId", m));
         body.put("toolMode", session.toolMode().name());
         ArrayNode constraints = body.putArray("constraints");
         session.constraints().forEach(constraints::add);

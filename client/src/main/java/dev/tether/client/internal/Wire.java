@@ -106,7 +106,8 @@ public final class Wire {
     public static List<HarnessVersion> versions(JsonNode n) {
         return elements(n, "versions").stream()
                 .map(v -> new HarnessVersion(requiredText(v, "version"), intValue(v, "weight", 0), requiredText(v, "state"),
-                        booleanValue(v, "default"), optionalText(v, "modelId"), longValue(v, "openSessions", 0)))
+                        booleanValue(v, "default"), optionalText(v, "modelId"), longValue(v, "openSessions", 0),
+                        v.path("share").asDouble(0)))
                 .toList();
     }
 

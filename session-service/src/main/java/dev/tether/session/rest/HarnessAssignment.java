@@ -3,6 +3,7 @@ package dev.tether.session.rest;
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.VersionState;
 import dev.tether.common.kafka.SessionPartitioner;
+import dev.tether.common.service.rest.ApiException;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.kafka.SessionStores;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,20 +12,32 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
- * Assigns a new session to a harness version by the weights in {@code harness-versions}: only
- * ACTIVE versions with a weight above 0 take new sessions, each in proportion to its weight. The
- * choice is a function of the sessionId, so a retried create lands on the same version.
+ * Pins a new session to a harness version and a model.
  *
- * <p>The default version ({@code tether.sessions.default-harness-version}) counts as ACTIVE with
- * weight 100 until an operator registers it: setting {@code v2} to weight 10 then sends about
- * 10 of every 110 new sessions to v2, not all of them.
+ * <p><b>Weights are percentages.</b> Each ACTIVE version takes its weight, in percent, of new sessions;
+ * the default version ({@code tether.sessions.default-harness-version}) takes what is left over
+ * (100 minus the other weights) on top of its own weight. Setting {@code v2} to 10 next to an
+ * unregistered default {@code v1} sends 10 % of new sessions to v2 and 90 % to v1. The ACTIVE
+ * weights may total at most 100 ({@link #checkTotal}). When the default version is not ACTIVE
+ * (draining or retired), the ACTIVE versions share all new sessions in proportion to their weights;
+ * when no version can take them, they go to the default version. The choice is a function of the
+ * sessionId, so a retried create lands on the same version.
+ *
+ * <p><b>Models.</b> A version that names a model pins its new sessions to it: a create that names
+ * no model gets the version's; one that names another model is refused ({@code 409 model_pinned},
+ * field {@code modelId}) rather than silently run on a model the caller did not ask for. A version
+ * that names no model takes the model the create names, which is then required.
  */
 @ApplicationScoped
 public class HarnessAssignment {
 
     private static final int BUCKETS = 10_000;
+
+    /** A new session's harness version and model. */
+    public record Pin(String version, String modelId) {}
 
     private final SessionStores stores;
     private final String defaultVersion;
@@ -34,35 +47,122 @@ public class HarnessAssignment {
         this.defaultVersion = config.defaultHarnessVersion();
     }
 
-    public String assign(String sessionId) {
-        return pick(sessionId, List.copyOf(versions().values()), defaultVersion);
+    /**
+     * The version and model of a new session.
+     *
+     * @param requestedVersion the version the create names, or null to assign one by the weights
+     * @param requestedModel   the model the create names, or null for the version's model
+     * @throws ApiException 400 {@code invalid_field} {@code modelId} when neither names a model, 409
+     *                      {@code model_pinned} when they name different ones
+     */
+    public Pin pin(String sessionId, String requestedVersion, String requestedModel) {
+        Map<String, HarnessVersion> versions = versions();
+        String version = requestedVersion != null ? requestedVersion : pick(sessionId, List.copyOf(versions.values()), defaultVersion);
+        return pinTo(version, versions.get(version), requestedModel);
     }
 
-    /** The registered versions, plus the default one while it is not registered. */
+    /** The registered versions, plus the default one while it is not registered (ACTIVE, weight 0: it takes the rest). */
     public Map<String, HarnessVersion> versions() {
         var all = new LinkedHashMap<>(stores.harnessVersions());
-        all.computeIfAbsent(defaultVersion, v -> HarnessVersion.newBuilder().setVersion(v).setWeight(100)
+        all.computeIfAbsent(defaultVersion, v -> HarnessVersion.newBuilder().setVersion(v).setWeight(0)
                 .setState(VersionState.ACTIVE).setModelId(null).setUpdatedAt(Instant.EPOCH).setUpdatedBy("default").build());
         return all;
     }
 
-    static String pick(String sessionId, List<HarnessVersion> versions, String defaultVersion) {
-        List<HarnessVersion> candidates = versions.stream()
+    /** Each version's share of new sessions, in percent (0-100), as {@link #pick} assigns them. */
+    public Map<String, Double> shares() {
+        return shares(List.copyOf(versions().values()), defaultVersion);
+    }
+
+    public String defaultVersion() {
+        return defaultVersion;
+    }
+
+    static Pin pinTo(String version, HarnessVersion entry, String requestedModel) {
+        String pinned = entry == null ? null : entry.getModelId();
+        if (pinned == null) {
+            if (requestedModel == null) {
+                throw ApiException.badRequest("modelId", "is required: harness version " + version + " names no model");
+            }
+            return new Pin(version, requestedModel);
+        }
+        if (requestedModel != null && !requestedModel.equals(pinned)) {
+            throw new ApiException(409, "model_pinned", "harness version " + version + " pins its new sessions to model " + pinned
+                    + ": send that modelId, or none").with("field", "modelId").with("harnessVersion", version).with("modelId", pinned);
+        }
+        return new Pin(version, pinned);
+    }
+
+    /**
+     * Refuses an update that would make the ACTIVE weights total more than 100 percent.
+     *
+     * @param current the versions as they are
+     * @param updated the entry about to replace (or join) them
+     */
+    static void checkTotal(Map<String, HarnessVersion> current, HarnessVersion updated) {
+        var after = new LinkedHashMap<>(current);
+        after.put(updated.getVersion(), updated);
+        List<HarnessVersion> active = after.values().stream()
                 .filter(v -> v.getState() == VersionState.ACTIVE && v.getWeight() > 0)
-                .sorted(Comparator.comparing(HarnessVersion::getVersion))
-                .toList();
-        if (candidates.isEmpty()) {
+                .sorted(Comparator.comparing(HarnessVersion::getVersion)).toList();
+        int total = active.stream().mapToInt(HarnessVersion::getWeight).sum();
+        if (total > 100) {
+            throw ApiException.badRequest("weight", "weights are percentages of new sessions: the ACTIVE versions would total " + total
+                    + " (" + active.stream().map(v -> v.getVersion() + " " + v.getWeight()).collect(Collectors.joining(", "))
+                    + "), at most 100 is allowed; lower another version's weight first");
+        }
+    }
+
+    static String pick(String sessionId, List<HarnessVersion> versions, String defaultVersion) {
+        Map<String, Integer> slots = slots(versions, defaultVersion);
+        int total = slots.values().stream().mapToInt(Integer::intValue).sum();
+        if (total == 0) {
             return defaultVersion;
         }
-        int total = candidates.stream().mapToInt(HarnessVersion::getWeight).sum();
-        // the same hash Kafka partitions by, spread over many buckets and scaled to the weights
+        // the same hash Kafka partitions by, spread over many buckets and scaled to the slots
         long point = (long) SessionPartitioner.partition(sessionId, BUCKETS) * total / BUCKETS;
-        for (HarnessVersion v : candidates) {
-            point -= v.getWeight();
+        String last = defaultVersion;
+        for (var slot : slots.entrySet()) {
+            point -= slot.getValue();
+            last = slot.getKey();
             if (point < 0) {
-                return v.getVersion();
+                return slot.getKey();
             }
         }
-        return candidates.get(candidates.size() - 1).getVersion();
+        return last;
+    }
+
+    static Map<String, Double> shares(List<HarnessVersion> versions, String defaultVersion) {
+        Map<String, Integer> slots = slots(versions, defaultVersion);
+        int total = slots.values().stream().mapToInt(Integer::intValue).sum();
+        var shares = new LinkedHashMap<String, Double>();
+        versions.stream().map(HarnessVersion::getVersion).sorted().forEach(v -> shares.put(v, 0.0));
+        if (total == 0) {
+            shares.put(defaultVersion, 100.0);
+        } else {
+            slots.forEach((v, w) -> shares.put(v, 100.0 * w / total));
+        }
+        return shares;
+    }
+
+    /**
+     * Each version that takes new sessions, in name order, with its part of them: its weight, plus the rest of 100 for an
+     * ACTIVE default version. Without an ACTIVE default the parts are the bare weights (scaled by their sum when picking).
+     */
+    private static Map<String, Integer> slots(List<HarnessVersion> versions, String defaultVersion) {
+        List<HarnessVersion> active = versions.stream()
+                .filter(v -> v.getState() == VersionState.ACTIVE)
+                .sorted(Comparator.comparing(HarnessVersion::getVersion))
+                .toList();
+        int weights = active.stream().mapToInt(HarnessVersion::getWeight).sum();
+        boolean defaultActive = active.stream().anyMatch(v -> v.getVersion().equals(defaultVersion));
+        var slots = new LinkedHashMap<String, Integer>();
+        for (HarnessVersion v : active) {
+            int part = v.getWeight() + (defaultActive && v.getVersion().equals(defaultVersion) ? Math.max(0, 100 - weights) : 0);
+            if (part > 0) {
+                slots.put(v.getVersion(), part);
+            }
+        }
+        return slots;
     }
 }

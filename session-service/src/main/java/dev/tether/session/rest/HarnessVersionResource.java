@@ -31,8 +31,9 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Harness versions for rainbow deploys: each version's weight for new sessions and its state, and
- * how many sessions are still open on it (a DRAINING version is done when that reaches 0).
+ * Harness versions for rainbow deploys: each version's weight for new sessions (a percentage, see
+ * {@link HarnessAssignment}) and its share of them, its state, and how many sessions are still open
+ * on it (a DRAINING version is done when that reaches 0).
  */
 @Path("/v1/harness-versions")
 @Produces(MediaType.APPLICATION_JSON)
@@ -59,6 +60,7 @@ public class HarnessVersionResource {
     @RolesAllowed({"operator", "admin"})
     public ObjectNode list() {
         Map<String, HarnessVersion> versions = assignment.versions();
+        Map<String, Double> shares = assignment.shares();
         Map<String, Long> open = stores.openSessionsByVersion();
         var names = new TreeSet<>(versions.keySet());
         names.addAll(open.keySet());
@@ -68,6 +70,7 @@ public class HarnessVersionResource {
             HarnessVersion v = versions.get(name);
             ObjectNode entry = list.addObject().put("version", name);
             entry.put("weight", v == null ? 0 : v.getWeight());
+            entry.put("share", Math.round(shares.getOrDefault(name, 0.0) * 100) / 100.0);
             entry.put("state", v == null ? "UNREGISTERED" : v.getState().name());
             if (v != null && "default".equals(v.getUpdatedBy())) {
                 entry.put("default", true);
@@ -107,6 +110,7 @@ public class HarnessVersionResource {
                 .setUpdatedAt(Instant.now())
                 .setUpdatedBy(operator)
                 .build();
+        HarnessAssignment.checkTotal(assignment.versions(), entry);
         try {
             producer.send(new ProducerRecord<>(layout.name(Topics.HARNESS_VERSIONS), request.version(), entry)).get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {

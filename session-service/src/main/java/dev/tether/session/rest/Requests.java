@@ -33,7 +33,9 @@ final class Requests {
         CreateSession {
             required(objective, "objective");
             systemPrompt = systemPrompt == null ? "" : systemPrompt;
-            required(modelId, "modelId");
+            if (modelId != null && modelId.isBlank()) { // null: the harness version's model (HarnessAssignment.pin)
+                throw new InvalidEventException("modelId", "must not be blank; leave it out to take the harness version's model");
+            }
             if (toolMode == null) {
                 throw new InvalidEventException("toolMode", "is required: READ_ONLY or WRITE");
             }

@@ -91,15 +91,15 @@ public class SessionResource {
         int redactions = ingress.scrub(tree);
         var request = json.read(tree, Requests.CreateSession.class);
         String sessionId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
-        String version = request.harnessVersion() != null ? request.harnessVersion() : assignment.assign(sessionId);
-        var started = new SessionStarted(request.objective(), request.systemPrompt(), request.modelId(), version, request.toolMode(),
+        HarnessAssignment.Pin pin = assignment.pin(sessionId, request.harnessVersion(), request.modelId());
+        var started = new SessionStarted(request.objective(), request.systemPrompt(), pin.modelId(), pin.version(), request.toolMode(),
                 request.constraints(), request.tokenBudget(), null);
         CommandReply reply = append(principal, sessionId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", sessionId);
         out.put("seq", reply.getAppended().get(0).getSeq());
-        out.put("harnessVersion", version);
-        out.put("modelId", request.modelId());
+        out.put("harnessVersion", pin.version());
+        out.put("modelId", pin.modelId());
         out.put("redactions", redactions);
         return Response.status(Response.Status.CREATED).entity(out).build();
     }

@@ -1,9 +1,11 @@
 package dev.tether.session.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.VersionState;
+import dev.tether.common.service.rest.ApiException;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -14,13 +16,28 @@ import org.junit.jupiter.api.Test;
 class HarnessAssignmentTest {
 
     @Test
-    void assignsNewSessions_inProportionToTheWeights() {
-        var versions = List.of(version("v1", 90, VersionState.ACTIVE), version("v2", 10, VersionState.ACTIVE));
-        Map<String, Integer> counts = new HashMap<>();
-        for (int i = 0; i < 20_000; i++) {
-            counts.merge(HarnessAssignment.pick(UUID.randomUUID().toString(), versions, "v1"), 1, Integer::sum);
-        }
-        assertThat(counts.get("v2") / 20_000.0).isBetween(0.08, 0.12);
+    void aWeightIsThePercentOfNewSessions_andTheDefaultVersionTakesTheRest() {
+        var versions = List.of(version("v1", 0, VersionState.ACTIVE), version("v2", 10, VersionState.ACTIVE));
+        assertThat(shareOf("v2", versions, "v1")).isBetween(0.085, 0.115);
+        assertThat(HarnessAssignment.shares(versions, "v1")).isEqualTo(Map.of("v1", 90.0, "v2", 10.0));
+    }
+
+    @Test
+    void theDefaultVersionsOwnWeight_countsOnTopOfTheRest_andEveryWeightMeansWhatItSays() {
+        var versions = List.of(version("v1", 20, VersionState.ACTIVE), version("v2", 30, VersionState.ACTIVE),
+                version("v3", 10, VersionState.ACTIVE));
+        assertThat(HarnessAssignment.shares(versions, "v1")).isEqualTo(Map.of("v1", 60.0, "v2", 30.0, "v3", 10.0));
+        assertThat(shareOf("v2", versions, "v1")).isBetween(0.27, 0.33);
+        assertThat(shareOf("v3", versions, "v1")).isBetween(0.085, 0.115);
+    }
+
+    @Test
+    void withoutAnActiveDefault_theActiveVersionsShareEverything_inProportionToTheirWeights() {
+        var versions = List.of(version("v1", 0, VersionState.DRAINING), version("v2", 10, VersionState.ACTIVE),
+                version("v3", 30, VersionState.ACTIVE));
+        assertThat(HarnessAssignment.shares(versions, "v1")).isEqualTo(Map.of("v1", 0.0, "v2", 25.0, "v3", 75.0));
+        assertThat(shareOf("v2", versions, "v1")).isBetween(0.22, 0.28);
+        assertThat(shareOf("v1", versions, "v1")).isZero();
     }
 
     @Test
@@ -30,6 +47,7 @@ class HarnessAssignmentTest {
         for (int i = 0; i < 1000; i++) {
             assertThat(HarnessAssignment.pick("s-" + i, versions, "v1")).isEqualTo("v4");
         }
+        assertThat(HarnessAssignment.shares(versions, "v1")).containsEntry("v4", 100.0).containsEntry("v1", 0.0);
     }
 
     @Test
@@ -37,10 +55,71 @@ class HarnessAssignmentTest {
         var versions = List.of(version("a", 50, VersionState.ACTIVE), version("b", 50, VersionState.ACTIVE));
         assertThat(HarnessAssignment.pick("session-42", versions, "z")).isEqualTo(HarnessAssignment.pick("session-42", versions, "z"));
         assertThat(HarnessAssignment.pick("session-42", List.of(), "z")).isEqualTo("z");
+        var drained = List.of(version("z", 0, VersionState.DRAINING));
+        assertThat(HarnessAssignment.pick("session-42", drained, "z")).isEqualTo("z");
+        assertThat(HarnessAssignment.shares(drained, "z")).isEqualTo(Map.of("z", 100.0));
+    }
+
+    @Test
+    void refusesWeights_thatWouldTotalMoreThan100_namingTheField() {
+        var current = Map.of("v1", version("v1", 80, VersionState.ACTIVE), "v2", version("v2", 10, VersionState.ACTIVE),
+                "v3", version("v3", 90, VersionState.DRAINING));
+        HarnessAssignment.checkTotal(current, version("v2", 20, VersionState.ACTIVE)); // 100: allowed
+        HarnessAssignment.checkTotal(current, version("v3", 0, VersionState.DRAINING));
+        assertThatThrownBy(() -> HarnessAssignment.checkTotal(current, version("v2", 21, VersionState.ACTIVE)))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.body()).containsEntry("field", "weight").containsEntry("error", "invalid_field");
+                    assertThat((String) e.body().get("message")).contains("would total 101 (v1 80, v2 21)");
+                });
+        assertThatThrownBy(() -> HarnessAssignment.checkTotal(current, version("v4", 30, VersionState.ACTIVE)))
+                .isInstanceOf(ApiException.class);
+    }
+
+    @Test
+    void aVersionThatNamesAModel_pinsItsNewSessionsToIt() {
+        HarnessVersion v2 = version("v2", 10, VersionState.ACTIVE, "model-2");
+        assertThat(HarnessAssignment.pinTo("v2", v2, null)).isEqualTo(new HarnessAssignment.Pin("v2", "model-2"));
+        assertThat(HarnessAssignment.pinTo("v2", v2, "model-2")).isEqualTo(new HarnessAssignment.Pin("v2", "model-2"));
+    }
+
+    @Test
+    void aCreateNamingAnotherModelThanItsVersions_isRefused_namingTheField() {
+        HarnessVersion v2 = version("v2", 10, VersionState.ACTIVE, "model-2");
+        assertThatThrownBy(() -> HarnessAssignment.pinTo("v2", v2, "model-x")).isInstanceOfSatisfying(ApiException.class, e -> {
+            assertThat(e.status()).isEqualTo(409);
+            assertThat(e.body()).containsEntry("error", "model_pinned").containsEntry("field", "modelId")
+                    .containsEntry("harnessVersion", "v2").containsEntry("modelId", "model-2");
+            assertThat(e.body().toString()).doesNotContain("model-x"); // no request content in an error
+        });
+    }
+
+    @Test
+    void aVersionWithoutAModel_takesTheCreatesModel_whichIsThenRequired() {
+        assertThat(HarnessAssignment.pinTo("v1", version("v1", 0, VersionState.ACTIVE), "model-x"))
+                .isEqualTo(new HarnessAssignment.Pin("v1", "model-x"));
+        assertThat(HarnessAssignment.pinTo("v7", null, "model-x")).isEqualTo(new HarnessAssignment.Pin("v7", "model-x"));
+        assertThatThrownBy(() -> HarnessAssignment.pinTo("v1", version("v1", 0, VersionState.ACTIVE), null))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.body()).containsEntry("field", "modelId");
+                });
+    }
+
+    private static double shareOf(String name, List<HarnessVersion> versions, String defaultVersion) {
+        Map<String, Integer> counts = new HashMap<>();
+        for (int i = 0; i < 20_000; i++) {
+            counts.merge(HarnessAssignment.pick(UUID.randomUUID().toString(), versions, defaultVersion), 1, Integer::sum);
+        }
+        return counts.getOrDefault(name, 0) / 20_000.0;
     }
 
     private static HarnessVersion version(String name, int weight, VersionState state) {
-        return HarnessVersion.newBuilder().setVersion(name).setWeight(weight).setState(state).setModelId(null)
+        return version(name, weight, state, null);
+    }
+
+    private static HarnessVersion version(String name, int weight, VersionState state, String model) {
+        return HarnessVersion.newBuilder().setVersion(name).setWeight(weight).setState(state).setModelId(model)
                 .setUpdatedAt(Instant.EPOCH).setUpdatedBy("ops").build();
     }
 }
