@@ -139,6 +139,9 @@ public class OwnerRouting {
         }
         Collection<StreamsMetadata> instances = kafkaStreams.streamsMetadataForStore(store);
         Set<Integer> missing = unowned(instances, partitions);
+        // at this address but not here: a killed predecessor on the same address that the group has not expired yet
+        instances.stream().filter(instance -> instance.hostInfo().equals(self)).flatMap(instance -> instance.topicPartitions().stream())
+                .map(tp -> tp.partition()).distinct().filter(p -> !holdsLocally(kafkaStreams, store, p)).forEach(missing::add);
         if (!missing.isEmpty()) {
             throw ApiException.unavailable("partitions " + missing + " are being reassigned; try again shortly", 1);
         }
