@@ -53,6 +53,8 @@ final class TetherServices implements AutoCloseable {
     final ServiceProcess session;
     final ServiceProcess projector;
     final ServiceProcess approval;
+    private final Map<String, String> approvalEnv;
+    private final List<ServiceProcess> moreApprovals = new ArrayList<>();
 
     private TetherServices(String name, boolean withProjector, Map<String, String> approvalEnv) throws IOException {
         prefix = name + "-" + UUID.randomUUID().toString().substring(0, 8) + ".";
@@ -66,6 +68,7 @@ final class TetherServices implements AutoCloseable {
                 : null;
         var approvalEnvAll = new LinkedHashMap<>(env);
         approvalEnvAll.putAll(approvalEnv);
+        this.approvalEnv = Map.copyOf(approvalEnvAll);
         approval = new ServiceProcess(ROOT.resolve("approval-service"), workDir.resolve("approval-service"), approvalEnvAll, List.of());
     }
 
@@ -85,8 +88,20 @@ final class TetherServices implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts one more approval-service instance on the same topics (the same application id): it takes over some of
+     * the partitions. Stopped by {@link #close()}.
+     */
+    ServiceProcess startAnotherApproval() {
+        var another = new ServiceProcess(ROOT.resolve("approval-service"),
+                workDir.resolve("approval-service-" + (moreApprovals.size() + 2)), approvalEnv, List.of());
+        moreApprovals.add(another);
+        return another.start();
+    }
+
     @Override
     public void close() {
+        moreApprovals.forEach(ServiceProcess::close);
         approval.close();
         if (projector != null) {
             projector.close();
@@ -153,10 +168,15 @@ final class TetherServices implements AutoCloseable {
 
     /** Creates a session in {@code mode} and returns its id. */
     String createSession(String mode) {
+        return createSession(mode, AGENT);
+    }
+
+    /** Creates a session in {@code mode} as {@code agent} (a token of the tenant's agent) and returns its id. */
+    String createSession(String mode, String agent) {
         String id = "s-" + UUID.randomUUID().toString().substring(0, 12);
         ObjectNode body = JSON.createObjectNode().put("sessionId", id).put("objective", "Rename Foo to Bar in src/")
                 .put("systemPrompt", "You are a careful engineer.").put("modelId", "claude-sonnet-4").put("toolMode", mode);
-        Answer created = post(session.baseUrl() + "/v1/sessions", AGENT, body);
+        Answer created = post(session.baseUrl() + "/v1/sessions", agent, body);
         if (created.status() != 201) {
             throw new AssertionError("cannot create a session: " + created);
         }
@@ -172,6 +192,11 @@ final class TetherServices implements AutoCloseable {
 
     /** The model asks for {@code calls}; returns the assistant message's seq. */
     long ask(String sessionId, Call... calls) {
+        return ask(sessionId, AGENT, calls);
+    }
+
+    /** The model asks for {@code calls} in a session of {@code agent}'s tenant; returns the assistant message's seq. */
+    long ask(String sessionId, String agent, Call... calls) {
         ObjectNode event = JSON.createObjectNode().put("eventId", UUID.randomUUID().toString()).put("type", "assistant_message")
                 .put("content", "Let me do that.");
         ArrayNode toolCalls = event.putArray("toolCalls");
@@ -179,7 +204,7 @@ final class TetherServices implements AutoCloseable {
             toolCalls.addObject().put("callId", c.callId()).put("tool", c.tool()).put("argumentsJson", c.argumentsJson());
         }
         event.putObject("usage").put("inputTokens", 100).put("outputTokens", 20);
-        return append(sessionId, AGENT, event);
+        return append(sessionId, agent, event);
     }
 
     /** Appends one event as {@code token}'s principal; returns its seq. */

@@ -14,13 +14,16 @@ import dev.tether.approval.domain.DecisionRequest;
 import dev.tether.approval.domain.SessionApprovals;
 import dev.tether.approval.domain.Verdict;
 import dev.tether.approval.kafka.ApprovalReads;
+import dev.tether.approval.kafka.ApprovalStores;
 import dev.tether.approval.kafka.DecisionGateway;
 import dev.tether.avro.CommandReply;
 import dev.tether.common.auth.TetherPrincipal;
 import dev.tether.common.blob.BlobStore;
 import dev.tether.common.event.Event;
+import dev.tether.common.service.TetherConfig;
 import dev.tether.common.service.auth.Caller;
 import dev.tether.common.service.rest.ApiException;
+import dev.tether.common.service.rest.OwnerRouting;
 import dev.tether.common.service.rest.StrictInput;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -30,13 +33,18 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -48,6 +56,10 @@ import org.jboss.logging.Logger;
  * The approvers' API (issue 6): the items of the caller's tenant (pending approvals and unknown outcomes, oldest
  * first), one item, and a decision on one. Another tenant's item answers 404, like a missing one. Decisions are
  * appended in the approver's own name; the sequencer has the last word, so a decision that lost a race answers 409.
+ *
+ * <p>With several instances each holds some sessions' partitions: an item or a decision is served by the instance that
+ * holds the session (forwarded there once, {@link OwnerRouting}), and a list is gathered from every instance, each
+ * answering for its own partitions, or is 503 rather than partial.
  */
 @Path("/v1/approvals")
 @Produces(MediaType.APPLICATION_JSON)
@@ -64,10 +76,14 @@ public class ApprovalResource {
     private final BlobStore blobs;
     private final ItemJson items;
     private final ObjectMapper json;
+    private final OwnerRouting routing;
+    private final int partitions;
 
     ApprovalResource(Caller caller, ApprovalReads reads, DecisionGateway gateway, BlobStore blobs, ObjectMapper json,
-                     ApprovalConfig config) {
+                     ApprovalConfig config, OwnerRouting routing, TetherConfig tether) {
         this.caller = caller;
+        this.routing = routing;
+        this.partitions = tether.layout().partitions();
         this.reads = reads;
         this.gateway = gateway;
         this.blobs = blobs;
@@ -78,15 +94,33 @@ public class ApprovalResource {
     /** {@code status}: PENDING (the default), another status, or ALL; {@code kind}: APPROVAL or UNKNOWN_OUTCOME. */
     @GET
     @RolesAllowed({"approver", "admin"})
-    public ObjectNode list(@QueryParam("status") String status, @QueryParam("kind") String kind) {
+    public ObjectNode list(@QueryParam("status") String status, @QueryParam("kind") String kind,
+                           @Context UriInfo uri, @Context HttpHeaders headers) {
         String tenantId = caller.principal().tenantId();
         ApprovalItem.Status wanted = status == null ? ApprovalItem.Status.PENDING : parse(ApprovalItem.Status.class, status, "status", "ALL");
         ApprovalItem.Kind kindWanted = kind == null ? null : parse(ApprovalItem.Kind.class, kind, "kind", null);
         List<ApprovalItem> found = wanted == ApprovalItem.Status.PENDING ? reads.pending(tenantId)
                 : reads.items(tenantId, i -> wanted == null || i.status() == wanted);
+        var all = new ArrayList<JsonNode>();
+        found.stream().filter(i -> kindWanted == null || i.kind() == kindWanted).forEach(i -> all.add(items.of(i, i.shown())));
+        all.addAll(others(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers), "approvals"));
+        all.sort(Comparator.comparing((JsonNode i) -> Instant.parse(i.get("requestedAt").asText()))
+                .thenComparing(i -> i.get("sessionId").asText()).thenComparingLong(i -> i.get("seq").asLong()));
         ObjectNode out = json.createObjectNode();
-        ArrayNode list = out.putArray("approvals");
-        found.stream().filter(i -> kindWanted == null || i.kind() == kindWanted).forEach(i -> list.add(items.of(i, i.shown())));
+        out.putArray("approvals").addAll(all);
+        return out;
+    }
+
+    /** The entries of {@code field} in the other instances' answers to the same list request. */
+    private List<JsonNode> others(List<byte[]> answers, String field) {
+        var out = new ArrayList<JsonNode>();
+        for (byte[] answer : answers) {
+            try {
+                json.readTree(answer).path(field).forEach(out::add);
+            } catch (IOException e) {
+                throw ApiException.unavailable("another instance answered its part of the list unreadably; try again shortly", 1);
+            }
+        }
         return out;
     }
 
@@ -94,11 +128,11 @@ public class ApprovalResource {
     @GET
     @Path("grants")
     @RolesAllowed({"approver", "admin"})
-    public ObjectNode grants() {
-        ObjectNode out = json.createObjectNode();
-        ArrayNode list = out.putArray("grants");
+    public ObjectNode grants(@Context UriInfo uri, @Context HttpHeaders headers) {
+        var list = new ArrayList<JsonNode>();
         for (ApprovalReads.SessionGrant sg : reads.grants(caller.principal().tenantId())) {
-            ObjectNode g = list.addObject();
+            ObjectNode g = json.createObjectNode();
+            list.add(g);
             g.put("sessionId", sg.sessionId());
             g.put("seq", sg.grant().seq());
             g.put("tool", sg.grant().tool());
@@ -111,15 +145,21 @@ public class ApprovalResource {
             ArrayNode used = g.putArray("usedBy");
             sg.grant().usedBy().forEach(used::add);
         }
+        list.addAll(others(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers), "grants"));
+        list.sort(Comparator.comparing((JsonNode g) -> Instant.parse(g.get("grantedAt").asText()))
+                .thenComparing(g -> g.get("sessionId").asText()).thenComparingLong(g -> g.get("seq").asLong()));
+        ObjectNode out = json.createObjectNode();
+        out.putArray("grants").addAll(list);
         return out;
     }
 
     @GET
     @Path("{id}")
     @RolesAllowed({"approver", "admin"})
-    public ObjectNode get(@PathParam("id") String id) {
+    public ObjectNode get(@PathParam("id") String id, @Context UriInfo uri, @Context HttpHeaders headers) {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
+        routing.serveLocallyOrForward(ApprovalStores.SESSIONS, itemId.sessionId(), uri, headers);
         ApprovalItem item = reads.session(principal.tenantId(), itemId.sessionId()).flatMap(s -> s.item(itemId.seq()))
                 .orElseThrow(() -> ApiException.notFound("approval"));
         return items.of(item, fullShown(item));
@@ -129,10 +169,13 @@ public class ApprovalResource {
     @Path("{id}/decision")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed("approver")
-    public ObjectNode decide(@PathParam("id") String id, byte[] bytes) {
+    public ObjectNode decide(@PathParam("id") String id, byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
         DecisionRequest request = request(tree(bytes));
+        // only the instance holding the session decides: it alone reads the session's state, and the request is
+        // forwarded at most once (a decision's eventId is derived from it, so even a repeat appends nothing twice)
+        routing.serveLocallyOrForward(ApprovalStores.SESSIONS, itemId.sessionId(), uri, headers, bytes);
         SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElse(null);
         Verdict verdict = ApprovalMachine.decide(session, itemId.seq(), request, principal);
         if (verdict instanceof Verdict.Refused refused) {
