@@ -42,8 +42,8 @@ import java.util.regex.Pattern;
 
 /**
  * Reads of the projection (issue 4): checkpoints (now or at any seq), model context in both
- * provider formats, the original events a compaction must summarize, recovery reports and the
- * story of one tool call. Every read is scoped to the caller's tenant; another tenant's session
+ * provider formats (a fork's following its parent to whichever instance holds it), the original events a
+ * compaction must summarize, a session's events, recovery reports and the story of one tool call. Every read is scoped to the caller's tenant; another tenant's session
  * answers 404, like a missing one.
  */
 @Path("/v1/sessions/{id}")
