@@ -16,10 +16,16 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.common.event.Actor;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
 import dev.tether.common.event.EventTypes;
 import dev.tether.common.event.InvalidEventException;
+import dev.tether.common.event.UnknownEvent;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Optional;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -122,6 +128,43 @@ public final class EventJson {
         payload.remove("type"); // the envelope's type comes first
         node.setAll(payload);
         return node;
+    }
+
+    /**
+     * Reads back an event as {@link #write} wrote it, for {@code tenantId} (the API leaves the tenant out: it is the
+     * caller's). A type this version does not know reads as {@link UnknownEvent}, as it does from Avro.
+     */
+    public Event readEvent(JsonNode node, String tenantId) {
+        if (node == null || !node.isObject()) {
+            throw new InvalidEventException(InvalidEventException.WHOLE, "must be a JSON object");
+        }
+        ObjectNode fields = ((ObjectNode) node).deepCopy();
+        JsonNode seq = fields.remove("seq");
+        String eventId = requiredText(node, "eventId");
+        String sessionId = requiredText(node, "sessionId");
+        String occurredAt = requiredText(node, "occurredAt");
+        String type = requiredText(node, "type");
+        Actor actor = read(fields.remove("actor"), Actor.class);
+        fields.remove(List.of("eventId", "sessionId", "occurredAt", "type"));
+        if (seq == null || !seq.canConvertToLong()) {
+            throw new InvalidEventException("seq", "must be a number");
+        }
+        Optional<Class<? extends EventPayload>> payloadType = EventTypes.byWireName(type);
+        // a payload with its own harnessVersion (session_started, session_forked, session_claimed) wrote it over the
+        // envelope's, which the sequencer makes equal to it
+        JsonNode harnessVersion = payloadType.filter(EventJson::hasHarnessVersion).isPresent() ? fields.get("harnessVersion")
+                : fields.remove("harnessVersion");
+        EventPayload payload = payloadType.<EventPayload>map(t -> read(fields, t)).orElseGet(() -> new UnknownEvent(type));
+        try {
+            return new Event(eventId, sessionId, tenantId, seq.asLong(), Instant.parse(occurredAt), actor,
+                    harnessVersion == null || harnessVersion.isNull() ? null : harnessVersion.asText(), payload);
+        } catch (DateTimeParseException e) {
+            throw new InvalidEventException("occurredAt", "must be an ISO-8601 instant");
+        }
+    }
+
+    private static boolean hasHarnessVersion(Class<? extends EventPayload> type) {
+        return type.isRecord() && Arrays.stream(type.getRecordComponents()).anyMatch(c -> c.getName().equals("harnessVersion"));
     }
 
     private static String requiredText(JsonNode node, String field) {

@@ -4,14 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.common.blob.BlobRef;
 import dev.tether.common.event.Actor;
 import dev.tether.common.event.ActorKind;
 import dev.tether.common.event.AssistantMessage;
+import dev.tether.common.event.ContextCompacted;
 import dev.tether.common.event.Event;
 import dev.tether.common.event.EventPayload;
 import dev.tether.common.event.InvalidEventException;
+import dev.tether.common.event.SessionForked;
 import dev.tether.common.event.TokenUsage;
 import dev.tether.common.event.ToolCall;
+import dev.tether.common.event.ToolMode;
+import dev.tether.common.event.ToolResult;
+import dev.tether.common.event.ToolStatus;
+import dev.tether.common.event.UnknownEvent;
 import dev.tether.common.event.UserMessage;
 import java.time.Instant;
 import java.util.List;
@@ -67,6 +74,24 @@ class EventJsonTest {
         assertThat(node.toString()).isEqualTo("{\"seq\":7,\"eventId\":\"e1\",\"type\":\"user_message\",\"sessionId\":\"s1\","
                 + "\"occurredAt\":\"2026-11-29T10:00:00Z\",\"actor\":{\"kind\":\"USER\",\"id\":\"alice\"},\"harnessVersion\":\"v1\","
                 + "\"content\":\"hello\"}");
+    }
+
+    @Test
+    void readsBackWhatItWrites_forTheTenantItIsGiven() {
+        Instant at = Instant.parse("2026-11-29T10:00:00Z");
+        var actor = new Actor(ActorKind.MODEL, "worker-1");
+        List<EventPayload> payloads = List.of(
+                new SessionForked("parent-1", 3, "fix the bug", "be brief", "gpt-4o", "v1", ToolMode.WRITE, List.of("no force push")),
+                new AssistantMessage("calling", null, List.of(new ToolCall("c1", "shell", "{\"cmd\":\"ls\"}")), new TokenUsage(10, 2)),
+                new ToolResult("c1", "s1/4/c1", ToolStatus.OK, "", BlobRef.of("a".repeat(64), 1, "")),
+                new ContextCompacted(4, "so far", null, List.of(1L, 2L, 3L, 4L)),
+                new UnknownEvent("from_a_newer_version"));
+        long seq = 1;
+        for (EventPayload payload : payloads) {
+            var event = new Event("e" + seq, "s1", "acme", seq++, at, actor, "v1", payload);
+
+            assertThat(json.readEvent(json.write(event), "acme")).isEqualTo(event);
+        }
     }
 
     private void assertField(String text, String field) throws Exception {

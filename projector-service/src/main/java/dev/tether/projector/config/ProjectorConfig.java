@@ -15,7 +15,7 @@ public interface ProjectorConfig {
     /** Context window, in tokens, by modelId. */
     Map<String, Integer> windows();
 
-    /** Largest page of {@code compaction-source}. */
+    /** Largest page of {@code compaction-source} and {@code events}. */
     @WithDefault("1000")
     int maxPageSize();
 

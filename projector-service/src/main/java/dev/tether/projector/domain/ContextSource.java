@@ -17,7 +17,10 @@ import java.util.Optional;
  */
 public final class ContextSource {
 
-    /** Where events come from: the projector's message store, scoped to one tenant. */
+    /**
+     * Where events come from: the projector's message store (this instance's, or for a session whose partition another
+     * instance holds, that one's), scoped to one tenant.
+     */
     public interface Events {
         /** Events {@code fromSeq..toSeq} of a session of this tenant, in order; empty for another tenant's. */
         List<Event> range(String sessionId, long fromSeq, long toSeq);

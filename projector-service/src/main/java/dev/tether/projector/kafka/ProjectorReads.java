@@ -4,6 +4,7 @@ import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
 import dev.tether.common.kafka.SessionEventKey;
 import dev.tether.common.service.rest.ApiException;
+import dev.tether.common.service.rest.OwnerRouting;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.migration.UnmigratableCheckpointException;
@@ -49,6 +50,11 @@ public class ProjectorReads {
             }
             return Optional.of(rebuilt);
         }
+    }
+
+    /** Returns if this instance holds {@code sessionId}'s partition, restored; otherwise throws 503 with {@code Retry-After}. */
+    public void requireHeld(String sessionId) {
+        OwnerRouting.requireLocal(streams, ProjectorStores.CHECKPOINTS, sessionId);
     }
 
     public SessionLog log() {

@@ -1,5 +1,6 @@
 package dev.tether.projector.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.common.event.ContextCompacted;
@@ -32,13 +33,17 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * Reads of the projection (issue 4): checkpoints (now or at any seq), model context in both
- * provider formats, the original events a compaction must summarize, recovery reports and the
- * story of one tool call. Every read is scoped to the caller's tenant; another tenant's session
+ * provider formats (a fork's following its parent to whichever instance holds it), the original events a
+ * compaction must summarize, a session's events, recovery reports and the story of one tool call. Every read is scoped to the caller's tenant; another tenant's session
  * answers 404, like a missing one.
  */
 @Path("/v1/sessions/{id}")
@@ -102,7 +107,9 @@ public class ProjectionResource {
         SessionProjection state = at(current, atSeq);
         String tenantId = caller.principal().tenantId();
         SessionLog log = reads.log();
-        ContextInput input = ContextSource.at((id, from, to) -> tenantEvents(log, tenantId, id, from, to), state, state.lastSeq())
+        var events = new RoutedEvents((id, from, to) -> tenantEvents(log, tenantId, id, from, to),
+                (id, from, to) -> ownersPage(tenantId, id, from, to));
+        ContextInput input = ContextSource.at(events, state, state.lastSeq())
                 .orElseThrow(() -> new ApiException(410, "parent_gone", "the session is a fork of a session that no longer exists"));
         ContextTrimmer.Trimmed trimmed = ContextTrimmer.fit(input, f, maxTokens, tokens);
         ModelContext context = trimmed.context();
@@ -164,6 +171,41 @@ public class ProjectionResource {
         long next = events.isEmpty() ? throughSeq + 1 : events.get(events.size() - 1).seq() + 1;
         if (next <= throughSeq) {
             out.put("nextFromSeq", next);
+        }
+        return out;
+    }
+
+    /**
+     * Events {@code fromSeq..toSeq} of the session (defaults: from 1 through its last seq), at most a page of them;
+     * {@code nextFromSeq} is where the next page starts if the range goes on. A fork's context reads its parent's
+     * events here when the parent's partition is on another instance.
+     */
+    @GET
+    @Path("events")
+    public ObjectNode events(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
+                             @QueryParam("toSeq") String toSeqParam) {
+        Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
+        Long toSeq = StrictInput.longParam(toSeqParam, "toSeq");
+        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null && ID.matcher(sessionId).matches()) {
+            // sent here as the owner: if a rebalance has just moved the partition away, "try again", never "not found"
+            reads.requireHeld(sessionId);
+        }
+        SessionProjection current = visible(sessionId);
+        long from = fromSeq == null ? 1 : fromSeq;
+        if (from < 1) {
+            throw ApiException.badRequest("fromSeq", "must be at least 1");
+        }
+        long to = toSeq == null ? current.lastSeq() : Math.min(toSeq, current.lastSeq());
+        if (toSeq != null && toSeq < from) {
+            throw ApiException.badRequest("toSeq", "must be at least fromSeq");
+        }
+        long pageEnd = Math.min(to, from + config.maxPageSize() - 1);
+        List<Event> events = reads.log().events(sessionId, from, pageEnd);
+        ObjectNode out = json.mapper().createObjectNode();
+        ArrayNode list = out.putArray("events");
+        events.forEach(e -> list.add(json.write(e)));
+        if (pageEnd < to) {
+            out.put("nextFromSeq", pageEnd + 1);
         }
         return out;
     }
@@ -238,6 +280,37 @@ public class ProjectionResource {
             throw ApiException.badRequest("atSeq", "must be from 1 to the session's last seq " + current.lastSeq());
         }
         return reads.log().fold(current.sessionId(), atSeq);
+    }
+
+    /**
+     * A page of events of a session whose partition another instance holds, read there with the caller's credentials
+     * (so only the caller's tenant's); empty Optional if this instance holds it. The owner's 404 (missing, erased,
+     * another tenant's) reads as no events; any other answer but 200 is a 503 here, never a "gone".
+     */
+    private Optional<List<Event>> ownersPage(String tenantId, String sessionId, long from, long to) {
+        if (!ID.matcher(sessionId).matches()) {
+            return Optional.of(List.of());
+        }
+        String path = "/v1/sessions/" + sessionId + "/events?fromSeq=" + from + "&toSeq=" + to;
+        return routing.fetchFromOwner(ProjectorStores.CHECKPOINTS, sessionId, path, headers).map(answer -> {
+            if (answer.statusCode() == 404) {
+                return List.of();
+            }
+            if (answer.statusCode() != 200) {
+                long retryAfter = answer.headers().firstValueAsLong("retry-after").orElse(1);
+                throw ApiException.unavailable("the instance holding a session this read needs answered " + answer.statusCode()
+                        + "; try again shortly", (int) retryAfter);
+            }
+            try {
+                var page = new ArrayList<Event>();
+                for (JsonNode e : json.mapper().readTree(answer.body()).path("events")) {
+                    page.add(json.readEvent(e, tenantId));
+                }
+                return page;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
     }
 
     /** Events of a session of {@code tenantId} only: a fork never reads another tenant's parent. */

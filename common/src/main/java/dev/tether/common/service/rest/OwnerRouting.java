@@ -44,7 +44,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class OwnerRouting {
 
-    static final String FORWARDED = "X-Tether-Forwarded";
+    /** The header marking a request one instance sent to another; such a request is never forwarded again. */
+    public static final String FORWARDED = "X-Tether-Forwarded";
 
     /** How long a forwarded GET may take. */
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
@@ -186,6 +187,42 @@ public class OwnerRouting {
         }
         instances.forEach(instance -> instance.topicPartitions().forEach(tp -> missing.remove(tp.partition())));
         return missing;
+    }
+
+    /**
+     * The answer of the instance holding {@code sessionId}'s partition of {@code store} to {@code GET pathAndQuery}
+     * (e.g. {@code /v1/sessions/s1/events?fromSeq=1&toSeq=5}), sent with the caller's credentials and marked as
+     * forwarded; empty when this instance holds it (or runs alone), so the caller reads it here. For a read that needs
+     * another session's data, which {@link #serveLocallyOrForward} cannot route. While the owner is unknown, or not
+     * reachable, throws 503 with {@code Retry-After}.
+     */
+    public Optional<HttpResponse<byte[]>> fetchFromOwner(String store, String sessionId, String pathAndQuery, HttpHeaders headers) {
+        if (!streams.isResolvable() || !advertised) {
+            return Optional.empty();
+        }
+        KafkaStreams kafkaStreams = streams.get();
+        KeyQueryMetadata owner = kafkaStreams.queryMetadataForKey(store, sessionId, new SessionPartitioner());
+        if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+            throw ApiException.unavailable("a session's partition is being reassigned; try again shortly", 1);
+        }
+        if (holdsLocally(kafkaStreams, store, owner.partition())) {
+            return Optional.empty();
+        }
+        HostInfo host = owner.activeHost();
+        var request = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port() + pathAndQuery))
+                .timeout(Duration.ofSeconds(10)).header(FORWARDED, "1").header(HttpHeaders.ACCEPT, "application/json");
+        String auth = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
+        if (auth != null) {
+            request.header(HttpHeaders.AUTHORIZATION, auth);
+        }
+        try {
+            return Optional.of(http.send(request.GET().build(), HttpResponse.BodyHandlers.ofByteArray()));
+        } catch (IOException e) {
+            throw ApiException.unavailable("the instance holding a session this read needs is not reachable; try again shortly", 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        }
     }
 
     /**

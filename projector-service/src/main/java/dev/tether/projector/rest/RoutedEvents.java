@@ -1,0 +1,71 @@
+package dev.tether.projector.rest;
+
+import dev.tether.common.event.Event;
+import dev.tether.projector.domain.ContextSource;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A session's events from this instance's message store when it holds the session's partition, otherwise from the
+ * instance that does: a fork's parent usually lives in another partition, often on another instance. Both sides are
+ * scoped to the caller's tenant (another tenant's session reads as empty, like an erased one). For one request: what
+ * it fetched from another instance is kept, as the context of a fork reads its parent's prefix several times.
+ * Not thread-safe.
+ */
+final class RoutedEvents implements ContextSource.Events {
+
+    /** One page of a session's events from the instance holding it. */
+    interface Owner {
+        /**
+         * Events {@code fromSeq..toSeq} of the session, or a first part of them (a page); an empty list if the owner
+         * has none (missing, erased or another tenant's session); an empty Optional if this instance holds the session.
+         */
+        Optional<List<Event>> page(String sessionId, long fromSeq, long toSeq);
+    }
+
+    private final ContextSource.Events local;
+    private final Owner owner;
+    private final Set<String> held = new HashSet<>();
+    private final Map<String, TreeMap<Long, Event>> fetched = new HashMap<>();
+
+    RoutedEvents(ContextSource.Events local, Owner owner) {
+        this.local = local;
+        this.owner = owner;
+    }
+
+    @Override
+    public List<Event> range(String sessionId, long fromSeq, long toSeq) {
+        if (held.contains(sessionId)) {
+            return local.range(sessionId, fromSeq, toSeq);
+        }
+        if (toSeq < fromSeq) {
+            return List.of();
+        }
+        TreeMap<Long, Event> known = fetched.get(sessionId);
+        if (known != null && known.subMap(fromSeq, true, toSeq, true).size() == toSeq - fromSeq + 1) {
+            return List.copyOf(known.subMap(fromSeq, true, toSeq, true).values());
+        }
+        long from = fromSeq;
+        while (from <= toSeq) {
+            Optional<List<Event>> page = owner.page(sessionId, from, toSeq);
+            if (page.isEmpty()) {
+                held.add(sessionId);
+                return local.range(sessionId, fromSeq, toSeq);
+            }
+            if (page.get().isEmpty()) {
+                break;
+            }
+            known = fetched.computeIfAbsent(sessionId, id -> new TreeMap<>());
+            for (Event e : page.get()) {
+                known.put(e.seq(), e);
+            }
+            from = page.get().get(page.get().size() - 1).seq() + 1;
+        }
+        return known == null ? List.of() : List.copyOf(known.subMap(fromSeq, true, toSeq, true).values());
+    }
+}
