@@ -37,6 +37,8 @@ enum Endpoint {
             "admin"),
     RECOVERY(Service.PROJECTOR, "GET", "/v1/sessions/{id}/recovery", Scope.SESSION, "agent", "approver", "operator", "admin"),
     CALL(Service.PROJECTOR, "GET", "/v1/sessions/{id}/calls/{callId}", Scope.SESSION, "agent", "approver", "operator", "admin"),
+    /** A session's events as the projector holds them (what a fork's context reads from the instance holding its parent). */
+    PROJECTOR_EVENTS(Service.PROJECTOR, "GET", "/v1/sessions/{id}/events", Scope.SESSION, "agent", "approver", "operator", "admin"),
     APPROVALS_LIST(Service.APPROVAL, "GET", "/v1/approvals", Scope.TENANT_LIST, "approver", "admin"),
     APPROVALS_GRANTS(Service.APPROVAL, "GET", "/v1/approvals/grants", Scope.TENANT_LIST, "approver", "admin"),
     APPROVAL_GET(Service.APPROVAL, "GET", "/v1/approvals/{id}", Scope.SESSION, "approver", "admin"),

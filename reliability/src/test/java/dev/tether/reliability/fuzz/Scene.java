@@ -82,6 +82,7 @@ record Scene(String label, String session, String erasable, String callId, Strin
             case COMPACTION_SOURCE -> Call.of("GET", p + "compaction-source?throughSeq=2", token);
             case RECOVERY -> Call.of("GET", p + "recovery", token);
             case CALL -> Call.of("GET", p + "calls/" + callId(), token);
+            case PROJECTOR_EVENTS -> Call.of("GET", p + "events?fromSeq=1", token);
             case APPROVALS_LIST -> Call.of("GET", a + "/v1/approvals?status=ALL", token);
             case APPROVALS_GRANTS -> Call.of("GET", a + "/v1/approvals/grants", token);
             case APPROVAL_GET -> Call.of("GET", a + "/v1/approvals/" + itemId(), token);

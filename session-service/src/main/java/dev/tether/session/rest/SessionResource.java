@@ -89,6 +89,7 @@ public class SessionResource {
         TetherPrincipal principal = caller.principal();
         JsonNode tree = parse(body);
         int redactions = ingress.scrub(tree);
+        exactToolMode(tree);
         var request = json.read(tree, Requests.CreateSession.class);
         String sessionId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
         HarnessAssignment.Pin pin = assignment.pin(sessionId, request.harnessVersion(), request.modelId());
@@ -276,6 +277,7 @@ public class SessionResource {
         SessionHead parent = visibleHead(parentId);
         JsonNode tree = parse(body);
         int redactions = ingress.scrub(tree);
+        exactToolMode(tree);
         var request = json.read(tree, Requests.Subagent.class);
         if (parent.closed()) {
             throw new ApiException(422, "session_closed", "the parent session is closed");
@@ -419,5 +421,16 @@ public class SessionResource {
 
     private static String commandIdOr(String requestId) {
         return requestId != null ? requestId : UUID.randomUUID().toString();
+    }
+
+    /**
+     * Jackson trims enum names ({@code "WRITE "} reads as WRITE); a tool mode is access control, so only the exact name
+     * is accepted.
+     */
+    private static void exactToolMode(com.fasterxml.jackson.databind.JsonNode tree) {
+        com.fasterxml.jackson.databind.JsonNode mode = tree.get("toolMode");
+        if (mode != null && mode.isTextual() && java.util.Arrays.stream(ToolMode.values()).noneMatch(m -> m.name().equals(mode.asText()))) {
+            throw ApiException.badRequest("toolMode", "must be READ_ONLY or WRITE, exactly");
+        }
     }
 }

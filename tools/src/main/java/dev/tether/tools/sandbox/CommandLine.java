@@ -39,13 +39,17 @@ final class CommandLine {
 
     static final String SHELL = "/bin/sh";
 
-    /** {@code $1} the directory holding the workspaces, {@code $2} this workspace, {@code $3} the command. */
-    static final String HIDE_SIBLINGS = "set -e; "
-            + "mount -t tmpfs -o mode=711,size=16k,nr_inodes=16,nosuid,nodev,noexec tether-workspaces \"$1\"; "
-            + "mkdir \"$2\"; "
-            + "mount --no-canonicalize --bind . \"$2\"; "
-            + "mount -o remount,bind,ro \"$1\"; "
-            + "cd \"$2\"; "
+    /**
+     * {@code $1} the directory holding the workspaces, {@code $2} this workspace, {@code $3} the command; the working
+     * directory is this workspace. Every path is taken relative to it ({@code ..}, {@code ../<name>}, {@code cd -P}), so
+     * the command user needs no search permission on the directories above the workspaces (a clone in a 0700 home).
+     */
+    static final String HIDE_SIBLINGS = "set -e; n=\"${2##*/}\"; "
+            + "mount --no-canonicalize -t tmpfs -o mode=711,size=16k,nr_inodes=16,nosuid,nodev,noexec tether-workspaces ..; "
+            + "mkdir \"../$n\"; "
+            + "mount --no-canonicalize --bind . \"../$n\"; "
+            + "mount --no-canonicalize -o remount,bind,ro ..; "
+            + "cd -P \"../$n\"; "
             + "exec ";
 
     private CommandLine() {}
