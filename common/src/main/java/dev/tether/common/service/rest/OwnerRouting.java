@@ -102,9 +102,18 @@ public class OwnerRouting {
         });
     }
 
-    /** The instance to forward to, or empty to serve here. */
+    /** The instance to forward to, or empty to serve here (always here for a request that was forwarded already). */
     private Optional<HostInfo> owner(String store, String sessionId, HttpHeaders headers) {
-        if (!streams.isResolvable() || !advertised || headers.getHeaderString(FORWARDED) != null) {
+        return headers.getHeaderString(FORWARDED) != null ? Optional.empty() : ownerElsewhere(store, sessionId);
+    }
+
+    /**
+     * The instance holding {@code sessionId}'s partition of {@code store} when it is another one; empty when this
+     * instance holds it (also while it still restores it: the local read answers for it) or runs alone. 503 with
+     * {@code Retry-After} while the owner is unknown (a rebalance).
+     */
+    private Optional<HostInfo> ownerElsewhere(String store, String sessionId) {
+        if (!streams.isResolvable() || !advertised) {
             return Optional.empty();
         }
         KafkaStreams kafkaStreams = streams.get();
@@ -112,7 +121,6 @@ public class OwnerRouting {
         if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
             throw ApiException.unavailable("the session's partition is being reassigned; try again shortly", 1);
         }
-        // owned here but not served yet (restoring): the local read answers for it
         if (owner.activeHost().equals(self) || holdsLocally(kafkaStreams, store, owner.partition())) {
             return Optional.empty();
         }
@@ -197,26 +205,15 @@ public class OwnerRouting {
      * reachable, throws 503 with {@code Retry-After}.
      */
     public Optional<HttpResponse<byte[]>> fetchFromOwner(String store, String sessionId, String pathAndQuery, HttpHeaders headers) {
-        if (!streams.isResolvable() || !advertised) {
+        Optional<HostInfo> owner = ownerElsewhere(store, sessionId);
+        if (owner.isEmpty()) {
             return Optional.empty();
         }
-        KafkaStreams kafkaStreams = streams.get();
-        KeyQueryMetadata owner = kafkaStreams.queryMetadataForKey(store, sessionId, new SessionPartitioner());
-        if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
-            throw ApiException.unavailable("a session's partition is being reassigned; try again shortly", 1);
-        }
-        if (holdsLocally(kafkaStreams, store, owner.partition())) {
-            return Optional.empty();
-        }
-        HostInfo host = owner.activeHost();
-        var request = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port() + pathAndQuery))
-                .timeout(Duration.ofSeconds(10)).header(FORWARDED, "1").header(HttpHeaders.ACCEPT, "application/json");
-        String auth = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
-        if (auth != null) {
-            request.header(HttpHeaders.AUTHORIZATION, auth);
-        }
+        HostInfo host = owner.get();
+        HttpRequest request = forwarded(URI.create("http://" + host.host() + ":" + host.port() + pathAndQuery), headers, READ_TIMEOUT)
+                .setHeader(HttpHeaders.ACCEPT, "application/json").GET().build();
         try {
-            return Optional.of(http.send(request.GET().build(), HttpResponse.BodyHandlers.ofByteArray()));
+            return Optional.of(http.send(request, HttpResponse.BodyHandlers.ofByteArray()));
         } catch (IOException e) {
             throw ApiException.unavailable("the instance holding a session this read needs is not reachable; try again shortly", 2);
         } catch (InterruptedException e) {
@@ -274,14 +271,7 @@ public class OwnerRouting {
 
     /** The same request to {@code host}, marked forwarded: a GET, or a POST of {@code body}. */
     private static HttpRequest request(HostInfo host, UriInfo uri, HttpHeaders headers, byte[] body, Duration timeout) {
-        URI target = uri.getRequestUriBuilder().scheme("http").host(host.host()).port(host.port()).build();
-        var request = HttpRequest.newBuilder(target).timeout(timeout).header(FORWARDED, "1");
-        for (String name : List.of(HttpHeaders.AUTHORIZATION, HttpHeaders.ACCEPT)) {
-            String value = headers.getHeaderString(name);
-            if (value != null) {
-                request.header(name, value);
-            }
-        }
+        var request = forwarded(uri.getRequestUriBuilder().scheme("http").host(host.host()).port(host.port()).build(), headers, timeout);
         if (body == null) {
             return request.GET().build();
         }
@@ -290,6 +280,18 @@ public class OwnerRouting {
             request.header(HttpHeaders.CONTENT_TYPE, type);
         }
         return request.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    }
+
+    /** A request to {@code target} marked forwarded, with the caller's credentials and {@code Accept}. */
+    private static HttpRequest.Builder forwarded(URI target, HttpHeaders headers, Duration timeout) {
+        var request = HttpRequest.newBuilder(target).timeout(timeout).header(FORWARDED, "1");
+        for (String name : List.of(HttpHeaders.AUTHORIZATION, HttpHeaders.ACCEPT)) {
+            String value = headers.getHeaderString(name);
+            if (value != null) {
+                request.header(name, value);
+            }
+        }
+        return request;
     }
 
     /** Another instance's answer, as this instance's: status, body, type and {@code Retry-After}. */
