@@ -2,11 +2,11 @@ package dev.tether.bench;
 
 import dev.tether.avro.SessionEvent;
 import dev.tether.bench.fold.AgentTurns;
-import dev.tether.common.kafka.AvroSerdes;
-import dev.tether.common.kafka.EventAvro;
-import dev.tether.common.kafka.SessionEventKey;
-import dev.tether.common.kafka.SessionEventKeySerde;
-import dev.tether.common.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.EventAvro;
+import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.kit.kafka.SessionEventKeySerde;
+import dev.tether.kit.kafka.SessionPartitioner;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -14,7 +14,7 @@ import dev.tether.cli.output.Output;
 import dev.tether.client.RetryPolicy;
 import dev.tether.client.TetherClient;
 import dev.tether.client.TetherOptions;
-import dev.tether.common.kafka.TopicLayout;
+import dev.tether.kit.kafka.TopicLayout;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,6 +32,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code tether}: the command line for operators, approvers and agent developers. Sessions, model

@@ -1,23 +1,23 @@
 package dev.tether.projector;
 
-import dev.tether.testing.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tether.common.event.AssistantMessage;
-import dev.tether.common.event.AuthorizationBasis;
-import dev.tether.common.event.EventPayload;
-import dev.tether.common.event.StepCompleted;
-import dev.tether.common.event.TokenUsage;
-import dev.tether.common.event.ToolCall;
-import dev.tether.common.event.ToolCallAuthorized;
-import dev.tether.common.event.ToolResult;
-import dev.tether.common.event.ToolStatus;
-import dev.tether.common.event.UserMessage;
-import dev.tether.common.kafka.TopicLayout;
-import dev.tether.common.kafka.Topics;
+import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.StepCompleted;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolCall;
+import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.ToolStatus;
+import dev.tether.core.event.UserMessage;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.Topics;
 import dev.tether.projector.kafka.ProjectorStores;
 import dev.tether.testing.TetherStack;
+import dev.tether.testing.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

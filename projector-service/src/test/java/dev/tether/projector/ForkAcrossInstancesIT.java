@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tether.common.event.SessionForked;
-import dev.tether.common.event.SessionStarted;
-import dev.tether.common.event.UserMessage;
-import dev.tether.common.kafka.TopicLayout;
+import dev.tether.core.event.SessionForked;
+import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.UserMessage;
+import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.testing.ServiceProcess;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tether.common.event.UserMessage;
-import dev.tether.common.kafka.TopicLayout;
+import dev.tether.core.event.UserMessage;
+import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.testing.ServiceProcess;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,9 +1,9 @@
 package dev.tether.projector;
 
-import dev.tether.common.kafka.AvroSerdes;
-import dev.tether.common.kafka.TopicInitializer;
-import dev.tether.common.kafka.TopicLayout;
-import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.TopicInitializer;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.kafka.ProjectorTopology;
 import dev.tether.testing.TetherStack;
 import io.opentelemetry.api.OpenTelemetry;

@@ -1,7 +1,7 @@
 package dev.tether.projector;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tether.common.kafka.SchemaRegistryInitializer;
+import dev.tether.kit.kafka.SchemaRegistryInitializer;
 import dev.tether.schema.ReleasedSchemas;
 import dev.tether.testing.TetherStack;
 import java.io.ByteArrayOutputStream;

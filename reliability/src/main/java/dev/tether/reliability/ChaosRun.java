@@ -13,7 +13,7 @@ import dev.tether.client.SessionEvent;
 import dev.tether.client.TetherClient;
 import dev.tether.client.TetherOptions;
 import dev.tether.client.ToolMode;
-import dev.tether.common.kafka.Topics;
+import dev.tether.kit.kafka.Topics;
 import dev.tether.testing.PlantedSecrets;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;

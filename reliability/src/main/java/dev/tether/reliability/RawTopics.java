@@ -2,7 +2,7 @@ package dev.tether.reliability;
 
 import dev.tether.client.SessionEvent;
 import dev.tether.client.kafka.SessionEventKeys;
-import dev.tether.common.kafka.AvroSerdes;
+import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.testing.TetherStack;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

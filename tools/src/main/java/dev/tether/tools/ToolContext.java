@@ -1,7 +1,7 @@
 package dev.tether.tools;
 
-import dev.tether.common.blob.BlobOffloader;
-import dev.tether.common.secrets.Scrubbed;
+import dev.tether.core.blob.BlobOffloader;
+import dev.tether.core.secrets.Scrubbed;
 import dev.tether.tools.sandbox.CommandRunner;
 import dev.tether.tools.sandbox.OutputRedactor;
 import dev.tether.tools.sandbox.SecretProvider;

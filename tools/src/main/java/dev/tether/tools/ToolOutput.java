@@ -1,6 +1,6 @@
 package dev.tether.tools;
 
-import dev.tether.common.blob.BlobRef;
+import dev.tether.core.blob.BlobRef;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package dev.tether.tools;
 
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.event.ToolMode;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.tether.tools;
 
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.event.ToolMode;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;

@@ -4,7 +4,7 @@ import static dev.tether.tools.Testbed.args;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.common.blob.BlobOffloader;
+import dev.tether.core.blob.BlobOffloader;
 import dev.tether.testing.PlantedSecrets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static dev.tether.tools.Testbed.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.event.ToolMode;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.event.ToolMode;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 

@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * The approval-service's own settings ({@code tether.approvals.*}). Which tools are gated is the shared
- * {@code tether.policy.*} ({@link dev.tether.common.policy.GatingPolicy}); where the workspaces are is the shared
+ * {@code tether.policy.*} ({@link dev.tether.core.policy.GatingPolicy}); where the workspaces are is the shared
  * {@code tether.workspace.root}.
  */
 @ConfigMapping(prefix = "tether.approvals")

@@ -1,7 +1,7 @@
 package dev.tether.approval.domain;
 
-import dev.tether.common.event.ToolCall;
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.event.ToolCall;
+import dev.tether.core.event.ToolMode;
 import java.util.Set;
 
 /**

@@ -1,6 +1,6 @@
 package dev.tether.approval.domain;
 
-import dev.tether.common.blob.BlobRef;
+import dev.tether.core.blob.BlobRef;
 import java.util.Objects;
 
 /**

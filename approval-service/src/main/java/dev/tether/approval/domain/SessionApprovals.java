@@ -1,7 +1,7 @@
 package dev.tether.approval.domain;
 
-import dev.tether.common.blob.BlobRef;
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.blob.BlobRef;
+import dev.tether.core.event.ToolMode;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.tether.approval.domain;
 
-import dev.tether.common.event.ProposedEvent;
+import dev.tether.core.event.ProposedEvent;
 
 /** The answer of {@link ApprovalMachine#decide} to an approver's decision: the event to append, or why not. */
 public sealed interface Verdict permits Verdict.Append, Verdict.Refused {

@@ -2,8 +2,8 @@ package dev.tether.approval.kafka;
 
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.SessionApprovals;
-import dev.tether.common.service.rest.ApiException;
-import dev.tether.common.service.rest.OwnerRouting;
+import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.OwnerRouting;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Comparator;

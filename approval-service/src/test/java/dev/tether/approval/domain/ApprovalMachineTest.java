@@ -16,39 +16,39 @@ import dev.tether.approval.domain.ApprovalItem.Kind;
 import dev.tether.approval.domain.ApprovalItem.Status;
 import dev.tether.approval.domain.SessionApprovals.Stage;
 import dev.tether.approval.domain.Verdict.Refusal;
-import dev.tether.common.event.Actor;
-import dev.tether.common.event.ActorKind;
-import dev.tether.common.event.ApprovalDenied;
-import dev.tether.common.event.ApprovalGranted;
-import dev.tether.common.event.ApprovalRequested;
-import dev.tether.common.event.ApprovalScope;
-import dev.tether.common.event.AuthorizationBasis;
-import dev.tether.common.event.ContextCompacted;
-import dev.tether.common.event.Event;
-import dev.tether.common.event.EventPayload;
-import dev.tether.common.event.OutcomeResolution;
-import dev.tether.common.event.PlanItem;
-import dev.tether.common.event.PlanItemStatus;
-import dev.tether.common.event.PlanUpdated;
-import dev.tether.common.event.ProposedEvent;
-import dev.tether.common.event.ResumeReason;
-import dev.tether.common.event.SessionClaimed;
-import dev.tether.common.event.SessionClosed;
-import dev.tether.common.event.SessionForked;
-import dev.tether.common.event.SessionMigrated;
-import dev.tether.common.event.SessionResumed;
-import dev.tether.common.event.SessionStarted;
-import dev.tether.common.event.StepCompleted;
-import dev.tether.common.event.SubagentResult;
-import dev.tether.common.event.ToolCallAuthorized;
-import dev.tether.common.event.ToolMode;
-import dev.tether.common.event.ToolOutcomeResolved;
-import dev.tether.common.event.ToolResult;
-import dev.tether.common.event.ToolStatus;
-import dev.tether.common.event.TurnInterrupted;
-import dev.tether.common.event.UnknownEvent;
-import dev.tether.common.event.UserMessage;
-import dev.tether.common.policy.GatingPolicy;
+import dev.tether.core.event.Actor;
+import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.ApprovalDenied;
+import dev.tether.core.event.ApprovalGranted;
+import dev.tether.core.event.ApprovalRequested;
+import dev.tether.core.event.ApprovalScope;
+import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.ContextCompacted;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.OutcomeResolution;
+import dev.tether.core.event.PlanItem;
+import dev.tether.core.event.PlanItemStatus;
+import dev.tether.core.event.PlanUpdated;
+import dev.tether.core.event.ProposedEvent;
+import dev.tether.core.event.ResumeReason;
+import dev.tether.core.event.SessionClaimed;
+import dev.tether.core.event.SessionClosed;
+import dev.tether.core.event.SessionForked;
+import dev.tether.core.event.SessionMigrated;
+import dev.tether.core.event.SessionResumed;
+import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.StepCompleted;
+import dev.tether.core.event.SubagentResult;
+import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.ToolOutcomeResolved;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.ToolStatus;
+import dev.tether.core.event.TurnInterrupted;
+import dev.tether.core.event.UnknownEvent;
+import dev.tether.core.event.UserMessage;
+import dev.tether.core.policy.GatingPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -81,7 +81,7 @@ class ApprovalMachineTest {
         return Story.started().append(asking(edit("c1", "src/Foo.java"))).acceptAnswers();
     }
 
-    private static Verdict decide(Story story, DecisionKind decision, String tool, String glob, String reason, dev.tether.common.auth.TetherPrincipal by) {
+    private static Verdict decide(Story story, DecisionKind decision, String tool, String glob, String reason, dev.tether.core.auth.TetherPrincipal by) {
         return ApprovalMachine.decide(story.state, story.pending("c1").seq(), new DecisionRequest(decision, tool, glob, reason), by);
     }
 
@@ -736,7 +736,7 @@ class ApprovalMachineTest {
                 return new SessionForked("p", 1, "o", "s", "m", "v1", ToolMode.READ_ONLY, List.of());
             } else if (type == UserMessage.class) {
                 return new UserMessage("hi", null);
-            } else if (type == dev.tether.common.event.AssistantMessage.class) {
+            } else if (type == dev.tether.core.event.AssistantMessage.class) {
                 return asking(call("c9", "read_file", "{}"));
             } else if (type == ApprovalRequested.class) {
                 return new ApprovalRequested("c1", "edit_file", "diff", null);

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.approval.config.ApprovalConfig;
 import dev.tether.approval.config.WorkspaceConfig;
-import dev.tether.common.event.ToolMode;
-import dev.tether.common.service.TetherConfig;
+import dev.tether.core.event.ToolMode;
+import dev.tether.kit.service.TetherConfig;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;

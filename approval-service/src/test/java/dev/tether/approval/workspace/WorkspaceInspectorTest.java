@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.approval.domain.CallTarget;
 import dev.tether.approval.domain.Inspection;
-import dev.tether.common.blob.BlobOffloader;
-import dev.tether.common.blob.LocalBlobStore;
-import dev.tether.common.event.ToolCall;
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.blob.BlobOffloader;
+import dev.tether.core.blob.LocalBlobStore;
+import dev.tether.core.event.ToolCall;
+import dev.tether.core.event.ToolMode;
 import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.ToolRegistry;
 import java.io.IOException;

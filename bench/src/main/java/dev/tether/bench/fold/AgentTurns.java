@@ -1,20 +1,20 @@
 package dev.tether.bench.fold;
 
-import dev.tether.common.event.Actor;
-import dev.tether.common.event.ActorKind;
-import dev.tether.common.event.AssistantMessage;
-import dev.tether.common.event.AuthorizationBasis;
-import dev.tether.common.event.Event;
-import dev.tether.common.event.EventPayload;
-import dev.tether.common.event.SessionStarted;
-import dev.tether.common.event.StepCompleted;
-import dev.tether.common.event.TokenUsage;
-import dev.tether.common.event.ToolCall;
-import dev.tether.common.event.ToolCallAuthorized;
-import dev.tether.common.event.ToolMode;
-import dev.tether.common.event.ToolResult;
-import dev.tether.common.event.ToolStatus;
-import dev.tether.common.event.UserMessage;
+import dev.tether.core.event.Actor;
+import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.StepCompleted;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolCall;
+import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.ToolStatus;
+import dev.tether.core.event.UserMessage;
 import java.time.Instant;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package dev.tether.bench.fold;
 
-import dev.tether.common.event.Event;
+import dev.tether.core.event.Event;
 import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
 import java.time.Instant;

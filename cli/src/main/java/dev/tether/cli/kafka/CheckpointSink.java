@@ -2,9 +2,9 @@ package dev.tether.cli.kafka;
 
 import dev.tether.avro.Checkpoint;
 import dev.tether.cli.CliException;
-import dev.tether.common.kafka.AvroSerdes;
-import dev.tether.common.kafka.TopicSpec;
-import dev.tether.common.kafka.Topics;
+import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.TopicSpec;
+import dev.tether.kit.kafka.Topics;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.tether.cli.kafka;
 
-import dev.tether.common.kafka.TopicLayout;
+import dev.tether.kit.kafka.TopicLayout;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -2,11 +2,11 @@ package dev.tether.cli.kafka;
 
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
-import dev.tether.common.kafka.EventAvro;
-import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.kit.kafka.EventAvro;
+import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
-import dev.tether.projector.kafka.CheckpointAvro;
 import dev.tether.projector.migration.UnmigratableCheckpointException;
 import java.util.ArrayList;
 import java.util.HashSet;

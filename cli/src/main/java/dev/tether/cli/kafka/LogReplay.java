@@ -2,9 +2,9 @@ package dev.tether.cli.kafka;
 
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
-import dev.tether.common.kafka.AvroSerdes;
-import dev.tether.common.kafka.SessionEventKeySerde;
-import dev.tether.common.kafka.Topics;
+import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.SessionEventKeySerde;
+import dev.tether.kit.kafka.Topics;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Optional;

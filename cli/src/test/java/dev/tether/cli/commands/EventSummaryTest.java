@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.client.Actor;
 import dev.tether.client.SessionEvent;
-import dev.tether.common.event.EventTypes;
+import dev.tether.core.event.EventTypes;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

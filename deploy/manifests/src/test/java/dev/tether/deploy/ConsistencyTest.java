@@ -2,8 +2,8 @@ package dev.tether.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.common.service.TetherConfig;
 import dev.tether.deploy.Manifests.Doc;
+import dev.tether.kit.service.TetherConfig;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URI;

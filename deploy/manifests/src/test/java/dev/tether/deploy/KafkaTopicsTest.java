@@ -2,10 +2,10 @@ package dev.tether.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.common.kafka.TopicLayout;
-import dev.tether.common.kafka.TopicSpec;
-import dev.tether.common.kafka.Topics;
 import dev.tether.deploy.Manifests.Doc;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.TopicSpec;
+import dev.tether.kit.kafka.Topics;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

@@ -80,7 +80,7 @@ final class Repo {
                     .filter(Files::isRegularFile)
                     .sorted()
                     .toList());
-            files.add(path("common", "src/main/resources/META-INF/microprofile-config.properties"));
+            files.add(path("service-kit", "src/main/resources/META-INF/microprofile-config.properties"));
             return List.copyOf(files);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,9 +1,9 @@
 package dev.tether.projector.kafka;
 
-import dev.tether.common.kafka.AvroSerdes;
-import dev.tether.common.kafka.TopicLayout;
-import dev.tether.common.service.TetherConfig;
-import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.service.TetherConfig;
+import dev.tether.kit.tracing.KafkaTracing;
 import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;

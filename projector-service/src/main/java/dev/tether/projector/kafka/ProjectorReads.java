@@ -2,9 +2,10 @@ package dev.tether.projector.kafka;
 
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
-import dev.tether.common.kafka.SessionEventKey;
-import dev.tether.common.service.rest.ApiException;
-import dev.tether.common.service.rest.OwnerRouting;
+import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.OwnerRouting;
+import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.migration.UnmigratableCheckpointException;

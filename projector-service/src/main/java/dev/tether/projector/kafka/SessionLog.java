@@ -1,9 +1,9 @@
 package dev.tether.projector.kafka;
 
 import dev.tether.avro.SessionEvent;
-import dev.tether.common.event.Event;
-import dev.tether.common.kafka.EventAvro;
-import dev.tether.common.kafka.SessionEventKey;
+import dev.tether.core.event.Event;
+import dev.tether.kit.kafka.EventAvro;
+import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
 import java.util.ArrayList;

@@ -1,14 +1,14 @@
 package dev.tether.projector.rest;
 
-import dev.tether.common.event.AssistantMessage;
-import dev.tether.common.event.Event;
-import dev.tether.common.event.ToolResult;
-import dev.tether.common.event.UserMessage;
-import dev.tether.projector.domain.ContextFormat;
+import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.UserMessage;
+import dev.tether.projector.context.ContextFormat;
+import dev.tether.projector.context.ContextRenderer;
+import dev.tether.projector.context.ModelContext;
+import dev.tether.projector.context.TokenCounter;
 import dev.tether.projector.domain.ContextInput;
-import dev.tether.projector.domain.ContextRenderer;
-import dev.tether.projector.domain.ModelContext;
-import dev.tether.projector.domain.TokenCounter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.tether.projector.rest;
 
-import dev.tether.common.event.Event;
+import dev.tether.core.event.Event;
 import dev.tether.projector.domain.ContextSource;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,6 +1,6 @@
 package dev.tether.projector.rest;
 
-import dev.tether.projector.domain.TokenCounter;
+import dev.tether.projector.context.TokenCounter;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 

@@ -3,7 +3,7 @@ package dev.tether.projector.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.tether.common.service.rest.ApiException;
+import dev.tether.kit.service.rest.ApiException;
 import java.nio.file.Path;
 import java.util.Properties;
 import org.apache.kafka.streams.KafkaStreams;

@@ -2,14 +2,14 @@ package dev.tether.projector.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.common.event.Actor;
-import dev.tether.common.event.ActorKind;
-import dev.tether.common.event.Event;
-import dev.tether.common.event.EventPayload;
-import dev.tether.common.event.SessionForked;
-import dev.tether.common.event.SessionStarted;
-import dev.tether.common.event.ToolMode;
-import dev.tether.common.event.UserMessage;
+import dev.tether.core.event.Actor;
+import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.SessionForked;
+import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.UserMessage;
 import dev.tether.projector.domain.ContextInput;
 import dev.tether.projector.domain.ContextSource;
 import dev.tether.projector.domain.Projection;

@@ -276,7 +276,7 @@ final class Cases {
             case DECISION -> List.of(NODES.textNode("grant"), NODES.textNode("APPROVE"), NODES.textNode(""), NODES.textNode(junk + "X"),
                     NODES.textNode("MARK_DONE"), NODES.textNode("RETRY"), NODES.textNode("ABANDON"), NODES.textNode("GRANT_ALL"));
             case EVENT_TYPE -> List.of(NODES.textNode("UserMessage"), NODES.textNode(""), NODES.textNode("user_message "),
-                    NODES.textNode(junk + "_x"), NODES.textNode("dev.tether.common.event.UserMessage"), NODES.textNode("tool_result"),
+                    NODES.textNode(junk + "_x"), NODES.textNode("dev.tether.core.event.UserMessage"), NODES.textNode("tool_result"),
                     NODES.textNode("approval_granted"), NODES.textNode("tool_call_authorized"));
         };
         return candidates.isEmpty() ? null : candidates.get(variant % candidates.size());

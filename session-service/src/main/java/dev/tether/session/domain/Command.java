@@ -1,6 +1,6 @@
 package dev.tether.session.domain;
 
-import dev.tether.common.event.ProposedEvent;
+import dev.tether.core.event.ProposedEvent;
 import java.util.List;
 
 /** What a caller asks the sequencer to do to one session (imperative names; the envelope is {@link CommandEnvelope}). */

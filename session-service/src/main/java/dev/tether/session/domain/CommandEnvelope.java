@@ -1,6 +1,6 @@
 package dev.tether.session.domain;
 
-import dev.tether.common.auth.TetherPrincipal;
+import dev.tether.core.auth.TetherPrincipal;
 import java.time.Instant;
 import java.util.Objects;
 

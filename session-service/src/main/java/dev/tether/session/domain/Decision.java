@@ -1,8 +1,8 @@
 package dev.tether.session.domain;
 
-import dev.tether.common.event.Event;
-import dev.tether.common.event.ProposedEvent;
-import dev.tether.common.event.ResumeReason;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.ProposedEvent;
+import dev.tether.core.event.ResumeReason;
 import java.util.List;
 
 /** The sequencer's verdict on one command. */

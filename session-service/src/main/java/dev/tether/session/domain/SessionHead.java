@@ -1,7 +1,7 @@
 package dev.tether.session.domain;
 
-import dev.tether.common.event.TokenUsage;
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolMode;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -2,9 +2,9 @@ package dev.tether.session.kafka;
 
 import dev.tether.avro.CommandReply;
 import dev.tether.avro.SessionCommand;
-import dev.tether.common.kafka.Topics;
-import dev.tether.common.service.rest.ApiException;
-import dev.tether.common.tracing.KafkaTracing;
+import dev.tether.kit.kafka.Topics;
+import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.domain.CommandEnvelope;
 import io.opentelemetry.context.Context;

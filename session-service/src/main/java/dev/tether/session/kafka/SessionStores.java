@@ -2,10 +2,10 @@ package dev.tether.session.kafka;
 
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionEvent;
-import dev.tether.common.event.Event;
-import dev.tether.common.kafka.EventAvro;
-import dev.tether.common.kafka.SessionEventKey;
-import dev.tether.common.service.rest.ApiException;
+import dev.tether.core.event.Event;
+import dev.tether.kit.kafka.EventAvro;
+import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.kit.service.rest.ApiException;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.domain.SessionSummary;
 import jakarta.enterprise.context.ApplicationScoped;

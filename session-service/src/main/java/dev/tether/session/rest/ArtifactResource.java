@@ -1,7 +1,7 @@
 package dev.tether.session.rest;
 
-import dev.tether.common.service.auth.Caller;
-import dev.tether.common.service.rest.ApiException;
+import dev.tether.kit.service.auth.Caller;
+import dev.tether.kit.service.rest.ApiException;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;

@@ -2,8 +2,8 @@ package dev.tether.session.rest;
 
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.VersionState;
-import dev.tether.common.kafka.SessionPartitioner;
-import dev.tether.common.service.rest.ApiException;
+import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.service.rest.ApiException;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.kafka.SessionStores;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,6 +1,6 @@
 package dev.tether.session.rest;
 
-import dev.tether.common.event.Event;
+import dev.tether.core.event.Event;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.kafka.SessionStores;
 import io.smallrye.mutiny.Multi;

@@ -1,8 +1,8 @@
 package dev.tether.session.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tether.common.event.InvalidEventException;
-import dev.tether.common.event.ToolMode;
+import dev.tether.core.event.InvalidEventException;
+import dev.tether.core.event.ToolMode;
 import java.util.List;
 import java.util.regex.Pattern;
 

@@ -1,7 +1,7 @@
 package dev.tether.session.rest;
 
 import dev.tether.avro.CommandReply;
-import dev.tether.common.service.rest.ApiException;
+import dev.tether.kit.service.rest.ApiException;
 
 /** How a rejection by the sequencer reaches the client: a status and a body with a stable {@code error} code. */
 final class Verdicts {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.VersionState;
-import dev.tether.common.service.rest.ApiException;
+import dev.tether.kit.service.rest.ApiException;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.tether.executor.domain;
 
-import dev.tether.common.event.AuthorizationBasis;
-import dev.tether.common.event.ToolMode;
-import dev.tether.common.policy.GatingPolicy;
+import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.ToolMode;
+import dev.tether.core.policy.GatingPolicy;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolRegistry;
 import java.util.Objects;

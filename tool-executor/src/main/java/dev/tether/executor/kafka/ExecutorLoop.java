@@ -2,8 +2,8 @@ package dev.tether.executor.kafka;
 
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
-import dev.tether.common.kafka.TopicLayout;
-import dev.tether.common.kafka.Topics;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

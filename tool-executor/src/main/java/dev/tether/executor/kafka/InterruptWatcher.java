@@ -1,9 +1,9 @@
 package dev.tether.executor.kafka;
 
 import dev.tether.avro.SessionEvent;
-import dev.tether.common.event.TurnInterrupted;
-import dev.tether.common.kafka.TopicLayout;
-import dev.tether.common.kafka.Topics;
+import dev.tether.core.event.TurnInterrupted;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;

@@ -2,9 +2,9 @@ package dev.tether.executor.domain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.common.event.AuthorizationBasis;
-import dev.tether.common.event.ToolMode;
-import dev.tether.common.policy.GatingPolicy;
+import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.ToolMode;
+import dev.tether.core.policy.GatingPolicy;
 import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.ToolRegistry;
 import java.util.Map;

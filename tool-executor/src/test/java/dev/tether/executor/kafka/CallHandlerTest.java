@@ -10,11 +10,11 @@ import dev.tether.avro.SessionCommand;
 import dev.tether.avro.ToolMode;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
-import dev.tether.common.blob.BlobOffloader;
-import dev.tether.common.blob.LocalBlobStore;
-import dev.tether.common.kafka.TopicLayout;
-import dev.tether.common.policy.GatingPolicy;
+import dev.tether.core.blob.BlobOffloader;
+import dev.tether.core.blob.LocalBlobStore;
+import dev.tether.core.policy.GatingPolicy;
 import dev.tether.executor.domain.Authority;
+import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.LedgerEntry;
 import dev.tether.tools.Reconciliation;
@@ -297,7 +297,7 @@ class CallHandlerTest {
         final AtomicInteger executions = new AtomicInteger();
 
         ToolRegistry registry() {
-            return ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).add(this, dev.tether.common.event.ToolMode.WRITE).build();
+            return ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).add(this, dev.tether.core.event.ToolMode.WRITE).build();
         }
 
         @Override

@@ -1,7 +1,7 @@
 package dev.tether.tools.sandbox;
 
-import dev.tether.common.secrets.Scrubbed;
-import dev.tether.common.secrets.SecretScrubber;
+import dev.tether.core.secrets.Scrubbed;
+import dev.tether.core.secrets.SecretScrubber;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package dev.tether.tools.sandbox;
 
-import dev.tether.common.secrets.Scrubbed;
+import dev.tether.core.secrets.Scrubbed;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;

@@ -2,7 +2,7 @@ package dev.tether.tools.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.common.secrets.Scrubbed;
+import dev.tether.core.secrets.Scrubbed;
 import dev.tether.testing.PlantedSecrets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,0 @@
-package dev.tether.common.event;
-
-/** One item of the agent's plan. */
-public record PlanItem(String text, PlanItemStatus status) {
-    public PlanItem {
-        Fields.text(text, "text");
-        status = status == null ? PlanItemStatus.PENDING : status;
-    }
-}

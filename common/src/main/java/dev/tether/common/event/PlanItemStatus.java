@@ -1,4 +1,0 @@
-package dev.tether.common.event;
-
-/** Progress of a plan item. */
-public enum PlanItemStatus { PENDING, IN_PROGRESS, DONE, CANCELLED }

@@ -1,4 +1,0 @@
-package dev.tether.common.event;
-
-/** Why work on a session continued. */
-public enum ResumeReason { CRASH, DEPLOY, MANUAL }

@@ -1,0 +1,4 @@
+package dev.tether.core.event;
+
+/** Why work on a session continued. */
+public enum ResumeReason { CRASH, DEPLOY, MANUAL }

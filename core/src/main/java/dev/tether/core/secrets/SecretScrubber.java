@@ -1,0 +1,490 @@
+package dev.tether.core.secrets;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Replaces the secrets in a text by {@code [REDACTED:<kind>]}, before the text reaches Kafka, a log line or an
+ * error message. Immutable and thread-safe.
+ *
+ * <p>The kinds {@link #standard()} detects:
+ * <ul>
+ *   <li>{@code private-key}: a PEM private-key block ({@code -----BEGIN [RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP ]PRIVATE
+ *       KEY[ BLOCK]-----} to its END line), also with JSON-escaped line breaks; the whole block. A BEGIN line with no
+ *       END after it is taken for a truncated key and redacted through the end of its base64 body.
+ *   <li>{@code aws-access-key}: {@code AKIA…} and {@code ASIA…} access key ids (20 characters).
+ *   <li>{@code aws-secret-key}: the 40-character value of {@code aws_secret_access_key}, {@code SecretAccessKey} …
+ *   <li>{@code github-token}: {@code ghp_ gho_ ghu_ ghs_ ghr_} tokens and {@code github_pat_} fine-grained tokens.
+ *   <li>{@code gitlab-token}: {@code glpat-} personal access tokens.
+ *   <li>{@code slack-token}: {@code xoxb- xoxp- xoxa- xoxr- xoxs- xoxe- xoxo-} and {@code xapp-1-} tokens.
+ *   <li>{@code slack-webhook}: the path of a {@code https://hooks.slack.com/services/…} (or workflows, triggers) URL.
+ *   <li>{@code anthropic-key}: {@code sk-ant-…} keys.
+ *   <li>{@code openai-key}: {@code sk-…} and {@code sk-proj-…} keys of 20 or more characters.
+ *   <li>{@code stripe-key}: {@code sk_live_ sk_test_ rk_live_ rk_test_} keys.
+ *   <li>{@code google-api-key}: {@code AIza…} keys.
+ *   <li>{@code jwt}: a JSON Web Token ({@code eyJ….eyJ….signature}) anywhere.
+ *   <li>{@code bearer-token}: the credential of {@code Authorization: Bearer …} or {@code Authorization: token …}
+ *       (also {@code Proxy-Authorization}), and a 16-or-more-character token after a bare {@code bearer}.
+ *   <li>{@code basic-auth}: the credential of {@code Authorization: Basic …}.
+ *   <li>{@code url-password}: the password of a URL's {@code user:password@} ({@code postgres://}, {@code
+ *       mongodb+srv://}, {@code https://} …); the user and host stay.
+ *   <li>{@code password-assignment}: the value of a {@code name=value} or {@code name: value} (quoted or not, JSON
+ *       and YAML too) whose name ends in password, passwd, pwd or passphrase: {@code password=},
+ *       {@code "db_password":}, {@code DB_PASSWORD=}, {@code dbPassword:}. The name stays.
+ *   <li>{@code secret-assignment}: likewise for names ending in secret, token or credential(s), and for names ending
+ *       in key after api, access, secret, private, signing, encryption, master, client, auth, account or license
+ *       ({@code api_key=}, {@code apiKey:}, {@code X-Api-Key:}, {@code client_secret=}, {@code access_token=}), or
+ *       after anything in an {@code UPPER_SNAKE} environment variable name ({@code SOME_NAME_KEY=}).
+ * </ul>
+ * Where detections overlap, they are merged into one redaction named by the most specific kind (in the order
+ * above): {@code password=ghp_…} becomes {@code password=[REDACTED:github-token]}.
+ *
+ * <p>Left alone on purpose: {@code secret://name} references (the executor resolves them), already-redacted markers
+ * (so scrubbing is idempotent), prose that only mentions a password or token, counts such as {@code MAX_TOKENS=4096}
+ * (a plural is not a secret word), names such as {@code idempotencyKey} or {@code partition_key}, the shell's
+ * {@code PWD}/{@code OLDPWD}, values without a letter or digit ({@code password: ********}), UUIDs, hashes and file
+ * paths.
+ *
+ * <p>A redaction also takes the letters, digits, {@code _} and {@code -} stuck to the end of a secret, so that no
+ * fragment of it stays.
+ *
+ * <p>Trade-offs: it errs toward redacting too much, such as the word after {@code Password:} in prose, an
+ * {@code UPPER_SNAKE_KEY} variable that holds a plain name, or the text after a BEGIN line that has no END. An
+ * unquoted value runs to whitespace, a quote, {@code &} or {@code ;}, so an assignment glued into another's value
+ * ({@code password=x(api_key="a b")}) can be missed.
+ *
+ * <p>Non-goals: unlabelled high-entropy strings (a bare 40-character string may be an AWS secret key or a commit
+ * hash; only its name tells), encoded secrets (base64, URL- or Unicode-escaped), a secret split across two texts, and
+ * {@code --password value} with a space instead of {@code =}. This is a safety net, not a guarantee.
+ *
+ * <p>Cost is linear in the text, whatever it holds: most rules are tried only where their literal start (such as
+ * {@code ghp_}) occurs, the others make one pass without unbounded backtracking. A MiB takes about a tenth of a
+ * second.
+ */
+public final class SecretScrubber {
+
+    private static final String MARKER_PREFIX = "[REDACTED:";
+
+    /** A key name's closing quote, a separator and a value's opening quote; a quote may be JSON-escaped. */
+    private static final String ASSIGNED = "(?:\\\\?[\"'])?[ \\t]*[:=][ \\t]*(?:\\\\?[\"'])?";
+
+    private static final String NOT_A_REFERENCE = "(?!secret://)";
+
+    /**
+     * Just after an escape, where a word may start though a letter or digit precedes it: a JSON line break, tab or
+     * Unicode escape ({@code "export\nghp_…"}), or a URL-encoded character ({@code token%3Dghp_…}).
+     */
+    private static final String AFTER_ESCAPE = "(?<=\\\\[nrt])|(?<=\\\\u[0-9A-Fa-f]{4})|(?<=%[0-9A-Fa-f]{2})";
+
+    /** Not inside a word: after no letter, digit, {@code _} or {@code -}, or after an escape. */
+    private static final String WORD_START = "(?:(?<![A-Za-z0-9_-])|" + AFTER_ESCAPE + ")";
+
+    /** In the order of precedence, when two detections overlap. */
+    private static final SecretScrubber STANDARD = new SecretScrubber(List.of(
+            new PemPrivateKeys(),
+            new RegexDetector("aws-access-key",
+                    WORD_START + "(?<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])",
+                    "akia", "asia"),
+            new RegexDetector("aws-secret-key",
+                    "(?i)secret[_-]?access[_-]?key" + ASSIGNED + "(?<secret>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+                    "secret"),
+            new RegexDetector("github-token",
+                    WORD_START + "(?<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+                    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+            new RegexDetector("gitlab-token",
+                    WORD_START + "(?<secret>glpat-[A-Za-z0-9_-]{20,})",
+                    "glpat-"),
+            new RegexDetector("slack-token",
+                    WORD_START + "(?<secret>xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})",
+                    "xox", "xapp-"),
+            new RegexDetector("slack-webhook",
+                    "https://hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<secret>[A-Za-z0-9_/-]+)",
+                    "https://hooks.slack.com/"),
+            new RegexDetector("anthropic-key",
+                    WORD_START + "(?<secret>sk-ant-[A-Za-z0-9_-]{20,})",
+                    "sk-ant-"),
+            new RegexDetector("openai-key",
+                    WORD_START + "(?<secret>sk-(?!ant-)[A-Za-z0-9_-]{20,})",
+                    "sk-"),
+            new RegexDetector("stripe-key",
+                    WORD_START + "(?<secret>[sr]k_(?:live|test)_[A-Za-z0-9]{16,})",
+                    "sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+            new RegexDetector("google-api-key",
+                    WORD_START + "(?<secret>AIza[A-Za-z0-9_-]{35,})",
+                    "aiza"),
+            new RegexDetector("jwt",
+                    WORD_START + "(?<secret>eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*)",
+                    "eyj"),
+            new RegexDetector("bearer-token",
+                    "(?i)authorization" + ASSIGNED + "(?:bearer|token)[ \\t]+" + NOT_A_REFERENCE
+                            + "(?<secret>[a-z0-9._~+/-]+=*)",
+                    "authorization"),
+            new RegexDetector("bearer-token",
+                    "(?i)" + WORD_START + "bearer[ \\t]+" + NOT_A_REFERENCE + "(?<secret>[a-z0-9._~+/-]{16,}=*)",
+                    "bearer"),
+            new RegexDetector("basic-auth",
+                    "(?i)authorization" + ASSIGNED + "basic[ \\t]+(?<secret>[a-z0-9+/]+=*)",
+                    "authorization"),
+            new RegexDetector("url-password", // no brackets: a URL has them only around an IPv6 host
+                    "(?<=[A-Za-z0-9])://[^\\s:/@?#\\[\\]]*:(?<secret>[^\\s/?#\\[\\]]+)@",
+                    "://"),
+            new SecretAssignments()));
+
+    private final List<Detector> detectors;
+
+    private SecretScrubber(List<Detector> detectors) {
+        this.detectors = detectors;
+    }
+
+    /** The scrubber with the built-in rules listed in the class comment. */
+    public static SecretScrubber standard() {
+        return STANDARD;
+    }
+
+    /** {@code text} with every detected secret redacted; a null text gives a null text and no redactions. */
+    public Scrubbed scrub(String text) {
+        if (text == null || text.isEmpty()) {
+            return new Scrubbed(text, 0, Map.of());
+        }
+        String lowerCase = asciiLowerCase(text);
+        var findings = new ArrayList<Finding>();
+        for (int precedence = 0; precedence < detectors.size(); precedence++) {
+            for (Secret secret : detectors.get(precedence).find(text, lowerCase)) {
+                findings.add(new Finding(secret, precedence));
+            }
+        }
+        return findings.isEmpty() ? new Scrubbed(text, 0, Map.of()) : redact(text, findings);
+    }
+
+    /** {@code text} with A to Z lower-cased and nothing else changed, so that every index stays the same. */
+    private static String asciiLowerCase(String text) {
+        char[] chars = text.toCharArray();
+        for (int i = 0; i < chars.length; i++) {
+            if (chars[i] >= 'A' && chars[i] <= 'Z') {
+                chars[i] += 'a' - 'A';
+            }
+        }
+        return new String(chars);
+    }
+
+    /**
+     * Replaces each run of overlapping findings by one marker, named by the finding of highest precedence. A marker
+     * also takes the letters, digits, {@code _} and {@code -} stuck to the end of a secret: no fragment stays, and the
+     * character after a marker is one the text had after a secret, so scrubbing again finds nothing new.
+     */
+    private static Scrubbed redact(String text, List<Finding> findings) {
+        findings.sort(Comparator.comparingInt(Finding::start));
+        var out = new StringBuilder(text.length());
+        var byKind = new HashMap<String, Integer>();
+        int redactions = 0;
+        int copiedUpTo = 0;
+        int i = 0;
+        while (i < findings.size()) {
+            Finding named = findings.get(i);
+            int start = named.start();
+            int end = endOfWord(text, named.end());
+            for (i++; i < findings.size() && findings.get(i).start() < end; i++) {
+                Finding overlapping = findings.get(i);
+                end = Math.max(end, endOfWord(text, overlapping.end()));
+                if (overlapping.precedence() < named.precedence()) {
+                    named = overlapping;
+                }
+            }
+            String kind = named.secret().kind();
+            out.append(text, copiedUpTo, start).append(MARKER_PREFIX).append(kind).append(']');
+            byKind.merge(kind, 1, Integer::sum);
+            redactions++;
+            copiedUpTo = end;
+        }
+        out.append(text, copiedUpTo, text.length());
+        return new Scrubbed(out.toString(), redactions, byKind);
+    }
+
+    /** The end of the run of letters, digits, {@code _} and {@code -} that goes on at {@code from}. */
+    private static int endOfWord(String text, int from) {
+        int end = from;
+        while (end < text.length() && isWordPart(text.charAt(end))) {
+            end++;
+        }
+        return end;
+    }
+
+    private static boolean isWordPart(char c) {
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-';
+    }
+
+    /** Where one secret is in a text, and its kind. */
+    private record Secret(int start, int end, String kind) {}
+
+    /** A secret and the precedence of the detector that found it: lower wins. */
+    private record Finding(Secret secret, int precedence) {
+        int start() {
+            return secret.start();
+        }
+
+        int end() {
+            return secret.end();
+        }
+    }
+
+    /** Finds the secrets of a kind or a family of kinds. */
+    private interface Detector {
+        /**
+         * The non-empty secrets in {@code text}, in any order.
+         *
+         * @param lowerCase {@code text} with A to Z lower-cased, for quick case-insensitive searches
+         */
+        List<Secret> find(String text, String lowerCase);
+    }
+
+    /**
+     * Each match of a pattern holds a secret, its {@code secret} group. The pattern is tried only where one of its
+     * anchors occurs, which keeps a pass over a large text to a few {@code indexOf}s.
+     *
+     * @param anchors lower-case text with which, in any case, every match starts
+     */
+    private record RegexDetector(String kind, Pattern pattern, List<String> anchors) implements Detector {
+
+        RegexDetector(String kind, String regex, String... anchors) {
+            this(kind, Pattern.compile(regex), List.of(anchors));
+        }
+
+        @Override
+        public List<Secret> find(String text, String lowerCase) {
+            var secrets = new ArrayList<Secret>();
+            Matcher matcher = pattern.matcher(text).useTransparentBounds(true); // lookbehinds see before the anchor
+            for (String anchor : anchors) {
+                int at = lowerCase.indexOf(anchor);
+                while (at >= 0) {
+                    int next = at + 1;
+                    if (matcher.region(at, text.length()).lookingAt()) {
+                        secrets.add(new Secret(matcher.start("secret"), matcher.end("secret"), kind));
+                        next = Math.max(next, matcher.end());
+                    }
+                    at = lowerCase.indexOf(anchor, next);
+                }
+            }
+            return secrets;
+        }
+    }
+
+    /**
+     * PEM private-key blocks, BEGIN line through END line. Written out rather than as one regex, which would rescan
+     * the rest of the text for an END after every BEGIN that has none.
+     */
+    private static final class PemPrivateKeys implements Detector {
+
+        private static final String LABEL = "(?:[A-Z0-9]+ ){0,2}PRIVATE KEY(?: BLOCK)?-----";
+        private static final Pattern BEGIN = Pattern.compile("-----BEGIN " + LABEL);
+        private static final Pattern END = Pattern.compile("-----END " + LABEL);
+        /** A body: base64, line breaks (JSON-escaped too), and the Proc-Type and DEK-Info headers. */
+        private static final Pattern BODY = Pattern.compile("[A-Za-z0-9+/=\\\\\\s:,-]*+");
+
+        @Override
+        public List<Secret> find(String text, String lowerCase) {
+            var blocks = new ArrayList<Secret>();
+            Matcher begin = BEGIN.matcher(text);
+            Matcher end = END.matcher(text);
+            Matcher body = BODY.matcher(text);
+            boolean anEndMayFollow = true;
+            int from = 0;
+            while (begin.find(from)) {
+                int blockEnd;
+                if (anEndMayFollow && end.find(begin.end())) {
+                    blockEnd = end.end();
+                } else {
+                    anEndMayFollow = false; // so a text of many BEGINs is not searched for an END again each time
+                    body.region(begin.end(), text.length()).lookingAt();
+                    blockEnd = body.end();
+                }
+                blocks.add(new Secret(begin.start(), blockEnd, "private-key"));
+                from = blockEnd;
+            }
+            return blocks;
+        }
+    }
+
+    /**
+     * {@code name=value} and {@code name: value} pairs whose name says the value is a secret: in config and
+     * {@code .env} files, shell commands, JSON, YAML, query strings and HTTP headers. The secret is the value without
+     * its quotes; the name stays.
+     */
+    private static final class SecretAssignments implements Detector {
+
+        /**
+         * A name, maybe quoted or in Markdown bold, then {@code = : := =>} (but not {@code ://} or {@code ::}). A name
+         * starts after neither a name character, a backslash nor a hyphen within a name (but may after {@code --} or
+         * an escape), and is taken whole (possessively), so no text is scanned as a name more than once.
+         */
+        private static final Pattern NAME_AND_SEPARATOR = Pattern.compile(
+                "(?:(?<![\\w.\\\\])(?<![\\w.]-)|" + AFTER_ESCAPE + ")"
+                + "(?<name>[A-Za-z][\\w.-]{0,63}+)(?:\\\\?[\"'`]|\\*\\*)?"
+                + "[ \\t]*(?::=|=>|=|:(?!//|:))[ \\t]*(?:\\*\\*[ \\t]*)?");
+        /** Every secret name holds one of these, in any case; a text without any cannot hold an assignment. */
+        private static final List<String> HINTS = List.of("pass", "pwd", "secret", "token", "key", "credential");
+
+        /** Between the words of snake_case, kebab-case, dotted.names, camelCase, HTTPHeader and name2 names. */
+        private static final Pattern WORD_BREAK = Pattern.compile(
+                "[_.-]+|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])");
+        private static final Pattern PASSWORD_WORD = Pattern.compile("[a-z]*(?:password|passwd|passphrase|pwd)");
+        private static final Pattern SECRET_WORD =
+                Pattern.compile("[a-z]*(?:secret|token|credentials?)|(?:api|access|secret|private)key");
+        private static final Set<String> KEY_QUALIFIERS = Set.of(
+                "api", "access", "secret", "private", "signing", "encryption", "master", "client", "auth", "account",
+                "license");
+        private static final Pattern ENVIRONMENT_VARIABLE = Pattern.compile("[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+");
+        private static final String CLOSING_PUNCTUATION = ",)]}";
+        /** The shell's working directories, which every {@code env} dump shows. */
+        private static final Set<String> SHELL_VARIABLES = Set.of("PWD", "OLDPWD");
+
+        @Override
+        public List<Secret> find(String text, String lowerCase) {
+            if (HINTS.stream().noneMatch(lowerCase::contains)) {
+                return List.of();
+            }
+            var secrets = new ArrayList<Secret>();
+            Matcher assignment = NAME_AND_SEPARATOR.matcher(text);
+            int from = 0;
+            while (assignment.find(from)) {
+                from = assignment.end();
+                String kind = kindOfValueNamed(assignment.group("name"));
+                Secret value = kind == null ? null : valueAt(text, assignment.end(), kind);
+                if (value != null) {
+                    secrets.add(value);
+                    from = value.end();
+                }
+            }
+            return secrets;
+        }
+
+        /** The kind of secret a value with that name holds, or null if the name does not name a secret. */
+        private static String kindOfValueNamed(String name) {
+            if (SHELL_VARIABLES.contains(name)) {
+                return null;
+            }
+            List<String> words = Arrays.stream(WORD_BREAK.split(name))
+                    .filter(word -> !word.chars().allMatch(Character::isDigit))
+                    .map(word -> word.toLowerCase(Locale.ROOT))
+                    .toList();
+            String last = words.get(words.size() - 1);
+            if (PASSWORD_WORD.matcher(last).matches()) {
+                return "password-assignment";
+            }
+            if (SECRET_WORD.matcher(last).matches()) {
+                return "secret-assignment";
+            }
+            boolean qualifiedKey = last.equals("key") && words.size() > 1
+                    && (KEY_QUALIFIERS.contains(words.get(words.size() - 2))
+                            || ENVIRONMENT_VARIABLE.matcher(name).matches());
+            return qualifiedKey ? "secret-assignment" : null;
+        }
+
+        /** The value that starts at {@code at}, without its quotes, if it may be a secret; null if not. */
+        private static Secret valueAt(String text, int at, String kind) {
+            int start;
+            int end;
+            if (text.startsWith("\\\"", at)) {
+                start = at + 2;
+                end = endOfEscapedQuoted(text, start);
+            } else if (at < text.length() && "\"'`".indexOf(text.charAt(at)) >= 0) {
+                start = at + 1;
+                end = endOfQuoted(text, start, text.charAt(at));
+            } else {
+                start = at;
+                end = endOfUnquoted(text, start);
+            }
+            return mayBeSecret(text, start, end) ? new Secret(start, end, kind) : null;
+        }
+
+        /** Not a reference, not already redacted, and with a letter or digit (unlike {@code ********}). */
+        private static boolean mayBeSecret(String text, int start, int end) {
+            if (text.startsWith(MARKER_PREFIX, start) || text.regionMatches(true, start, "secret://", 0, 9)) {
+                return false;
+            }
+            for (int i = start; i < end; i++) {
+                if (Character.isLetterOrDigit(text.charAt(i))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** To the closing quote, past backslash escapes; an unclosed quote ends with its line. */
+        private static int endOfQuoted(String text, int from, char quote) {
+            for (int i = from; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c == quote || c == '\n' || c == '\r') {
+                    return i;
+                }
+                if (c == '\\') {
+                    i++;
+                }
+            }
+            return text.length();
+        }
+
+        /**
+         * To the {@code \"} that closes a value quoted inside a JSON string. A {@code \"} after a backslash is taken
+         * for an escaped quote in the value, which may redact too much but never too little.
+         */
+        private static int endOfEscapedQuoted(String text, int from) {
+            for (int i = from; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c == '\n' || c == '\r') {
+                    return i;
+                }
+                if (c == '\\' && text.startsWith("\"", i + 1) && text.charAt(i - 1) != '\\') {
+                    return i;
+                }
+            }
+            return text.length();
+        }
+
+        /**
+         * To where {@link #endsValueAt} says, leaving out closing punctuation just before that point, as in
+         * {@code Creds[user=bob, password=x]} and {@code {password=x, user=bob}}. Inside a value it stays.
+         */
+        private static int endOfUnquoted(String text, int from) {
+            int i = from;
+            while (!endsValueAt(text, i)) {
+                if (CLOSING_PUNCTUATION.indexOf(text.charAt(i)) >= 0) {
+                    int afterPunctuation = i + 1;
+                    while (afterPunctuation < text.length()
+                            && CLOSING_PUNCTUATION.indexOf(text.charAt(afterPunctuation)) >= 0) {
+                        afterPunctuation++;
+                    }
+                    if (endsValueAt(text, afterPunctuation)) {
+                        return i;
+                    }
+                    i = afterPunctuation;
+                } else {
+                    i += text.charAt(i) == '\\' ? 2 : 1; // an escape pair is part of the value
+                }
+            }
+            return Math.min(i, text.length());
+        }
+
+        /**
+         * Whether an unquoted value ends at {@code i}: at the end of the text, whitespace, a quote, a shell or
+         * query-string separator ({@code & ;}), or a JSON-escaped line break or quote ({@code \n \r \t \"}, as in an
+         * assignment inside a JSON string).
+         */
+        private static boolean endsValueAt(String text, int i) {
+            if (i >= text.length()) {
+                return true;
+            }
+            char c = text.charAt(i);
+            return Character.isWhitespace(c)
+                    || "\"'`&;".indexOf(c) >= 0
+                    || c == '\\' && i + 1 < text.length() && "nrt\"".indexOf(text.charAt(i + 1)) >= 0;
+        }
+    }
+}

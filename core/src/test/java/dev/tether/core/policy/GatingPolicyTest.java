@@ -1,0 +1,71 @@
+package dev.tether.core.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tether.core.event.ToolMode;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class GatingPolicyTest {
+
+    /** The built-in tools, as the tools module's registry names them (this module cannot see it). */
+    private static final Set<String> TOOLS = Set.of("read_file", "list_dir", "grep", "http_fetch", "write_file", "edit_file",
+            "run_command");
+
+    @Test
+    void byDefault_writeToolsCommandsAndFetchesAreGated_readToolsAreNot() {
+        GatingPolicy policy = GatingPolicy.defaults();
+
+        assertThat(policy.gated("acme", ToolMode.WRITE, "edit_file")).isTrue();
+        assertThat(policy.gated("acme", ToolMode.WRITE, "run_command")).isTrue();
+        assertThat(policy.gated("acme", ToolMode.READ_ONLY, "http_fetch")).isTrue();
+        assertThat(policy.gated("acme", ToolMode.READ_ONLY, "read_file")).isFalse();
+        assertThat(policy.gated("acme", ToolMode.WRITE, "grep")).isFalse();
+    }
+
+    @Test
+    void aTenantsOverride_replacesTheDefaultForThatModeOnly() {
+        GatingPolicy policy = GatingPolicy.of("write_file,edit_file,run_command,http_fetch", Map.of("acme.WRITE", "run_command",
+                "globex.read_only", ""), TOOLS);
+
+        assertThat(policy.gated("acme", ToolMode.WRITE, "edit_file")).isFalse();
+        assertThat(policy.gated("acme", ToolMode.WRITE, "run_command")).isTrue();
+        assertThat(policy.gated("acme", ToolMode.READ_ONLY, "http_fetch")).isTrue();
+        assertThat(policy.gated("globex", ToolMode.READ_ONLY, "http_fetch")).isFalse();
+        assertThat(policy.gated("initech", ToolMode.WRITE, "edit_file")).isTrue();
+    }
+
+    @Test
+    void malformedConfiguration_isRefused_namingTheEntry() {
+        assertThatThrownBy(() -> GatingPolicy.of("edit_file,Rm -rf", Map.of(), TOOLS)).hasMessageContaining("tether.policy.gated")
+                .hasMessageContaining("'Rm -rf'");
+        assertThatThrownBy(() -> GatingPolicy.of("edit_file", Map.of("acme.ADMIN", "x"), TOOLS)).hasMessageContaining("acme.ADMIN")
+                .hasMessageContaining("unknown tool mode");
+        assertThatThrownBy(() -> GatingPolicy.of("edit_file", Map.of("acme", "x"), TOOLS)).hasMessageContaining("<tenant>.<READ_ONLY|WRITE>");
+    }
+
+    @Test
+    void aMisspeltGatedTool_isRefused_namingTheSettingTheNameAndTheTools_ratherThanLeavingTheRealToolUngated() {
+        assertThatThrownBy(() -> GatingPolicy.of("write_file,edit_flie,run_command", Map.of(), TOOLS))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("tether.policy.gated: 'edit_flie' is not a known tool")
+                .hasMessageEndingWith("the tools are edit_file, grep, http_fetch, list_dir, read_file, run_command, write_file");
+    }
+
+    @Test
+    void aMisspeltToolInAnOverride_isRefused_namingTheOverridesKey() {
+        assertThatThrownBy(() -> GatingPolicy.of("edit_file", Map.of("acme.WRITE", "run_command, edit_flie"), TOOLS))
+                .hasMessageStartingWith("tether.policy.overrides.\"acme.WRITE\": 'edit_flie' is not a known tool")
+                .hasMessageContaining("edit_file, grep");
+    }
+
+    @Test
+    void aCustomToolTheServiceKnows_mayBeGated() {
+        GatingPolicy policy = GatingPolicy.of("deploy", Map.of(), Set.of("read_file", "deploy"));
+
+        assertThat(policy.gated("acme", ToolMode.WRITE, "deploy")).isTrue();
+        assertThatThrownBy(() -> GatingPolicy.of("deploy", Map.of(), TOOLS)).hasMessageContaining("'deploy' is not a known tool");
+    }
+}

@@ -1,0 +1,43 @@
+package dev.tether.projector.context;
+
+import dev.tether.core.event.Event;
+import java.util.List;
+
+/**
+ * The turns of a session's events, split where the first tool call still in flight is.
+ *
+ * <p>A call is in flight while no result has arrived for it and its turn was not interrupted. It
+ * is rendered with a stand-in cancellation that its real result will replace, so the assistant turn
+ * that made it, and everything after that turn, may still change: they are {@code unsettled}.
+ * Everything before it is {@code settled} and renders the same in every later context until the
+ * next compaction. Immutable.
+ *
+ * @param settled   the turns before the first assistant turn with a call in flight
+ * @param unsettled that turn and every turn after it; empty when no call is in flight
+ */
+record Transcript(List<Turn> settled, List<Turn> unsettled) {
+
+    Transcript {
+        settled = List.copyOf(settled);
+        unsettled = List.copyOf(unsettled);
+    }
+
+    /** The transcript of {@code events}, in seq order. */
+    static Transcript of(List<Event> events) {
+        var walk = new TranscriptWalk();
+        events.forEach(event -> walk.add(event.payload()));
+        return split(walk.turns());
+    }
+
+    private static Transcript split(List<Turn> turns) {
+        int firstInFlight = 0;
+        while (firstInFlight < turns.size() && !isInFlight(turns.get(firstInFlight))) {
+            firstInFlight++;
+        }
+        return new Transcript(turns.subList(0, firstInFlight), turns.subList(firstInFlight, turns.size()));
+    }
+
+    private static boolean isInFlight(Turn turn) {
+        return turn instanceof Turn.Assistant assistant && assistant.inFlight();
+    }
+}

@@ -1,0 +1,151 @@
+package dev.tether.projector.context;
+
+import dev.tether.core.event.ApprovalDenied;
+import dev.tether.core.event.ApprovalGranted;
+import dev.tether.core.event.ApprovalRequested;
+import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.ContextCompacted;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.PlanUpdated;
+import dev.tether.core.event.SessionClaimed;
+import dev.tether.core.event.SessionClosed;
+import dev.tether.core.event.SessionForked;
+import dev.tether.core.event.SessionMigrated;
+import dev.tether.core.event.SessionResumed;
+import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.StepCompleted;
+import dev.tether.core.event.SubagentResult;
+import dev.tether.core.event.ToolCall;
+import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolOutcomeResolved;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.TurnInterrupted;
+import dev.tether.core.event.UnknownEvent;
+import dev.tether.core.event.UserMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Walks a session's events in seq order and collects their turns. Mutable, for one walk by one thread.
+ *
+ * <p>What each event becomes:
+ * <ul>
+ *   <li>{@code user_message}: a user turn; {@code assistant_message}: an assistant turn (both left out when empty);
+ *   <li>{@code tool_result}: the outcome of its call, inside the assistant turn that made the call, so it is
+ *       rendered right after that turn whatever came in between; a result whose call is not among the events
+ *       (compacted away) or that came a second time becomes a note at its own position;
+ *   <li>{@code turn_interrupted}: an assistant turn with the partial text, marked; the calls of the latest
+ *       assistant turn that have no result yet are final from then on: cancelled;
+ *   <li>{@code plan_updated}, {@code step_completed}, {@code session_resumed}, {@code session_migrated},
+ *       {@code subagent_result}, {@code session_closed}: a note (see {@link NoteText});
+ *   <li>everything else is bookkeeping the model needs not see and is left out: the start (already in the
+ *       header), forks, claims, approvals and authorizations (a denial reaches the model as the ERROR result
+ *       of its call), compactions (the caller passes the latest one apart) and types this version does not
+ *       know.
+ * </ul>
+ */
+final class TranscriptWalk {
+
+    private final List<Supplier<Turn>> turns = new ArrayList<>();
+    private final Map<String, OpenCall> awaitingResult = new HashMap<>();
+    private List<OpenCall> latestCalls = List.of();
+
+    /** Adds the turn of the next event, if it has one. */
+    void add(EventPayload payload) {
+        if (payload instanceof UserMessage message) {
+            addUser(ContentText.of(message.content(), message.contentRef()));
+        } else if (payload instanceof AssistantMessage message) {
+            addAssistant(message);
+        } else if (payload instanceof ToolResult result) {
+            addResult(result);
+        } else if (payload instanceof TurnInterrupted interruption) {
+            addInterruption(interruption);
+        } else if (payload instanceof PlanUpdated plan) {
+            addUser(NoteText.plan(plan));
+        } else if (payload instanceof StepCompleted step) {
+            addUser(NoteText.step(step));
+        } else if (payload instanceof SessionResumed resumed) {
+            addUser(NoteText.resumed(resumed));
+        } else if (payload instanceof SessionMigrated migrated) {
+            addUser(NoteText.migrated(migrated));
+        } else if (payload instanceof SubagentResult result) {
+            addUser(NoteText.subagent(result));
+        } else if (payload instanceof SessionClosed closed) {
+            addUser(NoteText.closed(closed));
+        } else if (payload instanceof ToolOutcomeResolved resolved) {
+            addUser(NoteText.resolved(resolved));
+        } else if (!isBookkeeping(payload)) {
+            throw new IllegalArgumentException("no rendering for event type " + payload.type());
+        }
+    }
+
+    /** The turns collected so far, in event order. */
+    List<Turn> turns() {
+        return turns.stream().map(Supplier::get).toList();
+    }
+
+    private static boolean isBookkeeping(EventPayload payload) {
+        return payload instanceof SessionStarted
+                || payload instanceof SessionForked
+                || payload instanceof SessionClaimed
+                || payload instanceof ApprovalRequested
+                || payload instanceof ApprovalGranted
+                || payload instanceof ApprovalDenied
+                || payload instanceof ToolCallAuthorized
+                || payload instanceof ContextCompacted
+                || payload instanceof UnknownEvent;
+    }
+
+    private void addUser(String text) {
+        if (!text.isEmpty()) {
+            Turn turn = new Turn.User(text);
+            turns.add(() -> turn);
+        }
+    }
+
+    private void addAssistant(AssistantMessage message) {
+        String text = ContentText.of(message.content(), message.contentRef());
+        latestCalls = message.toolCalls().stream().map(OpenCall::new).toList();
+        latestCalls.forEach(call -> awaitingResult.put(call.call.callId(), call));
+        if (!text.isEmpty() || !latestCalls.isEmpty()) {
+            List<OpenCall> calls = latestCalls;
+            turns.add(() -> new Turn.Assistant(text, calls.stream().map(OpenCall::outcome).toList()));
+        }
+    }
+
+    private void addResult(ToolResult result) {
+        OpenCall call = awaitingResult.remove(result.callId());
+        if (call == null) {
+            addUser(NoteText.orphanResult(result));
+        } else {
+            call.result = result;
+        }
+    }
+
+    private void addInterruption(TurnInterrupted interruption) {
+        latestCalls.forEach(call -> call.interrupted = true);
+        Turn turn = new Turn.Assistant(ContentText.interrupted(interruption.partialText(), interruption.reason()), List.of());
+        turns.add(() -> turn);
+    }
+
+    /** A call of an assistant turn and what has become of it so far. */
+    private static final class OpenCall {
+        private final ToolCall call;
+        private ToolResult result;
+        private boolean interrupted;
+
+        OpenCall(ToolCall call) {
+            this.call = call;
+        }
+
+        Turn.CallOutcome outcome() {
+            if (result != null) {
+                return new Turn.CallOutcome(call, ToolResultText.of(result), ToolResultText.isError(result), false);
+            }
+            return new Turn.CallOutcome(call, ToolResultText.CANCELLED, true, !interrupted);
+        }
+    }
+}

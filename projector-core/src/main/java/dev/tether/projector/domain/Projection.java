@@ -1,0 +1,457 @@
+package dev.tether.projector.domain;
+
+import dev.tether.core.blob.BlobRef;
+import dev.tether.core.event.ApprovalDenied;
+import dev.tether.core.event.ApprovalGranted;
+import dev.tether.core.event.ApprovalRequested;
+import dev.tether.core.event.ApprovalScope;
+import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.ContextCompacted;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.OutcomeResolution;
+import dev.tether.core.event.PlanItem;
+import dev.tether.core.event.PlanItemStatus;
+import dev.tether.core.event.PlanUpdated;
+import dev.tether.core.event.SessionClaimed;
+import dev.tether.core.event.SessionClosed;
+import dev.tether.core.event.SessionForked;
+import dev.tether.core.event.SessionMigrated;
+import dev.tether.core.event.SessionResumed;
+import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.StepCompleted;
+import dev.tether.core.event.SubagentResult;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolCall;
+import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolOutcomeResolved;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.TurnInterrupted;
+import dev.tether.core.event.UnknownEvent;
+import dev.tether.core.event.UserMessage;
+import dev.tether.projector.domain.SessionProjection.Artifact;
+import dev.tether.projector.domain.SessionProjection.CallCounts;
+import dev.tether.projector.domain.SessionProjection.CallCursor;
+import dev.tether.projector.domain.SessionProjection.CallState;
+import dev.tether.projector.domain.SessionProjection.Compaction;
+import dev.tether.projector.domain.SessionProjection.Decision;
+import dev.tether.projector.domain.SessionProjection.Grant;
+import dev.tether.projector.domain.SessionProjection.Lease;
+import dev.tether.projector.domain.SessionProjection.PendingAction;
+import dev.tether.projector.domain.SessionProjection.Position;
+import dev.tether.projector.domain.SessionProjection.Progress;
+import dev.tether.projector.domain.SessionProjection.Status;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * The fold from a session's events to its checkpoint: {@link #evolve} is a pure function, the
+ * same for the live projection, time travel ({@code atSeq}) and a rebuild from the log, so all
+ * three give the same checkpoint byte for byte. Nothing here reads a clock.
+ */
+public final class Projection {
+
+    /** Finished tool calls kept in the cursor, newest last; older ones only count in {@link CallCounts}. */
+    public static final int FINISHED_CALLS_KEPT = 10;
+    /** Decisions and artifact handles kept, newest last. */
+    public static final int RECENT_KEPT = 20;
+    /** Session-scope grants kept; a session rarely has more than a handful. */
+    public static final int GRANTS_KEPT = 50;
+
+    private Projection() {}
+
+    /**
+     * The checkpoint after {@code event}, read from {@code session-events} at {@code offset} of
+     * {@code partition}. {@code state} is null before the first event.
+     */
+    public static SessionProjection evolve(SessionProjection state, Event event, int partition, long offset) {
+        EventPayload payload = event.payload();
+        if (state == null) {
+            return started(event, partition, offset);
+        }
+        SessionProjection s = at(state, event, partition, offset);
+        if (payload instanceof UserMessage m) {
+            s = artifact(s, event.seq(), m.contentRef(), "user_message content");
+            s = status(s, s.status() == Status.INTERRUPTED ? Status.ACTIVE : s.status());
+        } else if (payload instanceof AssistantMessage m) {
+            s = assistant(s, event, m);
+        } else if (payload instanceof ApprovalRequested r) {
+            s = artifact(call(s, r.callId(), c -> awaiting(c, true)), event.seq(), r.shownRef(), "approval_requested shown");
+        } else if (payload instanceof ApprovalGranted g) {
+            s = call(s, g.callId(), c -> awaiting(c, false));
+            s = decision(s, event.seq(), "approval_granted", g.callId(), "granted " + g.scope() + scopeText(g.tool(), g.pathGlob())
+                    + " by " + g.approver() + (g.reason().isBlank() ? "" : ": " + g.reason()));
+            if (g.scope() == ApprovalScope.SESSION) {
+                s = grant(s, new Grant(event.seq(), g.tool() != null ? g.tool() : toolOf(s, g.callId()), g.pathGlob(), g.approver()));
+            }
+        } else if (payload instanceof ApprovalDenied d) {
+            s = call(s, d.callId(), c -> awaiting(c, false));
+            s = decision(s, event.seq(), "approval_denied", d.callId(), "denied by " + d.approver()
+                    + (d.reason().isBlank() ? "" : ": " + d.reason()));
+        } else if (payload instanceof ToolCallAuthorized a) {
+            s = call(s, a.callId(), c -> c.state() == CallState.REQUESTED ? with(c, CallState.AUTHORIZED) : c);
+        } else if (payload instanceof ToolResult r) {
+            s = result(s, event, r);
+        } else if (payload instanceof ToolOutcomeResolved r) {
+            s = resolved(s, event, r);
+        } else if (payload instanceof TurnInterrupted) {
+            s = status(s, Status.INTERRUPTED);
+        } else if (payload instanceof ContextCompacted c) {
+            s = artifact(s, event.seq(), c.summaryRef(), "context_compacted summary");
+            s = copy(s, b -> b.compaction = new Compaction(c.throughSeq(), event.seq(), Facts.render(b.build())));
+        } else if (payload instanceof PlanUpdated u) {
+            s = copy(s, b -> b.plan = u.items());
+        } else if (payload instanceof StepCompleted st) {
+            s = step(s, event.seq(), st);
+        } else if (payload instanceof SessionClaimed c) {
+            s = copy(s, b -> b.lease = new Lease(c.workerId(), c.epoch(), c.harnessVersion(), event.occurredAt()));
+        } else if (payload instanceof SessionResumed) {
+            s = status(s, Status.RECOVERING);
+        } else if (payload instanceof SessionMigrated m) {
+            s = copy(s, b -> b.harnessVersion = m.toVersion());
+        } else if (payload instanceof SubagentResult r) {
+            s = decision(s, event.seq(), "subagent_result", null, "subagent " + r.childSessionId() + " finished: " + r.outcome());
+        } else if (payload instanceof SessionClosed) {
+            s = status(s, Status.CLOSED);
+        } else if (payload instanceof SessionStarted || payload instanceof SessionForked) {
+            throw new IllegalStateException(payload.type() + " after the first event of " + event.sessionId());
+        } else if (!(payload instanceof UnknownEvent)) {
+            throw new IllegalStateException("unhandled event type " + payload.type());
+        }
+        return settle(s, event.seq());
+    }
+
+    // --- the first event -------------------------------------------------------------------------
+
+    private static SessionProjection started(Event event, int partition, long offset) {
+        EventPayload payload = event.payload();
+        var b = new Builder();
+        b.sessionId = event.sessionId();
+        b.tenantId = event.tenantId();
+        b.lastSeq = event.seq();
+        b.owner = event.actor().id();
+        b.status = Status.ACTIVE;
+        b.usedTokens = TokenUsage.NONE;
+        b.progress = new Progress(0, 0, null);
+        b.position = new Position(partition, offset, offset);
+        b.callCounts = CallCounts.NONE;
+        b.updatedAt = event.occurredAt();
+        b.harnessVersion = event.harnessVersion();
+        if (payload instanceof SessionStarted s) {
+            b.objective = s.objective();
+            b.constraints = s.constraints();
+            b.modelId = s.modelId();
+            b.toolMode = s.toolMode();
+            b.tokenBudget = s.tokenBudget();
+        } else if (payload instanceof SessionForked f) {
+            b.objective = f.objective();
+            b.constraints = f.constraints();
+            b.modelId = f.modelId();
+            b.toolMode = f.toolMode();
+        } else {
+            throw new IllegalStateException("the first event of " + event.sessionId() + " is " + payload.type()
+                    + ", not session_started or session_forked");
+        }
+        return settle(b.build(), event.seq());
+    }
+
+    // --- tool calls ------------------------------------------------------------------------------
+
+    private static SessionProjection assistant(SessionProjection s, Event event, AssistantMessage m) {
+        var cursor = new ArrayList<>(s.toolCursor());
+        for (ToolCall call : m.toolCalls()) {
+            cursor.add(new CallCursor(call.callId(), call.tool(), event.seq(), idempotencyKey(s.sessionId(), event.seq(), call.callId()),
+                    CallState.REQUESTED, null, false));
+        }
+        SessionProjection next = copy(s, b -> {
+            b.usedTokens = s.usedTokens().plus(m.usage());
+            b.toolCursor = cursor;
+            b.status = Status.ACTIVE;
+        });
+        return artifact(next, event.seq(), m.contentRef(), "assistant_message content");
+    }
+
+    private static SessionProjection result(SessionProjection s, Event event, ToolResult r) {
+        CallState state = switch (r.status()) {
+            case OK -> CallState.OK;
+            case ERROR -> CallState.ERROR;
+            case CANCELLED -> CallState.CANCELLED;
+            case UNKNOWN -> CallState.UNKNOWN;
+        };
+        CallCounts c = s.callCounts();
+        CallCounts counts = switch (state) {
+            case OK -> new CallCounts(c.ok() + 1, c.error(), c.cancelled(), c.unknown());
+            case ERROR -> new CallCounts(c.ok(), c.error() + 1, c.cancelled(), c.unknown());
+            case CANCELLED -> new CallCounts(c.ok(), c.error(), c.cancelled() + 1, c.unknown());
+            default -> new CallCounts(c.ok(), c.error(), c.cancelled(), c.unknown() + 1);
+        };
+        SessionProjection next = call(s, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(),
+                cursor.idempotencyKey(), state, event.seq(), false));
+        next = copy(next, b -> {
+            b.callCounts = counts;
+            b.toolCursor = trimFinished(b.toolCursor);
+        });
+        return artifact(next, event.seq(), r.artifact(), "tool_result of " + r.callId());
+    }
+
+    /**
+     * A human's decision on a call whose outcome was UNKNOWN: marked done (OK), abandoned (CANCELLED), or retried
+     * (AUTHORIZED again, under a new idempotency key derived from the deciding event, so the executor runs it afresh).
+     */
+    private static SessionProjection resolved(SessionProjection s, Event event, ToolOutcomeResolved r) {
+        CallCursor before = s.toolCursor().stream().filter(c -> c.callId().equals(r.callId())).findFirst().orElse(null);
+        CallState state = switch (r.resolution()) {
+            case MARK_DONE -> CallState.OK;
+            case ABANDON -> CallState.CANCELLED;
+            case RETRY -> CallState.AUTHORIZED;
+        };
+        SessionProjection next = decision(s, event.seq(), "tool_outcome_resolved", r.callId(), r.resolution() + " by " + r.approver()
+                + (r.reason().isBlank() ? "" : ": " + r.reason()));
+        if (before == null || before.state() != CallState.UNKNOWN) {
+            return next;
+        }
+        CallCounts c = s.callCounts();
+        int unknown = Math.max(0, c.unknown() - 1);
+        CallCounts counts = switch (r.resolution()) {
+            case MARK_DONE -> new CallCounts(c.ok() + 1, c.error(), c.cancelled(), unknown);
+            case ABANDON -> new CallCounts(c.ok(), c.error(), c.cancelled() + 1, unknown);
+            case RETRY -> new CallCounts(c.ok(), c.error(), c.cancelled(), unknown);
+        };
+        boolean retry = r.resolution() == OutcomeResolution.RETRY;
+        String key = retry ? idempotencyKey(s.sessionId(), event.seq(), r.callId()) : before.idempotencyKey();
+        next = call(next, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(), key, state,
+                retry ? null : event.seq(), false));
+        return copy(next, b -> b.callCounts = counts);
+    }
+
+    /** The idempotency key of a tool call: derived from the event that asked for it, never from an attempt. */
+    public static String idempotencyKey(String sessionId, long requestSeq, String callId) {
+        return sessionId + "/" + requestSeq + "/" + callId;
+    }
+
+    /**
+     * Drops the oldest closed calls (OK, ERROR, CANCELLED) beyond {@link #FINISHED_CALLS_KEPT}. An UNKNOWN call is never
+     * dropped: it waits for a human's {@code tool_outcome_resolved} (schemaVersion 3; version 2 dropped it too).
+     */
+    private static List<CallCursor> trimFinished(List<CallCursor> cursor) {
+        long finished = cursor.stream().filter(Projection::closed).count();
+        if (finished <= FINISHED_CALLS_KEPT) {
+            return cursor;
+        }
+        var kept = new ArrayList<CallCursor>();
+        long toDrop = finished - FINISHED_CALLS_KEPT;
+        for (CallCursor c : cursor) {
+            if (closed(c) && toDrop > 0) {
+                toDrop--;
+            } else {
+                kept.add(c);
+            }
+        }
+        return kept;
+    }
+
+    private static boolean closed(CallCursor c) {
+        return c.state().finished() && c.state() != CallState.UNKNOWN;
+    }
+
+    private static SessionProjection call(SessionProjection s, String callId, UnaryOperator<CallCursor> change) {
+        var cursor = new ArrayList<CallCursor>(s.toolCursor().size());
+        boolean found = false;
+        for (CallCursor c : s.toolCursor()) {
+            if (c.callId().equals(callId) && !found) {
+                cursor.add(change.apply(c));
+                found = true;
+            } else {
+                cursor.add(c);
+            }
+        }
+        return found ? copy(s, b -> b.toolCursor = cursor) : s;
+    }
+
+    private static CallCursor with(CallCursor c, CallState state) {
+        return new CallCursor(c.callId(), c.tool(), c.requestSeq(), c.idempotencyKey(), state, c.resultSeq(), c.awaitingApproval());
+    }
+
+    private static CallCursor awaiting(CallCursor c, boolean awaiting) {
+        return new CallCursor(c.callId(), c.tool(), c.requestSeq(), c.idempotencyKey(), c.state(), c.resultSeq(), awaiting);
+    }
+
+    private static String toolOf(SessionProjection s, String callId) {
+        return s.toolCursor().stream().filter(c -> c.callId().equals(callId)).map(CallCursor::tool).findFirst().orElse(null);
+    }
+
+    // --- progress, decisions, artifacts ----------------------------------------------------------
+
+    private static SessionProjection step(SessionProjection s, long seq, StepCompleted st) {
+        Progress p = s.progress();
+        SessionProjection next = copy(s, b -> {
+            b.step = Math.max(s.step(), st.step());
+            b.progress = new Progress(st.verified() ? Math.max(p.lastVerifiedStep(), st.step()) : p.lastVerifiedStep(),
+                    p.stepsCompleted() + 1, st.note());
+        });
+        if (st.evidence() != null && !st.evidence().isBlank()) {
+            next = addArtifact(next, new Artifact(seq, st.evidence(), null, 0, "evidence of step " + st.step()));
+        }
+        return next;
+    }
+
+    private static SessionProjection decision(SessionProjection s, long seq, String kind, String callId, String summary) {
+        return copy(s, b -> b.decisions = keepLast(append(s.decisions(), new Decision(seq, kind, callId, summary)), RECENT_KEPT));
+    }
+
+    private static SessionProjection grant(SessionProjection s, Grant grant) {
+        return copy(s, b -> b.approvals = keepLast(append(s.approvals(), grant), GRANTS_KEPT));
+    }
+
+    private static SessionProjection artifact(SessionProjection s, long seq, BlobRef ref, String label) {
+        return ref == null ? s : addArtifact(s, new Artifact(seq, ref.uri(), ref.sha256(), ref.size(), label));
+    }
+
+    private static SessionProjection addArtifact(SessionProjection s, Artifact artifact) {
+        return copy(s, b -> b.artifacts = keepLast(append(s.artifacts(), artifact), RECENT_KEPT));
+    }
+
+    private static String scopeText(String tool, String pathGlob) {
+        return (tool == null ? "" : " for " + tool) + (pathGlob == null ? "" : " on " + pathGlob);
+    }
+
+    // --- status and what the session waits for ---------------------------------------------------
+
+    private static SessionProjection status(SessionProjection s, Status status) {
+        return copy(s, b -> b.status = status);
+    }
+
+    /** Derives what follows from the rest: AWAITING_APPROVAL while a decision is pending, and the pending action. */
+    private static SessionProjection settle(SessionProjection s, long seq) {
+        CallCursor approval = first(s, c -> c.awaitingApproval() && !c.state().finished());
+        CallCursor unknown = first(s, c -> c.state() == CallState.UNKNOWN);
+        CallCursor inFlight = first(s, c -> !c.state().finished());
+        Status status = s.status();
+        if (status != Status.CLOSED) {
+            if (approval != null) {
+                status = Status.AWAITING_APPROVAL;
+            } else if (status == Status.AWAITING_APPROVAL) {
+                status = Status.ACTIVE;
+            }
+        }
+        PendingAction pending;
+        if (status == Status.CLOSED) {
+            pending = null;
+        } else if (approval != null) {
+            pending = new PendingAction("approval", approval.callId(), approval.requestSeq());
+        } else if (unknown != null) {
+            pending = new PendingAction("human_decision", unknown.callId(), unknown.resultSeq() == null ? seq : unknown.resultSeq());
+        } else if (inFlight != null) {
+            pending = new PendingAction("tool_result", inFlight.callId(), inFlight.requestSeq());
+        } else {
+            PendingAction previous = s.pendingAction();
+            pending = previous != null && previous.kind().equals("model_turn") ? previous : new PendingAction("model_turn", null, seq);
+        }
+        Status settled = status;
+        return copy(s, b -> {
+            b.status = settled;
+            b.pendingAction = pending;
+        });
+    }
+
+    private static CallCursor first(SessionProjection s, java.util.function.Predicate<CallCursor> test) {
+        return s.toolCursor().stream().filter(test).findFirst().orElse(null);
+    }
+
+    // --- plumbing --------------------------------------------------------------------------------
+
+    private static SessionProjection at(SessionProjection s, Event event, int partition, long offset) {
+        return copy(s, b -> {
+            b.lastSeq = event.seq();
+            b.updatedAt = event.occurredAt();
+            b.position = new Position(partition, s.position().firstOffset(), offset);
+        });
+    }
+
+    private static <T> List<T> append(List<T> list, T item) {
+        var copy = new ArrayList<>(list);
+        copy.add(item);
+        return copy;
+    }
+
+    private static <T> List<T> keepLast(List<T> list, int n) {
+        return list.size() <= n ? list : List.copyOf(list.subList(list.size() - n, list.size()));
+    }
+
+    private static SessionProjection copy(SessionProjection s, java.util.function.Consumer<Builder> change) {
+        Builder b = Builder.of(s);
+        change.accept(b);
+        return b.build();
+    }
+
+    /** Mutable only inside this class, for one step of the fold. */
+    private static final class Builder {
+        String sessionId;
+        String tenantId;
+        long lastSeq;
+        String owner;
+        String objective = "";
+        List<String> constraints = List.of();
+        String modelId;
+        String harnessVersion;
+        dev.tether.core.event.ToolMode toolMode;
+        Status status;
+        int step;
+        TokenUsage usedTokens;
+        Long tokenBudget;
+        PendingAction pendingAction;
+        List<CallCursor> toolCursor = List.of();
+        List<PlanItem> plan = List.of();
+        Progress progress;
+        List<Grant> approvals = List.of();
+        Compaction compaction;
+        Position position;
+        Lease lease;
+        List<Decision> decisions = List.of();
+        List<Artifact> artifacts = List.of();
+        CallCounts callCounts;
+        java.time.Instant updatedAt;
+
+        static Builder of(SessionProjection s) {
+            var b = new Builder();
+            b.sessionId = s.sessionId();
+            b.tenantId = s.tenantId();
+            b.lastSeq = s.lastSeq();
+            b.owner = s.owner();
+            b.objective = s.objective();
+            b.constraints = s.constraints();
+            b.modelId = s.modelId();
+            b.harnessVersion = s.harnessVersion();
+            b.toolMode = s.toolMode();
+            b.status = s.status();
+            b.step = s.step();
+            b.usedTokens = s.usedTokens();
+            b.tokenBudget = s.tokenBudget();
+            b.pendingAction = s.pendingAction();
+            b.toolCursor = s.toolCursor();
+            b.plan = s.plan();
+            b.progress = s.progress();
+            b.approvals = s.approvals();
+            b.compaction = s.compaction();
+            b.position = s.position();
+            b.lease = s.lease();
+            b.decisions = s.decisions();
+            b.artifacts = s.artifacts();
+            b.callCounts = s.callCounts();
+            b.updatedAt = s.updatedAt();
+            return b;
+        }
+
+        SessionProjection build() {
+            return new SessionProjection(sessionId, tenantId, SessionProjection.SCHEMA_VERSION, lastSeq, owner, objective, constraints,
+                    modelId, harnessVersion, toolMode, status, step, usedTokens, tokenBudget, pendingAction, toolCursor, plan, progress,
+                    approvals, compaction, position, lease, decisions, artifacts, callCounts, updatedAt);
+        }
+    }
+
+    /** Plan items not done yet, for the facts and the tail. */
+    public static List<PlanItem> openPlanItems(SessionProjection s) {
+        return s.plan().stream().filter(i -> i.status() != PlanItemStatus.DONE && i.status() != PlanItemStatus.CANCELLED).toList();
+    }
+}

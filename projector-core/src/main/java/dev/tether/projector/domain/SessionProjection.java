@@ -1,0 +1,98 @@
+package dev.tether.projector.domain;
+
+import dev.tether.core.event.PlanItem;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolMode;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The checkpoint of a session (ARCHITECTURE §5): everything a worker needs to resume it, folded
+ * from its log by {@link Projection}. Bounded: open tool calls plus the last
+ * {@value Projection#FINISHED_CALLS_KEPT} finished ones, the last decisions and artifacts, counters;
+ * its size does not grow with the session's length. Immutable.
+ */
+public record SessionProjection(
+        String sessionId,
+        String tenantId,
+        int schemaVersion,
+        long lastSeq,
+        String owner,
+        String objective,
+        List<String> constraints,
+        String modelId,
+        String harnessVersion,
+        ToolMode toolMode,
+        Status status,
+        int step,
+        TokenUsage usedTokens,
+        Long tokenBudget,
+        PendingAction pendingAction,
+        List<CallCursor> toolCursor,
+        List<PlanItem> plan,
+        Progress progress,
+        List<Grant> approvals,
+        Compaction compaction,
+        Position position,
+        Lease lease,
+        List<Decision> decisions,
+        List<Artifact> artifacts,
+        CallCounts callCounts,
+        Instant updatedAt) {
+
+    /**
+     * The semantic version of a checkpoint's content; see {@code CheckpointMigrations}. 3: a call with an UNKNOWN
+     * outcome stays in the tool cursor until resolved (2 trimmed it with the finished calls).
+     */
+    public static final int SCHEMA_VERSION = 3;
+
+    public SessionProjection {
+        constraints = List.copyOf(constraints);
+        toolCursor = List.copyOf(toolCursor);
+        plan = List.copyOf(plan);
+        approvals = List.copyOf(approvals);
+        decisions = List.copyOf(decisions);
+        artifacts = List.copyOf(artifacts);
+    }
+
+    public enum Status { ACTIVE, AWAITING_APPROVAL, RECOVERING, INTERRUPTED, CLOSED }
+
+    /** Where one tool call stands. */
+    public enum CallState { REQUESTED, AUTHORIZED, RUNNING, OK, ERROR, CANCELLED, UNKNOWN;
+
+        public boolean finished() {
+            return this == OK || this == ERROR || this == CANCELLED || this == UNKNOWN;
+        }
+    }
+
+    /** What the session waits for. {@code kind}: approval, tool_result, human_decision or model_turn. */
+    public record PendingAction(String kind, String callId, long sinceSeq) {}
+
+    /**
+     * One tool call: which assistant message asked for it, its idempotency key, its state, and
+     * whether a human decision on it is pending.
+     */
+    public record CallCursor(String callId, String tool, long requestSeq, String idempotencyKey, CallState state, Long resultSeq,
+                             boolean awaitingApproval) {}
+
+    public record Progress(int lastVerifiedStep, int stepsCompleted, String lastNote) {}
+
+    /** A session-scope grant in force. */
+    public record Grant(long grantSeq, String tool, String pathGlob, String approver) {}
+
+    /** The latest context compaction, with the facts block as it stood then. */
+    public record Compaction(long throughSeq, long compactedAtSeq, String facts) {}
+
+    /** Where the session's events lie in {@code session-events}. */
+    public record Position(int partition, long firstOffset, long lastOffset) {}
+
+    public record Lease(String workerId, long epoch, String harnessVersion, Instant claimedAt) {}
+
+    public record Decision(long seq, String kind, String callId, String summary) {}
+
+    public record Artifact(long seq, String uri, String sha256, long size, String label) {}
+
+    public record CallCounts(int ok, int error, int cancelled, int unknown) {
+        public static final CallCounts NONE = new CallCounts(0, 0, 0, 0);
+    }
+}

@@ -1,0 +1,498 @@
+package dev.tether.projector.context;
+
+import static dev.tether.projector.context.SessionFixture.call;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.core.blob.BlobRef;
+import dev.tether.core.event.ApprovalGranted;
+import dev.tether.core.event.ApprovalRequested;
+import dev.tether.core.event.ApprovalScope;
+import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.ContextCompacted;
+import dev.tether.core.event.OutcomeResolution;
+import dev.tether.core.event.PlanItem;
+import dev.tether.core.event.PlanItemStatus;
+import dev.tether.core.event.PlanUpdated;
+import dev.tether.core.event.ResumeReason;
+import dev.tether.core.event.SessionClaimed;
+import dev.tether.core.event.SessionClosed;
+import dev.tether.core.event.SessionMigrated;
+import dev.tether.core.event.SessionResumed;
+import dev.tether.core.event.StepCompleted;
+import dev.tether.core.event.SubagentResult;
+import dev.tether.core.event.ToolCall;
+import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolOutcomeResolved;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.ToolStatus;
+import dev.tether.core.event.UnknownEvent;
+import dev.tether.core.event.UserMessage;
+import dev.tether.projector.domain.ContextInput;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class ContextRendererTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String CANCELLED = "{\"error\":\"cancelled_by_user\"}";
+    private static final BlobRef BLOB = BlobRef.of("ab".repeat(32), 123_456, "The first lines");
+
+    @Nested
+    class Header {
+
+        @Test
+        void givenNewSession_whenRenderedForOpenAi_thenSystemPromptFirstObjectiveVerbatimSecondFactsThird() {
+            var log = new SessionFixture().user("Please start.");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(context.system()).isNull();
+            assertThat(context.messages().subList(0, 4)).containsExactly(
+                    Map.of("role", "system", "content", SessionFixture.SYSTEM_PROMPT),
+                    Map.of("role", "user", "content", SessionFixture.OBJECTIVE),
+                    Map.of("role", "user", "content", log.input().facts()),
+                    Map.of("role", "user", "content", "Please start."));
+        }
+
+        @Test
+        void givenNewSession_whenRenderedForAnthropic_thenSystemApartAndObjectiveOpensFirstUserMessage() {
+            var log = new SessionFixture().user("Please start.");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            assertThat(context.system()).isEqualTo(SessionFixture.SYSTEM_PROMPT);
+            assertThat(context.messages().get(0).get("role")).isEqualTo("user");
+            assertThat(texts(context.messages().get(0))).startsWith(SessionFixture.OBJECTIVE, log.input().facts(), "Please start.");
+        }
+
+        @Test
+        void givenNoCompaction_whenRendered_thenNoSummaryMessage() {
+            var log = new SessionFixture().user("Please start.");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context)).noneMatch(content -> content.startsWith("Session so far:"));
+        }
+
+        @Test
+        void givenCompaction_whenRendered_thenSummaryFollowsObjectiveAndOnlyLaterEventsAppear() {
+            var log = new SessionFixture().user("old question").assistant("old answer")
+                    .append(new ContextCompacted(3, "The user asked; the model answered.", null, List.of(2L, 3L)))
+                    .user("new question");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context).subList(1, 5)).containsExactly(
+                    SessionFixture.OBJECTIVE,
+                    "Session so far:\nThe user asked; the model answered.",
+                    "Facts:\n- captured with the compaction through seq 3",
+                    "new question");
+            assertThat(contents(context)).doesNotContain("old question", "old answer");
+        }
+
+        @Test
+        void givenOffloadedSummary_whenRendered_thenSummaryShowsPreviewAndMarker() {
+            var log = new SessionFixture().user("q")
+                    .append(new ContextCompacted(2, "The first lines", BLOB, List.of()));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context).get(2)).isEqualTo(
+                    "Session so far:\nThe first lines\n[full content: blob://sha256/" + "ab".repeat(32) + ", 123456 bytes]");
+        }
+    }
+
+    @Nested
+    class ToolCalls {
+
+        @Test
+        void givenCallWithoutResult_whenRenderedForOpenAi_thenToolMessageCancelsIt() {
+            var log = new SessionFixture().user("go").assistant("Reading.", call("c-1"));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            int assistant = indexOfRole(context, "assistant");
+            assertThat(context.messages().get(assistant + 1))
+                    .containsExactly(Map.entry("role", "tool"), Map.entry("tool_call_id", "c-1"), Map.entry("content", CANCELLED));
+        }
+
+        @Test
+        void givenCallWithoutResult_whenRenderedForAnthropic_thenToolResultIsError() {
+            var log = new SessionFixture().user("go").assistant("Reading.", call("c-1"));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            int assistant = indexOfRole(context, "assistant");
+            assertThat(blocks(context.messages().get(assistant + 1)).get(0)).isEqualTo(Map.of(
+                    "type", "tool_result", "tool_use_id", "c-1", "content", CANCELLED, "is_error", true));
+        }
+
+        @Test
+        void givenCallsWithResults_whenRenderedForOpenAi_thenToolCallsAndResultsInCallOrder() {
+            var log = new SessionFixture().user("go").assistant("", call("c-1"), call("c-2"))
+                    .result("c-2", ToolStatus.OK, "two").result("c-1", ToolStatus.OK, "one");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            int assistant = indexOfRole(context, "assistant");
+            assertThat(json(context.messages().get(assistant))).isEqualTo("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+                    + "{\"id\":\"c-1\",\"type\":\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"c-1.txt\\\"}\"}},"
+                    + "{\"id\":\"c-2\",\"type\":\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"c-2.txt\\\"}\"}}]}");
+            assertThat(contents(context).subList(assistant + 1, assistant + 3)).containsExactly("one", "two");
+        }
+
+        @Test
+        void givenResultAfterOtherEvents_whenRendered_thenResultFollowsItsAssistantMessage() {
+            var log = new SessionFixture().user("go").assistant("Reading.", call("c-1"))
+                    .user("also check the logs")
+                    .append(new PlanUpdated(List.of(new PlanItem("Read", PlanItemStatus.IN_PROGRESS))))
+                    .result("c-1", ToolStatus.OK, "file text");
+
+            ModelContext openAi = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+            ModelContext anthropic = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            int assistant = indexOfRole(openAi, "assistant");
+            assertThat(openAi.messages().get(assistant + 1)).containsEntry("role", "tool").containsEntry("content", "file text");
+            assertThat(contents(openAi).get(assistant + 2)).isEqualTo("also check the logs");
+            List<Map<String, Object>> afterToolUse = blocks(anthropic.messages().get(indexOfRole(anthropic, "assistant") + 1));
+            assertThat(afterToolUse.get(0)).containsEntry("type", "tool_result").containsEntry("content", "file text")
+                    .containsEntry("is_error", false);
+            assertThat(afterToolUse.get(1)).containsEntry("text", "also check the logs");
+        }
+
+        @Test
+        void givenErrorAndUnknownResults_whenRendered_thenContentSaysSoAndAnthropicMarksThemErrors() {
+            var log = new SessionFixture().user("go").assistant("", call("c-1"), call("c-2"))
+                    .result("c-1", ToolStatus.ERROR, "denied by approver: too risky")
+                    .result("c-2", ToolStatus.UNKNOWN, "");
+
+            ModelContext openAi = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+            ModelContext anthropic = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            int assistant = indexOfRole(openAi, "assistant");
+            assertThat(contents(openAi).subList(assistant + 1, assistant + 3)).containsExactly(
+                    "{\"error\":\"denied by approver: too risky\",\"status\":\"ERROR\"}",
+                    "{\"error\":\"\",\"status\":\"UNKNOWN\"}");
+            assertThat(blocks(anthropic.messages().get(indexOfRole(anthropic, "assistant") + 1)))
+                    .filteredOn(block -> "tool_result".equals(block.get("type")))
+                    .extracting(block -> block.get("is_error")).containsExactly(true, true);
+        }
+
+        @Test
+        void givenCancelledResult_whenRendered_thenItRendersExactlyAsTheStandInCancellation() {
+            var standIn = new SessionFixture().user("go").assistant("Reading.", call("c-1")).interrupted("", "user");
+            var cancelled = new SessionFixture().user("go").assistant("Reading.", call("c-1")).interrupted("", "user")
+                    .result("c-1", ToolStatus.CANCELLED, "the user stopped it");
+
+            for (ContextFormat format : ContextFormat.values()) {
+                ModelContext withStandIn = ContextRenderer.render(standIn.input(), format);
+                ModelContext withResult = ContextRenderer.render(cancelled.input(), format);
+
+                assertThat(json(stablePrefix(withResult))).isEqualTo(json(stablePrefix(withStandIn)));
+                assertThat(withResult.stablePrefixSize()).isEqualTo(withStandIn.stablePrefixSize());
+            }
+        }
+
+        @Test
+        void givenCallInFlight_whenRendered_thenTailStartsAtItsAssistantMessage() {
+            var log = new SessionFixture().user("go").assistant("Reading.", call("c-1")).user("hurry up");
+
+            ModelContext openAi = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+            ModelContext anthropic = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            assertThat(openAi.stablePrefixSize()).isEqualTo(indexOfRole(openAi, "assistant"));
+            assertThat(anthropic.stablePrefixSize()).isEqualTo(indexOfRole(anthropic, "assistant"));
+        }
+
+        @Test
+        void givenResultOfACompactedCall_whenRendered_thenItIsANoteNotAToolMessage() {
+            var log = new SessionFixture().user("go").assistant("Reading.", call("c-1"))
+                    .append(new ContextCompacted(3, "The model read a file.", null, List.of()))
+                    .result("c-1", ToolStatus.OK, "file text");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(context.messages()).noneMatch(message -> "tool".equals(message.get("role")));
+            assertThat(contents(context)).contains("[result of tool call c-1]\nfile text");
+        }
+
+        @Test
+        void givenArgumentsNotAJsonObject_whenRenderedForAnthropic_thenInputHoldsThemRaw() {
+            var log = new SessionFixture().user("go").assistant("",
+                    new ToolCall("c-1", "t", "[1,2]"),
+                    new ToolCall("c-2", "t", "{not json"),
+                    new ToolCall("c-3", "t", "{} {}"),
+                    new ToolCall("c-4", "t", "{\"b\":1.50,\"a\":[{\"x\":null}]}"));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            List<Object> inputs = blocks(context.messages().get(indexOfRole(context, "assistant"))).stream()
+                    .map(block -> block.get("input")).toList();
+            assertThat(inputs.subList(0, 3)).containsExactly(Map.of("_raw", "[1,2]"), Map.of("_raw", "{not json"), Map.of("_raw", "{} {}"));
+            assertThat(json(inputs.get(3))).isEqualTo("{\"b\":1.50,\"a\":[{\"x\":null}]}");
+            assertThat(((Map<?, ?>) inputs.get(3)).get("b")).isEqualTo(new BigDecimal("1.50"));
+        }
+    }
+
+    @Nested
+    class Interruptions {
+
+        @Test
+        void givenInterruptedTurn_whenRendered_thenPartialTextKeptAndMarked() {
+            var log = new SessionFixture().user("go").interrupted("I was about to", "user pressed stop");
+
+            ModelContext openAi = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+            ModelContext anthropic = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            String marked = "I was about to\n[interrupted: user pressed stop]";
+            assertThat(openAi.messages()).contains(Map.of("role", "assistant", "content", marked));
+            assertThat(anthropic.messages()).contains(Map.of("role", "assistant", "content", List.of(Map.of("type", "text", "text", marked))));
+        }
+
+        @Test
+        void givenInterruptionWithoutTextOrReason_whenRendered_thenOnlyTheMarker() {
+            var log = new SessionFixture().user("go").interrupted("", "");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(context.messages()).contains(Map.of("role", "assistant", "content", "[interrupted]"));
+        }
+
+        @Test
+        void givenCallOfInterruptedTurn_whenRendered_thenItIsCancelledAndStable() {
+            var log = new SessionFixture().user("go").assistant("Reading.", call("c-1")).interrupted("", "user");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            int assistant = indexOfRole(context, "assistant");
+            assertThat(context.messages().get(assistant + 1)).containsEntry("content", CANCELLED);
+            assertThat(context.stablePrefixSize()).isEqualTo(context.messages().size() - 1);
+        }
+
+        @Test
+        void givenInterruptionAfterALaterAssistantMessage_whenRendered_thenEarlierCallStaysInFlight() {
+            var log = new SessionFixture().user("go").assistant("", call("c-1")).assistant("Still thinking.").interrupted("", "user");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(context.stablePrefixSize()).isEqualTo(indexOfRole(context, "assistant"));
+        }
+    }
+
+    @Nested
+    class Content {
+
+        @Test
+        void givenOffloadedContent_whenRendered_thenPreviewAndMarkerNameTheArtifact() {
+            var log = new SessionFixture()
+                    .append(new UserMessage("The first lines", BLOB))
+                    .append(new AssistantMessage("The first lines", BLOB, List.of(call("c-1")), null))
+                    .append(new ToolResult("c-1", "k", ToolStatus.OK, "The first lines", BLOB));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            String shown = "The first lines\n[full content: blob://sha256/" + "ab".repeat(32) + ", 123456 bytes]";
+            assertThat(contents(context)).containsSequence(shown, shown, shown);
+        }
+
+        @Test
+        void givenNoteEvents_whenRendered_thenEachIsAUserNote() {
+            var log = new SessionFixture()
+                    .append(new PlanUpdated(List.of(new PlanItem("Read the code", PlanItemStatus.DONE), new PlanItem("Fix it", null))))
+                    .append(new StepCompleted(3, "tests pass", true, "mvn test: 12 passed"))
+                    .append(new StepCompleted(4, "", false, null))
+                    .append(new SessionResumed(ResumeReason.CRASH, 7, "call c-9 was re-run"))
+                    .append(new SessionMigrated("h-1", "h-2"))
+                    .append(new SubagentResult("s-2", "found the bug"))
+                    .append(new SessionClosed("done"));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context).subList(3, 10)).containsExactly(
+                    "[plan]\n1. Read the code (DONE)\n2. Fix it (PENDING)",
+                    "[step 3 completed, verified]\ntests pass\nevidence: mvn test: 12 passed",
+                    "[step 4 completed, unverified]",
+                    "[session resumed after CRASH]\ncall c-9 was re-run",
+                    "[session migrated from harness h-1 to h-2]",
+                    "[subagent s-2 finished]\nfound the bug",
+                    "[session closed]\ndone");
+        }
+
+        @Test
+        void givenARetriedUnknownOutcome_whenRendered_thenTheDecisionAndTheNewResultAreNotes() {
+            var log = new SessionFixture().user("go").assistant("Fetching.", call("c-1"))
+                    .result("c-1", ToolStatus.UNKNOWN, "executor crashed mid-call")
+                    .append(new ToolOutcomeResolved("c-1", OutcomeResolution.RETRY, "alice", "the server saw nothing"))
+                    .result("c-1", ToolStatus.OK, "page text");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context)).containsSubsequence(
+                    "[tool call c-1: a human had it run again; its new result follows]\nthe server saw nothing",
+                    "[result of tool call c-1]\npage text");
+        }
+
+        @Test
+        void givenBookkeepingEvents_whenRendered_thenTheyAreLeftOut() {
+            var log = new SessionFixture().user("go")
+                    .append(new SessionClaimed("worker-1", 2, "h-1"))
+                    .append(new ApprovalRequested("c-1", "write_file", "write a.txt", null))
+                    .append(new ApprovalGranted("c-1", ApprovalScope.ONCE, "write_file", null, "alice", ""))
+                    .append(new ToolCallAuthorized("c-1", AuthorizationBasis.POLICY))
+                    .append(new UnknownEvent("from_the_future"));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context).subList(3, context.messages().size() - 1)).containsExactly("go");
+        }
+
+        @Test
+        void givenCompactionAmongTheEvents_whenRendered_thenItRendersNothing() {
+            var log = new SessionFixture().user("go")
+                    .append(new ContextCompacted(2, "a compaction the caller should have passed apart", null, List.of()));
+
+            ModelContext context = ContextRenderer.render(asIfNeverCompacted(log), ContextFormat.OPENAI);
+
+            assertThat(contents(context).subList(3, context.messages().size() - 1)).containsExactly("go");
+        }
+
+        @Test
+        void givenEmptyMessages_whenRendered_thenTheyAreLeftOut() {
+            var log = new SessionFixture().user("").assistant("").user("go");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context).subList(3, context.messages().size() - 1)).containsExactly("go");
+        }
+
+        @Test
+        void givenVolatileValues_whenRendered_thenTheyAppearOnlyInTheTail() {
+            var log = new SessionFixture().user("go").assistant("Done.").append(new StepCompleted(1, "read", true, null));
+
+            for (ContextFormat format : ContextFormat.values()) {
+                ModelContext context = ContextRenderer.render(log.input(), format);
+
+                String prefix = json(stablePrefix(context));
+                String tail = json(context.messages().subList(context.stablePrefixSize(), context.messages().size()));
+                assertThat(prefix).doesNotContain("2026-03-01T", "event-", "[session state]", "last seq");
+                assertThat(tail).contains("last seq: 4", "as of: 2026-03-01T09:00:28Z", "tokens used: 100 input, 10 output", "event event-4");
+            }
+        }
+
+        @Test
+        void givenTail_whenRenderedForOpenAi_thenItIsTheLastUserMessage() {
+            var log = new SessionFixture().user("go");
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(contents(context).get(context.messages().size() - 1)).isEqualTo(
+                    "[session state]\nstatus: ACTIVE\nlast seq: 2\nstep: 0\ntokens used: 0 input, 0 output\n"
+                            + "as of: 2026-03-01T09:00:14Z\nopen work:\n- event event-2");
+            assertThat(context.stablePrefixSize()).isEqualTo(context.messages().size() - 1);
+        }
+    }
+
+    @Nested
+    class AnthropicAlternation {
+
+        @Test
+        void givenConsecutiveSameRoleTurns_whenRendered_thenRolesAlternateStartingWithUser() {
+            var log = new SessionFixture().user("one").user("two")
+                    .append(new PlanUpdated(List.of()))
+                    .assistant("a").interrupted("b", "user")
+                    .assistant("", call("c-1")).result("c-1", ToolStatus.OK, "r")
+                    .user("three").assistant("", call("c-2"));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            List<Object> roles = context.messages().stream().map(message -> message.get("role")).toList();
+            assertThat(roles).containsExactly("user", "assistant", "user", "assistant", "user");
+            assertThat(blocks(context.messages().get(2))).extracting(block -> block.get("type")).containsExactly("tool_result", "text");
+        }
+
+        @Test
+        void givenLastStableMessageMayGrow_whenRendered_thenItIsPartOfTheTail() {
+            var log = new SessionFixture().user("one").assistant("a");
+
+            ModelContext before = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+            ModelContext after = ContextRenderer.render(log.assistant("b").input(), ContextFormat.ANTHROPIC);
+
+            assertThat(before.stablePrefixSize()).isEqualTo(1);
+            assertThat(json(after.messages().subList(0, 1))).isEqualTo(json(stablePrefix(before)));
+            assertThat(texts(after.messages().get(1))).containsExactly("a", "b");
+        }
+
+        @Test
+        void givenCallInFlightAfterAUserMessage_whenRendered_thenTheUserMessageStaysStable() {
+            var log = new SessionFixture().user("one").assistant("", call("c-1"));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            assertThat(context.stablePrefixSize()).isEqualTo(1);
+            assertThat(context.messages()).hasSize(3);
+        }
+    }
+
+    @Test
+    void givenStartEventAmongTheEvents_whenRendered_thenItRendersNothing() {
+        var log = new SessionFixture().user("go");
+        var input = new ContextInput(log.input().start(), null, log.input().facts(), log.events(), log.input().tail());
+
+        ModelContext context = ContextRenderer.render(input, ContextFormat.OPENAI);
+
+        assertThat(contents(context).subList(3, context.messages().size() - 1)).containsExactly("go");
+    }
+
+    @Test
+    void givenNullFormat_whenRendered_thenRejected() {
+        assertThatThrownBy(() -> ContextRenderer.render(new SessionFixture().input(), null)).isInstanceOf(NullPointerException.class);
+    }
+
+    /** The input with every event after the start and no compaction passed apart. */
+    private static ContextInput asIfNeverCompacted(SessionFixture log) {
+        ContextInput input = log.input();
+        return new ContextInput(input.start(), null, input.facts(), log.events().subList(1, log.events().size()), input.tail());
+    }
+
+    private static List<Map<String, Object>> stablePrefix(ModelContext context) {
+        return context.messages().subList(0, context.stablePrefixSize());
+    }
+
+    private static int indexOfRole(ModelContext context, String role) {
+        for (int i = 0; i < context.messages().size(); i++) {
+            if (role.equals(context.messages().get(i).get("role"))) {
+                return i;
+            }
+        }
+        throw new AssertionError("no " + role + " message");
+    }
+
+    /** The OpenAI messages' contents, as strings. */
+    private static List<String> contents(ModelContext context) {
+        return context.messages().stream().map(message -> String.valueOf(message.get("content"))).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> blocks(Map<String, Object> anthropicMessage) {
+        return (List<Map<String, Object>>) anthropicMessage.get("content");
+    }
+
+    private static List<Object> texts(Map<String, Object> anthropicMessage) {
+        return blocks(anthropicMessage).stream().map(block -> block.get("text")).toList();
+    }
+
+    private static String json(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new AssertionError(e);
+        }
+    }
+}

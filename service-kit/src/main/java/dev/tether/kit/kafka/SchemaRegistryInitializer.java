@@ -1,0 +1,136 @@
+package dev.tether.kit.kafka;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Registers the value schema of every Tether topic and sets its subject's compatibility to
+ * FULL_TRANSITIVE, through the registry's Confluent-compatible API. Idempotent: registering a
+ * schema the subject already has returns its id.
+ *
+ * <p>A schema the subject's rule refuses (an incompatible change that slipped past the build's
+ * check) fails here, at start-up, with the registry's reason, instead of at the first produce.
+ */
+public final class SchemaRegistryInitializer {
+
+    public static final String COMPATIBILITY = "FULL_TRANSITIVE";
+    private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
+
+    /** A subject the registry holds: its name, the id of the current schema, and its rule. */
+    public record Subject(String name, int schemaId, String compatibility) {}
+
+    private final String ccompatUrl;
+    private final HttpClient http;
+    private final ObjectMapper json = new ObjectMapper();
+    private final Duration timeout;
+
+    /**
+     * @param ccompatUrl the registry's Confluent-compatible API, e.g. {@code http://127.0.0.1:8085/apis/ccompat/v7}
+     */
+    public SchemaRegistryInitializer(String ccompatUrl, Duration timeout) {
+        this.ccompatUrl = ccompatUrl.endsWith("/") ? ccompatUrl.substring(0, ccompatUrl.length() - 1) : ccompatUrl;
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+    }
+
+    /** The Confluent-compatible API URL of the registry whose Apicurio v3 API is at {@code registryUrl}. */
+    public static String ccompatUrlOf(String registryUrl) {
+        return registryUrl.replaceFirst("/apis/registry/v3/?$", "/apis/ccompat/v7");
+    }
+
+    public List<Subject> init(TopicLayout layout) {
+        var subjects = new ArrayList<Subject>();
+        for (TopicSpec spec : Topics.all(layout)) {
+            int id = register(spec.valueSubject(), spec.valueSchema().toString());
+            setCompatibility(spec.valueSubject(), COMPATIBILITY);
+            subjects.add(new Subject(spec.valueSubject(), id, COMPATIBILITY));
+        }
+        return subjects;
+    }
+
+    /** Registers {@code schema} under {@code subject}; returns its id. */
+    public int register(String subject, String schema) {
+        var response = send("POST", "/subjects/" + subject + "/versions", Map.of("schema", schema));
+        if (response.statusCode() == 409) {
+            // a conflict is an incompatible schema, or another instance registering the same one right now
+            var existing = send("POST", "/subjects/" + subject, Map.of("schema", schema));
+            if (existing.statusCode() == 200) {
+                return read(existing.body()).get("id").asInt();
+            }
+            throw new IllegalStateException("the registry refused the schema of subject '" + subject
+                    + "' as incompatible with its " + compatibility(subject) + " rule: " + response.body());
+        }
+        expectOk(response, "registering the schema of " + subject);
+        return read(response.body()).get("id").asInt();
+    }
+
+    /**
+     * Sets the subject's compatibility rule. Several services may do this at once; when the
+     * registry answers that another request created the rule first, the rule is read back.
+     */
+    public void setCompatibility(String subject, String level) {
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            var response = send("PUT", "/config/" + subject, Map.of("compatibility", level));
+            if (response.statusCode() != 409) {
+                expectOk(response, "setting the compatibility of " + subject);
+                return;
+            }
+            if (level.equals(compatibility(subject))) {
+                return;
+            }
+        }
+        throw new IllegalStateException("could not set the compatibility of " + subject + " to " + level
+                + ": it kept changing under concurrent updates");
+    }
+
+    /** The subject's compatibility rule, or the registry's global one if the subject has none. */
+    public String compatibility(String subject) {
+        var response = send("GET", "/config/" + subject, null);
+        if (response.statusCode() == 404) {
+            response = send("GET", "/config", null);
+        }
+        expectOk(response, "reading the compatibility of " + subject);
+        return read(response.body()).get("compatibilityLevel").asText();
+    }
+
+    private HttpResponse<String> send(String method, String path, Object body) {
+        try {
+            var request = HttpRequest.newBuilder(URI.create(ccompatUrl + path))
+                    .timeout(timeout)
+                    .header("Accept", CONTENT_TYPE)
+                    .header("Content-Type", CONTENT_TYPE)
+                    .method(method, body == null
+                            ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)))
+                    .build();
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IllegalStateException("schema registry at " + ccompatUrl + " is not reachable: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while calling the schema registry", e);
+        }
+    }
+
+    private com.fasterxml.jackson.databind.JsonNode read(String body) {
+        try {
+            return json.readTree(body);
+        } catch (IOException e) {
+            throw new IllegalStateException("unreadable answer from the schema registry: " + body, e);
+        }
+    }
+
+    private static void expectOk(HttpResponse<String> response, String what) {
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException(what + " failed: HTTP " + response.statusCode() + " " + response.body());
+        }
+    }
+}

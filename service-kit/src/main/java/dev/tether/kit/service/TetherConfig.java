@@ -1,0 +1,89 @@
+package dev.tether.kit.service;
+
+import dev.tether.kit.kafka.TopicLayout;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code tether.*} settings every service shares. The broker is Quarkus's own
+ * {@code kafka.bootstrap.servers}.
+ */
+@ConfigMapping(prefix = "tether")
+public interface TetherConfig {
+
+    Registry registry();
+
+    Topics topics();
+
+    Auth auth();
+
+    Policy policy();
+
+    interface Registry {
+        /** The registry's Apicurio v3 API, e.g. {@code http://127.0.0.1:8085/apis/registry/v3}. */
+        String url();
+
+        /** How long to wait for the registry at start-up. */
+        @WithDefault("PT30S")
+        Duration timeout();
+    }
+
+    interface Topics {
+        /** Prepended to every topic name (several installations on one cluster); empty by default. */
+        Optional<String> prefix();
+
+        /** Partitions of new topics: bounds the parallelism of every service. */
+        @WithDefault("6")
+        int partitions();
+
+        /** Replicas of new topics: 1 for a single local broker, 3 in production. */
+        @WithDefault("1")
+        short replicationFactor();
+
+        /** What to do at start-up: create missing topics and verify all (create), only verify (verify), or nothing (none). */
+        @WithDefault("create")
+        InitMode init();
+    }
+
+    enum InitMode { CREATE, VERIFY, NONE }
+
+    /** Which tool calls need a human's approval: see {@link dev.tether.core.policy.GatingPolicy}. */
+    interface Policy {
+        @WithDefault("write_file,edit_file,run_command,http_fetch")
+        String gated();
+
+        /** {@code "<tenant>.<READ_ONLY|WRITE>"} → comma-separated gated tools for that tenant and mode. */
+        Map<String, String> overrides();
+    }
+
+    /**
+     * The gating policy, checked when asked for: a malformed entry, or a tool name not in {@code knownTools} (the
+     * service's tool registry, every mode), throws naming the entry.
+     */
+    default dev.tether.core.policy.GatingPolicy gatingPolicy(java.util.Set<String> knownTools) {
+        return dev.tether.core.policy.GatingPolicy.of(policy().gated(), policy().overrides(), knownTools);
+    }
+
+    interface Auth {
+        DevKeys devKeys();
+
+        /**
+         * Fixed bearer tokens for local runs and tests, instead of JWTs. Off unless enabled:
+         * production takes JWTs only.
+         */
+        interface DevKeys {
+            @WithDefault("false")
+            boolean enabled();
+
+            /** Token → {@code tenant:principal:role[,role...]}, e.g. {@code dev-acme-agent=acme:acme-agent:agent}. */
+            Map<String, String> keys();
+        }
+    }
+
+    default TopicLayout layout() {
+        return new TopicLayout(topics().prefix().orElse(""), topics().partitions(), topics().replicationFactor());
+    }
+}

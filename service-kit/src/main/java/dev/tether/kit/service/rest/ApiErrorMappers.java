@@ -1,0 +1,86 @@
+package dev.tether.kit.service.rest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.tether.core.event.InvalidEventException;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.util.Map;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * Every error as a JSON body with a stable {@code error} code, and the right status: a client
+ * mistake is a 4xx naming what is wrong, never a 500; an unexpected failure is a 500 that reveals
+ * nothing of the request (it may hold secrets) and is logged with its stack trace.
+ */
+public class ApiErrorMappers {
+
+    private static final Logger LOG = Logger.getLogger(ApiErrorMappers.class);
+
+    @ServerExceptionMapper
+    public Response api(ApiException e) {
+        return e.toResponse();
+    }
+
+    /** Another instance's answer to a forwarded read, returned as it is. */
+    @ServerExceptionMapper
+    public Response remote(OwnerRouting.RemoteAnswer e) {
+        return e.response();
+    }
+
+    @ServerExceptionMapper
+    public Response invalidField(InvalidEventException e) {
+        return ApiException.badRequest(e.field(), e.getMessage()).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response malformedJson(JsonProcessingException e) {
+        var location = e.getLocation();
+        String where = location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+        return new ApiException(400, "malformed_json", "the body is not valid JSON" + where).toResponse();
+    }
+
+    @ServerExceptionMapper({UnauthorizedException.class, AuthenticationFailedException.class})
+    public Response unauthorized() {
+        return Response.status(401).type("application/json").header("WWW-Authenticate", "Bearer")
+                .entity(Map.of("error", "unauthorized", "message", "a valid bearer token is required")).build();
+    }
+
+    @ServerExceptionMapper
+    public Response forbidden(ForbiddenException e) {
+        return new ApiException(403, "forbidden", "the caller's role does not allow this").toResponse();
+    }
+
+    /** A Kafka Streams store moved or is restoring in the middle of a read. */
+    @ServerExceptionMapper
+    public Response storeUnavailable(InvalidStateStoreException e) {
+        return ApiException.unavailable("state is being restored or moved; try again shortly", 1).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response webApplication(WebApplicationException e) {
+        int status = e.getResponse().getStatus();
+        if (status >= 500) {
+            return unexpected(e);
+        }
+        String code = switch (status) {
+            case 404 -> "not_found";
+            case 405 -> "method_not_allowed";
+            case 406 -> "not_acceptable";
+            case 413 -> "too_large";
+            case 415 -> "unsupported_media_type";
+            default -> "bad_request";
+        };
+        return new ApiException(status, code, e.getResponse().getStatusInfo().getReasonPhrase()).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Exception e) {
+        LOG.error("unexpected failure handling a request", e);
+        return new ApiException(500, "internal", "an unexpected error; it was logged").toResponse();
+    }
+}

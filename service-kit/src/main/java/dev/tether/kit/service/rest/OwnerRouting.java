@@ -1,0 +1,304 @@
+package dev.tether.kit.service.rest;
+
+import dev.tether.kit.kafka.SessionPartitioner;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Sends a request to the instance that holds the session's partition (Kafka Streams interactive
+ * queries; every instance advertises itself with {@code quarkus.kafka-streams.application-server}).
+ * A request for a session this instance holds is served here; any other is forwarded once, with the
+ * caller's credentials (and body, for a POST), and its answer returned as it is. A forwarded request
+ * is never forwarded again; while the owner is unknown (a rebalance) the answer is 503 with
+ * {@code Retry-After}. A read over all sessions asks every other instance for its own partitions
+ * ({@link #gatherFromOthers}). Thread-safe.
+ */
+@ApplicationScoped
+public class OwnerRouting {
+
+    /** The header marking a request one instance sent to another; such a request is never forwarded again. */
+    public static final String FORWARDED = "X-Tether-Forwarded";
+
+    /** How long a forwarded GET may take. */
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a forwarded POST may take: the owner may wait for a verdict of the sequencer (15 s by default) first. */
+    private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(45);
+    /** How long an instance may take to answer its part of a read over all sessions. */
+    private static final Duration GATHER_TIMEOUT = Duration.ofSeconds(8);
+
+    private final Instance<KafkaStreams> streams;
+    private final boolean advertised;
+    private final HostInfo self;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+
+    OwnerRouting(Instance<KafkaStreams> streams,
+                 @ConfigProperty(name = "quarkus.kafka-streams.application-server") Optional<String> applicationServer) {
+        this.streams = streams;
+        this.advertised = applicationServer.isPresent();
+        this.self = applicationServer.map(HostInfo::buildFromEndpoint).orElse(null);
+    }
+
+    /** Thrown to answer with another instance's response. */
+    public static final class RemoteAnswer extends RuntimeException {
+        private final transient Response response;
+
+        RemoteAnswer(Response response) {
+            super(null, null, false, false);
+            this.response = response;
+        }
+
+        public Response response() {
+            return response;
+        }
+    }
+
+    /**
+     * Returns if this instance holds {@code sessionId}'s partition of {@code store}; otherwise
+     * throws {@link RemoteAnswer} with the owner's answer to the same GET.
+     */
+    public void serveLocallyOrForward(String store, String sessionId, UriInfo uri, HttpHeaders headers) {
+        owner(store, sessionId, headers).ifPresent(host -> {
+            throw new RemoteAnswer(forward(host, uri, headers, null));
+        });
+    }
+
+    /**
+     * Like {@link #serveLocallyOrForward(String, String, UriInfo, HttpHeaders)} for a POST: the owner gets the same
+     * request with {@code body}, and only the owner executes it (this instance does nothing but return its answer).
+     * A forwarded POST that gets no answer in time answers 503: whether the owner executed it is then unknown, so
+     * only a request that is safe to repeat should be forwarded.
+     */
+    public void serveLocallyOrForward(String store, String sessionId, UriInfo uri, HttpHeaders headers, byte[] body) {
+        owner(store, sessionId, headers).ifPresent(host -> {
+            throw new RemoteAnswer(forward(host, uri, headers, body));
+        });
+    }
+
+    /** The instance to forward to, or empty to serve here (always here for a request that was forwarded already). */
+    private Optional<HostInfo> owner(String store, String sessionId, HttpHeaders headers) {
+        return headers.getHeaderString(FORWARDED) != null ? Optional.empty() : ownerElsewhere(store, sessionId);
+    }
+
+    /**
+     * The instance holding {@code sessionId}'s partition of {@code store} when it is another one; empty when this
+     * instance holds it (also while it still restores it: the local read answers for it) or runs alone. 503 with
+     * {@code Retry-After} while the owner is unknown (a rebalance).
+     */
+    private Optional<HostInfo> ownerElsewhere(String store, String sessionId) {
+        if (!streams.isResolvable() || !advertised) {
+            return Optional.empty();
+        }
+        KafkaStreams kafkaStreams = streams.get();
+        KeyQueryMetadata owner = kafkaStreams.queryMetadataForKey(store, sessionId, new SessionPartitioner());
+        if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+            throw ApiException.unavailable("the session's partition is being reassigned; try again shortly", 1);
+        }
+        if (owner.activeHost().equals(self) || holdsLocally(kafkaStreams, store, owner.partition())) {
+            return Optional.empty();
+        }
+        return Optional.of(owner.activeHost());
+    }
+
+    /**
+     * For a read over all sessions (a list): the answers of every other instance to the same GET, each sent with
+     * {@value #FORWARDED} so it answers for its own partitions only; the caller merges them with its own. Empty when
+     * the request is itself forwarded or this instance runs alone. All or nothing: throws 503 with
+     * {@code Retry-After} while some partition of {@code store} (of {@code partitions}) has no instance (a
+     * rebalance) or an instance does not answer in time, rather than leave a part out; an instance answering
+     * anything but 200 has its answer returned as it is ({@link RemoteAnswer}).
+     *
+     * @return the bodies of the other instances' 200 answers
+     */
+    public List<byte[]> gatherFromOthers(String store, int partitions, UriInfo uri, HttpHeaders headers) {
+        if (!streams.isResolvable() || !advertised || headers.getHeaderString(FORWARDED) != null) {
+            return List.of();
+        }
+        KafkaStreams kafkaStreams = streams.get();
+        KafkaStreams.State state = kafkaStreams.state();
+        if (state != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable("the state here is " + state.name().toLowerCase(Locale.ROOT) + "; try again shortly", 1);
+        }
+        Collection<StreamsMetadata> instances = kafkaStreams.streamsMetadataForStore(store);
+        Set<Integer> missing = unowned(instances, partitions);
+        // at this address but not here: a killed predecessor on the same address that the group has not expired yet
+        instances.stream().filter(instance -> instance.hostInfo().equals(self)).flatMap(instance -> instance.topicPartitions().stream())
+                .map(tp -> tp.partition()).distinct().filter(p -> !holdsLocally(kafkaStreams, store, p)).forEach(missing::add);
+        if (!missing.isEmpty()) {
+            throw ApiException.unavailable("partitions " + missing + " are being reassigned; try again shortly", 1);
+        }
+        var answers = new ArrayList<CompletableFuture<HttpResponse<byte[]>>>();
+        var hosts = new ArrayList<HostInfo>();
+        for (StreamsMetadata instance : instances) {
+            if (!instance.hostInfo().equals(self)) {
+                hosts.add(instance.hostInfo());
+                answers.add(http.sendAsync(request(instance.hostInfo(), uri, headers, null, GATHER_TIMEOUT),
+                        HttpResponse.BodyHandlers.ofByteArray()));
+            }
+        }
+        var bodies = new ArrayList<byte[]>();
+        long deadline = System.nanoTime() + GATHER_TIMEOUT.toNanos();
+        int i = 0;
+        try {
+            for (; i < answers.size(); i++) {
+                HttpResponse<byte[]> answer = answers.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (answer.statusCode() != 200) {
+                    throw new RemoteAnswer(relay(answer));
+                }
+                bodies.add(answer.body());
+            }
+            return bodies;
+        } catch (TimeoutException | ExecutionException e) {
+            HostInfo host = hosts.get(i);
+            throw ApiException.unavailable("the instance at " + host.host() + ":" + host.port()
+                    + " did not answer for its partitions in time; try again shortly", 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        } finally {
+            answers.forEach(a -> a.cancel(true));
+        }
+    }
+
+    /** The partitions (numbers, of any source topic) among {@code partitions} that none of {@code instances} holds. */
+    static Set<Integer> unowned(Collection<StreamsMetadata> instances, int partitions) {
+        var missing = new TreeSet<Integer>();
+        for (int p = 0; p < partitions; p++) {
+            missing.add(p);
+        }
+        instances.forEach(instance -> instance.topicPartitions().forEach(tp -> missing.remove(tp.partition())));
+        return missing;
+    }
+
+    /**
+     * The answer of the instance holding {@code sessionId}'s partition of {@code store} to {@code GET pathAndQuery}
+     * (e.g. {@code /v1/sessions/s1/events?fromSeq=1&toSeq=5}), sent with the caller's credentials and marked as
+     * forwarded; empty when this instance holds it (or runs alone), so the caller reads it here. For a read that needs
+     * another session's data, which {@link #serveLocallyOrForward} cannot route. While the owner is unknown, or not
+     * reachable, throws 503 with {@code Retry-After}.
+     */
+    public Optional<HttpResponse<byte[]>> fetchFromOwner(String store, String sessionId, String pathAndQuery, HttpHeaders headers) {
+        Optional<HostInfo> owner = ownerElsewhere(store, sessionId);
+        if (owner.isEmpty()) {
+            return Optional.empty();
+        }
+        HostInfo host = owner.get();
+        HttpRequest request = forwarded(URI.create("http://" + host.host() + ":" + host.port() + pathAndQuery), headers, READ_TIMEOUT)
+                .setHeader(HttpHeaders.ACCEPT, "application/json").GET().build();
+        try {
+            return Optional.of(http.send(request, HttpResponse.BodyHandlers.ofByteArray()));
+        } catch (IOException e) {
+            throw ApiException.unavailable("the instance holding a session this read needs is not reachable; try again shortly", 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        }
+    }
+
+    /**
+     * Returns if this instance can answer for {@code sessionId} from its own partition of {@code store} now: the
+     * application is RUNNING and the session's partition is one of its active tasks, restored. Otherwise throws 503
+     * with {@code Retry-After}: right after a restart, or while a rebalance moves the partition, a session that
+     * exists must read as "try again", never as "not found". For reads and writes that are not forwarded (see
+     * {@link #serveLocallyOrForward} for reads that are).
+     */
+    public static void requireLocal(KafkaStreams streams, String store, String sessionId) {
+        KafkaStreams.State state = streams.state();
+        if (state != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable("the state here is " + state.name().toLowerCase(Locale.ROOT) + "; try again shortly", 1);
+        }
+        KeyQueryMetadata owner = streams.queryMetadataForKey(store, sessionId, new SessionPartitioner());
+        if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+            throw ApiException.unavailable("the session's partition is being reassigned; try again shortly", 1);
+        }
+        if (!holdsLocally(streams, store, owner.partition())) {
+            throw ApiException.unavailable("this instance does not hold the session's partition (" + owner.partition()
+                    + ") right now: a restart or a rebalance is moving it; try again shortly", 2);
+        }
+    }
+
+    /** Whether this instance has the store's partition as an active task. */
+    private static boolean holdsLocally(KafkaStreams streams, String store, int partition) {
+        try {
+            // the store handle is resolved lazily: touching it says whether the partition is here
+            streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()).withPartition(partition))
+                    .approximateNumEntries();
+            return true;
+        } catch (InvalidStateStoreException e) {
+            return false;
+        }
+    }
+
+    private Response forward(HostInfo host, UriInfo uri, HttpHeaders headers, byte[] body) {
+        try {
+            HttpRequest request = request(host, uri, headers, body, body == null ? READ_TIMEOUT : WRITE_TIMEOUT);
+            return relay(http.send(request, HttpResponse.BodyHandlers.ofByteArray()));
+        } catch (IOException e) {
+            throw ApiException.unavailable(body == null ? "the instance holding this session is not reachable; try again shortly"
+                    : "the instance holding this session did not answer; sending the same request again is safe", 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        }
+    }
+
+    /** The same request to {@code host}, marked forwarded: a GET, or a POST of {@code body}. */
+    private static HttpRequest request(HostInfo host, UriInfo uri, HttpHeaders headers, byte[] body, Duration timeout) {
+        var request = forwarded(uri.getRequestUriBuilder().scheme("http").host(host.host()).port(host.port()).build(), headers, timeout);
+        if (body == null) {
+            return request.GET().build();
+        }
+        String type = headers.getHeaderString(HttpHeaders.CONTENT_TYPE);
+        if (type != null) {
+            request.header(HttpHeaders.CONTENT_TYPE, type);
+        }
+        return request.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    }
+
+    /** A request to {@code target} marked forwarded, with the caller's credentials and {@code Accept}. */
+    private static HttpRequest.Builder forwarded(URI target, HttpHeaders headers, Duration timeout) {
+        var request = HttpRequest.newBuilder(target).timeout(timeout).header(FORWARDED, "1");
+        for (String name : List.of(HttpHeaders.AUTHORIZATION, HttpHeaders.ACCEPT)) {
+            String value = headers.getHeaderString(name);
+            if (value != null) {
+                request.header(name, value);
+            }
+        }
+        return request;
+    }
+
+    /** Another instance's answer, as this instance's: status, body, type and {@code Retry-After}. */
+    private static Response relay(HttpResponse<byte[]> answer) {
+        var response = Response.status(answer.statusCode()).entity(answer.body());
+        answer.headers().firstValue("content-type").ifPresent(type -> response.header("Content-Type", type));
+        answer.headers().firstValue("retry-after").ifPresent(after -> response.header("Retry-After", after));
+        return response.build();
+    }
+}

@@ -1,0 +1,78 @@
+package dev.tether.kit.tracing;
+
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapSetter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+
+/**
+ * Carries the trace context in Kafka record headers (W3C {@code traceparent}/{@code tracestate},
+ * through the configured propagators), so one trace follows a tool call from the REST request
+ * through the sequencer, projector, approval-service and executor.
+ *
+ * <p>Each hop starts its span as a child of the context in the record it consumes
+ * ({@link #startSpan}) and writes its own span's context into the records it produces
+ * ({@link #inject}); Kafka Streams copies a consumed record's headers to what it forwards, so a
+ * processor only replaces the context. Thread-safe.
+ */
+public final class KafkaTracing {
+
+    private static final TextMapGetter<Headers> GETTER = new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(Headers headers) {
+            var keys = new ArrayList<String>();
+            headers.forEach(h -> keys.add(h.key()));
+            return keys;
+        }
+
+        @Override
+        public String get(Headers headers, String key) {
+            if (headers == null) {
+                return null;
+            }
+            Header header = headers.lastHeader(key);
+            return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+        }
+    };
+
+    private static final TextMapSetter<Headers> SETTER = (headers, key, value) -> {
+        headers.remove(key);
+        headers.add(key, value.getBytes(StandardCharsets.UTF_8));
+    };
+
+    private final OpenTelemetry openTelemetry;
+    private final Tracer tracer;
+
+    public KafkaTracing(OpenTelemetry openTelemetry, String instrumentationName) {
+        this.openTelemetry = openTelemetry;
+        this.tracer = openTelemetry.getTracer(instrumentationName);
+    }
+
+    /** The trace context a record carries, or the current context if it carries none. */
+    public Context extract(Headers headers) {
+        return openTelemetry.getPropagators().getTextMapPropagator().extract(Context.current(), headers, GETTER);
+    }
+
+    /** Writes {@code context} into {@code headers}, replacing any trace context they had. */
+    public void inject(Context context, Headers headers) {
+        openTelemetry.getPropagators().getTextMapPropagator().inject(context, headers, SETTER);
+    }
+
+    /** Starts a span that continues the trace of the record with {@code headers}. The caller ends it. */
+    public Span startSpan(String name, SpanKind kind, Headers headers) {
+        return tracer.spanBuilder(name).setSpanKind(kind).setParent(extract(headers)).startSpan();
+    }
+
+    /** The header keys the propagators use (e.g. {@code traceparent}). */
+    public List<String> headerKeys() {
+        return List.copyOf(openTelemetry.getPropagators().getTextMapPropagator().fields());
+    }
+}

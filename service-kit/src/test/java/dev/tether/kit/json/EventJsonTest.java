@@ -1,0 +1,103 @@
+package dev.tether.kit.json;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.core.blob.BlobRef;
+import dev.tether.core.event.Actor;
+import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.ContextCompacted;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.InvalidEventException;
+import dev.tether.core.event.SessionForked;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolCall;
+import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.ToolStatus;
+import dev.tether.core.event.UnknownEvent;
+import dev.tether.core.event.UserMessage;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class EventJsonTest {
+
+    private final EventJson json = new EventJson();
+
+    private JsonNode parse(String text) throws Exception {
+        return json.mapper().readTree(text);
+    }
+
+    @Test
+    void readsAProposal_intoItsTypedPayload() throws Exception {
+        var p = json.readProposal(parse("""
+                {"eventId":"e1","type":"assistant_message","content":"reading",
+                 "toolCalls":[{"callId":"c1","tool":"read_file","argumentsJson":"{}"}],
+                 "usage":{"inputTokens":10,"outputTokens":2}}"""));
+
+        assertThat(p.eventId()).isEqualTo("e1");
+        assertThat(p.payload()).isEqualTo(new AssistantMessage("reading", null, List.of(new ToolCall("c1", "read_file", "{}")),
+                new TokenUsage(10, 2)));
+    }
+
+    @Test
+    void refuses_namingTheField() throws Exception {
+        assertField("{\"eventId\":\"e\",\"type\":\"user_message\"}", "content");
+        assertField("{\"eventId\":\"e\",\"type\":\"user_message\",\"content\":42}", "content");
+        assertField("{\"eventId\":\"e\",\"type\":\"user_message\",\"content\":true}", "content");
+        assertField("{\"eventId\":\"e\",\"type\":\"user_message\",\"content\":\"x\",\"extra\":1}", InvalidEventException.WHOLE);
+        assertField("{\"eventId\":\"e\",\"type\":\"assistant_message\",\"content\":\"x\",\"usage\":{\"inputTokens\":1,\"outputTokens\":1,\"tokens\":1}}", "usage");
+        assertField("{\"eventId\":\"e\",\"type\":\"step_completed\",\"step\":\"3\",\"note\":\"n\",\"verified\":true}", "step");
+        assertField("{\"eventId\":\"e\",\"type\":\"step_completed\",\"step\":1.5,\"note\":\"n\",\"verified\":true}", "step");
+        assertField("{\"eventId\":\"e\",\"type\":\"step_completed\",\"step\":1,\"note\":\"n\",\"verified\":\"yes\"}", "verified");
+        assertField("{\"eventId\":\"e\",\"type\":\"assistant_message\",\"content\":\"x\",\"toolCalls\":[{\"tool\":\"t\"}]}",
+                "toolCalls[0].callId");
+        assertField("{\"eventId\":\"e\",\"type\":\"tool_result\",\"callId\":\"c\",\"status\":\"MAYBE\",\"content\":\"\"}", "status");
+        assertField("{\"eventId\":\"e\",\"type\":\"teleport\"}", "type");
+        assertField("{\"type\":\"user_message\",\"content\":\"x\"}", "eventId");
+        assertField("{\"eventId\":\"e\",\"type\":\"tool_result\",\"callId\":\"c\",\"status\":\"OK\",\"content\":\"\","
+                + "\"artifact\":{\"uri\":\"u\",\"sha256\":\"s\",\"size\":1,\"preview\":\"\"}}", "artifact");
+    }
+
+    @Test
+    void writesTheEnvelopeThenThePayload() {
+        EventPayload payload = new UserMessage("hello", null);
+        var event = new Event("e1", "s1", "acme", 7, Instant.parse("2026-11-29T10:00:00Z"), new Actor(ActorKind.USER, "alice"), "v1",
+                payload);
+
+        var node = json.write(event);
+
+        assertThat(node.toString()).isEqualTo("{\"seq\":7,\"eventId\":\"e1\",\"type\":\"user_message\",\"sessionId\":\"s1\","
+                + "\"occurredAt\":\"2026-11-29T10:00:00Z\",\"actor\":{\"kind\":\"USER\",\"id\":\"alice\"},\"harnessVersion\":\"v1\","
+                + "\"content\":\"hello\"}");
+    }
+
+    @Test
+    void readsBackWhatItWrites_forTheTenantItIsGiven() {
+        Instant at = Instant.parse("2026-11-29T10:00:00Z");
+        var actor = new Actor(ActorKind.MODEL, "worker-1");
+        List<EventPayload> payloads = List.of(
+                new SessionForked("parent-1", 3, "fix the bug", "be brief", "gpt-4o", "v1", ToolMode.WRITE, List.of("no force push")),
+                new AssistantMessage("calling", null, List.of(new ToolCall("c1", "shell", "{\"cmd\":\"ls\"}")), new TokenUsage(10, 2)),
+                new ToolResult("c1", "s1/4/c1", ToolStatus.OK, "", BlobRef.of("a".repeat(64), 1, "")),
+                new ContextCompacted(4, "so far", null, List.of(1L, 2L, 3L, 4L)),
+                new UnknownEvent("from_a_newer_version"));
+        long seq = 1;
+        for (EventPayload payload : payloads) {
+            var event = new Event("e" + seq, "s1", "acme", seq++, at, actor, "v1", payload);
+
+            assertThat(json.readEvent(json.write(event), "acme")).isEqualTo(event);
+        }
+    }
+
+    private void assertField(String text, String field) throws Exception {
+        JsonNode node = parse(text);
+        assertThatThrownBy(() -> json.readProposal(node)).as(text)
+                .isInstanceOf(InvalidEventException.class)
+                .extracting(e -> ((InvalidEventException) e).field()).isEqualTo(field);
+    }
+}
