@@ -15,6 +15,7 @@ import dev.tether.architecture.fixture.serviceb.Beta;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 /** The rules themselves, on planted classes (the fixture package): each refuses what it must and lets the rest pass. */
@@ -69,20 +70,21 @@ class RulesTest {
                 .doesNotThrowAnyException();
     }
 
+    private static AbstractThrowableAssert<?, ? extends Throwable> assertThatServiceRuleRefuses(Class<?>... planted) {
+        return assertThatThrownBy(() -> Rules.noClassUsesAnotherServiceModule(FIXTURE_MODULES).check(imported(planted)))
+                .isInstanceOf(AssertionError.class);
+    }
+
     @Test
     void serviceRule_refusesOneServiceUsingAnother() {
-        assertThatThrownBy(() -> Rules.noClassUsesAnotherServiceModule(FIXTURE_MODULES)
-                .check(imported(Alpha.class, Beta.class)))
-                .isInstanceOf(AssertionError.class)
+        assertThatServiceRuleRefuses(Alpha.class, Beta.class)
                 .hasMessageContaining("service-a -> service module service-b")
                 .hasMessageContaining(Alpha.class.getName());
     }
 
     @Test
     void serviceRule_refusesAModuleThatIsNoServiceUsingAService() {
-        assertThatThrownBy(() -> Rules.noClassUsesAnotherServiceModule(FIXTURE_MODULES)
-                .check(imported(Front.class, Alpha.class)))
-                .isInstanceOf(AssertionError.class)
+        assertThatServiceRuleRefuses(Front.class, Alpha.class)
                 .hasMessageContaining("cli -> service module service-a")
                 .hasMessageContaining(Front.class.getName());
     }
