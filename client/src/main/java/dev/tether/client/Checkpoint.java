@@ -7,7 +7,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * A session's checkpoint (ARCHITECTURE §5): everything a worker needs to resume it, folded from its
+ * A session's checkpoint (docs/ARCHITECTURE.md §5): everything a worker needs to resume it, folded from its
  * log by the projector. The fields below are the ones a harness acts on; {@link #json()} holds the
  * whole answer (approvals in force, decisions, artifacts, compaction state, log position…).
  *

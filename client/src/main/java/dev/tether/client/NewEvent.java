@@ -10,8 +10,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * An event to append: its wire type (e.g. {@code user_message}) and payload fields, as ARCHITECTURE
- * §4 names them. Its eventId is derived from the batch's step ({@link EventIds}) unless
+ * An event to append: its wire type (e.g. {@code user_message}) and payload fields, as
+ * docs/ARCHITECTURE.md §4 names them. Its eventId is derived from the batch's step ({@link EventIds}) unless
  * {@link #withEventId} fixes one. The envelope (seq, actor, time, harness version) is the
  * sequencer's to set.
  *

@@ -10,7 +10,7 @@ import java.util.OptionalLong;
 
 /**
  * An event as the log holds it: the envelope the sequencer set and the payload fields of its type
- * (ARCHITECTURE §4). Types this client does not know are read like any other.
+ * (docs/ARCHITECTURE.md §4). Types this client does not know are read like any other.
  *
  * @param seq            its position in the session, from 1, gapless
  * @param eventId        the id it was appended with

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * One line per event for {@code sessions tail}: seq, time, type, actor and the payload's gist
- * (ARCHITECTURE §4's fields, shortened). A type this CLI does not know shows its payload fields.
+ * (docs/ARCHITECTURE.md §4's fields, shortened). A type this CLI does not know shows its payload fields.
  */
 public final class EventSummary {
 

@@ -1,7 +1,7 @@
 package dev.tether.core.event;
 
 /**
- * The typed payload of a session event, one record per event type of ARCHITECTURE §4. Each
+ * The typed payload of a session event, one record per event type of docs/ARCHITECTURE.md §4. Each
  * record's {@code TYPE} is its stable snake_case wire name; Java class names never reach the wire.
  *
  * <p>Records validate their fields on construction ({@link InvalidEventException} names the

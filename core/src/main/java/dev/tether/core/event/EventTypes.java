@@ -18,7 +18,7 @@ public final class EventTypes {
         return Optional.ofNullable(BY_WIRE_NAME.get(type));
     }
 
-    /** Every wire name this version knows, in the order of ARCHITECTURE §4. */
+    /** Every wire name this version knows, in the order of docs/ARCHITECTURE.md §4. */
     public static Set<String> wireNames() {
         return Collections.unmodifiableSet(BY_WIRE_NAME.keySet());
     }

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a worker taking over a session must know before it does anything (ARCHITECTURE §5): who
+ * What a worker taking over a session must know before it does anything (docs/ARCHITECTURE.md §5): who
  * the session belongs to and what it is pinned to, where it stands, what its tool calls did —
  * confirmed, cancelled, unknown or still in flight — what authority is in force or pending, and
  * the actions that are safe next. Built from the checkpoint alone. Pure.

@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The checkpoint of a session (ARCHITECTURE §5): everything a worker needs to resume it, folded
+ * The checkpoint of a session (docs/ARCHITECTURE.md §5): everything a worker needs to resume it, folded
  * from its log by {@link Projection}. Bounded: open tool calls plus the last
  * {@value Projection#FINISHED_CALLS_KEPT} finished ones, the last decisions and artifacts, counters;
  * its size does not grow with the session's length. Immutable.

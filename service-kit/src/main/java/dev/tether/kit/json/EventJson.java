@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
 
 /**
  * Events in the REST API's JSON: one object per event, {@code {"eventId", "type", ...payload fields}}
- * (camelCase, as ARCHITECTURE §4 fixes them); read back with the envelope fields added
+ * (camelCase, as docs/ARCHITECTURE.md §4 fixes them); read back with the envelope fields added
  * ({@code seq, sessionId, occurredAt, actor, harnessVersion}).
  *
  * <p>Reading is strict, and every refusal is an {@link InvalidEventException} naming the field:

@@ -15,7 +15,7 @@ import org.apache.avro.Schema;
 import org.apache.kafka.common.config.TopicConfig;
 
 /**
- * Tether's topics, defined once (ARCHITECTURE §3). The admin init ({@link TopicInitializer})
+ * Tether's topics, defined once (docs/ARCHITECTURE.md §3). The admin init ({@link TopicInitializer})
  * creates them from here, and the Strimzi {@code KafkaTopic} manifests in {@code deploy/} mirror
  * them.
  *
@@ -39,7 +39,7 @@ public final class Topics {
     public static final String TOOL_REQUESTS = "tool-requests";
     public static final String TOOL_OUTCOMES = "tool-outcomes";
     public static final String HARNESS_VERSIONS = "harness-versions";
-    /** The sequencer's verdicts, read by the REST instance that waits for them. Not in ARCHITECTURE §3's table: the reply channel issue 3 asks for. */
+    /** The sequencer's verdicts, read by the REST instance that waits for them: the reply channel of docs/ARCHITECTURE.md §3. */
     public static final String SESSION_REPLIES = "session-replies";
 
     /** How long commands and tool requests are kept: long enough to replay a week of work. */

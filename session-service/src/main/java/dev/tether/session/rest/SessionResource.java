@@ -51,7 +51,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The session API for agent clients (ARCHITECTURE §4, issue 3). Every call is authenticated and
+ * The session API for agent clients (docs/ARCHITECTURE.md §4, issue 3). Every call is authenticated and
  * scoped to the caller's tenant; another tenant's session answers exactly like a missing one.
  * Writes become commands the sequencer decides; the response carries its verdict.
  */

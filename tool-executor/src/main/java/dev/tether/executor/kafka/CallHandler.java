@@ -47,7 +47,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.logging.Logger;
 
 /**
- * Runs one authorized call exactly once, or proves it cannot: the executor's rules of ARCHITECTURE §6 for a single
+ * Runs one authorized call exactly once, or proves it cannot: the executor's rules of docs/ARCHITECTURE.md §6 for a single
  * {@link ToolRequest}.
  *
  * <ol>
