@@ -17,8 +17,8 @@ import java.util.Objects;
  * @param state           never null
  * @param attempt         from 1; a reconciliation is an attempt that does not run the effect again
  * @param executorId      the executor instance that wrote the entry, never null
- * @param startedAt       when the attempt started (the first attempt's STARTED when the call ends without running
- *                        again), never null
+ * @param startedAt       when the latest STARTED was recorded; an end reached without running keeps it, or is its
+ *                        own time when the call was never STARTED; never null
  * @param finishedAt      when the end was known; null while STARTED
  * @param content         what the model sees (a preview when offloaded); null while STARTED
  * @param artifact        the offloaded content, else null
