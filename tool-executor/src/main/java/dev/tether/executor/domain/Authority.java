@@ -5,7 +5,9 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolRegistry;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The policy enforcement point: whether an authorized call may run here and now, checked again by the executor
@@ -34,6 +36,15 @@ public final class Authority {
 
     public ToolRegistry registry() {
         return registry;
+    }
+
+    /**
+     * The tool of that name in any mode's registry, whatever a session's mode: what a STARTED call is reconciled with
+     * even if its mode lost the tool. Empty if no mode has it.
+     */
+    public Optional<Tool> registered(String name) {
+        return Arrays.stream(ToolMode.values()).map(mode -> registry.forMode(mode).find(name))
+                .flatMap(Optional::stream).findFirst();
     }
 
     public Verdict check(String tenantId, ToolMode mode, String tool, AuthorizationBasis basis) {

@@ -107,9 +107,9 @@ public class Executor {
         producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), this.<SpecificRecord>serde(registry).serializer());
         var ledger = new Ledger();
         var inFlight = new InFlight();
-        var handler = new CallHandler(ledger, producer, layout, authority, workspaces, runner,
-                new MapSecretProvider(config.secrets()), offloader, inFlight, crashPoints, config.instanceId(),
-                Clock.systemUTC());
+        var handler = new CallHandler(ledger, new AckedWriter(producer, layout), authority,
+                new Sandbox(workspaces, runner, new MapSecretProvider(config.secrets()), offloader), inFlight, crashPoints,
+                config.instanceId(), Clock.systemUTC());
         workers = Executors.newFixedThreadPool(config.concurrency(), named("tool-call"));
         loop = new ExecutorLoop(
                 new KafkaConsumer<>(consumerConfig(layout.prefix() + "tether-tool-executor", true),

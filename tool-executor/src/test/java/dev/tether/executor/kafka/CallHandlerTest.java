@@ -14,6 +14,7 @@ import dev.tether.core.blob.BlobOffloader;
 import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.executor.domain.Authority;
+import dev.tether.executor.domain.CallRules;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.LedgerEntry;
@@ -74,9 +75,10 @@ class CallHandlerTest {
         var runner = new CommandRunner(RunnerConfig.defaults().withSandboxUser(SandboxUser.current().isRoot()
                 ? SandboxUser.NOBODY : SandboxUser.current()), Isolation.Unavailable.because("not needed by these tests"));
         var authority = new Authority(registry, policy);
-        return new CallHandler(ledger, producer, LAYOUT, authority, new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()),
-                runner, new MapSecretProvider(secrets), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))), inFlight,
-                CrashPoints.none(), "executor-1", Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
+        var sandbox = new Sandbox(new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()), runner,
+                new MapSecretProvider(secrets), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))));
+        return new CallHandler(ledger, new AckedWriter(producer, LAYOUT), authority, sandbox, inFlight, CrashPoints.none(),
+                "executor-1", Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
     }
 
     /** What was written, in order: a ledger entry's state, or {@code command} for a {@code tool_result}. */
@@ -98,14 +100,14 @@ class CallHandlerTest {
         assertThat(started.getAfterHash()).isEqualTo(sha256("hello"));
         assertThat(started.getFinishedAt()).isNull();
         assertThat(ended.getState()).isEqualTo(OutcomeState.OK);
-        assertThat(ended.getReportedEventId()).isEqualTo(CallHandler.resultEventId(key("c1")));
+        assertThat(ended.getReportedEventId()).isEqualTo(CallRules.resultEventId(key("c1")));
         assertThat(sent.get(0).key()).isEqualTo(key("c1"));
         assertThat(sent.get(2).key()).isEqualTo(SESSION);
         SessionCommand command = (SessionCommand) sent.get(2).value();
         assertThat(command.getPrincipal().getId()).isEqualTo("tool-executor");
         assertThat(command.getPrincipal().getRoles()).containsExactly("service");
         var event = command.getPayload().getAppendEvents().getEvents().get(0);
-        assertThat(event.getEventId()).isEqualTo(CallHandler.resultEventId(key("c1")));
+        assertThat(event.getEventId()).isEqualTo(CallRules.resultEventId(key("c1")));
         assertThat(event.getType()).isEqualTo("tool_result");
         assertThat(Files.readString(dir.resolve("ws").resolve(SESSION).resolve("a.txt"))).isEqualTo("hello");
     }
@@ -122,7 +124,7 @@ class CallHandlerTest {
 
         assertThat(producer.history()).extracting(ProducerRecord::topic).containsExactly("session-commands");
         var event = ((SessionCommand) producer.history().get(0).value()).getPayload().getAppendEvents().getEvents().get(0);
-        assertThat(event.getEventId()).isEqualTo(CallHandler.resultEventId(key("c1")));
+        assertThat(event.getEventId()).isEqualTo(CallRules.resultEventId(key("c1")));
         assertThat(Files.readString(dir.resolve("ws").resolve(SESSION).resolve("a.txt"))).isEqualTo("changed since");
     }
 

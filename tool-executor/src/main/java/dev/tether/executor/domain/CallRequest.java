@@ -1,0 +1,34 @@
+package dev.tether.executor.domain;
+
+import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.ToolMode;
+import java.util.Objects;
+
+/**
+ * An authorized call to run, as the projector requested it ({@code tool-requests}). Immutable.
+ *
+ * @param idempotencyKey {@code sessionId/requestSeq/callId}, derived from the requesting event; never null
+ * @param sessionId      never null
+ * @param tenantId       never null
+ * @param callId         never null
+ * @param tool           the tool's name, never null
+ * @param argumentsJson  the arguments as the model gave them, {@code secret://} references unresolved; never null,
+ *                       not necessarily JSON
+ * @param authorizedSeq  the seq of its {@code tool_call_authorized}: an interruption after it cancels the call
+ * @param toolMode       the session's tool mode, which picks the registry; never null
+ * @param basis          why it may run, checked again by {@link Authority}; never null
+ */
+public record CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool,
+                          String argumentsJson, long authorizedSeq, ToolMode toolMode, AuthorizationBasis basis) {
+
+    public CallRequest {
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        Objects.requireNonNull(sessionId, "sessionId");
+        Objects.requireNonNull(tenantId, "tenantId");
+        Objects.requireNonNull(callId, "callId");
+        Objects.requireNonNull(tool, "tool");
+        Objects.requireNonNull(argumentsJson, "argumentsJson");
+        Objects.requireNonNull(toolMode, "toolMode");
+        Objects.requireNonNull(basis, "basis");
+    }
+}

@@ -1,0 +1,48 @@
+package dev.tether.executor.kafka;
+
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.Topics;
+import java.util.concurrent.ExecutionException;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * The executor's two writes, a ledger entry and a session command, each returning only once the broker has
+ * acknowledged it (the producer is {@code acks=all} and idempotent): a step starts only when the one before it is
+ * durable. Thread-safe, as the producer is.
+ */
+final class AckedWriter {
+
+    private final Producer<String, SpecificRecord> producer;
+    private final TopicLayout layout;
+
+    AckedWriter(Producer<String, SpecificRecord> producer, TopicLayout layout) {
+        this.producer = producer;
+        this.layout = layout;
+    }
+
+    /** Writes a ledger entry to {@code tool-outcomes}, keyed by its idempotency key. */
+    void ledgerEntry(ToolOutcome outcome) {
+        send(new ProducerRecord<>(layout.name(Topics.TOOL_OUTCOMES), outcome.getIdempotencyKey(), outcome));
+    }
+
+    /** Sends a command to the sequencer on {@code session-commands}, keyed by its session. */
+    void sessionCommand(String sessionId, SessionCommand command) {
+        send(new ProducerRecord<>(layout.name(Topics.SESSION_COMMANDS), sessionId, command));
+    }
+
+    private void send(ProducerRecord<String, SpecificRecord> record) {
+        try {
+            producer.send(record).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while writing to " + record.topic(), e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not write to " + record.topic() + ": " + e.getCause().getMessage(),
+                    e.getCause());
+        }
+    }
+}
