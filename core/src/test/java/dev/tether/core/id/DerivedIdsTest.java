@@ -29,7 +29,6 @@ class DerivedIdsTest {
     @Test
     void of_isJavasNameBasedUuidOfBasisSlashType() {
         assertThat(DerivedIds.of("b", "t")).isEqualTo(UUID.nameUUIDFromBytes("b/t".getBytes(StandardCharsets.UTF_8)).toString());
-        assertThat(UUID.fromString(DerivedIds.of("b", "t")).version()).isEqualTo(3);
     }
 
     @Test
@@ -59,13 +58,13 @@ class DerivedIdsTest {
     }
 
     @Test
-    void nameBased_isRfc4122Version3() {
-        // RFC 4122's own example namespace; the value Python's uuid.uuid3(NAMESPACE_DNS, "python.org") gives
-        UUID dns = UUID.fromString("6ba7b810-9dad-11d1-80b4-00c04fd430c8");
-        UUID id = DerivedIds.nameBased(dns, "python.org");
-        assertThat(id).isEqualTo(UUID.fromString("6fa459ea-ee8a-3ca4-894e-db77e160355e"));
-        assertThat(id.version()).isEqualTo(3);
-        assertThat(id.variant()).isEqualTo(2);
+    void everyShape_isAnRfc4122Version3Uuid() {
+        // RFC 4122's DNS namespace and the value Python's uuid.uuid3(NAMESPACE_DNS, "python.org") gives
+        assertThat(DerivedIds.nameBased(UUID.fromString("6ba7b810-9dad-11d1-80b4-00c04fd430c8"), "python.org"))
+                .isEqualTo(UUID.fromString("6fa459ea-ee8a-3ca4-894e-db77e160355e"));
+        for (String id : new String[] {DerivedIds.of("b", "t"), DerivedIds.ofParts("a", "b"), DerivedIds.ofClient("s", "step", "0")}) {
+            assertThat(UUID.fromString(id)).as(id).returns(3, UUID::version).returns(2, UUID::variant);
+        }
     }
 
     @Test
