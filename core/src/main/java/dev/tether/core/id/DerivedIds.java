@@ -22,8 +22,8 @@ import java.util.UUID;
  *       (no {@code /}) and comes last, so distinct (basis, type) pairs give distinct names. Kept because the sequencer
  *       recognizes a retried command by it and the executor re-reports an ended call under it.
  *   <li>{@link #ofParts(String...) ofParts(parts…)}: the parts joined by NUL, no namespace. For a cause of several
- *       parts of free text (an approver's reason, a path glob), where a {@code /} could make two causes alike; NUL
- *       occurs in none of them. The approval-service's ids. Kept because its expiry denials already in logs are
+ *       parts of free text (an approver's reason, a path glob), where a {@code /} could make two causes alike (ids
+ *       and path globs never hold a NUL; only the last part, the reason, might). The approval-service's ids. Kept because its expiry denials already in logs are
  *       recognized by their id ({@code ApprovalMachine.expiredId}), and a decision retried across an upgrade must stay
  *       the same event.
  *   <li>{@link #ofClient(String...) ofClient(parts…)}: the parts joined by {@code /}, in the namespace
