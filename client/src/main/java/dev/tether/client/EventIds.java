@@ -1,10 +1,6 @@
 package dev.tether.client;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Objects;
+import dev.tether.core.id.DerivedIds;
 import java.util.UUID;
 
 /**
@@ -20,11 +16,13 @@ import java.util.UUID;
  *
  * <p>Choose step keys that name the work, not the attempt: {@code "turn-7"}, {@code "plan-2"},
  * {@code "call-42/result"} — never a timestamp or a random value. Stateless and thread-safe.
+ *
+ * <p>Computed by Tether's one derivation of ids, {@link DerivedIds#ofClient}.
  */
 public final class EventIds {
 
     /** The namespace of Tether's eventIds. Never changes: ids computed by older clients must match. */
-    public static final UUID NAMESPACE = UUID.fromString("f1751fa4-a4aa-4442-957a-3b9dab6319a5");
+    public static final UUID NAMESPACE = DerivedIds.CLIENT_NAMESPACE;
 
     private EventIds() {}
 
@@ -42,24 +40,11 @@ public final class EventIds {
         if (index < 0) {
             throw new IllegalArgumentException("index must not be negative, not " + index);
         }
-        return nameBased(NAMESPACE, sessionId + "/" + stepKey + "/" + index).toString();
+        return DerivedIds.ofClient(sessionId, stepKey, Integer.toString(index));
     }
 
     /** A version-3 (MD5, name-based) UUID of {@code name} in {@code namespace}, as RFC 4122 §4.3 defines it. */
     public static UUID nameBased(UUID namespace, String name) {
-        Objects.requireNonNull(namespace, "namespace");
-        Objects.requireNonNull(name, "name");
-        MessageDigest md5;
-        try {
-            md5 = MessageDigest.getInstance("MD5");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has MD5", e);
-        }
-        md5.update(ByteBuffer.allocate(16).putLong(namespace.getMostSignificantBits()).putLong(namespace.getLeastSignificantBits()).array());
-        byte[] hash = md5.digest(name.getBytes(StandardCharsets.UTF_8));
-        hash[6] = (byte) ((hash[6] & 0x0f) | 0x30); // version 3
-        hash[8] = (byte) ((hash[8] & 0x3f) | 0x80); // the RFC 4122 variant
-        ByteBuffer bytes = ByteBuffer.wrap(hash);
-        return new UUID(bytes.getLong(), bytes.getLong());
+        return DerivedIds.nameBased(namespace, name);
     }
 }

@@ -116,6 +116,16 @@ class ClientRetryTest {
     }
 
     @Test
+    void fork_derivesItsEventId_fromTheNewSessionTheParentAndTheSeq_asOlderClientsDid() {
+        server.then(json(503, UNAVAILABLE, RETRY_NOW)).then(json(201,
+                "{\"sessionId\":\"child-1\",\"parentSessionId\":\"demo-1\",\"atSeq\":12,\"seq\":1,\"harnessVersion\":\"v1\",\"modelId\":\"m\"}"));
+        client.fork("demo-1", 12, "child-1").forkedOrThrow();
+        var ids = server.requests().stream().map(r -> Json.parse(r.body()).get("eventId").asText()).toList();
+        // the value the client derived before its ids moved to tether-core: a fork retried across an upgrade is the same event
+        assertThat(ids).containsExactly("7dc92fa7-7e8f-36dd-8cb3-9e8aa21a12d1", "7dc92fa7-7e8f-36dd-8cb3-9e8aa21a12d1");
+    }
+
+    @Test
     void claim_keepsItsRequestId_acrossRetries() {
         server.then(json(503, UNAVAILABLE, RETRY_NOW)).then(json(200, "{\"epoch\":1,\"resumed\":false,\"reason\":null,\"lastSeq\":2}"));
         Claimed claimed = client.claim("demo-1", ClaimRequest.of("worker-a", "v1").asRollout()).claimedOrThrow();

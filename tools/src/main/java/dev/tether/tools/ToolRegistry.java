@@ -1,6 +1,7 @@
 package dev.tether.tools;
 
 import dev.tether.core.event.ToolMode;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -34,6 +35,18 @@ public final class ToolRegistry {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The tools of a Tether deployment: the seven built-ins ({@link Builder#addBuiltIns}), {@code http_fetch} allowing
+     * exactly {@code httpAllowedHosts}. The executor runs calls with this registry and the approval-service previews
+     * them with it, so the two agree on which tools a mode has and on which URLs are refused.
+     *
+     * @param httpAllowedHosts the hosts {@code http_fetch} may fetch from (as {@link HttpFetchPolicy#allowing}); empty
+     *                         allows none; never null
+     */
+    public static ToolRegistry builtIn(Collection<String> httpAllowedHosts) {
+        return builder().addBuiltIns(HttpFetchPolicy.allowing(httpAllowedHosts)).build();
     }
 
     /** The tools a session in {@code mode} may call. */

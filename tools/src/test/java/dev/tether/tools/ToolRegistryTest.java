@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.core.event.ToolMode;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ToolRegistryTest {
 
     private static final ToolRegistry BUILT_INS = ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void readOnlySessions_getTheFourToolsThatOnlyRead() {
@@ -51,6 +54,21 @@ class ToolRegistryTest {
             assertThat(tool.mutating()).as(name).isEqualTo(!readsOnly);
             assertThat(tool.idempotent()).as(name).isEqualTo(readsOnly);
         }
+    }
+
+    @Test
+    void theDeploymentsRegistry_isTheBuiltIns_withHttpFetchAllowingTheConfiguredHosts() throws Exception {
+        ToolRegistry registry = ToolRegistry.builtIn(List.of("docs.example.org"));
+
+        assertThat(registry.forMode(ToolMode.READ_ONLY).names()).isEqualTo(BUILT_INS.forMode(ToolMode.READ_ONLY).names());
+        assertThat(registry.forMode(ToolMode.WRITE).names()).isEqualTo(BUILT_INS.forMode(ToolMode.WRITE).names());
+        Tool fetch = registry.forMode(ToolMode.READ_ONLY).find("http_fetch").orElseThrow();
+        assertThat(fetch.shown(null, JSON.readTree("{\"url\":\"https://docs.example.org/a\"}"))).isEqualTo("GET https://docs.example.org/a\n");
+        assertThatThrownBy(() -> fetch.shown(null, JSON.readTree("{\"url\":\"https://elsewhere.example.org/a\"}")))
+                .isInstanceOf(ToolException.class).hasMessageContaining("not on the http_fetch allowlist");
+        Tool none = ToolRegistry.builtIn(List.of()).forMode(ToolMode.READ_ONLY).find("http_fetch").orElseThrow();
+        assertThatThrownBy(() -> none.shown(null, JSON.readTree("{\"url\":\"https://docs.example.org/a\"}")))
+                .hasMessageContaining("which is empty");
     }
 
     @Test

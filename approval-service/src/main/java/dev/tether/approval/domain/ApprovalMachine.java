@@ -39,8 +39,9 @@ import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.DerivedIds;
+import dev.tether.core.id.IdempotencyKey;
 import dev.tether.core.policy.GatingPolicy;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,7 +49,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * The approval state machine as pure functions over a session's log, in the decider style:
@@ -427,9 +427,9 @@ public final class ApprovalMachine {
                 new ToolResult(callId, key(s, call, callId), ToolStatus.ERROR, content, null));
     }
 
-    /** The call's idempotency key, as the projector derives it: sessionId/requestSeq/callId. */
+    /** The call's idempotency key, the one the projector gave it ({@link IdempotencyKey}); empty for a call not open. */
     private static String key(SessionApprovals s, OpenCall call, String callId) {
-        return call == null ? "" : s.sessionId() + "/" + call.requestSeq() + "/" + callId;
+        return call == null ? "" : IdempotencyKey.of(s.sessionId(), call.requestSeq(), callId);
     }
 
     // --- expiry ----------------------------------------------------------------------------------
@@ -545,8 +545,11 @@ public final class ApprovalMachine {
         return id(sessionId, callId, ToolResult.TYPE, "cancelled");
     }
 
-    /** A stable eventId derived from what caused the event. */
+    /**
+     * A stable eventId derived from what caused the event: {@link DerivedIds#ofParts}, whose values are in logs already
+     * (an expiry denial is recognized by its id, a retried decision must stay the same event).
+     */
     static String id(String... parts) {
-        return UUID.nameUUIDFromBytes(String.join("\u0000", parts).getBytes(StandardCharsets.UTF_8)).toString();
+        return DerivedIds.ofParts(parts);
     }
 }

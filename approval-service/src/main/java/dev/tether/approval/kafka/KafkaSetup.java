@@ -14,7 +14,6 @@ import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.tracing.KafkaTracing;
-import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.ToolRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,6 +22,7 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -56,15 +56,14 @@ public class KafkaSetup {
     }
 
     /**
-     * The tools sessions can call: the built-ins, as the executor registers them. {@code http_fetch} previews check its
-     * host allowlist the way the executor does, so the approver is told when a URL would be refused
-     * ({@link ApprovalConfig#httpAllowedHosts}).
+     * The tools sessions can call: {@link ToolRegistry#builtIn}, the registry the executor runs them with.
+     * {@code http_fetch} previews check the executor's host allowlist ({@link ApprovalConfig#httpAllowedHosts}), so the
+     * approver is told when a URL would be refused.
      */
     @Produces
     @Singleton
     ToolRegistry tools() {
-        HttpFetchPolicy http = approvals.httpAllowedHosts().map(HttpFetchPolicy::allowing).orElse(HttpFetchPolicy.denyAll());
-        return ToolRegistry.builder().addBuiltIns(http).build();
+        return ToolRegistry.builtIn(approvals.httpAllowedHosts().orElse(List.of()));
     }
 
     /**

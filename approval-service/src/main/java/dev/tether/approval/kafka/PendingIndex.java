@@ -1,15 +1,16 @@
 package dev.tether.approval.kafka;
 
 import dev.tether.approval.domain.ApprovalItem;
+import dev.tether.core.id.StoreKey;
 import java.time.Instant;
+import java.util.List;
 
 /**
- * Keys of the {@value ApprovalStores#PENDING} store: {@code tenantId NUL requestedAt NUL sessionId NUL seq}, with the
- * numbers zero-padded so that the byte order of keys is oldest first within a tenant.
+ * Keys of the {@value ApprovalStores#PENDING} store: the {@link StoreKey} {@code tenantId NUL requestedAt NUL sessionId
+ * NUL seq}, with the numbers {@link StoreKey#sortable sortable} so that the byte order of keys is oldest first within a
+ * tenant.
  */
 final class PendingIndex {
-
-    static final char SEPARATOR = '\u0000';
 
     /** One entry, parsed back from its key. */
     record Entry(String tenantId, Instant requestedAt, String sessionId, long seq) {}
@@ -17,16 +18,16 @@ final class PendingIndex {
     private PendingIndex() {}
 
     static String key(ApprovalItem item) {
-        return item.tenantId() + SEPARATOR + String.format("%019d", item.requestedAt().toEpochMilli()) + SEPARATOR + item.sessionId()
-                + SEPARATOR + String.format("%019d", item.seq());
+        return StoreKey.of(item.tenantId(), StoreKey.sortable(item.requestedAt().toEpochMilli()), item.sessionId(),
+                StoreKey.sortable(item.seq()));
     }
 
     static String prefix(String tenantId) {
-        return tenantId + SEPARATOR;
+        return StoreKey.prefix(tenantId);
     }
 
     static Entry parse(String key) {
-        String[] parts = key.split(String.valueOf(SEPARATOR), -1);
-        return new Entry(parts[0], Instant.ofEpochMilli(Long.parseLong(parts[1])), parts[2], Long.parseLong(parts[3]));
+        List<String> parts = StoreKey.parts(key);
+        return new Entry(parts.get(0), Instant.ofEpochMilli(Long.parseLong(parts.get(1))), parts.get(2), Long.parseLong(parts.get(3)));
     }
 }

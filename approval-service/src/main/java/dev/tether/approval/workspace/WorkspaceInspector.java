@@ -18,7 +18,6 @@ import dev.tether.tools.sandbox.WorkspaceRoot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Set;
@@ -27,7 +26,7 @@ import org.jboss.logging.Logger;
 /**
  * The approval-service's view of tool calls, with the executor's own tool code: which tools a session's mode has
  * ({@link ToolRegistry}), and what a call will do, worked out by {@link Tool#shown} against the session's workspace
- * at {@code <root>/<sessionId>} (the executor's layout) without changing anything.
+ * where the executor keeps it ({@link WorkspaceRoot#existing}: the executor's own layout) without changing anything.
  *
  * <p>The workspace is only read: in a deployment the approval-service mounts the workspace volume read-only. A
  * session whose workspace does not exist yet (nothing ran in it so far) is previewed against an empty directory of
@@ -50,8 +49,8 @@ public final class WorkspaceInspector implements CallInspector {
     private final ObjectMapper json = new ObjectMapper();
 
     /**
-     * @param registry  the tools by mode, built like the executor's
-     * @param root      the workspace root, {@code <root>/<sessionId>} per session; may not exist
+     * @param registry  the tools by mode: {@link ToolRegistry#builtIn}, the executor's
+     * @param root      the workspace root, laid out by the executor's {@link WorkspaceRoot}; may not exist
      * @param scratch   a directory of this service's own, where an empty workspace is kept for previews
      * @param offloader where shown text too large for an event goes
      */
@@ -105,12 +104,8 @@ public final class WorkspaceInspector implements CallInspector {
 
     /** The session's workspace if it exists, read as it is; otherwise the empty one. */
     private Workspace workspace(String sessionId) {
-        Path directory = root.resolve(sessionId).normalize();
-        if (!directory.getParent().equals(root.normalize()) || !Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)) {
-            return empty;
-        }
         try {
-            return new WorkspaceRoot(root, SandboxUser.current()).open(sessionId);
+            return WorkspaceRoot.existing(root, sessionId, SandboxUser.current()).orElse(empty);
         } catch (RuntimeException e) {
             LOG.warnf("cannot read the workspace of %s (%s); previewing against an empty one", sessionId, e.getMessage());
             return empty;

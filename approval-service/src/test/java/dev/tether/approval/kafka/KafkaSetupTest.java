@@ -7,9 +7,11 @@ import dev.tether.approval.config.ApprovalConfig;
 import dev.tether.approval.config.WorkspaceConfig;
 import dev.tether.core.event.ToolMode;
 import dev.tether.kit.service.TetherConfig;
+import dev.tether.tools.ToolRegistry;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -47,6 +49,17 @@ class KafkaSetupTest {
         KafkaSetup setup = setup("write_file,edit_file,run_command,http_fetch", Map.of());
 
         assertThat(setup.policy(setup.tools()).gated("acme", ToolMode.WRITE, "edit_file")).isTrue();
+    }
+
+    @Test
+    void theToolsPerMode_areTheBuiltInsTheExecutorRuns() {
+        // the executor's ExecutorToolsTest asserts the same lists: both services build ToolRegistry.builtIn
+        ToolRegistry tools = setup("write_file,edit_file,run_command,http_fetch", Map.of()).tools();
+
+        assertThat(tools.forMode(ToolMode.READ_ONLY).names()).containsExactly("grep", "http_fetch", "list_dir", "read_file");
+        assertThat(tools.forMode(ToolMode.WRITE).names())
+                .containsExactly("edit_file", "grep", "http_fetch", "list_dir", "read_file", "run_command", "write_file");
+        assertThat(tools.forMode(ToolMode.WRITE).names()).isEqualTo(ToolRegistry.builtIn(List.of()).forMode(ToolMode.WRITE).names());
     }
 
     private KafkaSetup setup(String gated, Map<String, String> overrides) {

@@ -8,8 +8,10 @@ import dev.tether.core.blob.BlobOffloader;
 import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolMode;
-import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.ToolRegistry;
+import dev.tether.tools.sandbox.SandboxUser;
+import dev.tether.tools.sandbox.Workspace;
+import dev.tether.tools.sandbox.WorkspaceRoot;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,8 +37,8 @@ class WorkspaceInspectorTest {
         Files.createDirectories(root.resolve("s-1/test"));
         Files.writeString(root.resolve("s-1/src/Foo.java"), "class Foo {\n}\n");
         blobs = new LocalBlobStore(dir.resolve("blobs"));
-        inspector = new WorkspaceInspector(ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.allowing(List.of("docs.example.org"))).build(),
-                root, dir.resolve("scratch"), new BlobOffloader(blobs, 1024, 100));
+        inspector = new WorkspaceInspector(ToolRegistry.builtIn(List.of("docs.example.org")), root, dir.resolve("scratch"),
+                new BlobOffloader(blobs, 1024, 100));
     }
 
     private Inspection inspect(String sessionId, String tool, String arguments) {
@@ -65,6 +67,30 @@ class WorkspaceInspectorTest {
         assertThat(in.shown()).contains("+hello");
         assertThat(in.target()).isEqualTo(new CallTarget("docs/a.md", "docs/a.md"));
         assertThat(root.resolve("s-new")).doesNotExist();
+    }
+
+    @Test
+    void theWorkspaceTheExecutorOpens_isTheOnePreviewed() throws IOException {
+        Workspace opened = new WorkspaceRoot(root, SandboxUser.current()).open("s-2"); // as the executor opens it
+        Files.writeString(opened.root().resolve("notes.txt"), "one\n");
+
+        Inspection in = inspect("s-2", "edit_file", "{\"path\":\"notes.txt\",\"old\":\"one\",\"new\":\"two\"}");
+
+        assertThat(in.shown()).contains("--- a/notes.txt", "-one", "+two");
+        assertThat(in.target()).isEqualTo(new CallTarget("notes.txt", "notes.txt"));
+    }
+
+    @Test
+    void aWorkspaceRootThatDoesNotExist_isPreviewedAsEmpty_andNotCreated() {
+        Path absent = dir.resolve("no-workspaces");
+        var elsewhere = new WorkspaceInspector(ToolRegistry.builtIn(List.of()), absent, dir.resolve("scratch"),
+                new BlobOffloader(blobs, 1024, 100));
+
+        Inspection in = elsewhere.inspect("acme", "s-1", ToolMode.WRITE, new ToolCall("c1", "write_file",
+                "{\"path\":\"a.md\",\"content\":\"x\\n\"}"));
+
+        assertThat(in.shown()).contains("+x");
+        assertThat(absent).doesNotExist();
     }
 
     @Test

@@ -15,6 +15,7 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.IdempotencyKey;
 import java.time.Instant;
 import java.util.List;
 
@@ -61,8 +62,8 @@ public final class AgentTurns {
                     actor = new Actor(ActorKind.SYSTEM, "approval-service");
                 }
                 case 3 -> {
-                    // the idempotency key the projector gives the call: session/seq of the request/callId
-                    payload = new ToolResult(callId, sessionId + "/" + (seq - 2) + "/" + callId, ToolStatus.OK, text, null);
+                    // the idempotency key the projector gives the call, derived from the request two events back
+                    payload = new ToolResult(callId, IdempotencyKey.of(sessionId, seq - 2, callId), ToolStatus.OK, text, null);
                     actor = new Actor(ActorKind.TOOL, "tool-executor");
                 }
                 default -> {

@@ -18,7 +18,6 @@ import dev.tether.client.CreateResult;
 import dev.tether.client.Decided;
 import dev.tether.client.DecisionResult;
 import dev.tether.client.EraseResult;
-import dev.tether.client.EventIds;
 import dev.tether.client.EventPage;
 import dev.tether.client.ForkResult;
 import dev.tether.client.HarnessVersion;
@@ -43,6 +42,7 @@ import dev.tether.client.VersionResult;
 import dev.tether.client.VersionsUpdated;
 import dev.tether.client.internal.Transport.Answer;
 import dev.tether.client.internal.Transport.Retry;
+import dev.tether.core.id.DerivedIds;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,7 +101,7 @@ public final class HttpTetherClient implements TetherClient {
         session.harnessVersion().ifPresent(v -> body.put("harnessVersion", v));
         session.tokenBudget().ifPresent(b -> body.put("tokenBudget", b));
         // derived from the whole request: its retry is a duplicate, another request for the same id is refused
-        body.put("eventId", EventIds.nameBased(EventIds.NAMESPACE, sessionId + "/session_started/" + Json.write(body)).toString());
+        body.put("eventId", DerivedIds.ofClient(sessionId, "session_started", Json.write(body)));
         Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").build(), body, Retry.SAFE);
         return answer.ok() ? Wire.created(answer.json()) : Outcomes.rejected(answer.error());
     }
@@ -251,7 +251,7 @@ public final class HttpTetherClient implements TetherClient {
         ObjectNode body = Json.object();
         body.put("atSeq", atSeq);
         body.put("sessionId", id(newSessionId));
-        body.put("eventId", EventIds.nameBased(EventIds.NAMESPACE, newSessionId + "/session_forked/" + sessionId + "/" + atSeq).toString());
+        body.put("eventId", DerivedIds.ofClient(newSessionId, "session_forked", sessionId, Long.toString(atSeq)));
         Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/fork").build(), body, Retry.SAFE);
         if (answer.ok()) {
             return Wire.forked(answer.json());

@@ -1,5 +1,6 @@
 package dev.tether.projector.domain;
 
+import dev.tether.core.id.IdempotencyKey;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +36,7 @@ public record CallRecord(
     public record Attempt(int attempt, String state, String executorId, Instant startedAt, Instant finishedAt) {}
 
     public static CallRecord requested(String sessionId, String callId, String tool, String argumentsJson, long requestSeq) {
-        return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, Projection.idempotencyKey(sessionId, requestSeq, callId),
+        return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, IdempotencyKey.of(sessionId, requestSeq, callId),
                 null, null, null, null, null, null, List.of());
     }
 

@@ -29,6 +29,7 @@ import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.IdempotencyKey;
 import dev.tether.projector.domain.SessionProjection.Artifact;
 import dev.tether.projector.domain.SessionProjection.CallCounts;
 import dev.tether.projector.domain.SessionProjection.CallCursor;
@@ -161,7 +162,7 @@ public final class Projection {
     private static SessionProjection assistant(SessionProjection s, Event event, AssistantMessage m) {
         var cursor = new ArrayList<>(s.toolCursor());
         for (ToolCall call : m.toolCalls()) {
-            cursor.add(new CallCursor(call.callId(), call.tool(), event.seq(), idempotencyKey(s.sessionId(), event.seq(), call.callId()),
+            cursor.add(new CallCursor(call.callId(), call.tool(), event.seq(), IdempotencyKey.of(s.sessionId(), event.seq(), call.callId()),
                     CallState.REQUESTED, null, false));
         }
         SessionProjection next = copy(s, b -> {
@@ -219,15 +220,10 @@ public final class Projection {
             case RETRY -> new CallCounts(c.ok(), c.error(), c.cancelled(), unknown);
         };
         boolean retry = r.resolution() == OutcomeResolution.RETRY;
-        String key = retry ? idempotencyKey(s.sessionId(), event.seq(), r.callId()) : before.idempotencyKey();
+        String key = retry ? IdempotencyKey.of(s.sessionId(), event.seq(), r.callId()) : before.idempotencyKey();
         next = call(next, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(), key, state,
                 retry ? null : event.seq(), false));
         return copy(next, b -> b.callCounts = counts);
-    }
-
-    /** The idempotency key of a tool call: derived from the event that asked for it, never from an attempt. */
-    public static String idempotencyKey(String sessionId, long requestSeq, String callId) {
-        return sessionId + "/" + requestSeq + "/" + callId;
     }
 
     /**

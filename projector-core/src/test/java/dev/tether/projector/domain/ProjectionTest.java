@@ -37,6 +37,7 @@ import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.IdempotencyKey;
 import dev.tether.projector.domain.SessionProjection.CallState;
 import dev.tether.projector.domain.SessionProjection.Status;
 import java.time.Instant;
@@ -187,7 +188,7 @@ class ProjectionTest {
                 new ToolOutcomeResolved("c1", OutcomeResolution.RETRY, "bob", "")).state;
 
         assertThat(s.toolCursor().get(0)).isEqualTo(new SessionProjection.CallCursor("c1", "http_fetch", 2,
-                Projection.idempotencyKey(s.sessionId(), 5, "c1"), CallState.AUTHORIZED, null, false));
+                IdempotencyKey.of(s.sessionId(), 5, "c1"), CallState.AUTHORIZED, null, false));
         assertThat(s.callCounts().unknown()).isZero();
         assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction("tool_result", "c1", 2));
     }

@@ -13,6 +13,8 @@ import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.ToolCallAuthorized;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
+import dev.tether.core.id.IdempotencyKey;
+import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -140,16 +142,16 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     private void recordCalls(SessionProjection after, Event event, Record<Object, Object> record, String traceId) {
         String sessionId = event.sessionId();
         if (event.payload() instanceof AssistantMessage m) {
-            m.toolCalls().forEach(c -> calls.put(CallKeys.key(sessionId, c.callId()),
+            m.toolCalls().forEach(c -> calls.put(StoreKey.of(sessionId, c.callId()),
                     CallRecord.requested(sessionId, c.callId(), c.tool(), c.argumentsJson(), event.seq())));
         } else if (event.payload() instanceof ToolCallAuthorized a) {
-            CallRecord call = calls.get(CallKeys.key(sessionId, a.callId()));
+            CallRecord call = calls.get(StoreKey.of(sessionId, a.callId()));
             if (call == null) {
                 LOG.warnf("tool_call_authorized for unknown call %s of %s", a.callId(), sessionId);
                 return;
             }
             call = call.authorized(event.seq(), basis(a.basis()), traceId);
-            calls.put(CallKeys.key(sessionId, a.callId()), call);
+            calls.put(StoreKey.of(sessionId, a.callId()), call);
             context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, a.basis(), event), record.timestamp(),
                     record.headers()), REQUESTS_SINK);
         } else if (event.payload() instanceof ToolOutcomeResolved r) {
@@ -172,20 +174,20 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
      */
     private void resolved(SessionProjection after, Event event, ToolOutcomeResolved r, Record<Object, Object> record, String traceId) {
         String sessionId = event.sessionId();
-        CallRecord call = calls.get(CallKeys.key(sessionId, r.callId()));
+        CallRecord call = calls.get(StoreKey.of(sessionId, r.callId()));
         if (call == null) {
             LOG.warnf("tool_outcome_resolved for unknown call %s of %s", r.callId(), sessionId);
             return;
         }
         if (r.resolution() != OutcomeResolution.RETRY) {
-            calls.put(CallKeys.key(sessionId, r.callId()), call.finished(event.seq(),
+            calls.put(StoreKey.of(sessionId, r.callId()), call.finished(event.seq(),
                     r.resolution() == OutcomeResolution.MARK_DONE ? "OK" : "CANCELLED"));
             return;
         }
         AuthorizationBasis basis = AuthorizationBasis.approval(event.seq());
-        call = call.retried(event.seq(), Projection.idempotencyKey(sessionId, event.seq(), r.callId()),
+        call = call.retried(event.seq(), IdempotencyKey.of(sessionId, event.seq(), r.callId()),
                 "retry approved by " + r.approver() + " at seq " + event.seq(), traceId);
-        calls.put(CallKeys.key(sessionId, r.callId()), call);
+        calls.put(StoreKey.of(sessionId, r.callId()), call);
         context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, basis, event), record.timestamp(),
                 record.headers()), REQUESTS_SINK);
     }
@@ -212,9 +214,9 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     }
 
     private void update(String sessionId, String callId, java.util.function.UnaryOperator<CallRecord> change) {
-        CallRecord call = calls.get(CallKeys.key(sessionId, callId));
+        CallRecord call = calls.get(StoreKey.of(sessionId, callId));
         if (call != null) {
-            calls.put(CallKeys.key(sessionId, callId), change.apply(call));
+            calls.put(StoreKey.of(sessionId, callId), change.apply(call));
         }
     }
 
@@ -235,7 +237,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         }
         checkpoints.delete(sessionId);
         var keys = new ArrayList<String>();
-        try (var it = calls.prefixScan(CallKeys.prefix(sessionId), new StringSerializer())) {
+        try (var it = calls.prefixScan(StoreKey.prefix(sessionId), new StringSerializer())) {
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(calls::delete);

@@ -2,6 +2,7 @@ package dev.tether.projector.kafka;
 
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
+import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.OwnerRouting;
@@ -64,7 +65,7 @@ public class ProjectorReads {
     }
 
     public Optional<CallRecord> call(String sessionId, String callId) {
-        return Optional.ofNullable(this.<String, CallRecord>store(ProjectorStores.CALLS).get(CallKeys.key(sessionId, callId)));
+        return Optional.ofNullable(this.<String, CallRecord>store(ProjectorStores.CALLS).get(StoreKey.of(sessionId, callId)));
     }
 
     private <K, V> ReadOnlyKeyValueStore<K, V> store(String name) {

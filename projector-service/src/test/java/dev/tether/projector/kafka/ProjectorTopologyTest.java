@@ -23,6 +23,7 @@ import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
@@ -129,7 +130,7 @@ class ProjectorTopologyTest {
         assertThat(retry.getBasis().getKind().name()).isEqualTo("APPROVAL");
         assertThat(retry.getBasis().getApprovalSeq()).isEqualTo(5);
         assertThat(retry.getArgumentsJson()).isEqualTo("{\"command\":\"make\"}");
-        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(CallKeys.key("s1", "c1"));
+        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
         assertThat(call.idempotencyKey()).isEqualTo("s1/5/c1");
         assertThat(call.resultSeq()).isNull();
     }
@@ -145,7 +146,7 @@ class ProjectorTopologyTest {
         pipe("s1", 5, new ToolOutcomeResolved("c1", OutcomeResolution.MARK_DONE, "alice", "it ran"));
 
         assertThat(requests.isEmpty()).isTrue();
-        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(CallKeys.key("s1", "c1"));
+        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
         assertThat(call.resultStatus()).isEqualTo("OK");
         assertThat(call.resultSeq()).isEqualTo(5);
     }
@@ -174,7 +175,7 @@ class ProjectorTopologyTest {
         pipe("s1", 4, new ToolResult("c1", "s1/2/c1", ToolStatus.OK, "done", null));
 
         KeyValueStore<String, CallRecord> calls = driver.getKeyValueStore(ProjectorStores.CALLS);
-        CallRecord call = calls.get(CallKeys.key("s1", "c1"));
+        CallRecord call = calls.get(StoreKey.of("s1", "c1"));
         assertThat(call.attempts()).singleElement().satisfies(a -> {
             assertThat(a.attempt()).isEqualTo(1);
             assertThat(a.state()).isEqualTo("OK");
@@ -199,7 +200,7 @@ class ProjectorTopologyTest {
         KeyValueStore<String, Checkpoint> stored = driver.getKeyValueStore(ProjectorStores.CHECKPOINTS);
         assertThat(stored.get("s1")).isNull();
         KeyValueStore<String, CallRecord> calls = driver.getKeyValueStore(ProjectorStores.CALLS);
-        assertThat(calls.get(CallKeys.key("s1", "c1"))).isNull();
+        assertThat(calls.get(StoreKey.of("s1", "c1"))).isNull();
         KeyValueStore<SessionEventKey, SessionEvent> messages = driver.getKeyValueStore(ProjectorStores.MESSAGES);
         assertThat(messages.get(new SessionEventKey("s1", 2))).isNull();
     }

@@ -1,7 +1,6 @@
 package dev.tether.kit.kafka;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import dev.tether.core.id.SessionEventKeyBytes;
 import java.util.Map;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -9,9 +8,8 @@ import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * The tiny binary form of a {@link SessionEventKey}: a format byte ({@code 0x01}), the length of
- * the sessionId's UTF-8 bytes (2 bytes, big-endian), those bytes, then the seq (8 bytes,
- * big-endian).
+ * The tiny binary form of a {@link SessionEventKey}, {@link SessionEventKeyBytes}: a format byte ({@code 0x01}), the
+ * length of the sessionId's UTF-8 bytes (2 bytes, big-endian), those bytes, then the seq (8 bytes, big-endian).
  *
  * <p>The layout makes the bytes of one session's keys sort by seq and share a prefix, so a state
  * store keyed by it serves "events of session S from seq N" as one range scan:
@@ -19,21 +17,20 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class SessionEventKeySerde implements Serde<SessionEventKey>, Serializer<SessionEventKey>, Deserializer<SessionEventKey> {
 
-    static final byte FORMAT_V1 = 1;
+    static final byte FORMAT_V1 = SessionEventKeyBytes.FORMAT_V1;
     /** Longest sessionId, in UTF-8 bytes, a key can hold. */
-    public static final int MAX_SESSION_ID_BYTES = 0xFFFF;
+    public static final int MAX_SESSION_ID_BYTES = SessionEventKeyBytes.MAX_SESSION_ID_BYTES;
 
     @Override
     public byte[] serialize(String topic, SessionEventKey key) {
         if (key == null) {
             return null;
         }
-        byte[] id = key.sessionId().getBytes(StandardCharsets.UTF_8);
-        if (id.length > MAX_SESSION_ID_BYTES) {
-            throw new SerializationException("sessionId longer than " + MAX_SESSION_ID_BYTES + " bytes");
+        try {
+            return SessionEventKeyBytes.encode(key.sessionId(), key.seq());
+        } catch (IllegalArgumentException e) {
+            throw new SerializationException(e.getMessage());
         }
-        return ByteBuffer.allocate(1 + Short.BYTES + id.length + Long.BYTES)
-                .put(FORMAT_V1).putShort((short) id.length).put(id).putLong(key.seq()).array();
     }
 
     @Override
@@ -41,17 +38,13 @@ public final class SessionEventKeySerde implements Serde<SessionEventKey>, Seria
         if (data == null) {
             return null;
         }
-        ByteBuffer buffer = ByteBuffer.wrap(data);
-        if (data.length < 1 + Short.BYTES + Long.BYTES || buffer.get() != FORMAT_V1) {
+        SessionEventKeyBytes.Decoded key;
+        try {
+            key = SessionEventKeyBytes.decode(data);
+        } catch (IllegalArgumentException e) {
             throw notAKey(topic, data);
         }
-        int idLength = Short.toUnsignedInt(buffer.getShort());
-        if (buffer.remaining() != idLength + Long.BYTES) {
-            throw notAKey(topic, data);
-        }
-        String sessionId = new String(data, buffer.position(), idLength, StandardCharsets.UTF_8);
-        buffer.position(buffer.position() + idLength);
-        return new SessionEventKey(sessionId, buffer.getLong());
+        return new SessionEventKey(key.sessionId(), key.seq());
     }
 
     private static SerializationException notAKey(String topic, byte[] data) {

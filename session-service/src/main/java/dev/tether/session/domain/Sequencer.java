@@ -32,6 +32,7 @@ import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.DerivedIds;
 import dev.tether.session.domain.Command.AppendEvents;
 import dev.tether.session.domain.Command.ClaimSession;
 import dev.tether.session.domain.Command.EraseSession;
@@ -40,7 +41,6 @@ import dev.tether.session.domain.Decision.Accepted;
 import dev.tether.session.domain.Decision.Appended;
 import dev.tether.session.domain.Decision.FollowUp;
 import dev.tether.session.domain.Decision.Rejected;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -48,7 +48,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
@@ -382,7 +381,7 @@ public final class Sequencer {
     }
 
     private static FollowUp notifyParent(SessionHead child, SessionClosed closed) {
-        String eventId = deterministicId(child.sessionId(), "subagent_result");
+        String eventId = DerivedIds.of(child.sessionId(), "subagent_result");
         var event = new ProposedEvent(eventId, new Actor(ActorKind.SYSTEM, "session-service"),
                 new SubagentResult(child.sessionId(), closed.outcome()));
         return new Decision.NotifyParent(child.parentSessionId(), child.tenantId(), event);
@@ -394,7 +393,7 @@ public final class Sequencer {
         if (!envelope.principal().hasAny(Role.AGENT, Role.ADMIN)) {
             return forbidden(null, "only an agent may claim a session");
         }
-        String claimedId = deterministicId(envelope.commandId(), "session_claimed");
+        String claimedId = DerivedIds.of(envelope.commandId(), "session_claimed");
         if (claimedId.equals(head.lastClaimEventId())) {
             // the same claim again (a retry) and still the latest: nothing new, the original outcome
             ResumeReason reason = head.lastClaimResume() == null ? null : ResumeReason.valueOf(head.lastClaimResume());
@@ -422,7 +421,7 @@ public final class Sequencer {
         if (head.epoch() > 0) {
             // another worker held the session and never closed it: it crashed, or a deploy moves the session
             reason = claim.rollout() ? ResumeReason.DEPLOY : ResumeReason.CRASH;
-            var resumed = new Event(deterministicId(envelope.commandId(), "session_resumed"), head.sessionId(), head.tenantId(),
+            var resumed = new Event(DerivedIds.of(envelope.commandId(), "session_resumed"), head.sessionId(), head.tenantId(),
                     h.lastSeq() + 1, now, actor, h.harnessVersion(), new SessionResumed(reason, head.lastSeq(), reconciliation(head)));
             h = evolve(h, resumed);
             events.add(resumed);
@@ -448,7 +447,7 @@ public final class Sequencer {
         if (!envelope.principal().hasAny(Role.OPERATOR, Role.ADMIN)) {
             return forbidden(null, "only an operator may migrate a session");
         }
-        String eventId = deterministicId(envelope.commandId(), "session_migrated");
+        String eventId = DerivedIds.of(envelope.commandId(), "session_migrated");
         OptionalLong seen = history.seqOf(eventId);
         if (seen.isPresent()) {
             return new Accepted(List.of(), List.of(new Appended(eventId, seen.getAsLong(), true, SessionMigrated.TYPE)), head, null,
@@ -476,11 +475,6 @@ public final class Sequencer {
     }
 
     // --- helpers ---------------------------------------------------------------------------------
-
-    /** A stable eventId for an event Tether writes on behalf of a command, so a retried command writes nothing new. */
-    public static String deterministicId(String basis, String type) {
-        return UUID.nameUUIDFromBytes((basis + "/" + type).getBytes(StandardCharsets.UTF_8)).toString();
-    }
 
     private static List<Appended> appendedOf(List<Event> events) {
         return events.stream().map(e -> new Appended(e.eventId(), e.seq(), false, e.type())).toList();

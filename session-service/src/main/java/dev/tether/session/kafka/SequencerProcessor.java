@@ -7,6 +7,8 @@ import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.InvalidEventException;
+import dev.tether.core.id.DerivedIds;
+import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -109,13 +111,13 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         var history = new Sequencer.History() {
             @Override
             public OptionalLong seqOf(String eventId) {
-                Long seq = eventIds.get(StoreNames.key(sessionId, eventId));
+                Long seq = eventIds.get(StoreKey.of(sessionId, eventId));
                 return seq == null ? OptionalLong.empty() : OptionalLong.of(seq);
             }
 
             @Override
             public boolean knownCall(String callId) {
-                return callIds.get(StoreNames.key(sessionId, callId)) != null;
+                return callIds.get(StoreKey.of(sessionId, callId)) != null;
             }
         };
         return Sequencer.decide(envelope, before, history, Instant.ofEpochMilli(context.currentSystemTimeMs()));
@@ -127,15 +129,15 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
             SessionEvent value = EventAvro.toAvro(event);
             context.forward(new Record<Object, Object>(new SessionEventKey(sessionId, event.seq()), value, record.timestamp(), headers),
                     EVENTS_SINK);
-            eventIds.put(StoreNames.key(sessionId, event.eventId()), event.seq());
+            eventIds.put(StoreKey.of(sessionId, event.eventId()), event.seq());
             if (event.payload() instanceof AssistantMessage m) {
-                m.toolCalls().forEach(c -> callIds.put(StoreNames.key(sessionId, c.callId()), event.seq()));
+                m.toolCalls().forEach(c -> callIds.put(StoreKey.of(sessionId, c.callId()), event.seq()));
             }
         }
         SessionHead after = accepted.head();
         if (after != null) {
             heads.put(sessionId, after);
-            byTenant.put(StoreNames.key(after.tenantId(), sessionId), SessionSummary.of(after));
+            byTenant.put(StoreKey.of(after.tenantId(), sessionId), SessionSummary.of(after));
             countOpenSessions(before, after);
         }
         for (Decision.FollowUp followUp : accepted.followUps()) {
@@ -172,7 +174,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
     }
 
     private void notifyParent(Decision.NotifyParent notify, Record<String, SessionCommand> record) {
-        var envelope = new CommandEnvelope(Sequencer.deterministicId(notify.event().eventId(), "command"), notify.parentSessionId(),
+        var envelope = new CommandEnvelope(DerivedIds.of(notify.event().eventId(), "command"), notify.parentSessionId(),
                 notify.tenantId(), TetherPrincipal.service("session-service", notify.tenantId()),
                 Instant.ofEpochMilli(context.currentSystemTimeMs()), new Command.AppendEvents(List.of(notify.event()), null, null));
         context.forward(new Record<Object, Object>(notify.parentSessionId(), CommandAvro.toAvro(envelope, null), record.timestamp(),
@@ -188,7 +190,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         }
         context.forward(new Record<Object, Object>(sessionId, null, record.timestamp(), record.headers()), CHECKPOINTS_SINK);
         heads.delete(sessionId);
-        byTenant.delete(StoreNames.key(erase.tenantId(), sessionId));
+        byTenant.delete(StoreKey.of(erase.tenantId(), sessionId));
         deletePrefix(eventIds, sessionId);
         deletePrefix(callIds, sessionId);
         countOpenSessions(before, null);
@@ -197,7 +199,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
 
     private static void deletePrefix(KeyValueStore<String, Long> store, String sessionId) {
         var keys = new ArrayList<String>();
-        try (var it = store.prefixScan(StoreNames.prefix(sessionId), new org.apache.kafka.common.serialization.StringSerializer())) {
+        try (var it = store.prefixScan(StoreKey.prefix(sessionId), new org.apache.kafka.common.serialization.StringSerializer())) {
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(store::delete);

@@ -3,6 +3,7 @@ package dev.tether.session.kafka;
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionEvent;
 import dev.tether.core.event.Event;
+import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.service.rest.ApiException;
@@ -89,7 +90,7 @@ public class SessionStores {
     public List<SessionSummary> sessions(String tenantId, String status) {
         ReadOnlyKeyValueStore<String, SessionSummary> index = store(StoreNames.SESSIONS_BY_TENANT);
         var found = new ArrayList<SessionSummary>();
-        try (var it = index.prefixScan(StoreNames.prefix(tenantId), new StringSerializer())) {
+        try (var it = index.prefixScan(StoreKey.prefix(tenantId), new StringSerializer())) {
             it.forEachRemaining(kv -> {
                 if (status == null || status.equals(kv.value.status())) {
                     found.add(kv.value);

@@ -1,6 +1,9 @@
 package dev.tether.session.kafka;
 
-/** The sequencer's named state stores; their names fix the changelog topic names, so they never change. */
+/**
+ * The sequencer's named state stores; their names fix the changelog topic names, so they never change. Composite keys
+ * ("a NUL b") are {@link dev.tether.core.id.StoreKey}s.
+ */
 public final class StoreNames {
 
     /** sessionId → {@link dev.tether.session.domain.SessionHead}. */
@@ -18,17 +21,5 @@ public final class StoreNames {
     /** version → harness version entry: the whole harness-versions topic on every instance. */
     public static final String HARNESS_VERSIONS = "harness-versions-store";
 
-    /** Separates the parts of a composite string key; cannot occur in an id. */
-    public static final char SEPARATOR = '\u0000';
-
     private StoreNames() {}
-
-    public static String key(String first, String second) {
-        return first + SEPARATOR + second;
-    }
-
-    /** The prefix of every composite key whose first part is {@code first}. */
-    public static String prefix(String first) {
-        return first + SEPARATOR;
-    }
 }

@@ -67,6 +67,7 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.UnknownEvent;
+import dev.tether.core.id.DerivedIds;
 import dev.tether.session.domain.Decision.Accepted;
 import dev.tether.session.domain.Decision.Appended;
 import dev.tether.session.domain.Decision.EraseLog;
@@ -1247,6 +1248,19 @@ class SequencerTest {
         }
 
         @Test
+        void aClaimsEventIds_areDerivedFromItsCommandId_withTheValuesAlreadyInLogs() {
+            World w = World.claimed();
+            var claim = new CommandEnvelope("cmd-1", w.sessionId, OTHER_AGENT.tenantId(), OTHER_AGENT, w.now,
+                    new Command.ClaimSession("worker-2", V1, false));
+
+            Accepted a = w.accept(claim);
+
+            // the values the sequencer derived before DerivedIds: a retried claim is recognized by them
+            assertThat(a.events()).extracting(Event::eventId)
+                    .containsExactly("7b2a5920-9894-3548-aea5-5a7bf65d581b", "ed044549-3a99-3a10-b05b-5352fdbc7ba0");
+        }
+
+        @Test
         void retriedFirstClaim_isAcceptedWithNothingNew_andNoResumeReason() {
             World w = World.started();
             CommandEnvelope claim = w.claim(AGENT, "worker-1", V1, false);
@@ -1467,7 +1481,7 @@ class SequencerTest {
             assertThat(n.parentSessionId()).isEqualTo(PARENT_SESSION);
             assertThat(n.tenantId()).isEqualTo(TENANT);
             assertThat(n.event().payload()).isEqualTo(new SubagentResult(CHILD, "found 3 bugs"));
-            assertThat(n.event().eventId()).isEqualTo(Sequencer.deterministicId(CHILD, "subagent_result"));
+            assertThat(n.event().eventId()).isEqualTo(DerivedIds.of(CHILD, "subagent_result"));
         }
 
         @Test

@@ -1,5 +1,7 @@
 package dev.tether.executor.domain;
 
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.id.DerivedIds;
 import dev.tether.executor.domain.Step.Conclude;
 import dev.tether.executor.domain.Step.Reconcile;
 import dev.tether.executor.domain.Step.ReportAgain;
@@ -8,9 +10,7 @@ import dev.tether.tools.Intent;
 import dev.tether.tools.Reconciliation;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolOutput;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * The executor's exactly-once rules for one call (docs/ARCHITECTURE.md §6), as pure functions: {@link #decide} what to do with
@@ -39,7 +39,7 @@ public final class CallRules {
 
     /** The eventId of the call's {@code tool_result}: derived from its key, so every report of it is the same event. */
     public static String resultEventId(String idempotencyKey) {
-        return UUID.nameUUIDFromBytes((idempotencyKey + "/tool_result").getBytes(StandardCharsets.UTF_8)).toString();
+        return DerivedIds.of(idempotencyKey, ToolResult.TYPE);
     }
 
     /**

@@ -12,7 +12,6 @@ import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.service.TetherConfig;
-import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.ToolRegistry;
 import dev.tether.tools.sandbox.CommandRunner;
 import dev.tether.tools.sandbox.Isolation;
@@ -95,9 +94,7 @@ public class Executor {
         } else {
             LOG.infof("commands run isolated: %s", isolation);
         }
-        var registryOfTools = ToolRegistry.builder()
-                .addBuiltIns(HttpFetchPolicy.allowing(config.http().allowedHosts().orElse(List.of())))
-                .build();
+        var registryOfTools = tools(config.http());
         var authority = new Authority(registryOfTools, tether.gatingPolicy(registryOfTools.names()));
         var offloader = new BlobOffloader(new LocalBlobStore(Path.of(config.blobs().dir())),
                 config.blobs().thresholdBytes(), BlobOffloader.DEFAULT_PREVIEW_CHARS);
@@ -139,6 +136,11 @@ public class Executor {
         join(watcherThread);
         workers.shutdownNow();
         producer.close();
+    }
+
+    /** The tools calls run with: {@link ToolRegistry#builtIn}, the registry the approval-service previews them with. */
+    static ToolRegistry tools(ExecutorConfig.Http http) {
+        return ToolRegistry.builtIn(http.allowedHosts().orElse(List.of()));
     }
 
     /** Whether the executor takes requests: joined its group, loaded its ledger, and watches interruptions. */

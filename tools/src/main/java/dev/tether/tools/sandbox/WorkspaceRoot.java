@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -20,6 +21,9 @@ import java.util.regex.Pattern;
  * <p>A workspace directory is created with mode {@code 700} and given to the owner, the user commands run as
  * ({@link Isolation#commandUser()}). That user must be able to reach it: the root and every directory above it must be
  * searchable ({@code x}) by it. A root this creates gets mode {@code 711}; an existing one is left as it is.
+ *
+ * <p>This class is the layout's one implementation: the executor opens workspaces with {@link #open}, and a service
+ * that only reads them finds them with {@link #existing}, which creates nothing.
  *
  * <p>Thread-safe: concurrent opens of one session return equal workspaces.
  */
@@ -69,10 +73,10 @@ public final class WorkspaceRoot {
      */
     public Workspace open(String sessionId) {
         Objects.requireNonNull(sessionId, "sessionId");
-        if (!SESSION_ID.matcher(sessionId).matches()) {
+        if (!namesAWorkspace(sessionId)) {
             throw new IllegalArgumentException("session id must match " + SESSION_ID_REGEX + " to name a workspace");
         }
-        Path directory = root.resolve(sessionId);
+        Path directory = locate(root, sessionId);
         try {
             createIfAbsent(directory);
             if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)) {
@@ -82,6 +86,44 @@ public final class WorkspaceRoot {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the workspace of session " + sessionId, e);
         }
+    }
+
+    /**
+     * The session's workspace under {@code directory} as it is, for a service that only reads workspaces (the
+     * approval-service previews calls against them, and mounts them read-only): the layout {@link #open} creates, but
+     * nothing is created, not even {@code directory}, and nothing is changed.
+     *
+     * @param directory where the workspaces are; may not exist; never null
+     * @param sessionId the session, never null
+     * @param owner     who owns the workspace's files, never null
+     * @return the workspace; empty if {@code sessionId} names none ({@link #open} would refuse it) or no directory is
+     *     there (nothing, a file, or a link)
+     * @throws UncheckedIOException if the workspace's directory exists but cannot be resolved
+     */
+    public static Optional<Workspace> existing(Path directory, String sessionId, SandboxUser owner) {
+        Objects.requireNonNull(directory, "directory");
+        Objects.requireNonNull(owner, "owner");
+        if (!namesAWorkspace(Objects.requireNonNull(sessionId, "sessionId"))) {
+            return Optional.empty();
+        }
+        Path workspace = locate(directory, sessionId);
+        if (!Files.isDirectory(workspace, LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new Workspace(workspace.toRealPath(), owner));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the workspace of session " + sessionId, e);
+        }
+    }
+
+    private static boolean namesAWorkspace(String sessionId) {
+        return SESSION_ID.matcher(sessionId).matches();
+    }
+
+    /** The layout: a session's workspace is the directory named by its id, right under the root. */
+    private static Path locate(Path root, String sessionId) {
+        return root.resolve(sessionId);
     }
 
     private void createIfAbsent(Path directory) throws IOException {

@@ -56,4 +56,44 @@ class WorkspaceRootTest {
 
         assertThatThrownBy(() -> roots.open("linked")).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void existing_findsTheWorkspaceOpenCreated_atTheSameLayout() {
+        var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
+        Workspace opened = roots.open("session-1");
+
+        assertThat(WorkspaceRoot.existing(temp.resolve("workspaces"), "session-1", SandboxUser.current()))
+                .get().extracting(Workspace::root).isEqualTo(opened.root());
+    }
+
+    @Test
+    void existing_createsNothing_neitherTheWorkspaceNorTheRoot() {
+        Path absent = temp.resolve("absent");
+        assertThat(WorkspaceRoot.existing(absent, "session-1", SandboxUser.current())).isEmpty();
+        assertThat(absent).doesNotExist();
+
+        var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
+        assertThat(WorkspaceRoot.existing(roots.directory(), "session-2", SandboxUser.current())).isEmpty();
+        assertThat(roots.directory().resolve("session-2")).doesNotExist();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", ".", "..", "../x", "a/b", ".hidden", "-rf", "with space", "x\0y"})
+    void existing_findsNothing_forAnIdThatNamesNoWorkspace(String sessionId) throws IOException {
+        Path root = Files.createDirectories(temp.resolve("workspaces"));
+        Files.createDirectories(root.resolve(".hidden"));
+        Files.createDirectories(temp.resolve("x"));
+
+        assertThat(WorkspaceRoot.existing(root, sessionId, SandboxUser.current())).isEmpty();
+    }
+
+    @Test
+    void existing_findsNothing_whereALinkOrAFileIs() throws IOException {
+        var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
+        Files.createSymbolicLink(roots.directory().resolve("linked"), Path.of("/etc"));
+        Files.writeString(roots.directory().resolve("a-file"), "x");
+
+        assertThat(WorkspaceRoot.existing(roots.directory(), "linked", SandboxUser.current())).isEmpty();
+        assertThat(WorkspaceRoot.existing(roots.directory(), "a-file", SandboxUser.current())).isEmpty();
+    }
 }

@@ -1,0 +1,27 @@
+package dev.tether.core.id;
+
+/**
+ * The idempotency key of a tool call: {@code <sessionId>/<requestSeq>/<callId>}, derived from the event that asked for
+ * the call, never from an attempt, so a replay after a crash finds the earlier outcome instead of running the tool
+ * again. The projector derives it for the requests it emits, the approval-service for the
+ * results it writes in the executor's stead; both through here. A RETRY decision on an UNKNOWN call gives the call a
+ * new key: the same derivation, from the seq of the decision.
+ *
+ * <p>The shape is a wire contract: it is the key of {@code tool-requests} and {@code tool-outcomes} records and stands
+ * in {@code tool_result} events and checkpoints already written, so it never changes. Stateless and thread-safe.
+ */
+public final class IdempotencyKey {
+
+    private IdempotencyKey() {}
+
+    /**
+     * The key of call {@code callId} asked for by the event at {@code requestSeq} of {@code sessionId}.
+     *
+     * @param sessionId  the session; not null (Tether's ids never contain {@code /})
+     * @param requestSeq the seq of the event that asked for the call (an assistant message, or a RETRY decision)
+     * @param callId     the call's id within that event; not null
+     */
+    public static String of(String sessionId, long requestSeq, String callId) {
+        return sessionId + "/" + requestSeq + "/" + callId;
+    }
+}

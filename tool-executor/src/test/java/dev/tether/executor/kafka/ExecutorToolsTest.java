@@ -1,0 +1,38 @@
+package dev.tether.executor.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.core.event.ToolMode;
+import dev.tether.tools.Tool;
+import dev.tether.tools.ToolRegistry;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The tools the executor runs calls with: the same per mode as the approval-service previews (its KafkaSetupTest). */
+class ExecutorToolsTest {
+
+    @Test
+    void theToolsPerMode_areTheBuiltIns() {
+        ToolRegistry tools = Executor.tools(Optional::empty);
+
+        assertThat(tools.forMode(ToolMode.READ_ONLY).names()).containsExactly("grep", "http_fetch", "list_dir", "read_file");
+        assertThat(tools.forMode(ToolMode.WRITE).names())
+                .containsExactly("edit_file", "grep", "http_fetch", "list_dir", "read_file", "run_command", "write_file");
+        assertThat(tools.forMode(ToolMode.WRITE).names()).isEqualTo(ToolRegistry.builtIn(List.of()).forMode(ToolMode.WRITE).names());
+    }
+
+    @Test
+    void httpFetch_allowsTheConfiguredHosts_andNoneWhenUnset() throws Exception {
+        var json = new ObjectMapper();
+        Tool configured = Executor.tools(() -> Optional.of(List.of("docs.example.org"))).forMode(ToolMode.READ_ONLY).find("http_fetch")
+                .orElseThrow();
+        Tool unset = Executor.tools(Optional::empty).forMode(ToolMode.READ_ONLY).find("http_fetch").orElseThrow();
+
+        assertThat(configured.shown(null, json.readTree("{\"url\":\"https://docs.example.org/a\"}"))).startsWith("GET https://docs.example.org/a");
+        assertThatThrownBy(() -> unset.shown(null, json.readTree("{\"url\":\"https://docs.example.org/a\"}")))
+                .hasMessageContaining("not on the http_fetch allowlist");
+    }
+}
