@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.kit.json.EventJson;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.OwnerRouting;
@@ -35,6 +36,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -52,6 +54,7 @@ import java.util.regex.Pattern;
 public class ProjectionResource {
 
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    private static final Duration CATCH_UP = Duration.ofSeconds(5);
 
     private final Caller caller;
     private final ProjectorReads reads;
@@ -59,6 +62,7 @@ public class ProjectionResource {
     private final ProjectorConfig config;
     private final TokenCounter tokens;
     private final OwnerRouting routing;
+    private final StoreSignals signals;
 
     @Context
     UriInfo uri;
@@ -67,13 +71,14 @@ public class ProjectionResource {
     HttpHeaders headers;
 
     ProjectionResource(Caller caller, ProjectorReads reads, EventJson json, ProjectorConfig config, TokenCounter tokens,
-                       OwnerRouting routing) {
+                       OwnerRouting routing, StoreSignals signals) {
         this.caller = caller;
         this.reads = reads;
         this.json = json;
         this.config = config;
         this.tokens = tokens;
         this.routing = routing;
+        this.signals = signals;
     }
 
     @GET
@@ -243,31 +248,26 @@ public class ProjectionResource {
      * The session's checkpoint, read here if this instance holds its partition, else the request
      * goes to the one that does. With {@code minSeq}, waits (up to 5 s, then 503) until the
      * projection has folded at least that seq: a client reads its own writes made through the
-     * session-service, which the projection follows a moment later.
+     * session-service, which the projection follows a moment later. The fold wakes the wait
+     * ({@link StoreSignals}); nothing polls.
      */
     private SessionProjection visible(String sessionId, Long minSeq) {
         if (!ID.matcher(sessionId).matches()) {
             throw ApiException.notFound("session");
         }
         routing.serveLocallyOrForward(ProjectorStores.CHECKPOINTS, sessionId, uri, headers);
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-        while (true) {
-            var found = reads.checkpoint(caller.principal().tenantId(), sessionId);
-            if (found.isPresent() && (minSeq == null || found.get().lastSeq() >= minSeq)) {
-                return found.get();
-            }
-            if (minSeq == null) {
-                throw ApiException.notFound("session");
-            }
-            if (System.nanoTime() > deadline) {
-                throw ApiException.unavailable("the projection has not reached seq " + minSeq + " yet; try again shortly", 1);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw ApiException.unavailable("interrupted", 1);
-            }
+        String tenantId = caller.principal().tenantId();
+        if (minSeq == null) {
+            return reads.checkpoint(tenantId, sessionId).orElseThrow(() -> ApiException.notFound("session"));
+        }
+        try {
+            // the fold signals each session whose checkpoint it wrote
+            return signals.await(ProjectorStores.CHECKPOINTS, sessionId, CATCH_UP,
+                    () -> reads.checkpoint(tenantId, sessionId).filter(found -> found.lastSeq() >= minSeq)).orElseThrow(
+                            () -> ApiException.unavailable("the projection has not reached seq " + minSeq + " yet; try again shortly", 1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
         }
     }
 
