@@ -3,18 +3,16 @@ package dev.tether.kit.service.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.tether.testing.IdleStreams;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
+import java.util.function.Function;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.QueryableStoreType;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,22 +21,22 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link InteractiveStores}: a store is handed out only while the application is RUNNING and the store is restored;
  * otherwise 503 with {@code Retry-After: 1} and a body naming the state, never a store. The Streams instance is never
- * started (no broker); only its state and its store lookup are set.
+ * started (no broker, {@link IdleStreams}); only its state and its store lookup are set.
  */
 class InteractiveStoresTest {
 
     @TempDir
     Path stateDir;
 
-    private final List<StubStreams> opened = new ArrayList<>();
+    private final List<IdleStreams> opened = new ArrayList<>();
 
     @AfterEach
     void close() {
         opened.forEach(KafkaStreams::close);
     }
 
-    private StubStreams streams(KafkaStreams.State state, Lookup lookup) {
-        var streams = new StubStreams(state, lookup, stateDir);
+    private IdleStreams streams(KafkaStreams.State state, Function<StoreQueryParameters<?>, Object> lookup) {
+        var streams = new IdleStreams("interactive-stores-test", stateDir, state, lookup);
         opened.add(streams);
         return streams;
     }
@@ -47,7 +45,7 @@ class InteractiveStoresTest {
     void whileNotRunning_everyStateAnswers503WithRetryAfter_namingIt_andNoStoreIsLookedUp() {
         for (KafkaStreams.State state : new KafkaStreams.State[] {KafkaStreams.State.CREATED, KafkaStreams.State.REBALANCING,
                 KafkaStreams.State.PENDING_SHUTDOWN, KafkaStreams.State.ERROR}) {
-            StubStreams streams = streams(state, Lookup.FAILS_RESTORING);
+            IdleStreams streams = streams(state, IdleStreams.NO_LOOKUP);
             var stores = new InteractiveStores(streams, "the widget state");
 
             ApiException refused = catchThrowableOfType(ApiException.class, () -> stores.keyValue("widgets"));
@@ -58,13 +56,13 @@ class InteractiveStoresTest {
             assertThat(response.getHeaderString("Retry-After")).isEqualTo("1");
             assertThat(refused.body()).containsOnly(Map.entry("error", "unavailable"),
                     Map.entry("message", "the widget state is " + state.name().toLowerCase(Locale.ROOT) + "; try again shortly"));
-            assertThat(streams.lookups).isZero();
+            assertThat(streams.lookups()).isZero();
         }
     }
 
     @Test
     void whileAStoreRestores_theAnswerIs503WithRetryAfter() {
-        StubStreams streams = streams(KafkaStreams.State.RUNNING, Lookup.FAILS_RESTORING);
+        IdleStreams streams = streams(KafkaStreams.State.RUNNING, IdleStreams.RESTORING);
 
         ApiException refused = catchThrowableOfType(ApiException.class, () -> new InteractiveStores(streams, "the widget state")
                 .keyValue("widgets"));
@@ -73,66 +71,22 @@ class InteractiveStoresTest {
         assertThat(refused.status()).isEqualTo(503);
         assertThat(refused.headers()).containsEntry("Retry-After", "1");
         assertThat(refused.body()).containsEntry("error", "unavailable").containsEntry("message", "the widget state is restoring; try again shortly");
-        assertThat(streams.lookups).isEqualTo(1);
+        assertThat(streams.lookups()).isEqualTo(1);
     }
 
     @Test
-    void whileRunning_theStoreOfThatNameIsReturned_overEveryLocalPartition() {
-        StubStreams streams = streams(KafkaStreams.State.RUNNING, Lookup.ANSWERS);
+    void whileRunning_theStoreOfThatName_isReturned_overEveryLocalPartition_neverStale() {
+        Object widgets = Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {ReadOnlyKeyValueStore.class},
+                (proxy, method, args) -> null);
+        IdleStreams streams = streams(KafkaStreams.State.RUNNING, parameters -> widgets);
 
         ReadOnlyKeyValueStore<String, String> store = new InteractiveStores(streams, "the widget state").keyValue("widgets");
 
-        assertThat(store).isNull(); // the stub answers null: what matters is which lookup was made
-        assertThat(streams.lookups).isEqualTo(1);
-        assertThat(streams.last.storeName()).isEqualTo("widgets");
-        assertThat(streams.last.partition()).as("all of this instance's partitions").isNull();
-        assertThat(streams.last.staleStoresEnabled()).as("never stale data").isFalse();
-    }
-
-    private enum Lookup { ANSWERS, FAILS_RESTORING }
-
-    /** A Kafka Streams instance that is never started: a fixed state, and a store lookup that answers or fails as during a restore. */
-    private static final class StubStreams extends KafkaStreams {
-        private final State state;
-        private final Lookup lookup;
-        int lookups;
-        StoreQueryParameters<?> last;
-
-        StubStreams(State state, Lookup lookup, Path stateDir) {
-            super(topology(), config(stateDir));
-            this.state = state;
-            this.lookup = lookup;
-        }
-
-        @Override
-        public State state() {
-            return state;
-        }
-
-        @Override
-        public <T> T store(StoreQueryParameters<T> parameters) {
-            lookups++;
-            last = parameters;
-            if (lookup == Lookup.FAILS_RESTORING) {
-                throw new InvalidStateStoreException("store " + parameters.storeName() + " is restoring");
-            }
-            QueryableStoreType<T> type = parameters.queryableStoreType();
-            assertThat(type.getClass().getSimpleName()).contains("KeyValue");
-            return null;
-        }
-
-        private static org.apache.kafka.streams.Topology topology() {
-            var builder = new StreamsBuilder();
-            builder.stream("in");
-            return builder.build();
-        }
-
-        private static Properties config(Path stateDir) {
-            var props = new Properties();
-            props.put(StreamsConfig.APPLICATION_ID_CONFIG, "interactive-stores-test");
-            props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1");
-            props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-            return props;
-        }
+        assertThat((Object) store).isSameAs(widgets);
+        assertThat(streams.lookups()).isEqualTo(1);
+        assertThat(streams.lastLookup().storeName()).isEqualTo("widgets");
+        assertThat(streams.lastLookup().partition()).as("all of this instance's partitions").isNull();
+        assertThat(streams.lastLookup().staleStoresEnabled()).as("never stale data").isFalse();
+        assertThat(streams.lastLookup().queryableStoreType().getClass().getSimpleName()).contains("KeyValue");
     }
 }
