@@ -1,6 +1,7 @@
 package dev.tether.projector;
 
 import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicInitializer;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -44,7 +45,8 @@ final class ProjectorRun implements AutoCloseable {
         String registry = stack.registryUrl();
         var serdes = new ProjectorTopology.TopicSerdes(AvroSerdes.valueSerde(registry), AvroSerdes.valueSerde(registry),
                 AvroSerdes.valueSerde(registry), AvroSerdes.valueSerde(registry));
-        streams = new KafkaStreams(ProjectorTopology.build(input, output, serdes, new KafkaTracing(OpenTelemetry.noop(), "test")), props);
+        streams = new KafkaStreams(ProjectorTopology.build(input, output, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"),
+                new StoreSignals()), props);
         streams.start();
     }
 

@@ -11,6 +11,7 @@ import dev.tether.core.event.ProposedEvent;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionCommands;
 import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.tracing.KafkaTracing;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -37,7 +38,9 @@ import org.jboss.logging.Logger;
  * the service answers ({@link ApprovalMachine#react}) to {@code session-commands}, as the approval-service's
  * principal, one command per event. A wall-clock punctuation denies the approvals nobody decided in time
  * ({@link ApprovalMachine#expire}). Exactly-once: the state, the pending index and the commands of one event are
- * committed together, and an event folded already (a replay) changes and sends nothing.
+ * committed together, and an event folded already (a replay) changes and sends nothing. Each change of a session's
+ * state is signalled ({@link StoreSignals}, the session's id on {@value ApprovalStores#SESSIONS}), so a decision's
+ * request waiting to show its result looks again then.
  */
 final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent, String, SessionCommand> {
 
@@ -49,15 +52,17 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
     private final Duration timeout;
     private final Duration sweepInterval;
     private final KafkaTracing tracing;
+    private final StoreSignals signals;
     private ProcessorContext<String, SessionCommand> context;
     private KeyValueStore<String, SessionApprovals> sessions;
     private KeyValueStore<String, String> pending;
 
-    ApprovalProcessor(ApprovalMachine.Rules rules, Duration timeout, Duration sweepInterval, KafkaTracing tracing) {
+    ApprovalProcessor(ApprovalMachine.Rules rules, Duration timeout, Duration sweepInterval, KafkaTracing tracing, StoreSignals signals) {
         this.rules = rules;
         this.timeout = timeout;
         this.sweepInterval = sweepInterval;
         this.tracing = tracing;
+        this.signals = signals;
     }
 
     @Override
@@ -151,6 +156,7 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
                 pending.put(key, item.id());
             }
         }
+        signals.changed(ApprovalStores.SESSIONS, after.sessionId());
     }
 
     private static Set<String> keys(SessionApprovals state) {
@@ -169,5 +175,6 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
         }
         new ArrayList<>(keys(state)).forEach(pending::delete);
         sessions.delete(sessionId);
+        signals.changed(ApprovalStores.SESSIONS, sessionId);
     }
 }

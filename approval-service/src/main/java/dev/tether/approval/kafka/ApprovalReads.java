@@ -3,6 +3,7 @@ package dev.tether.approval.kafka;
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.SessionApprovals;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.kit.service.rest.OwnerRouting;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
@@ -12,24 +13,24 @@ import java.util.Optional;
 import java.util.function.Predicate;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * Reads of the approval state (Kafka Streams interactive queries over this instance's partitions, which is every
  * partition when one instance runs), each scoped to a tenant: another tenant's session reads as missing. While the
- * application restores its state a read answers 503 with {@code Retry-After}, never stale data; so does a read of one
- * session whose partition this instance does not hold right now (after a restart, during a rebalance), never 404.
+ * application restores its state a read answers 503 with {@code Retry-After}, never stale data
+ * ({@link InteractiveStores}); so does a read of one session whose partition this instance does not hold right now
+ * (after a restart, during a rebalance), never 404.
  */
 @ApplicationScoped
 public class ApprovalReads {
 
     private final KafkaStreams streams;
+    private final InteractiveStores stores;
 
     ApprovalReads(KafkaStreams streams) {
         this.streams = streams;
+        this.stores = new InteractiveStores(streams, "the approval state");
     }
 
     /**
@@ -39,15 +40,16 @@ public class ApprovalReads {
      */
     public Optional<SessionApprovals> session(String tenantId, String sessionId) {
         OwnerRouting.requireLocal(streams, ApprovalStores.SESSIONS, sessionId);
-        SessionApprovals s = this.<String, SessionApprovals>store(ApprovalStores.SESSIONS).get(sessionId);
+        SessionApprovals s = stores.<String, SessionApprovals>keyValue(ApprovalStores.SESSIONS).get(sessionId);
         return s != null && s.tenantId().equals(tenantId) ? Optional.of(s) : Optional.empty();
     }
 
     /** The tenant's pending items, oldest first, from the pending index. */
     public List<ApprovalItem> pending(String tenantId) {
-        ReadOnlyKeyValueStore<String, SessionApprovals> sessions = store(ApprovalStores.SESSIONS);
+        ReadOnlyKeyValueStore<String, SessionApprovals> sessions = stores.keyValue(ApprovalStores.SESSIONS);
         var out = new ArrayList<ApprovalItem>();
-        try (var it = this.<String, String>store(ApprovalStores.PENDING).prefixScan(PendingIndex.prefix(tenantId), new StringSerializer())) {
+        ReadOnlyKeyValueStore<String, String> index = stores.keyValue(ApprovalStores.PENDING);
+        try (var it = index.prefixScan(PendingIndex.prefix(tenantId), new StringSerializer())) {
             it.forEachRemaining(kv -> {
                 PendingIndex.Entry entry = PendingIndex.parse(kv.key);
                 SessionApprovals s = sessions.get(entry.sessionId());
@@ -66,7 +68,7 @@ public class ApprovalReads {
      */
     public List<ApprovalItem> items(String tenantId, Predicate<ApprovalItem> filter) {
         var out = new ArrayList<ApprovalItem>();
-        try (var it = this.<String, SessionApprovals>store(ApprovalStores.SESSIONS).all()) {
+        try (var it = stores.<String, SessionApprovals>keyValue(ApprovalStores.SESSIONS).all()) {
             it.forEachRemaining(kv -> {
                 if (kv.value.tenantId().equals(tenantId)) {
                     kv.value.items().stream().filter(filter).forEach(out::add);
@@ -83,7 +85,7 @@ public class ApprovalReads {
     /** The session-scope grants in force in the tenant's open sessions, oldest first. */
     public List<SessionGrant> grants(String tenantId) {
         var out = new ArrayList<SessionGrant>();
-        try (var it = this.<String, SessionApprovals>store(ApprovalStores.SESSIONS).all()) {
+        try (var it = stores.<String, SessionApprovals>keyValue(ApprovalStores.SESSIONS).all()) {
             it.forEachRemaining(kv -> {
                 if (kv.value.tenantId().equals(tenantId) && !kv.value.closed()) {
                     kv.value.grants().forEach(g -> out.add(new SessionGrant(kv.value.sessionId(), g)));
@@ -96,15 +98,4 @@ public class ApprovalReads {
 
     private static final Comparator<ApprovalItem> ORDER = Comparator.comparing(ApprovalItem::requestedAt)
             .thenComparing(ApprovalItem::sessionId).thenComparingLong(ApprovalItem::seq);
-
-    private <K, V> ReadOnlyKeyValueStore<K, V> store(String name) {
-        if (streams.state() != KafkaStreams.State.RUNNING) {
-            throw ApiException.unavailable("the approval state is " + streams.state().name().toLowerCase() + "; try again shortly", 1);
-        }
-        try {
-            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<K, V>keyValueStore()));
-        } catch (InvalidStateStoreException e) {
-            throw ApiException.unavailable("the approval state is restoring; try again shortly", 1);
-        }
-    }
 }

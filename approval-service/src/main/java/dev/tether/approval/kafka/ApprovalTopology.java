@@ -7,6 +7,7 @@ import dev.tether.avro.SessionEvent;
 import dev.tether.kit.kafka.JsonSerde;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -31,13 +32,13 @@ public final class ApprovalTopology {
 
     private ApprovalTopology() {}
 
-    public static Topology build(TopicLayout layout, TopicSerdes serdes, Settings settings, KafkaTracing tracing) {
+    public static Topology build(TopicLayout layout, TopicSerdes serdes, Settings settings, KafkaTracing tracing, StoreSignals signals) {
         var strings = Serdes.String();
         var topology = new Topology();
         topology.addSource("events-source", new SessionEventKeySerde().deserializer(), serdes.events().deserializer(),
                 layout.name(Topics.SESSION_EVENTS));
         topology.addProcessor("approvals", () -> new ApprovalProcessor(settings.rules(), settings.timeout(), settings.sweepInterval(),
-                tracing), "events-source");
+                tracing, signals), "events-source");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ApprovalStores.SESSIONS), strings,
                 JsonSerde.of(SessionApprovals.class)), "approvals");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ApprovalStores.PENDING), strings, strings),

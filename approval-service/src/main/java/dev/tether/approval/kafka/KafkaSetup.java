@@ -11,6 +11,7 @@ import dev.tether.core.blob.BlobStore;
 import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -92,10 +93,10 @@ public class KafkaSetup {
     /** Picked up by the Quarkus Kafka Streams extension, which runs it. */
     @Produces
     @Singleton
-    Topology topology(TopicLayout layout, KafkaTracing tracing, GatingPolicy policy, WorkspaceInspector inspector) {
+    Topology topology(TopicLayout layout, KafkaTracing tracing, GatingPolicy policy, WorkspaceInspector inspector, StoreSignals signals) {
         var settings = new ApprovalTopology.Settings(new ApprovalMachine.Rules(policy, inspector), approvals.timeout(),
                 approvals.sweepInterval());
-        return ApprovalTopology.build(layout, new ApprovalTopology.TopicSerdes(serde(), serde()), settings, tracing);
+        return ApprovalTopology.build(layout, new ApprovalTopology.TopicSerdes(serde(), serde()), settings, tracing, signals);
     }
 
     /** Writes approvers' decisions: idempotent, acks=all, so an acknowledged decision is never lost or doubled. */

@@ -20,6 +20,7 @@ import dev.tether.avro.CommandReply;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.blob.BlobStore;
 import dev.tether.core.event.Event;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
@@ -77,11 +78,13 @@ public class ApprovalResource {
     private final ItemJson items;
     private final ObjectMapper json;
     private final OwnerRouting routing;
+    private final StoreSignals signals;
     private final int partitions;
 
     ApprovalResource(Caller caller, ApprovalReads reads, DecisionGateway gateway, BlobStore blobs, ObjectMapper json,
-                     ApprovalConfig config, OwnerRouting routing, TetherConfig tether) {
+                     ApprovalConfig config, OwnerRouting routing, TetherConfig tether, StoreSignals signals) {
         this.caller = caller;
+        this.signals = signals;
         this.routing = routing;
         this.partitions = tether.layout().partitions();
         this.reads = reads;
@@ -195,20 +198,20 @@ public class ApprovalResource {
         return items.of(settled(principal, itemId, append, seq, session), append.item().shown());
     }
 
-    /** The item once this service has folded the decision; if that takes long, the decision folded into the state seen before. */
+    /**
+     * The item once this service has folded the decision (the fold wakes the wait, {@link StoreSignals}); if that takes
+     * long, the decision folded into the state seen before.
+     */
     private ApprovalItem settled(TetherPrincipal principal, ItemId itemId, Verdict.Append append, long seq, SessionApprovals before) {
-        long deadline = System.nanoTime() + SETTLE.toNanos();
-        while (System.nanoTime() < deadline) {
-            Optional<ApprovalItem> item = reads.session(principal.tenantId(), itemId.sessionId()).flatMap(s -> s.item(itemId.seq()));
-            if (item.isPresent() && !item.get().status().pending()) {
-                return item.get();
+        try {
+            Optional<ApprovalItem> folded = signals.await(ApprovalStores.SESSIONS, itemId.sessionId(), SETTLE,
+                    () -> reads.session(principal.tenantId(), itemId.sessionId()).flatMap(s -> s.item(itemId.seq()))
+                            .filter(item -> !item.status().pending()));
+            if (folded.isPresent()) {
+                return folded.get();
             }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         var event = new Event(append.event().eventId(), itemId.sessionId(), principal.tenantId(), seq, Instant.now(),
                 append.event().actor(), "", append.event().payload());

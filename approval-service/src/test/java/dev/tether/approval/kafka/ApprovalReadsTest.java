@@ -25,6 +25,7 @@ import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.service.rest.ApiException;
@@ -88,8 +89,8 @@ class ApprovalReadsTest {
                 Duration.ofSeconds(5));
         var serdes = new ApprovalTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
                 new PlainAvroSerde<>(SessionCommand.getClassSchema()));
-        driver = new TopologyTestDriver(ApprovalTopology.build(LAYOUT, serdes, settings, new KafkaTracing(OpenTelemetry.noop(), "test")),
-                properties("approval-reads-driver"), T0);
+        driver = new TopologyTestDriver(ApprovalTopology.build(LAYOUT, serdes, settings, new KafkaTracing(OpenTelemetry.noop(), "test"),
+                new StoreSignals()), properties("approval-reads-driver"), T0);
         events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         streams = new HeldStreams(driver, properties("approval-reads-streams"));
         reads = new ApprovalReads(streams);

@@ -29,6 +29,7 @@ import dev.tether.core.policy.GatingPolicy;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -38,8 +39,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
@@ -58,6 +65,7 @@ class ApprovalTopologyTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
 
+    private final StoreSignals signals = new StoreSignals();
     private TopologyTestDriver driver;
     private TestInputTopic<SessionEventKey, SessionEvent> events;
     private TestOutputTopic<String, SessionCommand> commands;
@@ -82,8 +90,8 @@ class ApprovalTopologyTest {
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "approval-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(ApprovalTopology.build(LAYOUT, serdes, settings, new KafkaTracing(OpenTelemetry.noop(), "test")),
-                props, T0);
+        driver = new TopologyTestDriver(ApprovalTopology.build(LAYOUT, serdes, settings, new KafkaTracing(OpenTelemetry.noop(), "test"),
+                signals), props, T0);
         events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         commands = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_COMMANDS), Serdes.String().deserializer(),
                 serdes.commands().deserializer());
@@ -138,6 +146,29 @@ class ApprovalTopologyTest {
         List<ProposedEvent> proposed = proposed(out);
         assertThat(proposed.get(0).payload()).isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
         assertThat(proposed.get(1).payload()).isEqualTo(new ApprovalRequested("c2", "edit_file", "diff of c2", null));
+    }
+
+    @Test
+    void aDecisionFolded_wakesTheRequestWaitingToShowIt() throws Exception {
+        pipe("s1", 1, started());
+        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
+        pipe("s1", 3, new ApprovalRequested("c1", "edit_file", "diff of c1", null));
+        var looked = new AtomicInteger();
+        ExecutorService request = Executors.newSingleThreadExecutor();
+        try {
+            // the check answers only when it is asked again, which only a signal does before the (long) deadline
+            Future<Optional<Boolean>> woken = request.submit(() -> signals.await(ApprovalStores.SESSIONS, "s1", Duration.ofSeconds(30),
+                    () -> looked.incrementAndGet() > 1 ? Optional.of(true) : Optional.empty()));
+            while (signals.waiting() == 0) {
+                Thread.onSpinWait();
+            }
+
+            pipe("s1", 4, "grant-1", new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "alice", ""));
+
+            assertThat(woken.get(5, TimeUnit.SECONDS)).contains(true);
+        } finally {
+            request.shutdownNow();
+        }
     }
 
     @Test

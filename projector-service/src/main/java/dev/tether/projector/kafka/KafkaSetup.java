@@ -1,6 +1,7 @@
 package dev.tether.projector.kafka;
 
 import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -30,8 +31,8 @@ public class KafkaSetup {
 
     @Produces
     @Singleton
-    Topology topology(TopicLayout layout, KafkaTracing tracing) {
-        return ProjectorTopology.build(layout, new ProjectorTopology.TopicSerdes(serde(), serde(), serde(), serde()), tracing);
+    Topology topology(TopicLayout layout, KafkaTracing tracing, StoreSignals signals) {
+        return ProjectorTopology.build(layout, new ProjectorTopology.TopicSerdes(serde(), serde(), serde(), serde()), tracing, signals);
     }
 
     private <T extends SpecificRecord> Serde<T> serde() {

@@ -17,6 +17,7 @@ import dev.tether.core.id.IdempotencyKey;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.CallRecord;
@@ -43,6 +44,8 @@ import org.jboss.logging.Logger;
  * {@code ToolRequest} for every {@code tool_call_authorized}. Also reads the executor's ledger
  * ({@code tool-outcomes}, partitioned by session like the events) to mark calls RUNNING and
  * record their attempts. Exactly-once; an event it has folded already (a replay) changes nothing.
+ * After each event it signals {@link StoreSignals} with the session's id on {@value ProjectorStores#CHECKPOINTS}: a
+ * read waiting for the checkpoint to reach a seq looks again then.
  */
 final class ProjectorProcessor implements Processor<Object, Object, Object, Object> {
 
@@ -52,13 +55,15 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     private static final Logger LOG = Logger.getLogger(ProjectorProcessor.class);
 
     private final KafkaTracing tracing;
+    private final StoreSignals signals;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, Checkpoint> checkpoints;
     private KeyValueStore<String, CallRecord> calls;
     private SessionLog log;
 
-    ProjectorProcessor(KafkaTracing tracing) {
+    ProjectorProcessor(KafkaTracing tracing, StoreSignals signals) {
         this.tracing = tracing;
+        this.signals = signals;
     }
 
     @Override
@@ -77,6 +82,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             } else {
                 project(key, (SessionEvent) record.value(), record);
             }
+            signals.changed(ProjectorStores.CHECKPOINTS, key.sessionId());
         } else if (record.value() instanceof ToolOutcome outcome) {
             outcome(outcome);
         }

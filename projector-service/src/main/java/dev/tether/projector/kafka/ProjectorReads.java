@@ -5,6 +5,7 @@ import dev.tether.avro.SessionEvent;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.CallRecord;
@@ -13,23 +14,22 @@ import dev.tether.projector.migration.UnmigratableCheckpointException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Optional;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * Reads of the projector's stores (interactive queries), each scoped to the caller's tenant:
  * another tenant's session reads as missing. While the application restores its state a read
- * answers 503 with {@code Retry-After}, never stale data.
+ * answers 503 with {@code Retry-After}, never stale data ({@link InteractiveStores}).
  */
 @ApplicationScoped
 public class ProjectorReads {
 
     private final KafkaStreams streams;
+    private final InteractiveStores stores;
 
     ProjectorReads(KafkaStreams streams) {
         this.streams = streams;
+        this.stores = new InteractiveStores(streams, "the projection");
     }
 
     /**
@@ -39,7 +39,7 @@ public class ProjectorReads {
      * not hold the session's events yet, the answer is 503 with the reason.
      */
     public Optional<SessionProjection> checkpoint(String tenantId, String sessionId) {
-        Checkpoint c = this.<String, Checkpoint>store(ProjectorStores.CHECKPOINTS).get(sessionId);
+        Checkpoint c = stores.<String, Checkpoint>keyValue(ProjectorStores.CHECKPOINTS).get(sessionId);
         if (c == null || !c.getTenantId().equals(tenantId)) {
             return Optional.empty();
         }
@@ -60,22 +60,11 @@ public class ProjectorReads {
     }
 
     public SessionLog log() {
-        ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> messages = store(ProjectorStores.MESSAGES);
+        ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> messages = stores.keyValue(ProjectorStores.MESSAGES);
         return new SessionLog(messages);
     }
 
     public Optional<CallRecord> call(String sessionId, String callId) {
-        return Optional.ofNullable(this.<String, CallRecord>store(ProjectorStores.CALLS).get(StoreKey.of(sessionId, callId)));
-    }
-
-    private <K, V> ReadOnlyKeyValueStore<K, V> store(String name) {
-        if (streams.state() != KafkaStreams.State.RUNNING) {
-            throw ApiException.unavailable("the projection is " + streams.state().name().toLowerCase() + "; try again shortly", 1);
-        }
-        try {
-            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<K, V>keyValueStore()));
-        } catch (InvalidStateStoreException e) {
-            throw ApiException.unavailable("the projection is restoring; try again shortly", 1);
-        }
+        return Optional.ofNullable(stores.<String, CallRecord>keyValue(ProjectorStores.CALLS).get(StoreKey.of(sessionId, callId)));
     }
 }

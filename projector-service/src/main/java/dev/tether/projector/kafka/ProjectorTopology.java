@@ -8,6 +8,7 @@ import dev.tether.kit.kafka.JsonSerde;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -41,15 +42,17 @@ public final class ProjectorTopology {
 
     private ProjectorTopology() {}
 
-    public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing) {
-        return build(layout, layout, serdes, tracing);
+    public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing, StoreSignals signals) {
+        return build(layout, layout, serdes, tracing, signals);
     }
 
     /**
      * The topology reading the log of {@code input} and writing checkpoints and tool requests to
-     * {@code output}'s topics: a rebuild of the projections from the log that leaves the live ones alone.
+     * {@code output}'s topics: a rebuild of the projections from the log that leaves the live ones alone. The fold
+     * signals {@code signals} after each event (see {@link ProjectorProcessor}).
      */
-    public static Topology build(TopicLayout input, TopicLayout output, TopicSerdes serdes, KafkaTracing tracing) {
+    public static Topology build(TopicLayout input, TopicLayout output, TopicSerdes serdes, KafkaTracing tracing,
+                                 StoreSignals signals) {
         var keys = new SessionEventKeySerde();
         var strings = Serdes.String();
         var topology = new Topology();
@@ -61,7 +64,7 @@ public final class ProjectorTopology {
                 "events-source", keys, serdes.events().deserializer(), input.name(Topics.SESSION_EVENTS), "messages-materializer",
                 MessageStore::new);
         topology.addSource("outcomes-source", strings.deserializer(), serdes.outcomes().deserializer(), input.name(Topics.TOOL_OUTCOMES));
-        topology.addProcessor("projector", () -> new ProjectorProcessor(tracing), "events-source", "outcomes-source");
+        topology.addProcessor("projector", () -> new ProjectorProcessor(tracing, signals), "events-source", "outcomes-source");
         topology.connectProcessorAndStateStores("projector", ProjectorStores.MESSAGES);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CHECKPOINTS), strings,
                 serdes.checkpoints()), "projector");

@@ -1,13 +1,14 @@
 package dev.tether.projector.rest;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.kit.json.EventJson;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.EventPage;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.projector.config.ProjectorConfig;
@@ -35,7 +36,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -52,6 +53,7 @@ import java.util.regex.Pattern;
 public class ProjectionResource {
 
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    private static final Duration CATCH_UP = Duration.ofSeconds(5);
 
     private final Caller caller;
     private final ProjectorReads reads;
@@ -59,6 +61,7 @@ public class ProjectionResource {
     private final ProjectorConfig config;
     private final TokenCounter tokens;
     private final OwnerRouting routing;
+    private final StoreSignals signals;
 
     @Context
     UriInfo uri;
@@ -67,13 +70,14 @@ public class ProjectionResource {
     HttpHeaders headers;
 
     ProjectionResource(Caller caller, ProjectorReads reads, EventJson json, ProjectorConfig config, TokenCounter tokens,
-                       OwnerRouting routing) {
+                       OwnerRouting routing, StoreSignals signals) {
         this.caller = caller;
         this.reads = reads;
         this.json = json;
         this.config = config;
         this.tokens = tokens;
         this.routing = routing;
+        this.signals = signals;
     }
 
     @GET
@@ -176,38 +180,30 @@ public class ProjectionResource {
     }
 
     /**
-     * Events {@code fromSeq..toSeq} of the session (defaults: from 1 through its last seq), at most a page of them;
-     * {@code nextFromSeq} is where the next page starts if the range goes on. A fork's context reads its parent's
-     * events here when the parent's partition is on another instance.
+     * A page of the session's events, with the contract of the session-service's {@code GET …/events}
+     * ({@link EventPage}: {@code fromSeq}, {@code limit}, answering {@code {events, lastSeq, nextSeq}}), and an optional
+     * upper bound {@code toSeq}. A fork's context reads its parent's events here when the parent's partition is on
+     * another instance.
      */
     @GET
     @Path("events")
     public ObjectNode events(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
-                             @QueryParam("toSeq") String toSeqParam) {
+                             @QueryParam("limit") String limitParam, @QueryParam("toSeq") String toSeqParam) {
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
+        Integer limit = StrictInput.intParam(limitParam, "limit");
         Long toSeq = StrictInput.longParam(toSeqParam, "toSeq");
         if (headers.getHeaderString(OwnerRouting.FORWARDED) != null && ID.matcher(sessionId).matches()) {
             // sent here as the owner: if a rebalance has just moved the partition away, "try again", never "not found"
             reads.requireHeld(sessionId);
         }
         SessionProjection current = visible(sessionId);
-        long from = fromSeq == null ? 1 : fromSeq;
-        if (from < 1) {
-            throw ApiException.badRequest("fromSeq", "must be at least 1");
-        }
-        long to = toSeq == null ? current.lastSeq() : Math.min(toSeq, current.lastSeq());
-        if (toSeq != null && toSeq < from) {
+        EventPage.Query query = EventPage.Query.of(fromSeq, limit, config.maxPageSize());
+        if (toSeq != null && toSeq < query.fromSeq()) {
             throw ApiException.badRequest("toSeq", "must be at least fromSeq");
         }
-        long pageEnd = Math.min(to, from + config.maxPageSize() - 1);
-        List<Event> events = reads.log().events(sessionId, from, pageEnd);
-        ObjectNode out = json.mapper().createObjectNode();
-        ArrayNode list = out.putArray("events");
-        events.forEach(e -> list.add(json.write(e)));
-        if (pageEnd < to) {
-            out.put("nextFromSeq", pageEnd + 1);
-        }
-        return out;
+        long to = toSeq == null ? current.lastSeq() : Math.min(toSeq, current.lastSeq());
+        List<Event> events = reads.log().events(sessionId, query.fromSeq(), query.lastWanted(to));
+        return EventPage.of(events, query.fromSeq(), current.lastSeq()).toJson(json);
     }
 
     @GET
@@ -243,31 +239,26 @@ public class ProjectionResource {
      * The session's checkpoint, read here if this instance holds its partition, else the request
      * goes to the one that does. With {@code minSeq}, waits (up to 5 s, then 503) until the
      * projection has folded at least that seq: a client reads its own writes made through the
-     * session-service, which the projection follows a moment later.
+     * session-service, which the projection follows a moment later. The fold wakes the wait
+     * ({@link StoreSignals}); nothing polls.
      */
     private SessionProjection visible(String sessionId, Long minSeq) {
         if (!ID.matcher(sessionId).matches()) {
             throw ApiException.notFound("session");
         }
         routing.serveLocallyOrForward(ProjectorStores.CHECKPOINTS, sessionId, uri, headers);
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-        while (true) {
-            var found = reads.checkpoint(caller.principal().tenantId(), sessionId);
-            if (found.isPresent() && (minSeq == null || found.get().lastSeq() >= minSeq)) {
-                return found.get();
-            }
-            if (minSeq == null) {
-                throw ApiException.notFound("session");
-            }
-            if (System.nanoTime() > deadline) {
-                throw ApiException.unavailable("the projection has not reached seq " + minSeq + " yet; try again shortly", 1);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw ApiException.unavailable("interrupted", 1);
-            }
+        String tenantId = caller.principal().tenantId();
+        if (minSeq == null) {
+            return reads.checkpoint(tenantId, sessionId).orElseThrow(() -> ApiException.notFound("session"));
+        }
+        try {
+            // the fold signals each session whose checkpoint it wrote
+            return signals.await(ProjectorStores.CHECKPOINTS, sessionId, CATCH_UP,
+                    () -> reads.checkpoint(tenantId, sessionId).filter(found -> found.lastSeq() >= minSeq)).orElseThrow(
+                            () -> ApiException.unavailable("the projection has not reached seq " + minSeq + " yet; try again shortly", 1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
         }
     }
 
@@ -287,14 +278,14 @@ public class ProjectionResource {
      * (so only the caller's tenant's); empty Optional if this instance holds it. The owner's 404 (missing, erased,
      * another tenant's) reads as no events; any other answer but 200 is a 503 here, never a "gone".
      */
-    private Optional<List<Event>> ownersPage(String tenantId, String sessionId, long from, long to) {
+    private Optional<EventPage> ownersPage(String tenantId, String sessionId, long from, long to) {
         if (!ID.matcher(sessionId).matches()) {
-            return Optional.of(List.of());
+            return Optional.of(EventPage.none(from));
         }
-        String path = "/v1/sessions/" + sessionId + "/events?fromSeq=" + from + "&toSeq=" + to;
+        String path = "/v1/sessions/" + sessionId + "/events?fromSeq=" + from + "&toSeq=" + to + "&limit=" + config.maxPageSize();
         return routing.fetchFromOwner(ProjectorStores.CHECKPOINTS, sessionId, path, headers).map(answer -> {
             if (answer.statusCode() == 404) {
-                return List.of();
+                return EventPage.none(from);
             }
             if (answer.statusCode() != 200) {
                 long retryAfter = answer.headers().firstValueAsLong("retry-after").orElse(1);
@@ -302,11 +293,7 @@ public class ProjectionResource {
                         + "; try again shortly", (int) retryAfter);
             }
             try {
-                var page = new ArrayList<Event>();
-                for (JsonNode e : json.mapper().readTree(answer.body()).path("events")) {
-                    page.add(json.readEvent(e, tenantId));
-                }
-                return page;
+                return EventPage.fromJson(json, answer.body(), from, tenantId);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -1,6 +1,7 @@
 package dev.tether.projector.rest;
 
 import dev.tether.core.event.Event;
+import dev.tether.kit.service.rest.EventPage;
 import dev.tether.projector.domain.ContextSource;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,10 +23,11 @@ final class RoutedEvents implements ContextSource.Events {
     /** One page of a session's events from the instance holding it. */
     interface Owner {
         /**
-         * Events {@code fromSeq..toSeq} of the session, or a first part of them (a page); an empty list if the owner
-         * has none (missing, erased or another tenant's session); an empty Optional if this instance holds the session.
+         * The page of the session's events from {@code fromSeq}, none past {@code toSeq} ({@code GET …/events} there);
+         * a page without events if the owner has none (missing, erased or another tenant's session); an empty
+         * Optional if this instance holds the session.
          */
-        Optional<List<Event>> page(String sessionId, long fromSeq, long toSeq);
+        Optional<EventPage> page(String sessionId, long fromSeq, long toSeq);
     }
 
     private final ContextSource.Events local;
@@ -52,19 +54,23 @@ final class RoutedEvents implements ContextSource.Events {
         }
         long from = fromSeq;
         while (from <= toSeq) {
-            Optional<List<Event>> page = owner.page(sessionId, from, toSeq);
+            Optional<EventPage> page = owner.page(sessionId, from, toSeq);
             if (page.isEmpty()) {
                 held.add(sessionId);
                 return local.range(sessionId, fromSeq, toSeq);
             }
-            if (page.get().isEmpty()) {
+            if (page.get().events().isEmpty()) {
                 break;
             }
             known = fetched.computeIfAbsent(sessionId, id -> new TreeMap<>());
-            for (Event e : page.get()) {
+            for (Event e : page.get().events()) {
                 known.put(e.seq(), e);
             }
-            from = page.get().get(page.get().size() - 1).seq() + 1;
+            long next = page.get().nextSeq();
+            if (next > page.get().lastSeq() || next <= from) {
+                break; // the session has no more (or the owner did not move on)
+            }
+            from = next;
         }
         return known == null ? List.of() : List.copyOf(known.subMap(fromSeq, true, toSeq, true).values());
     }

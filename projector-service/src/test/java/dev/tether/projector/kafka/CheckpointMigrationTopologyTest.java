@@ -23,6 +23,7 @@ import dev.tether.core.event.UserMessage;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -69,7 +70,7 @@ class CheckpointMigrationTopologyTest {
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-migration-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test")), props);
+        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), new StoreSignals()), props);
         events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
                 serdes.checkpoints().deserializer());

@@ -27,15 +27,23 @@ import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
@@ -52,6 +60,7 @@ class ProjectorTopologyTest {
 
     private static final TopicLayout LAYOUT = TopicLayout.local();
 
+    private final StoreSignals signals = new StoreSignals();
     private TopologyTestDriver driver;
     private TestInputTopic<SessionEventKey, SessionEvent> events;
     private TestInputTopic<String, ToolOutcome> outcomes;
@@ -66,7 +75,8 @@ class ProjectorTopologyTest {
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test")), props);
+        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), signals),
+                props);
         events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         outcomes = driver.createInputTopic(LAYOUT.name(Topics.TOOL_OUTCOMES), Serdes.String().serializer(), serdes.outcomes().serializer());
         checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
@@ -90,6 +100,26 @@ class ProjectorTopologyTest {
         assertThat(out).allSatisfy(kv -> assertThat(kv.key).isEqualTo("s1"));
         KeyValueStore<SessionEventKey, SessionEvent> messages = driver.getKeyValueStore(ProjectorStores.MESSAGES);
         assertThat(messages.get(new SessionEventKey("s1", 2)).getType()).isEqualTo("user_message");
+    }
+
+    @Test
+    void theFold_wakesAReadWaitingForTheSessionsCheckpoint() throws Exception {
+        var looked = new AtomicInteger();
+        ExecutorService reader = Executors.newSingleThreadExecutor();
+        try {
+            // the check answers only when it is asked again, which only a signal does before the (long) deadline
+            Future<Optional<Boolean>> woken = reader.submit(() -> signals.await(ProjectorStores.CHECKPOINTS, "s1", Duration.ofSeconds(30),
+                    () -> looked.incrementAndGet() > 1 ? Optional.of(true) : Optional.empty()));
+            while (signals.waiting() == 0) {
+                Thread.onSpinWait();
+            }
+
+            pipe("s1", 1, started());
+
+            assertThat(woken.get(5, TimeUnit.SECONDS)).contains(true);
+        } finally {
+            reader.shutdownNow();
+        }
     }
 
     @Test

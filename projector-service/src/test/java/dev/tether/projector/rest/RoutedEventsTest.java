@@ -10,6 +10,7 @@ import dev.tether.core.event.SessionForked;
 import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.UserMessage;
+import dev.tether.kit.service.rest.EventPage;
 import dev.tether.projector.domain.ContextInput;
 import dev.tether.projector.domain.ContextSource;
 import dev.tether.projector.domain.Projection;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link RoutedEvents}: a fork held here whose parent another instance holds reads the parent's events there, page by
- * page, once per request; a session held here is read here; one the owner does not have reads as empty.
+ * page ({@link EventPage}), once per request, up to the parent's last seq; a session held here is read here; one the
+ * owner does not have reads as empty.
  */
 class RoutedEventsTest {
 
@@ -37,13 +39,14 @@ class RoutedEventsTest {
     private final List<String> ownerCalls = new ArrayList<>();
     private final ContextSource.Events local = (id, from, to) -> slice(here.getOrDefault(id, List.of()), from, to);
 
-    /** The other instance, answering at most two events a page. */
+    /** The other instance, answering at most two events a page ({@code GET …/events?fromSeq&toSeq&limit} there). */
     private final RoutedEvents.Owner owner = (id, from, to) -> {
         if (here.containsKey(id)) {
             return Optional.empty();
         }
         ownerCalls.add(id + ":" + from + ".." + to);
-        return Optional.of(slice(there.getOrDefault(id, List.of()), from, Math.min(to, from + 1)));
+        List<Event> log = there.get(id);
+        return Optional.of(log == null ? EventPage.none(from) : EventPage.of(slice(log, from, Math.min(to, from + 1)), from, log.size()));
     };
 
     @Test
@@ -64,6 +67,18 @@ class RoutedEventsTest {
 
         assertThat(ContextSource.at(new RoutedEvents(local, owner), stateOf(here.get("fork")), 2)).isEmpty();
         assertThat(ownerCalls).containsExactly("parent:1..2");
+    }
+
+    @Test
+    void givenARangePastTheParentsEnd_thenItsLastSeqEndsTheReading_withoutAskingForMore() {
+        there.put("parent", log("parent", START, user("p1"), user("p2")));
+        var events = new RoutedEvents(local, owner);
+
+        List<Event> read = events.range("parent", 1, 10);
+
+        assertThat(read).extracting(Event::seq).containsExactly(1L, 2L, 3L);
+        assertThat(ownerCalls).as("1..10 in pages of two: the second page reaches its last seq 3").containsExactly("parent:1..10",
+                "parent:3..10");
     }
 
     @Test

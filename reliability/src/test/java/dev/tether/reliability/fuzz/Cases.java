@@ -456,7 +456,7 @@ final class Cases {
                         concat(List.of("0", "-1", "100000"), numbersBad), "throughSeq"), fromSeq, limit), false),
                 new Read(Endpoint.RECOVERY, p + "recovery", agent, List.of(minSeq), false),
                 new Read(Endpoint.CALL, p + "calls/" + scene.callId(), agent, List.of(), false),
-                new Read(Endpoint.PROJECTOR_EVENTS, p + "events", agent, List.of(fromSeq, new Param("toSeq", List.of("3", "100000"),
+                new Read(Endpoint.PROJECTOR_EVENTS, p + "events", agent, List.of(fromSeq, limit, new Param("toSeq", List.of("3", "100000"),
                         concat(List.of("0", "-1"), numbersBad), "toSeq")), false),
                 new Read(Endpoint.APPROVALS_LIST, a, approver, List.of(new Param("status", List.of("PENDING", "ALL", "DENIED", "GRANTED"),
                         List.of("pending", "EVERYTHING", "ALL "), "status"), new Param("kind", List.of("APPROVAL", "UNKNOWN_OUTCOME"),

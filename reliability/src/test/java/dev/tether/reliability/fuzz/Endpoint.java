@@ -37,7 +37,10 @@ enum Endpoint {
             "admin"),
     RECOVERY(Service.PROJECTOR, "GET", "/v1/sessions/{id}/recovery", Scope.SESSION, "agent", "approver", "operator", "admin"),
     CALL(Service.PROJECTOR, "GET", "/v1/sessions/{id}/calls/{callId}", Scope.SESSION, "agent", "approver", "operator", "admin"),
-    /** A session's events as the projector holds them (what a fork's context reads from the instance holding its parent). */
+    /**
+     * A session's events as the projector holds them (what a fork's context reads from the instance holding its parent):
+     * the contract of {@link #EVENTS_PAGE} ({@code fromSeq}, {@code limit}), plus an upper bound {@code toSeq}.
+     */
     PROJECTOR_EVENTS(Service.PROJECTOR, "GET", "/v1/sessions/{id}/events", Scope.SESSION, "agent", "approver", "operator", "admin"),
     APPROVALS_LIST(Service.APPROVAL, "GET", "/v1/approvals", Scope.TENANT_LIST, "approver", "admin"),
     APPROVALS_GRANTS(Service.APPROVAL, "GET", "/v1/approvals/grants", Scope.TENANT_LIST, "approver", "admin"),

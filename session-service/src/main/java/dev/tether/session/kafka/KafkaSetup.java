@@ -5,6 +5,7 @@ import dev.tether.avro.CommandReply;
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionCommand;
 import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -44,9 +45,9 @@ public class KafkaSetup {
     /** Picked up by the Quarkus Kafka Streams extension, which runs it. */
     @Produces
     @Singleton
-    Topology topology(TopicLayout layout, KafkaTracing tracing) {
+    Topology topology(TopicLayout layout, KafkaTracing tracing, StoreSignals signals) {
         return SequencerTopology.build(layout, new SequencerTopology.TopicSerdes(serde(), serde(), serde(), this.<Checkpoint>serde(),
-                this.<HarnessVersion>serde()), tracing);
+                this.<HarnessVersion>serde()), tracing, signals);
     }
 
     /** Writes commands: idempotent, acks=all, so a command the broker acknowledged is never lost or doubled. */

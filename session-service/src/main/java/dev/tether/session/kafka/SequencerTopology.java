@@ -6,13 +6,16 @@ import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
 import dev.tether.kit.kafka.JsonSerde;
+import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.domain.SessionSummary;
+import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
@@ -33,6 +36,8 @@ import org.apache.kafka.streams.state.Stores;
  * <li>{@value StoreNames#HARNESS_VERSIONS}: {@code harness-versions} on every instance, for
  *     assigning new sessions to versions.</li>
  * </ul>
+ * Both materialized stores signal {@link StoreSignals} after each write (by session id, by version), which wakes the
+ * requests waiting to read their own writes.
  * Run exactly-once ({@code processing.guarantee=exactly_once_v2}).
  */
 public final class SequencerTopology {
@@ -43,7 +48,7 @@ public final class SequencerTopology {
 
     private SequencerTopology() {}
 
-    public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing) {
+    public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing, StoreSignals signals) {
         var keys = new SessionEventKeySerde();
         var strings = Serdes.String();
         var topology = new Topology();
@@ -74,23 +79,28 @@ public final class SequencerTopology {
         topology.addReadOnlyStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS), keys, serdes.events()).withLoggingDisabled(),
                 "events-source", keys, serdes.events().deserializer(), layout.name(Topics.SESSION_EVENTS), "events-materializer",
-                () -> new Materializer<>(StoreNames.EVENTS));
+                () -> new Materializer<SessionEventKey, SessionEvent>(StoreNames.EVENTS, SessionEventKey::sessionId, signals));
 
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HARNESS_VERSIONS), strings, serdes.versions())
                         .withLoggingDisabled(),
                 "versions-source", strings.deserializer(), serdes.versions().deserializer(), layout.name(Topics.HARNESS_VERSIONS),
-                "versions-materializer", () -> new Materializer<>(StoreNames.HARNESS_VERSIONS));
+                "versions-materializer", () -> new Materializer<String, HarnessVersion>(StoreNames.HARNESS_VERSIONS, version -> version,
+                        signals));
         return topology;
     }
 
-    /** Keeps a store equal to a topic: a value is put, a tombstone deletes. */
+    /** Keeps a store equal to a topic: a value is put, a tombstone deletes; then the readers of the key are woken. */
     private static final class Materializer<K, V> implements Processor<K, V, Void, Void> {
         private final String storeName;
+        private final Function<K, String> signalKey;
+        private final StoreSignals signals;
         private KeyValueStore<K, V> store;
 
-        Materializer(String storeName) {
+        Materializer(String storeName, Function<K, String> signalKey, StoreSignals signals) {
             this.storeName = storeName;
+            this.signalKey = signalKey;
+            this.signals = signals;
         }
 
         @Override
@@ -105,6 +115,7 @@ public final class SequencerTopology {
             } else {
                 store.put(record.key(), record.value());
             }
+            signals.changed(storeName, signalKey.apply(record.key()));
         }
     }
 }

@@ -6,20 +6,21 @@ import dev.tether.core.event.Event;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.domain.SessionSummary;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
@@ -27,23 +28,25 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * lists, drain counts, harness versions. Every read is scoped to a tenant by its caller.
  *
  * <p>While the application is restoring its state a read answers 503 with {@code Retry-After},
- * never stale data. Reads are served from this instance's partitions, which is every partition
- * when one instance runs; routing to the instance that owns a partition is not built yet.
+ * never stale data ({@link InteractiveStores}). Reads are served from this instance's partitions;
+ * a read of one session is sent to the instance holding it first ({@code OwnerRouting}).
  */
 @ApplicationScoped
 public class SessionStores {
 
-    private static final java.time.Duration CATCH_UP = java.time.Duration.ofSeconds(5);
+    private static final Duration CATCH_UP = Duration.ofSeconds(5);
 
-    private final KafkaStreams streams;
+    private final InteractiveStores stores;
+    private final StoreSignals signals;
 
-    SessionStores(KafkaStreams streams) {
-        this.streams = streams;
+    SessionStores(KafkaStreams streams, StoreSignals signals) {
+        this.stores = new InteractiveStores(streams, "the session store");
+        this.signals = signals;
     }
 
     /** The session's head, if it exists and belongs to {@code tenantId}. */
     public Optional<SessionHead> head(String tenantId, String sessionId) {
-        SessionHead head = this.<String, SessionHead>store(StoreNames.HEADS).get(sessionId);
+        SessionHead head = stores.<String, SessionHead>keyValue(StoreNames.HEADS).get(sessionId);
         return head != null && head.tenantId().equals(tenantId) ? Optional.of(head) : Optional.empty();
     }
 
@@ -55,28 +58,35 @@ public class SessionStores {
      */
     public List<Event> events(String sessionId, long fromSeq, int limit, long lastSeq) {
         long wanted = Math.min(lastSeq, fromSeq + limit - 1);
-        long deadline = System.nanoTime() + CATCH_UP.toNanos();
-        while (true) {
+        return await(StoreNames.EVENTS, sessionId, CATCH_UP, () -> {
             List<Event> page = events(sessionId, fromSeq, limit);
             long last = page.isEmpty() ? fromSeq - 1 : page.get(page.size() - 1).seq();
-            if (last >= wanted) {
-                return page;
-            }
-            if (System.nanoTime() > deadline) {
-                throw ApiException.unavailable("the event store is catching up with the log; try again shortly", 1);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw ApiException.unavailable("interrupted", 1);
-            }
+            return last >= wanted ? Optional.of(page) : Optional.empty();
+        }).orElseThrow(() -> ApiException.unavailable("the event store is catching up with the log; try again shortly", 1));
+    }
+
+    /**
+     * Waits until this instance's copy of {@code harness-versions} holds {@code entry} (read your writes), up to
+     * {@code timeout}; whether it does by then.
+     */
+    public boolean awaitHarnessVersion(HarnessVersion entry, Duration timeout) {
+        return await(StoreNames.HARNESS_VERSIONS, entry.getVersion(), timeout,
+                () -> Optional.of(entry).filter(e -> e.equals(harnessVersions().get(e.getVersion())))).isPresent();
+    }
+
+    /** {@link StoreSignals#await}, woken by the materializer of {@code store}; 503 if the request thread is interrupted. */
+    private <T> Optional<T> await(String store, String key, Duration timeout, Supplier<Optional<T>> check) {
+        try {
+            return signals.await(store, key, timeout, check);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
         }
     }
 
     /** Up to {@code limit} events of the session from {@code fromSeq} on, in order, as the store has them now. */
     public List<Event> events(String sessionId, long fromSeq, int limit) {
-        ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> events = store(StoreNames.EVENTS);
+        ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> events = stores.keyValue(StoreNames.EVENTS);
         var page = new ArrayList<Event>();
         try (var it = events.range(new SessionEventKey(sessionId, Math.max(1, fromSeq)), new SessionEventKey(sessionId, Long.MAX_VALUE))) {
             while (it.hasNext() && page.size() < limit) {
@@ -88,7 +98,7 @@ public class SessionStores {
 
     /** The tenant's sessions, optionally only those with {@code status} (open, closed). */
     public List<SessionSummary> sessions(String tenantId, String status) {
-        ReadOnlyKeyValueStore<String, SessionSummary> index = store(StoreNames.SESSIONS_BY_TENANT);
+        ReadOnlyKeyValueStore<String, SessionSummary> index = stores.keyValue(StoreNames.SESSIONS_BY_TENANT);
         var found = new ArrayList<SessionSummary>();
         try (var it = index.prefixScan(StoreKey.prefix(tenantId), new StringSerializer())) {
             it.forEachRemaining(kv -> {
@@ -105,7 +115,7 @@ public class SessionStores {
      * store, so the same version comes back once per task: the counts are summed. Only this instance's tasks count.
      */
     public Map<String, Long> openSessionsByVersion() {
-        ReadOnlyKeyValueStore<String, Long> counts = store(StoreNames.OPEN_BY_VERSION);
+        ReadOnlyKeyValueStore<String, Long> counts = stores.keyValue(StoreNames.OPEN_BY_VERSION);
         var byVersion = new LinkedHashMap<String, Long>();
         try (var it = counts.all()) {
             it.forEachRemaining(kv -> byVersion.merge(kv.key, kv.value, Long::sum));
@@ -115,22 +125,11 @@ public class SessionStores {
 
     /** Every harness version entry, by version. */
     public Map<String, HarnessVersion> harnessVersions() {
-        ReadOnlyKeyValueStore<String, HarnessVersion> versions = store(StoreNames.HARNESS_VERSIONS);
+        ReadOnlyKeyValueStore<String, HarnessVersion> versions = stores.keyValue(StoreNames.HARNESS_VERSIONS);
         var all = new LinkedHashMap<String, HarnessVersion>();
         try (var it = versions.all()) {
             it.forEachRemaining(kv -> all.put(kv.key, kv.value));
         }
         return all;
-    }
-
-    private <K, V> ReadOnlyKeyValueStore<K, V> store(String name) {
-        if (streams.state() != KafkaStreams.State.RUNNING) {
-            throw ApiException.unavailable("the session store is " + streams.state().name().toLowerCase() + "; try again shortly", 1);
-        }
-        try {
-            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<K, V>keyValueStore()));
-        } catch (InvalidStateStoreException e) {
-            throw ApiException.unavailable("the session store is restoring; try again shortly", 1);
-        }
     }
 }

@@ -21,6 +21,7 @@ import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeSet;
@@ -38,6 +39,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 @Path("/v1/harness-versions")
 @Produces(MediaType.APPLICATION_JSON)
 public class HarnessVersionResource {
+
+    private static final Duration VISIBLE = Duration.ofSeconds(10);
 
     private final Caller caller;
     private final EventJson json;
@@ -125,17 +128,8 @@ public class HarnessVersionResource {
 
     /** Reads its own write: waits until this instance's copy of harness-versions has the entry. */
     private void awaitVisible(HarnessVersion entry) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!entry.equals(stores.harnessVersions().get(entry.getVersion()))) {
-            if (System.nanoTime() > deadline) {
-                throw ApiException.unavailable("the change was written but is not visible yet", 1);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw ApiException.unavailable("interrupted", 1);
-            }
+        if (!stores.awaitHarnessVersion(entry, VISIBLE)) {
+            throw ApiException.unavailable("the change was written but is not visible yet", 1);
         }
     }
 }

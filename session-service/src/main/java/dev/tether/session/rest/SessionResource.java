@@ -16,6 +16,7 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.EventPage;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.session.config.SessionServiceConfig;
@@ -145,22 +146,9 @@ public class SessionResource {
         Integer limit = StrictInput.intParam(limitParam, "limit");
         routing.serveLocallyOrForward(StoreNames.HEADS, sessionId, uri, headers);
         SessionHead head = visibleHead(sessionId);
-        long from = fromSeq == null ? 1 : fromSeq;
-        if (from < 1) {
-            throw ApiException.badRequest("fromSeq", "must be at least 1");
-        }
-        int size = limit == null ? 100 : limit;
-        if (size < 1 || size > config.maxPageSize()) {
-            throw ApiException.badRequest("limit", "must be from 1 to " + config.maxPageSize());
-        }
-        List<Event> events = stores.events(sessionId, from, size, head.lastSeq());
-        ObjectNode out = json.mapper().createObjectNode();
-        ArrayNode list = out.putArray("events");
-        events.forEach(e -> list.add(json.write(e)));
-        out.put("lastSeq", head.lastSeq());
-        long next = events.isEmpty() ? from : events.get(events.size() - 1).seq() + 1;
-        out.put("nextSeq", next);
-        return out;
+        EventPage.Query query = EventPage.Query.of(fromSeq, limit, config.maxPageSize());
+        List<Event> events = stores.events(sessionId, query.fromSeq(), query.limit(), head.lastSeq());
+        return EventPage.of(events, query.fromSeq(), head.lastSeq()).toJson(json);
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.tether.avro.CommandReply;
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
+import dev.tether.avro.VersionState;
 import dev.tether.core.auth.Role;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Actor;
@@ -19,6 +20,7 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.UserMessage;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
+import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -27,11 +29,18 @@ import dev.tether.session.domain.CommandEnvelope;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
@@ -50,7 +59,10 @@ class SequencerTopologyTest {
     private static final TetherPrincipal AGENT = new TetherPrincipal("agent-1", "acme", Set.of(Role.AGENT));
     private static final TetherPrincipal OPERATOR = new TetherPrincipal("ops", "acme", Set.of(Role.OPERATOR));
 
+    private final StoreSignals signals = new StoreSignals();
+    private final ExecutorService readers = Executors.newCachedThreadPool();
     private TopologyTestDriver driver;
+    private TestInputTopic<String, HarnessVersion> versions;
     private TestInputTopic<String, SessionCommand> commands;
     private TestOutputTopic<SessionEventKey, SessionEvent> events;
     private TestOutputTopic<String, CommandReply> replies;
@@ -65,17 +77,50 @@ class SequencerTopologyTest {
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "sequencer-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(SequencerTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test")), props);
+        driver = new TopologyTestDriver(SequencerTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), signals),
+                props);
         commands = driver.createInputTopic(LAYOUT.name(Topics.SESSION_COMMANDS), Serdes.String().serializer(), serdes.commands().serializer());
         events = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().deserializer());
         replies = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_REPLIES), Serdes.String().deserializer(), serdes.replies().deserializer());
         checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
                 serdes.checkpoints().deserializer());
+        versions = driver.createInputTopic(LAYOUT.name(Topics.HARNESS_VERSIONS), Serdes.String().serializer(),
+                serdes.versions().serializer());
     }
 
     @AfterEach
     void tearDown() {
+        readers.shutdownNow();
         driver.close();
+    }
+
+    @Test
+    void theMaterializedStores_wakeTheReadersOfWhatTheyStored_andNoOthers() throws Exception {
+        Future<Boolean> s1 = woken(StoreNames.EVENTS, "s1");
+        Future<Boolean> s2 = woken(StoreNames.EVENTS, "s2");
+        Future<Boolean> v2 = woken(StoreNames.HARNESS_VERSIONS, "v2");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (signals.waiting() < 3) {
+            assertThat(System.nanoTime()).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+
+        send(AGENT, "s1", append(started("s1-e1", null)));
+        versions.pipeInput("v2", HarnessVersion.newBuilder().setVersion("v2").setWeight(0).setState(VersionState.ACTIVE)
+                .setUpdatedAt(Instant.parse("2026-03-01T09:00:00Z")).setUpdatedBy("ops").build());
+
+        assertThat(s1.get(5, TimeUnit.SECONDS)).as("the events materializer stored s1's event").isTrue();
+        assertThat(v2.get(5, TimeUnit.SECONDS)).as("the versions materializer stored v2").isTrue();
+        assertThat(s2.get(5, TimeUnit.SECONDS)).as("nothing of s2 was stored: woken only at its deadline").isFalse();
+    }
+
+    /** A reader of {@code key} in {@code store}: true if a signal woke it within 2 s (its check answers only when woken). */
+    private Future<Boolean> woken(String store, String key) {
+        var looked = new AtomicInteger();
+        long start = System.nanoTime();
+        return readers.submit(() -> signals.await(store, key, Duration.ofSeconds(2),
+                () -> looked.incrementAndGet() > 1 && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(2) ? Optional.of(true)
+                        : Optional.<Boolean>empty()).orElse(false));
     }
 
     @Test

@@ -1,0 +1,47 @@
+package dev.tether.kit.service.rest;
+
+import java.util.Locale;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * A Kafka Streams application's key-value stores for a REST read (interactive queries over this instance's
+ * partitions). While the application is not RUNNING (starting, rebalancing, ...) or a store is still restoring, the
+ * answer is 503 with {@code Retry-After: 1}, never stale or partial data: {@code {"error": "unavailable", "message":
+ * "<what> is rebalancing; try again shortly"}}, or {@code "<what> is restoring; ..."}. Which instance holds a session
+ * is {@link OwnerRouting}'s business. Thread-safe; the stores it returns are views to read right away, not to keep.
+ */
+public final class InteractiveStores {
+
+    private final KafkaStreams streams;
+    private final String what;
+
+    /**
+     * @param streams the application, never null
+     * @param what    what its stores are called in a refusal, e.g. {@code "the projection"}
+     */
+    public InteractiveStores(KafkaStreams streams, String what) {
+        this.streams = streams;
+        this.what = what;
+    }
+
+    /**
+     * The store {@code name} across this instance's partitions.
+     *
+     * @throws ApiException 503 with {@code Retry-After} while the application is not RUNNING or the store restores
+     */
+    public <K, V> ReadOnlyKeyValueStore<K, V> keyValue(String name) {
+        KafkaStreams.State state = streams.state();
+        if (state != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable(what + " is " + state.name().toLowerCase(Locale.ROOT) + "; try again shortly", 1);
+        }
+        try {
+            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<K, V>keyValueStore()));
+        } catch (InvalidStateStoreException e) {
+            throw ApiException.unavailable(what + " is restoring; try again shortly", 1);
+        }
+    }
+}
