@@ -143,7 +143,7 @@ class ProjectionTest {
     void denial_isRecordedAsADecision_andTheCallEndsWithItsErrorResult() {
         SessionProjection s = Script.started().add(asking(10, 5, call("c1", "run_command")),
                 new ApprovalRequested("c1", "run_command", "rm -rf build", null),
-                new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "not today"),
+                ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "bob", "not today"),
                 new ToolResult("c1", "s-1/2/c1", ToolStatus.ERROR, "denied by bob: not today", null)).state;
 
         assertThat(s.decisions()).extracting(SessionProjection.Decision::kind).containsExactly("approval_denied");
