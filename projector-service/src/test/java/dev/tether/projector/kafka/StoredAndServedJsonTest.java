@@ -2,12 +2,15 @@ package dev.tether.projector.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tether.core.event.ApprovalScope;
+import dev.tether.core.event.ToolStatus;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.kafka.JsonSerde;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.SessionProjection;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,10 +23,10 @@ class StoredAndServedJsonTest {
 
     private static CallRecord call() {
         return CallRecord.requested("s1", "c1", "edit_file", "{}", 2)
-                .decided(new CallRecord.Approval(3, "granted", "SESSION", "alice", "fine", T))
+                .decided(new CallRecord.Approval(3, CallRecord.Approval.Decision.GRANTED, ApprovalScope.SESSION, "alice", "fine", T))
                 .authorized(4, "approval at seq 3", "trace-1")
                 .attempt(new CallRecord.Attempt(1, "OK", "executor-1", T, T.plusSeconds(1)))
-                .finished(5, "OK");
+                .finished(5, ToolStatus.OK);
     }
 
     private static final String CALL_JSON = "{\"sessionId\":\"s1\",\"callId\":\"c1\",\"tool\":\"edit_file\",\"argumentsJson\":\"{}\","
@@ -50,7 +53,7 @@ class StoredAndServedJsonTest {
 
     @Test
     void aDenial_isStoredAsBefore() {
-        var denied = new CallRecord.Approval(3, "denied", "ONCE", "bob", "no", T);
+        var denied = new CallRecord.Approval(3, CallRecord.Approval.Decision.DENIED, ApprovalScope.ONCE, "bob", "no", T);
 
         assertThat(new String(JsonSerde.of(CallRecord.Approval.class).serialize("calls", denied), StandardCharsets.UTF_8))
                 .isEqualTo("{\"seq\":3,\"decision\":\"denied\",\"scope\":\"ONCE\",\"approver\":\"bob\",\"reason\":\"no\","
@@ -59,11 +62,13 @@ class StoredAndServedJsonTest {
 
     @Test
     void aPendingAction_isServedAsBefore() {
-        for (String kind : new String[] {"approval", "human_decision", "tool_result", "model_turn"}) {
+        for (SessionProjection.PendingAction.Kind kind : SessionProjection.PendingAction.Kind.values()) {
             var pending = new SessionProjection.PendingAction(kind, "c1", 2);
 
             assertThat(new EventJson().mapper().valueToTree(pending).toString())
-                    .isEqualTo("{\"kind\":\"" + kind + "\",\"callId\":\"c1\",\"sinceSeq\":2}");
+                    .isEqualTo("{\"kind\":\"" + kind.wireName() + "\",\"callId\":\"c1\",\"sinceSeq\":2}");
         }
+        assertThat(Arrays.stream(SessionProjection.PendingAction.Kind.values()).map(SessionProjection.PendingAction.Kind::wireName))
+                .containsExactly("approval", "tool_result", "human_decision", "model_turn");
     }
 }

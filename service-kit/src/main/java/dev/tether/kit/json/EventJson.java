@@ -40,7 +40,8 @@ import java.util.stream.Collectors;
  * unknown fields, wrong types (no coercion of {@code "12"} to 12), missing required fields,
  * unknown event types, and the fields only Tether sets: the blob references, and {@code approval_denied}'s
  * {@code expired} (a client's denial is an approver's; only the approval-service's expiry, which does not come
- * through the REST API, is not). Thread-safe.
+ * through the REST API, is not). Enums with a fixed wire name ({@link dev.tether.core.event.WireNamed}) are written
+ * and read by that name ({@link WireNames}). Thread-safe.
  */
 public final class EventJson {
 
@@ -61,6 +62,7 @@ public final class EventJson {
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .serializationInclusion(JsonInclude.Include.NON_NULL)
                 .addModule(new JavaTimeModule())
+                .addModule(WireNames.module())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .build();
         // a number is not a string, a string is not a number, and neither is a boolean
