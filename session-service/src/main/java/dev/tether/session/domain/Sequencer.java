@@ -139,7 +139,7 @@ public final class Sequencer {
         } else if (payload instanceof SessionClaimed c) {
             next = next.withClaim(c.epoch(), c.workerId()).withLastClaim(event.eventId(), null);
         } else if (payload instanceof SessionResumed r) {
-            next = next.withLastClaim(next.lastClaimEventId(), r.reason().name());
+            next = next.withLastClaim(next.lastClaimEventId(), r.reason());
         } else if (payload instanceof SessionMigrated m) {
             next = next.withHarnessVersion(m.toVersion());
         } else if (payload instanceof SessionClosed) {
@@ -469,8 +469,7 @@ public final class Sequencer {
         String claimedId = DerivedIds.of(envelope.commandId(), "session_claimed");
         if (claimedId.equals(head.lastClaimEventId())) {
             // the same claim again (a retry) and still the latest: nothing new, the original outcome
-            ResumeReason reason = head.lastClaimResume() == null ? null : ResumeReason.valueOf(head.lastClaimResume());
-            return new Accepted(List.of(), List.of(), head, reason, List.of());
+            return new Accepted(List.of(), List.of(), head, head.lastClaimResume(), List.of());
         }
         if (history.seqOf(claimedId).isPresent()) {
             return new Rejected(Rejection.STALE_EPOCH, "this claim was superseded by a later one; the session's epoch is "

@@ -1714,7 +1714,7 @@ class SequencerTest {
             World w = World.claimed();
             SessionHead after = Sequencer.evolve(w.head, Given.event(w.head.lastSeq() + 1, new SessionResumed(ResumeReason.DEPLOY, 1, "")));
 
-            assertThat(after.lastClaimResume()).isEqualTo("DEPLOY");
+            assertThat(after.lastClaimResume()).isEqualTo(ResumeReason.DEPLOY);
             assertThat(after.withLastClaim(w.head.lastClaimEventId(), w.head.lastClaimResume()).withLastSeq(w.head.lastSeq()))
                     .isEqualTo(w.head);
         }
