@@ -109,6 +109,14 @@ class ApprovalTopologyTest {
         events.pipeInput(new SessionEventKey(sessionId, seq), EventAvro.toAvro(event));
     }
 
+    /** Session {@code sessionId} with {@code callId} waiting for an approval, the commands so far read. */
+    private void awaitingApproval(String sessionId, String callId) {
+        pipe(sessionId, 1, started());
+        pipe(sessionId, 2, asking(new ToolCall(callId, "edit_file", "{}")));
+        pipe(sessionId, 3, new ApprovalRequested(callId, "edit_file", "diff of " + callId, null));
+        commands.readKeyValuesToList();
+    }
+
     private static SessionStarted started() {
         return new SessionStarted("o", "s", "model-x", "v1", ToolMode.WRITE, List.of(), null, null);
     }
@@ -174,10 +182,7 @@ class ApprovalTopologyTest {
 
     @Test
     void anApprovalNobodyDecides_isDeniedByTheServiceOnce_whenTheWallClockPassesTheTimeout() {
-        pipe("s1", 1, started());
-        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
-        pipe("s1", 3, new ApprovalRequested("c1", "edit_file", "diff of c1", null));
-        commands.readKeyValuesToList();
+        awaitingApproval("s1", "c1");
 
         driver.advanceWallClockTime(TIMEOUT.minusMinutes(1));
         assertThat(commands.isEmpty()).isTrue();
@@ -193,10 +198,7 @@ class ApprovalTopologyTest {
 
     @Test
     void anExpiryWrittenByTheReleaseBeforeTheExpiredField_isStillRecognisedAsAnExpiry_byItsEventId() {
-        pipe("s1", 1, started());
-        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
-        pipe("s1", 3, new ApprovalRequested("c1", "edit_file", "diff of c1", null));
-        commands.readKeyValuesToList();
+        awaitingApproval("s1", "c1");
         var expiry = new Event(ApprovalMachine.expiredId("s1", "c1"), "s1", "acme", 4, T0.plusSeconds(4),
                 new Actor(ActorKind.SYSTEM, ApprovalMachine.SERVICE_ID), "v1",
                 ApprovalDenied.expiry("c1", ApprovalMachine.SERVICE_ID, "no approver decided within 30m; nothing was run"));

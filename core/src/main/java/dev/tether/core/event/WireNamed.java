@@ -1,15 +1,25 @@
 package dev.tether.core.event;
 
+import java.util.Locale;
+
 /**
- * A constant whose name on the wire is fixed and independent of its Java name: JSON and Avro carry
- * {@link #wireName()} (e.g. {@code tool_result}), never {@link Enum#name()} ({@code TOOL_RESULT}). For enums whose
- * wire names were strings before they were enums; the service kit's JSON mappers write and read it
- * ({@code dev.tether.kit.json.WireNames}), Avro mappers call {@link #wireName()} and {@link #byWireName}.
+ * An enum whose constants are written in lower case on the wire: JSON and Avro carry {@link #wireName()}
+ * ({@code tool_result}), not {@link #name()} ({@code TOOL_RESULT}). For states that were lower-case strings before
+ * they were enums; the service kit's JSON mappers write and read it ({@code dev.tether.kit.json.WireNames}), Avro
+ * mappers call {@link #wireName()} and {@link #byWireName}.
  */
 public interface WireNamed {
 
-    /** The name on the wire; it never changes once released. */
-    String wireName();
+    /** The constant's Java name; every enum has it. */
+    String name();
+
+    /**
+     * The name on the wire: the constant's name in lower case. It never changes once released: a renamed constant
+     * overrides this with its old wire name.
+     */
+    default String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
 
     /**
      * The constant of {@code type} named {@code wireName} on the wire.

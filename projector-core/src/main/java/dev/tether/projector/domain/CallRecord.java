@@ -38,21 +38,8 @@ public record CallRecord(
     /** The human decision that authorized (or refused) the call. */
     public record Approval(long seq, Decision decision, ApprovalScope scope, String approver, String reason, Instant decidedAt) {
 
-        /** Which way it went, named on the wire as it always was. */
-        public enum Decision implements WireNamed {
-            GRANTED("granted"), DENIED("denied");
-
-            private final String wireName;
-
-            Decision(String wireName) {
-                this.wireName = wireName;
-            }
-
-            @Override
-            public String wireName() {
-                return wireName;
-            }
-        }
+        /** Which way it went; {@code granted} or {@code denied} on the wire, as it always was. */
+        public enum Decision implements WireNamed { GRANTED, DENIED }
     }
 
     /** One attempt as the executor's ledger recorded it. */

@@ -69,27 +69,16 @@ public record SessionProjection(
     /** What the session waits for: {@code kind} for call {@code callId} (null for a model turn) since {@code sinceSeq}. */
     public record PendingAction(Kind kind, String callId, long sinceSeq) {
 
-        /** What is awaited, named on the wire (checkpoint, REST) as it always was. */
+        /** What is awaited; in lower case on the wire (checkpoint, REST), as it always was: {@code tool_result}. */
         public enum Kind implements WireNamed {
             /** An approver's decision on a gated call. */
-            APPROVAL("approval"),
+            APPROVAL,
             /** The result of a call that runs. */
-            TOOL_RESULT("tool_result"),
+            TOOL_RESULT,
             /** A human's decision on a call whose outcome is unknown. */
-            HUMAN_DECISION("human_decision"),
+            HUMAN_DECISION,
             /** The model's next turn. */
-            MODEL_TURN("model_turn");
-
-            private final String wireName;
-
-            Kind(String wireName) {
-                this.wireName = wireName;
-            }
-
-            @Override
-            public String wireName() {
-                return wireName;
-            }
+            MODEL_TURN;
 
             /** @throws IllegalArgumentException for a name that is none of the four */
             public static Kind byWireName(String wireName) {

@@ -13,20 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class WireNamesTest {
 
-    enum Waiting implements WireNamed {
-        TOOL_RESULT("tool_result"), MODEL_TURN("model_turn");
-
-        private final String wireName;
-
-        Waiting(String wireName) {
-            this.wireName = wireName;
-        }
-
-        @Override
-        public String wireName() {
-            return wireName;
-        }
-    }
+    enum Waiting implements WireNamed { TOOL_RESULT, MODEL_TURN }
 
     record Holder(Waiting waiting, ToolStatus status) {}
 
