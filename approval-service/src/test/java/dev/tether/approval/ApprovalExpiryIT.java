@@ -43,6 +43,8 @@ class ApprovalExpiryIT {
         assertThat(denial.get("approver").asText()).isEqualTo("approval-service");
         assertThat(denial.get("actor").get("kind").asText()).isEqualTo("SYSTEM");
         assertThat(denial.get("reason").asText()).contains("no approver decided within 5s");
+        assertThat(denial.get("expired").isBoolean() && denial.get("expired").booleanValue()).as("the denial says it is an expiry")
+                .isTrue();
         JsonNode result = services.awaitEvent(id, "the error result", is("tool_result", "c1"));
         assertThat(result.get("status").asText()).isEqualTo("ERROR");
         assertThat(result.get("content").asText()).contains("no approver decided within 5s").contains("nothing was run");

@@ -3,7 +3,22 @@ package dev.tether.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tether.avro.Actor;
+import dev.tether.avro.ActorKind;
+import dev.tether.avro.ApprovalDecision;
+import dev.tether.avro.ApprovalScope;
 import dev.tether.avro.Checkpoint;
+import dev.tether.avro.EventPayload;
+import dev.tether.avro.SessionEvent;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.time.Instant;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificDatumWriter;
 import org.junit.jupiter.api.Test;
 
 class ReleasedSchemasTest {
@@ -16,6 +31,42 @@ class ReleasedSchemasTest {
         assertThat(v1.getField("schemaVersion")).isNotNull();
         assertThat(v1.getField("decisions")).as("added after v1").isNull();
         assertThat(Checkpoint.getClassSchema().getField("decisions")).isNotNull();
+    }
+
+    @Test
+    void anApprovalDenial_writtenWithV2_readsToday_withExpiredNull_andOtherwiseUnchanged() {
+        SessionEvent denial = expiryDenial();
+
+        SessionEvent read = ReleasedSchemas.asWrittenBy("v2", denial);
+
+        assertThat(read.getPayload().getApprovalDenied().getExpired()).as("v2 had no expired field").isNull();
+        denial.getPayload().getApprovalDenied().setExpired(null);
+        assertThat(read).isEqualTo(denial);
+    }
+
+    @Test
+    void anApprovalDenial_writtenToday_readsWithV2_withoutTheField() throws IOException {
+        var out = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new SpecificDatumWriter<>(SessionEvent.getClassSchema()).write(expiryDenial(), encoder);
+        encoder.flush();
+
+        GenericRecord v2 = new GenericDatumReader<GenericRecord>(SessionEvent.getClassSchema(), ReleasedSchemas.of("v2", "SessionEvent"))
+                .read(null, DecoderFactory.get().binaryDecoder(out.toByteArray(), null));
+
+        GenericRecord denied = (GenericRecord) ((GenericRecord) v2.get("payload")).get("approvalDenied");
+        assertThat(denied.getSchema().getField("expired")).isNull();
+        assertThat(denied.get("callId")).hasToString("c1");
+        assertThat(denied.get("approver")).hasToString("approval-service");
+    }
+
+    private static SessionEvent expiryDenial() {
+        return SessionEvent.newBuilder().setEventId("e-4").setSessionId("s-1").setTenantId("acme").setSeq(4)
+                .setOccurredAt(Instant.parse("2026-11-29T10:00:00Z")).setActor(new Actor(ActorKind.SYSTEM, "approval-service"))
+                .setHarnessVersion("v1").setType("approval_denied")
+                .setPayload(EventPayload.newBuilder().setApprovalDenied(new ApprovalDecision("c1", ApprovalScope.ONCE, null, null,
+                        "approval-service", "no approver decided within 10m", true)).build())
+                .build();
     }
 
     @Test

@@ -196,13 +196,21 @@ public final class ApprovalMachine {
 
     private static SessionApprovals denied(SessionApprovals n, Event event, ApprovalDenied d) {
         n = n.withCall(d.callId(), c -> c.at(Stage.DENIED));
-        if (event.eventId().equals(expiredId(n.sessionId(), d.callId()))) {
+        if (isExpiry(event, d)) {
             SessionApprovals before = n;
             return n.pendingItem(d.callId(), Kind.APPROVAL).map(i -> before.withItem(i.ended(Status.EXPIRED, d.reason()),
                     FINISHED_ITEMS_KEPT)).orElse(n);
         }
         return decided(n, d.callId(), Kind.APPROVAL, Status.DENIED, new Decision(DecisionKind.DENY, d.approver(), d.reason(), null,
                 null, event.seq(), event.occurredAt()));
+    }
+
+    /**
+     * Whether {@code d} is this service's expiry of an approval nobody decided: as the event says, or, for a denial
+     * written before {@code approval_denied} said so ({@code expired} null), by the eventId {@link #expire} gave it.
+     */
+    private static boolean isExpiry(Event event, ApprovalDenied d) {
+        return d.expired() != null ? d.expired() : event.eventId().equals(expiredId(event.sessionId(), d.callId()));
     }
 
     /**
@@ -382,8 +390,7 @@ public final class ApprovalMachine {
             out.add(error(s, callId, call, "unusable-grant", "the approval at seq " + call.grantSeq() + " was not used because "
                     + call.problem() + "; nothing was run. Ask again if the call is still needed."));
         } else if (event.payload() instanceof ApprovalDenied d && call.stage() == Stage.DENIED) {
-            boolean expired = event.eventId().equals(expiredId(s.sessionId(), callId));
-            out.add(error(s, callId, call, "denied", expired ? d.reason()
+            out.add(error(s, callId, call, "denied", isExpiry(event, d) ? d.reason()
                     : "denied by " + d.approver() + ": " + (d.reason().isBlank() ? "no reason given" : d.reason())));
         }
     }
@@ -450,9 +457,9 @@ public final class ApprovalMachine {
             if (item.kind() != Kind.APPROVAL || item.expiring() || item.requestedAt().plus(timeout).isAfter(now)) {
                 continue;
             }
-            events.add(new ProposedEvent(expiredId(s.sessionId(), item.callId()), SERVICE, new ApprovalDenied(item.callId(),
-                    ApprovalScope.ONCE, null, null, SERVICE_ID, "no approver decided within " + text(timeout)
-                    + " of the approval request at seq " + item.seq() + "; nothing was run")));
+            events.add(new ProposedEvent(expiredId(s.sessionId(), item.callId()), SERVICE, ApprovalDenied.expiry(item.callId(),
+                    SERVICE_ID, "no approver decided within " + text(timeout) + " of the approval request at seq " + item.seq()
+                    + "; nothing was run")));
             n = n.withItem(item.withExpiring(), FINISHED_ITEMS_KEPT);
         }
         return new Expiry(n, events);
@@ -523,7 +530,7 @@ public final class ApprovalMachine {
             case GRANT_ONCE -> new ApprovalGranted(item.callId(), ApprovalScope.ONCE, null, null, by.id(), request.reason());
             case GRANT_SESSION -> new ApprovalGranted(item.callId(), ApprovalScope.SESSION, tool, request.pathGlob(), by.id(),
                     request.reason());
-            case DENY -> new ApprovalDenied(item.callId(), ApprovalScope.ONCE, null, null, by.id(), request.reason());
+            case DENY -> ApprovalDenied.byApprover(item.callId(), ApprovalScope.ONCE, null, null, by.id(), request.reason());
             case MARK_DONE, RETRY, ABANDON -> new ToolOutcomeResolved(item.callId(), OutcomeResolution.valueOf(decision.name()), by.id(),
                     request.reason());
         };
@@ -535,7 +542,10 @@ public final class ApprovalMachine {
 
     // --- ids -------------------------------------------------------------------------------------
 
-    /** The eventId of the service's expiry denial of {@code callId}. */
+    /**
+     * The eventId of the service's expiry denial of {@code callId}; a denial written before {@code approval_denied} had
+     * its {@code expired} field is recognised as an expiry by it.
+     */
     public static String expiredId(String sessionId, String callId) {
         return id(sessionId, callId, ToolResult.TYPE, "expired");
     }

@@ -65,6 +65,7 @@ class ApprovalMachineTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
     private static final Actor APPROVER_ALICE = new Actor(ActorKind.APPROVER, "alice");
     private static final Actor APPROVER_BOB = new Actor(ActorKind.APPROVER, "bob");
+    private static final Actor SERVICE_ACTOR = new Actor(ActorKind.SYSTEM, ApprovalMachine.SERVICE_ID);
 
     private static Verdict.Append append(Verdict verdict) {
         assertThat(verdict).as("verdict").isInstanceOf(Verdict.Append.class);
@@ -461,7 +462,7 @@ class ApprovalMachineTest {
             assertThat(story.state.grants()).hasSize(1);
             ProposedEvent authorization = story.only();
 
-            story.append(APPROVER_BOB, new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+            story.append(APPROVER_BOB, ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
 
             assertThat(story.answers).as("no ERROR result against the authorization already sent").isEmpty();
             assertThat(story.state.grants()).as("a contested grant is withdrawn: later calls ask again").isEmpty();
@@ -481,7 +482,7 @@ class ApprovalMachineTest {
             story.accept(append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE)).event()).acceptAnswers();
             assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
 
-            story.append(APPROVER_BOB, new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+            story.append(APPROVER_BOB, ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
 
             assertThat(story.answers).isEmpty();
             assertThat(story.state.grants()).isEmpty();
@@ -532,7 +533,7 @@ class ApprovalMachineTest {
                     .contains("has no pending approval item"));
             ProposedEvent error = story.only();
 
-            story.append(APPROVER_BOB, new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+            story.append(APPROVER_BOB, ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
             assertThat(story.answers).as("the ERROR is on its way already").isEmpty();
             story.accept(error);
             assertThat(story.state.calls()).isEmpty();
@@ -577,6 +578,58 @@ class ApprovalMachineTest {
             ApprovalItem item = story.state.item(3).orElseThrow();
             assertThat(item.status()).isEqualTo(Status.EXPIRED);
             assertThat(item.decision()).isNull();
+        }
+
+        @Test
+        void theExpiry_saysSoInItsEvent() {
+            Story story = awaiting();
+
+            ApprovalMachine.Expiry expiry = ApprovalMachine.expire(story.state, story.pending("c1").requestedAt().plus(TIMEOUT), TIMEOUT);
+
+            assertThat(expiry.events()).singleElement().satisfies(e -> assertThat(e.payload()).isEqualTo(
+                    ApprovalDenied.expiry("c1", ApprovalMachine.SERVICE_ID, "no approver decided within 10m of the approval request at"
+                            + " seq 3; nothing was run")));
+            assertThat(((ApprovalDenied) expiry.events().get(0).payload()).expired()).isTrue();
+        }
+
+        @Test
+        void aDenialThatSaysItExpired_isAnExpiry_whateverItsEventId() {
+            Story story = awaiting();
+
+            story.append("some-other-id", SERVICE_ACTOR, ApprovalDenied.expiry("c1", ApprovalMachine.SERVICE_ID, "too late"));
+
+            assertThat(story.state.item(3).orElseThrow().status()).isEqualTo(Status.EXPIRED);
+            assertThat(story.state.item(3).orElseThrow().decision()).isNull();
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> assertThat(r.content()).isEqualTo("too late"));
+        }
+
+        @Test
+        void aDenialThatSaysItDidNotExpire_isAnApproversDenial_evenUnderTheExpirysEventId() {
+            Story story = awaiting();
+
+            story.append(ApprovalMachine.expiredId(SESSION, "c1"), APPROVER_BOB,
+                    ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+
+            ApprovalItem item = story.state.item(3).orElseThrow();
+            assertThat(item.status()).isEqualTo(Status.DENIED);
+            assertThat(item.decision().approver()).isEqualTo("bob");
+            assertThat(story.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> assertThat(r.content())
+                    .isEqualTo("denied by bob: no"));
+        }
+
+        @Test
+        void aDenialWrittenBeforeTheExpiredField_isAnExpiry_exactlyWhenItHasTheExpirysEventId() {
+            Story expired = awaiting();
+            expired.append(ApprovalMachine.expiredId(SESSION, "c1"), SERVICE_ACTOR,
+                    new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, ApprovalMachine.SERVICE_ID, "too late", null));
+            Story denied = awaiting();
+            denied.append("ev-4", APPROVER_BOB, new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "no", null));
+
+            assertThat(expired.state.item(3).orElseThrow().status()).isEqualTo(Status.EXPIRED);
+            assertThat(expired.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> assertThat(r.content()).isEqualTo("too late"));
+            assertThat(denied.state.item(3).orElseThrow().status()).isEqualTo(Status.DENIED);
+            assertThat(denied.only().payload()).isInstanceOfSatisfying(ToolResult.class, r -> assertThat(r.content())
+                    .isEqualTo("denied by bob: no"));
         }
 
         @Test
@@ -743,7 +796,7 @@ class ApprovalMachineTest {
             } else if (type == ApprovalGranted.class) {
                 return new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "alice", "");
             } else if (type == ApprovalDenied.class) {
-                return new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "alice", "no");
+                return ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "alice", "no");
             } else if (type == ToolCallAuthorized.class) {
                 return new ToolCallAuthorized("c1", AuthorizationBasis.POLICY);
             } else if (type == ToolResult.class) {

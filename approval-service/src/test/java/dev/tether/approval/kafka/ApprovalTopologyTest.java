@@ -2,6 +2,7 @@ package dev.tether.approval.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.ApprovalMachine;
 import dev.tether.approval.domain.CallInspector;
 import dev.tether.approval.domain.CallTarget;
@@ -11,6 +12,7 @@ import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.ApprovalDenied;
 import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.ApprovalScope;
@@ -24,6 +26,8 @@ import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolCallAuthorized;
 import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.UserMessage;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.kit.kafka.EventAvro;
@@ -33,6 +37,7 @@ import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
+import dev.tether.schema.ReleasedSchemas;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
@@ -110,6 +115,14 @@ class ApprovalTopologyTest {
         var event = new Event(eventId, sessionId, "acme", seq, T0.plusSeconds(seq), new Actor(ActorKind.MODEL, "acme-agent"), "v1",
                 payload);
         events.pipeInput(new SessionEventKey(sessionId, seq), EventAvro.toAvro(event));
+    }
+
+    /** Session {@code sessionId} with {@code callId} waiting for an approval, the commands so far read. */
+    private void awaitingApproval(String sessionId, String callId) {
+        pipe(sessionId, 1, started());
+        pipe(sessionId, 2, asking(new ToolCall(callId, "edit_file", "{}")));
+        pipe(sessionId, 3, new ApprovalRequested(callId, "edit_file", "diff of " + callId, null));
+        commands.readKeyValuesToList();
     }
 
     private static SessionStarted started() {
@@ -200,10 +213,7 @@ class ApprovalTopologyTest {
 
     @Test
     void anApprovalNobodyDecides_isDeniedByTheServiceOnce_whenTheWallClockPassesTheTimeout() {
-        pipe("s1", 1, started());
-        pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
-        pipe("s1", 3, new ApprovalRequested("c1", "edit_file", "diff of c1", null));
-        commands.readKeyValuesToList();
+        awaitingApproval("s1", "c1");
 
         driver.advanceWallClockTime(TIMEOUT.minusMinutes(1));
         assertThat(commands.isEmpty()).isTrue();
@@ -215,6 +225,27 @@ class ApprovalTopologyTest {
             assertThat(e.eventId()).isEqualTo(ApprovalMachine.expiredId("s1", "c1"));
             assertThat(e.type()).isEqualTo("approval_denied");
         });
+    }
+
+    @Test
+    void anExpiryWrittenByTheReleaseBeforeTheExpiredField_isStillRecognisedAsAnExpiry_byItsEventId() {
+        awaitingApproval("s1", "c1");
+        var expiry = new Event(ApprovalMachine.expiredId("s1", "c1"), "s1", "acme", 4, T0.plusSeconds(4),
+                new Actor(ActorKind.SYSTEM, ApprovalMachine.SERVICE_ID), "v1",
+                ApprovalDenied.expiry("c1", ApprovalMachine.SERVICE_ID, "no approver decided within 30m; nothing was run"));
+
+        SessionEvent writtenByV2 = ReleasedSchemas.asWrittenBy("v2", EventAvro.toAvro(expiry));
+        assertThat(writtenByV2.getPayload().getApprovalDenied().getExpired()).as("v2 had no expired field").isNull();
+        events.pipeInput(new SessionEventKey("s1", 4), writtenByV2);
+
+        assertThat(proposed(commands.readKeyValuesToList())).singleElement().satisfies(e -> assertThat(e.payload())
+                .isInstanceOfSatisfying(ToolResult.class, r -> {
+                    assertThat(r.status()).isEqualTo(ToolStatus.ERROR);
+                    assertThat(r.content()).as("the expiry's own words, not an approver's denial")
+                            .isEqualTo("no approver decided within 30m; nothing was run");
+                }));
+        SessionApprovals state = driver.<String, SessionApprovals>getKeyValueStore(ApprovalStores.SESSIONS).get("s1");
+        assertThat(state.item(3).orElseThrow().status()).isEqualTo(ApprovalItem.Status.EXPIRED);
     }
 
     @Test

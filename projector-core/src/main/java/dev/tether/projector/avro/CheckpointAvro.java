@@ -72,7 +72,7 @@ public final class CheckpointAvro {
                 .setUsedTokens(new dev.tether.avro.TokenUsage(p.usedTokens().inputTokens(), p.usedTokens().outputTokens()))
                 .setTokenBudget(p.tokenBudget())
                 .setPendingAction(p.pendingAction() == null ? null
-                        : new PendingAction(p.pendingAction().kind(), p.pendingAction().callId(), p.pendingAction().sinceSeq()))
+                        : new PendingAction(p.pendingAction().kind().wireName(), p.pendingAction().callId(), p.pendingAction().sinceSeq()))
                 .setToolCursor(p.toolCursor().stream().map(c -> ToolCallCursor.newBuilder()
                         .setCallId(c.callId()).setTool(c.tool()).setRequestSeq(c.requestSeq()).setIdempotencyKey(c.idempotencyKey())
                         .setState(ToolCallState.valueOf(c.state().name())).setResultSeq(c.resultSeq())
@@ -110,8 +110,9 @@ public final class CheckpointAvro {
                 c.getObjective(), c.getConstraints(), c.getModelId(), c.getHarnessVersion(), ToolMode.valueOf(c.getToolMode().name()),
                 SessionProjection.Status.valueOf(c.getStatus().name()), c.getStep(),
                 new TokenUsage(c.getUsedTokens().getInputTokens(), c.getUsedTokens().getOutputTokens()), c.getTokenBudget(),
-                c.getPendingAction() == null ? null : new SessionProjection.PendingAction(c.getPendingAction().getKind(),
-                        c.getPendingAction().getCallId(), c.getPendingAction().getSinceSeq()),
+                c.getPendingAction() == null ? null : new SessionProjection.PendingAction(
+                        SessionProjection.PendingAction.Kind.byWireName(c.getPendingAction().getKind()), c.getPendingAction().getCallId(),
+                        c.getPendingAction().getSinceSeq()),
                 cursor,
                 c.getPlan().stream().map(i -> new PlanItem(i.getText(), PlanItemStatus.valueOf(i.getStatus().name()))).toList(),
                 new SessionProjection.Progress(c.getProgress().getLastVerifiedStep(), c.getProgress().getStepsCompleted(),

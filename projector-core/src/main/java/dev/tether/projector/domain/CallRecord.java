@@ -1,5 +1,8 @@
 package dev.tether.projector.domain;
 
+import dev.tether.core.event.ApprovalScope;
+import dev.tether.core.event.ToolStatus;
+import dev.tether.core.event.WireNamed;
 import dev.tether.core.id.IdempotencyKey;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,6 +12,9 @@ import java.util.List;
  * Why a tool call happened and what became of it: the event that asked for it, what authorized
  * it (policy, or an approval: who, when, with which scope), its idempotency key, each attempt the
  * executor recorded, and its result. One per call; it grows only with the call's own attempts.
+ *
+ * @param resultStatus the status of its {@code tool_result} (or, for an unknown outcome a human resolved, OK for MARK_DONE
+ *                     and CANCELLED for ABANDON); null until then
  */
 public record CallRecord(
         String sessionId,
@@ -21,7 +27,7 @@ public record CallRecord(
         String basis,
         Approval approval,
         Long resultSeq,
-        String resultStatus,
+        ToolStatus resultStatus,
         String traceId,
         List<Attempt> attempts) {
 
@@ -30,7 +36,11 @@ public record CallRecord(
     }
 
     /** The human decision that authorized (or refused) the call. */
-    public record Approval(long seq, String decision, String scope, String approver, String reason, Instant decidedAt) {}
+    public record Approval(long seq, Decision decision, ApprovalScope scope, String approver, String reason, Instant decidedAt) {
+
+        /** Which way it went; {@code granted} or {@code denied} on the wire, as it always was. */
+        public enum Decision implements WireNamed { GRANTED, DENIED }
+    }
 
     /** One attempt as the executor's ledger recorded it. */
     public record Attempt(int attempt, String state, String executorId, Instant startedAt, Instant finishedAt) {}
@@ -56,7 +66,7 @@ public record CallRecord(
                 resultSeq, resultStatus, traceId, attempts);
     }
 
-    public CallRecord finished(long seq, String status) {
+    public CallRecord finished(long seq, ToolStatus status) {
         return new CallRecord(sessionId, callId, tool, argumentsJson, requestSeq, idempotencyKey, authorizedSeq, basis, approval, seq,
                 status, traceId, attempts);
     }

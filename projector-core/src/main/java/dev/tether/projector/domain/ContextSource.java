@@ -88,7 +88,7 @@ public final class ContextSource {
 
     public static VolatileTail tail(SessionProjection s) {
         SessionProjection.PendingAction p = s.pendingAction();
-        String pending = p == null ? null : p.kind() + (p.callId() == null ? "" : " for call " + p.callId()) + " since seq " + p.sinceSeq();
+        String pending = p == null ? null : p.kind().wireName() + (p.callId() == null ? "" : " for call " + p.callId()) + " since seq " + p.sinceSeq();
         return new VolatileTail(s.lastSeq(), s.step(), s.usedTokens().inputTokens(), s.usedTokens().outputTokens(), s.status().name(),
                 pending, Facts.openWork(s), s.updatedAt());
     }

@@ -81,14 +81,14 @@ public final class Projection {
             s = artifact(call(s, r.callId(), c -> awaiting(c, true)), event.seq(), r.shownRef(), "approval_requested shown");
         } else if (payload instanceof ApprovalGranted g) {
             s = call(s, g.callId(), c -> awaiting(c, false));
-            s = decision(s, event.seq(), "approval_granted", g.callId(), "granted " + g.scope() + scopeText(g.tool(), g.pathGlob())
+            s = decision(s, event.seq(), ApprovalGranted.TYPE, g.callId(), "granted " + g.scope() + scopeText(g.tool(), g.pathGlob())
                     + " by " + g.approver() + (g.reason().isBlank() ? "" : ": " + g.reason()));
             if (g.scope() == ApprovalScope.SESSION) {
                 s = grant(s, new Grant(event.seq(), g.tool() != null ? g.tool() : toolOf(s, g.callId()), g.pathGlob(), g.approver()));
             }
         } else if (payload instanceof ApprovalDenied d) {
             s = call(s, d.callId(), c -> awaiting(c, false));
-            s = decision(s, event.seq(), "approval_denied", d.callId(), "denied by " + d.approver()
+            s = decision(s, event.seq(), ApprovalDenied.TYPE, d.callId(), "denied by " + d.approver()
                     + (d.reason().isBlank() ? "" : ": " + d.reason()));
         } else if (payload instanceof ToolCallAuthorized a) {
             s = call(s, a.callId(), c -> c.state() == CallState.REQUESTED ? with(c, CallState.AUTHORIZED) : c);
@@ -112,7 +112,7 @@ public final class Projection {
         } else if (payload instanceof SessionMigrated m) {
             s = copy(s, b -> b.harnessVersion = m.toVersion());
         } else if (payload instanceof SubagentResult r) {
-            s = decision(s, event.seq(), "subagent_result", null, "subagent " + r.childSessionId() + " finished: " + r.outcome());
+            s = decision(s, event.seq(), SubagentResult.TYPE, null, "subagent " + r.childSessionId() + " finished: " + r.outcome());
         } else if (payload instanceof SessionClosed) {
             s = status(s, Status.CLOSED);
         } else if (payload instanceof SessionStarted || payload instanceof SessionForked) {
@@ -207,7 +207,7 @@ public final class Projection {
             case ABANDON -> CallState.CANCELLED;
             case RETRY -> CallState.AUTHORIZED;
         };
-        SessionProjection next = decision(s, event.seq(), "tool_outcome_resolved", r.callId(), r.resolution() + " by " + r.approver()
+        SessionProjection next = decision(s, event.seq(), ToolOutcomeResolved.TYPE, r.callId(), r.resolution() + " by " + r.approver()
                 + (r.reason().isBlank() ? "" : ": " + r.reason()));
         if (before == null || before.state() != CallState.UNKNOWN) {
             return next;
@@ -335,14 +335,16 @@ public final class Projection {
         if (status == Status.CLOSED) {
             pending = null;
         } else if (approval != null) {
-            pending = new PendingAction("approval", approval.callId(), approval.requestSeq());
+            pending = new PendingAction(PendingAction.Kind.APPROVAL, approval.callId(), approval.requestSeq());
         } else if (unknown != null) {
-            pending = new PendingAction("human_decision", unknown.callId(), unknown.resultSeq() == null ? seq : unknown.resultSeq());
+            pending = new PendingAction(PendingAction.Kind.HUMAN_DECISION, unknown.callId(),
+                    unknown.resultSeq() == null ? seq : unknown.resultSeq());
         } else if (inFlight != null) {
-            pending = new PendingAction("tool_result", inFlight.callId(), inFlight.requestSeq());
+            pending = new PendingAction(PendingAction.Kind.TOOL_RESULT, inFlight.callId(), inFlight.requestSeq());
         } else {
             PendingAction previous = s.pendingAction();
-            pending = previous != null && previous.kind().equals("model_turn") ? previous : new PendingAction("model_turn", null, seq);
+            pending = previous != null && previous.kind() == PendingAction.Kind.MODEL_TURN ? previous
+                    : new PendingAction(PendingAction.Kind.MODEL_TURN, null, seq);
         }
         Status settled = status;
         return copy(s, b -> {

@@ -3,6 +3,7 @@ package dev.tether.projector.domain;
 import dev.tether.core.event.PlanItem;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.WireNamed;
 import java.time.Instant;
 import java.util.List;
 
@@ -65,8 +66,26 @@ public record SessionProjection(
         }
     }
 
-    /** What the session waits for. {@code kind}: approval, tool_result, human_decision or model_turn. */
-    public record PendingAction(String kind, String callId, long sinceSeq) {}
+    /** What the session waits for: {@code kind} for call {@code callId} (null for a model turn) since {@code sinceSeq}. */
+    public record PendingAction(Kind kind, String callId, long sinceSeq) {
+
+        /** What is awaited; in lower case on the wire (checkpoint, REST), as it always was: {@code tool_result}. */
+        public enum Kind implements WireNamed {
+            /** An approver's decision on a gated call. */
+            APPROVAL,
+            /** The result of a call that runs. */
+            TOOL_RESULT,
+            /** A human's decision on a call whose outcome is unknown. */
+            HUMAN_DECISION,
+            /** The model's next turn. */
+            MODEL_TURN;
+
+            /** @throws IllegalArgumentException for a name that is none of the four */
+            public static Kind byWireName(String wireName) {
+                return WireNamed.byWireName(Kind.class, wireName);
+            }
+        }
+    }
 
     /**
      * One tool call: which assistant message asked for it, its idempotency key, its state, and

@@ -95,7 +95,7 @@ class ProjectionTest {
         assertThat(s.modelId()).isEqualTo("model-x");
         assertThat(s.harnessVersion()).isEqualTo("v1");
         assertThat(s.status()).isEqualTo(Status.ACTIVE);
-        assertThat(s.pendingAction().kind()).isEqualTo("model_turn");
+        assertThat(s.pendingAction().kind().wireName()).isEqualTo("model_turn");
         assertThat(s.position()).isEqualTo(new SessionProjection.Position(3, 101, 101));
         assertThat(s.schemaVersion()).isEqualTo(SessionProjection.SCHEMA_VERSION);
     }
@@ -106,7 +106,7 @@ class ProjectionTest {
         SessionProjection s = script.state;
         assertThat(s.usedTokens()).isEqualTo(new TokenUsage(100, 20));
         assertThat(s.toolCursor()).extracting(SessionProjection.CallCursor::idempotencyKey).containsExactly("s-1/2/c1", "s-1/2/c2");
-        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction("tool_result", "c1", 2));
+        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction(SessionProjection.PendingAction.Kind.TOOL_RESULT, "c1", 2));
 
         script.add(new ToolCallAuthorized("c1", AuthorizationBasis.POLICY),
                 new ToolResult("c1", "s-1/2/c1", ToolStatus.OK, "class Foo {}", null));
@@ -116,7 +116,7 @@ class ProjectionTest {
         assertThat(s.toolCursor().get(0).resultSeq()).isEqualTo(4);
         assertThat(s.toolCursor().get(1).state()).isEqualTo(CallState.REQUESTED);
         assertThat(s.callCounts()).isEqualTo(new SessionProjection.CallCounts(1, 0, 0, 0));
-        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction("tool_result", "c2", 2));
+        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction(SessionProjection.PendingAction.Kind.TOOL_RESULT, "c2", 2));
     }
 
     @Test
@@ -124,7 +124,7 @@ class ProjectionTest {
         Script script = Script.started().add(asking(10, 5, call("c1", "edit_file")),
                 new ApprovalRequested("c1", "edit_file", "--- a/Foo\n+++ b/Foo", null));
         assertThat(script.state.status()).isEqualTo(Status.AWAITING_APPROVAL);
-        assertThat(script.state.pendingAction()).isEqualTo(new SessionProjection.PendingAction("approval", "c1", 2));
+        assertThat(script.state.pendingAction()).isEqualTo(new SessionProjection.PendingAction(SessionProjection.PendingAction.Kind.APPROVAL, "c1", 2));
 
         script.add(new ApprovalGranted("c1", ApprovalScope.SESSION, "edit_file", "src/**", "bob", "looks right"),
                 new ToolCallAuthorized("c1", AuthorizationBasis.approval(4)));
@@ -143,13 +143,13 @@ class ProjectionTest {
     void denial_isRecordedAsADecision_andTheCallEndsWithItsErrorResult() {
         SessionProjection s = Script.started().add(asking(10, 5, call("c1", "run_command")),
                 new ApprovalRequested("c1", "run_command", "rm -rf build", null),
-                new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "bob", "not today"),
+                ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "bob", "not today"),
                 new ToolResult("c1", "s-1/2/c1", ToolStatus.ERROR, "denied by bob: not today", null)).state;
 
         assertThat(s.decisions()).extracting(SessionProjection.Decision::kind).containsExactly("approval_denied");
         assertThat(s.toolCursor().get(0).state()).isEqualTo(CallState.ERROR);
         assertThat(s.status()).isEqualTo(Status.ACTIVE);
-        assertThat(s.pendingAction().kind()).isEqualTo("model_turn");
+        assertThat(s.pendingAction().kind().wireName()).isEqualTo("model_turn");
     }
 
     @Test
@@ -158,7 +158,7 @@ class ProjectionTest {
                 new ToolCallAuthorized("c1", AuthorizationBasis.POLICY),
                 new ToolResult("c1", "s-1/2/c1", ToolStatus.UNKNOWN, "executor crashed mid-call", null)).state;
 
-        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction("human_decision", "c1", 4));
+        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction(SessionProjection.PendingAction.Kind.HUMAN_DECISION, "c1", 4));
         assertThat(s.callCounts().unknown()).isEqualTo(1);
     }
 
@@ -173,7 +173,7 @@ class ProjectionTest {
         assertThat(s.toolCursor().get(0).state()).isEqualTo(state);
         assertThat(s.toolCursor().get(0).resultSeq()).isEqualTo(5);
         assertThat(s.callCounts()).isEqualTo(new SessionProjection.CallCounts(ok, 0, cancelled, 0));
-        assertThat(s.pendingAction().kind()).isEqualTo("model_turn");
+        assertThat(s.pendingAction().kind().wireName()).isEqualTo("model_turn");
         assertThat(s.decisions()).singleElement().satisfies(d -> {
             assertThat(d.kind()).isEqualTo("tool_outcome_resolved");
             assertThat(d.summary()).isEqualTo(resolution + " by bob: checked the remote side");
@@ -190,7 +190,7 @@ class ProjectionTest {
         assertThat(s.toolCursor().get(0)).isEqualTo(new SessionProjection.CallCursor("c1", "http_fetch", 2,
                 IdempotencyKey.of(s.sessionId(), 5, "c1"), CallState.AUTHORIZED, null, false));
         assertThat(s.callCounts().unknown()).isZero();
-        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction("tool_result", "c1", 2));
+        assertThat(s.pendingAction()).isEqualTo(new SessionProjection.PendingAction(SessionProjection.PendingAction.Kind.TOOL_RESULT, "c1", 2));
     }
 
     @Test

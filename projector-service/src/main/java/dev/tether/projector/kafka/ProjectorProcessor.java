@@ -13,6 +13,7 @@ import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.ToolCallAuthorized;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.ToolStatus;
 import dev.tether.core.id.IdempotencyKey;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
@@ -163,13 +164,13 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         } else if (event.payload() instanceof ToolOutcomeResolved r) {
             resolved(after, event, r, record, traceId);
         } else if (event.payload() instanceof ApprovalGranted g) {
-            update(sessionId, g.callId(), c -> c.decided(new CallRecord.Approval(event.seq(), "granted", g.scope().name(), g.approver(),
-                    g.reason(), event.occurredAt())));
+            update(sessionId, g.callId(), c -> c.decided(new CallRecord.Approval(event.seq(), CallRecord.Approval.Decision.GRANTED,
+                    g.scope(), g.approver(), g.reason(), event.occurredAt())));
         } else if (event.payload() instanceof ApprovalDenied d) {
-            update(sessionId, d.callId(), c -> c.decided(new CallRecord.Approval(event.seq(), "denied", d.scope().name(), d.approver(),
-                    d.reason(), event.occurredAt())));
+            update(sessionId, d.callId(), c -> c.decided(new CallRecord.Approval(event.seq(), CallRecord.Approval.Decision.DENIED,
+                    d.scope(), d.approver(), d.reason(), event.occurredAt())));
         } else if (event.payload() instanceof ToolResult r) {
-            update(sessionId, r.callId(), c -> c.finished(event.seq(), r.status().name()));
+            update(sessionId, r.callId(), c -> c.finished(event.seq(), r.status()));
         }
     }
 
@@ -187,7 +188,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         }
         if (r.resolution() != OutcomeResolution.RETRY) {
             calls.put(StoreKey.of(sessionId, r.callId()), call.finished(event.seq(),
-                    r.resolution() == OutcomeResolution.MARK_DONE ? "OK" : "CANCELLED"));
+                    r.resolution() == OutcomeResolution.MARK_DONE ? ToolStatus.OK : ToolStatus.CANCELLED));
             return;
         }
         AuthorizationBasis basis = AuthorizationBasis.approval(event.seq());

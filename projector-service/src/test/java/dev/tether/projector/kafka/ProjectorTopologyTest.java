@@ -177,7 +177,7 @@ class ProjectorTopologyTest {
 
         assertThat(requests.isEmpty()).isTrue();
         CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
-        assertThat(call.resultStatus()).isEqualTo("OK");
+        assertThat(call.resultStatus()).isEqualTo(ToolStatus.OK);
         assertThat(call.resultSeq()).isEqualTo(5);
     }
 
@@ -212,7 +212,7 @@ class ProjectorTopologyTest {
         });
         assertThat(call.authorizedSeq()).isEqualTo(3);
         assertThat(call.resultSeq()).isEqualTo(4);
-        assertThat(call.resultStatus()).isEqualTo("OK");
+        assertThat(call.resultStatus()).isEqualTo(ToolStatus.OK);
         assertThat(call.basis()).isEqualTo("POLICY");
     }
 

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.tether.core.event.Actor;
+import dev.tether.core.event.ApprovalDenied;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.EventTypes;
@@ -37,7 +38,10 @@ import java.util.stream.Collectors;
  *
  * <p>Reading is strict, and every refusal is an {@link InvalidEventException} naming the field:
  * unknown fields, wrong types (no coercion of {@code "12"} to 12), missing required fields,
- * unknown event types, and the blob reference fields, which only Tether sets. Thread-safe.
+ * unknown event types, and the fields only Tether sets: the blob references, and {@code approval_denied}'s
+ * {@code expired} (a client's denial is an approver's; only the approval-service's expiry, which does not come
+ * through the REST API, is not). Enums with a fixed wire name ({@link dev.tether.core.event.WireNamed}) are written
+ * and read by that name ({@link WireNames}). Thread-safe.
  */
 public final class EventJson {
 
@@ -58,6 +62,7 @@ public final class EventJson {
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .serializationInclusion(JsonInclude.Include.NON_NULL)
                 .addModule(new JavaTimeModule())
+                .addModule(WireNames.module())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .build();
         // a number is not a string, a string is not a number, and neither is a boolean
@@ -95,7 +100,14 @@ public final class EventJson {
                 throw new InvalidEventException(serverSet, "is set by Tether when it offloads large content, not by clients");
             }
         }
-        return new Proposal(eventId, read(fields, payloadType));
+        if (payloadType == ApprovalDenied.class && fields.has("expired")) {
+            throw new InvalidEventException("expired", "is set by the approval-service when no approver decided in time, not by clients");
+        }
+        EventPayload payload = read(fields, payloadType);
+        if (payload instanceof ApprovalDenied d) {
+            payload = ApprovalDenied.byApprover(d.callId(), d.scope(), d.tool(), d.pathGlob(), d.approver(), d.reason());
+        }
+        return new Proposal(eventId, payload);
     }
 
     /** Reads {@code node} as {@code type}, with the strict rules above. */

@@ -99,9 +99,9 @@ public final class EventAvro {
         } else if (payload instanceof ApprovalRequested r) {
             p.setApprovalRequested(new dev.tether.avro.ApprovalRequested(r.callId(), r.tool(), r.shown(), toAvro(r.shownRef())));
         } else if (payload instanceof ApprovalGranted g) {
-            p.setApprovalGranted(decision(g.callId(), g.scope(), g.tool(), g.pathGlob(), g.approver(), g.reason()));
+            p.setApprovalGranted(decision(g.callId(), g.scope(), g.tool(), g.pathGlob(), g.approver(), g.reason(), null));
         } else if (payload instanceof ApprovalDenied d) {
-            p.setApprovalDenied(decision(d.callId(), d.scope(), d.tool(), d.pathGlob(), d.approver(), d.reason()));
+            p.setApprovalDenied(decision(d.callId(), d.scope(), d.tool(), d.pathGlob(), d.approver(), d.reason(), d.expired()));
         } else if (payload instanceof ToolCallAuthorized a) {
             p.setToolCallAuthorized(new dev.tether.avro.ToolCallAuthorized(a.callId(), toAvro(a.basis())));
         } else if (payload instanceof ToolResult r) {
@@ -225,9 +225,9 @@ public final class EventAvro {
     }
 
     private static dev.tether.avro.ApprovalDecision decision(String callId, ApprovalScope scope, String tool, String pathGlob,
-                                                             String approver, String reason) {
+                                                             String approver, String reason, Boolean expired) {
         return new dev.tether.avro.ApprovalDecision(callId, dev.tether.avro.ApprovalScope.valueOf(scope.name()), tool, pathGlob,
-                approver, reason);
+                approver, reason, expired);
     }
 
     private static ApprovalGranted granted(dev.tether.avro.ApprovalDecision d) {
@@ -237,6 +237,6 @@ public final class EventAvro {
 
     private static ApprovalDenied denied(dev.tether.avro.ApprovalDecision d) {
         return new ApprovalDenied(d.getCallId(), ApprovalScope.valueOf(d.getScope().name()), d.getTool(), d.getPathGlob(),
-                d.getApprover(), d.getReason());
+                d.getApprover(), d.getReason(), d.getExpired());
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.tether.kit.json.WireNames;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.kafka.common.errors.SerializationException;
@@ -14,12 +15,14 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * JSON (Jackson) for the values of a service's internal state stores and their changelogs: heads,
  * indexes, counters. Records map field for field; fields a newer version added are ignored by an
- * older one. Topic values that other services read are Avro, never this. Thread-safe.
+ * older one; enums with a wire name are written by it ({@link WireNames}). Topic values that other services read are
+ * Avro, never this. Thread-safe.
  */
 public final class JsonSerde<T> implements Serde<T>, Serializer<T>, Deserializer<T> {
 
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .registerModule(new JavaTimeModule())
+            .registerModule(WireNames.module())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.core.blob.BlobRef;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.ApprovalDenied;
+import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
@@ -21,6 +23,7 @@ import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -61,6 +64,35 @@ class EventJsonTest {
         assertField("{\"type\":\"user_message\",\"content\":\"x\"}", "eventId");
         assertField("{\"eventId\":\"e\",\"type\":\"tool_result\",\"callId\":\"c\",\"status\":\"OK\",\"content\":\"\","
                 + "\"artifact\":{\"uri\":\"u\",\"sha256\":\"s\",\"size\":1,\"preview\":\"\"}}", "artifact");
+    }
+
+    @Test
+    void aClientsDenial_isAnApproversDenial_andCannotSayItExpired() throws Exception {
+        var p = json.readProposal(parse("""
+                {"eventId":"e1","type":"approval_denied","callId":"c1","scope":"ONCE","approver":"alice","reason":"no"}"""));
+
+        assertThat(p.payload()).isEqualTo(ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "alice", "no"));
+        for (String expired : List.of("true", "false", "null")) {
+            assertField("{\"eventId\":\"e\",\"type\":\"approval_denied\",\"callId\":\"c1\",\"scope\":\"ONCE\","
+                    + "\"approver\":\"alice\",\"reason\":\"no\",\"expired\":" + expired + "}", "expired");
+        }
+    }
+
+    @Test
+    void aDenial_isWrittenWithItsExpiredFlag_andReadBack_andOneWrittenBeforeTheFieldHasNone() {
+        for (Boolean expired : Arrays.asList(true, false, null)) {
+            var event = new Event("e4", "s1", "acme", 4, Instant.parse("2026-11-29T10:00:00Z"), new Actor(ActorKind.SYSTEM,
+                    "approval-service"), "v1", new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "approval-service", "late", expired));
+
+            var node = json.write(event);
+
+            assertThat(node.has("expired")).as("expired " + expired).isEqualTo(expired != null);
+            if (expired != null) {
+                assertThat(node.get("expired").isBoolean()).isTrue();
+                assertThat(node.get("expired").booleanValue()).isEqualTo(expired);
+            }
+            assertThat(json.readEvent(node, "acme")).isEqualTo(event);
+        }
     }
 
     @Test

@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tether.avro.SessionEvent;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.ApprovalDenied;
+import dev.tether.core.event.ApprovalGranted;
+import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.UnknownEvent;
+import dev.tether.schema.ReleasedSchemas;
 import java.time.Instant;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class EventAvroTest {
@@ -22,6 +27,37 @@ class EventAvroTest {
         SessionEvent read = SessionEvent.fromByteBuffer(EventAvro.toAvro(event).toByteBuffer());
 
         assertThat(EventAvro.fromAvro(read)).isEqualTo(event);
+    }
+
+    @Test
+    void approvalDenied_roundTripsWithItsExpiredFlag_setOrNot() throws Exception {
+        for (Boolean expired : Arrays.asList(true, false, null)) {
+            var event = new Event("e-4", "s-1", "acme", 4, Instant.parse("2026-11-29T10:00:00Z"), new Actor(ActorKind.SYSTEM,
+                    "approval-service"), "v1", new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "approval-service", "late", expired));
+
+            SessionEvent read = SessionEvent.fromByteBuffer(EventAvro.toAvro(event).toByteBuffer());
+
+            assertThat(read.getPayload().getApprovalDenied().getExpired()).as("expired " + expired).isEqualTo(expired);
+            assertThat(EventAvro.fromAvro(read)).as("expired " + expired).isEqualTo(event);
+        }
+    }
+
+    @Test
+    void approvalDenied_writtenWithTheReleaseBeforeTheField_readsWithExpiredNull() {
+        var event = new Event("e-4", "s-1", "acme", 4, Instant.parse("2026-11-29T10:00:00Z"), new Actor(ActorKind.SYSTEM,
+                "approval-service"), "v1", ApprovalDenied.expiry("c1", "approval-service", "late"));
+
+        Event read = EventAvro.fromAvro(ReleasedSchemas.asWrittenBy("v2", EventAvro.toAvro(event)));
+
+        assertThat(read.payload()).isEqualTo(new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, "approval-service", "late", null));
+    }
+
+    @Test
+    void approvalGranted_neverSaysExpired() {
+        var event = new Event("e-4", "s-1", "acme", 4, Instant.parse("2026-11-29T10:00:00Z"), new Actor(ActorKind.APPROVER, "alice"),
+                "v1", new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "alice", "fine"));
+
+        assertThat(EventAvro.toAvro(event).getPayload().getApprovalGranted().getExpired()).isNull();
     }
 
     @Test

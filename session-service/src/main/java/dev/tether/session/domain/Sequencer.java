@@ -69,7 +69,7 @@ public final class Sequencer {
 
     /** Event types only Tether itself writes; a client proposing one is refused. */
     private static final Set<String> WRITTEN_BY_TETHER = Set.of(
-            "session_claimed", "session_resumed", "session_migrated", "subagent_result");
+            SessionClaimed.TYPE, SessionResumed.TYPE, SessionMigrated.TYPE, SubagentResult.TYPE);
 
     private Sequencer() {}
 
@@ -139,7 +139,7 @@ public final class Sequencer {
         } else if (payload instanceof SessionClaimed c) {
             next = next.withClaim(c.epoch(), c.workerId()).withLastClaim(event.eventId(), null);
         } else if (payload instanceof SessionResumed r) {
-            next = next.withLastClaim(next.lastClaimEventId(), r.reason().name());
+            next = next.withLastClaim(next.lastClaimEventId(), r.reason());
         } else if (payload instanceof SessionMigrated m) {
             next = next.withHarnessVersion(m.toVersion());
         } else if (payload instanceof SessionClosed) {
@@ -163,12 +163,12 @@ public final class Sequencer {
     /** The actor an event of {@code type} proposed by {@code principal} is attributed to. */
     public static Actor actorFor(String type, TetherPrincipal principal) {
         ActorKind kind = switch (type) {
-            case "session_started", "user_message", "turn_interrupted", "session_closed" ->
+            case SessionStarted.TYPE, UserMessage.TYPE, TurnInterrupted.TYPE, SessionClosed.TYPE ->
                     principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.USER;
-            case "assistant_message", "plan_updated", "step_completed" -> ActorKind.MODEL;
-            case "tool_result" -> ActorKind.TOOL;
-            case "approval_denied" -> principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.APPROVER;
-            case "approval_granted", "tool_outcome_resolved" -> ActorKind.APPROVER;
+            case AssistantMessage.TYPE, PlanUpdated.TYPE, StepCompleted.TYPE -> ActorKind.MODEL;
+            case ToolResult.TYPE -> ActorKind.TOOL;
+            case ApprovalDenied.TYPE -> principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.APPROVER;
+            case ApprovalGranted.TYPE, ToolOutcomeResolved.TYPE -> ActorKind.APPROVER;
             default -> ActorKind.SYSTEM;
         };
         return new Actor(kind, principal.id());
@@ -262,7 +262,11 @@ public final class Sequencer {
         return payload instanceof SessionStarted || payload instanceof SessionForked;
     }
 
-    /** Why event {@code i} may not be appended to a session with head {@code h}, or null if it may. */
+    /**
+     * Why event {@code i} may not be appended to a session with head {@code h}, or null if it may: first what holds for
+     * every event (a type this version knows and clients may write, and a session that has started, unless the event
+     * starts it), then the rule of its type: who may write it, and in which state of its call or session.
+     */
     private static Rejected check(ProposedEvent p, int i, SessionHead h, TetherPrincipal principal, History history,
                                   Set<String> callsInBatch) {
         String field = "events[" + i + "]";
@@ -275,109 +279,178 @@ public final class Sequencer {
             return illegal(field + ".type", "'" + type + "' events are written by Tether itself, not by clients");
         }
         if (isFirstEvent(payload)) {
-            if (h != null) {
-                return illegal(field + ".type", "the session has started already");
-            }
-            if (!principal.hasAny(Role.AGENT, Role.ADMIN, Role.SERVICE)) {
-                return forbidden(field, "only an agent may start a session");
-            }
-            return null;
+            return start(field, h, principal);
         }
         if (h == null) {
             return illegal(field + ".type", "a session starts with session_started");
         }
-        if (payload instanceof ApprovalGranted || payload instanceof ApprovalDenied) {
-            // the approval-service may deny in its own name (an approval nobody decided in time), never grant
-            boolean serviceDenial = payload instanceof ApprovalDenied && principal.has(Role.SERVICE);
-            if (!principal.has(Role.APPROVER) && !serviceDenial) {
-                return illegal(field + ".type", "only an approver may write '" + type + "'");
-            }
-            String approver = payload instanceof ApprovalGranted g ? g.approver() : ((ApprovalDenied) payload).approver();
-            String callId = payload instanceof ApprovalGranted g ? g.callId() : ((ApprovalDenied) payload).callId();
-            if (!approver.equals(principal.id())) {
-                return illegal(field + ".approver", "must be the authenticated approver");
-            }
-            SessionHead.OpenCall call = h.openCalls().get(callId);
-            if (call == null || call.approval() != SessionHead.Approval.REQUESTED) {
-                return illegal(field + ".callId", "no approval is pending for call '" + callId + "'");
-            }
-            return null;
+        if (payload instanceof ApprovalGranted g) {
+            return grant(field, g, h, principal);
+        }
+        if (payload instanceof ApprovalDenied d) {
+            return denial(field, d, h, principal);
         }
         if (payload instanceof ToolOutcomeResolved r) {
-            if (!principal.has(Role.APPROVER)) {
-                return illegal(field + ".type", "only an approver may write '" + type + "'");
-            }
-            if (!r.approver().equals(principal.id())) {
-                return illegal(field + ".approver", "must be the authenticated approver");
-            }
-            SessionHead.OpenCall call = h.openCalls().get(r.callId());
-            if (call == null || !call.outcomeUnknown()) {
-                return illegal(field + ".callId", "call '" + r.callId() + "' has no unknown outcome to resolve");
-            }
-            return null;
+            return resolution(field, r, h, principal);
         }
         if (payload instanceof ApprovalRequested r) {
-            if (!principal.has(Role.SERVICE)) {
-                return illegal(field + ".type", "'approval_requested' is written by the approval-service");
-            }
-            SessionHead.OpenCall call = h.openCalls().get(r.callId());
-            if (call == null || call.authorized() || call.outcomeUnknown() || call.approval() != SessionHead.Approval.NONE) {
-                return illegal(field + ".callId", "call '" + r.callId() + "' is not waiting for a decision");
-            }
-            return null;
+            return approvalRequest(field, r, h, principal);
         }
         if (payload instanceof ToolCallAuthorized a) {
-            if (!principal.has(Role.SERVICE)) {
-                return illegal(field + ".type", "'tool_call_authorized' is written by the approval-service");
-            }
-            SessionHead.OpenCall call = h.openCalls().get(a.callId());
-            if (call == null || call.authorized() || call.outcomeUnknown()) {
-                return illegal(field + ".callId", "call '" + a.callId() + "' is not waiting for authorization");
-            }
-            if (call.approval() == SessionHead.Approval.REQUESTED || call.approval() == SessionHead.Approval.DENIED) {
-                return illegal(field + ".callId", "call '" + a.callId() + "' is gated and has no grant");
-            }
-            return null;
+            return authorization(field, a, h, principal);
         }
+        // the rest is the session's own record, written by its agent (or by Tether's services on its behalf)
         if (!principal.hasAny(Role.AGENT, Role.ADMIN, Role.SERVICE)) {
             return illegal(field + ".type", "the caller's role may not write '" + type + "'");
         }
         if (payload instanceof AssistantMessage m) {
-            for (int c = 0; c < m.toolCalls().size(); c++) {
-                String callId = m.toolCalls().get(c).callId();
-                if (h.openCalls().containsKey(callId) || history.knownCall(callId) || !callsInBatch.add(callId)) {
-                    return illegal(field + ".toolCalls[" + c + "].callId", "call '" + callId + "' was used before in this session");
-                }
-            }
-            if (h.tokenBudget() != null && h.used().total() + m.usage().total() > h.tokenBudget()) {
-                return new Rejected(Rejection.BUDGET_EXCEEDED, "the session used " + h.used().total() + " of its "
-                        + h.tokenBudget() + " tokens; this turn needs " + m.usage().total() + " more", field + ".usage");
-            }
-            return null;
+            return turn(field, m, h, history, callsInBatch);
         }
         if (payload instanceof ToolResult r) {
-            SessionHead.OpenCall call = h.openCalls().get(r.callId());
-            if (call == null) {
-                return illegal(field + ".callId", "call '" + r.callId() + "' is not an open tool call (unknown, or already finished)");
-            }
-            if (call.outcomeUnknown()) {
-                return illegal(field + ".callId", "call '" + r.callId() + "' has an unknown outcome; an approver resolves it");
-            }
-            return null;
+            return toolResult(field, r, h);
         }
         if (payload instanceof ContextCompacted c) {
-            if (c.throughSeq() > h.lastSeq()) {
-                return illegal(field + ".throughSeq", "is after the session's last seq " + h.lastSeq());
-            }
-            for (int s = 0; s < c.summarySourceSeqs().size(); s++) {
-                long source = c.summarySourceSeqs().get(s);
-                if (source < 1 || source > c.throughSeq()) {
-                    return illegal(field + ".summarySourceSeqs[" + s + "]", "must be an event at or before throughSeq");
-                }
-            }
-            return null;
+            return compaction(field, c, h);
         }
-        return null; // user_message, turn_interrupted, plan_updated, step_completed, session_closed, subagent_result
+        if (payload instanceof UserMessage || payload instanceof TurnInterrupted || payload instanceof PlanUpdated
+                || payload instanceof StepCompleted || payload instanceof SessionClosed || payload instanceof SubagentResult) {
+            return null; // nothing to check beyond the caller's role
+        }
+        throw new IllegalStateException("no append rule for event type " + type); // session_claimed etc. are refused above
+    }
+
+    /** session_started, session_forked: an agent's, on no session yet. */
+    private static Rejected start(String field, SessionHead h, TetherPrincipal principal) {
+        if (h != null) {
+            return illegal(field + ".type", "the session has started already");
+        }
+        if (!principal.hasAny(Role.AGENT, Role.ADMIN, Role.SERVICE)) {
+            return forbidden(field, "only an agent may start a session");
+        }
+        return null;
+    }
+
+    /** approval_granted: an approver's, in its own name, on a call whose approval is pending. */
+    private static Rejected grant(String field, ApprovalGranted g, SessionHead h, TetherPrincipal principal) {
+        if (!principal.has(Role.APPROVER)) {
+            return illegal(field + ".type", "only an approver may write '" + ApprovalGranted.TYPE + "'");
+        }
+        return decisionOnPendingCall(field, g.callId(), g.approver(), h, principal);
+    }
+
+    /**
+     * approval_denied: an approver's, or the approval-service's in its own name (an approval nobody decided in time,
+     * the only denial that says {@code expired}), in the writer's name, on a call whose approval is pending. The
+     * approval-service may deny, never grant.
+     */
+    private static Rejected denial(String field, ApprovalDenied d, SessionHead h, TetherPrincipal principal) {
+        boolean service = principal.has(Role.SERVICE);
+        if (!principal.has(Role.APPROVER) && !service) {
+            return illegal(field + ".type", "only an approver may write '" + ApprovalDenied.TYPE + "'");
+        }
+        if (Boolean.TRUE.equals(d.expired()) && !service) {
+            return illegal(field + ".expired", "is set only by the approval-service, when no approver decided in time");
+        }
+        return decisionOnPendingCall(field, d.callId(), d.approver(), h, principal);
+    }
+
+    private static Rejected decisionOnPendingCall(String field, String callId, String approver, SessionHead h,
+                                                  TetherPrincipal principal) {
+        if (!approver.equals(principal.id())) {
+            return notTheCaller(field);
+        }
+        SessionHead.OpenCall call = h.openCalls().get(callId);
+        if (call == null || call.approval() != SessionHead.Approval.REQUESTED) {
+            return illegal(field + ".callId", "no approval is pending for call '" + callId + "'");
+        }
+        return null;
+    }
+
+    /** tool_outcome_resolved: an approver's, in its own name, on a call whose outcome is unknown. */
+    private static Rejected resolution(String field, ToolOutcomeResolved r, SessionHead h, TetherPrincipal principal) {
+        if (!principal.has(Role.APPROVER)) {
+            return illegal(field + ".type", "only an approver may write '" + ToolOutcomeResolved.TYPE + "'");
+        }
+        if (!r.approver().equals(principal.id())) {
+            return notTheCaller(field);
+        }
+        SessionHead.OpenCall call = h.openCalls().get(r.callId());
+        if (call == null || !call.outcomeUnknown()) {
+            return illegal(field + ".callId", "call '" + r.callId() + "' has no unknown outcome to resolve");
+        }
+        return null;
+    }
+
+    private static Rejected notTheCaller(String field) {
+        return illegal(field + ".approver", "must be the authenticated approver");
+    }
+
+    /** approval_requested: the approval-service's, on a call nobody has decided or authorized yet. */
+    private static Rejected approvalRequest(String field, ApprovalRequested r, SessionHead h, TetherPrincipal principal) {
+        if (!principal.has(Role.SERVICE)) {
+            return illegal(field + ".type", "'approval_requested' is written by the approval-service");
+        }
+        SessionHead.OpenCall call = h.openCalls().get(r.callId());
+        if (call == null || call.authorized() || call.outcomeUnknown() || call.approval() != SessionHead.Approval.NONE) {
+            return illegal(field + ".callId", "call '" + r.callId() + "' is not waiting for a decision");
+        }
+        return null;
+    }
+
+    /** tool_call_authorized: the approval-service's, on an open call that is not gated, or gated and granted. */
+    private static Rejected authorization(String field, ToolCallAuthorized a, SessionHead h, TetherPrincipal principal) {
+        if (!principal.has(Role.SERVICE)) {
+            return illegal(field + ".type", "'tool_call_authorized' is written by the approval-service");
+        }
+        SessionHead.OpenCall call = h.openCalls().get(a.callId());
+        if (call == null || call.authorized() || call.outcomeUnknown()) {
+            return illegal(field + ".callId", "call '" + a.callId() + "' is not waiting for authorization");
+        }
+        if (call.approval() == SessionHead.Approval.REQUESTED || call.approval() == SessionHead.Approval.DENIED) {
+            return illegal(field + ".callId", "call '" + a.callId() + "' is gated and has no grant");
+        }
+        return null;
+    }
+
+    /** assistant_message: call ids never used before in the session (nor twice in the batch), within the token budget. */
+    private static Rejected turn(String field, AssistantMessage m, SessionHead h, History history, Set<String> callsInBatch) {
+        for (int c = 0; c < m.toolCalls().size(); c++) {
+            String callId = m.toolCalls().get(c).callId();
+            if (h.openCalls().containsKey(callId) || history.knownCall(callId) || !callsInBatch.add(callId)) {
+                return illegal(field + ".toolCalls[" + c + "].callId", "call '" + callId + "' was used before in this session");
+            }
+        }
+        if (h.tokenBudget() != null && h.used().total() + m.usage().total() > h.tokenBudget()) {
+            return new Rejected(Rejection.BUDGET_EXCEEDED, "the session used " + h.used().total() + " of its "
+                    + h.tokenBudget() + " tokens; this turn needs " + m.usage().total() + " more", field + ".usage");
+        }
+        return null;
+    }
+
+    /** tool_result: for an open call whose outcome is not already unknown (an approver resolves that one). */
+    private static Rejected toolResult(String field, ToolResult r, SessionHead h) {
+        SessionHead.OpenCall call = h.openCalls().get(r.callId());
+        if (call == null) {
+            return illegal(field + ".callId", "call '" + r.callId() + "' is not an open tool call (unknown, or already finished)");
+        }
+        if (call.outcomeUnknown()) {
+            return illegal(field + ".callId", "call '" + r.callId() + "' has an unknown outcome; an approver resolves it");
+        }
+        return null;
+    }
+
+    /** context_compacted: through a seq the session has, summarizing events at or before it. */
+    private static Rejected compaction(String field, ContextCompacted c, SessionHead h) {
+        if (c.throughSeq() > h.lastSeq()) {
+            return illegal(field + ".throughSeq", "is after the session's last seq " + h.lastSeq());
+        }
+        for (int s = 0; s < c.summarySourceSeqs().size(); s++) {
+            long source = c.summarySourceSeqs().get(s);
+            if (source < 1 || source > c.throughSeq()) {
+                return illegal(field + ".summarySourceSeqs[" + s + "]", "must be an event at or before throughSeq");
+            }
+        }
+        return null;
     }
 
     private static FollowUp notifyParent(SessionHead child, SessionClosed closed) {
@@ -396,8 +469,7 @@ public final class Sequencer {
         String claimedId = DerivedIds.of(envelope.commandId(), "session_claimed");
         if (claimedId.equals(head.lastClaimEventId())) {
             // the same claim again (a retry) and still the latest: nothing new, the original outcome
-            ResumeReason reason = head.lastClaimResume() == null ? null : ResumeReason.valueOf(head.lastClaimResume());
-            return new Accepted(List.of(), List.of(), head, reason, List.of());
+            return new Accepted(List.of(), List.of(), head, head.lastClaimResume(), List.of());
         }
         if (history.seqOf(claimedId).isPresent()) {
             return new Rejected(Rejection.STALE_EPOCH, "this claim was superseded by a later one; the session's epoch is "

@@ -1,5 +1,6 @@
 package dev.tether.session.domain;
 
+import dev.tether.core.event.ResumeReason;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
 import java.util.Collections;
@@ -32,7 +33,7 @@ public record SessionHead(
         String parentSessionId,
         Map<String, OpenCall> openCalls,
         String lastClaimEventId,
-        String lastClaimResume) {
+        ResumeReason lastClaimResume) {
 
     public SessionHead {
         openCalls = Collections.unmodifiableMap(new TreeMap<>(openCalls)); // sorted: deterministic everywhere
@@ -79,7 +80,7 @@ public record SessionHead(
                 used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
     }
 
-    SessionHead withLastClaim(String eventId, String resume) {
+    SessionHead withLastClaim(String eventId, ResumeReason resume) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
                 tokenBudget, parentSessionId, openCalls, eventId, resume);
     }

@@ -147,7 +147,7 @@ final class Given {
     }
 
     static ApprovalDenied denied(String callId, String approver) {
-        return new ApprovalDenied(callId, ApprovalScope.ONCE, "write_file", null, approver, "no");
+        return ApprovalDenied.byApprover(callId, ApprovalScope.ONCE, "write_file", null, approver, "no");
     }
 
     static ToolCallAuthorized authorizedByPolicy(String callId) {

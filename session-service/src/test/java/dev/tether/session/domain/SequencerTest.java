@@ -47,6 +47,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.ApprovalDenied;
+import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.AuthorizationBasis;
@@ -1018,6 +1020,29 @@ class SequencerTest {
         }
 
         @Test
+        void acceptsADenialThatSaysItExpired_onlyFromTheService_soNoApproverCanPassTheirDenialOffAsAnExpiry() {
+            World w = awaitingApproval();
+
+            Rejected forged = w.reject(w.append(APPROVER, ApprovalDenied.expiry("c1", APPROVER.id(), "too late")));
+            assertThat(forged.reason()).isEqualTo(Rejection.ILLEGAL_EVENT);
+            assertThat(forged.field()).isEqualTo("events[0].expired");
+            assertThat(w.head.openCalls().get("c1").approval()).isEqualTo(SessionHead.Approval.REQUESTED);
+
+            Accepted a = w.accept(w.append(SERVICE, ApprovalDenied.expiry("c1", SERVICE.id(), "too late")));
+            assertThat(a.events().get(0).payload()).isEqualTo(ApprovalDenied.expiry("c1", SERVICE.id(), "too late"));
+            assertThat(a.head().openCalls().get("c1").approval()).isEqualTo(SessionHead.Approval.DENIED);
+        }
+
+        @Test
+        void acceptsADenialWrittenBeforeTheExpiredField_asBefore() {
+            World w = awaitingApproval();
+
+            Accepted a = w.accept(w.append(SERVICE, new ApprovalDenied("c1", ApprovalScope.ONCE, null, null, SERVICE.id(), "late", null)));
+
+            assertThat(a.head().openCalls().get("c1").approval()).isEqualTo(SessionHead.Approval.DENIED);
+        }
+
+        @Test
         void refusesTheServicesDenial_onceAnApproverGranted_soAnExpiryNeverOverridesAGrant() {
             World w = awaitingApproval();
             w.accept(w.append(APPROVER, granted("c1", APPROVER.id())));
@@ -1632,6 +1657,29 @@ class SequencerTest {
         }
 
         @Test
+        void decide_hasAnAppendRuleForEveryEventPayloadType_whoeverProposesIt_onASessionOrOnNone() {
+            var softly = new SoftAssertions();
+
+            for (Class<?> type : EventPayload.class.getPermittedSubclasses()) {
+                EventPayload sample = Given.sampleOf(type);
+                for (TetherPrincipal by : List.of(AGENT, APPROVER, SERVICE, OPERATOR, ADMIN)) {
+                    World w = World.claimed();
+                    w.accept(w.append(AGENT, asking(call("c1"))));
+                    w.accept(w.append(SERVICE, approvalRequested("c1")));
+                    World none = World.empty();
+                    try {
+                        softly.assertThat(w.decide(w.append(by, sample))).as("%s by %s", sample.type(), by.id()).isNotNull();
+                        softly.assertThat(none.decide(none.append(by, sample))).as("%s by %s on no session", sample.type(), by.id())
+                                .isNotNull();
+                    } catch (RuntimeException e) {
+                        softly.fail("decide has no rule for %s by %s: %s", type.getSimpleName(), by.id(), e);
+                    }
+                }
+            }
+            softly.assertAll();
+        }
+
+        @Test
         void evolve_positionOnlyTypes_moveOnlyLastSeq() {
             World w = World.claimed();
             w.accept(w.append(AGENT, asking(call("c1"))));
@@ -1666,7 +1714,7 @@ class SequencerTest {
             World w = World.claimed();
             SessionHead after = Sequencer.evolve(w.head, Given.event(w.head.lastSeq() + 1, new SessionResumed(ResumeReason.DEPLOY, 1, "")));
 
-            assertThat(after.lastClaimResume()).isEqualTo("DEPLOY");
+            assertThat(after.lastClaimResume()).isEqualTo(ResumeReason.DEPLOY);
             assertThat(after.withLastClaim(w.head.lastClaimEventId(), w.head.lastClaimResume()).withLastSeq(w.head.lastSeq()))
                     .isEqualTo(w.head);
         }

@@ -1,0 +1,34 @@
+package dev.tether.session.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.core.event.ResumeReason;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolMode;
+import dev.tether.kit.kafka.JsonSerde;
+import dev.tether.session.domain.SessionHead;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The sequencer's head as its store keeps it: byte for byte what earlier releases wrote, so a restored store reads. */
+class SessionHeadJsonTest {
+
+    @Test
+    void aHead_isStoredAsBefore_andReadsBack() {
+        var head = new SessionHead("s1", "acme", "agent-1", 7, 2, "worker-2", "model-x", "v1", ToolMode.WRITE, false,
+                new TokenUsage(10, 5), 1000L, null,
+                Map.of("c1", new SessionHead.OpenCall("edit_file", 5, SessionHead.Approval.REQUESTED, false, false)),
+                "claim-2", ResumeReason.CRASH);
+        JsonSerde<SessionHead> serde = JsonSerde.of(SessionHead.class);
+
+        byte[] stored = serde.serialize("heads", head);
+
+        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"sessionId\":\"s1\",\"tenantId\":\"acme\",\"owner\":\"agent-1\","
+                + "\"lastSeq\":7,\"epoch\":2,\"workerId\":\"worker-2\",\"modelId\":\"model-x\",\"harnessVersion\":\"v1\",\"toolMode\":\"WRITE\","
+                + "\"closed\":false,\"used\":{\"inputTokens\":10,\"outputTokens\":5},\"tokenBudget\":1000,\"parentSessionId\":null,"
+                + "\"openCalls\":{\"c1\":{\"tool\":\"edit_file\",\"requestSeq\":5,\"approval\":\"REQUESTED\",\"authorized\":false,"
+                + "\"outcomeUnknown\":false}},\"lastClaimEventId\":\"claim-2\",\"lastClaimResume\":\"CRASH\"}");
+        assertThat(serde.deserialize("heads", stored)).isEqualTo(head);
+    }
+}
