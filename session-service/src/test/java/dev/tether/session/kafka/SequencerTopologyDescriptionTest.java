@@ -1,0 +1,53 @@
+package dev.tether.session.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.avro.Checkpoint;
+import dev.tether.avro.CommandReply;
+import dev.tether.avro.HarnessVersion;
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.SessionEvent;
+import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.tracing.KafkaTracing;
+import dev.tether.testing.PlainAvroSerde;
+import io.opentelemetry.api.OpenTelemetry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sequencer topology's nodes, stores and topics, as Kafka Streams describes them: a store or operator renamed by a
+ * refactoring would move its changelog topic (and lose its state on upgrade), so the description is pinned. A
+ * deliberate change updates {@code topology/sequencer.txt} along with the upgrade note it needs.
+ */
+class SequencerTopologyDescriptionTest {
+
+    @Test
+    void theDescription_isThePinnedOne() throws IOException {
+        var serdes = new SequencerTopology.TopicSerdes(new PlainAvroSerde<>(SessionCommand.getClassSchema()),
+                new PlainAvroSerde<>(SessionEvent.getClassSchema()), new PlainAvroSerde<>(CommandReply.getClassSchema()),
+                new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(HarnessVersion.getClassSchema()));
+
+        String described = SequencerTopology.build(TopicLayout.local(), serdes, new KafkaTracing(OpenTelemetry.noop(), "test"),
+                new StoreSignals())
+                .describe().toString();
+
+        String pinned = pinned("/topology/sequencer.txt");
+        if (!described.equals(pinned)) {
+            // for the diff: target/topology/sequencer.txt
+            Files.createDirectories(Path.of("target/topology"));
+            Files.writeString(Path.of("target/topology/sequencer.txt"), described);
+        }
+        assertThat(described).isEqualTo(pinned);
+    }
+
+    private static String pinned(String resource) throws IOException {
+        try (InputStream in = SequencerTopologyDescriptionTest.class.getResourceAsStream(resource)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
