@@ -104,13 +104,15 @@ public final class CommandChannel implements AutoCloseable {
 
     /**
      * The settings of the verdict reader: committed records only (the sequencer writes verdicts in its transactions),
-     * no group, no committed offsets.
+     * no group, no committed offsets, and asking for the reply topic's metadata never creates it (on a broker that
+     * allows that, it would get the broker's default partitions instead of the layout's).
      */
     public static Map<String, Object> consumerConfig(String bootstrapServers, String clientId) {
         return Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ConsumerConfig.CLIENT_ID_CONFIG, clientId,
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     }
 
     /** This channel's address on the reply topic; a command it sends carries it as its {@code replyTo}. */
@@ -163,7 +165,10 @@ public final class CommandChannel implements AutoCloseable {
 
     /** Stops the reader (at once, wherever it waits) and closes the consumer and the producer. Idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closing.getCount() == 0) {
+            return;
+        }
         closing.countDown();
         replies.wakeup();
         try {
