@@ -3,6 +3,7 @@ package dev.tether.testing;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.quarkus.test.junit.QuarkusTestProfile;
 import io.restassured.path.json.JsonPath;
 import java.time.Duration;
 import java.util.List;
@@ -18,16 +19,13 @@ import org.junit.jupiter.api.Test;
  * A service that waits for the sequencer's verdicts is not ready until it reads them. Started on topics nobody has
  * created yet ({@code tether.topics.init=none}, a fresh prefix: as when another service creates them), it stays
  * DOWN while {@code session-replies} is missing — even once its Kafka Streams application runs — and becomes ready
- * once the topic exists. A service's test extends it as a {@code @QuarkusTest} with {@link TetherStackResource} and a
- * profile setting {@link #CONFIG}.
+ * once the topic exists. A service's test extends it as a {@code @QuarkusTest} with {@link TetherStackResource} and
+ * the profile {@link UncreatedTopics}.
  */
 public abstract class CommandRepliesReadinessContract {
 
     /** The topic prefix of the run, fresh per JVM. */
-    public static final String PREFIX = "readiness-" + UUID.randomUUID() + ".";
-
-    /** The configuration the service's test profile overrides. */
-    public static final Map<String, String> CONFIG = Map.of("tether.topics.init", "none", "tether.topics.prefix", PREFIX);
+    private static final String PREFIX = "readiness-" + UUID.randomUUID() + ".";
 
     private static final Duration START = Duration.ofSeconds(90);
 
@@ -50,6 +48,14 @@ public abstract class CommandRepliesReadinessContract {
         JsonPath after = awaitReady(h -> "UP".equals(h.getString("status")));
         assertEquals("UP", check(after, "tether-command-replies", "status"));
         assertEquals("READING", check(after, "tether-command-replies", "data.state"));
+    }
+
+    /** Topics nobody has created yet, and a service that creates none. */
+    public static class UncreatedTopics implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("tether.topics.init", "none", "tether.topics.prefix", PREFIX);
+        }
     }
 
     private static JsonPath ready() {

@@ -9,13 +9,9 @@ import dev.tether.avro.ToolRequest;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.tracing.KafkaTracing;
+import dev.tether.testing.PinnedText;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class ProjectorTopologyDescriptionTest {
 
     @Test
-    void theDescription_isThePinnedOne() throws IOException {
+    void theDescription_isThePinnedOne() {
         var serdes = new ProjectorTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
                 new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(ToolRequest.getClassSchema()),
                 new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
@@ -35,18 +31,7 @@ class ProjectorTopologyDescriptionTest {
                 new StoreSignals())
                 .describe().toString();
 
-        String pinned = pinned("/topology/projector.txt");
-        if (!described.equals(pinned)) {
-            // for the diff: target/topology/projector.txt
-            Files.createDirectories(Path.of("target/topology"));
-            Files.writeString(Path.of("target/topology/projector.txt"), described);
-        }
-        assertThat(described).isEqualTo(pinned);
-    }
-
-    private static String pinned(String resource) throws IOException {
-        try (InputStream in = ProjectorTopologyDescriptionTest.class.getResourceAsStream(resource)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        // on a difference, the description is in target/topology/projector.txt for the diff
+        assertThat(PinnedText.writeForDiff(described, "/topology/projector.txt")).isEqualTo(PinnedText.read("/topology/projector.txt"));
     }
 }

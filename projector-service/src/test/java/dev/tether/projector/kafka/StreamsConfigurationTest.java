@@ -1,29 +1,22 @@
 package dev.tether.projector.kafka;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import dev.tether.testing.StreamsConfigurationContract;
 
-import dev.tether.testing.ServiceConfiguration;
-import java.util.Map;
-import org.junit.jupiter.api.Test;
+/** What the projector-service's Kafka Streams application starts with: see {@link StreamsConfigurationContract}. */
+class StreamsConfigurationTest extends StreamsConfigurationContract {
 
-/**
- * What the Kafka Streams application of the projector-service starts with when nothing is overridden: the settings service-kit
- * gives every Tether Streams application, and the projector-service's own.
- */
-class StreamsConfigurationTest {
+    @Override
+    protected String serviceName() {
+        return "projector-service";
+    }
 
-    @Test
-    void theStreamsSettings_areTheDefaultsOfServiceKitAndTheServicesOwn() {
-        assertThat(ServiceConfiguration.properties("kafka-streams.", "quarkus.kafka-streams.")).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
-                Map.entry("quarkus.kafka-streams.bootstrap-servers", "127.0.0.1:9092"),
-                Map.entry("quarkus.kafka-streams.application-id", "tether-projector-service"),
-                Map.entry("quarkus.kafka-streams.topics", "session-events,tool-outcomes"),
-                Map.entry("quarkus.kafka-streams.application-server", "127.0.0.1:8081"),
-                Map.entry("kafka-streams.processing.guarantee", "exactly_once_v2"),
-                Map.entry("kafka-streams.commit.interval.ms", "100"),
-                Map.entry("kafka-streams.state.dir", ".tether/state/projector-service"),
-                Map.entry("kafka-streams.group.instance.id", "projector-service-localhost-8081"),
-                Map.entry("kafka-streams.session.timeout.ms", "15000"),
-                Map.entry("kafka-streams.replication.factor", "1")));
+    @Override
+    protected int port() {
+        return 8081;
+    }
+
+    @Override
+    protected String sourceTopics() {
+        return "session-events,tool-outcomes";
     }
 }

@@ -10,13 +10,9 @@ import dev.tether.avro.SessionEvent;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.tracing.KafkaTracing;
+import dev.tether.testing.PinnedText;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class SequencerTopologyDescriptionTest {
 
     @Test
-    void theDescription_isThePinnedOne() throws IOException {
+    void theDescription_isThePinnedOne() {
         var serdes = new SequencerTopology.TopicSerdes(new PlainAvroSerde<>(SessionCommand.getClassSchema()),
                 new PlainAvroSerde<>(SessionEvent.getClassSchema()), new PlainAvroSerde<>(CommandReply.getClassSchema()),
                 new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(HarnessVersion.getClassSchema()));
@@ -36,18 +32,7 @@ class SequencerTopologyDescriptionTest {
                 new StoreSignals())
                 .describe().toString();
 
-        String pinned = pinned("/topology/sequencer.txt");
-        if (!described.equals(pinned)) {
-            // for the diff: target/topology/sequencer.txt
-            Files.createDirectories(Path.of("target/topology"));
-            Files.writeString(Path.of("target/topology/sequencer.txt"), described);
-        }
-        assertThat(described).isEqualTo(pinned);
-    }
-
-    private static String pinned(String resource) throws IOException {
-        try (InputStream in = SequencerTopologyDescriptionTest.class.getResourceAsStream(resource)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        // on a difference, the description is in target/topology/sequencer.txt for the diff
+        assertThat(PinnedText.writeForDiff(described, "/topology/sequencer.txt")).isEqualTo(PinnedText.read("/topology/sequencer.txt"));
     }
 }

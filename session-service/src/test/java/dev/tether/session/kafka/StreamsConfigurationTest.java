@@ -1,30 +1,29 @@
 package dev.tether.session.kafka;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.tether.testing.ServiceConfiguration;
+import dev.tether.testing.StreamsConfigurationContract;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
 
-/**
- * What the Kafka Streams application of the session-service starts with when nothing is overridden: the settings service-kit
- * gives every Tether Streams application, and the session-service's own.
- */
-class StreamsConfigurationTest {
+/** What the session-service's Kafka Streams application starts with: see {@link StreamsConfigurationContract}. */
+class StreamsConfigurationTest extends StreamsConfigurationContract {
 
-    @Test
-    void theStreamsSettings_areTheDefaultsOfServiceKitAndTheServicesOwn() {
-        assertThat(ServiceConfiguration.properties("kafka-streams.", "quarkus.kafka-streams.")).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
-                Map.entry("quarkus.kafka-streams.bootstrap-servers", "127.0.0.1:9092"),
-                Map.entry("quarkus.kafka-streams.application-id", "tether-session-service"),
-                Map.entry("quarkus.kafka-streams.topics", "session-commands,session-events,harness-versions"),
-                Map.entry("quarkus.kafka-streams.application-server", "127.0.0.1:8080"),
-                Map.entry("kafka-streams.processing.guarantee", "exactly_once_v2"),
-                Map.entry("kafka-streams.commit.interval.ms", "20"),
-                Map.entry("kafka-streams.state.dir", ".tether/state/session-service"),
-                Map.entry("kafka-streams.num.standby.replicas", "0"),
-                Map.entry("kafka-streams.group.instance.id", "session-service-localhost-8080"),
-                Map.entry("kafka-streams.session.timeout.ms", "15000"),
-                Map.entry("kafka-streams.replication.factor", "1")));
+    @Override
+    protected String serviceName() {
+        return "session-service";
+    }
+
+    @Override
+    protected int port() {
+        return 8080;
+    }
+
+    @Override
+    protected String sourceTopics() {
+        return "session-commands,session-events,harness-versions";
+    }
+
+    /** A 20 ms commit interval (the verdict of an append waits for its commit) and no standby replicas. */
+    @Override
+    protected Map<String, String> ownSettings() {
+        return Map.of("kafka-streams.commit.interval.ms", "20", "kafka-streams.num.standby.replicas", "0");
     }
 }
