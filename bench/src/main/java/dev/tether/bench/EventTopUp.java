@@ -4,6 +4,7 @@ import dev.tether.avro.SessionEvent;
 import dev.tether.bench.fold.AgentTurns;
 import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.EventAvro;
+import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
@@ -54,15 +55,14 @@ final class EventTopUp {
      */
     static Written write(Map<String, Object> clientConfig, String registryUrl, String topic, String idPrefix, int sessions,
             long events, int textBytes) throws InterruptedException {
-        var props = new LinkedHashMap<String, Object>(clientConfig);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-top-up");
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, SessionPartitioner.class.getName());
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none"); // as the services write: no compression configured
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
+        Map<String, Object> props = ProducerSettings.reliable(clientConfig)
+                .with(ProducerConfig.CLIENT_ID_CONFIG, "bench-top-up")
+                .partitionedBySession()
+                .with(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none") // as the services write: no compression configured
+                .lingerMs(20)
+                .with(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024)
+                .with(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024)
+                .toMap();
 
         long[] lengths = new long[sessions];
         for (int i = 0; i < sessions; i++) {

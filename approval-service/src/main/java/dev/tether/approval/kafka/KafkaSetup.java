@@ -4,56 +4,41 @@ import dev.tether.approval.config.ApprovalConfig;
 import dev.tether.approval.config.WorkspaceConfig;
 import dev.tether.approval.domain.ApprovalMachine;
 import dev.tether.approval.workspace.WorkspaceInspector;
-import dev.tether.avro.CommandReply;
-import dev.tether.avro.SessionCommand;
 import dev.tether.core.blob.BlobOffloader;
 import dev.tether.core.blob.BlobStore;
 import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.core.policy.GatingPolicy;
-import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.CommandChannel;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.service.ServiceKafka;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.tools.ToolRegistry;
-import io.opentelemetry.api.OpenTelemetry;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
-import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** The pieces the approval-service is built from: its policy, its view of tools and workspaces, its topology, its producer. */
+/**
+ * The pieces the approval-service is built from: its policy, its view of tools and workspaces, its topology, its channel for
+ * decisions. How they reach Kafka and the registry is {@link ServiceKafka}'s.
+ */
 @ApplicationScoped
 public class KafkaSetup {
 
     private final TetherConfig config;
     private final ApprovalConfig approvals;
-    private final String bootstrapServers;
     private final Path workspaceRoot;
 
-    KafkaSetup(TetherConfig config, ApprovalConfig approvals, WorkspaceConfig workspaces,
-               @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
+    KafkaSetup(TetherConfig config, ApprovalConfig approvals, WorkspaceConfig workspaces) {
         this.config = config;
         this.approvals = approvals;
-        this.bootstrapServers = bootstrapServers;
         this.workspaceRoot = workspaces.root();
-    }
-
-    @Produces
-    @Singleton
-    KafkaTracing tracing(OpenTelemetry openTelemetry) {
-        return new KafkaTracing(openTelemetry, "tether-approval-service");
     }
 
     /**
@@ -93,42 +78,26 @@ public class KafkaSetup {
     /** Picked up by the Quarkus Kafka Streams extension, which runs it. */
     @Produces
     @Singleton
-    Topology topology(TopicLayout layout, KafkaTracing tracing, GatingPolicy policy, WorkspaceInspector inspector, StoreSignals signals) {
+    Topology topology(ServiceKafka kafka, TopicLayout layout, KafkaTracing tracing, GatingPolicy policy, WorkspaceInspector inspector,
+                      StoreSignals signals) {
         var settings = new ApprovalTopology.Settings(new ApprovalMachine.Rules(policy, inspector), approvals.timeout(),
                 approvals.sweepInterval());
-        return ApprovalTopology.build(layout, new ApprovalTopology.TopicSerdes(serde(), serde()), settings, tracing, signals);
+        return ApprovalTopology.build(layout, new ApprovalTopology.TopicSerdes(kafka.avroSerde(), kafka.avroSerde()), settings, tracing,
+                signals);
     }
 
-    /** Writes approvers' decisions: idempotent, acks=all, so an acknowledged decision is never lost or doubled. */
+    /**
+     * Approvers' decisions and their verdicts ({@link DecisionGateway}), written reliably, so an acknowledged decision is
+     * never lost or doubled; started with the service, so readiness tells when it reads verdicts.
+     */
     @Produces
-    @ApplicationScoped
-    Producer<String, SessionCommand> commandProducer() {
-        var props = new HashMap<String, Object>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, "approval-service-decisions");
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
-        return new KafkaProducer<>(props, new StringSerializer(), this.<SessionCommand>serde().serializer());
+    @Singleton
+    @Startup
+    CommandChannel decisions(ServiceKafka kafka, KafkaTracing tracing) {
+        return kafka.commandChannel("approval-service-decisions", approvals.replyTimeout(), "sending the same decision again is safe", tracing);
     }
 
-    void close(@Disposes Producer<String, SessionCommand> producer) {
-        producer.close();
-    }
-
-    Serde<CommandReply> replySerde() {
-        return serde();
-    }
-
-    String bootstrapServers() {
-        return bootstrapServers;
-    }
-
-    TopicLayout layout() {
-        return config.layout();
-    }
-
-    private <T extends SpecificRecord> Serde<T> serde() {
-        return AvroSerdes.valueSerde(config.registry().url());
+    void close(@Disposes CommandChannel channel) {
+        channel.close();
     }
 }

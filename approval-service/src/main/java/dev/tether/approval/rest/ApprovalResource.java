@@ -16,10 +16,10 @@ import dev.tether.approval.domain.Verdict;
 import dev.tether.approval.kafka.ApprovalReads;
 import dev.tether.approval.kafka.ApprovalStores;
 import dev.tether.approval.kafka.DecisionGateway;
-import dev.tether.avro.CommandReply;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.blob.BlobStore;
 import dev.tether.core.event.Event;
+import dev.tether.kit.kafka.CommandVerdict;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.auth.Caller;
@@ -185,16 +185,15 @@ public class ApprovalResource {
             throw refusal(refused);
         }
         Verdict.Append append = (Verdict.Append) verdict;
-        CommandReply reply = gateway.send(itemId.sessionId(), principal.tenantId(), principal, append.event());
-        if (!reply.getAccepted()) {
-            String message = reply.getRejection() == null ? "refused" : reply.getRejection().getMessage();
-            if (reply.getRejection() != null && "not_found".equals(reply.getRejection().getCode())) {
+        CommandVerdict reply = gateway.send(itemId.sessionId(), principal.tenantId(), principal, append.event());
+        if (reply instanceof CommandVerdict.Rejected rejected) {
+            if ("not_found".equals(rejected.code())) {
                 throw ApiException.notFound("approval");
             }
             // someone else decided, or the approval expired or was cancelled, between the check and the append
-            throw new ApiException(409, "conflict", "the decision was not recorded: " + message);
+            throw new ApiException(409, "conflict", "the decision was not recorded: " + rejected.message());
         }
-        long seq = reply.getAppended().get(0).getSeq();
+        long seq = ((CommandVerdict.Accepted) reply).appended().get(0).seq();
         return items.of(settled(principal, itemId, append, seq, session), append.item().shown());
     }
 

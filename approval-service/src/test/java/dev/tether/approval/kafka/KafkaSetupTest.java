@@ -68,7 +68,7 @@ class KafkaSetupTest {
         ApprovalConfig approvals = answering(ApprovalConfig.class, Map.of("httpAllowedHosts", Optional.empty(),
                 "scratchDir", dir.resolve("scratch"), "blobsDir", dir.resolve("blobs")));
         WorkspaceConfig workspaces = answering(WorkspaceConfig.class, Map.of("root", dir.resolve("workspaces")));
-        return new KafkaSetup(config, approvals, workspaces, "127.0.0.1:1");
+        return new KafkaSetup(config, approvals, workspaces);
     }
 
     /** A configuration interface answering its methods from {@code values}, its default methods as written. */

@@ -1,5 +1,6 @@
 package dev.tether.cli.kafka;
 
+import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.TopicLayout;
 import java.time.Duration;
 import java.util.HashMap;
@@ -47,15 +48,11 @@ public record KafkaSettings(String bootstrapServers, String registryUrl, TopicLa
 
     /** An idempotent producer that waits for every in-sync replica: a record is written once, or the write fails. */
     public Map<String, Object> producer(String clientId) {
-        var config = new HashMap<String, Object>();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-        config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout.toMillis());
-        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(timeout.toMillis() * 2, 120_000));
-        return config;
+        return ProducerSettings.reliable(bootstrapServers, clientId)
+                .lingerMs(20)
+                .with(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis())
+                .with(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout.toMillis())
+                .with(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(timeout.toMillis() * 2, 120_000))
+                .toMap();
     }
 }

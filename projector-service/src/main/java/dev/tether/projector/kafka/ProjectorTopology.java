@@ -5,21 +5,17 @@ import dev.tether.avro.SessionEvent;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.kit.kafka.JsonSerde;
-import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.TopicMaterializer;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.domain.CallRecord;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -62,7 +58,7 @@ public final class ProjectorTopology {
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.MESSAGES), keys, serdes.events())
                         .withLoggingDisabled(),
                 "events-source", keys, serdes.events().deserializer(), input.name(Topics.SESSION_EVENTS), "messages-materializer",
-                MessageStore::new);
+                TopicMaterializer.into(ProjectorStores.MESSAGES));
         topology.addSource("outcomes-source", strings.deserializer(), serdes.outcomes().deserializer(), input.name(Topics.TOOL_OUTCOMES));
         topology.addProcessor("projector", () -> new ProjectorProcessor(tracing, signals), "events-source", "outcomes-source");
         topology.connectProcessorAndStateStores("projector", ProjectorStores.MESSAGES);
@@ -76,24 +72,5 @@ public final class ProjectorTopology {
         topology.addSink(ProjectorProcessor.REQUESTS_SINK, output.name(Topics.TOOL_REQUESTS), strings.serializer(),
                 serdes.requests().serializer(), new SessionPartitioner(), "projector");
         return topology;
-    }
-
-    /** Keeps the message store equal to {@code session-events}: an event is put, a tombstone deletes. */
-    private static final class MessageStore implements Processor<SessionEventKey, SessionEvent, Void, Void> {
-        private KeyValueStore<SessionEventKey, SessionEvent> store;
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(ProjectorStores.MESSAGES);
-        }
-
-        @Override
-        public void process(Record<SessionEventKey, SessionEvent> record) {
-            if (record.value() == null) {
-                store.delete(record.key());
-            } else {
-                store.put(record.key(), record.value());
-            }
-        }
     }
 }

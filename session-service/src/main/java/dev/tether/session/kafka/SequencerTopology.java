@@ -11,18 +11,14 @@ import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.TopicMaterializer;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.domain.SessionSummary;
-import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -79,43 +75,14 @@ public final class SequencerTopology {
         topology.addReadOnlyStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS), keys, serdes.events()).withLoggingDisabled(),
                 "events-source", keys, serdes.events().deserializer(), layout.name(Topics.SESSION_EVENTS), "events-materializer",
-                () -> new Materializer<SessionEventKey, SessionEvent>(StoreNames.EVENTS, SessionEventKey::sessionId, signals));
+                TopicMaterializer.<SessionEventKey, SessionEvent>into(StoreNames.EVENTS, signals, SessionEventKey::sessionId));
 
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HARNESS_VERSIONS), strings, serdes.versions())
                         .withLoggingDisabled(),
                 "versions-source", strings.deserializer(), serdes.versions().deserializer(), layout.name(Topics.HARNESS_VERSIONS),
-                "versions-materializer", () -> new Materializer<String, HarnessVersion>(StoreNames.HARNESS_VERSIONS, version -> version,
-                        signals));
+                "versions-materializer", TopicMaterializer.<String, HarnessVersion>into(StoreNames.HARNESS_VERSIONS, signals,
+                        version -> version));
         return topology;
-    }
-
-    /** Keeps a store equal to a topic: a value is put, a tombstone deletes; then the readers of the key are woken. */
-    private static final class Materializer<K, V> implements Processor<K, V, Void, Void> {
-        private final String storeName;
-        private final Function<K, String> signalKey;
-        private final StoreSignals signals;
-        private KeyValueStore<K, V> store;
-
-        Materializer(String storeName, Function<K, String> signalKey, StoreSignals signals) {
-            this.storeName = storeName;
-            this.signalKey = signalKey;
-            this.signals = signals;
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(storeName);
-        }
-
-        @Override
-        public void process(Record<K, V> record) {
-            if (record.value() == null) {
-                store.delete(record.key());
-            } else {
-                store.put(record.key(), record.value());
-            }
-            signals.changed(storeName, signalKey.apply(record.key()));
-        }
     }
 }

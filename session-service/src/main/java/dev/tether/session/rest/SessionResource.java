@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tether.avro.CommandReply;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
@@ -14,6 +13,7 @@ import dev.tether.core.event.SessionForked;
 import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.ToolMode;
 import dev.tether.kit.json.EventJson;
+import dev.tether.kit.kafka.CommandVerdict;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.EventPage;
@@ -96,10 +96,10 @@ public class SessionResource {
         HarnessAssignment.Pin pin = assignment.pin(sessionId, request.harnessVersion(), request.modelId());
         var started = new SessionStarted(request.objective(), request.systemPrompt(), pin.modelId(), pin.version(), request.toolMode(),
                 request.constraints(), request.tokenBudget(), null);
-        CommandReply reply = append(principal, sessionId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
+        CommandVerdict.Accepted reply = append(principal, sessionId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", sessionId);
-        out.put("seq", reply.getAppended().get(0).getSeq());
+        out.put("seq", reply.appended().get(0).seq());
         out.put("harnessVersion", pin.version());
         out.put("modelId", pin.modelId());
         out.put("redactions", redactions);
@@ -126,12 +126,12 @@ public class SessionResource {
                 throw e.under("events[" + i + "].");
             }
         }
-        CommandReply reply = append(principal, sessionId, proposals, request.expectedSeq(), request.epoch());
+        CommandVerdict.Accepted reply = append(principal, sessionId, proposals, request.expectedSeq(), request.epoch());
         ObjectNode out = json.mapper().createObjectNode();
         ArrayNode appended = out.putArray("appended");
-        reply.getAppended().forEach(a -> appended.addObject().put("eventId", a.getEventId()).put("seq", a.getSeq())
-                .put("duplicate", a.getDuplicate()));
-        out.put("lastSeq", reply.getLastSeq());
+        reply.appended().forEach(a -> appended.addObject().put("eventId", a.eventId()).put("seq", a.seq())
+                .put("duplicate", a.duplicate()));
+        out.put("lastSeq", reply.lastSeq());
         out.put("redactions", redactions);
         return out;
     }
@@ -212,17 +212,17 @@ public class SessionResource {
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Claim.class);
         var command = new Command.ClaimSession(request.workerId(), request.harnessVersion(), Boolean.TRUE.equals(request.rollout()));
-        CommandReply reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
+        CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
                 Instant.now(), command));
         ObjectNode out = json.mapper().createObjectNode();
-        out.put("epoch", reply.getEpoch());
-        out.put("resumed", reply.getResumeReason() != null);
-        if (reply.getResumeReason() == null) {
+        out.put("epoch", reply.epoch());
+        out.put("resumed", reply.resumeReason().isPresent());
+        if (reply.resumeReason().isEmpty()) {
             out.putNull("reason");
         } else {
-            out.put("reason", reply.getResumeReason());
+            out.put("reason", reply.resumeReason().get());
         }
-        out.put("lastSeq", reply.getLastSeq());
+        out.put("lastSeq", reply.lastSeq());
         return out;
     }
 
@@ -234,11 +234,11 @@ public class SessionResource {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Migrate.class);
-        CommandReply reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
+        CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
                 Instant.now(), new Command.MigrateSession(request.toVersion())));
         ObjectNode out = json.mapper().createObjectNode();
         out.put("harnessVersion", request.toVersion());
-        out.put("lastSeq", reply.getLastSeq());
+        out.put("lastSeq", reply.lastSeq());
         return out;
     }
 
@@ -248,11 +248,11 @@ public class SessionResource {
     public ObjectNode erase(@PathParam("id") String sessionId) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
-        CommandReply reply = send(new CommandEnvelope(UUID.randomUUID().toString(), sessionId, principal.tenantId(), principal,
+        CommandVerdict.Accepted reply = send(new CommandEnvelope(UUID.randomUUID().toString(), sessionId, principal.tenantId(), principal,
                 Instant.now(), new Command.EraseSession("requested by " + principal.id())));
         ObjectNode out = json.mapper().createObjectNode();
         out.put("erased", sessionId);
-        out.put("events", reply.getLastSeq());
+        out.put("events", reply.lastSeq());
         return out;
     }
 
@@ -284,11 +284,11 @@ public class SessionResource {
         String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
         var started = new SessionStarted(request.objective(), request.systemPrompt(), parent.modelId(), parent.harnessVersion(),
                 request.toolMode(), request.constraints(), budget, parentId);
-        CommandReply reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
+        CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", childId);
         out.put("parentSessionId", parentId);
-        out.put("seq", reply.getAppended().get(0).getSeq());
+        out.put("seq", reply.appended().get(0).seq());
         out.put("harnessVersion", parent.harnessVersion());
         out.put("modelId", parent.modelId());
         out.put("toolMode", request.toolMode().name());
@@ -322,12 +322,12 @@ public class SessionResource {
                         atFork.toolMode(), s.constraints())
                 : forkOfFork(parentId, request.atSeq(), (SessionForked) first, atFork);
         String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
-        CommandReply reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), forked)), null, null);
+        CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), forked)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", childId);
         out.put("parentSessionId", parentId);
         out.put("atSeq", request.atSeq());
-        out.put("seq", reply.getAppended().get(0).getSeq());
+        out.put("seq", reply.appended().get(0).seq());
         out.put("harnessVersion", atFork.harnessVersion());
         out.put("modelId", atFork.modelId());
         return Response.status(Response.Status.CREATED).entity(out).build();
@@ -342,7 +342,7 @@ public class SessionResource {
 
     private record Proposal(String eventId, EventPayload payload) {}
 
-    private CommandReply append(TetherPrincipal principal, String sessionId, List<Proposal> proposals, Long expectedSeq, Long epoch) {
+    private CommandVerdict.Accepted append(TetherPrincipal principal, String sessionId, List<Proposal> proposals, Long expectedSeq, Long epoch) {
         var events = proposals.stream()
                 .map(p -> new ProposedEvent(p.eventId(), Sequencer.actorFor(p.payload().type(), principal),
                         ingress.offload(principal.tenantId(), p.payload())))
@@ -351,17 +351,20 @@ public class SessionResource {
                 new Command.AppendEvents(events, expectedSeq, epoch)));
     }
 
-    private CommandReply send(CommandEnvelope envelope) {
+    private CommandVerdict.Accepted send(CommandEnvelope envelope) {
         int size = sizeOf(envelope);
         if (size > config.maxCommandBytes()) {
             throw new ApiException(413, "too_large", "the request is " + size + " bytes after large content was offloaded; the limit is "
                     + config.maxCommandBytes());
         }
-        CommandReply reply = gateway.send(envelope);
-        if (reply.getAccepted()) {
-            return reply;
+        CommandVerdict verdict = gateway.send(envelope);
+        if (verdict instanceof CommandVerdict.Accepted accepted) {
+            return accepted;
         }
-        throw Verdicts.refusal(reply);
+        if (verdict instanceof CommandVerdict.Rejected rejected) {
+            throw Verdicts.refusal(rejected);
+        }
+        throw new IllegalStateException("unhandled verdict " + verdict.getClass().getName());
     }
 
     private static int sizeOf(CommandEnvelope envelope) {

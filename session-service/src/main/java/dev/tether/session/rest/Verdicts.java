@@ -1,6 +1,6 @@
 package dev.tether.session.rest;
 
-import dev.tether.avro.CommandReply;
+import dev.tether.kit.kafka.CommandVerdict;
 import dev.tether.kit.service.rest.ApiException;
 
 /** How a rejection by the sequencer reaches the client: a status and a body with a stable {@code error} code. */
@@ -8,17 +8,16 @@ final class Verdicts {
 
     private Verdicts() {}
 
-    static ApiException refusal(CommandReply reply) {
-        var rejection = reply.getRejection();
-        String code = rejection.getCode();
+    static ApiException refusal(CommandVerdict.Rejected rejection) {
+        String code = rejection.code();
         ApiException e = switch (code) {
             case "not_found" -> ApiException.notFound("session");
-            case "seq_conflict" -> new ApiException(409, code, rejection.getMessage()).with("lastSeq", reply.getLastSeq());
-            case "stale_epoch" -> new ApiException(409, code, rejection.getMessage()).with("epoch", reply.getEpoch());
-            case "version_pinned" -> new ApiException(409, code, rejection.getMessage());
-            case "forbidden" -> new ApiException(403, code, rejection.getMessage());
-            default -> new ApiException(422, code, rejection.getMessage());
+            case "seq_conflict" -> new ApiException(409, code, rejection.message()).with("lastSeq", rejection.lastSeq());
+            case "stale_epoch" -> new ApiException(409, code, rejection.message()).with("epoch", rejection.epoch());
+            case "version_pinned" -> new ApiException(409, code, rejection.message());
+            case "forbidden" -> new ApiException(403, code, rejection.message());
+            default -> new ApiException(422, code, rejection.message());
         };
-        return rejection.getField() == null ? e : e.with("field", rejection.getField());
+        return rejection.field().map(field -> e.with("field", field)).orElse(e);
     }
 }

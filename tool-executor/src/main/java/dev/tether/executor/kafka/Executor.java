@@ -9,7 +9,7 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.executor.config.ExecutorConfig;
 import dev.tether.executor.domain.Authority;
 import dev.tether.kit.kafka.AvroSerdes;
-import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.tools.ToolRegistry;
@@ -38,7 +38,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -154,14 +153,7 @@ public class Executor {
     }
 
     private Map<String, Object> producerConfig() {
-        var props = new HashMap<String, Object>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, SessionPartitioner.class.getName());
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, config.instanceId() + "-producer");
-        return props;
+        return ProducerSettings.reliable(bootstrapServers, config.instanceId() + "-producer").lingerMs(0).partitionedBySession().toMap();
     }
 
     private Map<String, Object> consumerConfig(String groupId, boolean member) {

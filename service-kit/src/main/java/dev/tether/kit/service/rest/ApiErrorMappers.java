@@ -2,6 +2,7 @@ package dev.tether.kit.service.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.tether.core.event.InvalidEventException;
+import dev.tether.kit.kafka.NoVerdictException;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
@@ -53,6 +54,12 @@ public class ApiErrorMappers {
     @ServerExceptionMapper
     public Response forbidden(ForbiddenException e) {
         return new ApiException(403, "forbidden", "the caller's role does not allow this").toResponse();
+    }
+
+    /** A command without the sequencer's verdict: it may or may not have been applied, and may be sent again. */
+    @ServerExceptionMapper
+    public Response noVerdict(NoVerdictException e) {
+        return ApiException.unavailable(e.getMessage(), e.retryAfterSeconds()).toResponse();
     }
 
     /** A Kafka Streams store moved or is restoring in the middle of a read. */

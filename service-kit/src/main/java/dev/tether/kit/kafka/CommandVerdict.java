@@ -1,0 +1,57 @@
+package dev.tether.kit.kafka;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The sequencer's verdict on one command, as the instance that sent it gets it back through {@link CommandChannel}:
+ * {@link Accepted} (applied, or an idempotent repeat) with where each of its events ended up, or {@link Rejected} with
+ * a stable reason. Plain immutable values: the Avro form ({@code CommandReply}) stays inside the channel.
+ */
+public sealed interface CommandVerdict {
+
+    /** The session's last seq after the command, or when it was rejected; 0 when the caller may not see the session. */
+    long lastSeq();
+
+    /** The session's worker epoch after the command, or when it was rejected; 0 when the caller may not see the session. */
+    long epoch();
+
+    /** Where one event of an accepted command ended up. */
+    record Appended(String eventId, long seq, boolean duplicate, String type) {}
+
+    /**
+     * Applied. {@code appended} lists the command's events in order (empty for commands that append none of the
+     * caller's, e.g. a claim); {@code resumeReason} is set for a claim of a session another worker held
+     * ({@code CRASH} or {@code DEPLOY}).
+     */
+    record Accepted(List<Appended> appended, long lastSeq, long epoch, Optional<String> resumeReason) implements CommandVerdict {
+        public Accepted {
+            appended = List.copyOf(appended);
+        }
+
+        /** This verdict for a claim that resumed the session, for {@code reason}. */
+        public Accepted resumed(String reason) {
+            return new Accepted(appended, lastSeq, epoch, Optional.of(reason));
+        }
+    }
+
+    /**
+     * Not applied, for {@code code}: a stable snake_case reason ({@code not_found}, {@code seq_conflict},
+     * {@code stale_epoch}, {@code version_pinned}, {@code illegal_event}, {@code budget_exceeded},
+     * {@code session_closed}, {@code forbidden}); {@code field} names the offending field of an illegal event.
+     */
+    record Rejected(String code, String message, Optional<String> field, long lastSeq, long epoch) implements CommandVerdict {
+        /** This rejection naming the offending {@code field}, e.g. {@code events[1].callId}. */
+        public Rejected on(String field) {
+            return new Rejected(code, message, Optional.of(field), lastSeq, epoch);
+        }
+    }
+
+    static Accepted accepted(List<Appended> appended, long lastSeq, long epoch) {
+        return new Accepted(appended, lastSeq, epoch, Optional.empty());
+    }
+
+    static Rejected rejected(String code, String message, long lastSeq, long epoch) {
+        return new Rejected(code, message, Optional.empty(), lastSeq, epoch);
+    }
+}

@@ -1,0 +1,29 @@
+package dev.tether.session.kafka;
+
+import dev.tether.testing.StreamsConfigurationContract;
+import java.util.Map;
+
+/** What the session-service's Kafka Streams application starts with: see {@link StreamsConfigurationContract}. */
+class StreamsConfigurationTest extends StreamsConfigurationContract {
+
+    @Override
+    protected String serviceName() {
+        return "session-service";
+    }
+
+    @Override
+    protected int port() {
+        return 8080;
+    }
+
+    @Override
+    protected String sourceTopics() {
+        return "session-commands,session-events,harness-versions";
+    }
+
+    /** A 20 ms commit interval (the verdict of an append waits for its commit) and no standby replicas. */
+    @Override
+    protected Map<String, String> ownSettings() {
+        return Map.of("kafka-streams.commit.interval.ms", "20", "kafka-streams.num.standby.replicas", "0");
+    }
+}

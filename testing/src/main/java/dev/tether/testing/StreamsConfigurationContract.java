@@ -1,0 +1,47 @@
+package dev.tether.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a Streams service's Kafka Streams application starts with when nothing is overridden
+ * ({@link ServiceConfiguration}): the settings service-kit gives every Tether Streams application, named after the
+ * service, and the service's own. A service's test extends it (a plain JUnit test, no Quarkus).
+ */
+public abstract class StreamsConfigurationContract {
+
+    /** The service's {@code quarkus.application.name}. */
+    protected abstract String serviceName();
+
+    /** The service's default HTTP port. */
+    protected abstract int port();
+
+    /** The topics the application reads, comma-separated, as {@code quarkus.kafka-streams.topics} names them. */
+    protected abstract String sourceTopics();
+
+    /** Settings the service sets beyond service-kit's defaults, or instead of them. */
+    protected Map<String, String> ownSettings() {
+        return Map.of();
+    }
+
+    @Test
+    void theStreamsSettings_areServiceKitsDefaults_andTheServicesOwn() {
+        var expected = new TreeMap<>(Map.ofEntries(
+                Map.entry("quarkus.kafka-streams.bootstrap-servers", "127.0.0.1:9092"),
+                Map.entry("quarkus.kafka-streams.application-id", "tether-" + serviceName()),
+                Map.entry("quarkus.kafka-streams.topics", sourceTopics()),
+                Map.entry("quarkus.kafka-streams.application-server", "127.0.0.1:" + port()),
+                Map.entry("kafka-streams.processing.guarantee", "exactly_once_v2"),
+                Map.entry("kafka-streams.commit.interval.ms", "100"),
+                Map.entry("kafka-streams.state.dir", ".tether/state/" + serviceName()),
+                Map.entry("kafka-streams.group.instance.id", serviceName() + "-localhost-" + port()),
+                Map.entry("kafka-streams.session.timeout.ms", "15000"),
+                Map.entry("kafka-streams.replication.factor", "1")));
+        expected.putAll(ownSettings());
+
+        assertEquals(expected, ServiceConfiguration.properties("kafka-streams.", "quarkus.kafka-streams."));
+    }
+}
