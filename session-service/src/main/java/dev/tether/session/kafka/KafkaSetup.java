@@ -13,7 +13,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import org.apache.kafka.clients.producer.Producer;
+import java.time.Duration;
 import org.apache.kafka.streams.Topology;
 
 /**
@@ -22,6 +22,9 @@ import org.apache.kafka.streams.Topology;
  */
 @ApplicationScoped
 public class KafkaSetup {
+
+    /** How long an operator's harness-version change may take to be acknowledged before the answer is 503. */
+    private static final Duration VERSION_WRITE_TIMEOUT = Duration.ofSeconds(10);
 
     private final ServiceKafka kafka;
     private final SessionServiceConfig sessions;
@@ -53,11 +56,11 @@ public class KafkaSetup {
 
     @Produces
     @ApplicationScoped
-    Producer<String, HarnessVersion> versionProducer() {
-        return kafka.reliableProducer("session-service-versions");
+    HarnessVersionLog versionLog(TopicLayout layout) {
+        return new HarnessVersionLog(kafka.<HarnessVersion>reliableProducer("session-service-versions"), layout, VERSION_WRITE_TIMEOUT);
     }
 
-    void closeVersions(@Disposes Producer<String, HarnessVersion> producer) {
-        producer.close();
+    void closeVersions(@Disposes HarnessVersionLog log) {
+        log.close();
     }
 }

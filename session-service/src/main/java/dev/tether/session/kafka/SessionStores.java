@@ -1,6 +1,5 @@
 package dev.tether.session.kafka;
 
-import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionEvent;
 import dev.tether.core.event.Event;
 import dev.tether.core.id.StoreKey;
@@ -9,6 +8,7 @@ import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.InteractiveStores;
+import dev.tether.session.domain.HarnessVersion;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.domain.SessionSummary;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -70,8 +70,10 @@ public class SessionStores {
      * {@code timeout}; whether it does by then.
      */
     public boolean awaitHarnessVersion(HarnessVersion entry, Duration timeout) {
-        return await(StoreNames.HARNESS_VERSIONS, entry.getVersion(), timeout,
-                () -> Optional.of(entry).filter(e -> e.equals(harnessVersions().get(e.getVersion())))).isPresent();
+        var written = HarnessVersionLog.toAvro(entry); // compared as stored: the log keeps milliseconds
+        ReadOnlyKeyValueStore<String, dev.tether.avro.HarnessVersion> versions = stores.keyValue(StoreNames.HARNESS_VERSIONS);
+        return await(StoreNames.HARNESS_VERSIONS, entry.version(), timeout,
+                () -> Optional.of(written).filter(e -> e.equals(versions.get(e.getVersion())))).isPresent();
     }
 
     /** {@link StoreSignals#await}, woken by the materializer of {@code store}; 503 if the request thread is interrupted. */
@@ -125,10 +127,10 @@ public class SessionStores {
 
     /** Every harness version entry, by version. */
     public Map<String, HarnessVersion> harnessVersions() {
-        ReadOnlyKeyValueStore<String, HarnessVersion> versions = stores.keyValue(StoreNames.HARNESS_VERSIONS);
+        ReadOnlyKeyValueStore<String, dev.tether.avro.HarnessVersion> versions = stores.keyValue(StoreNames.HARNESS_VERSIONS);
         var all = new LinkedHashMap<String, HarnessVersion>();
         try (var it = versions.all()) {
-            it.forEachRemaining(kv -> all.put(kv.key, kv.value));
+            it.forEachRemaining(kv -> all.put(kv.key, HarnessVersionLog.fromAvro(kv.value)));
         }
         return all;
     }

@@ -1,13 +1,11 @@
 package dev.tether.session.rest;
 
-import dev.tether.avro.HarnessVersion;
-import dev.tether.avro.VersionState;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.session.config.SessionServiceConfig;
+import dev.tether.session.domain.HarnessVersion;
 import dev.tether.session.kafka.SessionStores;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.Instant;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,8 +62,7 @@ public class HarnessAssignment {
     /** The registered versions, plus the default one while it is not registered (ACTIVE, weight 0: it takes the rest). */
     public Map<String, HarnessVersion> versions() {
         var all = new LinkedHashMap<>(stores.harnessVersions());
-        all.computeIfAbsent(defaultVersion, v -> HarnessVersion.newBuilder().setVersion(v).setWeight(0)
-                .setState(VersionState.ACTIVE).setModelId(null).setUpdatedAt(Instant.EPOCH).setUpdatedBy("default").build());
+        all.computeIfAbsent(defaultVersion, HarnessVersion::unregisteredDefault);
         return all;
     }
 
@@ -79,7 +76,7 @@ public class HarnessAssignment {
     }
 
     static Pin pinTo(String version, HarnessVersion entry, String requestedModel) {
-        String pinned = entry == null ? null : entry.getModelId();
+        String pinned = entry == null ? null : entry.modelId();
         if (pinned == null) {
             if (requestedModel == null) {
                 throw ApiException.badRequest("modelId", "is required: harness version " + version + " names no model");
@@ -101,14 +98,14 @@ public class HarnessAssignment {
      */
     static void checkTotal(Map<String, HarnessVersion> current, HarnessVersion updated) {
         var after = new LinkedHashMap<>(current);
-        after.put(updated.getVersion(), updated);
+        after.put(updated.version(), updated);
         List<HarnessVersion> active = after.values().stream()
-                .filter(v -> v.getState() == VersionState.ACTIVE && v.getWeight() > 0)
-                .sorted(Comparator.comparing(HarnessVersion::getVersion)).toList();
-        int total = active.stream().mapToInt(HarnessVersion::getWeight).sum();
+                .filter(v -> v.active() && v.weight() > 0)
+                .sorted(Comparator.comparing(HarnessVersion::version)).toList();
+        int total = active.stream().mapToInt(HarnessVersion::weight).sum();
         if (total > 100) {
             throw ApiException.badRequest("weight", "weights are percentages of new sessions: the ACTIVE versions would total " + total
-                    + " (" + active.stream().map(v -> v.getVersion() + " " + v.getWeight()).collect(Collectors.joining(", "))
+                    + " (" + active.stream().map(v -> v.version() + " " + v.weight()).collect(Collectors.joining(", "))
                     + "), at most 100 is allowed; lower another version's weight first");
         }
     }
@@ -136,7 +133,7 @@ public class HarnessAssignment {
         Map<String, Integer> slots = slots(versions, defaultVersion);
         int total = slots.values().stream().mapToInt(Integer::intValue).sum();
         var shares = new LinkedHashMap<String, Double>();
-        versions.stream().map(HarnessVersion::getVersion).sorted().forEach(v -> shares.put(v, 0.0));
+        versions.stream().map(HarnessVersion::version).sorted().forEach(v -> shares.put(v, 0.0));
         if (total == 0) {
             shares.put(defaultVersion, 100.0);
         } else {
@@ -151,16 +148,16 @@ public class HarnessAssignment {
      */
     private static Map<String, Integer> slots(List<HarnessVersion> versions, String defaultVersion) {
         List<HarnessVersion> active = versions.stream()
-                .filter(v -> v.getState() == VersionState.ACTIVE)
-                .sorted(Comparator.comparing(HarnessVersion::getVersion))
+                .filter(HarnessVersion::active)
+                .sorted(Comparator.comparing(HarnessVersion::version))
                 .toList();
-        int weights = active.stream().mapToInt(HarnessVersion::getWeight).sum();
-        boolean defaultActive = active.stream().anyMatch(v -> v.getVersion().equals(defaultVersion));
+        int weights = active.stream().mapToInt(HarnessVersion::weight).sum();
+        boolean defaultActive = active.stream().anyMatch(v -> v.version().equals(defaultVersion));
         var slots = new LinkedHashMap<String, Integer>();
         for (HarnessVersion v : active) {
-            int part = v.getWeight() + (defaultActive && v.getVersion().equals(defaultVersion) ? Math.max(0, 100 - weights) : 0);
+            int part = v.weight() + (defaultActive && v.version().equals(defaultVersion) ? Math.max(0, 100 - weights) : 0);
             if (part > 0) {
-                slots.put(v.getVersion(), part);
+                slots.put(v.version(), part);
             }
         }
         return slots;

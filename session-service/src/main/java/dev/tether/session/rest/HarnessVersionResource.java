@@ -4,15 +4,13 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tether.avro.HarnessVersion;
-import dev.tether.avro.VersionState;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.json.EventJson;
-import dev.tether.kit.kafka.TopicLayout;
-import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.StrictInput;
+import dev.tether.session.domain.HarnessVersion;
+import dev.tether.session.kafka.HarnessVersionLog;
 import dev.tether.session.kafka.SessionStores;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -25,11 +23,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Harness versions for rainbow deploys: each version's weight for new sessions (a percentage, see
@@ -46,17 +39,15 @@ public class HarnessVersionResource {
     private final EventJson json;
     private final SessionStores stores;
     private final HarnessAssignment assignment;
-    private final Producer<String, HarnessVersion> producer;
-    private final TopicLayout layout;
+    private final HarnessVersionLog log;
 
     HarnessVersionResource(Caller caller, EventJson json, SessionStores stores, HarnessAssignment assignment,
-                           Producer<String, HarnessVersion> producer, TopicLayout layout) {
+                           HarnessVersionLog log) {
         this.caller = caller;
         this.json = json;
         this.stores = stores;
         this.assignment = assignment;
-        this.producer = producer;
-        this.layout = layout;
+        this.log = log;
     }
 
     @GET
@@ -72,14 +63,14 @@ public class HarnessVersionResource {
         for (String name : names) {
             HarnessVersion v = versions.get(name);
             ObjectNode entry = list.addObject().put("version", name);
-            entry.put("weight", v == null ? 0 : v.getWeight());
+            entry.put("weight", v == null ? 0 : v.weight());
             entry.put("share", Math.round(shares.getOrDefault(name, 0.0) * 100) / 100.0);
-            entry.put("state", v == null ? "UNREGISTERED" : v.getState().name());
-            if (v != null && "default".equals(v.getUpdatedBy())) {
+            entry.put("state", v == null ? "UNREGISTERED" : v.state().name());
+            if (v != null && v.isImplicitDefault()) {
                 entry.put("default", true);
             }
-            if (v != null && v.getModelId() != null) {
-                entry.put("modelId", v.getModelId());
+            if (v != null && v.modelId() != null) {
+                entry.put("modelId", v.modelId());
             }
             entry.put("openSessions", open.getOrDefault(name, 0L));
         }
@@ -105,22 +96,18 @@ public class HarnessVersionResource {
         } catch (JsonProcessingException e) {
             throw new ApiException(400, "malformed_json", "the body is not valid JSON");
         }
-        var entry = HarnessVersion.newBuilder()
-                .setVersion(request.version())
-                .setWeight(request.weight())
-                .setState(VersionState.valueOf(request.state()))
-                .setModelId(request.modelId())
-                .setUpdatedAt(Instant.now())
-                .setUpdatedBy(operator)
-                .build();
+        var entry = new HarnessVersion(request.version(), request.weight(), HarnessVersion.State.valueOf(request.state()),
+                request.modelId(), Instant.now(), operator);
         HarnessAssignment.checkTotal(assignment.versions(), entry);
+        boolean written;
         try {
-            producer.send(new ProducerRecord<>(layout.name(Topics.HARNESS_VERSIONS), request.version(), entry)).get(10, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw ApiException.unavailable("Kafka did not take the change; try again", 2);
+            written = log.write(entry);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted", 1);
+        }
+        if (!written) {
+            throw ApiException.unavailable("Kafka did not take the change; try again", 2);
         }
         awaitVisible(entry);
         return list();

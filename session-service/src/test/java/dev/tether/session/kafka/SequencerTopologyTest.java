@@ -94,11 +94,13 @@ class SequencerTopologyTest {
         driver.close();
     }
 
+    private static final Duration LONG_WAIT = Duration.ofSeconds(30);
+
     @Test
     void theMaterializedStores_wakeTheReadersOfWhatTheyStored_andNoOthers() throws Exception {
-        Future<Boolean> s1 = woken(StoreNames.EVENTS, "s1");
-        Future<Boolean> s2 = woken(StoreNames.EVENTS, "s2");
-        Future<Boolean> v2 = woken(StoreNames.HARNESS_VERSIONS, "v2");
+        Future<Boolean> s1 = woken(StoreNames.EVENTS, "s1", LONG_WAIT);
+        Future<Boolean> s2 = woken(StoreNames.EVENTS, "s2", Duration.ofSeconds(2));
+        Future<Boolean> v2 = woken(StoreNames.HARNESS_VERSIONS, "v2", LONG_WAIT);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (signals.waiting() < 3) {
             assertThat(System.nanoTime()).isLessThan(deadline);
@@ -109,17 +111,22 @@ class SequencerTopologyTest {
         versions.pipeInput("v2", HarnessVersion.newBuilder().setVersion("v2").setWeight(0).setState(VersionState.ACTIVE)
                 .setUpdatedAt(Instant.parse("2026-03-01T09:00:00Z")).setUpdatedBy("ops").build());
 
-        assertThat(s1.get(5, TimeUnit.SECONDS)).as("the events materializer stored s1's event").isTrue();
-        assertThat(v2.get(5, TimeUnit.SECONDS)).as("the versions materializer stored v2").isTrue();
-        assertThat(s2.get(5, TimeUnit.SECONDS)).as("nothing of s2 was stored: woken only at its deadline").isFalse();
+        assertThat(s1.get(LONG_WAIT.toSeconds() + 5, TimeUnit.SECONDS)).as("the events materializer stored s1's event").isTrue();
+        assertThat(v2.get(LONG_WAIT.toSeconds() + 5, TimeUnit.SECONDS)).as("the versions materializer stored v2").isTrue();
+        assertThat(s2.get(LONG_WAIT.toSeconds() + 5, TimeUnit.SECONDS)).as("nothing of s2 was stored: woken only at its deadline")
+                .isFalse();
     }
 
-    /** A reader of {@code key} in {@code store}: true if a signal woke it within 2 s (its check answers only when woken). */
-    private Future<Boolean> woken(String store, String key) {
+    /**
+     * A reader of {@code key} in {@code store} that waits up to {@code deadline}: true if a signal woke it before then (its
+     * check answers only when it looks again, and not in the last look at the deadline). A reader that is to be woken gets
+     * a long deadline, so that a slow machine does not make a wake-up look like a time-out.
+     */
+    private Future<Boolean> woken(String store, String key, Duration deadline) {
         var looked = new AtomicInteger();
         long start = System.nanoTime();
-        return readers.submit(() -> signals.await(store, key, Duration.ofSeconds(2),
-                () -> looked.incrementAndGet() > 1 && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(2) ? Optional.of(true)
+        return readers.submit(() -> signals.await(store, key, deadline,
+                () -> looked.incrementAndGet() > 1 && System.nanoTime() - start < deadline.toNanos() ? Optional.of(true)
                         : Optional.<Boolean>empty()).orElse(false));
     }
 

@@ -3,9 +3,9 @@ package dev.tether.session.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tether.avro.HarnessVersion;
-import dev.tether.avro.VersionState;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.session.domain.HarnessVersion;
+import dev.tether.session.domain.HarnessVersion.State;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -17,15 +17,15 @@ class HarnessAssignmentTest {
 
     @Test
     void aWeightIsThePercentOfNewSessions_andTheDefaultVersionTakesTheRest() {
-        var versions = List.of(version("v1", 0, VersionState.ACTIVE), version("v2", 10, VersionState.ACTIVE));
+        var versions = List.of(version("v1", 0, State.ACTIVE), version("v2", 10, State.ACTIVE));
         assertThat(shareOf("v2", versions, "v1")).isBetween(0.085, 0.115);
         assertThat(HarnessAssignment.shares(versions, "v1")).isEqualTo(Map.of("v1", 90.0, "v2", 10.0));
     }
 
     @Test
     void theDefaultVersionsOwnWeight_countsOnTopOfTheRest_andEveryWeightMeansWhatItSays() {
-        var versions = List.of(version("v1", 20, VersionState.ACTIVE), version("v2", 30, VersionState.ACTIVE),
-                version("v3", 10, VersionState.ACTIVE));
+        var versions = List.of(version("v1", 20, State.ACTIVE), version("v2", 30, State.ACTIVE),
+                version("v3", 10, State.ACTIVE));
         assertThat(HarnessAssignment.shares(versions, "v1")).isEqualTo(Map.of("v1", 60.0, "v2", 30.0, "v3", 10.0));
         assertThat(shareOf("v2", versions, "v1")).isBetween(0.27, 0.33);
         assertThat(shareOf("v3", versions, "v1")).isBetween(0.085, 0.115);
@@ -33,8 +33,8 @@ class HarnessAssignmentTest {
 
     @Test
     void withoutAnActiveDefault_theActiveVersionsShareEverything_inProportionToTheirWeights() {
-        var versions = List.of(version("v1", 0, VersionState.DRAINING), version("v2", 10, VersionState.ACTIVE),
-                version("v3", 30, VersionState.ACTIVE));
+        var versions = List.of(version("v1", 0, State.DRAINING), version("v2", 10, State.ACTIVE),
+                version("v3", 30, State.ACTIVE));
         assertThat(HarnessAssignment.shares(versions, "v1")).isEqualTo(Map.of("v1", 0.0, "v2", 25.0, "v3", 75.0));
         assertThat(shareOf("v2", versions, "v1")).isBetween(0.22, 0.28);
         assertThat(shareOf("v1", versions, "v1")).isZero();
@@ -42,8 +42,8 @@ class HarnessAssignmentTest {
 
     @Test
     void drainingRetiredAndZeroWeightVersions_takeNoNewSessions() {
-        var versions = List.of(version("v1", 50, VersionState.DRAINING), version("v2", 0, VersionState.ACTIVE),
-                version("v3", 70, VersionState.RETIRED), version("v4", 1, VersionState.ACTIVE));
+        var versions = List.of(version("v1", 50, State.DRAINING), version("v2", 0, State.ACTIVE),
+                version("v3", 70, State.RETIRED), version("v4", 1, State.ACTIVE));
         for (int i = 0; i < 1000; i++) {
             assertThat(HarnessAssignment.pick("s-" + i, versions, "v1")).isEqualTo("v4");
         }
@@ -52,40 +52,40 @@ class HarnessAssignmentTest {
 
     @Test
     void sameSessionId_alwaysGetsTheSameVersion_andNothingActiveMeansTheDefault() {
-        var versions = List.of(version("a", 50, VersionState.ACTIVE), version("b", 50, VersionState.ACTIVE));
+        var versions = List.of(version("a", 50, State.ACTIVE), version("b", 50, State.ACTIVE));
         assertThat(HarnessAssignment.pick("session-42", versions, "z")).isEqualTo(HarnessAssignment.pick("session-42", versions, "z"));
         assertThat(HarnessAssignment.pick("session-42", List.of(), "z")).isEqualTo("z");
-        var drained = List.of(version("z", 0, VersionState.DRAINING));
+        var drained = List.of(version("z", 0, State.DRAINING));
         assertThat(HarnessAssignment.pick("session-42", drained, "z")).isEqualTo("z");
         assertThat(HarnessAssignment.shares(drained, "z")).isEqualTo(Map.of("z", 100.0));
     }
 
     @Test
     void refusesWeights_thatWouldTotalMoreThan100_namingTheField() {
-        var current = Map.of("v1", version("v1", 80, VersionState.ACTIVE), "v2", version("v2", 10, VersionState.ACTIVE),
-                "v3", version("v3", 90, VersionState.DRAINING));
-        HarnessAssignment.checkTotal(current, version("v2", 20, VersionState.ACTIVE)); // 100: allowed
-        HarnessAssignment.checkTotal(current, version("v3", 0, VersionState.DRAINING));
-        assertThatThrownBy(() -> HarnessAssignment.checkTotal(current, version("v2", 21, VersionState.ACTIVE)))
+        var current = Map.of("v1", version("v1", 80, State.ACTIVE), "v2", version("v2", 10, State.ACTIVE),
+                "v3", version("v3", 90, State.DRAINING));
+        HarnessAssignment.checkTotal(current, version("v2", 20, State.ACTIVE)); // 100: allowed
+        HarnessAssignment.checkTotal(current, version("v3", 0, State.DRAINING));
+        assertThatThrownBy(() -> HarnessAssignment.checkTotal(current, version("v2", 21, State.ACTIVE)))
                 .isInstanceOfSatisfying(ApiException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
                     assertThat(e.body()).containsEntry("field", "weight").containsEntry("error", "invalid_field");
                     assertThat((String) e.body().get("message")).contains("would total 101 (v1 80, v2 21)");
                 });
-        assertThatThrownBy(() -> HarnessAssignment.checkTotal(current, version("v4", 30, VersionState.ACTIVE)))
+        assertThatThrownBy(() -> HarnessAssignment.checkTotal(current, version("v4", 30, State.ACTIVE)))
                 .isInstanceOf(ApiException.class);
     }
 
     @Test
     void aVersionThatNamesAModel_pinsItsNewSessionsToIt() {
-        HarnessVersion v2 = version("v2", 10, VersionState.ACTIVE, "model-2");
+        HarnessVersion v2 = version("v2", 10, State.ACTIVE, "model-2");
         assertThat(HarnessAssignment.pinTo("v2", v2, null)).isEqualTo(new HarnessAssignment.Pin("v2", "model-2"));
         assertThat(HarnessAssignment.pinTo("v2", v2, "model-2")).isEqualTo(new HarnessAssignment.Pin("v2", "model-2"));
     }
 
     @Test
     void aCreateNamingAnotherModelThanItsVersions_isRefused_namingTheField() {
-        HarnessVersion v2 = version("v2", 10, VersionState.ACTIVE, "model-2");
+        HarnessVersion v2 = version("v2", 10, State.ACTIVE, "model-2");
         assertThatThrownBy(() -> HarnessAssignment.pinTo("v2", v2, "model-x")).isInstanceOfSatisfying(ApiException.class, e -> {
             assertThat(e.status()).isEqualTo(409);
             assertThat(e.body()).containsEntry("error", "model_pinned").containsEntry("field", "modelId")
@@ -96,10 +96,10 @@ class HarnessAssignmentTest {
 
     @Test
     void aVersionWithoutAModel_takesTheCreatesModel_whichIsThenRequired() {
-        assertThat(HarnessAssignment.pinTo("v1", version("v1", 0, VersionState.ACTIVE), "model-x"))
+        assertThat(HarnessAssignment.pinTo("v1", version("v1", 0, State.ACTIVE), "model-x"))
                 .isEqualTo(new HarnessAssignment.Pin("v1", "model-x"));
         assertThat(HarnessAssignment.pinTo("v7", null, "model-x")).isEqualTo(new HarnessAssignment.Pin("v7", "model-x"));
-        assertThatThrownBy(() -> HarnessAssignment.pinTo("v1", version("v1", 0, VersionState.ACTIVE), null))
+        assertThatThrownBy(() -> HarnessAssignment.pinTo("v1", version("v1", 0, State.ACTIVE), null))
                 .isInstanceOfSatisfying(ApiException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
                     assertThat(e.body()).containsEntry("field", "modelId");
@@ -114,12 +114,11 @@ class HarnessAssignmentTest {
         return counts.getOrDefault(name, 0) / 20_000.0;
     }
 
-    private static HarnessVersion version(String name, int weight, VersionState state) {
+    private static HarnessVersion version(String name, int weight, State state) {
         return version(name, weight, state, null);
     }
 
-    private static HarnessVersion version(String name, int weight, VersionState state, String model) {
-        return HarnessVersion.newBuilder().setVersion(name).setWeight(weight).setState(state).setModelId(model)
-                .setUpdatedAt(Instant.EPOCH).setUpdatedBy("ops").build();
+    private static HarnessVersion version(String name, int weight, State state, String model) {
+        return new HarnessVersion(name, weight, state, model, Instant.EPOCH, "ops");
     }
 }
