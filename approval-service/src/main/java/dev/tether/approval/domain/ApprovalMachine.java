@@ -356,19 +356,46 @@ public final class ApprovalMachine {
             OpenCall call = s.calls().get(r.callId());
             if (call != null && call.stage() == Stage.CONFLICTED) {
                 out.add(conflicted(s, r.callId(), call)); // a decision came before the request: the call has no answer yet
-            } else if (call != null && call.stage() == Stage.AWAITING_APPROVAL && call.requestSeq() < s.lastInterruptSeq()) {
-                out.add(cancel(s, r.callId(), call)); // the turn was cut short while the request was on its way
+            } else if (call != null && call.stage() == Stage.AWAITING_APPROVAL && interrupted(s, call)) {
+                // the turn was cut short while the request was on its way: the cancellation sent then, again (the
+                // same eventId, so the sequencer appends it once)
+                out.add(cancel(s, r.callId(), call));
             }
         } else if (payload instanceof ApprovalGranted || payload instanceof ApprovalDenied) {
             decided(s, event, out);
         } else if (payload instanceof TurnInterrupted) {
             s.calls().forEach((callId, call) -> {
-                if (call.stage() == Stage.AWAITING_APPROVAL) {
+                if (mayStillBeAuthorized(call.stage())) {
                     out.add(cancel(s, callId, call));
                 }
             });
         }
         return out;
+    }
+
+    /**
+     * Whether {@code call} belongs to a turn that was interrupted ({@link TurnInterrupted#cutsOff}): it must not run, the
+     * sequencer refuses its authorization, and this service answers it CANCELLED when it folds the interruption.
+     */
+    private static boolean interrupted(SessionApprovals s, OpenCall call) {
+        return TurnInterrupted.cutsOff(s.lastInterruptSeq(), call.requestSeq());
+    }
+
+    /**
+     * Whether a call at {@code stage} has no authorization in the log yet and may still get one: its answer is on its
+     * way (REQUESTED: an authorization, an approval request or an ERROR), a human decides (AWAITING_APPROVAL), a grant's
+     * authorization is on its way (GRANTED), or a conflict left it unsure (CONFLICTED). An interruption folded now comes
+     * before any such authorization in the log, so the sequencer will refuse it: the call is answered CANCELLED here,
+     * and never left without a result. Where an ERROR result was on its way already, the sequencer takes whichever
+     * comes first and refuses the other, so the call still gets exactly one. A call authorized before the interruption
+     * is the executor's to cancel (docs/ARCHITECTURE.md §6), one whose outcome is unknown a person's, and a denied or
+     * unusably granted one has its ERROR on the way.
+     */
+    private static boolean mayStillBeAuthorized(Stage stage) {
+        return switch (stage) {
+            case REQUESTED, AWAITING_APPROVAL, GRANTED, CONFLICTED -> true;
+            case AUTHORIZED, OUTCOME_UNKNOWN, DENIED, GRANT_UNUSABLE -> false;
+        };
     }
 
     /** The answer to a decision: the call's authorization or ERROR result if it took the decision, else nothing new. */
@@ -377,6 +404,11 @@ public final class ApprovalMachine {
         OpenCall call = s.calls().get(callId);
         if (call == null) {
             return; // a decision on a call that is not open changed nothing (see conflict)
+        }
+        if (interrupted(s, call)) {
+            // a decision that raced the interruption: the call's CANCELLED result went out when the interruption was
+            // folded, and nothing may authorize it now (the sequencer would refuse it anyway)
+            return;
         }
         if (call.stage() == Stage.CONFLICTED) {
             // nothing that authorizes; an ERROR only for a call that was waiting with no answer on its way, never a
@@ -424,9 +456,16 @@ public final class ApprovalMachine {
         return new ProposedEvent(id(s.sessionId(), callId, ToolCallAuthorized.TYPE), SERVICE, new ToolCallAuthorized(callId, basis));
     }
 
+    /**
+     * The CANCELLED result of a call whose turn was interrupted before it was authorized, under an eventId derived from
+     * the call alone ({@link #cancelledId}): however often it is sent (the interruption, then an approval request that
+     * was on its way, a replay), the sequencer appends it once.
+     */
     private static ProposedEvent cancel(SessionApprovals s, String callId, OpenCall call) {
+        String before = call.stage() == Stage.AWAITING_APPROVAL ? "before an approver decided" : "before the call was authorized";
         return new ProposedEvent(cancelledId(s.sessionId(), callId), SERVICE, new ToolResult(callId, key(s, call, callId),
-                ToolStatus.CANCELLED, "the turn was interrupted before an approver decided; nothing was run", null));
+                ToolStatus.CANCELLED, "cancelled: the turn was interrupted (turn_interrupted at seq " + s.lastInterruptSeq() + ") "
+                + before + "; nothing was run", null));
     }
 
     private static ProposedEvent error(SessionApprovals s, String callId, OpenCall call, String why, String content) {

@@ -16,8 +16,8 @@ import java.util.function.UnaryOperator;
  * for approvers (every pending one, and the last {@value ApprovalMachine#FINISHED_ITEMS_KEPT} finished ones).
  * Bounded by the session's open work, not its length. Immutable; stored as JSON.
  *
- * @param lastInterruptSeq the seq of the latest {@code turn_interrupted}, 0 if none: a call asked for before it that
- *                         is still undecided is cancelled
+ * @param lastInterruptSeq the seq of the latest {@code turn_interrupted}, 0 if none: a call asked for before it and not
+ *                         authorized before it is never authorized, and is answered CANCELLED
  */
 public record SessionApprovals(
         String sessionId,

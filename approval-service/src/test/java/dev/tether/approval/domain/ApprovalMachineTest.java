@@ -649,18 +649,6 @@ class ApprovalMachineTest {
         }
 
         @Test
-        void anApprovalRequestThatArrivesAfterTheInterruption_isCancelledAtOnce() {
-            Story story = Story.started().append(asking(edit("c1", "src/A.java")));
-            ProposedEvent request = story.only();
-            story.append(new TurnInterrupted("", "stop"));
-            assertThat(story.answers).as("nothing waits for a human yet").isEmpty();
-
-            story.accept(request);
-
-            assertThat(story.only().eventId()).isEqualTo(ApprovalMachine.cancelledId(SESSION, "c1"));
-        }
-
-        @Test
         void closingTheSession_endsEveryPendingItem_andAnswersNothingMore() {
             Story story = awaiting();
 
@@ -669,6 +657,176 @@ class ApprovalMachineTest {
             assertThat(story.state.pendingItems()).isEmpty();
             assertThat(story.state.item(3).orElseThrow().endedBecause()).isEqualTo("the session was closed");
             assertThat(ApprovalMachine.expire(story.state, Story.T0.plus(Duration.ofDays(9)), TIMEOUT).events()).isEmpty();
+        }
+    }
+
+    /**
+     * A call whose turn was interrupted before it was authorized (docs/ARCHITECTURE.md §6, {@link TurnInterrupted#cutsOff})
+     * is never authorized after the interruption and gets exactly one answer, CANCELLED, under the one eventId
+     * {@link ApprovalMachine#cancelledId}: for each basis it would have had (POLICY, a session grant in force, an
+     * approver's grant), with the interruption in the same append as the call, in a later one, and racing the
+     * authorization or the decision. What the service proposed and the sequencer refuses (an authorization of a call
+     * whose turn was interrupted) is left out of the log, as the sequencer leaves it out.
+     */
+    @Nested
+    class InterruptedTurns {
+
+        private static final ToolCallAuthorized BY_POLICY = new ToolCallAuthorized("c1", AuthorizationBasis.POLICY);
+
+        private void assertCancelled(ProposedEvent answer, String callId, long interruptSeq) {
+            assertThat(answer.eventId()).isEqualTo(ApprovalMachine.cancelledId(SESSION, callId));
+            assertThat(answer.payload()).isInstanceOfSatisfying(ToolResult.class, r -> {
+                assertThat(r.callId()).isEqualTo(callId);
+                assertThat(r.status()).isEqualTo(ToolStatus.CANCELLED);
+                assertThat(r.content()).contains("the turn was interrupted (turn_interrupted at seq " + interruptSeq + ")")
+                        .contains("nothing was run");
+            });
+        }
+
+        private void assertNoAuthorization(Story story) {
+            assertThat(story.answers).noneMatch(a -> a.payload() instanceof ToolCallAuthorized);
+        }
+
+        /** The sequencer appends the CANCELLED result; the call is closed and nothing more is answered. */
+        private void acceptCancellation(Story story, ProposedEvent cancel, String callId) {
+            story.accept(cancel);
+            assertThat(story.state.calls()).doesNotContainKey(callId);
+            assertThat(story.answers).isEmpty();
+        }
+
+        @Test
+        void aPolicyCall_andTheInterruptionInOneAppend_isCancelled_neverAuthorizedAfterIt() {
+            // the case seen: a READ_ONLY session, one append of assistant_message (read_file) and turn_interrupted
+            Story story = Story.started(ToolMode.READ_ONLY).append(asking(call("c1", "read_file", "{\"path\":\"a.txt\"}")));
+            assertThat(story.only().payload()).as("proposed before the interruption was folded; the sequencer refuses it")
+                    .isEqualTo(BY_POLICY);
+
+            story.append(new TurnInterrupted("", "user pressed stop"));
+
+            assertCancelled(story.only(), "c1", 3);
+            assertThat(((ToolResult) story.only().payload()).idempotencyKey()).isEqualTo(SESSION + "/2/c1");
+            acceptCancellation(story, story.only(), "c1");
+        }
+
+        @Test
+        void aPolicyCall_interruptedInALaterAppend_isCancelledIfItsAuthorizationIsNotInTheLogYet() {
+            Story story = Story.started().append(asking(call("c1", "read_file", "{}")));
+            story.append(new UserMessage("and one more thing", null)); // the authorization is still on its way
+
+            story.append(new TurnInterrupted("", "stop"));
+
+            assertCancelled(story.only(), "c1", 4);
+            acceptCancellation(story, story.only(), "c1");
+        }
+
+        @Test
+        void aPolicyCall_authorizedBeforeTheInterruption_isLeftToTheExecutor() {
+            Story story = Story.started().append(asking(call("c1", "read_file", "{}"))).acceptAnswers();
+
+            story.append(new TurnInterrupted("", "stop"));
+
+            assertThat(story.answers).as("the executor cancels it, or does not start it").isEmpty();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+        }
+
+        @Test
+        void aCallASessionGrantCovers_interruptedBeforeItsAuthorizationLands_isCancelled_andTheGrantRecordsNoUse() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, "src/**", "", ALICE)).event()).acceptAnswers();
+            long grantSeq = story.state.grants().get(0).seq();
+            story.append(asking(edit("c2", "src/B.java")));
+            assertThat(story.only().payload()).isEqualTo(new ToolCallAuthorized("c2", AuthorizationBasis.approval(grantSeq)));
+
+            story.append(new TurnInterrupted("", "stop"));
+
+            assertCancelled(story.only(), "c2", story.lastSeq());
+            acceptCancellation(story, story.only(), "c2");
+            assertThat(story.state.grants()).singleElement().satisfies(g -> {
+                assertThat(g.uses()).isZero();
+                assertThat(g.usedBy()).isEmpty();
+            });
+        }
+
+        @Test
+        void aGatedCall_andTheInterruptionInOneAppend_isCancelled_andItsApprovalRequestSendsTheSameCancellation() {
+            Story story = Story.started().append(asking(edit("c1", "src/A.java")));
+            ProposedEvent request = story.only();
+
+            story.append(new TurnInterrupted("", "stop"));
+            ProposedEvent cancel = story.only();
+            assertCancelled(cancel, "c1", 3);
+            story.accept(request); // the request was ahead of the cancellation on its way to the sequencer
+
+            assertThat(story.only().eventId()).as("the same event again: appended once").isEqualTo(cancel.eventId());
+            story.accept(cancel);
+            assertThat(story.state.calls()).isEmpty();
+            assertThat(story.state.item(4).orElseThrow().status()).isEqualTo(Status.CANCELLED);
+            assertThat(refused(decideItem(story, 4, DecisionKind.GRANT_ONCE, ALICE)).reason()).isEqualTo(Refusal.CONFLICT);
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = DecisionKind.class, names = {"GRANT_ONCE", "GRANT_SESSION"})
+        void aGrantThatRacesTheInterruption_authorizesNothing_andTheCallIsCancelled(DecisionKind grant) {
+            Story story = awaiting();
+            Verdict.Append decision = append(decide(story, grant, null, null, "fine", ALICE)); // decided on the page
+            story.append(new TurnInterrupted("", "stop"));
+            ProposedEvent cancel = story.only();
+            assertCancelled(cancel, "c1", 4);
+
+            story.accept(decision.event()); // the grant reached the sequencer before the cancellation
+
+            assertThat(story.answers).as("nothing authorizes a call of an interrupted turn").isEmpty();
+            acceptCancellation(story, cancel, "c1");
+            if (grant == DecisionKind.GRANT_SESSION) {
+                // the approver's grant stands for the turns to come
+                story.append(asking(edit("c2", "src/C.java")));
+                assertThat(story.only().payload()).isInstanceOf(ToolCallAuthorized.class);
+            }
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = DecisionKind.class, names = {"GRANT_ONCE", "GRANT_SESSION"})
+        void aGrantBeforeTheInterruption_whoseAuthorizationIsStillOnItsWay_isCancelled(DecisionKind grant) {
+            Story story = awaiting();
+            story.accept(append(decide(story, grant, null, null, "fine", ALICE)).event());
+            assertThat(story.only().payload()).as("on its way; the sequencer refuses it after the interruption")
+                    .isInstanceOf(ToolCallAuthorized.class);
+
+            story.append(new TurnInterrupted("", "stop"));
+
+            assertCancelled(story.only(), "c1", 5);
+            acceptCancellation(story, story.only(), "c1");
+        }
+
+        @Test
+        void aDenialThatRacesTheInterruption_sendsNoSecondResult() {
+            Story story = awaiting();
+            Verdict.Append denial = append(decide(story, DecisionKind.DENY, null, null, "no", BOB));
+            story.append(new TurnInterrupted("", "stop"));
+            ProposedEvent cancel = story.only();
+
+            story.accept(denial.event());
+
+            assertThat(story.answers).isEmpty();
+            acceptCancellation(story, cancel, "c1");
+        }
+
+        @Test
+        void everyCallOfTheInterruptedTurn_isCancelledOnce_butTheCallsOfTheNextTurnAreAnsweredAsEver() {
+            Story story = Story.started().append(asking(call("c1", "read_file", "{}"), edit("c2", "src/A.java")));
+            story.append(new TurnInterrupted("", "stop"));
+            assertThat(story.answers).extracting(ProposedEvent::eventId)
+                    .containsExactly(ApprovalMachine.cancelledId(SESSION, "c1"), ApprovalMachine.cancelledId(SESSION, "c2"));
+            story.acceptAnswers();
+            assertThat(story.state.calls()).isEmpty();
+
+            story.append(asking(call("c3", "read_file", "{}")));
+
+            assertThat(story.only().payload()).isEqualTo(new ToolCallAuthorized("c3", AuthorizationBasis.POLICY));
+        }
+
+        private Verdict decideItem(Story story, long seq, DecisionKind decision, dev.tether.core.auth.TetherPrincipal by) {
+            return ApprovalMachine.decide(story.state, seq, new DecisionRequest(decision, null, null, "ok"), by);
         }
     }
 

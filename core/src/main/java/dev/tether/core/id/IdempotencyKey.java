@@ -24,4 +24,27 @@ public final class IdempotencyKey {
     public static String of(String sessionId, long requestSeq, String callId) {
         return sessionId + "/" + requestSeq + "/" + callId;
     }
+
+    /**
+     * The seq of the event that asked for the call of {@code key}, as {@link #of} put it there: the call's
+     * {@code assistant_message}, or the RETRY decision that gave the call this key.
+     *
+     * @throws IllegalArgumentException if {@code key} is not of that shape
+     */
+    public static long requestSeqOf(String key) {
+        int first = key.indexOf('/');
+        int second = first < 0 ? -1 : key.indexOf('/', first + 1);
+        if (first <= 0 || second < 0 || second == key.length() - 1) {
+            throw new IllegalArgumentException("not an idempotency key <sessionId>/<requestSeq>/<callId>: '" + key + "'");
+        }
+        try {
+            long seq = Long.parseLong(key.substring(first + 1, second));
+            if (seq < 1) {
+                throw new IllegalArgumentException("the requestSeq of idempotency key '" + key + "' is not a seq");
+            }
+            return seq;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("the requestSeq of idempotency key '" + key + "' is not a number", e);
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package dev.tether.core.id;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,5 +19,19 @@ class IdempotencyKeyTest {
         // a RETRY decision re-derives the key from its own seq: a new key, so the new attempt is not the old one
         assertThat(IdempotencyKey.of("s1", 5, "c1")).isNotEqualTo(IdempotencyKey.of("s1", 9, "c1"));
         assertThat(IdempotencyKey.of("s1", 5, "c1")).isNotEqualTo(IdempotencyKey.of("s1", 5, "c2"));
+    }
+
+    @Test
+    void theRequestSeq_isReadBackFromAKey_whateverTheCallIdHolds() {
+        assertThat(IdempotencyKey.requestSeqOf("demo-1/5/call-1")).isEqualTo(5);
+        assertThat(IdempotencyKey.requestSeqOf(IdempotencyKey.of("s1", 12, "toolu_01/a/b"))).isEqualTo(12);
+    }
+
+    @Test
+    void aKeyOfAnotherShape_isRefused_namingIt() {
+        for (String bad : new String[] {"s1", "s1/5", "s1/5/", "/5/c1", "s1/x/c1", "s1/0/c1", "s1//c1"}) {
+            assertThatThrownBy(() -> IdempotencyKey.requestSeqOf(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'" + bad + "'");
+        }
     }
 }

@@ -105,12 +105,12 @@ public final class Sequencer {
         if (payload instanceof SessionStarted s) {
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, s.modelId(),
                     s.harnessVersion(), s.toolMode(), false, TokenUsage.NONE, s.tokenBudget(), s.parentSessionId(), Map.of(),
-                    null, null);
+                    null, null, 0);
         }
         if (payload instanceof SessionForked f) {
             // a fork is a session of its own: not a subagent, so nothing reports back to the parent
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, f.modelId(),
-                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, null, null, Map.of(), null, null);
+                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, null, null, Map.of(), null, null, 0);
         }
         if (head == null) {
             throw new IllegalStateException("event " + event.seq() + " of " + event.sessionId() + " before its session_started");
@@ -144,7 +144,9 @@ public final class Sequencer {
             next = next.withHarnessVersion(m.toVersion());
         } else if (payload instanceof SessionClosed) {
             next = next.closedNow();
-        } else if (payload instanceof UserMessage || payload instanceof TurnInterrupted || payload instanceof ContextCompacted
+        } else if (payload instanceof TurnInterrupted) {
+            next = next.withLastInterruptSeq(event.seq());
+        } else if (payload instanceof UserMessage || payload instanceof ContextCompacted
                 || payload instanceof PlanUpdated || payload instanceof StepCompleted || payload instanceof SubagentResult
                 || payload instanceof UnknownEvent) {
             // position only
@@ -397,7 +399,10 @@ public final class Sequencer {
         return null;
     }
 
-    /** tool_call_authorized: the approval-service's, on an open call that is not gated, or gated and granted. */
+    /**
+     * tool_call_authorized: the approval-service's, on an open call that is not gated, or gated and granted, and whose
+     * turn was not interrupted before it.
+     */
     private static Rejected authorization(String field, ToolCallAuthorized a, SessionHead h, TetherPrincipal principal) {
         if (!principal.has(Role.SERVICE)) {
             return illegal(field + ".type", "'tool_call_authorized' is written by the approval-service");
@@ -408,6 +413,11 @@ public final class Sequencer {
         }
         if (call.approval() == SessionHead.Approval.REQUESTED || call.approval() == SessionHead.Approval.DENIED) {
             return illegal(field + ".callId", "call '" + a.callId() + "' is gated and has no grant");
+        }
+        if (h.interrupted(call)) {
+            // the second line of defence (docs/ARCHITECTURE.md §6): the approval-service answers such a call CANCELLED
+            return illegal(field + ".callId", "call '" + a.callId() + "' was asked for at seq " + call.requestSeq()
+                    + " and its turn was interrupted at seq " + h.lastInterruptSeq() + ": it must not run");
         }
         return null;
     }

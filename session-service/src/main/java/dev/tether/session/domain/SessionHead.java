@@ -3,6 +3,7 @@ package dev.tether.session.domain;
 import dev.tether.core.event.ResumeReason;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.TurnInterrupted;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,6 +17,8 @@ import java.util.TreeMap;
  *
  * @param lastClaimEventId the eventId of the last {@code session_claimed}, so a retried claim is recognized
  * @param lastClaimResume  the resume reason that claim recorded, or null
+ * @param lastInterruptSeq the seq of the latest {@code turn_interrupted}, 0 if none (and in a head stored before it was
+ *                         kept): a call asked for before it is never authorized ({@code TurnInterrupted.cutsOff})
  */
 public record SessionHead(
         String sessionId,
@@ -33,7 +36,8 @@ public record SessionHead(
         String parentSessionId,
         Map<String, OpenCall> openCalls,
         String lastClaimEventId,
-        ResumeReason lastClaimResume) {
+        ResumeReason lastClaimResume,
+        long lastInterruptSeq) {
 
     public SessionHead {
         openCalls = Collections.unmodifiableMap(new TreeMap<>(openCalls)); // sorted: deterministic everywhere
@@ -72,37 +76,50 @@ public record SessionHead(
 
     SessionHead withLastSeq(long seq) {
         return new SessionHead(sessionId, tenantId, owner, seq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
+    }
+
+    SessionHead withLastInterruptSeq(long seq) {
+        return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, seq);
+    }
+
+    /**
+     * Whether {@code call}'s turn was interrupted: a {@code turn_interrupted} came after the event that asked for it
+     * ({@code TurnInterrupted.cutsOff}), so it must not run.
+     */
+    public boolean interrupted(OpenCall call) {
+        return TurnInterrupted.cutsOff(lastInterruptSeq, call.requestSeq());
     }
 
     SessionHead withClaim(long newEpoch, String newWorkerId) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, newEpoch, newWorkerId, modelId, harnessVersion, toolMode, closed,
-                used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+                used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
     }
 
     SessionHead withLastClaim(String eventId, ResumeReason resume) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, eventId, resume);
+                tokenBudget, parentSessionId, openCalls, eventId, resume, lastInterruptSeq);
     }
 
     SessionHead withHarnessVersion(String version) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, version, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
     }
 
     SessionHead closedNow() {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, true, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
     }
 
     SessionHead withUsage(TokenUsage usage) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
-                used.plus(usage), tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume);
+                used.plus(usage), tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
     }
 
     SessionHead withOpenCalls(Map<String, OpenCall> calls) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, calls, lastClaimEventId, lastClaimResume);
+                tokenBudget, parentSessionId, calls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
     }
 
     SessionHead withCall(String callId, OpenCall call) {

@@ -888,6 +888,119 @@ class SequencerTest {
         }
     }
 
+    // --- 8c. interrupted turns ---------------------------------------------------------------------
+
+    /**
+     * The second line of defence (docs/ARCHITECTURE.md §6): a {@code tool_call_authorized} for a call whose turn was
+     * interrupted (a {@code turn_interrupted} after the call's {@code assistant_message}) is refused, whatever its basis
+     * (POLICY, a session grant in force, an approver's grant of the call) and wherever the interruption is (in the same
+     * append as the call, in a later one, between the grant and its authorization); the approval-service's CANCELLED
+     * result, the call's one answer, is taken.
+     */
+    @Nested
+    class InterruptedTurns {
+
+        private static ToolResult cancelled(String callId) {
+            return new ToolResult(callId, "idem-" + callId, ToolStatus.CANCELLED, "cancelled: the turn was interrupted", null);
+        }
+
+        /** Refuses the authorization naming the interruption, then takes the cancellation, which closes the call. */
+        private void assertRefusedThenCancelled(World w, ToolCallAuthorized authorization, long requestSeq, long interruptSeq) {
+            Rejected r = w.reject(w.append(SERVICE, authorization));
+            assertThat(r.reason()).isEqualTo(Rejection.ILLEGAL_EVENT);
+            assertThat(r.field()).isEqualTo("events[0].callId");
+            assertThat(r.message()).isEqualTo("call '" + authorization.callId() + "' was asked for at seq " + requestSeq
+                    + " and its turn was interrupted at seq " + interruptSeq + ": it must not run");
+            assertThat(w.accept(w.append(SERVICE, cancelled(authorization.callId()))).head().openCalls())
+                    .doesNotContainKey(authorization.callId());
+        }
+
+        @Test
+        void refusesAPolicyAuthorization_whenTheInterruptionCameInTheSameAppendAsTheCall() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1", "read_file")), interrupted()));
+
+            assertRefusedThenCancelled(w, authorizedByPolicy("c1"), 2, 3);
+        }
+
+        @Test
+        void refusesAPolicyAuthorization_whenTheInterruptionCameInALaterAppend() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1", "read_file"))));
+            w.accept(w.append(AGENT, user("wait")));
+            w.accept(w.append(AGENT, interrupted()));
+
+            assertRefusedThenCancelled(w, authorizedByPolicy("c1"), 2, 4);
+        }
+
+        @Test
+        void refusesAnAuthorizationByASessionGrantInForce_whenTheTurnWasInterrupted() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c0"))));
+            w.accept(w.append(SERVICE, approvalRequested("c0")));
+            w.accept(w.append(APPROVER, new dev.tether.core.event.ApprovalGranted("c0", ApprovalScope.SESSION, "write_file", null,
+                    APPROVER.id(), "for the session")));
+            long grantSeq = w.lastSeq();
+            w.accept(w.append(SERVICE, authorizedByApproval("c0", grantSeq)));
+            w.accept(w.append(SERVICE, result("c0")));
+            w.accept(w.append(AGENT, asking(call("c1")), interrupted()));
+
+            assertRefusedThenCancelled(w, authorizedByApproval("c1", grantSeq), 7, 8);
+        }
+
+        @Test
+        void refusesTheAuthorizationOfAGrantThatRacedTheInterruption() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1"))));
+            w.accept(w.append(SERVICE, approvalRequested("c1")));
+            w.accept(w.append(AGENT, interrupted()));
+            // the approver's grant reaches the sequencer before the approval-service's cancellation: still pending
+            w.accept(w.append(APPROVER, granted("c1", APPROVER.id())));
+
+            assertRefusedThenCancelled(w, authorizedByApproval("c1", w.lastSeq()), 2, 4);
+        }
+
+        @Test
+        void refusesTheAuthorizationOfAGrantMadeBeforeTheInterruption_whenTheInterruptionGotThereFirst() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1"))));
+            w.accept(w.append(SERVICE, approvalRequested("c1")));
+            w.accept(w.append(APPROVER, granted("c1", APPROVER.id())));
+            long grantSeq = w.lastSeq();
+            w.accept(w.append(AGENT, interrupted()));
+
+            assertRefusedThenCancelled(w, authorizedByApproval("c1", grantSeq), 2, 5);
+        }
+
+        @Test
+        void acceptsTheAuthorizationsOfTheNextTurn_andKeepsTheOnesGivenBeforeTheInterruption() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1", "read_file"))));
+            w.accept(w.append(SERVICE, authorizedByPolicy("c1")));
+            w.accept(w.append(AGENT, asking(call("c2", "read_file")), interrupted(), user("carry on"), asking(call("c3", "read_file"))));
+
+            assertThat(w.head.openCalls().get("c1").authorized()).as("authorized before: the executor cancels it").isTrue();
+            w.accept(w.append(SERVICE, authorizedByPolicy("c3")));
+            w.reject(w.append(SERVICE, authorizedByPolicy("c2")));
+            w.accept(w.append(SERVICE, result("c1"), cancelled("c2"), result("c3")));
+            assertThat(w.head.openCalls()).isEmpty();
+        }
+
+        @Test
+        void acceptsARetryAPersonAsksForAfterTheInterruption_asARequestOfItsOwn() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1"))));
+            w.accept(w.append(SERVICE, authorizedByPolicy("c1")));
+            w.accept(w.append(SERVICE, unknownResult("c1")));
+            w.accept(w.append(AGENT, interrupted()));
+
+            w.accept(w.append(APPROVER, resolved("c1", OutcomeResolution.RETRY, APPROVER.id())));
+
+            assertThat(w.head.openCalls().get("c1").authorized()).isTrue();
+            assertThat(w.accept(w.append(SERVICE, result("c1"))).head().openCalls()).isEmpty();
+        }
+    }
+
     // --- 9. who may write what ---------------------------------------------------------------------
 
     @Nested
@@ -1688,11 +1801,24 @@ class SequencerTest {
             long seq = base.lastSeq() + 1;
             var softly = new SoftAssertions();
 
-            for (EventPayload p : List.of(user("x"), interrupted(), compacted(1, 1L), plan(), step(2), subagentResult("child-1"),
+            for (EventPayload p : List.of(user("x"), compacted(1, 1L), plan(), step(2), subagentResult("child-1"),
                     new UnknownEvent("from_the_future"))) {
                 softly.assertThat(Sequencer.evolve(base, Given.event(seq, p))).as(p.type()).isEqualTo(base.withLastSeq(seq));
             }
             softly.assertAll();
+        }
+
+        @Test
+        void evolve_turnInterrupted_recordsItsSeq_andChangesNoCall() {
+            World w = World.claimed();
+            w.accept(w.append(AGENT, asking(call("c1"))));
+            SessionHead base = w.head;
+            long seq = base.lastSeq() + 1;
+
+            SessionHead after = Sequencer.evolve(base, Given.event(seq, interrupted()));
+
+            assertThat(after).isEqualTo(base.withLastSeq(seq).withLastInterruptSeq(seq));
+            assertThat(after.interrupted(after.openCalls().get("c1"))).isTrue();
         }
 
         @Test
@@ -1726,7 +1852,7 @@ class SequencerTest {
             SessionHead h = Sequencer.evolve(null, e);
 
             assertThat(h).isEqualTo(new SessionHead(SESSION, TENANT, "agent-1", 1, 0, null, MODEL, V1, ToolMode.WRITE, false,
-                    TokenUsage.NONE, 500L, PARENT_SESSION, Map.of(), null, null));
+                    TokenUsage.NONE, 500L, PARENT_SESSION, Map.of(), null, null, 0));
         }
 
         @Test

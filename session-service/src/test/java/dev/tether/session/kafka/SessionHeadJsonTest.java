@@ -19,7 +19,7 @@ class SessionHeadJsonTest {
         var head = new SessionHead("s1", "acme", "agent-1", 7, 2, "worker-2", "model-x", "v1", ToolMode.WRITE, false,
                 new TokenUsage(10, 5), 1000L, null,
                 Map.of("c1", new SessionHead.OpenCall("edit_file", 5, SessionHead.Approval.REQUESTED, false, false)),
-                "claim-2", ResumeReason.CRASH);
+                "claim-2", ResumeReason.CRASH, 6);
         JsonSerde<SessionHead> serde = JsonSerde.of(SessionHead.class);
 
         byte[] stored = serde.serialize("heads", head);
@@ -28,7 +28,20 @@ class SessionHeadJsonTest {
                 + "\"lastSeq\":7,\"epoch\":2,\"workerId\":\"worker-2\",\"modelId\":\"model-x\",\"harnessVersion\":\"v1\",\"toolMode\":\"WRITE\","
                 + "\"closed\":false,\"used\":{\"inputTokens\":10,\"outputTokens\":5},\"tokenBudget\":1000,\"parentSessionId\":null,"
                 + "\"openCalls\":{\"c1\":{\"tool\":\"edit_file\",\"requestSeq\":5,\"approval\":\"REQUESTED\",\"authorized\":false,"
-                + "\"outcomeUnknown\":false}},\"lastClaimEventId\":\"claim-2\",\"lastClaimResume\":\"CRASH\"}");
+                + "\"outcomeUnknown\":false}},\"lastClaimEventId\":\"claim-2\",\"lastClaimResume\":\"CRASH\",\"lastInterruptSeq\":6}");
         assertThat(serde.deserialize("heads", stored)).isEqualTo(head);
+    }
+
+    @Test
+    void aHeadStoredBeforeItKeptTheLastInterruption_readsAsNeverInterrupted() {
+        String stored = "{\"sessionId\":\"s1\",\"tenantId\":\"acme\",\"owner\":\"agent-1\",\"lastSeq\":7,\"epoch\":2,"
+                + "\"workerId\":\"worker-2\",\"modelId\":\"model-x\",\"harnessVersion\":\"v1\",\"toolMode\":\"WRITE\","
+                + "\"closed\":false,\"used\":{\"inputTokens\":10,\"outputTokens\":5},\"tokenBudget\":1000,\"parentSessionId\":null,"
+                + "\"openCalls\":{},\"lastClaimEventId\":\"claim-2\",\"lastClaimResume\":\"CRASH\"}";
+
+        SessionHead head = JsonSerde.of(SessionHead.class).deserialize("heads", stored.getBytes(StandardCharsets.UTF_8));
+
+        assertThat(head.lastInterruptSeq()).isZero();
+        assertThat(head.lastSeq()).isEqualTo(7);
     }
 }
