@@ -27,6 +27,8 @@ public interface ExecutorConfig {
 
     Http http();
 
+    Interruptions interruptions();
+
     /** {@code secret://name} references resolve to these values, and only in the executor ({@code secrets."name"=value}). */
     Map<String, String> secrets();
 
@@ -65,6 +67,17 @@ public interface ExecutorConfig {
          */
         @WithDefault("false")
         boolean allowUnisolated();
+    }
+
+    /** How the executor makes sure a call of an interrupted turn never starts (docs/ARCHITECTURE.md §6). */
+    interface Interruptions {
+        /**
+         * How long a call about to start waits for the executor to have read every event of its session committed
+         * before then (so that an interruption already in the log is seen); past it the call is not started and its
+         * request comes again (fail closed).
+         */
+        @WithDefault("PT10S")
+        Duration catchUpTimeout();
     }
 
     interface Http {

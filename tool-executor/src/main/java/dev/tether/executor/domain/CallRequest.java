@@ -14,12 +14,14 @@ import java.util.Objects;
  * @param tool           the tool's name, never null
  * @param argumentsJson  the arguments as the model gave them, {@code secret://} references unresolved; never null,
  *                       not necessarily JSON
- * @param authorizedSeq  the seq of its {@code tool_call_authorized}: an interruption after it cancels the call
+ * @param requestSeq     the seq of the event that asked for this run of the call, the one in its idempotency key: its
+ *                       {@code assistant_message}, or the RETRY decision that gave it this key. An interruption after
+ *                       it ({@code TurnInterrupted.cutsOff}) means the call does not start, or is cancelled if it runs
  * @param toolMode       the session's tool mode, which picks the registry; never null
  * @param basis          why it may run, checked again by {@link Authority}; never null
  */
 public record CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool,
-                          String argumentsJson, long authorizedSeq, ToolMode toolMode, AuthorizationBasis basis) {
+                          String argumentsJson, long requestSeq, ToolMode toolMode, AuthorizationBasis basis) {
 
     public CallRequest {
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");

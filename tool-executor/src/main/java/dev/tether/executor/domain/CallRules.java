@@ -1,6 +1,7 @@
 package dev.tether.executor.domain;
 
 import dev.tether.core.event.ToolResult;
+import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.id.DerivedIds;
 import dev.tether.executor.domain.Step.Conclude;
 import dev.tether.executor.domain.Step.Reconcile;
@@ -15,7 +16,7 @@ import java.util.Optional;
 /**
  * The executor's exactly-once rules for one call (docs/ARCHITECTURE.md §6), as pure functions: {@link #decide} what to do with
  * a request given its ledger entry and the authority's verdict, what a reconciliation or an interruption means
- * ({@link #reconciled}, {@link #interrupted}, ...), and {@link #evolve} the entry by what is recorded.
+ * ({@link #reconciled}, {@link #beforeStart}, ...), and {@link #evolve} the entry by what is recorded.
  *
  * <ol>
  *   <li>A call whose entry has ended is reported again, never run again.
@@ -26,6 +27,8 @@ import java.util.Optional;
  *       changed across a restart must not turn a call that may have taken effect into an ERROR. If its tool is not
  *       registered at all any more, it is {@code UNKNOWN}.
  *   <li>A new call the authority refuses is recorded and reported as an ERROR; one it allows runs.
+ *   <li>No call starts, new or reconciled as not done, once its turn was interrupted ({@link #beforeStart}): it ends
+ *       CANCELLED.
  * </ol>
  *
  * Stateless; every function is pure and thread-safe.
@@ -33,7 +36,8 @@ import java.util.Optional;
 public final class CallRules {
 
     static final String NOT_JSON = "invalid arguments: not JSON";
-    static final String INTERRUPTED = "cancelled: the turn was interrupted before the call ran";
+    static final String INTERRUPTED = "cancelled: the turn was interrupted (turn_interrupted at seq %d) before the call started;"
+            + " nothing was run";
 
     private CallRules() {}
 
@@ -111,9 +115,22 @@ public final class CallRules {
         return new Conclude(CallOutcome.Ended.of(CallState.ERROR, step.attempt(), NOT_JSON));
     }
 
-    /** The turn was interrupted after the call was authorized and before it ran: it does not start. */
-    public static Conclude interrupted(Run run) {
-        return new Conclude(CallOutcome.Ended.of(CallState.CANCELLED, run.attempt(), INTERRUPTED));
+    /**
+     * Whether {@code run} may start, given the latest interruption of its session that the executor has read
+     * ({@code lastInterruptSeq}, 0 if none), having read every event of the session committed before now: a call whose
+     * turn was interrupted ({@link TurnInterrupted#cutsOff}: the interruption came after the event that asked for the
+     * call) ends CANCELLED without starting, whatever its basis and whenever it was authorized, before the interruption
+     * or after it; any other call goes on with {@code run}.
+     *
+     * @return {@code run}, or a {@link Conclude} of {@link #interrupted}
+     */
+    public static Step beforeStart(Run run, CallRequest request, long lastInterruptSeq) {
+        return TurnInterrupted.cutsOff(lastInterruptSeq, request.requestSeq()) ? interrupted(run, lastInterruptSeq) : run;
+    }
+
+    /** The turn was interrupted at {@code interruptSeq} before the call started: it does not start. */
+    public static Conclude interrupted(Run run, long interruptSeq) {
+        return new Conclude(CallOutcome.Ended.of(CallState.CANCELLED, run.attempt(), INTERRUPTED.formatted(interruptSeq)));
     }
 
     /** The tool refused the arguments before anything started; {@code why} is its message, already redacted. */

@@ -72,7 +72,7 @@ public sealed interface Step permits Step.ReportAgain, Step.Conclude, Step.Calls
     }
 
     /**
-     * Run the call with {@code tool}: unless the turn was interrupted ({@link CallRules#interrupted}) or the tool finds
+     * Run the call with {@code tool}: unless the turn was interrupted ({@link CallRules#beforeStart}) or the tool finds
      * the arguments invalid ({@link CallRules#intentFailed}), record {@link CallRules#started}, execute, record
      * {@link CallRules#ran}, report.
      */

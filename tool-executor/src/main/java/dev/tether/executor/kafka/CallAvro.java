@@ -4,6 +4,7 @@ import dev.tether.avro.OutcomeState;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.core.event.ToolMode;
+import dev.tether.core.id.IdempotencyKey;
 import dev.tether.executor.domain.CallEntry;
 import dev.tether.executor.domain.CallRequest;
 import dev.tether.executor.domain.CallState;
@@ -16,8 +17,22 @@ final class CallAvro {
 
     static CallRequest request(ToolRequest request) {
         return new CallRequest(request.getIdempotencyKey(), request.getSessionId(), request.getTenantId(),
-                request.getCallId(), request.getTool(), request.getArgumentsJson(), request.getAuthorizedSeq(),
+                request.getCallId(), request.getTool(), request.getArgumentsJson(), requestSeq(request),
                 ToolMode.valueOf(request.getToolMode().name()), EventAvro.fromAvro(request.getBasis()));
+    }
+
+    /**
+     * The seq of the event that asked for this run of the call: the one in its key, which is a RETRY decision's for a
+     * call run again ({@code requestSeq} stays its assistant message's). A key of another shape (only a writer other
+     * than the projector makes one) falls back to the assistant message's, the earlier seq: an interruption after it
+     * still stops the call.
+     */
+    private static long requestSeq(ToolRequest request) {
+        try {
+            return IdempotencyKey.requestSeqOf(request.getIdempotencyKey());
+        } catch (IllegalArgumentException e) {
+            return request.getRequestSeq();
+        }
     }
 
     static CallEntry entry(ToolOutcome outcome) {

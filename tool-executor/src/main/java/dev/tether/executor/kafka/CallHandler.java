@@ -33,8 +33,11 @@ import org.jboss.logging.Logger;
  * Handles one {@link ToolRequest}: asks {@link CallRules} what to do with it, given its ledger entry and the
  * {@link Authority}'s verdict now, and carries the step out. A {@link Step.ReportAgain} sends the ended entry's
  * {@code tool_result} again; a {@link Step.Conclude} records the outcome, then reports it; a {@link Step.Reconcile}
- * asks the tool what became of the STARTED call and carries out what that means; a {@link Step.Run} writes
- * {@code STARTED}, runs the tool in the sandbox, records its outcome and reports it.
+ * asks the tool what became of the STARTED call and carries out what that means; a {@link Step.Run} first catches up
+ * with the session's interruptions ({@link InterruptWatcher.CatchUp}) and ends CANCELLED without starting if its turn
+ * was interrupted ({@link CallRules#beforeStart}), else writes {@code STARTED}, runs the tool in the sandbox, records
+ * its outcome and reports it. A catch-up that cannot be confirmed throws before anything is written: the call comes
+ * again.
  *
  * <p>Every write is synchronous ({@link AckedWriter}): a step starts only when the one before it is durable, so
  * {@code STARTED} is acknowledged by all in-sync replicas before the tool runs. Thread-safe; the caller runs the calls
@@ -53,17 +56,23 @@ final class CallHandler {
     private final Authority authority;
     private final Sandbox sandbox;
     private final InFlight inFlight;
+    private final InterruptWatcher.CatchUp catchUp;
     private final CrashPoints crashPoints;
     private final String executorId;
     private final Clock clock;
 
+    /**
+     * @param inFlight the running calls and the interruptions seen, which {@code catchUp} brings up to date with the log
+     * @param catchUp  the barrier a call passes before it starts ({@link InterruptWatcher#catchUp})
+     */
     CallHandler(Ledger ledger, AckedWriter writer, Authority authority, Sandbox sandbox, InFlight inFlight,
-                CrashPoints crashPoints, String executorId, Clock clock) {
+                InterruptWatcher.CatchUp catchUp, CrashPoints crashPoints, String executorId, Clock clock) {
         this.ledger = ledger;
         this.writer = writer;
         this.authority = authority;
         this.sandbox = sandbox;
         this.inFlight = inFlight;
+        this.catchUp = catchUp;
         this.crashPoints = crashPoints;
         this.executorId = executorId;
         this.clock = clock;
@@ -103,7 +112,7 @@ final class CallHandler {
         }
         Workspace workspace = sandbox.workspace(request.sessionId());
         CancellationToken cancellation = new CancellationToken();
-        try (var registration = inFlight.register(request.sessionId(), request.authorizedSeq(), cancellation)) {
+        try (var registration = inFlight.register(request.sessionId(), request.requestSeq(), cancellation)) {
             ToolContext context = sandbox.context(workspace, request.tenantId(), request.idempotencyKey(), cancellation);
             Step next = step instanceof Step.Reconcile reconcile ? reconcile(request, reconcile, context, arguments) : step;
             if (next instanceof Step.Conclude end) {
@@ -128,8 +137,12 @@ final class CallHandler {
                      JsonNode arguments) {
         String key = request.idempotencyKey();
         Tool tool = run.tool();
-        if (inFlight.interrupted(request.sessionId(), request.authorizedSeq())) {
-            conclude(request, known, CallRules.interrupted(run));
+        // every interruption in the log before this moment is known after the catch-up, however far the watcher lagged
+        // behind this request; one appended later finds the call registered, running, and cancels it
+        catchUp.await(request.sessionId());
+        if (CallRules.beforeStart(run, request, inFlight.lastInterruptSeq(request.sessionId())) instanceof Step.Conclude cut) {
+            LOG.infof("%s: its turn was interrupted before it started; not started", key);
+            conclude(request, known, cut);
             return;
         }
         Intent intent;

@@ -103,9 +103,11 @@ public class Executor {
         producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), this.<SpecificRecord>serde(registry).serializer());
         var ledger = new Ledger();
         var inFlight = new InFlight();
+        watcher = new InterruptWatcher(new KafkaConsumer<>(consumerConfig(null, false), new ByteArrayDeserializer(),
+                this.<SessionEvent>serde(registry).deserializer()), inFlight, layout, config.interruptions().catchUpTimeout());
         var handler = new CallHandler(ledger, new AckedWriter(producer, layout), authority,
-                new Sandbox(workspaces, runner, new MapSecretProvider(config.secrets()), offloader), inFlight, crashPoints,
-                config.instanceId(), Clock.systemUTC());
+                new Sandbox(workspaces, runner, new MapSecretProvider(config.secrets()), offloader), inFlight, watcher::catchUp,
+                crashPoints, config.instanceId(), Clock.systemUTC());
         workers = Executors.newFixedThreadPool(config.concurrency(), named("tool-call"));
         loop = new ExecutorLoop(
                 new KafkaConsumer<>(consumerConfig(layout.prefix() + "tether-tool-executor", true),
@@ -113,8 +115,6 @@ public class Executor {
                 new KafkaConsumer<>(consumerConfig(null, false), new StringDeserializer(),
                         this.<ToolOutcome>serde(registry).deserializer()),
                 ledger, handler, workers, layout);
-        watcher = new InterruptWatcher(new KafkaConsumer<>(consumerConfig(null, false), new ByteArrayDeserializer(),
-                this.<SessionEvent>serde(registry).deserializer()), inFlight, layout);
         loopThread = named("tool-requests").newThread(loop);
         watcherThread = named("interrupt-watcher").newThread(watcher);
         loopThread.start();

@@ -1,5 +1,6 @@
 package dev.tether.executor.kafka;
 
+import dev.tether.core.event.TurnInterrupted;
 import dev.tether.tools.CancellationToken;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,9 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
- * The calls running now, by session, and the interruptions seen: a {@code turn_interrupted} cancels the calls of its
- * session that were authorized before it (their process groups are killed; they end CANCELLED), and a call of that
- * session authorized before it that has not started yet does not start.
+ * The calls running now, by session, and the interruptions seen: a {@code turn_interrupted} cancels the running calls
+ * of the turns it interrupts ({@link TurnInterrupted#cutsOff}: asked for before it; their process groups are killed,
+ * they end CANCELLED), and the executor does not start a call of such a turn ({@link #lastInterruptSeq}).
  *
  * <p>Interruptions are remembered for the last {@value #REMEMBERED_SESSIONS} sessions that had one. Thread-safe.
  */
@@ -18,7 +19,7 @@ final class InFlight {
     private static final Logger LOG = Logger.getLogger(InFlight.class);
     static final int REMEMBERED_SESSIONS = 10_000;
 
-    private record Running(long authorizedSeq, CancellationToken token) {}
+    private record Running(long requestSeq, CancellationToken token) {}
 
     private final Map<String, Map<CancellationToken, Running>> running = new ConcurrentHashMap<>();
     private final Map<String, Long> interruptedAt = new LinkedHashMap<>(16, 0.75f, false) {
@@ -34,9 +35,13 @@ final class InFlight {
         void close();
     }
 
-    Registration register(String sessionId, long authorizedSeq, CancellationToken token) {
-        running.computeIfAbsent(sessionId, s -> new ConcurrentHashMap<>()).put(token, new Running(authorizedSeq, token));
-        if (interrupted(sessionId, authorizedSeq)) {
+    /**
+     * Registers a call asked for at {@code requestSeq} (the seq of its idempotency key) as running until the registration
+     * is closed; its token is cancelled at once if its turn was interrupted already.
+     */
+    Registration register(String sessionId, long requestSeq, CancellationToken token) {
+        running.computeIfAbsent(sessionId, s -> new ConcurrentHashMap<>()).put(token, new Running(requestSeq, token));
+        if (TurnInterrupted.cutsOff(lastInterruptSeq(sessionId), requestSeq)) {
             token.cancel();
         }
         return () -> running.computeIfPresent(sessionId, (s, calls) -> {
@@ -45,16 +50,14 @@ final class InFlight {
         });
     }
 
-    /** Whether a turn of {@code sessionId} was interrupted after the call authorized at {@code authorizedSeq}. */
-    boolean interrupted(String sessionId, long authorizedSeq) {
-        Long at;
+    /** The seq of the latest {@code turn_interrupted} of {@code sessionId} seen, 0 if none. */
+    long lastInterruptSeq(String sessionId) {
         synchronized (interruptedAt) {
-            at = interruptedAt.get(sessionId);
+            return interruptedAt.getOrDefault(sessionId, 0L);
         }
-        return at != null && at > authorizedSeq;
     }
 
-    /** A {@code turn_interrupted} at {@code seq}: cancels the session's calls authorized before it. */
+    /** A {@code turn_interrupted} at {@code seq}: cancels the session's running calls of the turns it interrupts. */
     void interrupt(String sessionId, long seq) {
         synchronized (interruptedAt) {
             interruptedAt.merge(sessionId, seq, Math::max);
@@ -63,9 +66,9 @@ final class InFlight {
         if (calls == null) {
             return;
         }
-        calls.values().stream().filter(c -> c.authorizedSeq() < seq).forEach(c -> {
-            LOG.infof("session %s: turn interrupted at seq %d, cancelling the call authorized at seq %d", sessionId, seq,
-                    c.authorizedSeq());
+        calls.values().stream().filter(c -> TurnInterrupted.cutsOff(seq, c.requestSeq())).forEach(c -> {
+            LOG.infof("session %s: turn interrupted at seq %d, cancelling the call asked for at seq %d", sessionId, seq,
+                    c.requestSeq());
             c.token().cancel();
         });
     }

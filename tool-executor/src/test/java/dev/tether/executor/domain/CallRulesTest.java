@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Given/when/then tests of the executor's pure call rules: {@link CallRules#decide}, what the world's answers mean
- * ({@link CallRules#reconciled}, {@link CallRules#interrupted}, ...) and {@link CallRules#evolve}, folding lists of
+ * ({@link CallRules#reconciled}, {@link CallRules#beforeStart}, ...) and {@link CallRules#evolve}, folding lists of
  * outcomes with no broker, no sandbox and no tool ever run (the tools are only handed around).
  */
 class CallRulesTest {
@@ -49,7 +49,7 @@ class CallRulesTest {
 
     private static final String KEY = "s1/3/c1";
     private static final String ARGUMENTS = "{\"path\":\"a.txt\",\"content\":\"hello\"}";
-    private static final CallRequest REQUEST = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 4,
+    private static final CallRequest REQUEST = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3,
             ToolMode.WRITE, AuthorizationBasis.POLICY);
 
     private static final Authority.Verdict ALLOWED = new Authority.Allowed(WRITE_FILE);
@@ -155,10 +155,11 @@ class CallRulesTest {
 
         @Test
         void givenARun_whenTheTurnWasInterruptedBeforeIt_thenItIsCancelled_withoutStarting() {
-            Ended end = CallRules.interrupted(new Run(WRITE_FILE, 1)).outcome();
+            Ended end = endOf(CallRules.beforeStart(new Run(WRITE_FILE, 1), REQUEST, 4));
 
             assertThat(end).isEqualTo(new Ended(CallState.CANCELLED, 1,
-                    "cancelled: the turn was interrupted before the call ran", null, null, null));
+                    "cancelled: the turn was interrupted (turn_interrupted at seq 4) before the call started; nothing was run",
+                    null, null, null));
             assertThat(recordNow(none(), end).resultFor(REQUEST).status()).isEqualTo(ToolStatus.CANCELLED);
         }
 
@@ -224,6 +225,75 @@ class CallRulesTest {
 
             assertThatThrownBy(() -> CallRules.ran(ended, new ToolOutput(ToolOutput.Status.OK, "again", null, null, null)))
                     .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    // --- 1b. interrupted turns ------------------------------------------------------------------------
+
+    /**
+     * A call whose turn was interrupted (an interruption after the event that asked for it, the seq in its key) never
+     * starts, whatever its basis and wherever the interruption is: in the append that asked for the call (seq 4, before
+     * any authorization), in a later one after the authorization (seq 6), or racing an approver's grant and its
+     * authorization (seq 8, after both). The key is {@code s1/3/c1}: the call was asked for at seq 3.
+     */
+    @Nested
+    class InterruptedTurns {
+
+        /** POLICY, a session grant given before the turn (seq 2), an approver's grant of this call (seq 7). */
+        static Stream<AuthorizationBasis> bases() {
+            return Stream.of(AuthorizationBasis.POLICY, AuthorizationBasis.approval(2), AuthorizationBasis.approval(7));
+        }
+
+        static Stream<Arguments> basesAndInterruptions() {
+            return bases().flatMap(basis -> Stream.of(4L, 6L, 8L).map(at -> Arguments.of(basis, at)));
+        }
+
+        private CallRequest requested(String key, long requestSeq, AuthorizationBasis basis) {
+            return new CallRequest(key, "s1", "acme", "c1", "write_file", ARGUMENTS, requestSeq, ToolMode.WRITE, basis);
+        }
+
+        @ParameterizedTest(name = "basis {0}, interrupted at seq {1}")
+        @MethodSource("basesAndInterruptions")
+        void givenARun_whenTheTurnWasInterruptedAfterTheCallWasAskedFor_thenItEndsCancelled_withoutStarting(
+                AuthorizationBasis basis, long interruptSeq) {
+            Run run = new Run(WRITE_FILE, 1);
+
+            Ended end = endOf(CallRules.beforeStart(run, requested(KEY, 3, basis), interruptSeq));
+
+            assertThat(end.state()).isEqualTo(CallState.CANCELLED);
+            assertThat(end.content()).contains("turn_interrupted at seq " + interruptSeq).contains("nothing was run");
+            assertThat(end.beforeHash()).as("nothing was looked at").isNull();
+        }
+
+        @ParameterizedTest(name = "basis {0}")
+        @MethodSource("bases")
+        void givenARun_whenTheLatestInterruptionCameBeforeTheCallWasAskedFor_orThereIsNone_thenItGoesOn(AuthorizationBasis basis) {
+            Run run = new Run(WRITE_FILE, 1);
+
+            for (long interruptSeq : new long[] {0, 2, 3}) {
+                assertThat(CallRules.beforeStart(run, requested(KEY, 3, basis), interruptSeq)).as("interrupted at %d", interruptSeq)
+                        .isSameAs(run);
+            }
+        }
+
+        @Test
+        void givenARetryAPersonAskedForAfterTheInterruption_thenItRuns_butAnInterruptionAfterTheRetryStopsIt() {
+            Run run = new Run(WRITE_FILE, 1);
+            CallRequest retry = requested("s1/9/c1", 9, AuthorizationBasis.approval(9));
+
+            assertThat(CallRules.beforeStart(run, retry, 6)).isSameAs(run);
+            assertThat(endOf(CallRules.beforeStart(run, retry, 10)).state()).isEqualTo(CallState.CANCELLED);
+        }
+
+        @Test
+        void givenAStartedCallReconciledAsNotDone_whenItsTurnWasInterruptedMeanwhile_thenItDoesNotRunAgain() {
+            Step next = CallRules.reconciled(reconcile(ALLOWED), new Reconciliation.NotApplied());
+            assertThat(next).isInstanceOf(Run.class);
+
+            Ended end = endOf(CallRules.beforeStart((Run) next, REQUEST, 5));
+
+            assertThat(end.state()).isEqualTo(CallState.CANCELLED);
+            assertThat(end.attempt()).as("the handling that did not run it").isEqualTo(2);
         }
     }
 

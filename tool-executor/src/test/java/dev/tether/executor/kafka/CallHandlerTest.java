@@ -1,6 +1,7 @@
 package dev.tether.executor.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.avro.AuthorizationBasis;
@@ -63,6 +64,8 @@ class CallHandlerTest {
             new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
     private final Ledger ledger = new Ledger();
     private final InFlight inFlight = new InFlight();
+    /** The watcher's catch-up: here the interruptions a test tells {@link #inFlight} of are all there are. */
+    private InterruptWatcher.CatchUp catchUp = sessionId -> {};
 
     private static final ToolRegistry BUILT_INS = ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build();
     private static final GatingPolicy COMMANDS_GATED = GatingPolicy.of("run_command", Map.of(), BUILT_INS.names());
@@ -77,7 +80,7 @@ class CallHandlerTest {
         var authority = new Authority(registry, policy);
         var sandbox = new Sandbox(new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()), runner,
                 new MapSecretProvider(secrets), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))));
-        return new CallHandler(ledger, new AckedWriter(producer, LAYOUT), authority, sandbox, inFlight, CrashPoints.none(),
+        return new CallHandler(ledger, new AckedWriter(producer, LAYOUT), authority, sandbox, inFlight, catchUp, CrashPoints.none(),
                 "executor-1", Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
     }
 
@@ -292,7 +295,7 @@ class CallHandlerTest {
      * each ticket under the call's idempotency key, so its reconcile can look the key up: found is done, missing is
      * not done. This is the SPI path an adapter for a real external system takes.
      */
-    private static final class TicketTool implements Tool {
+    private static class TicketTool implements Tool {
         static final String NAME = "create_ticket";
 
         final Map<String, String> external = new ConcurrentHashMap<>();
@@ -343,6 +346,101 @@ class CallHandlerTest {
         assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
     }
 
+    /** POLICY, a session grant given before the turn (seq 2), an approver's grant of the call after the interruption (seq 5). */
+    static java.util.stream.Stream<AuthorizationBasis> bases() {
+        return java.util.stream.Stream.of(POLICY, new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L),
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 5L));
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("bases")
+    void aCallAuthorizedAfterTheInterruptionOfItsTurn_neverStarts_andIsAnsweredCancelledOnce(AuthorizationBasis basis) {
+        // asked for at seq 3, its turn interrupted at seq 4, authorized at seq 6 (a log the sequencer should have refused)
+        var tickets = new TicketTool();
+        inFlight.interrupt(SESSION, 4);
+        var handler = handler(tickets.registry(), COMMANDS_GATED, Map.of());
+        var request = request(key("c1"), "c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, basis, 6);
+
+        handler.handle(request);
+        handler.handle(request); // delivered again
+
+        assertThat(tickets.executions.get()).isZero();
+        assertThat(written()).containsExactly("CANCELLED", "command", "command");
+        ToolOutcome outcome = (ToolOutcome) producer.history().get(0).value();
+        assertThat(outcome.getContent()).isEqualTo(
+                "cancelled: the turn was interrupted (turn_interrupted at seq 4) before the call started; nothing was run");
+        var first = ((SessionCommand) producer.history().get(1).value()).getPayload().getAppendEvents().getEvents().get(0);
+        var again = ((SessionCommand) producer.history().get(2).value()).getPayload().getAppendEvents().getEvents().get(0);
+        assertThat(again.getEventId()).isEqualTo(first.getEventId()).isEqualTo(CallRules.resultEventId(key("c1")));
+    }
+
+    @Test
+    void anInterruptionInTheLogThatTheWatcherHadNotReadYet_isCaughtUpWith_beforeTheCallStarts() {
+        var tickets = new TicketTool();
+        var caughtUp = new java.util.ArrayList<String>();
+        catchUp = sessionId -> {
+            caughtUp.add(sessionId);
+            inFlight.interrupt(SESSION, 4); // the watcher reads the interruption while it catches up
+        };
+
+        handler(tickets.registry(), COMMANDS_GATED, Map.of())
+                .handle(request(key("c1"), "c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY, 5));
+
+        assertThat(caughtUp).containsExactly(SESSION);
+        assertThat(tickets.executions.get()).isZero();
+        assertThat(written()).containsExactly("CANCELLED", "command");
+    }
+
+    @Test
+    void aCatchUpThatCannotBeConfirmed_startsNothing_writesNothing_andTheRequestComesAgain() {
+        var tickets = new TicketTool();
+        catchUp = sessionId -> {
+            throw new IllegalStateException("the interruptions of session " + sessionId + " could not be read up to now");
+        };
+        var request = request(key("c1"), "c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY, 4);
+
+        assertThatThrownBy(() -> handler(tickets.registry(), COMMANDS_GATED, Map.of()).handle(request))
+                .isInstanceOf(IllegalStateException.class);
+
+        assertThat(tickets.executions.get()).isZero();
+        assertThat(producer.history()).as("no STARTED, no outcome, no result: the call is as new").isEmpty();
+    }
+
+    @Test
+    void anInterruptionOfAnEarlierTurn_doesNotStopACallOfALaterOne_norARetryAskedForAfterIt() {
+        var tickets = new TicketTool();
+        inFlight.interrupt(SESSION, 2);
+        var handler = handler(tickets.registry(), COMMANDS_GATED, Map.of());
+
+        handler.handle(request(key("c1"), "c1", TicketTool.NAME, "{\"title\":\"a\"}", ToolMode.WRITE, POLICY, 4));
+        inFlight.interrupt(SESSION, 7);
+        // c2 was asked for at seq 3 and came back UNKNOWN; a person asked for a retry at seq 9, after the interruption
+        handler.handle(request(SESSION + "/9/c2", "c2", TicketTool.NAME, "{\"title\":\"b\"}", ToolMode.WRITE,
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 9L), 9));
+
+        assertThat(tickets.executions.get()).isEqualTo(2);
+        assertThat(written()).containsExactly("STARTED", "OK", "command", "STARTED", "OK", "command");
+    }
+
+    @Test
+    void anInterruptionWhileACallRuns_cancelsItsToken() {
+        var seen = new java.util.concurrent.atomic.AtomicBoolean();
+        Tool slow = new TicketTool() {
+            @Override
+            public ToolOutput execute(ToolContext context, JsonNode arguments) {
+                inFlight.interrupt(SESSION, 4); // the user pressed stop while it ran
+                seen.set(context.cancellation().isCancelled());
+                return context.output(ToolOutput.Status.CANCELLED, "stopped");
+            }
+        };
+        var registry = ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).add(slow, dev.tether.core.event.ToolMode.WRITE).build();
+
+        handler(registry, COMMANDS_GATED, Map.of()).handle(request(key("c1"), "c1", TicketTool.NAME, "{}", ToolMode.WRITE, POLICY, 4));
+
+        assertThat(seen).isTrue();
+        assertThat(written()).containsExactly("STARTED", "CANCELLED", "command");
+    }
+
     private static final AuthorizationBasis POLICY = new AuthorizationBasis(AuthorizationBasisKind.POLICY, null);
 
     /** The hash file tools record for a file that does not exist. */
@@ -362,9 +460,15 @@ class CallHandlerTest {
     }
 
     private static ToolRequest request(String callId, String tool, String arguments, ToolMode mode, AuthorizationBasis basis) {
+        return request(key(callId), callId, tool, arguments, mode, basis, 4);
+    }
+
+    /** A request of the call asked for by the assistant message at seq 3, under {@code key}, authorized at {@code authorizedSeq}. */
+    private static ToolRequest request(String key, String callId, String tool, String arguments, ToolMode mode, AuthorizationBasis basis,
+                                       long authorizedSeq) {
         return ToolRequest.newBuilder()
-                .setIdempotencyKey(key(callId)).setSessionId(SESSION).setTenantId("acme").setCallId(callId).setTool(tool)
-                .setArgumentsJson(arguments).setRequestSeq(3).setAuthorizedSeq(4).setBasis(basis).setToolMode(mode)
+                .setIdempotencyKey(key).setSessionId(SESSION).setTenantId("acme").setCallId(callId).setTool(tool)
+                .setArgumentsJson(arguments).setRequestSeq(3).setAuthorizedSeq(authorizedSeq).setBasis(basis).setToolMode(mode)
                 .setHarnessVersion("v1").setRequestedAt(Instant.parse("2026-11-29T09:59:00Z"))
                 .build();
     }
