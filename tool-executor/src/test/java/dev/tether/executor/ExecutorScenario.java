@@ -44,11 +44,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * The executor with the real parts around it, for integration tests: a session-service and a projector-service run
  * from their packaged jars under a topic prefix of their own, and the executor itself, started and killed at will.
  * The approval-service's part (writing {@code tool_call_authorized}) is played by {@link #authorize}, through
- * {@code session-commands} as the service principal, as the approval-service does.
+ * {@code session-commands} as the service principal, as the approval-service does; or, in a scenario
+ * {@link #withApprovals}, by the real approval-service, run from its jar as well.
  */
 final class ExecutorScenario implements AutoCloseable {
 
     static final String AGENT = "dev-acme-agent";
+    /** acme's WRITE sessions run edits and commands on policy here; the tests of gating use tenant globex. */
+    private static final String ACME_WRITE_POLICY = "-Dtether.policy.overrides.\"acme.WRITE\"=http_fetch";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     final String prefix;
@@ -59,6 +62,8 @@ final class ExecutorScenario implements AutoCloseable {
     private final KafkaProducer<String, SessionCommand> commands;
     private final Serde<ToolOutcome> outcomes;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    /** The real approval-service, in a scenario {@link #withApprovals}; else null. */
+    private final ServiceProcess approvals;
     private ServiceProcess executor;
     private int executorStarts;
 
@@ -66,6 +71,18 @@ final class ExecutorScenario implements AutoCloseable {
 
     /** @param executorProperties {@code -D} options every executor start gets */
     ExecutorScenario(String name, String... executorProperties) throws IOException {
+        this(name, false, executorProperties);
+    }
+
+    /**
+     * A scenario whose calls the real approval-service decides (under the same policy as the executor's), rather than
+     * {@link #authorize}.
+     */
+    static ExecutorScenario withApprovals(String name, String... executorProperties) throws IOException {
+        return new ExecutorScenario(name, true, executorProperties);
+    }
+
+    private ExecutorScenario(String name, boolean withApprovals, String... executorProperties) throws IOException {
         this.executorProperties = List.of(executorProperties);
         prefix = name + "-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         layout = TopicLayout.local().withPrefix(prefix);
@@ -76,8 +93,14 @@ final class ExecutorScenario implements AutoCloseable {
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
         sessions = new ServiceProcess(Path.of("../session-service").toAbsolutePath(), workDir.resolve("session-service"), env, List.of());
         projector = new ServiceProcess(Path.of("../projector-service").toAbsolutePath(), workDir.resolve("projector-service"), env, List.of());
+        approvals = withApprovals ? new ServiceProcess(Path.of("../approval-service").toAbsolutePath(), workDir.resolve("approval-service"),
+                ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_WORKSPACE_ROOT", workDir.resolve("workspaces").toString(),
+                        "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString()), List.of(ACME_WRITE_POLICY)) : null;
         sessions.start();
         projector.start();
+        if (approvals != null) {
+            approvals.start();
+        }
         commands = new KafkaProducer<>(TetherStack.shared().clientConfig(), new StringSerializer(),
                 AvroSerdes.<SessionCommand>valueSerde(TetherStack.shared().registryUrl()).serializer());
         outcomes = AvroSerdes.valueSerde(TetherStack.shared().registryUrl());
@@ -98,8 +121,7 @@ final class ExecutorScenario implements AutoCloseable {
                 "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
         var properties = new ArrayList<>(executorProperties);
         properties.addAll(List.of(systemProperties));
-        // acme's WRITE sessions run edits and commands on policy here; the tests of gating use tenant globex
-        properties.add("-Dtether.policy.overrides.\"acme.WRITE\"=http_fetch");
+        properties.add(ACME_WRITE_POLICY);
         executor = new ServiceProcess(Path.of("").toAbsolutePath(), workDir.resolve("tool-executor-" + (++executorStarts)), env, properties);
         return executor.start();
     }
@@ -131,12 +153,26 @@ final class ExecutorScenario implements AutoCloseable {
 
     /** Appends an assistant message asking for {@code calls} (callId → [tool, argumentsJson]); returns its seq. */
     long askFor(String sessionId, String token, Map<String, List<String>> calls) {
+        JsonNode reply = post(token, "/v1/sessions/" + sessionId + "/events", Map.of("events", List.of(assistantMessage(calls))), 200);
+        return reply.get("appended").get(0).get("seq").asLong();
+    }
+
+    /**
+     * Appends, in one batch, an assistant message asking for {@code calls} and the {@code turn_interrupted} of the user
+     * who pressed stop at once; returns the assistant message's seq.
+     */
+    long askForAndInterrupt(String sessionId, String token, Map<String, List<String>> calls) {
+        JsonNode reply = post(token, "/v1/sessions/" + sessionId + "/events", Map.of("events", List.of(assistantMessage(calls),
+                Map.of("eventId", UUID.randomUUID().toString(), "type", "turn_interrupted", "partialText", "working on",
+                        "reason", "user pressed stop"))), 200);
+        return reply.get("appended").get(0).get("seq").asLong();
+    }
+
+    private static Map<String, Object> assistantMessage(Map<String, List<String>> calls) {
         var toolCalls = new ArrayList<Map<String, Object>>();
         calls.forEach((callId, call) -> toolCalls.add(Map.of("callId", callId, "tool", call.get(0), "argumentsJson", call.get(1))));
-        JsonNode reply = post(token, "/v1/sessions/" + sessionId + "/events", Map.of("events", List.of(Map.of(
-                "eventId", UUID.randomUUID().toString(), "type", "assistant_message", "content", "working on it",
-                "toolCalls", toolCalls, "usage", Map.of("inputTokens", 10, "outputTokens", 5)))), 200);
-        return reply.get("appended").get(0).get("seq").asLong();
+        return Map.of("eventId", UUID.randomUUID().toString(), "type", "assistant_message", "content", "working on it",
+                "toolCalls", toolCalls, "usage", Map.of("inputTokens", 10, "outputTokens", 5));
     }
 
     void append(String sessionId, String token, Map<String, Object> event) {
@@ -231,6 +267,9 @@ final class ExecutorScenario implements AutoCloseable {
     @Override
     public void close() throws IOException {
         stopExecutor();
+        if (approvals != null) {
+            approvals.stop();
+        }
         projector.stop();
         sessions.stop();
         commands.close();
