@@ -369,6 +369,7 @@ public final class ChaosRun {
         int resumedTotal = 0;
         int duplicatedEffects = 0;
         int lost = 0;
+        int interruptedRuns = 0;
         for (String id : ids) {
             List<SessionEvent> log = logs.get(id);
             events += log.size();
@@ -420,6 +421,23 @@ public final class ChaosRun {
                 if (!settledOk && !settledMarkDone) {
                     problems.add(callId + ": results " + statuses + ", resolutions " + resolved
                             + " (expected OK, or UNKNOWN settled by a human: RETRY…, then OK or MARK_DONE)");
+                }
+            }
+            // the calls of the interrupted turn: one CANCELLED result each, never authorized, never run
+            if (config.rounds() >= 1) {
+                for (String callId : List.of(ScriptedSession.STOPPED_COMMAND_CALL, ScriptedSession.STOPPED_READ_CALL)) {
+                    List<String> statuses = results.getOrDefault(callId, List.of());
+                    if (!statuses.equals(List.of("CANCELLED"))) {
+                        problems.add(callId + " (its turn was interrupted): results " + statuses + ", expected exactly [CANCELLED]");
+                    }
+                    if (log.stream().anyMatch(e -> e.type().equals("tool_call_authorized") && e.text("callId").orElse("").equals(callId))) {
+                        problems.add(callId + " (its turn was interrupted) was authorized");
+                        interruptedRuns++;
+                    }
+                }
+                if (Files.exists(workspaces.resolve(id).resolve(ScriptedSession.STOPPED_FILE))) {
+                    problems.add(ScriptedSession.STOPPED_FILE + " exists: a command of an interrupted turn ran");
+                    interruptedRuns++;
                 }
             }
             // the effects: one line per round, the note at the last round
@@ -487,6 +505,7 @@ public final class ChaosRun {
             figures.put("sessions completed", ids.size() - lost);
             figures.put("lost", lost);
             figures.put("duplicated effects", duplicatedEffects);
+            figures.put("calls of interrupted turns authorized or run", interruptedRuns);
         } else {
             figures.put("reference sessions (fault-free)", ids.size());
         }

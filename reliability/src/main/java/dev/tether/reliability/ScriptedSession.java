@@ -30,8 +30,9 @@ import java.util.Optional;
  * stored) and writes
  * {@code notes.txt} ("round 0"). Each round r ≥ 1 runs the counting command {@code sleep 2; echo x >> count.txt}
  * (slow, so a killed tool-executor can leave its outcome unknown) and edits {@code notes.txt} from "round r-1" to
- * "round r"; every call is gated and approved by the {@link ScriptedHuman}. Round 1 carries an interrupted turn, round
- * 2 a context compaction. Round r does not start before {@code startMillis + r × paceMillis}, so the sessions span
+ * "round r"; every call is gated and approved by the {@link ScriptedHuman}. Round 1 carries an interrupted turn with
+ * two pending calls asked for in the same append (a gated command on {@code stopped.txt}, a {@code read_file} on
+ * policy), which must never run; round 2 a context compaction. Round r does not start before {@code startMillis + r × paceMillis}, so the sessions span
  * the fault window; then the session is closed.
  *
  * <p>A step that fails because a service is down is retried under the same claim until {@code giveUpAt}. A
@@ -43,6 +44,12 @@ final class ScriptedSession {
     static final String COUNT_FILE = "count.txt";
     static final String NOTES_FILE = "notes.txt";
     static final String COUNT_COMMAND = "sleep 2; echo x >> " + COUNT_FILE;
+    /** The file the interrupted turn's command would append to: it must never exist. */
+    static final String STOPPED_FILE = "stopped.txt";
+    static final String STOPPED_COMMAND = "echo x >> " + STOPPED_FILE;
+    /** The calls of round 1's interrupted turn: each must get one CANCELLED result, no authorization, no execution. */
+    static final String STOPPED_COMMAND_CALL = "stopped-1";
+    static final String STOPPED_READ_CALL = "peek-1";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -138,7 +145,13 @@ final class ScriptedSession {
             step(writer, r + "-count", assistant("Counting.", call("count-" + round, "run_command", Map.of("command", COUNT_COMMAND))));
             awaitSettled("count-" + round);
             if (round == 1) {
-                step(writer, r + "-interrupted", NewEvent.turnInterrupted("Let me also rewr", "the user pressed stop"));
+                // the user presses stop while the model asks for more: calls of an interrupted turn, asked for in the
+                // append that interrupts it, one gated (the counting command on stopped.txt) and one on policy
+                // (read_file, which the approval-service authorized at once before issue 15): neither may ever run
+                step(writer, r + "-interrupted", NewEvent.assistantMessage("Let me also rewr", List.of(
+                                call(STOPPED_COMMAND_CALL, "run_command", Map.of("command", STOPPED_COMMAND)),
+                                call(STOPPED_READ_CALL, "read_file", Map.of("path", NOTES_FILE))), new TokenUsage(100, 10)),
+                        NewEvent.turnInterrupted("Let me also rewr", "the user pressed stop"));
                 step(writer, r + "-carry-on", NewEvent.userMessage("Carry on with the note only. My environment, in case it helps:\n"
                         + String.join("\n", PlantedSecrets.all().stream().map(PlantedSecrets.Planted::text).toList())));
             }
