@@ -36,10 +36,13 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -47,6 +50,8 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The rules of one call, with the writes captured by Kafka's {@link MockProducer} (no broker): what is written, in
@@ -347,13 +352,13 @@ class CallHandlerTest {
     }
 
     /** POLICY, a session grant given before the turn (seq 2), an approver's grant of the call after the interruption (seq 5). */
-    static java.util.stream.Stream<AuthorizationBasis> bases() {
-        return java.util.stream.Stream.of(POLICY, new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L),
+    static Stream<AuthorizationBasis> bases() {
+        return Stream.of(POLICY, new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L),
                 new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 5L));
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.MethodSource("bases")
+    @ParameterizedTest
+    @MethodSource("bases")
     void aCallAuthorizedAfterTheInterruptionOfItsTurn_neverStarts_andIsAnsweredCancelledOnce(AuthorizationBasis basis) {
         // asked for at seq 3, its turn interrupted at seq 4, authorized at seq 6 (a log the sequencer should have refused)
         var tickets = new TicketTool();
@@ -377,7 +382,7 @@ class CallHandlerTest {
     @Test
     void anInterruptionInTheLogThatTheWatcherHadNotReadYet_isCaughtUpWith_beforeTheCallStarts() {
         var tickets = new TicketTool();
-        var caughtUp = new java.util.ArrayList<String>();
+        var caughtUp = new ArrayList<String>();
         catchUp = sessionId -> {
             caughtUp.add(sessionId);
             inFlight.interrupt(SESSION, 4); // the watcher reads the interruption while it catches up
@@ -424,7 +429,7 @@ class CallHandlerTest {
 
     @Test
     void anInterruptionWhileACallRuns_cancelsItsToken() {
-        var seen = new java.util.concurrent.atomic.AtomicBoolean();
+        var seen = new AtomicBoolean();
         Tool slow = new TicketTool() {
             @Override
             public ToolOutput execute(ToolContext context, JsonNode arguments) {
