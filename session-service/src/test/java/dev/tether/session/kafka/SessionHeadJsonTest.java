@@ -5,13 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tether.core.event.ResumeReason;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
-import dev.tether.kit.kafka.JsonSerde;
 import dev.tether.session.domain.SessionHead;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The sequencer's head as its store keeps it: byte for byte what earlier releases wrote, so a restored store reads. */
+/** The sequencer's head as its store keeps it: versioned, and byte for byte what earlier releases wrote when told to write version 0. */
 class SessionHeadJsonTest {
 
     @Test
@@ -20,15 +19,20 @@ class SessionHeadJsonTest {
                 new TokenUsage(10, 5), 1000L, null,
                 Map.of("c1", new SessionHead.OpenCall("edit_file", 5, SessionHead.Approval.REQUESTED, false, false)),
                 "claim-2", ResumeReason.CRASH);
-        JsonSerde<SessionHead> serde = JsonSerde.of(SessionHead.class);
+        var format = SequencerStoreFormats.HEADS;
 
-        byte[] stored = serde.serialize("heads", head);
+        byte[] stored = format.serialize("heads", head);
 
-        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"sessionId\":\"s1\",\"tenantId\":\"acme\",\"owner\":\"agent-1\","
-                + "\"lastSeq\":7,\"epoch\":2,\"workerId\":\"worker-2\",\"modelId\":\"model-x\",\"harnessVersion\":\"v1\",\"toolMode\":\"WRITE\","
-                + "\"closed\":false,\"used\":{\"inputTokens\":10,\"outputTokens\":5},\"tokenBudget\":1000,\"parentSessionId\":null,"
-                + "\"openCalls\":{\"c1\":{\"tool\":\"edit_file\",\"requestSeq\":5,\"approval\":\"REQUESTED\",\"authorized\":false,"
-                + "\"outcomeUnknown\":false}},\"lastClaimEventId\":\"claim-2\",\"lastClaimResume\":\"CRASH\"}");
-        assertThat(serde.deserialize("heads", stored)).isEqualTo(head);
+        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":1," + BEFORE_VERSIONS.substring(1));
+        assertThat(format.deserialize("heads", stored)).isEqualTo(head);
+        assertThat(new String(format.writing(0).serialize("heads", head), StandardCharsets.UTF_8)).isEqualTo(BEFORE_VERSIONS);
+        assertThat(format.deserialize("heads", BEFORE_VERSIONS.getBytes(StandardCharsets.UTF_8))).isEqualTo(head);
     }
+
+    /** The head as the releases before store formats had versions wrote it. */
+    private static final String BEFORE_VERSIONS = "{\"sessionId\":\"s1\",\"tenantId\":\"acme\",\"owner\":\"agent-1\","
+        + "\"lastSeq\":7,\"epoch\":2,\"workerId\":\"worker-2\",\"modelId\":\"model-x\",\"harnessVersion\":\"v1\",\"toolMode\":\"WRITE\","
+        + "\"closed\":false,\"used\":{\"inputTokens\":10,\"outputTokens\":5},\"tokenBudget\":1000,\"parentSessionId\":null,"
+        + "\"openCalls\":{\"c1\":{\"tool\":\"edit_file\",\"requestSeq\":5,\"approval\":\"REQUESTED\",\"authorized\":false,"
+        + "\"outcomeUnknown\":false}},\"lastClaimEventId\":\"claim-2\",\"lastClaimResume\":\"CRASH\"}";
 }
