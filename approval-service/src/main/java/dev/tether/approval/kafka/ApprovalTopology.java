@@ -1,17 +1,17 @@
 package dev.tether.approval.kafka;
 
 import dev.tether.approval.domain.ApprovalMachine;
-import dev.tether.approval.domain.SessionApprovals;
 import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
-import dev.tether.kit.kafka.JsonSerde;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import java.time.Duration;
+import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
@@ -27,12 +27,29 @@ public final class ApprovalTopology {
     /** The Avro serdes of the topics the topology reads and writes. */
     public record TopicSerdes(Serde<SessionEvent> events, Serde<SessionCommand> commands) {}
 
-    /** What the processor needs besides its topics. */
-    public record Settings(ApprovalMachine.Rules rules, Duration timeout, Duration sweepInterval) {}
+    /**
+     * What the processor needs besides its topics.
+     *
+     * @param writeVersions store name → the version of its format to write ({@code tether.stores.write-version}, during
+     *                      a rolling upgrade); a store it does not name writes its current version
+     */
+    public record Settings(ApprovalMachine.Rules rules, Duration timeout, Duration sweepInterval, Map<String, Integer> writeVersions) {
+
+        public Settings {
+            writeVersions = Map.copyOf(writeVersions);
+        }
+
+        /** The settings with every store writing the current version of its format. */
+        public Settings(ApprovalMachine.Rules rules, Duration timeout, Duration sweepInterval) {
+            this(rules, timeout, sweepInterval, Map.of());
+        }
+    }
 
     private ApprovalTopology() {}
 
+    /** @throws IllegalArgumentException for a write version of a store the service does not have, or one it cannot write */
     public static Topology build(TopicLayout layout, TopicSerdes serdes, Settings settings, KafkaTracing tracing, StoreSignals signals) {
+        StoreFormat.requireKnown(settings.writeVersions(), ApprovalStoreFormats.all());
         var strings = Serdes.String();
         var topology = new Topology();
         topology.addSource("events-source", new SessionEventKeySerde().deserializer(), serdes.events().deserializer(),
@@ -40,7 +57,7 @@ public final class ApprovalTopology {
         topology.addProcessor("approvals", () -> new ApprovalProcessor(settings.rules(), settings.timeout(), settings.sweepInterval(),
                 tracing, signals), "events-source");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ApprovalStores.SESSIONS), strings,
-                JsonSerde.of(SessionApprovals.class)), "approvals");
+                ApprovalStoreFormats.SESSIONS.writing(settings.writeVersions())), "approvals");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ApprovalStores.PENDING), strings, strings),
                 "approvals");
         topology.addSink(ApprovalProcessor.COMMANDS_SINK, layout.name(Topics.SESSION_COMMANDS), strings.serializer(),

@@ -9,6 +9,7 @@ import dev.tether.core.blob.BlobStore;
 import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.kit.kafka.CommandChannel;
+import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.service.ServiceKafka;
@@ -23,6 +24,7 @@ import jakarta.inject.Singleton;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.kafka.streams.Topology;
+import org.jboss.logging.Logger;
 
 /**
  * The pieces the approval-service is built from: its policy, its view of tools and workspaces, its topology, its channel for
@@ -30,6 +32,8 @@ import org.apache.kafka.streams.Topology;
  */
 @ApplicationScoped
 public class KafkaSetup {
+
+    private static final Logger LOG = Logger.getLogger(KafkaSetup.class);
 
     private final TetherConfig config;
     private final ApprovalConfig approvals;
@@ -81,9 +85,11 @@ public class KafkaSetup {
     Topology topology(ServiceKafka kafka, TopicLayout layout, KafkaTracing tracing, GatingPolicy policy, WorkspaceInspector inspector,
                       StoreSignals signals) {
         var settings = new ApprovalTopology.Settings(new ApprovalMachine.Rules(policy, inspector), approvals.timeout(),
-                approvals.sweepInterval());
-        return ApprovalTopology.build(layout, new ApprovalTopology.TopicSerdes(kafka.avroSerde(), kafka.avroSerde()), settings, tracing,
-                signals);
+                approvals.sweepInterval(), config.stores().writeVersion());
+        Topology topology = ApprovalTopology.build(layout, new ApprovalTopology.TopicSerdes(kafka.avroSerde(), kafka.avroSerde()), settings,
+                tracing, signals);
+        LOG.infof("store formats: %s", StoreFormat.writingAll(ApprovalStoreFormats.all(), settings.writeVersions()));
+        return topology;
     }
 
     /**

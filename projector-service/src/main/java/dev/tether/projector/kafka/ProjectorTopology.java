@@ -4,15 +4,15 @@ import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
-import dev.tether.kit.kafka.JsonSerde;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.TopicMaterializer;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
-import dev.tether.projector.domain.CallRecord;
+import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
@@ -49,6 +49,19 @@ public final class ProjectorTopology {
      */
     public static Topology build(TopicLayout input, TopicLayout output, TopicSerdes serdes, KafkaTracing tracing,
                                  StoreSignals signals) {
+        return build(input, output, serdes, Map.of(), tracing, signals);
+    }
+
+    /**
+     * As {@link #build(TopicLayout, TopicLayout, TopicSerdes, KafkaTracing, StoreSignals)}, with the stores
+     * {@code writeVersions} names writing that version of their format ({@code tether.stores.write-version}, during a
+     * rolling upgrade), the others their current one.
+     *
+     * @throws IllegalArgumentException for a store the projector does not have, or a version its format cannot write
+     */
+    public static Topology build(TopicLayout input, TopicLayout output, TopicSerdes serdes, Map<String, Integer> writeVersions,
+                                 KafkaTracing tracing, StoreSignals signals) {
+        StoreFormat.requireKnown(writeVersions, ProjectorStoreFormats.all());
         var keys = new SessionEventKeySerde();
         var strings = Serdes.String();
         var topology = new Topology();
@@ -65,7 +78,7 @@ public final class ProjectorTopology {
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CHECKPOINTS), strings,
                 serdes.checkpoints()), "projector");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CALLS), strings,
-                JsonSerde.of(CallRecord.class)), "projector");
+                ProjectorStoreFormats.CALLS.writing(writeVersions)), "projector");
 
         topology.addSink(ProjectorProcessor.CHECKPOINTS_SINK, output.name(Topics.SESSION_CHECKPOINTS), strings.serializer(),
                 serdes.checkpoints().serializer(), new SessionPartitioner(), "projector");

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.kit.json.EventJson;
-import dev.tether.kit.kafka.JsonSerde;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.SessionProjection;
 import java.nio.charset.StandardCharsets;
@@ -37,13 +36,15 @@ class StoredAndServedJsonTest {
             + "\"finishedAt\":\"2026-11-29T10:00:01Z\"}]}";
 
     @Test
-    void aCallRecord_isStoredAsBefore_andReadsBack() {
-        JsonSerde<CallRecord> serde = JsonSerde.of(CallRecord.class);
+    void aCallRecord_isStoredAsBefore_withItsVersion_andReadsBack() {
+        var format = ProjectorStoreFormats.CALLS;
 
-        byte[] stored = serde.serialize("calls", call());
+        byte[] stored = format.serialize("calls", call());
 
-        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo(CALL_JSON);
-        assertThat(serde.deserialize("calls", stored)).isEqualTo(call());
+        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":1," + CALL_JSON.substring(1));
+        assertThat(format.deserialize("calls", stored)).isEqualTo(call());
+        assertThat(new String(format.writing(0).serialize("calls", call()), StandardCharsets.UTF_8)).isEqualTo(CALL_JSON);
+        assertThat(format.deserialize("calls", CALL_JSON.getBytes(StandardCharsets.UTF_8))).isEqualTo(call());
     }
 
     @Test
@@ -55,8 +56,12 @@ class StoredAndServedJsonTest {
     void aDenial_isStoredAsBefore() {
         var denied = new CallRecord.Approval(3, CallRecord.Approval.Decision.DENIED, ApprovalScope.ONCE, "bob", "no", T);
 
-        assertThat(new String(JsonSerde.of(CallRecord.Approval.class).serialize("calls", denied), StandardCharsets.UTF_8))
-                .isEqualTo("{\"seq\":3,\"decision\":\"denied\",\"scope\":\"ONCE\",\"approver\":\"bob\",\"reason\":\"no\","
+        CallRecord c = call();
+        var deniedCall = new CallRecord(c.sessionId(), c.callId(), c.tool(), c.argumentsJson(), c.requestSeq(), c.idempotencyKey(),
+                c.authorizedSeq(), c.basis(), denied, c.resultSeq(), c.resultStatus(), c.traceId(), c.attempts());
+
+        assertThat(new String(ProjectorStoreFormats.CALLS.serialize("calls", deniedCall), StandardCharsets.UTF_8))
+                .contains("{\"seq\":3,\"decision\":\"denied\",\"scope\":\"ONCE\",\"approver\":\"bob\",\"reason\":\"no\","
                         + "\"decidedAt\":\"2026-11-29T10:00:00Z\"}");
     }
 

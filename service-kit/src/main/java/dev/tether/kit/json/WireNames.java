@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 /**
  * Jackson support for {@link WireNamed} enums: each is written as its wire name and read back from it, so a domain
  * enum keeps the wire name its value had as a string without a Jackson annotation in the domain. Every other enum is
- * left to Jackson (its {@code name()}). Registered by {@link EventJson} and {@code JsonSerde}. Thread-safe.
+ * left to Jackson (its {@code name()}). Registered by {@link EventJson} and {@code StoreFormat}. Thread-safe.
  */
 public final class WireNames {
 

@@ -22,6 +22,8 @@ public interface TetherConfig {
 
     Policy policy();
 
+    Stores stores();
+
     interface Registry {
         /** The registry's Apicurio v3 API, e.g. {@code http://127.0.0.1:8085/apis/registry/v3}. */
         String url();
@@ -49,6 +51,17 @@ public interface TetherConfig {
     }
 
     enum InitMode { CREATE, VERIFY, NONE }
+
+    /** The service's state stores (docs/ARCHITECTURE.md §5, "Store formats"). */
+    interface Stores {
+        /**
+         * Store name → the version of its format to write, for the first roll of a rolling upgrade that brings a new
+         * version (so that the instances still on the previous release can read what the upgraded ones write);
+         * {@code tether.stores.write-version.session-heads=1}. Empty by default: every store writes its current version.
+         * A store the service does not have, or a version its format cannot write, stops the start naming both.
+         */
+        Map<String, Integer> writeVersion();
+    }
 
     /** Which tool calls need a human's approval: see {@link dev.tether.core.policy.GatingPolicy}. */
     interface Policy {

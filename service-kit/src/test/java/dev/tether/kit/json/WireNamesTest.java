@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.WireNamed;
-import dev.tether.kit.kafka.JsonSerde;
+import dev.tether.kit.kafka.StoreFormat;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
@@ -34,13 +34,13 @@ class WireNamesTest {
 
     @Test
     void aWireNamedEnum_isStoredAndReadByItsWireName() {
-        JsonSerde<Holder> serde = JsonSerde.of(Holder.class);
+        StoreFormat<Holder> serde = StoreFormat.<Holder, Holder>of("t", Holder.class, h -> h, h -> h).build();
 
         byte[] stored = serde.serialize("t", new Holder(Waiting.MODEL_TURN, ToolStatus.UNKNOWN));
 
-        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"waiting\":\"model_turn\",\"status\":\"UNKNOWN\"}");
+        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":1,\"waiting\":\"model_turn\",\"status\":\"UNKNOWN\"}");
         assertThat(serde.deserialize("t", stored)).isEqualTo(new Holder(Waiting.MODEL_TURN, ToolStatus.UNKNOWN));
-        assertThatThrownBy(() -> serde.deserialize("t", "{\"waiting\":\"later\"}".getBytes(StandardCharsets.UTF_8)))
+        assertThatThrownBy(() -> serde.deserialize("t", "{\"version\":1,\"waiting\":\"later\",\"status\":\"OK\"}".getBytes(StandardCharsets.UTF_8)))
                 .isInstanceOf(SerializationException.class);
     }
 }

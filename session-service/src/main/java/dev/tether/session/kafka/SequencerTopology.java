@@ -5,17 +5,16 @@ import dev.tether.avro.CommandReply;
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
-import dev.tether.kit.kafka.JsonSerde;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.TopicMaterializer;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
-import dev.tether.session.domain.SessionHead;
-import dev.tether.session.domain.SessionSummary;
+import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
@@ -44,7 +43,20 @@ public final class SequencerTopology {
 
     private SequencerTopology() {}
 
+    /** The topology with every store writing the current version of its format. */
     public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing, StoreSignals signals) {
+        return build(layout, serdes, Map.of(), tracing, signals);
+    }
+
+    /**
+     * The topology with the stores {@code writeVersions} names writing that version of their format
+     * ({@code tether.stores.write-version}, during a rolling upgrade), the others their current one.
+     *
+     * @throws IllegalArgumentException for a store the sequencer does not have, or a version its format cannot write
+     */
+    public static Topology build(TopicLayout layout, TopicSerdes serdes, Map<String, Integer> writeVersions, KafkaTracing tracing,
+                                 StoreSignals signals) {
+        StoreFormat.requireKnown(writeVersions, SequencerStoreFormats.all());
         var keys = new SessionEventKeySerde();
         var strings = Serdes.String();
         var topology = new Topology();
@@ -53,13 +65,13 @@ public final class SequencerTopology {
                 layout.name(Topics.SESSION_COMMANDS));
         topology.addProcessor("sequencer", () -> new SequencerProcessor(tracing), "commands-source");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HEADS), strings,
-                JsonSerde.of(SessionHead.class)), "sequencer");
+                SequencerStoreFormats.HEADS.writing(writeVersions)), "sequencer");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENT_IDS), strings,
                 Serdes.Long()), "sequencer");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.CALL_IDS), strings,
                 Serdes.Long()), "sequencer");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.SESSIONS_BY_TENANT), strings,
-                JsonSerde.of(SessionSummary.class)), "sequencer");
+                SequencerStoreFormats.SUMMARIES.writing(writeVersions)), "sequencer");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.OPEN_BY_VERSION), strings,
                 Serdes.Long()), "sequencer");
 

@@ -3,6 +3,7 @@ package dev.tether.kit.service.rest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.kafka.NoVerdictException;
+import dev.tether.kit.kafka.StoreFormatException;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
@@ -21,6 +22,9 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 public class ApiErrorMappers {
 
     private static final Logger LOG = Logger.getLogger(ApiErrorMappers.class);
+
+    /** Seconds: a value of a newer release becomes readable when an upgraded instance answers, not within a second. */
+    static final int STORE_FORMAT_RETRY_AFTER = 5;
 
     @ServerExceptionMapper
     public Response api(ApiException e) {
@@ -66,6 +70,17 @@ public class ApiErrorMappers {
     @ServerExceptionMapper
     public Response storeUnavailable(InvalidStateStoreException e) {
         return ApiException.unavailable("state is being restored or moved; try again shortly", 1).toResponse();
+    }
+
+    /**
+     * A stored value this instance cannot read (written by a newer release, or unreadable): 503, since an upgraded
+     * instance can answer; never a 500 or a guess. Logged, without the value.
+     */
+    @ServerExceptionMapper
+    public Response storeFormat(StoreFormatException e) {
+        LOG.errorf("a read found a value it cannot read: %s", e.getMessage());
+        return ApiException.unavailable("this instance cannot read the stored state of " + e.store()
+                + " (written by a newer release, or unreadable); try again shortly", STORE_FORMAT_RETRY_AFTER).toResponse();
     }
 
     @ServerExceptionMapper

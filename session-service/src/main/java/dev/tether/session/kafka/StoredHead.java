@@ -1,0 +1,56 @@
+package dev.tether.session.kafka;
+
+import dev.tether.core.event.ResumeReason;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolMode;
+import dev.tether.session.domain.SessionHead;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A {@link SessionHead} as the {@value StoreNames#HEADS} store and its changelog keep it: the fields of the current
+ * version of its format ({@link SequencerStoreFormats#HEADS}), in order. It changes only with a new version of the format
+ * (docs/ARCHITECTURE.md §5, "How to change a store format"); the domain record may change freely, and is mapped here.
+ */
+record StoredHead(
+        String sessionId,
+        String tenantId,
+        String owner,
+        long lastSeq,
+        long epoch,
+        String workerId,
+        String modelId,
+        String harnessVersion,
+        ToolMode toolMode,
+        boolean closed,
+        Usage used,
+        Long tokenBudget,
+        String parentSessionId,
+        Map<String, Call> openCalls,
+        String lastClaimEventId,
+        ResumeReason lastClaimResume,
+        long lastInterruptSeq) {
+
+    /** The token counters. */
+    record Usage(long inputTokens, long outputTokens) {}
+
+    /** An open tool call. */
+    record Call(String tool, long requestSeq, SessionHead.Approval approval, boolean authorized, boolean outcomeUnknown) {}
+
+    static StoredHead of(SessionHead h) {
+        var calls = new LinkedHashMap<String, Call>();
+        h.openCalls().forEach((id, c) -> calls.put(id, new Call(c.tool(), c.requestSeq(), c.approval(), c.authorized(), c.outcomeUnknown())));
+        return new StoredHead(h.sessionId(), h.tenantId(), h.owner(), h.lastSeq(), h.epoch(), h.workerId(), h.modelId(), h.harnessVersion(),
+                h.toolMode(), h.closed(), new Usage(h.used().inputTokens(), h.used().outputTokens()), h.tokenBudget(), h.parentSessionId(),
+                calls, h.lastClaimEventId(), h.lastClaimResume(), h.lastInterruptSeq());
+    }
+
+    SessionHead toHead() {
+        var calls = new LinkedHashMap<String, SessionHead.OpenCall>();
+        openCalls.forEach((id, c) -> calls.put(id, new SessionHead.OpenCall(c.tool(), c.requestSeq(), c.approval(), c.authorized(),
+                c.outcomeUnknown())));
+        return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
+                new TokenUsage(used.inputTokens(), used.outputTokens()), tokenBudget, parentSessionId, calls, lastClaimEventId,
+                lastClaimResume, lastInterruptSeq);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.tether.session.kafka;
+
+import dev.tether.core.event.ResumeReason;
+import dev.tether.core.event.TokenUsage;
+import dev.tether.core.event.ToolMode;
+import dev.tether.session.domain.SessionHead;
+import dev.tether.session.domain.SessionSummary;
+import java.util.Map;
+
+/**
+ * The values the golden files of the sequencer's stores hold: one with every field set (and every kind of open call),
+ * one as small as a value gets (nulls, nothing open). Never change them: the golden files of released encodings are
+ * these values as those releases wrote them.
+ */
+final class StoreSamples {
+
+    private StoreSamples() {}
+
+    static SessionHead fullHead() {
+        return fullHead(11);
+    }
+
+    /** The full head with another {@code lastInterruptSeq}: how versions 0 and 1, which cannot hold it, read. */
+    static SessionHead fullHead(long lastInterruptSeq) {
+        return new SessionHead("s-golden", "acme", "agent-1", 12, 3, "worker-2", "model-x", "v7", ToolMode.WRITE, false,
+                new TokenUsage(1200, 340), 100_000L, "s-parent",
+                Map.of("c1", new SessionHead.OpenCall("edit_file", 5, SessionHead.Approval.REQUESTED, false, false),
+                        "c2", new SessionHead.OpenCall("run_command", 9, SessionHead.Approval.GRANTED, true, false),
+                        "c3", new SessionHead.OpenCall("read_file", 10, SessionHead.Approval.NONE, false, true)),
+                "claim-3", ResumeReason.CRASH, lastInterruptSeq);
+    }
+
+    static SessionHead minimalHead() {
+        return new SessionHead("s-min", "acme", "agent-1", 2, 0, null, "model-x", "v1", ToolMode.READ_ONLY, true,
+                TokenUsage.NONE, null, null, Map.of(), null, null, 0);
+    }
+
+    static SessionSummary fullSummary() {
+        return SessionSummary.of(fullHead());
+    }
+
+    static SessionSummary minimalSummary() {
+        return SessionSummary.of(minimalHead());
+    }
+}
