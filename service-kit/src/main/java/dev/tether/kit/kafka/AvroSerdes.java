@@ -87,6 +87,55 @@ public final class AvroSerdes {
         return valueSerde(RegistrySettings.of(registryUrl));
     }
 
+    /**
+     * {@code deserializer}, waiting (and asking again every second) while the registry does not answer, at most
+     * {@code maxWait} per record, instead of failing at once: for a thread that may wait, such as a global store's.
+     * Kafka Streams cannot replace a failed global thread (a failure there stops the whole client), and that thread is
+     * in no consumer group, so waiting costs it nothing but time.
+     */
+    public static <T> Deserializer<T> waitingForRegistry(Deserializer<T> deserializer, Duration maxWait) {
+        return new Deserializer<>() {
+            @Override
+            public void configure(Map<String, ?> configs, boolean isKey) {
+                deserializer.configure(configs, isKey);
+            }
+
+            @Override
+            public T deserialize(String topic, byte[] data) {
+                return waiting(() -> deserializer.deserialize(topic, data));
+            }
+
+            @Override
+            public T deserialize(String topic, org.apache.kafka.common.header.Headers headers, byte[] data) {
+                return waiting(() -> deserializer.deserialize(topic, headers, data));
+            }
+
+            private T waiting(java.util.function.Supplier<T> read) {
+                long deadline = System.nanoTime() + maxWait.toNanos();
+                while (true) {
+                    try {
+                        return read.get();
+                    } catch (RuntimeException e) {
+                        if (RegistryUnavailableException.in(e).isEmpty() || System.nanoTime() > deadline) {
+                            throw e;
+                        }
+                    }
+                    try {
+                        Thread.sleep(1_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new RegistryUnavailableException("(unknown)", "was waited for until interrupted", e);
+                    }
+                }
+            }
+
+            @Override
+            public void close() {
+                deserializer.close();
+            }
+        };
+    }
+
     /** A serde that closes its registry connection when it is closed. */
     private record OwningSerde<T>(Serde<T> serde, RegistryConnection connection) implements Serde<T> {
         @Override
