@@ -106,7 +106,10 @@ class RegistryOutageIT {
         }
     }
 
-    /** Readiness is DOWN and its registry check names {@code registry} as unreachable. */
+    /**
+     * Readiness is DOWN, its registry check names {@code registry} as unreachable, and start-up has made the topics
+     * and waits for the registry to register the schemas (so the events written next land on the right topics).
+     */
     private void awaitRegistryDown(ServiceProcess service, String registry) {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
             var response = http.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/q/health/ready"))
@@ -114,13 +117,18 @@ class RegistryOutageIT {
             if (response.statusCode() != 503) {
                 return false;
             }
+            boolean registryDown = false;
+            boolean topicsMade = false;
             for (JsonNode check : json.readTree(response.body()).get("checks")) {
-                if (check.get("name").asText().equals("tether-schema-registry")) {
-                    return check.get("status").asText().equals("DOWN") && check.get("data").get("registry").asText().equals(registry)
-                            && check.get("data").get("state").asText().equals("unreachable");
+                JsonNode data = check.path("data");
+                switch (check.get("name").asText()) {
+                    case "tether-schema-registry" -> registryDown = check.get("status").asText().equals("DOWN")
+                            && data.path("registry").asText().equals(registry) && data.path("state").asText().equals("unreachable");
+                    case "tether-topics-and-schemas" -> topicsMade = data.path("reason").asText().contains("schema registry");
+                    default -> { }
                 }
             }
-            return false;
+            return registryDown && topicsMade;
         });
     }
 
