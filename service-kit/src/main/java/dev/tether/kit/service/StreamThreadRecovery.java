@@ -1,7 +1,9 @@
 package dev.tether.kit.service;
 
 import dev.tether.kit.kafka.RegistryUnavailableException;
+import io.quarkus.arc.Unremovable;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.jboss.logging.Logger;
@@ -21,6 +23,7 @@ import org.jboss.logging.Logger;
  * </ul>
  */
 @ApplicationScoped
+@Unremovable // looked up by the Kafka Streams extension only through Instance<StreamsUncaughtExceptionHandler>
 public class StreamThreadRecovery implements StreamsUncaughtExceptionHandler {
 
     private static final Logger LOG = Logger.getLogger(StreamThreadRecovery.class);
@@ -31,6 +34,7 @@ public class StreamThreadRecovery implements StreamsUncaughtExceptionHandler {
     private final RegistryAccess registry;
     private final Duration maxWait;
 
+    @Inject // the bean constructor: with two constructors and none marked, CDI found none and made no bean
     StreamThreadRecovery(RegistryAccess registry) {
         this(registry, MAX_WAIT);
     }
