@@ -153,9 +153,10 @@ public final class CommandChannel implements AutoCloseable {
             producer.send(new ProducerRecord<>(commandsTopic, null, command.getSessionId(), command, headers))
                     .get(timeoutMillis, TimeUnit.MILLISECONDS);
             return verdict.get(timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (RegistryUnavailableException e) {
-            // the command's schema could not be looked up: nothing was written
-            LOG.warn("command {} not sent: {}", commandId, e.getMessage());
+        } catch (RuntimeException e) {
+            // the command's schema could not be looked up (the serializer's failure, perhaps wrapped): nothing was written
+            var unavailable = RegistryUnavailableException.in(e).orElseThrow(() -> e);
+            LOG.warn("command {} not sent: {}", commandId, unavailable.getMessage());
             throw new NoVerdictException("the schema registry does not answer; " + settings.retryAdvice(), REGISTRY_RETRY_AFTER_SECONDS);
         } catch (TimeoutException e) {
             throw new NoVerdictException("the sequencer did not answer within " + settings.timeout().toSeconds() + " s; "
