@@ -9,14 +9,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordDeserializationException;
@@ -57,7 +60,7 @@ final class ExecutorLoop implements Runnable {
     private volatile boolean ready;
     private Batch batch;
     /** Assigned partitions whose ledger could not be loaded yet (the registry did not answer): paused until it is. */
-    private final java.util.Set<TopicPartition> unloaded = new java.util.HashSet<>();
+    private final Set<TopicPartition> unloaded = new HashSet<>();
 
     /** One poll's calls, being handled. */
     private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next,
@@ -102,10 +105,16 @@ final class ExecutorLoop implements Runnable {
     }
 
     private void pollOnce() {
-        if (!unloaded.isEmpty() && !loadLedger(List.copyOf(unloaded))) {
-            requests.poll(POLL); // the partitions wait paused: keeps the membership and runs rebalances
-            sleep(RETRY_BACKOFF);
-            return;
+        if (!unloaded.isEmpty()) {
+            if (!loadLedger(List.copyOf(unloaded))) {
+                // nothing is handled meanwhile: every partition paused; the poll keeps the membership and runs
+                // rebalances, and whatever it still returns (a partition assigned and loaded in it) is read again later
+                requests.pause(requests.assignment());
+                rewind(requests.poll(POLL));
+                sleep(RETRY_BACKOFF);
+                return;
+            }
+            requests.resume(requests.paused());
         }
         try {
             var records = requests.poll(POLL);
@@ -130,6 +139,13 @@ final class ExecutorLoop implements Runnable {
             LOG.errorf("tool-requests %s offset %d cannot be read, skipped (no call can be run or reported from it): %s",
                     e.topicPartition(), e.offset(), e.getMessage());
             requests.seek(e.topicPartition(), e.offset() + 1);
+        }
+    }
+
+    /** Seeks each partition of {@code records} back to its first record: they are read again, not dropped. */
+    private void rewind(ConsumerRecords<String, ToolRequest> records) {
+        for (TopicPartition partition : records.partitions()) {
+            requests.seek(partition, records.records(partition).get(0).offset());
         }
     }
 
