@@ -94,6 +94,11 @@ class RegistryOutageIT {
                     .as("one tool request per authorized call: none lost, none asked for twice")
                     .containsExactlyInAnyOrderElementsOf(IntStream.range(0, 10).mapToObj(i -> "c" + i).toList());
         } finally {
+            // the service's log, for a failure (the work directory goes)
+            Path log = workDir.resolve("service.log");
+            if (Files.exists(log)) {
+                Files.copy(log, Path.of("target", "registry-outage-service.log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
             try (var paths = Files.walk(workDir)) {
                 paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
@@ -111,7 +116,8 @@ class RegistryOutageIT {
      * and waits for the registry to register the schemas (so the events written next land on the right topics).
      */
     private void awaitRegistryDown(ServiceProcess service, String registry) {
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
+        // as long as ServiceProcess.start() gives a start on a loaded machine; it is usually a few seconds
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
             var response = http.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/q/health/ready"))
                     .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 503) {
