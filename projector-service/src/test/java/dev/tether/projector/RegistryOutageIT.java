@@ -61,7 +61,7 @@ class RegistryOutageIT {
                      "TETHER_TOPICS_PREFIX", prefix,
                      "TETHER_REGISTRY_URL", proxy.rewrite(stack.registryUrl()),
                      "TETHER_REGISTRY_CONNECT_TIMEOUT", "PT1S",
-                     "TETHER_REGISTRY_REQUEST_TIMEOUT", "PT2S"), List.of());
+                     "TETHER_REGISTRY_REQUEST_TIMEOUT", "PT4S"), List.of());
              var writer = new EventWriter(layout, "acme")) {
             // (a) a registry that accepts connections and never answers, from the projector's first lookup on
             service.launch();
@@ -69,7 +69,7 @@ class RegistryOutageIT {
             awaitRegistryDown(service, registry);
             EventWriter.Session session = writer.session(sessionId).add(ProjectionApiIT.started());
             writeSteps(session, 0, 5);
-            Thread.sleep(8_000); // past a lookup's deadline (1 s + 2 s, twice): the stream thread has failed on it
+            Thread.sleep(12_000); // past a lookup's deadline (1 s + 4 s, twice, and 0.5 s): the stream thread has failed on it
             assertThat(lastSeq(service, sessionId)).as("nothing folded while the registry is silent").isLessThan(session.lastSeq());
 
             proxy.mode(TcpProxy.Mode.FORWARD);

@@ -82,9 +82,12 @@ public final class AvroSerdes {
         return new OwningSerde<>(serde, own);
     }
 
-    /** {@link #valueSerde(RegistrySettings)} with the default deadlines. The caller closes it. */
+    /**
+     * {@link #valueSerde(RegistrySettings)} with the deadlines of a caller that does not try again
+     * ({@link RegistrySettings#patient}): for tests, benchmarks and tools. The caller closes it.
+     */
     public static <T extends SpecificRecord> Serde<T> valueSerde(String registryUrl) {
-        return valueSerde(RegistrySettings.of(registryUrl));
+        return valueSerde(RegistrySettings.patient(registryUrl));
     }
 
     /**

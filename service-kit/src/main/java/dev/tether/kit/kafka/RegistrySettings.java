@@ -34,9 +34,21 @@ public record RegistrySettings(String url, Duration connectTimeout, Duration req
         }
     }
 
-    /** The registry at {@code url} with the default deadlines. */
+    /** How long a request of a caller with no retry of its own may wait ({@link #patient(String)}). */
+    public static final Duration PATIENT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The registry at {@code url} with the default deadlines: a service's, which tries a failed lookup again itself. */
     public static RegistrySettings of(String url) {
         return new RegistrySettings(url, DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    /**
+     * The registry at {@code url} with deadlines for a caller that does not try again (a test's reader or writer, a
+     * benchmark): still bounded, so nothing hangs for good, but long enough for a registry slowed by a loaded machine
+     * (seen: a schema registration taking more than 5 s at load 40 on 2 cores).
+     */
+    public static RegistrySettings patient(String url) {
+        return new RegistrySettings(url, DEFAULT_CONNECT_TIMEOUT, PATIENT_REQUEST_TIMEOUT);
     }
 
     /** The longest a schema lookup that never gets an answer takes before it fails: every attempt and the pauses. */

@@ -52,7 +52,7 @@ class RegistryConnectionTest {
         try (var silent = TcpProxy.start("127.0.0.1", 1, TcpProxy.Mode.BLACK_HOLE);
              Serde<SessionEvent> serde = AvroSerdes.valueSerde("http://127.0.0.1:" + silent.port() + "/apis/registry/v3")) {
             // the serde's own client parked this thread forever: the deadline ends it, a preemptive timeout proves it
-            Throwable failure = assertTimeoutPreemptively(RegistrySettings.of("http://x").lookupDeadline().plusSeconds(5),
+            Throwable failure = assertTimeoutPreemptively(RegistrySettings.patient("http://x").lookupDeadline().plusSeconds(5),
                     () -> catchThrowable(() -> serde.deserializer().deserialize("session-events", RECORD_OF_UNKNOWN_SCHEMA)));
             assertThat(RegistryUnavailableException.in(failure)).isPresent();
         }
