@@ -98,7 +98,7 @@ class ProjectorCrashIT {
         }
     }
 
-    private static List<EventPayload> step(String sessionId, int i, long seq) {
+    static List<EventPayload> step(String sessionId, int i, long seq) {
         String call = "c" + i;
         return List.of(new UserMessage("do step " + i, null),
                 new AssistantMessage("step " + i, null, List.of(new ToolCall(call, "read_file", "{}")), new TokenUsage(10, 2)),
@@ -126,7 +126,7 @@ class ProjectorCrashIT {
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private static List<String> toolRequestKeys(TopicLayout layout, String sessionId) {
+    static List<String> toolRequestKeys(TopicLayout layout, String sessionId) {
         var keys = new ArrayList<String>();
         try (Serde<ToolRequest> serde = AvroSerdes.valueSerde(TetherStack.shared().registryUrl())) {
             for (var r : TopicReader.readAll(layout.name(Topics.TOOL_REQUESTS))) {

@@ -24,6 +24,10 @@ import java.util.Random;
  *       the sessions over;</li>
  *   <li>{@code SIGKILL kafka}: SIGKILL of the broker, down for a random delay, restart on the same data directory;
  *       then every service must be ready again;</li>
+ *   <li>{@code SIGKILL registry}: SIGKILL of the schema registry, down for a random delay, restart on the same port
+ *       and storage (its H2 file: the schema ids stay); then every service must be ready again by itself;</li>
+ *   <li>{@code SIGSTOP registry}: the registry frozen for {@link #REGISTRY_STOP_MILLIS} (it keeps its connections and
+ *       answers nothing: every lookup meets its deadline), then SIGCONT; then every service must be ready again;</li>
  *   <li>{@code SIGSTOP <service>}: stopped for {@link #SERVICE_STOP_MILLIS} (longer than the services' Kafka session
  *       timeout, 15 s), then SIGCONT; it must be ready again;</li>
  *   <li>{@code SIGSTOP worker}: stopped longer than the pool's worker timeout; the pool replaces it; then SIGCONT: it
@@ -38,6 +42,8 @@ import java.util.Random;
 final class FaultInjector implements Runnable {
 
     static final long SERVICE_STOP_MILLIS = 20_000;
+    /** How long a frozen registry stays frozen: issue 15's 60 s, well past every registry deadline. */
+    static final long REGISTRY_STOP_MILLIS = 60_000;
     static final long WORKER_STOP_MILLIS = WorkerPool.WORKER_TIMEOUT_MILLIS + 5_000;
     /** How often a killed service is started before its fault counts as not recovered. */
     static final int START_ATTEMPTS = 3;
@@ -47,7 +53,10 @@ final class FaultInjector implements Runnable {
     record Fault(int number, Instant at, String kind, String victim, long downMillis, long recoverMillis, String error) {
     }
 
-    private static final Map<String, Integer> WEIGHTS = weights();
+    /** The registry's faults, only in runs that ask for them ({@code ChaosRun.Config#registryFaults}). */
+    static final List<String> REGISTRY_FAULTS = List.of("SIGKILL registry", "SIGSTOP registry");
+
+    private final Map<String, Integer> weights;
 
     private final Map<String, ServiceProcess> services;
     private final WorkerPool workers;
@@ -64,7 +73,7 @@ final class FaultInjector implements Runnable {
     private volatile boolean aborted;
 
     FaultInjector(Map<String, ServiceProcess> services, WorkerPool workers, TetherStack stack, long seed, int target,
-                  Duration pauseMin, Duration pauseMax, Duration downMax) {
+                  Duration pauseMin, Duration pauseMax, Duration downMax, boolean registryFaults) {
         this.services = new LinkedHashMap<>(services);
         this.workers = workers;
         this.stack = stack;
@@ -73,6 +82,10 @@ final class FaultInjector implements Runnable {
         this.pauseMin = pauseMin;
         this.pauseMax = pauseMax;
         this.downMax = downMax;
+        this.weights = weights();
+        if (!registryFaults) {
+            REGISTRY_FAULTS.forEach(this.weights::remove);
+        }
     }
 
     private static Map<String, Integer> weights() {
@@ -83,6 +96,8 @@ final class FaultInjector implements Runnable {
         w.put("SIGKILL approval-service", 2);
         w.put("SIGKILL worker", 4);
         w.put("SIGKILL kafka", 1);
+        w.put("SIGKILL registry", 1);
+        w.put("SIGSTOP registry", 1);
         w.put("SIGSTOP service", 1);
         w.put("SIGSTOP worker", 1);
         return w;
@@ -90,7 +105,7 @@ final class FaultInjector implements Runnable {
 
     /** Every kind of fault the injector knows. */
     static List<String> kinds() {
-        return List.copyOf(WEIGHTS.keySet());
+        return List.copyOf(weights().keySet());
     }
 
     /** No new fault; the ones under way still recover (the run goes on to its checks). */
@@ -110,9 +125,9 @@ final class FaultInjector implements Runnable {
 
     @Override
     public void run() {
-        var firstRound = new ArrayList<>(WEIGHTS.keySet());
+        var firstRound = new ArrayList<>(weights.keySet());
         Collections.shuffle(firstRound, random);
-        int total = WEIGHTS.values().stream().mapToInt(Integer::intValue).sum();
+        int total = weights.values().stream().mapToInt(Integer::intValue).sum();
         int injected = 0;
         while (running && injected < target) {
             long pauseEnd = System.nanoTime() + between(pauseMin.toMillis(), pauseMax.toMillis()) * 1_000_000;
@@ -130,7 +145,7 @@ final class FaultInjector implements Runnable {
             } else {
                 int draw = random.nextInt(total);
                 kind = null;
-                for (var e : WEIGHTS.entrySet()) {
+                for (var e : weights.entrySet()) {
                     draw -= e.getValue();
                     if (draw < 0) {
                         kind = e.getKey();
@@ -227,6 +242,36 @@ final class FaultInjector implements Runnable {
                     error = String.valueOf(e.getMessage());
                 }
                 record(number, at, kind, "broker", down, t0, error);
+            }
+            case "SIGKILL registry", "SIGSTOP registry" -> {
+                awaitFree(null); // the registry goes away alone, as the broker does
+                boolean frozen = kind.startsWith("SIGSTOP");
+                long away = frozen ? REGISTRY_STOP_MILLIS : down;
+                if (frozen) {
+                    stack.freezeRegistry(true);
+                } else {
+                    stack.killRegistry();
+                }
+                sleep(away);
+                if (aborted) {
+                    if (frozen) {
+                        stack.freezeRegistry(false);
+                    }
+                    return true;
+                }
+                long t0 = System.nanoTime();
+                String error;
+                try {
+                    if (frozen) {
+                        stack.freezeRegistry(false);
+                    } else {
+                        stack.restartRegistry();
+                    }
+                    error = awaitServicesReady();
+                } catch (RuntimeException e) {
+                    error = String.valueOf(e.getMessage());
+                }
+                record(number, at, kind, "registry", away, t0, error);
             }
             case "SIGSTOP service" -> {
                 awaitFree(serviceForStop);

@@ -62,6 +62,16 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Starts the service and waits until {@code /q/health/ready} answers 200. */
     public ServiceProcess start() {
+        launch();
+        awaitReady(Duration.ofSeconds(120));
+        return this;
+    }
+
+    /**
+     * Starts the service without waiting for it to be ready: for a start while something it needs (the registry) is
+     * away, when the test asks its readiness itself ({@link #awaitReady(Duration)}).
+     */
+    public ServiceProcess launch() {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException("already running");
         }
@@ -91,7 +101,6 @@ public final class ServiceProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        awaitReady(Duration.ofSeconds(120));
         return this;
     }
 
@@ -140,7 +149,8 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    private void awaitReady(Duration timeout) {
+    /** Waits until {@code /q/health/ready} answers 200; fails if the process exits or {@code timeout} passes first. */
+    public void awaitReady(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         var request = HttpRequest.newBuilder(URI.create(baseUrl() + "/q/health/ready")).timeout(Duration.ofSeconds(2)).build();
         while (System.nanoTime() < deadline) {

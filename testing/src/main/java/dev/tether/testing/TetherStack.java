@@ -24,7 +24,8 @@ import org.testcontainers.DockerClientFactory;
  * <p>{@link #shared()} starts them on first use and stops them when the JVM exits. With a Docker
  * engine they run in Testcontainers; without one (the default on the build machines) the
  * project's own launcher, {@code deploy/local/stack}, runs them as child processes on free
- * loopback ports, with the registry kept in memory. The launcher is told this JVM's PID, so even a
+ * loopback ports, with the registry in an H2 file under its
+ * temporary directory (so a registry killed and restarted keeps its schema ids). The launcher is told this JVM's PID, so even a
  * test JVM killed with SIGKILL leaves no broker or registry behind. Choose with the system
  * property {@code tether-test.stack} = {@code auto} (default) | {@code local} | {@code docker}.
  *
@@ -95,6 +96,27 @@ public abstract class TetherStack {
         throw new UnsupportedOperationException("restarting the broker needs the local stack (deploy/local/stack)");
     }
 
+    /**
+     * SIGKILL of the schema registry (chaos tests); {@link #restartRegistry()} brings it back on the same port with the
+     * same storage (an H2 file: every schema keeps its id). Only the local stack supports it.
+     */
+    public void killRegistry() {
+        throw new UnsupportedOperationException("killing the registry needs the local stack (deploy/local/stack)");
+    }
+
+    /** Starts the registry killed by {@link #killRegistry()} again, same command line and storage, and waits until it answers. */
+    public void restartRegistry() {
+        throw new UnsupportedOperationException("restarting the registry needs the local stack (deploy/local/stack)");
+    }
+
+    /**
+     * SIGSTOP ({@code frozen}) or SIGCONT of the schema registry: frozen, it keeps its connections open and answers
+     * nothing, as a registry in a long GC pause or on a hung machine does. Only the local stack supports it.
+     */
+    public void freezeRegistry(boolean frozen) {
+        throw new UnsupportedOperationException("freezing the registry needs the local stack (deploy/local/stack)");
+    }
+
     /** Kafka client properties that reach the broker. */
     public Map<String, Object> clientConfig() {
         var config = new LinkedHashMap<String, Object>();
@@ -138,7 +160,8 @@ public abstract class TetherStack {
                 var command = List.of(script.toString(), "start", "--dir", dir.toString(),
                         "--kafka-port", ports.get(0).toString(), "--controller-port", ports.get(1).toString(),
                         "--registry-port", ports.get(2).toString(), "--registry-mgmt-port", ports.get(3).toString(),
-                        "--registry-storage", "memory",
+                        // H2 in a file under the stack's directory: a registry killed and restarted keeps its schema ids
+                        "--registry-storage", "file",
                         "--owner-pid", Long.toString(ProcessHandle.current().pid()));
                 Path log = dir.resolve("start.log");
                 Process p = new ProcessBuilder(command)
@@ -204,6 +227,89 @@ public abstract class TetherStack {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
+            }
+        }
+
+        private List<String> registryCommand;
+
+        @Override
+        public synchronized void killRegistry() {
+            try {
+                long pid = registryPid();
+                ProcessHandle registry = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no registry with pid " + pid));
+                // the command line as the launcher started it (with its marker and storage), to start it again the same way
+                registryCommand = List.of(Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).split("\0"));
+                signal(pid, "CONT"); // a frozen process dies only once it runs
+                registry.destroyForcibly();
+                registry.onExit().get(30, TimeUnit.SECONDS);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (Exception e) {
+                throw new IllegalStateException("could not kill the registry", e);
+            }
+        }
+
+        @Override
+        public synchronized void restartRegistry() {
+            if (registryCommand == null) {
+                throw new IllegalStateException("the registry was not killed by killRegistry()");
+            }
+            try {
+                Process p = new ProcessBuilder(registryCommand)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("registry.log").toFile()))
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                        .start();
+                Files.writeString(dir.resolve("registry.pid"), p.pid() + "\n");
+                var http = java.net.http.HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(1)).build();
+                var info = java.net.http.HttpRequest.newBuilder(java.net.URI.create(registryUrl() + "/system/info"))
+                        .timeout(java.time.Duration.ofSeconds(2)).build();
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+                while (true) {
+                    try {
+                        if (http.send(info, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                            return;
+                        }
+                    } catch (IOException notYet) {
+                        // not listening yet
+                    }
+                    if (!p.isAlive() || System.nanoTime() > deadline) {
+                        throw new IllegalStateException("the registry did not come back; its log: " + dir.resolve("registry.log"));
+                    }
+                    Thread.sleep(250);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public synchronized void freezeRegistry(boolean frozen) {
+            try {
+                signal(registryPid(), frozen ? "STOP" : "CONT");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        private long registryPid() throws IOException {
+            return Long.parseLong(Files.readString(dir.resolve("registry.pid")).trim());
+        }
+
+        /** {@code kill -<signal> <pid>}: the JDK sends only TERM and KILL itself. */
+        private static void signal(long pid, String signal) throws IOException {
+            try {
+                Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+                String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                    throw new IOException("kill -" + signal + " " + pid + " failed: " + out);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
             }
         }
 

@@ -58,8 +58,8 @@ public final class TopicsCommand {
         if (!out.json()) {
             out.note("topics: registering the value schemas at " + kafka.registryUrl());
         }
-        List<SchemaRegistryInitializer.Subject> subjects = new SchemaRegistryInitializer(
-                SchemaRegistryInitializer.ccompatUrlOf(kafka.registryUrl()), kafka.timeout()).init(kafka.layout());
+        List<SchemaRegistryInitializer.Subject> subjects = SchemaRegistryInitializer.of(kafka.registry())
+                .init(kafka.layout());
         List<TopicSpec> specs = Topics.all(kafka.layout());
         if (out.json()) {
             ObjectNode n = Output.object();

@@ -83,7 +83,7 @@ public final class CheckpointSink {
                 failure.compareAndSet(null, e);
             }
         };
-        try (Serde<Checkpoint> values = AvroSerdes.valueSerde(settings.registryUrl());
+        try (Serde<Checkpoint> values = AvroSerdes.valueSerde(settings.registry());
              var producer = new KafkaProducer<>(settings.producer("tether-cli-replay-into"), new StringSerializer(), values.serializer())) {
             for (var entry : checkpoints.entrySet()) {
                 producer.send(new ProducerRecord<>(topic, entry.getKey(), entry.getValue()), onFailure);

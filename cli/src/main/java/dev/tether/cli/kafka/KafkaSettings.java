@@ -1,6 +1,7 @@
 package dev.tether.cli.kafka;
 
 import dev.tether.kit.kafka.ProducerSettings;
+import dev.tether.kit.kafka.RegistrySettings;
 import dev.tether.kit.kafka.TopicLayout;
 import java.time.Duration;
 import java.util.HashMap;
@@ -18,6 +19,14 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * @param timeout          how long one request to Kafka or the registry may take
  */
 public record KafkaSettings(String bootstrapServers, String registryUrl, TopicLayout layout, Duration timeout) {
+
+    /**
+     * The registry with the CLI's deadlines: connecting and each request may take {@code timeout} (a schema lookup
+     * tries twice), so a registry that answers nothing fails the command instead of hanging it.
+     */
+    public RegistrySettings registry() {
+        return new RegistrySettings(registryUrl, timeout, timeout);
+    }
 
     /** Admin client settings. */
     public Map<String, Object> admin() {

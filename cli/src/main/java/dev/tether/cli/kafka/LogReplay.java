@@ -49,7 +49,7 @@ public final class LogReplay {
         long started;
         long read;
         int partitions;
-        try (Serde<SessionEvent> values = AvroSerdes.valueSerde(settings.registryUrl());
+        try (Serde<SessionEvent> values = AvroSerdes.valueSerde(settings.registry());
              var consumer = new KafkaConsumer<>(settings.consumer("tether-cli-replay"), new SessionEventKeySerde().deserializer(),
                      values.deserializer())) {
             var scan = new TopicScan<>(consumer, topic, settings.timeout());
@@ -70,7 +70,7 @@ public final class LogReplay {
         long started = System.nanoTime();
         String topic = settings.layout().name(Topics.SESSION_CHECKPOINTS);
         var projected = new HashMap<String, Checkpoint>();
-        try (Serde<Checkpoint> values = AvroSerdes.valueSerde(settings.registryUrl());
+        try (Serde<Checkpoint> values = AvroSerdes.valueSerde(settings.registry());
              var consumer = new KafkaConsumer<>(settings.consumer("tether-cli-replay-checkpoints"), new StringDeserializer(),
                      values.deserializer())) {
             new TopicScan<>(consumer, topic, settings.timeout()).forEach(record -> {

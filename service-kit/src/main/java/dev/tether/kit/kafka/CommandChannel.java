@@ -48,6 +48,10 @@ public final class CommandChannel implements AutoCloseable {
     private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration TOPIC_RETRY = Duration.ofMillis(500);
     private static final Duration POLL = Duration.ofMillis(500);
+    /** How long the reader waits before reading a reply again whose schema the registry did not give. */
+    private static final Duration REGISTRY_BACKOFF = Duration.ofSeconds(1);
+    /** Retry-After of a command that could not be written because the registry did not answer. */
+    private static final int REGISTRY_RETRY_AFTER_SECONDS = 5;
 
     /** Where the reader is. */
     public enum State {
@@ -149,6 +153,11 @@ public final class CommandChannel implements AutoCloseable {
             producer.send(new ProducerRecord<>(commandsTopic, null, command.getSessionId(), command, headers))
                     .get(timeoutMillis, TimeUnit.MILLISECONDS);
             return verdict.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            // the command's schema could not be looked up (the serializer's failure, perhaps wrapped): nothing was written
+            var unavailable = RegistryUnavailableException.in(e).orElseThrow(() -> e);
+            LOG.warn("command {} not sent: {}", commandId, unavailable.getMessage());
+            throw new NoVerdictException("the schema registry does not answer; " + settings.retryAdvice(), REGISTRY_RETRY_AFTER_SECONDS);
         } catch (TimeoutException e) {
             throw new NoVerdictException("the sequencer did not answer within " + settings.timeout().toSeconds() + " s; "
                     + settings.retryAdvice(), 1);
@@ -201,8 +210,14 @@ public final class CommandChannel implements AutoCloseable {
                 try {
                     replies.poll(POLL).forEach(this::deliver);
                 } catch (RecordDeserializationException e) {
-                    LOG.warn("skipping an unreadable reply at {} offset {}", e.topicPartition(), e.offset());
-                    replies.seek(e.topicPartition(), e.offset() + 1);
+                    if (RegistryUnavailableException.in(e).isPresent()) {
+                        // a reply whose schema the registry did not give: read it again, not skip it
+                        LOG.warn("a reply at {} offset {} waits for the registry: {}", e.topicPartition(), e.offset(), e.getCause().getMessage());
+                        closing.await(REGISTRY_BACKOFF.toMillis(), TimeUnit.MILLISECONDS);
+                    } else {
+                        LOG.warn("skipping an unreadable reply at {} offset {}", e.topicPartition(), e.offset());
+                        replies.seek(e.topicPartition(), e.offset() + 1);
+                    }
                 }
             }
         } catch (WakeupException e) {

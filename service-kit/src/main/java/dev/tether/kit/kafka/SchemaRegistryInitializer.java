@@ -17,7 +17,9 @@ import java.util.Map;
  * schema the subject already has returns its id.
  *
  * <p>A schema the subject's rule refuses (an incompatible change that slipped past the build's
- * check) fails here, at start-up, with the registry's reason, instead of at the first produce.
+ * check) fails here, at start-up, with the registry's reason, instead of at the first produce. A registry that does not
+ * answer (refused, silent past the timeouts, or a server error) fails with {@link RegistryUnavailableException}, which
+ * a caller may retry.
  */
 public final class SchemaRegistryInitializer {
 
@@ -34,11 +36,26 @@ public final class SchemaRegistryInitializer {
 
     /**
      * @param ccompatUrl the registry's Confluent-compatible API, e.g. {@code http://127.0.0.1:8085/apis/ccompat/v7}
+     * @param timeout    how long connecting may take, and how long each request may wait for its answer
      */
     public SchemaRegistryInitializer(String ccompatUrl, Duration timeout) {
+        this(ccompatUrl, timeout, timeout);
+    }
+
+    /**
+     * @param ccompatUrl     the registry's Confluent-compatible API, e.g. {@code http://127.0.0.1:8085/apis/ccompat/v7}
+     * @param connectTimeout how long connecting may take
+     * @param requestTimeout how long each request may wait for its answer
+     */
+    public SchemaRegistryInitializer(String ccompatUrl, Duration connectTimeout, Duration requestTimeout) {
         this.ccompatUrl = ccompatUrl.endsWith("/") ? ccompatUrl.substring(0, ccompatUrl.length() - 1) : ccompatUrl;
-        this.timeout = timeout;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        this.timeout = requestTimeout;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout).build();
+    }
+
+    /** The initializer of the registry of {@code settings}, with its deadlines. */
+    public static SchemaRegistryInitializer of(RegistrySettings settings) {
+        return new SchemaRegistryInitializer(settings.ccompatUrl(), settings.connectTimeout(), settings.requestTimeout());
     }
 
     /** The Confluent-compatible API URL of the registry whose Apicurio v3 API is at {@code registryUrl}. */
@@ -111,9 +128,16 @@ public final class SchemaRegistryInitializer {
                             ? HttpRequest.BodyPublishers.noBody()
                             : HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)))
                     .build();
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
+            var response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() >= 500) {
+                throw new RegistryUnavailableException(ccompatUrl, "answered HTTP " + response.statusCode() + " to " + method + " " + path, null);
+            }
+            return response;
+        } catch (java.net.http.HttpTimeoutException e) {
+            throw new RegistryUnavailableException(ccompatUrl, "did not answer " + method + " " + path + " within " + timeout.toMillis()
+                    + " ms", e);
         } catch (IOException e) {
-            throw new IllegalStateException("schema registry at " + ccompatUrl + " is not reachable: " + e.getMessage(), e);
+            throw new RegistryUnavailableException(ccompatUrl, "is not reachable: " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while calling the schema registry", e);

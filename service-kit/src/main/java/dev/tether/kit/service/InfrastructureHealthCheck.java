@@ -5,7 +5,7 @@ import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
-/** Ready once the topics and schemas were verified at start-up. */
+/** Ready once the topics and schemas were verified at start-up; until then, it says what start-up waits for. */
 @Readiness
 @ApplicationScoped
 public class InfrastructureHealthCheck implements HealthCheck {
@@ -21,7 +21,7 @@ public class InfrastructureHealthCheck implements HealthCheck {
         var status = init.status();
         var response = HealthCheckResponse.named("tether-topics-and-schemas");
         if (status == null) {
-            return response.down().withData("reason", "start-up init has not finished").build();
+            return response.down().withData("reason", init.waitingFor()).build();
         }
         return response.up()
                 .withData("createdTopics", String.join(",", status.createdTopics()))

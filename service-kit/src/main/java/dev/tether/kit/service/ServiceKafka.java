@@ -24,7 +24,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * How a service reaches Kafka and the registry, the same way in every service: the brokers
- * ({@code kafka.bootstrap.servers}), the topic layout, Avro value serdes through the registry, reliable producers,
+ * ({@code kafka.bootstrap.servers}), the topic layout, Avro value serdes through the registry (with deadlines), reliable producers,
  * the request/reply channel to the sequencer, and the trace propagation ({@link KafkaTracing}, named after
  * {@code quarkus.application.name}). A service's own {@code KafkaSetup} keeps only what is its own: its topology, its
  * producers' client ids, its timeouts. Thread-safe.
@@ -33,12 +33,14 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class ServiceKafka {
 
     private final TetherConfig config;
+    private final RegistryAccess registry;
     private final String bootstrapServers;
     private final String applicationName;
 
-    ServiceKafka(TetherConfig config, @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers,
+    ServiceKafka(TetherConfig config, RegistryAccess registry, @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers,
                  @ConfigProperty(name = "quarkus.application.name") String applicationName) {
         this.config = config;
+        this.registry = registry;
         this.bootstrapServers = bootstrapServers;
         this.applicationName = applicationName;
     }
@@ -57,9 +59,12 @@ public class ServiceKafka {
         return config.layout();
     }
 
-    /** A value serde for a generated Avro class, through the configured registry ({@link AvroSerdes}). */
+    /**
+     * A value serde for a generated Avro class, through the service's one connection to the registry
+     * ({@link RegistryAccess}: every call with the {@code tether.registry.*} deadlines; see {@link AvroSerdes}).
+     */
     public <T extends SpecificRecord> Serde<T> avroSerde() {
-        return AvroSerdes.valueSerde(config.registry().url());
+        return AvroSerdes.valueSerde(registry.connection());
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tether.kit.service;
 
+import dev.tether.kit.kafka.RegistrySettings;
 import dev.tether.kit.kafka.TopicLayout;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
@@ -28,9 +29,28 @@ public interface TetherConfig {
         /** The registry's Apicurio v3 API, e.g. {@code http://127.0.0.1:8085/apis/registry/v3}. */
         String url();
 
-        /** How long to wait for the registry at start-up. */
+        /**
+         * How long start-up waits for each answer of the broker about the topics (the name is historical: the
+         * registry's own deadlines are the two below; start-up waits for the registry as long as it takes).
+         */
         @WithDefault("PT30S")
         Duration timeout();
+
+        /** How long connecting to the registry may take; then the call fails (and is tried again later). */
+        @WithDefault("PT2S")
+        Duration connectTimeout();
+
+        /**
+         * How long a request to the registry may wait for its answer; then it fails. A schema lookup tries twice, so
+         * a registry that answers nothing fails it within about twice the sum of both timeouts.
+         */
+        @WithDefault("PT5S")
+        Duration requestTimeout();
+
+        /** These settings as the kit's {@link RegistrySettings}. */
+        default RegistrySettings settings() {
+            return new RegistrySettings(url(), connectTimeout(), requestTimeout());
+        }
     }
 
     interface Topics {

@@ -5,6 +5,7 @@ import dev.tether.avro.CommandReply;
 import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
+import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
@@ -14,6 +15,7 @@ import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.TopicMaterializer;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -40,6 +42,9 @@ public final class SequencerTopology {
     /** The Avro serdes of the topics the topology touches. */
     public record TopicSerdes(Serde<SessionCommand> commands, Serde<SessionEvent> events, Serde<CommandReply> replies,
                           Serde<Checkpoint> checkpoints, Serde<HarnessVersion> versions) {}
+
+    /** How long the global store's thread waits for a registry that does not answer, per record, before it fails. */
+    static final Duration GLOBAL_REGISTRY_WAIT = Duration.ofMinutes(5);
 
     private SequencerTopology() {}
 
@@ -92,7 +97,9 @@ public final class SequencerTopology {
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HARNESS_VERSIONS), strings, serdes.versions())
                         .withLoggingDisabled(),
-                "versions-source", strings.deserializer(), serdes.versions().deserializer(), layout.name(Topics.HARNESS_VERSIONS),
+                // the global thread cannot be replaced when it fails: it waits for a registry that does not answer
+                "versions-source", strings.deserializer(),
+                AvroSerdes.waitingForRegistry(serdes.versions().deserializer(), GLOBAL_REGISTRY_WAIT), layout.name(Topics.HARNESS_VERSIONS),
                 "versions-materializer", TopicMaterializer.<String, HarnessVersion>into(StoreNames.HARNESS_VERSIONS, signals,
                         version -> version));
         return topology;

@@ -11,6 +11,7 @@ import dev.tether.executor.domain.Authority;
 import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.service.RegistryAccess;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.tools.ToolRegistry;
 import dev.tether.tools.sandbox.CommandRunner;
@@ -56,6 +57,7 @@ public class Executor {
 
     private final TetherConfig tether;
     private final ExecutorConfig config;
+    private final RegistryAccess registryAccess;
     private final String bootstrapServers;
     private ExecutorService workers;
     private Producer<String, SpecificRecord> producer;
@@ -65,17 +67,17 @@ public class Executor {
     private Thread watcherThread;
     private Isolation isolation;
 
-    Executor(TetherConfig tether, ExecutorConfig config,
+    Executor(TetherConfig tether, ExecutorConfig config, RegistryAccess registryAccess,
              @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
         this.tether = tether;
         this.config = config;
+        this.registryAccess = registryAccess;
         this.bootstrapServers = bootstrapServers;
     }
 
     /** After {@code InfrastructureInit} (default priority): the topics exist and are verified. */
     void onStart(@Observes @Priority(3000) StartupEvent event) {
         TopicLayout layout = tether.layout();
-        String registry = tether.registry().url();
         var commands = config.commands();
         var runnerConfig = RunnerConfig.defaults()
                 .withTimeout(commands.timeout())
@@ -100,20 +102,20 @@ public class Executor {
         var workspaces = new WorkspaceRoot(Path.of(config.workspaces()), isolation.commandUser());
         var crashPoints = new CrashPoints(config.test().crashAt(), config.test().crashMarker());
 
-        producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), this.<SpecificRecord>serde(registry).serializer());
+        producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), this.<SpecificRecord>serde().serializer());
         var ledger = new Ledger();
         var inFlight = new InFlight();
         watcher = new InterruptWatcher(new KafkaConsumer<>(consumerConfig(null, false), new ByteArrayDeserializer(),
-                this.<SessionEvent>serde(registry).deserializer()), inFlight, layout, config.interruptions().catchUpTimeout());
+                this.<SessionEvent>serde().deserializer()), inFlight, layout, config.interruptions().catchUpTimeout());
         var handler = new CallHandler(ledger, new AckedWriter(producer, layout), authority,
                 new Sandbox(workspaces, runner, new MapSecretProvider(config.secrets()), offloader), inFlight, watcher::catchUp,
                 crashPoints, config.instanceId(), Clock.systemUTC());
         workers = Executors.newFixedThreadPool(config.concurrency(), named("tool-call"));
         loop = new ExecutorLoop(
                 new KafkaConsumer<>(consumerConfig(layout.prefix() + "tether-tool-executor", true),
-                        new StringDeserializer(), this.<ToolRequest>serde(registry).deserializer()),
+                        new StringDeserializer(), this.<ToolRequest>serde().deserializer()),
                 new KafkaConsumer<>(consumerConfig(null, false), new StringDeserializer(),
-                        this.<ToolOutcome>serde(registry).deserializer()),
+                        this.<ToolOutcome>serde().deserializer()),
                 ledger, handler, workers, layout);
         loopThread = named("tool-requests").newThread(loop);
         watcherThread = named("interrupt-watcher").newThread(watcher);
@@ -172,8 +174,9 @@ public class Executor {
         return props;
     }
 
-    private <T extends SpecificRecord> Serde<T> serde(String registry) {
-        return AvroSerdes.valueSerde(registry);
+    /** Through the service's one registry connection: every lookup with the {@code tether.registry.*} deadlines. */
+    private <T extends SpecificRecord> Serde<T> serde() {
+        return AvroSerdes.valueSerde(registryAccess.connection());
     }
 
     private static ThreadFactory named(String name) {

@@ -2,20 +2,24 @@ package dev.tether.executor.kafka;
 
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
+import dev.tether.kit.kafka.RegistryUnavailableException;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordDeserializationException;
@@ -34,7 +38,9 @@ import org.jboss.logging.Logger;
  * finished meanwhile is only reported again.
  *
  * <p>When partitions are assigned, the ledger of their keys is loaded from {@code tool-outcomes} before any of their
- * requests is handled; when they are revoked, the running batch finishes and is committed first. Runs on one thread.
+ * requests is handled; when they are revoked, the running batch finishes and is committed first. A record or a ledger
+ * entry whose schema the registry does not give (it does not answer) is read again once it does, never skipped; a
+ * partition whose ledger is not loaded stays paused meanwhile. Runs on one thread.
  */
 final class ExecutorLoop implements Runnable {
 
@@ -53,6 +59,8 @@ final class ExecutorLoop implements Runnable {
     private volatile boolean running = true;
     private volatile boolean ready;
     private Batch batch;
+    /** Assigned partitions whose ledger could not be loaded yet (the registry did not answer): paused until it is. */
+    private final Set<TopicPartition> unloaded = new HashSet<>();
 
     /** One poll's calls, being handled. */
     private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next,
@@ -97,6 +105,17 @@ final class ExecutorLoop implements Runnable {
     }
 
     private void pollOnce() {
+        if (!unloaded.isEmpty()) {
+            if (!loadLedger(List.copyOf(unloaded))) {
+                // nothing is handled meanwhile: every partition paused; the poll keeps the membership and runs
+                // rebalances, and whatever it still returns (a partition assigned and loaded in it) is read again later
+                requests.pause(requests.assignment());
+                rewind(requests.poll(POLL));
+                sleep(RETRY_BACKOFF);
+                return;
+            }
+            requests.resume(requests.paused());
+        }
         try {
             var records = requests.poll(POLL);
             ready = true;
@@ -110,10 +129,51 @@ final class ExecutorLoop implements Runnable {
                 requests.resume(requests.paused());
             }
         } catch (RecordDeserializationException e) {
+            if (RegistryUnavailableException.in(e).isPresent()) {
+                // the request's schema could not be looked up: it is read again, never skipped
+                LOG.warnf("tool-requests %s offset %d waits for the schema registry: %s", e.topicPartition(), e.offset(),
+                        e.getCause().getMessage());
+                sleep(RETRY_BACKOFF);
+                return;
+            }
             LOG.errorf("tool-requests %s offset %d cannot be read, skipped (no call can be run or reported from it): %s",
                     e.topicPartition(), e.offset(), e.getMessage());
             requests.seek(e.topicPartition(), e.offset() + 1);
         }
+    }
+
+    /** Seeks each partition of {@code records} back to its first record: they are read again, not dropped. */
+    private void rewind(ConsumerRecords<String, ToolRequest> records) {
+        for (TopicPartition partition : records.partitions()) {
+            requests.seek(partition, records.records(partition).get(0).offset());
+        }
+    }
+
+    /**
+     * Loads the ledger of {@code partitions} (of {@code tool-requests}); if the schema registry does not answer, they
+     * stay paused and are loaded again before the next poll: no request of a partition is handled before its ledger
+     * is known. True if loaded.
+     */
+    private boolean loadLedger(List<TopicPartition> partitions) {
+        var ledgerPartitions = partitions.stream()
+                .map(p -> new TopicPartition(outcomesTopic, p.partition()))
+                .toList();
+        try {
+            ledger.load(ledgerReader, ledgerPartitions, LEDGER_LOAD_TIMEOUT);
+        } catch (RuntimeException e) {
+            if (RegistryUnavailableException.in(e).isEmpty()) {
+                throw e;
+            }
+            LOG.warnf("the ledger of %s waits for the schema registry: %s", partitions,
+                    RegistryUnavailableException.in(e).get().getMessage());
+            unloaded.addAll(partitions);
+            requests.pause(partitions);
+            return false;
+        }
+        unloaded.removeAll(partitions);
+        requests.resume(partitions);
+        LOG.infof("assigned %s; the ledger knows %d calls", partitions, ledger.size());
+        return true;
     }
 
     private Batch dispatch(Iterable<ConsumerRecord<String, ToolRequest>> records) {
@@ -166,6 +226,7 @@ final class ExecutorLoop implements Runnable {
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            unloaded.removeAll(partitions);
             if (!partitions.isEmpty()) {
                 LOG.infof("giving up %s: finishing the running calls first", partitions);
             }
@@ -174,11 +235,13 @@ final class ExecutorLoop implements Runnable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            var ledgerPartitions = partitions.stream()
-                    .map(p -> new TopicPartition(outcomesTopic, p.partition()))
-                    .toList();
-            ledger.load(ledgerReader, ledgerPartitions, LEDGER_LOAD_TIMEOUT);
-            LOG.infof("assigned %s; the ledger knows %d calls", partitions, ledger.size());
+            loadLedger(List.copyOf(partitions));
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            unloaded.removeAll(partitions);
+            onPartitionsRevoked(partitions);
         }
     }
 

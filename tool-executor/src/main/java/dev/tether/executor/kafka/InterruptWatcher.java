@@ -2,6 +2,7 @@ package dev.tether.executor.kafka;
 
 import dev.tether.avro.SessionEvent;
 import dev.tether.core.event.TurnInterrupted;
+import dev.tether.kit.kafka.RegistryUnavailableException;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
@@ -143,6 +144,13 @@ final class InterruptWatcher implements Runnable {
                 } catch (WakeupException e) {
                     // a catch-up was asked for (it is located next), or stop() was called
                 } catch (RecordDeserializationException e) {
+                    if (RegistryUnavailableException.in(e).isPresent()) {
+                        // an interruption must not be missed: the event is read again once the registry answers
+                        LOG.warnf("session-events %s offset %d waits for the schema registry: %s", e.topicPartition(), e.offset(),
+                                e.getCause().getMessage());
+                        pause(REGISTRY_BACKOFF);
+                        continue;
+                    }
                     LOG.warnf("session-events %s offset %d cannot be read, skipped: %s", e.topicPartition(), e.offset(),
                             e.getMessage());
                     events.seek(e.topicPartition(), e.offset() + 1);
@@ -156,6 +164,17 @@ final class InterruptWatcher implements Runnable {
             locating.forEach(a -> a.done().completeExceptionally(stopped));
             waiting.forEach(w -> w.done().completeExceptionally(stopped));
             events.close();
+        }
+    }
+
+    /** How long the watcher waits before reading an event again whose schema the registry did not give. */
+    private static final Duration REGISTRY_BACKOFF = Duration.ofSeconds(1);
+
+    private static void pause(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

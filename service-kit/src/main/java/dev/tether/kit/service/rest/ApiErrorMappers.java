@@ -3,6 +3,7 @@ package dev.tether.kit.service.rest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.kafka.NoVerdictException;
+import dev.tether.kit.kafka.RegistryUnavailableException;
 import dev.tether.kit.kafka.StoreFormatException;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
@@ -66,6 +67,18 @@ public class ApiErrorMappers {
         return ApiException.unavailable(e.getMessage(), e.retryAfterSeconds()).toResponse();
     }
 
+    /**
+     * The schema registry did not answer a lookup this request needed (a schema not known yet): nothing was written
+     * or read; the same request later may succeed. Also when it comes wrapped in another failure.
+     */
+    @ServerExceptionMapper
+    public Response registryUnavailable(RegistryUnavailableException e) {
+        return ApiException.unavailable("the schema registry does not answer; try again shortly", REGISTRY_RETRY_AFTER_SECONDS).toResponse();
+    }
+
+    /** Retry-After of a request that failed because the registry did not answer. */
+    static final int REGISTRY_RETRY_AFTER_SECONDS = 5;
+
     /** A Kafka Streams store moved or is restoring in the middle of a read. */
     @ServerExceptionMapper
     public Response storeUnavailable(InvalidStateStoreException e) {
@@ -102,6 +115,10 @@ public class ApiErrorMappers {
 
     @ServerExceptionMapper
     public Response unexpected(Exception e) {
+        var registry = RegistryUnavailableException.in(e);
+        if (registry.isPresent()) {
+            return registryUnavailable(registry.get());
+        }
         LOG.error("unexpected failure handling a request", e);
         return new ApiException(500, "internal", "an unexpected error; it was logged").toResponse();
     }
