@@ -39,7 +39,13 @@ public abstract class StreamsConfigurationContract {
                 Map.entry("kafka-streams.state.dir", ".tether/state/" + serviceName()),
                 Map.entry("kafka-streams.group.instance.id", serviceName() + "-localhost-" + port()),
                 Map.entry("kafka-streams.session.timeout.ms", "15000"),
-                Map.entry("kafka-streams.replication.factor", "1")));
+                Map.entry("kafka-streams.replication.factor", "1"),
+                // fail, never log and skip: a record that cannot be read or written stops its thread (StreamThreadRecovery)
+                Map.entry("kafka-streams.deserialization.exception.handler", "org.apache.kafka.streams.errors.LogAndFailExceptionHandler"),
+                Map.entry("kafka-streams.processing.exception.handler",
+                        "org.apache.kafka.streams.errors.LogAndFailProcessingExceptionHandler"),
+                Map.entry("kafka-streams.production.exception.handler",
+                        "org.apache.kafka.streams.errors.DefaultProductionExceptionHandler")));
         expected.putAll(ownSettings());
 
         assertEquals(expected, ServiceConfiguration.properties("kafka-streams.", "quarkus.kafka-streams."));
