@@ -1,6 +1,5 @@
 package dev.tether.executor.kafka;
 
-import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
@@ -33,23 +32,23 @@ import org.jboss.logging.Logger;
  * unreachable), the batch's partitions go back to where the batch started and the calls come again: a call that
  * finished meanwhile is only reported again.
  *
- * <p>When partitions are assigned, the ledger of their keys is loaded from {@code tool-outcomes} before any of their
- * requests is handled; when they are revoked, the running batch finishes and is committed first. Runs on one thread.
+ * <p>Before a batch's calls are handled, the {@link Ledger} looks them all up (one read per partition, on a worker
+ * thread while this one keeps polling); a lookup that cannot read the ledger fails the batch like any other failure.
+ * Nothing is read when partitions are assigned: a partition's ledger window is started by its first batch, from the
+ * time its oldest pending call was authorized. When partitions are revoked, the running batch finishes and is
+ * committed first, then their windows are dropped. Runs on one thread.
  */
 final class ExecutorLoop implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(ExecutorLoop.class);
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final Duration LEDGER_LOAD_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
 
     private final Consumer<String, ToolRequest> requests;
-    private final Consumer<String, ToolOutcome> ledgerReader;
     private final Ledger ledger;
     private final CallHandler handler;
     private final ExecutorService workers;
     private final String requestsTopic;
-    private final String outcomesTopic;
     private volatile boolean running = true;
     private volatile boolean ready;
     private Batch batch;
@@ -58,18 +57,16 @@ final class ExecutorLoop implements Runnable {
     private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next,
                          Map<TopicPartition, Long> first) {}
 
-    ExecutorLoop(Consumer<String, ToolRequest> requests, Consumer<String, ToolOutcome> ledgerReader, Ledger ledger,
-                 CallHandler handler, ExecutorService workers, TopicLayout layout) {
+    ExecutorLoop(Consumer<String, ToolRequest> requests, Ledger ledger, CallHandler handler, ExecutorService workers,
+                 TopicLayout layout) {
         this.requests = requests;
-        this.ledgerReader = ledgerReader;
         this.ledger = ledger;
         this.handler = handler;
         this.workers = workers;
         this.requestsTopic = layout.name(Topics.TOOL_REQUESTS);
-        this.outcomesTopic = layout.name(Topics.TOOL_OUTCOMES);
     }
 
-    /** Whether the loop has joined the group and loaded the ledger of what it was given. */
+    /** Whether the loop has joined the group and polled. */
     boolean ready() {
         return ready;
     }
@@ -92,7 +89,6 @@ final class ExecutorLoop implements Runnable {
         } finally {
             finishBatch();
             requests.close();
-            ledgerReader.close();
         }
     }
 
@@ -118,6 +114,7 @@ final class ExecutorLoop implements Runnable {
 
     private Batch dispatch(Iterable<ConsumerRecord<String, ToolRequest>> records) {
         var bySession = new LinkedHashMap<String, List<ToolRequest>>();
+        var byPartition = new HashMap<Integer, List<ToolRequest>>();
         var next = new HashMap<TopicPartition, OffsetAndMetadata>();
         var first = new HashMap<TopicPartition, Long>();
         for (var record : records) {
@@ -128,11 +125,14 @@ final class ExecutorLoop implements Runnable {
                 continue; // a tombstone: nothing to run
             }
             bySession.computeIfAbsent(record.value().getSessionId(), s -> new ArrayList<>()).add(record.value());
+            byPartition.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record.value());
         }
-        var futures = bySession.values().stream()
-                .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(handler::handle), workers))
-                .toArray(CompletableFuture[]::new);
-        return new Batch(CompletableFuture.allOf(futures), next, first);
+        // the ledger answers for every call of the batch first, then the sessions' calls run
+        CompletableFuture<Void> done = CompletableFuture.runAsync(() -> ledger.prepare(byPartition), workers)
+                .thenCompose(prepared -> CompletableFuture.allOf(bySession.values().stream()
+                        .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(handler::handle), workers))
+                        .toArray(CompletableFuture[]::new)));
+        return new Batch(done, next, first);
     }
 
     /** Waits for the running batch; commits it, or rewinds its partitions if a call could not be handled. */
@@ -145,6 +145,7 @@ final class ExecutorLoop implements Runnable {
         try {
             finishing.done().join();
         } catch (RuntimeException e) {
+            ledger.release();
             LOG.errorf(e.getCause() != null ? e.getCause() : e, "a batch of tool calls failed; its calls come again in %s",
                     RETRY_BACKOFF);
             var assigned = requests.assignment();
@@ -156,6 +157,7 @@ final class ExecutorLoop implements Runnable {
             sleep(RETRY_BACKOFF);
             return;
         }
+        ledger.release();
         var owned = new HashMap<>(finishing.next());
         owned.keySet().retainAll(requests.assignment());
         if (!owned.isEmpty()) {
@@ -170,15 +172,13 @@ final class ExecutorLoop implements Runnable {
                 LOG.infof("giving up %s: finishing the running calls first", partitions);
             }
             finishBatch();
+            ledger.drop(partitions.stream().map(TopicPartition::partition).toList());
         }
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            var ledgerPartitions = partitions.stream()
-                    .map(p -> new TopicPartition(outcomesTopic, p.partition()))
-                    .toList();
-            ledger.load(ledgerReader, ledgerPartitions, LEDGER_LOAD_TIMEOUT);
-            LOG.infof("assigned %s; the ledger knows %d calls", partitions, ledger.size());
+            // nothing is read here: each partition's first batch starts its ledger window (Ledger.prepare)
+            LOG.infof("assigned %s", partitions);
         }
     }
 
