@@ -44,6 +44,9 @@ final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
     @Override
     public long end(int partition) {
         var tp = new TopicPartition(topic, partition);
+        // assigned first: the consumer keeps the last stable offset it is told of only for a partition it has (and
+        // warns otherwise), and the read that follows is of this partition anyway
+        consumer.assign(List.of(tp));
         return guarded("the end of " + tp, () -> consumer.endOffsets(List.of(tp), timeout).get(tp));
     }
 
