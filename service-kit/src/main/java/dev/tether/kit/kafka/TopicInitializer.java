@@ -32,7 +32,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * <p>Fails with {@link TopicMisconfiguredException} rather than run on a topic that would lose
  * or misplace events: a {@code cleanup.policy} other than the one required (for example
  * {@code delete} on {@code session-events}, which would drop events by time), time-based
- * retention on a compacted topic, or {@code session-commands} and {@code session-events} with
+ * retention on a compacted topic, {@code tool-outcomes} with the broker's timestamps instead of its
+ * writer's ({@code message.timestamp.type}), or {@code session-commands} and {@code session-events} with
  * different partition counts (they must be co-partitioned).
  */
 public final class TopicInitializer {
@@ -113,6 +114,11 @@ public final class TopicInitializer {
                 } else {
                     warnings.add(message);
                 }
+            }
+            String timestamps = spec.configs().get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG);
+            if (timestamps != null && !timestamps.equals(value(actual, TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG))) {
+                problems.add("topic '%s' has message.timestamp.type=%s but must have %s (the tool-executor's ledger finds a call's records by the timestamps it writes)"
+                        .formatted(spec.name(), value(actual, TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG), timestamps));
             }
             TopicDescription description = descriptions.get(spec.name());
             int partitions = description.partitions().size();

@@ -26,7 +26,7 @@ import org.apache.kafka.common.config.TopicConfig;
  * <tr><td>session-events</td><td>(sessionId, seq)</td><td>SessionEvent</td><td>compact, never by time</td></tr>
  * <tr><td>session-checkpoints</td><td>sessionId</td><td>Checkpoint</td><td>compact</td></tr>
  * <tr><td>tool-requests</td><td>idempotency key (partitioned by its session)</td><td>ToolRequest</td><td>delete, 7 days</td></tr>
- * <tr><td>tool-outcomes</td><td>idempotency key (partitioned by its session)</td><td>ToolOutcome</td><td>compact</td></tr>
+ * <tr><td>tool-outcomes</td><td>idempotency key (partitioned by its session)</td><td>ToolOutcome</td><td>compact, the writer's timestamps</td></tr>
  * <tr><td>harness-versions</td><td>version</td><td>HarnessVersion</td><td>compact</td></tr>
  * <tr><td>session-replies</td><td>instance id</td><td>CommandReply</td><td>delete, 1 hour</td></tr>
  * </table>
@@ -57,7 +57,8 @@ public final class Topics {
                 spec(layout, SESSION_EVENTS, layout.partitions(), compactedForever(), SessionEvent.getClassSchema()),
                 spec(layout, SESSION_CHECKPOINTS, layout.partitions(), compactedForever(), Checkpoint.getClassSchema()),
                 spec(layout, TOOL_REQUESTS, layout.partitions(), deleteAfter(WORK_QUEUE_RETENTION), ToolRequest.getClassSchema()),
-                spec(layout, TOOL_OUTCOMES, layout.partitions(), compactedForever(), ToolOutcome.getClassSchema()),
+                // the executor's ledger finds a call's records by the timestamps it writes: the broker must keep them
+                spec(layout, TOOL_OUTCOMES, layout.partitions(), withProducersTimestamps(compactedForever()), ToolOutcome.getClassSchema()),
                 // a handful of records read whole by every instance
                 spec(layout, HARNESS_VERSIONS, 1, compactedForever(), HarnessVersion.getClassSchema()),
                 spec(layout, SESSION_REPLIES, layout.partitions(), deleteAfter(REPLY_RETENTION), CommandReply.getClassSchema()));
@@ -83,6 +84,12 @@ public final class Topics {
         return Map.of(
                 TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
                 TopicConfig.RETENTION_MS_CONFIG, Long.toString(retention.toMillis()));
+    }
+
+    private static Map<String, String> withProducersTimestamps(Map<String, String> configs) {
+        var all = new HashMap<>(configs);
+        all.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+        return Map.copyOf(all);
     }
 
     private static Map<String, String> compactedForever() {

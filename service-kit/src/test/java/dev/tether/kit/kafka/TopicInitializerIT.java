@@ -86,6 +86,18 @@ class TopicInitializerIT {
     }
 
     @Test
+    void refusesToRun_onToolOutcomesStampedByTheBroker() throws Exception {
+        String outcomes = layout.name(Topics.TOOL_OUTCOMES);
+        admin.createTopics(List.of(new NewTopic(outcomes, TopicLayout.DEFAULT_PARTITIONS, (short) 1)
+                .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, "compact", TopicConfig.RETENTION_MS_CONFIG, "-1",
+                        TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime")))).all().get();
+
+        assertThatThrownBy(() -> new TopicInitializer(admin, TIMEOUT).init(layout))
+                .isInstanceOf(TopicMisconfiguredException.class)
+                .hasMessageContaining("topic '" + outcomes + "' has message.timestamp.type=LogAppendTime but must have CreateTime");
+    }
+
+    @Test
     void refusesToRun_whenCommandsAndEventsAreNotCoPartitioned() throws Exception {
         admin.createTopics(List.of(new NewTopic(layout.name(Topics.SESSION_COMMANDS), 3, (short) 1)
                 .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, "delete", TopicConfig.RETENTION_MS_CONFIG, "604800000"))))

@@ -25,6 +25,15 @@ class TopicsTest {
     }
 
     @Test
+    void toolOutcomes_isCompactedForever_andKeepsItsWritersTimestamps() {
+        TopicSpec outcomes = Topics.spec(TopicLayout.local(), Topics.TOOL_OUTCOMES);
+
+        assertThat(outcomes.cleanupPolicy()).isEqualTo(TopicConfig.CLEANUP_POLICY_COMPACT);
+        assertThat(outcomes.configs()).containsEntry(TopicConfig.RETENTION_MS_CONFIG, "-1")
+                .containsEntry(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime"); // the executor's ledger finds records by time
+    }
+
+    @Test
     void workQueues_areDeletedAfterSevenDays() {
         for (String topic : new String[] {Topics.SESSION_COMMANDS, Topics.TOOL_REQUESTS}) {
             TopicSpec spec = Topics.spec(TopicLayout.local(), topic);

@@ -29,6 +29,8 @@ public interface ExecutorConfig {
 
     Interruptions interruptions();
 
+    LedgerSettings ledger();
+
     /** {@code secret://name} references resolve to these values, and only in the executor ({@code secrets."name"=value}). */
     Map<String, String> secrets();
 
@@ -78,6 +80,29 @@ public interface ExecutorConfig {
          */
         @WithDefault("PT10S")
         Duration catchUpTimeout();
+    }
+
+    /** The ledger's bounded cache in front of {@code tool-outcomes} (docs/ARCHITECTURE.md §6). */
+    interface LedgerSettings {
+        /**
+         * The most calls the cache holds per owned partition of {@code tool-outcomes}: an offset and a state each, about
+         * 200 bytes, never the output. Calls older than the requests being handled leave it sooner (see
+         * {@link #clockSkew()}); a call not in it is read from the topic.
+         */
+        @WithDefault("20000")
+        int cacheCalls();
+
+        /**
+         * How much earlier than its call's authorization a ledger record may be stamped: the most the clock of the host
+         * that wrote it (an executor before this version stamped its records with its own clock) may lag behind the
+         * session-service's, which stamps authorizations. A lookup reads from the authorization's time less this.
+         */
+        @WithDefault("PT1M")
+        Duration clockSkew();
+
+        /** How long a read of the ledger may make no progress (the broker away) before its batch fails and comes again. */
+        @WithDefault("PT30S")
+        Duration readTimeout();
     }
 
     interface Http {

@@ -24,9 +24,12 @@ final class AckedWriter {
         this.layout = layout;
     }
 
-    /** Writes a ledger entry to {@code tool-outcomes}, keyed by its idempotency key. */
-    void ledgerEntry(ToolOutcome outcome) {
-        send(new ProducerRecord<>(layout.name(Topics.TOOL_OUTCOMES), outcome.getIdempotencyKey(), outcome));
+    /**
+     * Writes a ledger entry to {@code tool-outcomes}, keyed by its idempotency key, with the record timestamp
+     * {@code timestampMillis} (the {@link Ledger} finds a call's records by time).
+     */
+    void ledgerEntry(ToolOutcome outcome, long timestampMillis) {
+        send(new ProducerRecord<>(layout.name(Topics.TOOL_OUTCOMES), null, timestampMillis, outcome.getIdempotencyKey(), outcome));
     }
 
     /** Sends a command to the sequencer on {@code session-commands}, keyed by its session. */

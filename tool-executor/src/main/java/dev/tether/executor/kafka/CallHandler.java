@@ -2,7 +2,6 @@ package dev.tether.executor.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Actor;
@@ -81,7 +80,7 @@ final class CallHandler {
     void handle(ToolRequest toolRequest) {
         CallRequest request = CallAvro.request(toolRequest);
         String key = request.idempotencyKey();
-        Optional<CallEntry> known = ledger.get(key).map(CallAvro::entry);
+        Optional<CallEntry> known = ledger.get(toolRequest).map(CallAvro::entry);
         var verdict = authority.check(request.tenantId(), request.toolMode(), request.tool(), request.basis());
         Step step = CallRules.decide(known, request, verdict, authority.registered(request.tool()));
         if (step instanceof Step.ReportAgain again) {
@@ -175,12 +174,10 @@ final class CallHandler {
         report(request, record(known, new Recorded(request, executorId, clock.instant(), end.outcome())));
     }
 
-    /** Writes the call's next ledger entry, waiting until all in-sync replicas have it, then remembers it. */
+    /** Writes the call's next ledger entry, waiting until all in-sync replicas have it ({@link Ledger#record}). */
     private CallEntry record(Optional<CallEntry> entry, Recorded recorded) {
         CallEntry next = CallRules.evolve(entry, recorded);
-        ToolOutcome outcome = CallAvro.outcome(next);
-        writer.ledgerEntry(outcome);
-        ledger.put(outcome);
+        ledger.record(CallAvro.outcome(next));
         return next;
     }
 

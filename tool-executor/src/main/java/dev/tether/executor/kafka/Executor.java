@@ -11,6 +11,7 @@ import dev.tether.executor.domain.Authority;
 import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.service.RegistryAccess;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.tools.ToolRegistry;
@@ -19,6 +20,7 @@ import dev.tether.tools.sandbox.Isolation;
 import dev.tether.tools.sandbox.MapSecretProvider;
 import dev.tether.tools.sandbox.RunnerConfig;
 import dev.tether.tools.sandbox.WorkspaceRoot;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
@@ -59,7 +61,9 @@ public class Executor {
     private final ExecutorConfig config;
     private final RegistryAccess registryAccess;
     private final String bootstrapServers;
+    private final MeterRegistry meters;
     private ExecutorService workers;
+    private KafkaOutcomeLog outcomes;
     private Producer<String, SpecificRecord> producer;
     private ExecutorLoop loop;
     private InterruptWatcher watcher;
@@ -68,11 +72,12 @@ public class Executor {
     private Isolation isolation;
 
     Executor(TetherConfig tether, ExecutorConfig config, RegistryAccess registryAccess,
-             @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
+             @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers, MeterRegistry meters) {
         this.tether = tether;
         this.config = config;
         this.registryAccess = registryAccess;
         this.bootstrapServers = bootstrapServers;
+        this.meters = meters;
     }
 
     /** After {@code InfrastructureInit} (default priority): the topics exist and are verified. */
@@ -103,19 +108,23 @@ public class Executor {
         var crashPoints = new CrashPoints(config.test().crashAt(), config.test().crashMarker());
 
         producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), this.<SpecificRecord>serde().serializer());
-        var ledger = new Ledger();
+        var writer = new AckedWriter(producer, layout);
+        var ledgerSettings = config.ledger();
+        outcomes = new KafkaOutcomeLog(new KafkaConsumer<>(consumerConfig(null, false), new StringDeserializer(),
+                this.<ToolOutcome>serde().deserializer()), layout.name(Topics.TOOL_OUTCOMES), ledgerSettings.readTimeout());
+        var ledger = new Ledger(outcomes, writer, new Ledger.Settings(ledgerSettings.cacheCalls(), ledgerSettings.clockSkew()),
+                Clock.systemUTC());
+        LedgerMetrics.register(meters, ledger);
         var inFlight = new InFlight();
         watcher = new InterruptWatcher(new KafkaConsumer<>(consumerConfig(null, false), new ByteArrayDeserializer(),
                 this.<SessionEvent>serde().deserializer()), inFlight, layout, config.interruptions().catchUpTimeout());
-        var handler = new CallHandler(ledger, new AckedWriter(producer, layout), authority,
+        var handler = new CallHandler(ledger, writer, authority,
                 new Sandbox(workspaces, runner, new MapSecretProvider(config.secrets()), offloader), inFlight, watcher::catchUp,
                 crashPoints, config.instanceId(), Clock.systemUTC());
         workers = Executors.newFixedThreadPool(config.concurrency(), named("tool-call"));
         loop = new ExecutorLoop(
                 new KafkaConsumer<>(consumerConfig(layout.prefix() + "tether-tool-executor", true),
                         new StringDeserializer(), this.<ToolRequest>serde().deserializer()),
-                new KafkaConsumer<>(consumerConfig(null, false), new StringDeserializer(),
-                        this.<ToolOutcome>serde().deserializer()),
                 ledger, handler, workers, layout);
         loopThread = named("tool-requests").newThread(loop);
         watcherThread = named("interrupt-watcher").newThread(watcher);
@@ -136,6 +145,7 @@ public class Executor {
         join(loopThread);
         join(watcherThread);
         workers.shutdownNow();
+        outcomes.close();
         producer.close();
     }
 
@@ -144,7 +154,7 @@ public class Executor {
         return ToolRegistry.builtIn(http.allowedHosts().orElse(List.of()));
     }
 
-    /** Whether the executor takes requests: joined its group, loaded its ledger, and watches interruptions. */
+    /** Whether the executor takes requests: joined its group and watches interruptions. */
     public boolean ready() {
         return loop != null && loop.ready() && watcher.ready() && loopThread.isAlive();
     }

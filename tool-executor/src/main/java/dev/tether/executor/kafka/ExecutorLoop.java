@@ -1,6 +1,5 @@
 package dev.tether.executor.kafka;
 
-import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.kit.kafka.RegistryUnavailableException;
 import dev.tether.kit.kafka.TopicLayout;
@@ -9,17 +8,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordDeserializationException;
@@ -37,47 +33,42 @@ import org.jboss.logging.Logger;
  * unreachable), the batch's partitions go back to where the batch started and the calls come again: a call that
  * finished meanwhile is only reported again.
  *
- * <p>When partitions are assigned, the ledger of their keys is loaded from {@code tool-outcomes} before any of their
- * requests is handled; when they are revoked, the running batch finishes and is committed first. A record or a ledger
- * entry whose schema the registry does not give (it does not answer) is read again once it does, never skipped; a
- * partition whose ledger is not loaded stays paused meanwhile. Runs on one thread.
+ * <p>Before a batch's calls are handled, the {@link Ledger} looks them all up (one read per partition, on a worker
+ * thread while this one keeps polling); a lookup that cannot read the ledger fails the batch like any other failure.
+ * Nothing is read when partitions are assigned: a partition's ledger window is started by its first batch, from the
+ * time its oldest pending call was authorized. When partitions are revoked, the running batch finishes and is
+ * committed first, then their windows are dropped. A request or a ledger record whose schema the registry does not
+ * give (it does not answer) is read again once it does, never skipped. Runs on one thread.
  */
 final class ExecutorLoop implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(ExecutorLoop.class);
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final Duration LEDGER_LOAD_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
 
     private final Consumer<String, ToolRequest> requests;
-    private final Consumer<String, ToolOutcome> ledgerReader;
     private final Ledger ledger;
     private final CallHandler handler;
     private final ExecutorService workers;
     private final String requestsTopic;
-    private final String outcomesTopic;
     private volatile boolean running = true;
     private volatile boolean ready;
     private Batch batch;
-    /** Assigned partitions whose ledger could not be loaded yet (the registry did not answer): paused until it is. */
-    private final Set<TopicPartition> unloaded = new HashSet<>();
 
     /** One poll's calls, being handled. */
     private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next,
                          Map<TopicPartition, Long> first) {}
 
-    ExecutorLoop(Consumer<String, ToolRequest> requests, Consumer<String, ToolOutcome> ledgerReader, Ledger ledger,
-                 CallHandler handler, ExecutorService workers, TopicLayout layout) {
+    ExecutorLoop(Consumer<String, ToolRequest> requests, Ledger ledger, CallHandler handler, ExecutorService workers,
+                 TopicLayout layout) {
         this.requests = requests;
-        this.ledgerReader = ledgerReader;
         this.ledger = ledger;
         this.handler = handler;
         this.workers = workers;
         this.requestsTopic = layout.name(Topics.TOOL_REQUESTS);
-        this.outcomesTopic = layout.name(Topics.TOOL_OUTCOMES);
     }
 
-    /** Whether the loop has joined the group and loaded the ledger of what it was given. */
+    /** Whether the loop has joined the group and polled. */
     boolean ready() {
         return ready;
     }
@@ -100,22 +91,10 @@ final class ExecutorLoop implements Runnable {
         } finally {
             finishBatch();
             requests.close();
-            ledgerReader.close();
         }
     }
 
     private void pollOnce() {
-        if (!unloaded.isEmpty()) {
-            if (!loadLedger(List.copyOf(unloaded))) {
-                // nothing is handled meanwhile: every partition paused; the poll keeps the membership and runs
-                // rebalances, and whatever it still returns (a partition assigned and loaded in it) is read again later
-                requests.pause(requests.assignment());
-                rewind(requests.poll(POLL));
-                sleep(RETRY_BACKOFF);
-                return;
-            }
-            requests.resume(requests.paused());
-        }
         try {
             var records = requests.poll(POLL);
             ready = true;
@@ -142,42 +121,9 @@ final class ExecutorLoop implements Runnable {
         }
     }
 
-    /** Seeks each partition of {@code records} back to its first record: they are read again, not dropped. */
-    private void rewind(ConsumerRecords<String, ToolRequest> records) {
-        for (TopicPartition partition : records.partitions()) {
-            requests.seek(partition, records.records(partition).get(0).offset());
-        }
-    }
-
-    /**
-     * Loads the ledger of {@code partitions} (of {@code tool-requests}); if the schema registry does not answer, they
-     * stay paused and are loaded again before the next poll: no request of a partition is handled before its ledger
-     * is known. True if loaded.
-     */
-    private boolean loadLedger(List<TopicPartition> partitions) {
-        var ledgerPartitions = partitions.stream()
-                .map(p -> new TopicPartition(outcomesTopic, p.partition()))
-                .toList();
-        try {
-            ledger.load(ledgerReader, ledgerPartitions, LEDGER_LOAD_TIMEOUT);
-        } catch (RuntimeException e) {
-            if (RegistryUnavailableException.in(e).isEmpty()) {
-                throw e;
-            }
-            LOG.warnf("the ledger of %s waits for the schema registry: %s", partitions,
-                    RegistryUnavailableException.in(e).get().getMessage());
-            unloaded.addAll(partitions);
-            requests.pause(partitions);
-            return false;
-        }
-        unloaded.removeAll(partitions);
-        requests.resume(partitions);
-        LOG.infof("assigned %s; the ledger knows %d calls", partitions, ledger.size());
-        return true;
-    }
-
     private Batch dispatch(Iterable<ConsumerRecord<String, ToolRequest>> records) {
         var bySession = new LinkedHashMap<String, List<ToolRequest>>();
+        var byPartition = new HashMap<Integer, List<ToolRequest>>();
         var next = new HashMap<TopicPartition, OffsetAndMetadata>();
         var first = new HashMap<TopicPartition, Long>();
         for (var record : records) {
@@ -188,11 +134,14 @@ final class ExecutorLoop implements Runnable {
                 continue; // a tombstone: nothing to run
             }
             bySession.computeIfAbsent(record.value().getSessionId(), s -> new ArrayList<>()).add(record.value());
+            byPartition.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record.value());
         }
-        var futures = bySession.values().stream()
-                .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(handler::handle), workers))
-                .toArray(CompletableFuture[]::new);
-        return new Batch(CompletableFuture.allOf(futures), next, first);
+        // the ledger answers for every call of the batch first, then the sessions' calls run
+        CompletableFuture<Void> done = CompletableFuture.runAsync(() -> ledger.prepare(byPartition), workers)
+                .thenCompose(prepared -> CompletableFuture.allOf(bySession.values().stream()
+                        .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(handler::handle), workers))
+                        .toArray(CompletableFuture[]::new)));
+        return new Batch(done, next, first);
     }
 
     /** Waits for the running batch; commits it, or rewinds its partitions if a call could not be handled. */
@@ -205,6 +154,7 @@ final class ExecutorLoop implements Runnable {
         try {
             finishing.done().join();
         } catch (RuntimeException e) {
+            ledger.release();
             LOG.errorf(e.getCause() != null ? e.getCause() : e, "a batch of tool calls failed; its calls come again in %s",
                     RETRY_BACKOFF);
             var assigned = requests.assignment();
@@ -216,6 +166,7 @@ final class ExecutorLoop implements Runnable {
             sleep(RETRY_BACKOFF);
             return;
         }
+        ledger.release();
         var owned = new HashMap<>(finishing.next());
         owned.keySet().retainAll(requests.assignment());
         if (!owned.isEmpty()) {
@@ -226,22 +177,17 @@ final class ExecutorLoop implements Runnable {
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            unloaded.removeAll(partitions);
             if (!partitions.isEmpty()) {
                 LOG.infof("giving up %s: finishing the running calls first", partitions);
             }
             finishBatch();
+            ledger.drop(partitions.stream().map(TopicPartition::partition).toList());
         }
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            loadLedger(List.copyOf(partitions));
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            unloaded.removeAll(partitions);
-            onPartitionsRevoked(partitions);
+            // nothing is read here: each partition's first batch starts its ledger window (Ledger.prepare)
+            LOG.infof("assigned %s", partitions);
         }
     }
 

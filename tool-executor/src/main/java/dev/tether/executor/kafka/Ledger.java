@@ -2,77 +2,349 @@ package dev.tether.executor.kafka;
 
 import dev.tether.avro.OutcomeState;
 import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.kit.kafka.SessionPartitioner;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.common.TopicPartition;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
- * The executor's view of the {@code tool-outcomes} ledger: the latest outcome of every call key of the partitions
- * this instance owns. It is loaded from the topic when partitions are assigned (the topic is compacted by key, so a
- * load reads one record per call, and the previous owner's writes are in it: it wrote them synchronously before it
- * gave the partition up), then kept current by the executor's own synchronous writes, which are the only ones for
- * those keys while it owns their partitions.
+ * The executor's view of the {@code tool-outcomes} ledger: the latest outcome of a call, looked up by the request that
+ * asks for it, and the writes of new outcomes. Its memory does not grow with the calls ever made, and taking a
+ * partition over does not read the partition's history (docs/ARCHITECTURE.md §6).
  *
- * <p>Thread-safe.
+ * <p><b>Why a bounded read is enough.</b> An outcome of call K is written only after K's request was read, and that
+ * request exists only after K's authorization was appended; the request carries that event's {@code occurredAt}
+ * ({@code requestedAt}, taken from the log, so the same on every re-emission of the request). Every ledger record is
+ * written with a timestamp of at least its call's {@code requestedAt} ({@link #record}), so every record of K lies at
+ * or after the first offset whose timestamp is {@code requestedAt} (Kafka's {@code offsetsForTimes}). Records of older
+ * versions, stamped with their executor's clock, are covered by the clock-skew margin subtracted from that time. The
+ * idempotency key is unique to its authorization (a RETRY is a new key with its own authorization time), so no other
+ * request of K can carry an earlier time.
+ *
+ * <p><b>How it is read.</b> Per owned partition a window holds the latest offset and state of every call recorded in an
+ * offset range {@code [from, tail)}, all of it read in order; it is bounded ({@code cacheCalls} per partition, and
+ * calls older than the requests now handled, less twice the margin, are evicted from its old end). Before a batch is
+ * handled ({@link #prepare}) each partition's window is brought to the partition's end, then each call of the batch is
+ * answered: from the window if the call's records must all lie in the window's range; otherwise by reading the
+ * partition from the call's floor up to the window (stopping once every such call was found ended). A partition just
+ * taken over starts its window at the floor of its oldest pending call, so a takeover reads what was written since that
+ * call was authorized, not the partition's history. The window holds no outputs: the full outcome of a call found in it
+ * is read back by its offset. A lookup that cannot read the log fails ({@link OutcomeLog.LedgerUnavailableException});
+ * it never answers "no outcome" for a call it could not check.
+ *
+ * <p>The answers of a batch are kept until {@link #release}, updated by the batch's own writes. Thread-safe: windows
+ * and reads are guarded by this object's lock; answers and writes are not.
  */
 final class Ledger {
 
     private static final Logger LOG = Logger.getLogger(Ledger.class);
+    /** Offsets at most this far apart are read back in one pass rather than sought one by one. */
+    private static final long FETCH_GAP = 2_000;
 
-    private final Map<String, ToolOutcome> outcomes = new ConcurrentHashMap<>();
-
-    /** The latest outcome recorded for {@code key}, if any. */
-    Optional<ToolOutcome> get(String key) {
-        return Optional.ofNullable(outcomes.get(key));
+    /**
+     * @param cacheCalls the most calls the window of one partition holds
+     * @param clockSkew  how much earlier than its authorization a record written by an older executor may be stamped
+     */
+    record Settings(int cacheCalls, Duration clockSkew) {
+        Settings {
+            if (cacheCalls < 1) {
+                throw new IllegalArgumentException("the ledger cache must hold at least one call per partition, not " + cacheCalls);
+            }
+            if (clockSkew.isNegative()) {
+                throw new IllegalArgumentException("the clock-skew margin cannot be negative: " + clockSkew);
+            }
+        }
     }
 
-    /** Records {@code outcome}, once it is durably written. */
-    void put(ToolOutcome outcome) {
-        outcomes.put(outcome.getIdempotencyKey(), outcome);
-    }
+    /** What the ledger read, by why it read it. */
+    enum Read { TAKEOVER, TAIL, SCAN, FETCH }
 
-    int size() {
-        return outcomes.size();
+    /** A call of the current batch: its latest outcome (none, or erased: empty) and the floor of its records' timestamps. */
+    private record Known(Optional<ToolOutcome> outcome, Instant authorizedAt) {}
+
+    private final OutcomeLog log;
+    private final AckedWriter writer;
+    private final Settings settings;
+    private final Clock clock;
+    private final Map<Integer, Window> windows = new HashMap<>();
+    private final Map<String, Known> answers = new ConcurrentHashMap<>();
+    private final Map<Read, AtomicLong> read = new ConcurrentHashMap<>();
+    private volatile long cachedCalls;
+
+    Ledger(OutcomeLog log, AckedWriter writer, Settings settings, Clock clock) {
+        this.log = log;
+        this.writer = writer;
+        this.settings = settings;
+        this.clock = clock;
+        for (Read kind : Read.values()) {
+            read.put(kind, new AtomicLong());
+        }
     }
 
     /**
-     * Reads {@code partitions} of {@code tool-outcomes} from their beginning to their current end with
-     * {@code consumer} (assigned here, not subscribed), replacing what is known of their keys.
+     * Looks up every call of a batch, by the partition its requests came from, before any of them is handled: one read
+     * of each partition for the whole batch.
      *
-     * @return how many calls the partitions hold that were STARTED and never ended: unknown outcomes, reconciled when
-     *     their requests come again
+     * @throws OutcomeLog.LedgerUnavailableException if the ledger cannot be read; nothing was answered then
      */
-    int load(Consumer<String, ToolOutcome> consumer, Collection<TopicPartition> partitions, Duration timeout) {
-        if (partitions.isEmpty()) {
-            return 0;
-        }
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
-        Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(partitions, timeout));
-        var loaded = new HashMap<String, ToolOutcome>();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (end.entrySet().stream().anyMatch(e -> consumer.position(e.getKey(), timeout) < e.getValue())) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("could not read the ledger partitions " + partitions + " within " + timeout);
+    synchronized void prepare(Map<Integer, List<ToolRequest>> requestsByPartition) {
+        requestsByPartition.forEach((partition, requests) -> {
+            if (!requests.isEmpty()) {
+                prepare(partition, requests);
             }
-            for (var record : consumer.poll(Duration.ofMillis(200))) {
-                if (record.value() == null) {
-                    loaded.remove(record.key()); // erased with its session
-                    outcomes.remove(record.key());
+        });
+        cachedCalls = windows.values().stream().mapToLong(w -> w.calls.size()).sum();
+    }
+
+    /**
+     * The latest outcome recorded for the request's call, or empty if it has none. Answers from the batch's lookup;
+     * a call the batch did not look up is looked up now.
+     */
+    Optional<ToolOutcome> get(ToolRequest request) {
+        Known known = answers.get(request.getIdempotencyKey());
+        if (known == null) {
+            synchronized (this) {
+                int partition = SessionPartitioner.partition(request.getSessionId(), log.partitions());
+                prepare(Map.of(partition, List.of(request)));
+            }
+            known = answers.get(request.getIdempotencyKey());
+        }
+        return known.outcome();
+    }
+
+    /**
+     * Writes the call's next ledger entry and waits until all in-sync replicas have it, stamped no earlier than the
+     * call's authorization (see above); then answers with it. The call must have been looked up.
+     */
+    void record(ToolOutcome outcome) {
+        String key = outcome.getIdempotencyKey();
+        Known known = answers.get(key);
+        if (known == null) {
+            throw new IllegalStateException("ledger: " + key + " is recorded without having been looked up");
+        }
+        long now = clock.millis();
+        long authorized = known.authorizedAt().toEpochMilli();
+        if (authorized > now + settings.clockSkew().toMillis()) {
+            LOG.warnf("%s was authorized at %s, %d ms ahead of this executor's clock: the clocks of the session-service and "
+                    + "the executor differ by more than the margin of %s", key, known.authorizedAt(), authorized - now,
+                    settings.clockSkew());
+        }
+        writer.ledgerEntry(outcome, Math.max(now, authorized));
+        answers.put(key, new Known(Optional.of(outcome), known.authorizedAt()));
+    }
+
+    /** Forgets the batch's answers once the batch is done: the next batch looks its calls up again. */
+    void release() {
+        answers.clear();
+    }
+
+    /** Forgets the windows of partitions this instance gave up. */
+    synchronized void drop(Collection<Integer> partitions) {
+        partitions.forEach(windows::remove);
+        cachedCalls = windows.values().stream().mapToLong(w -> w.calls.size()).sum();
+    }
+
+    /** Calls held in the windows of all owned partitions (each an offset and a state, no output). */
+    long cachedCalls() {
+        return cachedCalls;
+    }
+
+    /** Records read from {@code tool-outcomes} since start, for one reason. */
+    long recordsRead(Read kind) {
+        return read.get(kind).get();
+    }
+
+    private void prepare(int partition, List<ToolRequest> requests) {
+        Instant oldest = requests.stream().map(ToolRequest::getRequestedAt).min(Comparator.naturalOrder()).orElseThrow();
+        Instant floorTime = oldest.minus(settings.clockSkew());
+        long end = log.end(partition);
+        Window window = windows.get(partition);
+        if (window != null && end < window.tail) {
+            LOG.warnf("tool-outcomes-%d ends at %d, before the %d this instance read: reading it afresh", partition, end, window.tail);
+            window = null;
+        }
+        long floor;
+        if (window != null && !floorTime.isBefore(window.coveredSince)) {
+            floor = window.from; // every record below the window is older than the floor: no need to ask where it lies
+        } else {
+            OptionalLong at = log.firstAtOrAfter(partition, floorTime);
+            floor = Math.min(at.orElse(end), end);
+        }
+        if (window == null) {
+            long started = System.nanoTime();
+            window = new Window(floor, floorTime);
+            windows.put(partition, window);
+            long count = catchUp(partition, window, end, Read.TAKEOVER);
+            LOG.infof("tool-outcomes-%d taken over: read %d records from offset %d (the oldest pending call was authorized at "
+                    + "%s; less the margin of %s) to its end %d in %d ms, not its history", partition, count, floor, oldest,
+                    settings.clockSkew(), end, (System.nanoTime() - started) / 1_000_000);
+        } else {
+            catchUp(partition, window, end, Read.TAIL);
+        }
+
+        var inWindow = new TreeMap<Long, String>();
+        var below = new HashSet<String>();
+        var found = new HashMap<String, ToolOutcome>();
+        for (ToolRequest request : requests) {
+            String key = request.getIdempotencyKey();
+            Window.Held held = window.calls.get(key);
+            if (held != null) {
+                if (held.state() != null) {
+                    inWindow.put(held.offset(), key);
+                }
+            } else if (floor < window.from) {
+                below.add(key);
+            }
+        }
+        if (!below.isEmpty()) {
+            found.putAll(scan(partition, floor, window.from, below));
+        }
+        if (!inWindow.isEmpty()) {
+            found.putAll(fetch(partition, window, inWindow));
+        }
+        for (ToolRequest request : requests) {
+            String key = request.getIdempotencyKey();
+            answers.put(key, new Known(Optional.ofNullable(found.get(key)), request.getRequestedAt()));
+        }
+        window.evict(settings.cacheCalls(), oldest.minus(settings.clockSkew().multipliedBy(2)).toEpochMilli());
+    }
+
+    /** Applies the partition's records from the window's tail to {@code end}; returns how many were read. */
+    private long catchUp(int partition, Window window, long end, Read why) {
+        long[] count = {0};
+        log.read(partition, window.tail, end, (offset, timestamp, key, value) -> {
+            window.apply(offset, timestamp, key, value);
+            count[0]++;
+            return true;
+        });
+        window.tail = Math.max(window.tail, end);
+        read.get(why).addAndGet(count[0]);
+        return count[0];
+    }
+
+    /**
+     * The latest outcome of each of {@code keys} in {@code [from, to)}: read in order, until every key was found ended
+     * (an ended call never changes) or the range ends. A key without a record there, or erased, is left out.
+     */
+    private Map<String, ToolOutcome> scan(int partition, long from, long to, Set<String> keys) {
+        var latest = new HashMap<String, ToolOutcome>();
+        var ended = new HashSet<String>();
+        long[] count = {0};
+        log.read(partition, from, to, (offset, timestamp, key, value) -> {
+            count[0]++;
+            if (keys.contains(key)) {
+                if (value == null) {
+                    latest.remove(key);
+                    ended.remove(key);
                 } else {
-                    loaded.put(record.key(), record.value());
+                    latest.put(key, value);
+                    if (value.getState() == OutcomeState.STARTED) {
+                        ended.remove(key);
+                    } else {
+                        ended.add(key);
+                    }
                 }
             }
+            return ended.size() < keys.size();
+        });
+        read.get(Read.SCAN).addAndGet(count[0]);
+        LOG.debugf("tool-outcomes-%d: %d calls older than its window, read %d records from offset %d", partition, keys.size(),
+                count[0], from);
+        return latest;
+    }
+
+    /** The full outcomes of calls the window holds, read back at their offsets (nearby ones in one pass). */
+    private Map<String, ToolOutcome> fetch(int partition, Window window, TreeMap<Long, String> byOffset) {
+        var found = new HashMap<String, ToolOutcome>();
+        long[] count = {0};
+        var offsets = new ArrayList<>(byOffset.keySet());
+        int i = 0;
+        while (i < offsets.size()) {
+            int j = i;
+            while (j + 1 < offsets.size() && offsets.get(j + 1) - offsets.get(j) <= FETCH_GAP) {
+                j++;
+            }
+            long last = offsets.get(j);
+            log.read(partition, offsets.get(i), last + 1, (offset, timestamp, key, value) -> {
+                count[0]++;
+                if (value != null && key.equals(byOffset.get(offset))) {
+                    found.put(key, value);
+                }
+                return offset < last;
+            });
+            i = j + 1;
         }
-        outcomes.putAll(loaded);
-        int unfinished = (int) loaded.values().stream().filter(o -> o.getState() == OutcomeState.STARTED).count();
-        LOG.infof("ledger: loaded %d calls from %s; %d STARTED without an end", loaded.size(), partitions, unfinished);
-        return unfinished;
+        // compaction removes a record only once a later one of the same key exists; the window was brought to the
+        // end just now, so that later one was written since (by whoever still writes the call) and lies past the tail
+        for (var entry : byOffset.entrySet()) {
+            if (!found.containsKey(entry.getValue())) {
+                found.putAll(scan(partition, window.tail, log.end(partition), Set.of(entry.getValue())));
+            }
+        }
+        read.get(Read.FETCH).addAndGet(count[0]);
+        return found;
+    }
+
+    /**
+     * One partition's recent records: every record in {@code [from, tail)} was applied in offset order, so for every
+     * call with a record there {@link #calls} holds its latest one (offset, timestamp, state; null state: erased).
+     * Eviction takes the oldest entries first and moves {@code from} past them. {@link #coveredSince}: every record
+     * below {@code from} has an earlier timestamp. Guarded by the ledger's lock.
+     */
+    private static final class Window {
+
+        record Held(long offset, long timestamp, OutcomeState state, long maxTimestampThrough) {}
+
+        final LinkedHashMap<String, Held> calls = new LinkedHashMap<>();
+        long from;
+        long tail;
+        Instant coveredSince;
+        private long maxTimestamp = Long.MIN_VALUE;
+
+        Window(long from, Instant coveredSince) {
+            this.from = from;
+            this.tail = from;
+            this.coveredSince = coveredSince;
+        }
+
+        void apply(long offset, long timestamp, String key, ToolOutcome value) {
+            maxTimestamp = Math.max(maxTimestamp, timestamp);
+            calls.remove(key); // re-inserted at the young end: the map stays in offset order
+            calls.put(key, new Held(offset, timestamp, value == null ? null : value.getState(), maxTimestamp));
+            tail = offset + 1;
+        }
+
+        /** Evicts the oldest calls while there are more than {@code max} or they are older than {@code horizon}. */
+        void evict(int max, long horizon) {
+            var it = calls.values().iterator();
+            while (it.hasNext()) {
+                Held eldest = it.next();
+                if (calls.size() <= max && eldest.timestamp() >= horizon) {
+                    return;
+                }
+                it.remove();
+                from = eldest.offset() + 1;
+                if (eldest.maxTimestampThrough() + 1 > coveredSince.toEpochMilli()) {
+                    coveredSince = Instant.ofEpochMilli(eldest.maxTimestampThrough() + 1);
+                }
+            }
+            from = tail; // all evicted: nothing below the tail is held
+        }
     }
 }

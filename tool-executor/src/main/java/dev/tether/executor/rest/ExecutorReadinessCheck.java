@@ -23,7 +23,7 @@ public class ExecutorReadinessCheck implements HealthCheck {
         if (executor.isolation() != null) {
             response.withData("isolation", executor.isolation().toString());
         }
-        return (executor.ready() ? response.up() : response.down().withData("reason", "joining the group, loading the ledger"))
+        return (executor.ready() ? response.up() : response.down().withData("reason", "joining the group"))
                 .build();
     }
 }

@@ -34,6 +34,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -67,7 +68,10 @@ class CallHandlerTest {
 
     private final MockProducer<String, SpecificRecord> producer =
             new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
-    private final Ledger ledger = new Ledger();
+    /** {@code tool-outcomes} before the call is handled; the handler's writes go to the producer. */
+    private final MemoryOutcomeLog outcomes = new MemoryOutcomeLog(1);
+    private final Ledger ledger = new Ledger(outcomes, new AckedWriter(producer, LAYOUT),
+            new Ledger.Settings(20_000, Duration.ofMinutes(1)), Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
     private final InFlight inFlight = new InFlight();
     /** The watcher's catch-up: here the interruptions a test tells {@link #inFlight} of are all there are. */
     private InterruptWatcher.CatchUp catchUp = sessionId -> {};
@@ -153,7 +157,7 @@ class CallHandlerTest {
         Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
         Files.writeString(ws.resolve("a.txt"), "hello"); // the effect happened, then the executor died
         long modified = Files.getLastModifiedTime(ws.resolve("a.txt")).toMillis();
-        ledger.put(started(request, ABSENT, sha256("hello")));
+        outcomes.append(started(request, ABSENT, sha256("hello")));
 
         handler().handle(request);
 
@@ -167,7 +171,7 @@ class CallHandlerTest {
     @Test
     void aStartedCallWithoutAnEnd_whoseFileIsAtItsBeforeHash_runsNow() throws Exception {
         var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
-        ledger.put(started(request, ABSENT, sha256("hello")));
+        outcomes.append(started(request, ABSENT, sha256("hello")));
 
         handler().handle(request);
 
@@ -181,7 +185,7 @@ class CallHandlerTest {
         var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
         Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
         Files.writeString(ws.resolve("a.txt"), "something else entirely");
-        ledger.put(started(request, ABSENT, sha256("hello")));
+        outcomes.append(started(request, ABSENT, sha256("hello")));
 
         handler().handle(request);
 
@@ -197,7 +201,7 @@ class CallHandlerTest {
         Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
         Files.writeString(ws.resolve("a.txt"), "hello"); // the effect happened, then the executor died
         long modified = Files.getLastModifiedTime(ws.resolve("a.txt")).toMillis();
-        ledger.put(started(request, ABSENT, sha256("hello")));
+        outcomes.append(started(request, ABSENT, sha256("hello")));
         // after the restart, write_file needs an approval: the POLICY basis it ran under no longer suffices
         var stricter = GatingPolicy.of("run_command,write_file", Map.of(), BUILT_INS.names());
 
@@ -214,7 +218,7 @@ class CallHandlerTest {
         var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.READ_ONLY, POLICY);
         Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
         Files.writeString(ws.resolve("a.txt"), "changed by someone else");
-        ledger.put(started(request, ABSENT, sha256("hello")));
+        outcomes.append(started(request, ABSENT, sha256("hello")));
 
         handler().handle(request); // READ_ONLY has no write_file: refused now
 
@@ -225,7 +229,7 @@ class CallHandlerTest {
     @Test
     void aStartedCall_provenNotDone_isRefused_whenAuthorityNowRefusesIt_andNotRun() {
         var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
-        ledger.put(started(request, ABSENT, sha256("hello"))); // the file is still absent: not done
+        outcomes.append(started(request, ABSENT, sha256("hello"))); // the file is still absent: not done
         var stricter = GatingPolicy.of("run_command,write_file", Map.of(), BUILT_INS.names());
 
         handler(BUILT_INS, stricter, Map.of()).handle(request);
@@ -240,7 +244,7 @@ class CallHandlerTest {
     void aStartedCall_whoseToolIsNoLongerRegistered_isUnknown() {
         var tickets = new TicketTool();
         var request = request("c1", TicketTool.NAME, "{\"title\":\"t\"}", ToolMode.WRITE, POLICY);
-        ledger.put(started(request, null, null));
+        outcomes.append(started(request, null, null));
 
         handler().handle(request); // the built-ins only: no create_ticket
 
@@ -254,7 +258,7 @@ class CallHandlerTest {
         var tickets = new TicketTool();
         var request = request("c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY);
         tickets.external.put(key("c1"), "T-41"); // the ticket was created, then the executor died
-        ledger.put(started(request, null, null));
+        outcomes.append(started(request, null, null));
 
         handler(tickets.registry(), COMMANDS_GATED, Map.of()).handle(request);
 
@@ -268,7 +272,7 @@ class CallHandlerTest {
     void anExternalCallAdapter_reconcilesByIdempotencyKey_runningACallNotFound_once() {
         var tickets = new TicketTool();
         var request = request("c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY);
-        ledger.put(started(request, null, null)); // STARTED, but the external system has no such key: not done
+        outcomes.append(started(request, null, null)); // STARTED, but the external system has no such key: not done
         var handler = handler(tickets.registry(), COMMANDS_GATED, Map.of());
 
         handler.handle(request);

@@ -1,0 +1,356 @@
+package dev.tether.executor.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tether.avro.AuthorizationBasis;
+import dev.tether.avro.AuthorizationBasisKind;
+import dev.tether.avro.OutcomeState;
+import dev.tether.avro.ToolMode;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.kit.kafka.TopicLayout;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ledger's promise, folded over a list standing for {@code tool-outcomes} ({@link MemoryOutcomeLog}): it never
+ * answers "no outcome" for a call that has one, whatever its cache holds; its memory is bounded whatever the number of
+ * calls ever made; taking a partition over reads what was written since its oldest pending call was authorized, not
+ * its history; and every record it writes is stamped no earlier than its call's authorization.
+ */
+class LedgerTest {
+
+    private static final Duration SKEW = Duration.ofMinutes(1);
+    private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
+
+    private final MockProducer<String, SpecificRecord> producer =
+            new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
+    private final MemoryOutcomeLog log = new MemoryOutcomeLog(1);
+    private final MovableClock clock = new MovableClock(T0);
+
+    @Test
+    void theCache_holdsNoMoreThanItsBound_whateverTheNumberOfCallsEverMade() {
+        Ledger ledger = ledger(500);
+        var first = request("s1/2/call-0", T0);
+        for (int batch = 0; batch < 400; batch++) {
+            var requests = new ArrayList<ToolRequest>();
+            for (int i = 0; i < 50; i++) {
+                int call = batch * 50 + i;
+                requests.add(call == 0 ? first : request("s" + (call % 97) + "/" + (2 + call) + "/call-" + call, T0.plusMillis(10L * call)));
+            }
+            clock.set(requests.get(requests.size() - 1).getRequestedAt().plusSeconds(1));
+            runCalls(ledger, requests);
+            assertThat(ledger.cachedCalls()).as("after %d calls", (batch + 1) * 50).isLessThanOrEqualTo(500);
+        }
+
+        // the first of the 20,000 calls left the cache long ago: it is still found, by its authorization time
+        ledger.prepare(Map.of(0, List.of(first)));
+        assertThat(ledger.get(first)).map(ToolOutcome::getState).contains(OutcomeState.OK);
+        ledger.release();
+    }
+
+    @Test
+    void takingOverAPartition_readsWhatWasWrittenSinceItsOldestPendingCall_notItsHistory() {
+        // ten days of calls (100,000 of them, both entries each) by the instance that died; then its pending work
+        Instant now = T0.plus(Duration.ofDays(10));
+        for (int call = 0; call < 100_000; call++) {
+            Instant at = T0.plusMillis(call * 8_640L);
+            String key = "s" + (call % 1000) + "/" + (2 + call) + "/call-" + call;
+            log.append(outcome(key, OutcomeState.STARTED, "", at), at.plusMillis(5));
+            log.append(outcome(key, OutcomeState.OK, "done", at), at.plusMillis(9));
+        }
+        Instant oldestPending = now.minus(Duration.ofMinutes(30));
+        var started = request("s7/900001/call-a", oldestPending); // STARTED by the dead instance, never ended
+        log.append(outcome(started.getIdempotencyKey(), OutcomeState.STARTED, "", oldestPending), oldestPending.plusMillis(20));
+        var queued = request("s8/900002/call-b", now.minus(Duration.ofMinutes(5))); // never reached
+        long since = log.entries(0).stream().filter(e -> e.timestamp() >= oldestPending.minus(SKEW).toEpochMilli()).count();
+        clock.set(now);
+
+        Ledger ledger = ledger(20_000);
+        ledger.prepare(Map.of(0, List.of(started, queued)));
+
+        assertThat(ledger.get(started)).map(ToolOutcome::getState).contains(OutcomeState.STARTED);
+        assertThat(ledger.get(queued)).isEmpty();
+        assertThat(ledger.recordsRead(Ledger.Read.TAKEOVER)).as("the records since the oldest pending call, less the margin")
+                .isEqualTo(since);
+        assertThat(log.recordsRead).as("of 200,001 in the partition").isLessThan(since + 10).isLessThan(2_000);
+    }
+
+    @Test
+    void neverAnswersNoOutcome_forACallThatHasOne_whateverTheCacheTheOrderTheLagAndCompaction() {
+        for (long seed = 0; seed < 300; seed++) {
+            new LedgerTest().new World(new Random(seed)).run(); // each world its own topic
+        }
+    }
+
+    @Test
+    void aRecordOfAnOlderExecutor_stampedBeforeItsAuthorizationByLessThanTheMargin_isFound() {
+        Instant authorized = T0.plusSeconds(3600);
+        var request = request("s1/5/call-1", authorized);
+        // an executor whose clock was 50 s behind the session-service's wrote OK before the upgrade
+        log.append(outcome(request.getIdempotencyKey(), OutcomeState.OK, "done", authorized), authorized.minusSeconds(50));
+        for (int i = 0; i < 1_000; i++) {
+            log.append(outcome("s2/" + i + "/call-x", OutcomeState.OK, "", authorized), authorized.plusSeconds(i));
+        }
+        clock.set(authorized.plusSeconds(2_000));
+
+        Ledger ledger = ledger(10);
+        ledger.prepare(Map.of(0, List.of(request("s3/1/call-new", authorized.plusSeconds(1_990)))));
+        ledger.release();
+
+        assertThat(ledger.get(request)).map(ToolOutcome::getState).contains(OutcomeState.OK);
+    }
+
+    @Test
+    void aWrite_isStampedNoEarlierThanItsAuthorization_evenWhenTheExecutorsClockLags() {
+        Instant authorized = T0.plusSeconds(600);
+        var request = request("s1/5/call-1", authorized);
+        clock.set(authorized.minusSeconds(40)); // this host's clock is 40 s behind the session-service's
+        Ledger ledger = ledger(100);
+
+        assertThat(ledger.get(request)).isEmpty();
+        ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()));
+        clock.set(authorized.plusSeconds(30));
+        ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.OK, "done", clock.instant()));
+
+        assertThat(producer.history()).extracting(r -> Instant.ofEpochMilli(r.timestamp()))
+                .containsExactly(authorized, authorized.plusSeconds(30));
+        assertThat(ledger.get(request)).map(ToolOutcome::getState).contains(OutcomeState.OK);
+    }
+
+    @Test
+    void aCallTheCacheHolds_isAnsweredWhole_readBackAtItsOffset() {
+        Ledger ledger = ledger(100);
+        var request = request("s1/5/call-1", T0);
+        clock.set(T0.plusSeconds(1));
+        runCalls(ledger, List.of(request));
+        long before = ledger.recordsRead(Ledger.Read.FETCH);
+
+        ledger.prepare(Map.of(0, List.of(request)));
+
+        assertThat(ledger.get(request)).map(ToolOutcome::getContent).contains("ran " + request.getIdempotencyKey());
+        assertThat(ledger.recordsRead(Ledger.Read.FETCH) - before).isEqualTo(1);
+    }
+
+    @Test
+    void aPartitionGivenUp_isForgotten_andTakenOverAgainFromItsOldestPendingCall() {
+        Ledger ledger = ledger(1_000);
+        var requests = new ArrayList<ToolRequest>();
+        for (int i = 0; i < 100; i++) {
+            requests.add(request("s" + i + "/2/call-1", T0.plusSeconds(i)));
+        }
+        clock.set(T0.plusSeconds(100));
+        runCalls(ledger, requests);
+        ledger.prepare(Map.of(0, List.of(requests.get(0)))); // the next batch reads the writes of this one into the cache
+        ledger.release();
+        assertThat(ledger.cachedCalls()).isEqualTo(100);
+
+        ledger.drop(List.of(0));
+
+        assertThat(ledger.cachedCalls()).isZero();
+        long takeovers = ledger.recordsRead(Ledger.Read.TAKEOVER);
+        ledger.prepare(Map.of(0, List.of(requests.get(99))));
+        assertThat(ledger.get(requests.get(99))).map(ToolOutcome::getState).contains(OutcomeState.OK);
+        assertThat(ledger.recordsRead(Ledger.Read.TAKEOVER) - takeovers).as("from its authorization less the margin")
+                .isEqualTo(200);
+    }
+
+    @Test
+    void aLedgerThatCannotBeRead_answersNothing_notNoOutcome() {
+        Ledger ledger = ledger(100);
+        var request = request("s1/5/call-1", T0);
+        log.append(outcome(request.getIdempotencyKey(), OutcomeState.OK, "done", T0), T0.plusSeconds(1));
+        log.failure = new OutcomeLog.LedgerUnavailableException("the broker is away");
+
+        assertThatThrownBy(() -> ledger.prepare(Map.of(0, List.of(request)))).isInstanceOf(OutcomeLog.LedgerUnavailableException.class);
+        assertThatThrownBy(() -> ledger.get(request)).isInstanceOf(OutcomeLog.LedgerUnavailableException.class);
+
+        log.failure = null;
+        assertThat(ledger.get(request)).map(ToolOutcome::getState).contains(OutcomeState.OK);
+    }
+
+    @Test
+    void aCallAskedForTwiceInOneBatch_seesTheBatchsOwnWrite() {
+        Ledger ledger = ledger(100);
+        var request = request("s1/5/call-1", T0);
+        ledger.prepare(Map.of(0, List.of(request, request)));
+
+        assertThat(ledger.get(request)).isEmpty();
+        ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", T0));
+
+        assertThat(ledger.get(request)).map(ToolOutcome::getState).contains(OutcomeState.STARTED);
+    }
+
+    @Test
+    void aWriteOfACallNeverLookedUp_isRefused() {
+        Ledger ledger = ledger(100);
+
+        assertThatThrownBy(() -> ledger.record(outcome("s1/5/call-1", OutcomeState.OK, "", T0)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("without having been looked up");
+        assertThat(producer.history()).isEmpty();
+    }
+
+    /**
+     * Random histories of one partition: calls authorized over time, handled late and out of order, some delivered
+     * again long after (a replay), some crashed after STARTED, records of an older executor stamped up to the margin
+     * before their authorization, compaction now and then, the partition given up and taken over again, a cache of 1 to
+     * 40 calls. Every answer is checked against the truth: the latest record of the call, if any.
+     */
+    private final class World {
+        private final Random random;
+        private final Map<String, OutcomeState> truth = new HashMap<>();
+        private final List<ToolRequest> authorized = new ArrayList<>();
+        private Ledger ledger;
+
+        World(Random random) {
+            this.random = random;
+            this.ledger = ledger(1 + random.nextInt(40));
+        }
+
+        void run() {
+            Instant now = T0;
+            int next = 0;
+            for (int round = 0; round < 60; round++) {
+                now = now.plusMillis(random.nextInt(20_000));
+                clock.set(now);
+                for (int i = random.nextInt(6); i > 0; i--) {
+                    Instant at = now.minusMillis(random.nextInt(5_000));
+                    var request = request("s" + random.nextInt(7) + "/" + (2 + next) + "/call-" + next++, at);
+                    authorized.add(request);
+                    if (random.nextInt(8) == 0) { // an older executor handled it, its clock up to the margin behind
+                        writeLegacy(request, at.minusMillis(random.nextInt((int) SKEW.toMillis())));
+                    }
+                }
+                var batch = new ArrayList<ToolRequest>();
+                for (int i = random.nextInt(8); i > 0 && !authorized.isEmpty(); i--) {
+                    // mostly recent calls, sometimes one from long ago (a replay, a redelivery)
+                    int from = random.nextInt(4) == 0 ? 0 : Math.max(0, authorized.size() - 10);
+                    batch.add(authorized.get(from + random.nextInt(authorized.size() - from)));
+                }
+                if (!batch.isEmpty()) {
+                    handle(batch);
+                }
+                if (random.nextInt(10) == 0) {
+                    log.compact(0);
+                }
+                if (random.nextInt(15) == 0) {
+                    ledger.drop(List.of(0)); // given up and taken over again, or another instance's turn
+                }
+            }
+        }
+
+        private void handle(List<ToolRequest> batch) {
+            ledger.prepare(Map.of(0, batch));
+            for (ToolRequest request : batch) {
+                String key = request.getIdempotencyKey();
+                Optional<OutcomeState> answered = ledger.get(request).map(ToolOutcome::getState);
+                assertThat(answered).as("%s in a world of %d calls", key, authorized.size()).isEqualTo(Optional.ofNullable(truth.get(key)));
+                if (answered.isEmpty() || answered.get() == OutcomeState.STARTED) {
+                    ledger.record(outcome(key, OutcomeState.STARTED, "", clock.instant()));
+                    truth.put(key, OutcomeState.STARTED);
+                    if (random.nextInt(5) > 0) { // otherwise it crashed mid-call
+                        ledger.record(outcome(key, OutcomeState.OK, "ran " + key, clock.instant()));
+                        truth.put(key, OutcomeState.OK);
+                    }
+                }
+            }
+            ledger.release();
+            flushWrites();
+        }
+
+        private void writeLegacy(ToolRequest request, Instant stamped) {
+            String key = request.getIdempotencyKey();
+            if (!truth.containsKey(key)) {
+                log.append(outcome(key, OutcomeState.OK, "legacy", stamped), stamped);
+                truth.put(key, OutcomeState.OK);
+            }
+        }
+    }
+
+    /** Runs each call not yet recorded (STARTED, OK), as the handler would, and lets the writes reach the log. */
+    private void runCalls(Ledger ledger, List<ToolRequest> requests) {
+        ledger.prepare(Map.of(0, requests));
+        for (ToolRequest request : requests) {
+            if (ledger.get(request).isEmpty()) {
+                ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()));
+                ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.OK, "ran " + request.getIdempotencyKey(), clock.instant()));
+            }
+        }
+        ledger.release();
+        flushWrites();
+    }
+
+    /** What the producer wrote reaches the topic, with the timestamps it was given. */
+    private void flushWrites() {
+        for (var record : producer.history()) {
+            log.append(0, record.key(), (ToolOutcome) record.value(), record.timestamp());
+        }
+        producer.clear();
+    }
+
+    private Ledger ledger(int cacheCalls) {
+        return new Ledger(log, new AckedWriter(producer, TopicLayout.local()), new Ledger.Settings(cacheCalls, SKEW), clock);
+    }
+
+    private static ToolRequest request(String key, Instant authorizedAt) {
+        String[] parts = key.split("/");
+        return ToolRequest.newBuilder()
+                .setIdempotencyKey(key).setSessionId(parts[0]).setTenantId("acme").setCallId(parts[2]).setTool("read_file")
+                .setArgumentsJson("{\"path\":\"a.txt\"}").setRequestSeq(Long.parseLong(parts[1])).setAuthorizedSeq(Long.parseLong(parts[1]) + 1)
+                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null)).setToolMode(ToolMode.READ_ONLY)
+                .setHarnessVersion("v1").setRequestedAt(authorizedAt)
+                .build();
+    }
+
+    private static ToolOutcome outcome(String key, OutcomeState state, String content, Instant at) {
+        String[] parts = key.split("/");
+        return ToolOutcome.newBuilder()
+                .setIdempotencyKey(key).setSessionId(parts[0]).setTenantId("acme").setCallId(parts[2]).setTool("read_file")
+                .setState(state).setAttempt(1).setExecutorId("executor-1").setStartedAt(at)
+                .setFinishedAt(state == OutcomeState.STARTED ? null : at).setContent(state == OutcomeState.STARTED ? null : content)
+                .build();
+    }
+
+    /** A clock the test moves. */
+    private static final class MovableClock extends Clock {
+        private Instant now;
+
+        MovableClock(Instant now) {
+            this.now = now;
+        }
+
+        void set(Instant instant) {
+            now = instant;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+}
