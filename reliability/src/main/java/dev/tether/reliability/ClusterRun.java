@@ -397,8 +397,11 @@ public final class ClusterRun {
                     }
                 }
                 if (roleMoved < 0) {
+                    // a transactional id the victim coordinated: the one whose coordinator must move
+                    String coordinated = coordinators.entrySet().stream().filter(e -> e.getValue() == victim)
+                            .map(Map.Entry::getKey).findFirst().orElse("");
                     IntSupplier holder = phase.fault == Fault.CONTROLLER ? admin::activeController
-                            : () -> admin.coordinatorOf(coordinators.firstKey());
+                            : () -> admin.coordinatorOf(coordinated);
                     int now = holder.getAsInt();
                     if (now != victim) {
                         roleMoved = millisSince(phase.killNanos);
