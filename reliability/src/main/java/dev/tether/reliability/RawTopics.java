@@ -40,7 +40,12 @@ final class RawTopics {
 
     /** Every topic of the run: its own ({@code prefix}…) and its services' internal ones (application ids start with it). */
     static List<String> topicsOf(String prefix) throws Exception {
-        try (Admin admin = Admin.create(new HashMap<>(TetherStack.shared().clientConfig()))) {
+        return topicsOf(TetherStack.shared(), prefix);
+    }
+
+    /** The same, on {@code stack}'s brokers. */
+    static List<String> topicsOf(TetherStack stack, String prefix) throws Exception {
+        try (Admin admin = Admin.create(new HashMap<>(stack.clientConfig()))) {
             return new TreeSet<>(admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(1, TimeUnit.MINUTES))
                     .stream().filter(t -> t.startsWith(prefix)).toList();
         }
@@ -48,7 +53,12 @@ final class RawTopics {
 
     /** Every record of {@code topic} from the start to the current end, {@code read_committed} or not. */
     static void forEachRecord(String topic, boolean committedOnly, Consumer<ConsumerRecord<byte[], byte[]>> action) {
-        var config = new HashMap<>(TetherStack.shared().clientConfig());
+        forEachRecord(TetherStack.shared(), topic, committedOnly, action);
+    }
+
+    /** The same, on {@code stack}'s brokers. */
+    static void forEachRecord(TetherStack stack, String topic, boolean committedOnly, Consumer<ConsumerRecord<byte[], byte[]>> action) {
+        var config = new HashMap<>(stack.clientConfig());
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, committedOnly ? "read_committed" : "read_uncommitted");
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
         try (var consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -67,7 +77,12 @@ final class RawTopics {
     }
 
     /** What {@link #checkSessionEvents} found. */
-    record LogCheck(long records, List<String> problems) {
+    record LogCheck(long records, List<String> problems, Map<String, Map<String, Integer>> recordsByEventId) {
+
+        /** How many committed records of {@code sessionId} hold {@code eventId}: exactly 1 for every accepted event. */
+        int records(String sessionId, String eventId) {
+            return recordsByEventId.getOrDefault(sessionId, Map.of()).getOrDefault(eventId, 0);
+        }
     }
 
     /**
@@ -76,11 +91,16 @@ final class RawTopics {
      * in exactly one record, and the eventIds are exactly those the SDK's log of the session shows (accepted events).
      */
     static LogCheck checkSessionEvents(String topic, Map<String, List<SessionEvent>> logs) {
+        return checkSessionEvents(TetherStack.shared(), topic, logs);
+    }
+
+    /** The same, on {@code stack}'s brokers and registry. */
+    static LogCheck checkSessionEvents(TetherStack stack, String topic, Map<String, List<SessionEvent>> logs) {
         Map<String, List<long[]>> seqs = new HashMap<>(); // sessionId -> seq list
         Map<String, Map<String, Integer>> ids = new HashMap<>(); // sessionId -> eventId -> records
         long[] records = {0};
-        try (Serde<dev.tether.avro.SessionEvent> serde = AvroSerdes.valueSerde(TetherStack.shared().registryUrl())) {
-            forEachRecord(topic, true, r -> {
+        try (Serde<dev.tether.avro.SessionEvent> serde = AvroSerdes.valueSerde(stack.registryUrl())) {
+            forEachRecord(stack, topic, true, r -> {
                 if (r.key() == null) {
                     return;
                 }
@@ -123,7 +143,7 @@ final class RawTopics {
                 problems.add(sessionId + ": accepted eventIds missing from session-events " + missing + ", records not in the log " + extra);
             }
         }
-        return new LogCheck(records[0], problems);
+        return new LogCheck(records[0], problems, ids);
     }
 
     /** A planted secret found somewhere. */

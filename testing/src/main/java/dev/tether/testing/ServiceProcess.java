@@ -16,10 +16,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A Tether service run as its own process from its packaged jar ({@code target/quarkus-app}), for
- * tests that must kill it (SIGKILL) or restart it. It talks to the JVM's {@link TetherStack}.
+ * tests that must kill it (SIGKILL) or restart it. It talks to the JVM's {@link TetherStack#shared()}, or to the stack
+ * it is given.
  * Every start uses the same port, state directory and log file, as a restarted service would.
  *
  * <p>{@link #close()} stops it (SIGTERM, then SIGKILL) by its PID. Not thread-safe.
@@ -31,6 +33,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final int port;
     private final Map<String, String> env;
     private final List<String> systemProperties;
+    private final Supplier<TetherStack> stack;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
     private Process process;
     private int starts;
@@ -42,6 +45,17 @@ public final class ServiceProcess implements AutoCloseable {
      * @param systemProperties extra {@code -Dkey=value} options
      */
     public ServiceProcess(Path moduleDir, Path workDir, Map<String, String> env, List<String> systemProperties) {
+        this(moduleDir, workDir, env, systemProperties, TetherStack::shared);
+    }
+
+    /** The same, against {@code stack} (for example {@link TetherStack#cluster()}) instead of the shared one. */
+    public ServiceProcess(Path moduleDir, Path workDir, Map<String, String> env, List<String> systemProperties, TetherStack stack) {
+        this(moduleDir, workDir, env, systemProperties, () -> stack);
+    }
+
+    private ServiceProcess(Path moduleDir, Path workDir, Map<String, String> env, List<String> systemProperties,
+                           Supplier<TetherStack> stack) {
+        this.stack = stack;
         this.jar = moduleDir.resolve("target/quarkus-app/quarkus-run.jar");
         this.workDir = workDir;
         this.port = freePort();
@@ -87,7 +101,7 @@ public final class ServiceProcess implements AutoCloseable {
                     .directory(workDir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()));
-            TetherStack stack = TetherStack.shared();
+            TetherStack stack = this.stack.get();
             var environment = builder.environment();
             environment.put("TETHER_KAFKA_BOOTSTRAP", stack.bootstrapServers());
             environment.put("TETHER_REGISTRY_URL", stack.registryUrl());

@@ -12,7 +12,9 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,12 +31,17 @@ import org.testcontainers.DockerClientFactory;
  * test JVM killed with SIGKILL leaves no broker or registry behind. Choose with the system
  * property {@code tether-test.stack} = {@code auto} (default) | {@code local} | {@code docker}.
  *
+ * <p>{@link #cluster()} is a second stack of the same JVM, local only: three KRaft brokers (each also one of the 3
+ * voters of the controller quorum) set up as production is, replication factor 3 and {@code min.insync.replicas=2}
+ * for every topic, the internal ones included, for tests that kill brokers ({@link #killBroker(int)}).
+ *
  * <p>Never a mock: every {@code *IT} talks to these real processes. Thread-safe.
  */
 public abstract class TetherStack {
 
     private static final Logger LOG = LoggerFactory.getLogger(TetherStack.class);
     private static TetherStack shared;
+    private static TetherStack cluster;
 
     /** Bootstrap servers of the broker, e.g. {@code 127.0.0.1:41234}. */
     public abstract String bootstrapServers();
@@ -67,6 +74,22 @@ public abstract class TetherStack {
             shared = stack;
         }
         return shared;
+    }
+
+    /**
+     * The 3-broker stack of this JVM ({@code deploy/local/stack start --brokers 3}), started on first call, stopped when
+     * the JVM exits; apart from {@link #shared()}. Always the local stack: its brokers are killed by PID.
+     */
+    public static synchronized TetherStack cluster() {
+        if (cluster == null) {
+            long start = System.nanoTime();
+            TetherStack stack = LocalStack.start(3);
+            LOG.info("3 Kafka brokers at {} and Apicurio Registry at {} ready in {} ms (deploy/local/stack --brokers 3)",
+                    stack.bootstrapServers(), stack.registryUrl(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            Runtime.getRuntime().addShutdownHook(new Thread(stack::stop, "tether-cluster-stop"));
+            cluster = stack;
+        }
+        return cluster;
     }
 
     /**
@@ -117,6 +140,29 @@ public abstract class TetherStack {
         throw new UnsupportedOperationException("freezing the registry needs the local stack (deploy/local/stack)");
     }
 
+    /** The node ids of the brokers: {@code [1]} for one, {@code [1, 2, 3]} for {@link #cluster()}. */
+    public List<Integer> brokerIds() {
+        return List.of(1);
+    }
+
+    /** The PID of broker {@code nodeId}'s process while it runs; empty when it does not (killed, or in a container). */
+    public OptionalLong brokerPid(int nodeId) {
+        return OptionalLong.empty();
+    }
+
+    /**
+     * SIGKILL of broker {@code nodeId} (one of {@link #brokerIds()}) by its PID; {@link #restartBroker(int)} brings it
+     * back. Only the local stack supports it.
+     */
+    public void killBroker(int nodeId) {
+        throw new UnsupportedOperationException("killing a broker needs the local stack (deploy/local/stack)");
+    }
+
+    /** Starts broker {@code nodeId}, killed by {@link #killBroker(int)}, again: same command line, port and data. */
+    public void restartBroker(int nodeId) {
+        throw new UnsupportedOperationException("restarting a broker needs the local stack (deploy/local/stack)");
+    }
+
     /** Kafka client properties that reach the broker. */
     public Map<String, Object> clientConfig() {
         var config = new LinkedHashMap<String, Object>();
@@ -140,14 +186,23 @@ public abstract class TetherStack {
         private final Path script;
         private final Path dir;
         private final Map<String, String> endpoints;
+        private final int brokers;
+        /** The command line of each broker killed by {@link #killBroker(int)}, as the launcher started it. */
+        private final Map<Integer, List<String>> killedBrokers = new LinkedHashMap<>();
 
-        private LocalStack(Path script, Path dir, Map<String, String> endpoints) {
+        private LocalStack(Path script, Path dir, Map<String, String> endpoints, int brokers) {
             this.script = script;
             this.dir = dir;
             this.endpoints = endpoints;
+            this.brokers = brokers;
         }
 
         static LocalStack start() {
+            return start(1);
+        }
+
+        /** {@code deploy/local/stack start --brokers <brokers>} on free ports. */
+        static LocalStack start(int brokers) {
             Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
             Path script = root.resolve("deploy/local/stack");
             if (!Files.isExecutable(script)) {
@@ -155,11 +210,11 @@ public abstract class TetherStack {
                         + " (set the system property tether-test.root to the repository root)");
             }
             try {
-                Path dir = Files.createTempDirectory("tether-stack-");
-                var ports = freePorts(4);
-                var command = List.of(script.toString(), "start", "--dir", dir.toString(),
-                        "--kafka-port", ports.get(0).toString(), "--controller-port", ports.get(1).toString(),
-                        "--registry-port", ports.get(2).toString(), "--registry-mgmt-port", ports.get(3).toString(),
+                Path dir = Files.createTempDirectory(brokers == 1 ? "tether-stack-" : "tether-cluster-");
+                var ports = freePorts(2 * brokers + 2);
+                var command = List.of(script.toString(), "start", "--dir", dir.toString(), "--brokers", Integer.toString(brokers),
+                        "--kafka-port", join(ports.subList(0, brokers)), "--controller-port", join(ports.subList(brokers, 2 * brokers)),
+                        "--registry-port", ports.get(2 * brokers).toString(), "--registry-mgmt-port", ports.get(2 * brokers + 1).toString(),
                         // H2 in a file under the stack's directory: a registry killed and restarted keeps its schema ids
                         "--registry-storage", "file",
                         "--owner-pid", Long.toString(ProcessHandle.current().pid()));
@@ -173,7 +228,7 @@ public abstract class TetherStack {
                     p.destroyForcibly();
                     throw new IllegalStateException("deploy/local/stack start failed:\n" + Files.readString(log));
                 }
-                return new LocalStack(script, dir, parse(out));
+                return new LocalStack(script, dir, parse(out), brokers);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (InterruptedException e) {
@@ -182,43 +237,101 @@ public abstract class TetherStack {
             }
         }
 
-        private List<String> brokerCommand;
+        private static String join(List<Integer> ports) {
+            return String.join(",", ports.stream().map(String::valueOf).toList());
+        }
+
+        /** The launcher's name of broker {@code nodeId}: its PID file, log and data directory in the stack's directory. */
+        private String brokerName(int nodeId) {
+            if (nodeId < 1 || nodeId > brokers) {
+                throw new IllegalArgumentException("no broker " + nodeId + ": the stack's brokers are " + brokerIds());
+            }
+            return brokers == 1 ? "kafka" : "kafka-" + nodeId;
+        }
+
+        private int onlyBroker() {
+            if (brokers != 1) {
+                throw new IllegalStateException("the stack has " + brokers + " brokers: name the one to kill or restart");
+            }
+            return 1;
+        }
 
         @Override
-        public synchronized void killBroker() {
+        public List<Integer> brokerIds() {
+            return IntStream.rangeClosed(1, brokers).boxed().toList();
+        }
+
+        @Override
+        public synchronized OptionalLong brokerPid(int nodeId) {
             try {
-                long pid = Long.parseLong(Files.readString(dir.resolve("kafka.pid")).trim());
+                Path pidFile = dir.resolve(brokerName(nodeId) + ".pid");
+                if (killedBrokers.containsKey(nodeId) || !Files.exists(pidFile)) {
+                    return OptionalLong.empty();
+                }
+                long pid = Long.parseLong(Files.readString(pidFile).trim());
+                return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isPresent() ? OptionalLong.of(pid) : OptionalLong.empty();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void killBroker() {
+            killBroker(onlyBroker());
+        }
+
+        @Override
+        public void restartBroker() {
+            restartBroker(onlyBroker());
+        }
+
+        @Override
+        public synchronized void killBroker(int nodeId) {
+            String name = brokerName(nodeId);
+            if (killedBrokers.containsKey(nodeId)) {
+                throw new IllegalStateException(name + " is down already (killed, not restarted)");
+            }
+            try {
+                long pid = Long.parseLong(Files.readString(dir.resolve(name + ".pid")).trim());
                 ProcessHandle broker = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no broker with pid " + pid));
                 // the command line as the launcher started it (with its marker), to start it again the same way
                 String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
-                brokerCommand = List.of(cmdline.split("\0"));
+                killedBrokers.put(nodeId, List.of(cmdline.split("\0")));
                 broker.destroyForcibly();
                 broker.onExit().get(30, TimeUnit.SECONDS);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (Exception e) {
-                throw new IllegalStateException("could not kill the broker", e);
+                throw new IllegalStateException("could not kill " + name, e);
             }
         }
 
         @Override
-        public synchronized void restartBroker() {
-            if (brokerCommand == null) {
-                throw new IllegalStateException("the broker was not killed by killBroker()");
+        public synchronized void restartBroker(int nodeId) {
+            String name = brokerName(nodeId);
+            List<String> command = killedBrokers.get(nodeId);
+            if (command == null) {
+                throw new IllegalStateException(name + " was not killed by killBroker()");
             }
             try {
-                Path log = dir.resolve("kafka.log");
+                Path log = dir.resolve(name + ".log");
                 long before = startedLines(log);
-                Process p = new ProcessBuilder(brokerCommand)
+                Process p = new ProcessBuilder(command)
                         .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("kafka.out").toFile()))
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(name + ".out").toFile()))
                         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                         .start();
-                Files.writeString(dir.resolve("kafka.pid"), p.pid() + "\n");
-                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+                Files.writeString(dir.resolve(name + ".pid"), p.pid() + "\n");
+                killedBrokers.remove(nodeId);
+                // 5 minutes: a node of a loaded 3-broker cluster replays the metadata log before it says it started, and
+                // on a busy 2-core machine that was seen to take over 3 minutes
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
                 while (startedLines(log) <= before) {
-                    if (!p.isAlive() || System.nanoTime() > deadline) {
-                        throw new IllegalStateException("the broker did not come back; its log: " + log);
+                    if (!p.isAlive()) {
+                        throw new IllegalStateException(name + " exited with " + p.exitValue() + " while starting again; its log: " + log);
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException(name + " runs but had not started 5 minutes after its restart; its log: " + log);
                     }
                     Thread.sleep(200);
                 }
@@ -365,8 +478,12 @@ public abstract class TetherStack {
             if (keep == null) {
                 return;
             }
-            Path into = Files.createDirectories(Path.of(keep));
-            for (String log : List.of("kafka.log", "registry.log", "start.log")) {
+            // the cluster's beside the shared stack's, whose names they would otherwise take
+            Path into = Files.createDirectories(brokers == 1 ? Path.of(keep) : Path.of(keep, "cluster"));
+            var logs = new ArrayList<String>();
+            brokerIds().forEach(id -> logs.add(brokerName(id) + ".log"));
+            logs.addAll(List.of("registry.log", "start.log"));
+            for (String log : logs) {
                 if (Files.exists(dir.resolve(log))) {
                     Files.copy(dir.resolve(log), into.resolve(log), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 }
