@@ -3,11 +3,9 @@ package dev.tether.kit.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.kit.kafka.StoreFormatException;
-import java.time.Clock;
+import dev.tether.testing.MovableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.streams.errors.StreamsException;
@@ -17,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** Which failed stream threads are replaced, and when the client stops instead (the registry's case: RegistryOutageIT). */
 class StreamThreadRecoveryTest {
 
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T12:00:00Z"));
+    private final MovableClock clock = new MovableClock(Instant.parse("2026-12-01T12:00:00Z"));
     private final StreamThreadRecovery recovery = new StreamThreadRecovery(null, Duration.ofSeconds(1), clock);
 
     @Test
@@ -49,32 +47,5 @@ class StreamThreadRecoveryTest {
         assertThat(recovery.handle(new StreamsException(StoreFormatException.newer("session-heads", 9, 2))))
                 .isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
         assertThat(recovery.handle(new IllegalStateException("a bug"))).isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
-    }
-
-    private static final class MutableClock extends Clock {
-        private Instant now;
-
-        MutableClock(Instant now) {
-            this.now = now;
-        }
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 }

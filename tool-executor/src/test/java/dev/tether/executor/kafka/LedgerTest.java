@@ -10,11 +10,9 @@ import dev.tether.avro.ToolMode;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.kit.kafka.TopicLayout;
-import java.time.Clock;
+import dev.tether.testing.MovableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -324,33 +322,5 @@ class LedgerTest {
                 .setState(state).setAttempt(1).setExecutorId("executor-1").setStartedAt(at)
                 .setFinishedAt(state == OutcomeState.STARTED ? null : at).setContent(state == OutcomeState.STARTED ? null : content)
                 .build();
-    }
-
-    /** A clock the test moves. */
-    private static final class MovableClock extends Clock {
-        private Instant now;
-
-        MovableClock(Instant now) {
-            this.now = now;
-        }
-
-        void set(Instant instant) {
-            now = instant;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }
