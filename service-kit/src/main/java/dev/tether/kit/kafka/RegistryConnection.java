@@ -5,8 +5,10 @@ import io.apicurio.registry.resolver.client.RegistryClientFacadeImpl;
 import io.apicurio.registry.rest.client.RegistryClient;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -34,28 +36,34 @@ public final class RegistryConnection implements AutoCloseable {
     /**
      * What the last call to the registry found.
      *
-     * @param reachable whether it answered (any answer, also "not found", counts)
-     * @param since     when it last changed
-     * @param detail    why it is not reachable, or what it answered
+     * @param reachable      whether it answered (any answer, also "not found", counts)
+     * @param since          when it last changed
+     * @param detail         why it is not reachable, or what it answered
+     * @param answeredBefore whether it ever answered this process
      */
-    public record Status(boolean reachable, Instant since, String detail) {}
+    public record Status(boolean reachable, Instant since, String detail, boolean answeredBefore) {}
+
+    /** How long an idle connection stays in the pool. */
+    static final Duration KEEP_ALIVE = Duration.ofSeconds(60);
 
     private final RegistrySettings settings;
     private final Vertx vertx;
     private final WebClient web;
     private final RegistryClientFacade facade;
-    private final AtomicReference<Status> status = new AtomicReference<>(new Status(false, Instant.now(), "not asked yet"));
+    private final AtomicReference<Status> status = new AtomicReference<>(new Status(false, Instant.now(), "not asked yet", false));
 
     private RegistryConnection(RegistrySettings settings) {
         this.settings = settings;
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1).setInternalBlockingPoolSize(1));
         int requestMillis = (int) settings.requestTimeout().toMillis();
+        // every request has its own deadline (no byte for requestTimeout fails it: DeadlineRequestAdapter, probe()).
+        // No idle timeout on the connections: it closed a pooled one just as the next probe, as far apart as the
+        // timeout, was sent on it ("Connection was closed", readiness DOWN with the registry answering). Idle pooled
+        // connections are dropped after KEEP_ALIVE instead, long before the registry's own idle timeout (30 min).
         this.web = WebClient.create(vertx, new WebClientOptions()
                 .setConnectTimeout((int) settings.connectTimeout().toMillis())
-                // a connection that carries nothing for this long is closed, failing the request on it
-                .setIdleTimeout(requestMillis)
-                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setKeepAlive(true));
+                .setKeepAlive(true)
+                .setKeepAliveTimeout((int) KEEP_ALIVE.toSeconds()));
         var adapter = new DeadlineRequestAdapter(web, requestMillis);
         adapter.setBaseUrl(settings.url());
         this.facade = new GuardedRegistryClient(new RegistryClientFacadeImpl(new RegistryClient(adapter)), this);
@@ -87,12 +95,17 @@ public final class RegistryConnection implements AutoCloseable {
     public Status probe() {
         long deadline = settings.connectTimeout().plus(settings.requestTimeout()).toMillis() + 1_000;
         try {
-            int code = web.getAbs(settings.url() + "/system/info")
-                    .timeout(settings.requestTimeout().toMillis())
-                    .send()
-                    .toCompletionStage().toCompletableFuture()
-                    .get(deadline, TimeUnit.MILLISECONDS)
-                    .statusCode();
+            int code;
+            try {
+                code = systemInfo(deadline);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof HttpClosedException)) {
+                    throw e;
+                }
+                // the pooled connection it went out on was closed by the other side (a restarted registry, a proxy):
+                // that says nothing of the registry, a fresh connection does
+                code = systemInfo(deadline);
+            }
             if (code >= 500) {
                 failed(new RegistryUnavailableException(settings.url(), "answered HTTP " + code, null));
             } else {
@@ -108,10 +121,19 @@ public final class RegistryConnection implements AutoCloseable {
         return status();
     }
 
+    private int systemInfo(long deadlineMillis) throws ExecutionException, TimeoutException, InterruptedException {
+        return web.getAbs(settings.url() + "/system/info")
+                .timeout(settings.requestTimeout().toMillis())
+                .send()
+                .toCompletionStage().toCompletableFuture()
+                .get(deadlineMillis, TimeUnit.MILLISECONDS)
+                .statusCode();
+    }
+
     void answered(String what) {
         Status before = status.get();
         if (!before.reachable()) {
-            status.set(new Status(true, Instant.now(), what));
+            status.set(new Status(true, Instant.now(), what, true));
             if (!"not asked yet".equals(before.detail())) {
                 LOG.info("the schema registry at {} answers again", settings.url());
             }
@@ -120,7 +142,7 @@ public final class RegistryConnection implements AutoCloseable {
 
     void failed(RegistryUnavailableException e) {
         Status before = status.get();
-        status.set(new Status(false, before.reachable() ? Instant.now() : before.since(), e.getMessage()));
+        status.set(new Status(false, before.reachable() ? Instant.now() : before.since(), e.getMessage(), before.answeredBefore()));
         if (before.reachable() || "not asked yet".equals(before.detail())) {
             LOG.warn("{}", e.getMessage());
         }

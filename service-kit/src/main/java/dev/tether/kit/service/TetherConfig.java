@@ -47,6 +47,13 @@ public interface TetherConfig {
         @WithDefault("PT5S")
         Duration requestTimeout();
 
+        /**
+         * How long a registry that answered before may fail every call before readiness says DOWN: one slow answer on
+         * a loaded machine is not an outage. A registry that never answered this process is DOWN at once.
+         */
+        @WithDefault("PT15S")
+        Duration unreadyAfter();
+
         /** These settings as the kit's {@link RegistrySettings}. */
         default RegistrySettings settings() {
             return new RegistrySettings(url(), connectTimeout(), requestTimeout());

@@ -87,13 +87,72 @@ class RegistryConnectionTest {
             assertThatThrownBy(() -> registry.facade().getReferencesByContentId(1)).isInstanceOf(RegistryUnavailableException.class)
                     .hasMessageContaining("503");
             assertThat(registry.status().reachable()).isFalse();
+            assertThat(registry.status().answeredBefore()).isFalse();
 
             assertThatThrownBy(() -> registry.facade().getReferencesByContentId(2))
                     .isNotInstanceOf(RegistryUnavailableException.class);
             assertThat(registry.status().reachable()).isTrue();
             assertThat(registry.probe().reachable()).isTrue();
+
+            // failing again after an answer: unreachable since then, and it did answer before (readiness's grace)
+            assertThatThrownBy(() -> registry.facade().getReferencesByContentId(1)).isInstanceOf(RegistryUnavailableException.class);
+            assertThat(registry.status().reachable()).isFalse();
+            assertThat(registry.status().answeredBefore()).isTrue();
         } finally {
             http.stop(0);
+        }
+    }
+
+    /**
+     * A registry whose keep-alive connections die under the client (a restarted registry, a proxy's idle timeout):
+     * this one answers the first request of each connection and closes the connection at the second. Each probe after
+     * the first goes out on the pooled, dead connection; it must still find the registry answering. Before the fix the
+     * probe said unreachable and readiness went DOWN with the registry up (seen in CI, issue 15 §1).
+     */
+    @Test
+    void aProbeOnAConnectionTheRegistryClosed_triesAFreshOne_andFindsItAnswering() throws Exception {
+        try (var server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            var connections = new java.util.concurrent.atomic.AtomicInteger();
+            var acceptor = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try {
+                        var socket = server.accept();
+                        connections.incrementAndGet();
+                        var handler = new Thread(() -> answerOnceThenClose(socket));
+                        handler.setDaemon(true);
+                        handler.start();
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            var settings = new RegistrySettings("http://127.0.0.1:" + server.getLocalPort() + "/apis/registry/v3", SHORT, SHORT);
+            try (var registry = RegistryConnection.open(settings)) {
+                for (int probe = 1; probe <= 3; probe++) {
+                    assertThat(registry.probe().reachable()).as("probe %d: %s", probe, registry.status().detail()).isTrue();
+                }
+                assertThat(connections.get()).as("a fresh connection for each probe after the first").isEqualTo(3);
+            }
+        }
+    }
+
+    private static void answerOnceThenClose(java.net.Socket socket) {
+        try (socket; var in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))) {
+            readHeaders(in);
+            socket.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+                    .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            readHeaders(in); // the next request on this connection: closed without an answer
+        } catch (IOException e) {
+            // the client hung up first: nothing to do
+        }
+    }
+
+    private static void readHeaders(java.io.BufferedReader in) throws IOException {
+        for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+            // headers only: the probes have no body
         }
     }
 
