@@ -84,9 +84,17 @@ final class Http {
         }
     }
 
+    /** Bodies larger than this are sent only after the server said it takes them ({@code Expect: 100-continue}). */
+    private static final int LARGE_BODY = 1 << 20;
+
     static Answer send(Call call) {
         var builder = HttpRequest.newBuilder(URI.create(call.url())).timeout(Duration.ofSeconds(60));
         call.headers().forEach(builder::header);
+        if (call.body() != null && call.body().length > LARGE_BODY) {
+            // as a careful client does: a server refusing a body over its limit answers 413 and closes the connection;
+            // a client still sending then gets a reset instead of the answer. With 100-continue it sends nothing first.
+            builder.expectContinue(true);
+        }
         builder.method(call.method(), call.body() == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofByteArray(call.body()));
         try {

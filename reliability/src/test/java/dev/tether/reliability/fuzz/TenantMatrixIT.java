@@ -148,7 +148,8 @@ class TenantMatrixIT {
                             : Map.of("Authorization", "Bearer " + c.token().get()), null));
                     boolean ok = answer.status() == 200;
                     if (!ok) {
-                        failures.add(service.module + " " + path + " × " + c.name() + ": expected 200, got " + answer);
+                        failures.add(service.module + " " + path + " × " + c.name() + ": expected 200, got " + answer.status()
+                                + " " + downChecks(answer));
                     }
                     rows.computeIfAbsent(service.module + " GET " + path, k -> new LinkedHashMap<>()).put(c.column(),
                             answer.status() + (ok ? "" : "≠200"));
@@ -171,6 +172,20 @@ class TenantMatrixIT {
         assertThat(crossTenantSuccesses).as("cross-tenant successes").isZero();
         assertThat(failures).as("cells that answered otherwise than expected").isEmpty();
         assertThat(tether.unhealthy()).isEmpty();
+    }
+
+    /** The checks a health answer says are DOWN, with their data (the whole answer is cut short in a failure message). */
+    private static String downChecks(Answer answer) {
+        JsonNode health = answer.json();
+        var down = new ArrayList<String>();
+        if (health != null) {
+            for (JsonNode check : health.path("checks")) {
+                if (!"UP".equals(check.path("status").asText())) {
+                    down.add(check.path("name").asText() + " " + check.path("data"));
+                }
+            }
+        }
+        return down.isEmpty() ? String.valueOf(answer) : "DOWN: " + down;
     }
 
     /** What the wrong callers must not change: the owner's sessions, its pending item, and the raw log. */
