@@ -94,6 +94,7 @@ public final class ServiceProcess implements AutoCloseable {
             var command = new ArrayList<String>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("-Xmx384m");
+            command.addAll(jvmOptions());
             command.addAll(systemProperties);
             command.add("-jar");
             command.add(jar.toString());
@@ -116,6 +117,16 @@ public final class ServiceProcess implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         return this;
+    }
+
+    /**
+     * The JVM options of {@code -Dtether-test.jvm-options} (space-separated; none if unset): the build gives its test
+     * JVMs options that start them on less CPU (see the parent pom), and the processes they start get the same ones. A
+     * benchmark run outside the build has none, so it measures the services as they run in production.
+     */
+    public static List<String> jvmOptions() {
+        String options = System.getProperty("tether-test.jvm-options", "").trim();
+        return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
     }
 
     /** SIGKILL: the process dies at once, as in a machine crash; nothing is flushed or closed. */

@@ -219,10 +219,12 @@ public abstract class TetherStack {
                         "--registry-storage", "file",
                         "--owner-pid", Long.toString(ProcessHandle.current().pid()));
                 Path log = dir.resolve("start.log");
-                Process p = new ProcessBuilder(command)
+                var builder = new ProcessBuilder(command)
                         .redirectError(log.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                        .start();
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                // the broker and the registry start on as little CPU as the test JVMs (see ServiceProcess#jvmOptions)
+                builder.environment().put("TETHER_STACK_JVM_OPTS", String.join(" ", ServiceProcess.jvmOptions()));
+                Process p = builder.start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
                     p.destroyForcibly();
