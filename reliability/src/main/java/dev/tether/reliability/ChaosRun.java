@@ -129,8 +129,10 @@ public final class ChaosRun {
         Path workDir = Files.createDirectories(root.resolve("reliability/target/chaos-" + config.seed() + "-" + System.currentTimeMillis()));
         Path workspaces = Files.createDirectories(workDir.resolve("workspaces"));
         String prefix = "chaos-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        // every round runs a 2 s command in each session: with the executor's default 4 at once they queue, and the run
+        // would measure the queue rather than the faults; 10 at once leaves more calls in flight for a SIGKILL too
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_WORKSPACE_ROOT", workspaces.toString(),
-                "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
+                "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString(), "TETHER_EXECUTOR_CONCURRENCY", "10");
         var services = new LinkedHashMap<String, ServiceProcess>();
         for (String name : FaultInjector.SERVICES) {
             services.put(name, new ServiceProcess(root.resolve(name), workDir.resolve(name), env, List.of("-Dquarkus.http.host=127.0.0.1")));
