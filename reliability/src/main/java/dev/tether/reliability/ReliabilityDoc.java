@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.stream.Stream;
 
 /**
- * Renders {@code docs/RELIABILITY.md} from every {@code reliability/target/results/*.json} (see {@link Results}) and
+ * Renders {@code docs/RELIABILITY.md} from every published part, {@code reliability/results/*.json} (see {@link Results}), and
  * the hand-written template {@code reliability/RELIABILITY.template.md}: its {@code {{summary}}} becomes the headline
  * figures, {@code {{parts}}} one section per part. Usage: {@code ReliabilityDoc [repository root]}.
  */
@@ -37,7 +37,7 @@ public final class ReliabilityDoc {
 
     static Path render(Path root) throws IOException {
         List<JsonNode> parts = new ArrayList<>();
-        Path dir = Results.dir(root);
+        Path dir = Results.publishedDir(root);
         if (Files.isDirectory(dir)) {
             try (Stream<Path> files = Files.list(dir)) {
                 for (Path f : files.filter(p -> p.toString().endsWith(".json")).sorted(Comparator.comparing(ReliabilityDoc::order)).toList()) {

@@ -20,8 +20,18 @@ final class Results {
 
     private Results() {}
 
+    /** Where a run writes its parts. */
     static Path dir(Path root) {
         return root.resolve("reliability/target/results");
+    }
+
+    /**
+     * Where the published parts are kept, in the repository: {@code reliability/run} copies the parts it ran there,
+     * and {@link ReliabilityDoc} renders {@code docs/RELIABILITY.md} from them, so re-running one part never drops the
+     * published figures of the others.
+     */
+    static Path publishedDir(Path root) {
+        return root.resolve("reliability/results");
     }
 
     static Path write(Path root, String part, String command, Map<String, Object> figures, List<String> failures) throws IOException {
