@@ -1,0 +1,414 @@
+import { TetherError } from "./errors.js";
+import { clientId, randomId, requireId, requireText } from "./ids.js";
+import { jsonText } from "./json-text.js";
+import type { Approval, CallRecord, Checkpoint, EventPage, ModelContext, RecoveryReport, SessionEvent, SessionInfo } from "./models.js";
+import { resolveOptions, type ResolvedOptions, type TetherClientOptions } from "./options.js";
+import { appendRefusal, claimRefusal, decisionRefusal, failure, rejected } from "./outcomes.js";
+import {
+  appendBody,
+  createBody,
+  eventIdsOf,
+  ReadAt,
+  type AppendBatch,
+  type ApprovalDecision,
+  type ApprovalFilter,
+  type ClaimRequest,
+  type ContextQuery,
+  type NewEvent,
+  type NewSession,
+} from "./requests.js";
+import type { AppendResult, AwaitResult, ClaimResult, Claimed, CreateResult, DecisionResult } from "./results.js";
+import { Subscription, type SessionEventListener } from "./subscription.js";
+import { errorOf, ok, Transport } from "./transport.js";
+import * as wire from "./wire.js";
+
+/** Events per page when reading a whole log: half the session-service's default maximum (1000). */
+const PAGE = 500;
+const DECISION_POLL_MS = 500;
+
+/**
+ * The Tether SDK for agent harnesses and approvers' scripts: sessions and their logs (session-service), checkpoints,
+ * model context and recovery reports (projector-service), approvals (approval-service). The Java SDK's `TetherClient`,
+ * the same behaviour.
+ *
+ * Writes return a typed result — a discriminated union on `kind` (`created`, `claimed`, `appended` … or the refusals
+ * that call can meet: `conflict`, `fenced`, `version_pinned`, `not_found`, `rejected` naming the field …). Reads return
+ * the answer, or `undefined` when the session (or call, or approval) does not exist for the caller. What is not an
+ * outcome — the service unreachable after the retries allowed, credentials refused (401), a server error — rejects
+ * with a {@link TetherError}.
+ *
+ * Only calls that are safe to repeat are retried (see `RetryPolicy`): reads, appends (deterministic eventIds), creates
+ * (the SDK picks the session id and derives the first eventId from the request) and claims (a request id). `decide` is
+ * never retried.
+ *
+ * One client per process is enough: it is cheap, holds no connection of its own (Node's `fetch` pools them), and may be
+ * used by any number of concurrent calls. {@link close} ends every open subscription and makes later calls throw.
+ */
+export class TetherClient {
+  readonly options: ResolvedOptions;
+  private readonly transport: Transport;
+  private readonly subscriptions = new Set<Subscription>();
+  private closed = false;
+
+  constructor(options: TetherClientOptions = {}) {
+    this.options = resolveOptions(options);
+    this.transport = new Transport(this.options);
+  }
+
+  // --- sessions (session-service) ------------------------------------------------------------------------------------
+
+  /**
+   * Starts a session (`session_started`). Safe to retry: the SDK picks the session's id when the request has none, and
+   * the event's id is derived from the request, so the same request again answers the same `created`; a different
+   * request for an existing id is `rejected` (`illegal_event`).
+   */
+  async createSession(session: NewSession): Promise<CreateResult> {
+    this.open();
+    const sessionId = session.sessionId === undefined ? randomId() : requireId(session.sessionId, "sessionId");
+    const body = createBody(session, sessionId);
+    // derived from the whole request as the Java SDK writes it: its retry is a duplicate, another request for the same id is refused
+    body.eventId = clientId(sessionId, "session_started", jsonText(body));
+    const answer = await this.transport.send("POST", this.sessionApi("/v1/sessions"), body, "safe");
+    return ok(answer) ? wire.created(wire.parseJson(answer.body)) : rejected(errorOf(answer));
+  }
+
+  /** The caller's tenant's sessions, open and closed, or with this status. */
+  async sessions(status?: "open" | "closed"): Promise<readonly SessionInfo[]> {
+    this.open();
+    const answer = await this.transport.get(this.sessionApi("/v1/sessions", status === undefined ? {} : { status }));
+    if (!ok(answer)) {
+      throw failure("listing sessions", errorOf(answer));
+    }
+    return wire.sessions(wire.parseJson(answer.body));
+  }
+
+  /** One session as a list shows it; undefined if it does not exist for the caller. */
+  session(sessionId: string): Promise<SessionInfo | undefined> {
+    return this.read(`reading session ${sessionId}`, this.sessionApi(`/v1/sessions/${segment(sessionId)}`), wire.sessionInfo);
+  }
+
+  /**
+   * Claims the session for a worker (`session_claimed`, epoch + 1; a re-claim records `session_resumed`). Retried with
+   * the same request id, so a retry is a no-op while it is the latest claim.
+   */
+  async claim(sessionId: string, claim: ClaimRequest): Promise<ClaimResult> {
+    this.open();
+    const body = {
+      workerId: requireText(claim.workerId, "workerId"),
+      harnessVersion: requireText(claim.harnessVersion, "harnessVersion"),
+      ...(claim.rollout === true ? { rollout: true } : {}),
+      requestId: claim.requestId === undefined ? randomId() : requireId(claim.requestId, "requestId"),
+    };
+    const answer = await this.transport.send("POST", this.sessionApi(`/v1/sessions/${segment(sessionId)}/claim`), body, "safe");
+    return ok(answer) ? wire.claimed(wire.parseJson(answer.body), sessionId, claim.workerId) : claimRefusal(errorOf(answer));
+  }
+
+  /** A writer that appends under `claim`'s epoch. */
+  writer(claim: Claimed): SessionWriter {
+    return new SessionWriter(this, claim);
+  }
+
+  /**
+   * Appends a batch, all or nothing. Each event's id is derived from the batch's step (or fixed by the event), so a
+   * retry — by this SDK after a lost answer, or by a restarted worker sending the same step again — appends nothing
+   * twice and answers the original seqs.
+   */
+  async append(sessionId: string, batch: AppendBatch): Promise<AppendResult> {
+    this.open();
+    const ids = eventIdsOf(id(sessionId), batch);
+    // safe to repeat: every eventId is fixed, and the sequencer answers a known one with its original seq
+    const answer = await this.transport.send("POST", this.sessionApi(`/v1/sessions/${segment(sessionId)}/events`), appendBody(batch, ids), "safe");
+    return ok(answer) ? wire.appended(wire.parseJson(answer.body)) : appendRefusal(errorOf(answer));
+  }
+
+  /** A page of the session's log from `fromSeq` (from 1), at most `limit` events (1 to the service's maximum). */
+  events(sessionId: string, fromSeq = 1, limit = PAGE): Promise<EventPage | undefined> {
+    if (!Number.isSafeInteger(fromSeq) || fromSeq < 1) {
+      throw new RangeError(`fromSeq starts at 1, not ${fromSeq}`);
+    }
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new RangeError(`limit must be at least 1, not ${limit}`);
+    }
+    return this.read(
+      `reading the events of ${sessionId}`,
+      this.sessionApi(`/v1/sessions/${segment(sessionId)}/events`, { fromSeq, limit }),
+      wire.page,
+    );
+  }
+
+  /** The session's whole log as it is now, page by page; undefined if the session does not exist for the caller. */
+  async allEvents(sessionId: string): Promise<readonly SessionEvent[] | undefined> {
+    const all: SessionEvent[] = [];
+    let from = 1;
+    for (;;) {
+      const page = await this.events(sessionId, from, PAGE);
+      if (page === undefined) {
+        return undefined;
+      }
+      all.push(...page.events);
+      if (page.events.length === 0 || page.atEnd) {
+        return Object.freeze(all);
+      }
+      from = page.nextSeq;
+    }
+  }
+
+  /**
+   * Follows the session's events from `fromSeq` (from 1): catch-up, then live; reconnects and resumes by itself after
+   * a disconnect. Starts at once; an unknown session ends it with `not_found`. A function is taken as `onEvent`.
+   */
+  subscribe(sessionId: string, fromSeq: number, listener: SessionEventListener | SessionEventListener["onEvent"]): Subscription {
+    this.open();
+    const l: SessionEventListener = typeof listener === "function" ? { onEvent: listener } : listener;
+    const subscription = new Subscription(this.transport, id(sessionId), fromSeq, l, (s) => this.subscriptions.delete(s));
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /**
+   * Waits for the first event from `fromSeq` on that matches, e.g. the `tool_result` of a call:
+   * `awaitEvent(id, seq, (e) => e.type === "tool_result" && e.json.callId === "c1", 60_000)`.
+   *
+   * @returns the event; undefined if none matched within `timeoutMs`
+   * @throws TetherError if the session does not exist for the caller or the subscription failed
+   */
+  async awaitEvent(sessionId: string, fromSeq: number, match: (e: SessionEvent) => boolean, timeoutMs: number): Promise<SessionEvent | undefined> {
+    let found: SessionEvent | undefined;
+    let subscription: Subscription | undefined = undefined;
+    subscription = this.subscribe(sessionId, fromSeq, (e) => {
+      if (found === undefined && match(e)) {
+        found = e;
+        void subscription?.close();
+      }
+    });
+    const timer = setTimeout(() => void subscription?.close(), timeoutMs);
+    try {
+      const end = await subscription.ended;
+      if (found !== undefined) {
+        return found;
+      }
+      switch (end.reason) {
+        case "closed":
+          return undefined; // the time ran out (or the client was closed)
+        case "not_found":
+          throw new TetherError(`session ${sessionId} not found`);
+        case "failed":
+          throw end.failure instanceof TetherError ? end.failure : new TetherError("waiting for an event failed", { cause: end.failure });
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // --- projections (projector-service) --------------------------------------------------------------------------------
+
+  /** The session's checkpoint now (default), at a past seq, or once it has folded a seq. */
+  checkpoint(sessionId: string, at: ReadAt = ReadAt.latest()): Promise<Checkpoint | undefined> {
+    return this.read(`reading the checkpoint of ${sessionId}`, this.projectorApi(`/v1/sessions/${segment(sessionId)}/checkpoint`, readAt(at)), wire.checkpoint);
+  }
+
+  /** The session's model context in a provider's format (`"openai"` or `"anthropic"`), optionally at a state and within a token limit. */
+  context(sessionId: string, query: ContextQuery | ContextQuery["format"]): Promise<ModelContext | undefined> {
+    const q: ContextQuery = typeof query === "string" ? { format: query } : query;
+    if (q.format !== "openai" && q.format !== "anthropic") {
+      throw new TypeError(`format must be openai or anthropic, not ${String(q.format)}`);
+    }
+    if (q.maxTokens !== undefined && (!Number.isSafeInteger(q.maxTokens) || q.maxTokens < 1)) {
+      throw new RangeError(`maxTokens must be at least 1, not ${q.maxTokens}`);
+    }
+    const params = { format: q.format, ...readAt(q.at ?? ReadAt.latest()), maxTokens: q.maxTokens };
+    return this.read(`reading the context of ${sessionId}`, this.projectorApi(`/v1/sessions/${segment(sessionId)}/context`, params), wire.context);
+  }
+
+  /**
+   * The recovery report, of the latest checkpoint or once it has folded a seq (`ReadAt.atLeast`); a past seq is not
+   * offered by the projector and throws a RangeError.
+   */
+  recovery(sessionId: string, at: ReadAt = ReadAt.latest()): Promise<RecoveryReport | undefined> {
+    if (at.kind === "seq") {
+      throw new RangeError("a recovery report is of the latest checkpoint; use ReadAt.latest() or ReadAt.atLeast(seq)");
+    }
+    return this.read(`reading the recovery report of ${sessionId}`, this.projectorApi(`/v1/sessions/${segment(sessionId)}/recovery`, readAt(at)), wire.recovery);
+  }
+
+  /** The story of one tool call; undefined if the session or the call is unknown. */
+  call(sessionId: string, callId: string): Promise<CallRecord | undefined> {
+    return this.read(
+      `reading call ${callId} of ${sessionId}`,
+      this.projectorApi(`/v1/sessions/${segment(sessionId)}/calls/${segment(callId)}`),
+      wire.callRecord,
+    );
+  }
+
+  // --- approvals (approval-service; approver or admin) ------------------------------------------------------------------
+
+  /** The items of the caller's tenant that `filter` selects (default: the pending ones), oldest first. */
+  async approvals(filter: ApprovalFilter = { status: "PENDING" }): Promise<readonly Approval[]> {
+    this.open();
+    const answer = await this.transport.get(this.approvalApi("/v1/approvals", { status: filter.status ?? "PENDING", kind: filter.kind }));
+    if (!ok(answer)) {
+      throw failure("listing approvals", errorOf(answer));
+    }
+    return wire.approvals(wire.parseJson(answer.body));
+  }
+
+  /** One item by its id (`<sessionId>~<seq>`), with the whole text shown to approvers. */
+  approval(approvalId: string): Promise<Approval | undefined> {
+    return this.read(`reading approval ${approvalId}`, this.approvalApi(`/v1/approvals/${segment(approvalId)}`), wire.approval);
+  }
+
+  /**
+   * Records a decision in the approver's name. Never retried: a lost answer rejects with a {@link TetherError} whose
+   * `outcomeUnknown` is true (unless the connection was never made) — read the item to learn what happened.
+   */
+  async decide(approvalId: string, decision: ApprovalDecision): Promise<DecisionResult> {
+    this.open();
+    const body = {
+      decision: decision.decision,
+      ...(decision.tool === undefined ? {} : { tool: decision.tool }),
+      ...(decision.pathGlob === undefined ? {} : { pathGlob: decision.pathGlob }),
+      reason: decision.reason,
+    };
+    // never repeated: a second decision after a lost answer would be refused, or worse, count twice
+    const answer = await this.transport.send("POST", this.approvalApi(`/v1/approvals/${segment(approvalId)}/decision`), body, "never");
+    return ok(answer) ? Object.freeze({ kind: "decided", approval: wire.approval(wire.parseJson(answer.body)) }) : decisionRefusal(errorOf(answer));
+  }
+
+  /** Polls the item (every 0.5 s) until it is no longer pending, or `timeoutMs` has passed. */
+  async awaitDecision(approvalId: string, timeoutMs: number): Promise<AwaitResult> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const item = await this.approval(approvalId);
+      if (item === undefined) {
+        return Object.freeze({ kind: "not_found", message: "approval not found" });
+      }
+      if (!item.isPending) {
+        return Object.freeze({ kind: "settled", approval: item });
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        return Object.freeze({ kind: "still_pending", approval: item });
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(DECISION_POLL_MS, left))));
+    }
+  }
+
+  // --- lifecycle -------------------------------------------------------------------------------------------------------
+
+  /** Ends every open subscription (and waits for them); later calls throw. Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+  }
+
+  toString(): string {
+    return `TetherClient[sessions=${this.options.sessionsUrl}, token=${this.options.token === undefined ? "none" : "(set)"}${this.closed ? ", closed" : ""}]`;
+  }
+
+  // -----------------------------------------------------------------------------------------------------------------
+
+  /** A read: the answer, undefined on 404, a {@link TetherError} otherwise. */
+  private async read<T>(what: string, url: string, map: (n: unknown) => T): Promise<T | undefined> {
+    this.open();
+    const answer = await this.transport.get(url);
+    if (ok(answer)) {
+      return map(wire.parseJson(answer.body));
+    }
+    if (answer.status === 404) {
+      return undefined;
+    }
+    throw failure(what, errorOf(answer));
+  }
+
+  private open(): void {
+    if (this.closed) {
+      throw new TetherError("the client is closed");
+    }
+  }
+
+  private sessionApi(path: string, params: Params = {}): string {
+    return url(this.options.sessionsUrl, path, params);
+  }
+
+  private projectorApi(path: string, params: Params = {}): string {
+    return url(this.options.projectorUrl, path, params);
+  }
+
+  private approvalApi(path: string, params: Params = {}): string {
+    return url(this.options.approvalsUrl, path, params);
+  }
+}
+
+/**
+ * Appends to one session as the worker that claimed it: every batch carries the claim's epoch, so once another worker
+ * claims the session every append answers `fenced` and the worker knows to stop. Tracks the highest last seq its
+ * answers reported.
+ */
+export class SessionWriter {
+  readonly sessionId: string;
+  readonly epoch: number;
+  private last: number;
+
+  constructor(
+    private readonly client: TetherClient,
+    claim: Claimed,
+  ) {
+    this.sessionId = claim.sessionId;
+    this.epoch = claim.epoch;
+    this.last = claim.lastSeq;
+  }
+
+  /** The highest last seq an answer reported (starting with the claim's). */
+  get lastSeq(): number {
+    return this.last;
+  }
+
+  /** Appends the events of step `step` (ids derived from it) under this writer's epoch. */
+  append(step: string, ...events: NewEvent[]): Promise<AppendResult> {
+    return this.appendBatch({ step, events });
+  }
+
+  /** Appends `batch` under this writer's epoch (any epoch the batch had is replaced). */
+  async appendBatch(batch: AppendBatch): Promise<AppendResult> {
+    const result = await this.client.append(this.sessionId, { ...batch, epoch: this.epoch });
+    if (result.kind === "appended" || result.kind === "conflict") {
+      this.last = Math.max(this.last, result.lastSeq);
+    }
+    return result;
+  }
+}
+
+type Params = Readonly<Record<string, string | number | undefined>>;
+
+function readAt(at: ReadAt): Params {
+  switch (at.kind) {
+    case "latest":
+      return {};
+    case "seq":
+      return { atSeq: at.seq };
+    case "atLeast":
+      return { minSeq: at.seq };
+  }
+}
+
+function id(value: string): string {
+  return requireText(value, "id");
+}
+
+/** One path segment from caller data, percent-encoded as RFC 3986 unreserved characters stay (the Java SDK's `Uris`). */
+function segment(value: string): string {
+  return encode(id(value));
+}
+
+function url(base: string, path: string, params: Params): string {
+  const query = Object.entries(params)
+    .filter((e): e is [string, string | number] => e[1] !== undefined)
+    .map(([k, v]) => `${encode(k)}=${encode(String(v))}`)
+    .join("&");
+  return `${base}${path}${query === "" ? "" : `?${query}`}`;
+}
+
+function encode(value: string): string {
+  // encodeURIComponent leaves !'()* as they are; RFC 3986 reserves them
+  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}

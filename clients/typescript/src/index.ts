@@ -1,0 +1,66 @@
+/**
+ * The Tether SDK for TypeScript. Start with {@link TetherClient}; see the README for a walk-through.
+ *
+ * @module
+ */
+export { TetherClient, SessionWriter } from "./client.js";
+export { RetryPolicy, LOCAL_SESSIONS, LOCAL_PROJECTOR, LOCAL_APPROVALS, DEFAULT_TIMEOUT_MS } from "./options.js";
+export type { TetherClientOptions, ResolvedOptions } from "./options.js";
+export { TetherError, UnexpectedOutcomeError, MalformedAnswerError } from "./errors.js";
+export type { ApiError } from "./errors.js";
+export { EVENT_ID_NAMESPACE, eventIdOf, nameBasedUuid } from "./ids.js";
+export { NewEvent, ReadAt, ApprovalDecision, eventIdsOf } from "./requests.js";
+export type {
+  AppendBatch,
+  ApprovalFilter,
+  ApprovalStatus,
+  ClaimRequest,
+  ContextQuery,
+  DecisionKind,
+  NewSession,
+  ToolCall,
+  ToolMode,
+  ToolStatus,
+} from "./requests.js";
+export { appendedOrThrow, claimedOrThrow, createdOrThrow, decidedOrThrow, settledOrThrow, assertNever } from "./results.js";
+export type {
+  AlreadyDecided,
+  AppendResult,
+  Appended,
+  AppendedEvent,
+  AwaitResult,
+  ClaimResult,
+  Claimed,
+  Conflict,
+  CreateResult,
+  Created,
+  Decided,
+  DecisionResult,
+  Fenced,
+  NotFound,
+  Outcome,
+  Rejected,
+  Settled,
+  StillPending,
+  VersionPinned,
+} from "./results.js";
+export { Subscription } from "./subscription.js";
+export type { SessionEventListener, SubscriptionEnd } from "./subscription.js";
+export type {
+  Actor,
+  Approval,
+  ApprovalRecordedDecision,
+  CallCursor,
+  CallRecord,
+  Checkpoint,
+  ContextFormat,
+  EventPage,
+  ModelContext,
+  PlanItem,
+  RecoveryCall,
+  RecoveryReport,
+  SessionEvent,
+  SessionInfo,
+  TokenUsage,
+} from "./models.js";
+export type { JsonValue } from "./json-text.js";

@@ -1,0 +1,329 @@
+import { eventIdOf, requireId, requireText } from "./ids.js";
+import { jsonText, type JsonValue } from "./json-text.js";
+import type { TokenUsage } from "./models.js";
+
+/**
+ * What the SDK's writes and reads are asked with: events to append and the batches that carry them, a new session,
+ * a claim, which state of a projection to read, approval filters and decisions. All plain frozen data, built by the
+ * functions below (which check what the services would refuse, before a call).
+ *
+ * @module
+ */
+
+/**
+ * An event to append: its wire type (e.g. `user_message`) and payload fields as docs/ARCHITECTURE.md §4 names them.
+ * Its eventId is derived from its batch's step ({@link eventIdOf}) unless `eventId` fixes one. The envelope (seq,
+ * actor, time, harness version) is the sequencer's to set.
+ */
+export interface NewEvent {
+  readonly type: string;
+  readonly fields: Readonly<Record<string, JsonValue>>;
+  /** A fixed eventId instead of the one the batch's step derives. */
+  readonly eventId?: string | undefined;
+}
+
+/** A tool call an assistant message asks for. */
+export interface ToolCall {
+  /** Unique in the session (the model's, e.g. `call_abc`). */
+  readonly callId: string;
+  /** The tool's name, e.g. `read_file`. */
+  readonly tool: string;
+  /** Its arguments: a JSON object's text (e.g. `{"path":"src/Foo.java"}`), or an object the SDK writes as JSON. Default `{}`. */
+  readonly arguments?: string | Readonly<Record<string, JsonValue>>;
+}
+
+/** How a tool call ended. UNKNOWN: the effect may or may not have happened. */
+export type ToolStatus = "OK" | "ERROR" | "CANCELLED" | "UNKNOWN";
+
+/** Builders of the event types clients write. */
+export const NewEvent = {
+  /** An event of any type; its payload fields as JSON values (`undefined` ones left out). */
+  of(type: string, fields: Readonly<Record<string, JsonValue | undefined>> = {}): NewEvent {
+    requireText(type, "type");
+    if ("type" in fields || "eventId" in fields) {
+      throw new TypeError("type and eventId are not payload fields");
+    }
+    const copy: Record<string, JsonValue> = {};
+    for (const [key, value] of Object.entries(fields)) {
+      if (value !== undefined) {
+        copy[key] = structuredClone(value) as JsonValue;
+      }
+    }
+    return Object.freeze({ type, fields: Object.freeze(copy) });
+  },
+
+  /** `user_message`: what the user said. */
+  userMessage(content: string): NewEvent {
+    return NewEvent.of("user_message", { content: text(content, "content") });
+  },
+
+  /** `assistant_message`: a model turn, the tool calls it asks for, and the tokens it used. */
+  assistantMessage(content: string, toolCalls: readonly ToolCall[] = [], usage: TokenUsage = { inputTokens: 0, outputTokens: 0 }): NewEvent {
+    if (usage.inputTokens < 0 || usage.outputTokens < 0) {
+      throw new RangeError("token counts must not be negative");
+    }
+    return NewEvent.of("assistant_message", {
+      content: text(content, "content"),
+      toolCalls: toolCalls.map((c) => ({
+        callId: requireText(c.callId, "callId"),
+        tool: requireText(c.tool, "tool"),
+        argumentsJson: c.arguments === undefined ? "{}" : typeof c.arguments === "string" ? c.arguments : jsonText(c.arguments),
+      })),
+      usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
+    });
+  },
+
+  /** `tool_result`: how a call the harness ran itself ended. Calls the executor runs get theirs from the executor. */
+  toolResult(callId: string, status: ToolStatus, content?: string): NewEvent {
+    return NewEvent.of("tool_result", { callId: requireText(callId, "callId"), status, content });
+  },
+
+  /** `turn_interrupted`: the model turn was cut off; its partial text is kept and marked in the context. */
+  turnInterrupted(partialText: string, reason: string): NewEvent {
+    return NewEvent.of("turn_interrupted", { partialText: text(partialText, "partialText"), reason: text(reason, "reason") });
+  },
+
+  /** `context_compacted`: the events through `throughSeq` are summarized by `summary`, built from the original events `summarySourceSeqs`. */
+  contextCompacted(throughSeq: number, summary: string, summarySourceSeqs: readonly number[]): NewEvent {
+    return NewEvent.of("context_compacted", { throughSeq, summary: text(summary, "summary"), summarySourceSeqs: [...summarySourceSeqs] });
+  },
+
+  /** `plan_updated`: the agent's plan as it stands now. */
+  planUpdated(items: readonly { readonly text: string; readonly status: "PENDING" | "IN_PROGRESS" | "DONE" | "CANCELLED" }[]): NewEvent {
+    return NewEvent.of("plan_updated", { items: items.map((i) => ({ text: requireText(i.text, "text"), status: i.status })) });
+  },
+
+  /** `step_completed`: step `step` is done; `verified` when the agent checked it. */
+  stepCompleted(step: number, note: string, verified: boolean): NewEvent {
+    return NewEvent.of("step_completed", { step, note: text(note, "note"), verified });
+  },
+
+  /** `session_closed`: the session is over; nothing may be appended after it. */
+  sessionClosed(outcome: string): NewEvent {
+    return NewEvent.of("session_closed", { outcome: text(outcome, "outcome") });
+  },
+
+  /** The same event with this eventId instead of the one its batch's step would give it. */
+  withEventId(event: NewEvent, eventId: string): NewEvent {
+    return Object.freeze({ ...event, eventId: requireText(eventId, "eventId") });
+  },
+} as const;
+
+/**
+ * Events appended together, all or nothing, in order: typically everything one step of the agent produced. Each
+ * event's id is `eventIdOf(sessionId, step, index)` unless the event fixes its own, so sending the batch again — after
+ * a timeout, after a crash and restart — appends nothing twice and answers the original seqs.
+ *
+ * A step key must name the work, not the attempt, and must not be reused for other events in the same session: a batch
+ * whose ids are all in the log already is answered with their seqs, whatever its events say.
+ */
+export interface AppendBatch {
+  /** The step's key, e.g. `turn-3`. */
+  readonly step: string;
+  readonly events: readonly NewEvent[];
+  /** Appended only if the session's last seq is this (else `conflict`). */
+  readonly expectedSeq?: number | undefined;
+  /** Appended only if the session's epoch is still this (else `fenced`). */
+  readonly epoch?: number | undefined;
+}
+
+/** The eventIds the batch's events get in `sessionId`, in order. */
+export function eventIdsOf(sessionId: string, batch: AppendBatch): string[] {
+  requireText(batch.step, "step");
+  if (batch.events.length === 0) {
+    throw new TypeError("a batch needs at least one event");
+  }
+  return batch.events.map((e, i) => e.eventId ?? eventIdOf(sessionId, batch.step, i));
+}
+
+/** Which tools a session may use. */
+export type ToolMode = "READ_ONLY" | "WRITE";
+
+/**
+ * What a new session starts with (`session_started`): the objective (the first user message, pinned verbatim), its
+ * tool mode and, unless its harness version names one, its model. Without a `sessionId` the SDK picks a random one
+ * before the first attempt, so a retried create never makes two sessions; without a harness version the
+ * session-service assigns one by the versions' weights.
+ */
+export interface NewSession {
+  readonly objective: string;
+  readonly toolMode: ToolMode;
+  /** The model; undefined: the harness version's (refused, field `modelId`, if it names none). */
+  readonly modelId?: string | undefined;
+  /** 1-128 letters, digits, `. _ -`, starting with a letter or digit. */
+  readonly sessionId?: string | undefined;
+  readonly systemPrompt?: string | undefined;
+  /** Rules the agent must keep; the context shows them among the authoritative facts. */
+  readonly constraints?: readonly string[] | undefined;
+  /** Pins the session to this harness version instead of letting the weights choose. */
+  readonly harnessVersion?: string | undefined;
+  /** The most tokens the session's model turns may use in all. */
+  readonly tokenBudget?: number | undefined;
+}
+
+/** A worker's claim of a session. */
+export interface ClaimRequest {
+  readonly workerId: string;
+  readonly harnessVersion: string;
+  /** Part of a rollout: a re-claim is recorded as resumed for DEPLOY, not CRASH. */
+  readonly rollout?: boolean | undefined;
+  /**
+   * Fixed to make the claim safe to repeat across a restart of the worker too; without one the SDK draws a random one
+   * per `claim` call (its own retries reuse it).
+   */
+  readonly requestId?: string | undefined;
+}
+
+/** Which state of a projection to read. */
+export type ReadAt =
+  | { readonly kind: "latest" }
+  | { readonly kind: "seq"; readonly seq: number }
+  | { readonly kind: "atLeast"; readonly seq: number };
+
+export const ReadAt = {
+  /** What the projector has now. */
+  latest(): ReadAt {
+    return LATEST;
+  },
+  /** As it was right after `seq` (from 1): time travel. */
+  seq(seq: number): ReadAt {
+    return Object.freeze({ kind: "seq", seq: positiveSeq(seq) });
+  },
+  /** The latest, once the projection has folded `seq` (e.g. the `lastSeq` an append returned): read your own writes. */
+  atLeast(seq: number): ReadAt {
+    return Object.freeze({ kind: "atLeast", seq: positiveSeq(seq) });
+  },
+} as const;
+
+const LATEST: ReadAt = Object.freeze({ kind: "latest" });
+
+/** Which model context to read. */
+export interface ContextQuery {
+  readonly format: "openai" | "anthropic";
+  /** Which state of the session; default the latest. */
+  readonly at?: ReadAt | undefined;
+  /** A token limit: the oldest exchanges after the compaction point are left out to fit. */
+  readonly maxTokens?: number | undefined;
+}
+
+/** An approval item's status. */
+export type ApprovalStatus = "PENDING" | "GRANTED" | "DENIED" | "EXPIRED" | "CANCELLED" | "MARKED_DONE" | "RETRIED" | "ABANDONED";
+
+/** Which approval items to list: `{ status: "PENDING" }` (the default; oldest first), `{ status: "ALL" }`, narrowed by `kind`. */
+export interface ApprovalFilter {
+  readonly status?: ApprovalStatus | "ALL" | undefined;
+  readonly kind?: "APPROVAL" | "UNKNOWN_OUTCOME" | undefined;
+}
+
+/** A decision's wire name. */
+export type DecisionKind = "GRANT_ONCE" | "GRANT_SESSION" | "DENY" | "MARK_DONE" | "RETRY" | "ABANDON";
+
+/** An approver's decision on an item. */
+export interface ApprovalDecision {
+  readonly decision: DecisionKind;
+  /** For GRANT_SESSION: the tool the grant covers; undefined for the decided call's tool. */
+  readonly tool?: string | undefined;
+  /** For GRANT_SESSION: the paths it covers (e.g. `src/**`); undefined for any. */
+  readonly pathGlob?: string | undefined;
+  /** Why; possibly empty (except for DENY). */
+  readonly reason: string;
+}
+
+export const ApprovalDecision = {
+  /** Run this one call. */
+  grantOnce(reason = ""): ApprovalDecision {
+    return Object.freeze({ decision: "GRANT_ONCE", reason });
+  },
+  /** Run this call, and later calls of the same tool in this session without asking; narrowed to `tool` on paths matching `pathGlob` when given. */
+  grantSession(reason = "", scope?: { readonly tool: string; readonly pathGlob: string }): ApprovalDecision {
+    return Object.freeze(
+      scope === undefined
+        ? { decision: "GRANT_SESSION", reason }
+        : { decision: "GRANT_SESSION", tool: requireText(scope.tool, "tool"), pathGlob: requireText(scope.pathGlob, "pathGlob"), reason },
+    );
+  },
+  /** Refuse the call; the reason is required and is what the model is told. */
+  deny(reason: string): ApprovalDecision {
+    return Object.freeze({ decision: "DENY", reason: requireText(reason, "reason") });
+  },
+  /** The call whose outcome was unknown did take effect: count it as succeeded. */
+  markDone(reason = ""): ApprovalDecision {
+    return Object.freeze({ decision: "MARK_DONE", reason });
+  },
+  /** The call whose outcome was unknown did not take effect: run it once more. */
+  retry(reason = ""): ApprovalDecision {
+    return Object.freeze({ decision: "RETRY", reason });
+  },
+  /** Give the call whose outcome was unknown up: count it as cancelled. */
+  abandon(reason = ""): ApprovalDecision {
+    return Object.freeze({ decision: "ABANDON", reason });
+  },
+} as const;
+
+// --- request bodies, in the Java SDK's field order ------------------------------------------------------------------
+
+/** The body of `POST /v1/sessions` without its eventId, validated; the key order is the Java SDK's (the eventId is derived from its text). */
+export function createBody(session: NewSession, sessionId: string): Record<string, JsonValue> {
+  text(session.objective, "objective");
+  requireText(session.objective, "objective");
+  if (session.toolMode !== "READ_ONLY" && session.toolMode !== "WRITE") {
+    throw new TypeError(`toolMode must be READ_ONLY or WRITE, not ${String(session.toolMode)}`);
+  }
+  const body: Record<string, JsonValue> = { sessionId, objective: session.objective };
+  if (session.systemPrompt !== undefined) {
+    body.systemPrompt = text(session.systemPrompt, "systemPrompt");
+  }
+  if (session.modelId !== undefined) {
+    body.modelId = requireText(session.modelId, "modelId");
+  }
+  body.toolMode = session.toolMode;
+  body.constraints = (session.constraints ?? []).map((c) => text(c, "a constraint"));
+  if (session.harnessVersion !== undefined) {
+    body.harnessVersion = requireId(session.harnessVersion, "harnessVersion");
+  }
+  if (session.tokenBudget !== undefined) {
+    if (!Number.isSafeInteger(session.tokenBudget) || session.tokenBudget < 1) {
+      throw new RangeError(`tokenBudget must be an integer of at least 1, not ${session.tokenBudget}`);
+    }
+    body.tokenBudget = session.tokenBudget;
+  }
+  return body;
+}
+
+/** The body of `POST /v1/sessions/{id}/events`. */
+export function appendBody(batch: AppendBatch, eventIds: readonly string[]): Record<string, JsonValue> {
+  const body: Record<string, JsonValue> = {
+    events: batch.events.map((e, i) => {
+      requireText(e.type, "type");
+      return { eventId: requireText(eventIds[i]!, "eventId"), type: e.type, ...e.fields };
+    }),
+  };
+  if (batch.expectedSeq !== undefined) {
+    body.expectedSeq = nonNegative(batch.expectedSeq, "expectedSeq");
+  }
+  if (batch.epoch !== undefined) {
+    body.epoch = nonNegative(batch.epoch, "epoch");
+  }
+  return body;
+}
+
+function text(value: string, name: string): string {
+  if (typeof value !== "string") {
+    throw new TypeError(`${name} must be a string`);
+  }
+  return value;
+}
+
+function positiveSeq(seq: number): number {
+  if (!Number.isSafeInteger(seq) || seq < 1) {
+    throw new RangeError(`seq starts at 1, not ${seq}`);
+  }
+  return seq;
+}
+
+function nonNegative(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be an integer, not negative: ${value}`);
+  }
+  return value;
+}

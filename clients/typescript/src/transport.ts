@@ -1,0 +1,160 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { TetherError } from "./errors.js";
+import { javaUtf8 } from "./ids.js";
+import { jsonText, type JsonValue } from "./json-text.js";
+import { RetryPolicy, type ResolvedOptions } from "./options.js";
+import { apiError } from "./wire.js";
+
+/**
+ * HTTP for the SDK — the Java SDK's `Transport`: Node's own `fetch`, the bearer token on every request, JSON bodies
+ * (Jackson's text, Java's UTF-8, so the bytes are the Java SDK's), a timeout per attempt, and the retry loop for calls
+ * marked `safe`. Not part of the API.
+ *
+ * @module
+ */
+
+/** Whether a call may be sent again when its answer is lost: `safe` (a read, an idempotent write) or `never`. */
+export type Retry = "safe" | "never";
+
+/** A service's answer: its status, its body, and a 503's `Retry-After`. */
+export interface Answer {
+  readonly status: number;
+  readonly body: string;
+  readonly retryAfterMs: number | undefined;
+}
+
+export function ok(answer: Answer): boolean {
+  return answer.status >= 200 && answer.status < 300;
+}
+
+const USER_AGENT = "tether-client-ts/0.1";
+/** Error codes of a connection that was never made: the request cannot have arrived. */
+const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+
+export class Transport {
+  constructor(readonly options: ResolvedOptions) {}
+
+  get(url: string): Promise<Answer> {
+    return this.send("GET", url, undefined, "safe");
+  }
+
+  /**
+   * Sends the request; retries it per the policy when it is `safe` and failed on the way or got 502/503/504. Every
+   * attempt sends the same bytes.
+   *
+   * @throws TetherError when no answer came (after the retries allowed)
+   */
+  async send(method: string, url: string, body: JsonValue | undefined, retry: Retry): Promise<Answer> {
+    const bytes = body === undefined ? undefined : javaUtf8(jsonText(body));
+    const headers: Record<string, string> = { ...this.headers(), Accept: "application/json" };
+    if (bytes !== undefined) {
+      headers["Content-Type"] = "application/json";
+    }
+    const policy = this.options.retry;
+    const attempts = retry === "safe" ? policy.maxAttempts : 1;
+    const what = `${method} ${new URL(url).pathname}`;
+    for (let attempt = 1; ; attempt++) {
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new TimedOut(this.options.timeoutMs)), this.options.timeoutMs);
+      try {
+        const response = await fetch(url, {
+          method,
+          headers,
+          redirect: "manual",
+          signal: timeout.signal,
+          ...(bytes === undefined ? {} : { body: bytes }),
+        });
+        const answer: Answer = { status: response.status, body: await response.text(), retryAfterMs: retryAfter(response) };
+        if (transient5xx(answer.status) && attempt < attempts) {
+          await sleep(RetryPolicy.delay(policy, attempt, answer.retryAfterMs));
+          continue;
+        }
+        return answer;
+      } catch (e) {
+        if (attempt < attempts) {
+          await sleep(RetryPolicy.delay(policy, attempt));
+          continue;
+        }
+        const reason = describeFailure(e);
+        throw retry === "safe" || neverConnected(e)
+          ? new TetherError(`${what} failed after ${attempt} attempt(s): ${reason}`, { cause: e })
+          : new TetherError(
+              `${what} got no answer (${reason}); not retried, since repeating it is not safe: it may or may not have taken effect`,
+              { cause: e, outcomeUnknown: true },
+            );
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  }
+
+  /**
+   * Opens a server-sent-event stream. The timeout bounds only the wait for the answer's headers; the body then stays
+   * open for as long as the service keeps it, or until `signal` aborts.
+   */
+  async openStream(url: string, lastEventId: number, signal: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream" };
+    if (lastEventId > 0) {
+      headers["Last-Event-ID"] = String(lastEventId);
+    }
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new TimedOut(this.options.timeoutMs)), this.options.timeoutMs);
+    try {
+      // the timeout ends once the headers are in; `signal` can abort the stream for as long as it is read
+      return await fetch(url, { method: "GET", headers, redirect: "manual", signal: AbortSignal.any([signal, timeout.signal]) });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = { "User-Agent": USER_AGENT };
+    if (this.options.token !== undefined) {
+      headers.Authorization = `Bearer ${this.options.token}`;
+    }
+    return headers;
+  }
+}
+
+/** The reason an attempt was aborted when it took longer than the timeout. */
+export class TimedOut extends Error {
+  override readonly name = "TimedOut";
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+  }
+}
+
+/** The error body of an answer that is not 2xx. */
+export function errorOf(answer: Answer) {
+  return apiError(answer.status, answer.body);
+}
+
+function transient5xx(status: number): boolean {
+  return status === 502 || status === 503 || status === 504;
+}
+
+function retryAfter(response: Response): number | undefined {
+  const value = response.headers.get("Retry-After");
+  if (value === null || !/^\s*\d+\s*$/.test(value)) {
+    return undefined; // absent, or an HTTP date: the backoff decides
+  }
+  return Number(value.trim()) * 1000;
+}
+
+function neverConnected(e: unknown): boolean {
+  const code = (e as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof code === "string" && NEVER_CONNECTED.has(code);
+}
+
+export function describeFailure(e: unknown): string {
+  if (e instanceof TimedOut) {
+    return e.message;
+  }
+  const cause = (e as { cause?: unknown })?.cause;
+  if (cause instanceof TimedOut) {
+    return cause.message;
+  }
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const message = e instanceof Error ? e.message : String(e);
+  return typeof code === "string" ? `${message} (${code})` : cause instanceof Error ? `${message}: ${cause.message}` : message;
+}

@@ -1,0 +1,446 @@
+import { MalformedAnswerError, type ApiError } from "./errors.js";
+import type {
+  Approval,
+  CallCursor,
+  CallRecord,
+  Checkpoint,
+  EventPage,
+  ModelContext,
+  RecoveryCall,
+  RecoveryReport,
+  SessionEvent,
+  SessionInfo,
+} from "./models.js";
+import type { Appended, Claimed, Created } from "./results.js";
+
+/**
+ * The services' JSON answers read into the SDK's types, one function per answer — the Java SDK's `Wire`. Lenient where
+ * that keeps an older client working with a newer service (unknown fields are ignored, states stay strings); strict
+ * only about what the answer cannot do without (a {@link MalformedAnswerError} then). Not part of the API.
+ *
+ * @module
+ */
+
+type Obj = Readonly<Record<string, unknown>>;
+
+/** `text` as JSON; a {@link MalformedAnswerError} if it is not. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new MalformedAnswerError(`the answer is not JSON: ${(e as Error).message}`);
+  }
+}
+
+/** `{"error", "message", ...}` as an {@link ApiError}; anything else as code `http_<status>`. */
+export function apiError(status: number, body: string): ApiError {
+  let node: unknown;
+  try {
+    node = body === "" ? undefined : JSON.parse(body);
+  } catch {
+    node = undefined; // not JSON: a proxy's page
+  }
+  if (isObject(node) && node.error !== undefined && node.error !== null) {
+    const details: Record<string, string | number | boolean> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key !== "error" && key !== "message" && value !== null && value !== undefined) {
+        details[key] = typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : JSON.stringify(value);
+      }
+    }
+    return Object.freeze({ status, code: text(node, "error") ?? "", message: text(node, "message") ?? "", details: Object.freeze(details) });
+  }
+  return Object.freeze({ status, code: `http_${status}`, message: "", details: Object.freeze({}) });
+}
+
+// --- session-service -----------------------------------------------------------------------------------------------
+
+export function created(n: unknown): Created {
+  const o = object(n, "a create's answer");
+  return freeze({
+    kind: "created",
+    sessionId: requiredText(o, "sessionId"),
+    seq: requiredNumber(o, "seq"),
+    harnessVersion: text(o, "harnessVersion"),
+    modelId: text(o, "modelId"),
+    redactions: number(o, "redactions", 0),
+  });
+}
+
+export function claimed(n: unknown, sessionId: string, workerId: string): Claimed {
+  const o = object(n, "a claim's answer");
+  const lastSeq = requiredNumber(o, "lastSeq");
+  const reason = text(o, "reason");
+  return freeze({
+    kind: "claimed",
+    sessionId,
+    workerId,
+    epoch: requiredNumber(o, "epoch"),
+    resumeReason: reason,
+    resumed: reason !== undefined,
+    lastSeq,
+    nextSeq: lastSeq + 1,
+  });
+}
+
+export function appended(n: unknown): Appended {
+  const o = object(n, "an append's answer");
+  const events = elements(o, "appended").map((a) =>
+    freeze({ eventId: requiredText(a, "eventId"), seq: requiredNumber(a, "seq"), duplicate: bool(a, "duplicate") }),
+  );
+  return freeze({
+    kind: "appended",
+    events: Object.freeze(events),
+    seqs: Object.freeze(events.map((e) => e.seq)),
+    allDuplicates: events.every((e) => e.duplicate),
+    lastSeq: requiredNumber(o, "lastSeq"),
+    redactions: number(o, "redactions", 0),
+  });
+}
+
+export function event(n: unknown): SessionEvent {
+  if (!isObject(n)) {
+    throw new MalformedAnswerError("an event is a JSON object");
+  }
+  const actor = objectOrUndefined(n, "actor");
+  return freeze({
+    seq: requiredNumber(n, "seq"),
+    eventId: requiredText(n, "eventId"),
+    type: requiredText(n, "type"),
+    sessionId: text(n, "sessionId"),
+    occurredAt: date(n, "occurredAt"),
+    actor: freeze(actor === undefined ? { kind: "UNKNOWN", id: "" } : { kind: text(actor, "kind") ?? "UNKNOWN", id: text(actor, "id") ?? "" }),
+    harnessVersion: text(n, "harnessVersion"),
+    json: deepFreeze(n),
+  });
+}
+
+export function page(n: unknown): EventPage {
+  const o = object(n, "a page of events");
+  const lastSeq = requiredNumber(o, "lastSeq");
+  const nextSeq = requiredNumber(o, "nextSeq");
+  return freeze({ events: Object.freeze(elements(o, "events").map(event)), lastSeq, nextSeq, atEnd: nextSeq > lastSeq });
+}
+
+export function sessionInfo(n: unknown): SessionInfo {
+  const o = object(n, "a session");
+  return freeze({
+    sessionId: requiredText(o, "sessionId"),
+    tenantId: text(o, "tenantId"),
+    owner: text(o, "owner"),
+    status: text(o, "status"),
+    lastSeq: number(o, "lastSeq", 0),
+    epoch: number(o, "epoch", 0),
+    workerId: text(o, "workerId"),
+    modelId: text(o, "modelId"),
+    harnessVersion: text(o, "harnessVersion"),
+    parentSessionId: text(o, "parentSessionId"),
+  });
+}
+
+export function sessions(n: unknown): readonly SessionInfo[] {
+  return Object.freeze(elements(object(n, "a list of sessions"), "sessions").map(sessionInfo));
+}
+
+// --- projector-service ---------------------------------------------------------------------------------------------
+
+export function checkpoint(n: unknown): Checkpoint {
+  const o = object(n, "a checkpoint");
+  const pending = objectOrUndefined(o, "pendingAction");
+  const progress = objectOrUndefined(o, "progress");
+  const lease = objectOrUndefined(o, "lease");
+  const used = objectOrUndefined(o, "usedTokens");
+  return freeze({
+    sessionId: requiredText(o, "sessionId"),
+    tenantId: text(o, "tenantId"),
+    schemaVersion: number(o, "schemaVersion", 0),
+    lastSeq: requiredNumber(o, "lastSeq"),
+    owner: text(o, "owner"),
+    objective: text(o, "objective"),
+    constraints: strings(o, "constraints"),
+    modelId: text(o, "modelId"),
+    harnessVersion: text(o, "harnessVersion"),
+    toolMode: text(o, "toolMode"),
+    status: requiredText(o, "status"),
+    step: number(o, "step", 0),
+    usedTokens: freeze({ inputTokens: number(used, "inputTokens", 0), outputTokens: number(used, "outputTokens", 0) }),
+    tokenBudget: optionalNumber(o, "tokenBudget"),
+    pendingAction:
+      pending === undefined ? undefined : freeze({ kind: text(pending, "kind"), callId: text(pending, "callId"), sinceSeq: number(pending, "sinceSeq", 0) }),
+    toolCursor: Object.freeze(
+      elements(o, "toolCursor").map(
+        (c): CallCursor =>
+          freeze({
+            callId: requiredText(c, "callId"),
+            tool: text(c, "tool"),
+            requestSeq: number(c, "requestSeq", 0),
+            idempotencyKey: text(c, "idempotencyKey"),
+            state: text(c, "state"),
+            resultSeq: optionalNumber(c, "resultSeq"),
+            awaitingApproval: bool(c, "awaitingApproval"),
+          }),
+      ),
+    ),
+    plan: Object.freeze(
+      elements(o, "plan").map((p) => {
+        const t = text(p, "text");
+        return freeze({ text: t === undefined || t.trim() === "" ? "(no text)" : t, status: text(p, "status") ?? "PENDING" });
+      }),
+    ),
+    progress: freeze({
+      lastVerifiedStep: number(progress, "lastVerifiedStep", 0),
+      stepsCompleted: number(progress, "stepsCompleted", 0),
+      lastNote: text(progress, "lastNote"),
+    }),
+    lease:
+      lease === undefined
+        ? undefined
+        : freeze({
+            workerId: text(lease, "workerId"),
+            epoch: number(lease, "epoch", 0),
+            harnessVersion: text(lease, "harnessVersion"),
+            claimedAt: date(lease, "claimedAt"),
+          }),
+    updatedAt: date(o, "updatedAt"),
+    json: deepFreeze(o),
+  });
+}
+
+export function context(n: unknown): ModelContext {
+  const o = object(n, "a model context");
+  const messages = o.messages;
+  if (!Array.isArray(messages)) {
+    throw new MalformedAnswerError("the context has no messages");
+  }
+  return freeze({
+    format: requiredText(o, "format"),
+    system: text(o, "system"),
+    messages: deepFreeze(messages),
+    stablePrefixSize: number(o, "stablePrefixSize", 0),
+    tokens: number(o, "tokens", 0),
+    tokenizer: text(o, "tokenizer"),
+    window: number(o, "window", 0),
+    compactionAdvised: bool(o, "compactionAdvised"),
+    atSeq: number(o, "atSeq", 0),
+    droppedEvents: number(o, "droppedEvents", 0),
+    json: deepFreeze(o),
+  });
+}
+
+export function recovery(n: unknown): RecoveryReport {
+  const o = object(n, "a recovery report");
+  const identity = objectOrUndefined(o, "identity");
+  const position = objectOrUndefined(o, "position");
+  const effects = objectOrUndefined(o, "effects");
+  const authority = objectOrUndefined(o, "authority");
+  const totals = objectOrUndefined(effects, "totals");
+  if (identity === undefined || position === undefined) {
+    throw new MalformedAnswerError("the recovery report has no identity or position");
+  }
+  return freeze({
+    identity: freeze({
+      sessionId: requiredText(identity, "sessionId"),
+      tenantId: text(identity, "tenantId"),
+      owner: text(identity, "owner"),
+      modelId: text(identity, "modelId"),
+      harnessVersion: text(identity, "harnessVersion"),
+      epoch: number(identity, "epoch", 0),
+      workerId: text(identity, "workerId"),
+    }),
+    position: freeze({
+      lastSeq: requiredNumber(position, "lastSeq"),
+      step: number(position, "step", 0),
+      lastVerifiedStep: number(position, "lastVerifiedStep", 0),
+      status: text(position, "status"),
+      lastNote: text(position, "lastNote"),
+    }),
+    effects: freeze({
+      confirmed: calls(effects, "confirmed"),
+      cancelled: calls(effects, "cancelled"),
+      unknown: calls(effects, "unknown"),
+      inFlight: calls(effects, "inFlight"),
+      totals: freeze({
+        ok: number(totals, "ok", 0),
+        error: number(totals, "error", 0),
+        cancelled: number(totals, "cancelled", 0),
+        unknown: number(totals, "unknown", 0),
+      }),
+    }),
+    authority: freeze({
+      approvalsInForce: Object.freeze(
+        elements(authority, "approvalsInForce").map((g) =>
+          freeze({ grantSeq: number(g, "grantSeq", 0), tool: text(g, "tool"), pathGlob: text(g, "pathGlob"), approver: text(g, "approver") }),
+        ),
+      ),
+      pendingApprovals: calls(authority, "pendingApprovals"),
+    }),
+    nextSafeActions: strings(o, "nextSafeActions"),
+    json: deepFreeze(o),
+  });
+}
+
+export function callRecord(n: unknown): CallRecord {
+  const o = object(n, "a call record");
+  return freeze({
+    sessionId: requiredText(o, "sessionId"),
+    callId: requiredText(o, "callId"),
+    tool: text(o, "tool"),
+    argumentsJson: text(o, "argumentsJson"),
+    requestSeq: number(o, "requestSeq", 0),
+    idempotencyKey: text(o, "idempotencyKey"),
+    authorizedSeq: optionalNumber(o, "authorizedSeq"),
+    basis: text(o, "basis"),
+    resultSeq: optionalNumber(o, "resultSeq"),
+    resultStatus: text(o, "resultStatus"),
+    json: deepFreeze(o),
+  });
+}
+
+// --- approval-service ----------------------------------------------------------------------------------------------
+
+export function approval(n: unknown): Approval {
+  const o = object(n, "an approval item");
+  const decision = objectOrUndefined(o, "decision");
+  const args = o.arguments;
+  const status = requiredText(o, "status");
+  return freeze({
+    id: requiredText(o, "id"),
+    kind: requiredText(o, "kind"),
+    status,
+    isPending: status === "PENDING",
+    sessionId: text(o, "sessionId"),
+    callId: text(o, "callId"),
+    tool: text(o, "tool"),
+    argumentsJson: args === undefined || args === null ? "{}" : typeof args === "string" ? args : JSON.stringify(args),
+    shown: text(o, "shown"),
+    seq: number(o, "seq", 0),
+    requestSeq: number(o, "requestSeq", 0),
+    requestedAt: date(o, "requestedAt"),
+    requestedBy: text(o, "requestedBy"),
+    modelId: text(o, "model"),
+    expiresAt: date(o, "expiresAt"),
+    outcome: text(o, "outcome"),
+    decisions: strings(o, "decisions"),
+    suggestedPathGlob: text(o, "suggestedPathGlob"),
+    decision:
+      decision === undefined
+        ? undefined
+        : freeze({
+            decision: text(decision, "decision"),
+            approver: text(decision, "approver"),
+            reason: text(decision, "reason") ?? "",
+            tool: text(decision, "tool"),
+            pathGlob: text(decision, "pathGlob"),
+            seq: number(decision, "seq", 0),
+            decidedAt: date(decision, "decidedAt"),
+          }),
+    endedBecause: text(o, "endedBecause"),
+    json: deepFreeze(o),
+  });
+}
+
+export function approvals(n: unknown): readonly Approval[] {
+  return Object.freeze(elements(object(n, "a list of approvals"), "approvals").map(approval));
+}
+
+// -------------------------------------------------------------------------------------------------------------------
+
+function calls(parent: Obj | undefined, field: string): readonly RecoveryCall[] {
+  return Object.freeze(
+    elements(parent, field).map((c) =>
+      freeze({
+        callId: requiredText(c, "callId"),
+        tool: text(c, "tool"),
+        state: text(c, "state"),
+        requestSeq: number(c, "requestSeq", 0),
+        resultSeq: optionalNumber(c, "resultSeq"),
+        idempotencyKey: text(c, "idempotencyKey"),
+      }),
+    ),
+  );
+}
+
+function isObject(n: unknown): n is Obj {
+  return typeof n === "object" && n !== null && !Array.isArray(n);
+}
+
+function object(n: unknown, what: string): Obj {
+  if (!isObject(n)) {
+    throw new MalformedAnswerError(`${what} is a JSON object`);
+  }
+  return n;
+}
+
+/** The text field; undefined when absent or null; another JSON value as its text. */
+function text(o: Obj | undefined, field: string): string | undefined {
+  const v = o?.[field];
+  return v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
+}
+
+function requiredText(o: Obj, field: string): string {
+  const v = text(o, field);
+  if (v === undefined) {
+    throw new MalformedAnswerError(`the answer has no ${field}`);
+  }
+  return v;
+}
+
+function number(o: Obj | undefined, field: string, absent: number): number {
+  const v = o?.[field];
+  return typeof v === "number" ? v : absent;
+}
+
+function optionalNumber(o: Obj | undefined, field: string): number | undefined {
+  const v = o?.[field];
+  return typeof v === "number" ? v : undefined;
+}
+
+function requiredNumber(o: Obj, field: string): number {
+  const v = o[field];
+  if (typeof v !== "number") {
+    throw new MalformedAnswerError(`the answer has no number ${field}`);
+  }
+  return v;
+}
+
+function bool(o: Obj | undefined, field: string): boolean {
+  return o?.[field] === true;
+}
+
+/** An ISO-8601 instant; undefined when absent, null or unreadable. */
+function date(o: Obj | undefined, field: string): Date | undefined {
+  const v = text(o, field);
+  if (v === undefined) {
+    return undefined;
+  }
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+function strings(o: Obj | undefined, field: string): readonly string[] {
+  const v = o?.[field];
+  return Object.freeze(Array.isArray(v) ? v.map((e) => (typeof e === "string" ? e : JSON.stringify(e))) : []);
+}
+
+function elements(o: Obj | undefined, field: string): Obj[] {
+  const v = o?.[field];
+  return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+function objectOrUndefined(o: Obj | undefined, field: string): Obj | undefined {
+  const v = o?.[field];
+  return isObject(v) ? v : undefined;
+}
+
+function freeze<T extends object>(value: T): T {
+  return Object.freeze(value);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) {
+      deepFreeze(member);
+    }
+  }
+  return value;
+}
