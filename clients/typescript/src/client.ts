@@ -83,7 +83,7 @@ export class TetherClient {
   }
 
   /** One session as a list shows it; undefined if it does not exist for the caller. */
-  session(sessionId: string): Promise<SessionInfo | undefined> {
+  async session(sessionId: string): Promise<SessionInfo | undefined> {
     return this.read(`reading session ${sessionId}`, this.sessionApi(`/v1/sessions/${segment(sessionId)}`), wire.sessionInfo);
   }
 
@@ -122,7 +122,7 @@ export class TetherClient {
   }
 
   /** A page of the session's log from `fromSeq` (from 1), at most `limit` events (1 to the service's maximum). */
-  events(sessionId: string, fromSeq = 1, limit = PAGE): Promise<EventPage | undefined> {
+  async events(sessionId: string, fromSeq = 1, limit = PAGE): Promise<EventPage | undefined> {
     if (!Number.isSafeInteger(fromSeq) || fromSeq < 1) {
       throw new RangeError(`fromSeq starts at 1, not ${fromSeq}`);
     }
@@ -203,12 +203,12 @@ export class TetherClient {
   // --- projections (projector-service) --------------------------------------------------------------------------------
 
   /** The session's checkpoint now (default), at a past seq, or once it has folded a seq. */
-  checkpoint(sessionId: string, at: ReadAt = ReadAt.latest()): Promise<Checkpoint | undefined> {
+  async checkpoint(sessionId: string, at: ReadAt = ReadAt.latest()): Promise<Checkpoint | undefined> {
     return this.read(`reading the checkpoint of ${sessionId}`, this.projectorApi(`/v1/sessions/${segment(sessionId)}/checkpoint`, readAt(at)), wire.checkpoint);
   }
 
   /** The session's model context in a provider's format (`"openai"` or `"anthropic"`), optionally at a state and within a token limit. */
-  context(sessionId: string, query: ContextQuery | ContextQuery["format"]): Promise<ModelContext | undefined> {
+  async context(sessionId: string, query: ContextQuery | ContextQuery["format"]): Promise<ModelContext | undefined> {
     const q: ContextQuery = typeof query === "string" ? { format: query } : query;
     if (q.format !== "openai" && q.format !== "anthropic") {
       throw new TypeError(`format must be openai or anthropic, not ${String(q.format)}`);
@@ -224,7 +224,7 @@ export class TetherClient {
    * The recovery report, of the latest checkpoint or once it has folded a seq (`ReadAt.atLeast`); a past seq is not
    * offered by the projector and throws a RangeError.
    */
-  recovery(sessionId: string, at: ReadAt = ReadAt.latest()): Promise<RecoveryReport | undefined> {
+  async recovery(sessionId: string, at: ReadAt = ReadAt.latest()): Promise<RecoveryReport | undefined> {
     if (at.kind === "seq") {
       throw new RangeError("a recovery report is of the latest checkpoint; use ReadAt.latest() or ReadAt.atLeast(seq)");
     }
@@ -232,7 +232,7 @@ export class TetherClient {
   }
 
   /** The story of one tool call; undefined if the session or the call is unknown. */
-  call(sessionId: string, callId: string): Promise<CallRecord | undefined> {
+  async call(sessionId: string, callId: string): Promise<CallRecord | undefined> {
     return this.read(
       `reading call ${callId} of ${sessionId}`,
       this.projectorApi(`/v1/sessions/${segment(sessionId)}/calls/${segment(callId)}`),
@@ -253,7 +253,7 @@ export class TetherClient {
   }
 
   /** One item by its id (`<sessionId>~<seq>`), with the whole text shown to approvers. */
-  approval(approvalId: string): Promise<Approval | undefined> {
+  async approval(approvalId: string): Promise<Approval | undefined> {
     return this.read(`reading approval ${approvalId}`, this.approvalApi(`/v1/approvals/${segment(approvalId)}`), wire.approval);
   }
 

@@ -1,0 +1,227 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TetherClient, TetherError, type SessionEvent, type SessionEventListener, type Subscription, type SubscriptionEnd } from "../src/index.js";
+import { FakeServer, frame, json, quietStream, sse } from "./fake-server.js";
+
+/**
+ * The subscription's side of the SSE protocol against a scripted server: catch-up, resume after a disconnect from the
+ * last seq delivered, no duplicates, no gaps, and how it ends. The real session-service, killed and restarted under a
+ * live subscription, is in tether.it.test.ts.
+ */
+let server: FakeServer;
+let client: TetherClient;
+let recorder: Recorder;
+
+beforeEach(async () => {
+  server = await FakeServer.start();
+  client = new TetherClient(server.options());
+  recorder = new Recorder();
+});
+
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+describe("a subscription", () => {
+  it("resumes after a disconnect from the last seq delivered, without duplicates", async () => {
+    server
+      .next(sse(frame("s", 1), frame("s", 2), frame("s", 3))) // then the stream ends
+      .next(sse(frame("s", 3), frame("s", 4), frame("s", 5))) // 3 again: a server that repeats itself
+      .otherwise(quietStream());
+    const s = client.subscribe("s", 1, recorder);
+    await recorder.awaitSeqs(5);
+    expect(recorder.seqs()).toEqual([1, 2, 3, 4, 5]);
+    expect(s.lastSeq).toBe(5);
+    await s.close();
+    const [first, second] = server.seen;
+    expect(first!.query).toBe("fromSeq=1");
+    expect(first!.headers["last-event-id"]).toBeUndefined();
+    expect(second!.query).toBe("fromSeq=4");
+    expect(second!.headers["last-event-id"]).toBe("3");
+    expect(first!.headers.accept).toBe("text/event-stream");
+    expect(first!.headers.authorization).toBe("Bearer dev-acme-agent");
+    expect(recorder.disconnects.length).toBeGreaterThan(0);
+    expect(recorder.connectedFrom.slice(0, 2)).toEqual([1, 4]);
+  });
+
+  it("never delivers an event beyond the next seq: it reopens the stream after the last one", async () => {
+    server.next(sse(frame("s", 1), frame("s", 3))).next(sse(frame("s", 2), frame("s", 3))).otherwise(quietStream());
+    const s = client.subscribe("s", 1, recorder);
+    await recorder.awaitSeqs(3);
+    await s.close();
+    expect(recorder.seqs()).toEqual([1, 2, 3]);
+    expect(server.seen[1]!.headers["last-event-id"]).toBe("1");
+    expect(recorder.disconnects[0]!.message).toMatch(/skipped from seq 1 to 3/);
+  });
+
+  it("starts at fromSeq", async () => {
+    server.next(sse(frame("s", 7), frame("s", 8))).otherwise(quietStream());
+    const s = client.subscribe("s", 7, recorder);
+    expect(s.lastSeq).toBe(6);
+    await recorder.awaitSeqs(2);
+    await s.close();
+    expect(recorder.seqs()).toEqual([7, 8]);
+    expect(server.seen[0]!.query).toBe("fromSeq=7");
+    expect(server.seen[0]!.headers["last-event-id"]).toBe("6");
+  });
+
+  it("outlives the request timeout while the stream is open and quiet", async () => {
+    const quick = new TetherClient(server.options({ timeoutMs: 300 }));
+    server.next(async (_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      res.flushHeaders();
+      await new Promise((resolve) => setTimeout(resolve, 1_200)); // four timeouts of silence
+      res.write(frame("s", 1));
+    });
+    const s = quick.subscribe("s", 1, recorder);
+    await recorder.awaitSeqs(1);
+    expect(s.isOpen).toBe(true);
+    await quick.close();
+    expect(recorder.disconnects).toEqual([]);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it("reads frames split anywhere, CRLF line ends and comments included", async () => {
+    const text = `: keep-alive\r\n${frame("s", 1).replaceAll("\n", "\r\n")}${frame("s", 2)}`;
+    server.next(async (_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      const bytes = Buffer.from(text, "utf8");
+      for (let i = 0; i < bytes.length; i += 7) {
+        res.write(bytes.subarray(i, i + 7));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    const s = client.subscribe("s", 1, recorder);
+    await recorder.awaitSeqs(2);
+    await s.close();
+    expect(recorder.seqs()).toEqual([1, 2]);
+    expect(recorder.events[1]!.json.content).toBe("message 2");
+  });
+
+  it("retries an unavailable service until it answers", async () => {
+    server.next(json(503, '{"error":"unavailable","message":"restoring"}', { "Retry-After": "0" })).next(sse(frame("s", 1))).otherwise(quietStream());
+    const s = client.subscribe("s", 1, recorder);
+    await recorder.awaitSeqs(1);
+    expect(s.isOpen).toBe(true);
+    await s.close();
+    expect(recorder.disconnects[0]!.message).toMatch(/503 unavailable/);
+    expect(recorder.seqs()).toEqual([1]);
+  });
+
+  it("ends with not_found for an unknown session", async () => {
+    server.next(json(404, '{"error":"not_found","message":"session not found"}'));
+    const s = client.subscribe("nope", 1, recorder);
+    const end = await s.ended;
+    expect(end.reason).toBe("not_found");
+    expect(recorder.end).toEqual(end);
+    expect(s.isOpen).toBe(false);
+  });
+
+  it("ends with failed when the credentials are refused", async () => {
+    server.next(json(401, '{"error":"unauthorized","message":"a valid bearer token is required"}'));
+    const end = await client.subscribe("s", 1, recorder).ended;
+    expect(end.reason).toBe("failed");
+    const failure = (end as Extract<SubscriptionEnd, { reason: "failed" }>).failure;
+    expect(failure).toBeInstanceOf(TetherError);
+    expect((failure as TetherError).apiError?.code).toBe("unauthorized");
+  });
+
+  it("ends with failed when the listener throws, carrying the listener's error", async () => {
+    server.next(sse(frame("s", 1), frame("s", 2)));
+    const end = await client.subscribe("s", 1, () => {
+      throw new Error("listener bug");
+    }).ended;
+    expect(end).toMatchObject({ reason: "failed", lastSeq: 0 });
+    expect((end as Extract<SubscriptionEnd, { reason: "failed" }>).failure.message).toBe("listener bug");
+  });
+
+  it("waits for an async listener before delivering the next event", async () => {
+    server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3))).otherwise(quietStream());
+    const order: string[] = [];
+    const s = client.subscribe("s", 1, async (e) => {
+      order.push(`start ${e.seq}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      order.push(`end ${e.seq}`);
+    });
+    while (s.lastSeq < 3) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await s.close();
+    expect(order).toEqual(["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"]);
+  });
+
+  it("stops delivering when closed from the listener", async () => {
+    server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3)));
+    const seen: number[] = [];
+    let s: Subscription | undefined = undefined;
+    s = client.subscribe("s", 1, (e) => {
+      seen.push(e.seq);
+      void s!.close();
+    });
+    const end = await s.ended;
+    expect(end.reason).toBe("closed");
+    expect(seen).toEqual([1]);
+  });
+
+  it("ends with the client, and a closed client takes no new subscription", async () => {
+    server.otherwise(quietStream());
+    const s = client.subscribe("s", 1, recorder);
+    await recorder.connected;
+    await client.close();
+    expect((await s.ended).reason).toBe("closed");
+    expect(() => client.subscribe("s", 1, recorder)).toThrow(/closed/);
+  });
+});
+
+describe("awaitEvent", () => {
+  it("returns the first match, or nothing in time", async () => {
+    server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3))).otherwise(quietStream());
+    const found = await client.awaitEvent("s", 1, (e) => e.seq >= 2, 10_000);
+    expect(found?.seq).toBe(2);
+    expect(await client.awaitEvent("s", 1, (e) => e.seq > 100, 500)).toBeUndefined();
+  });
+
+  it("rejects for an unknown session", async () => {
+    server.next(json(404, '{"error":"not_found","message":"session not found"}'));
+    await expect(client.awaitEvent("nope", 1, () => true, 5_000)).rejects.toThrow(/not found/);
+  });
+});
+
+/** Records what a listener is told. */
+class Recorder implements SessionEventListener {
+  readonly events: SessionEvent[] = [];
+  readonly disconnects: Error[] = [];
+  readonly connectedFrom: number[] = [];
+  end: SubscriptionEnd | undefined;
+  private resolveConnected!: () => void;
+  readonly connected = new Promise<void>((resolve) => (this.resolveConnected = resolve));
+
+  onEvent(event: SessionEvent): void {
+    this.events.push(event);
+  }
+
+  onDisconnected(_lastSeq: number, cause: Error): void {
+    this.disconnects.push(cause);
+  }
+
+  onConnected(fromSeq: number): void {
+    this.connectedFrom.push(fromSeq);
+    this.resolveConnected();
+  }
+
+  onEnd(end: SubscriptionEnd): void {
+    this.end = end;
+  }
+
+  seqs(): number[] {
+    return this.events.map((e) => e.seq);
+  }
+
+  async awaitSeqs(count: number): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    while (this.events.length < count && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(this.events.length, "events received").toBeGreaterThanOrEqual(count);
+  }
+}
