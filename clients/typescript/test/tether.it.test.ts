@@ -1,0 +1,460 @@
+/**
+ * The SDK against the real stack: a real Kafka broker and a real Apicurio Registry (the repository's own
+ * deploy/local/stack, on free loopback ports), and the four packaged services (session-service, projector-service,
+ * approval-service, tool-executor) as processes, under a topic prefix of their own. Nothing is mocked; the
+ * session-service is SIGKILLed and restarted under a live subscription.
+ *
+ * Needs the packaged services and the stack's distribution, as `bin/run` does: `<root>/<service>/target/quarkus-app`
+ * and `<root>/deploy/local/target/stack`, where <root> is this repository or `TETHER_ARTIFACTS_ROOT` (a checkout that
+ * has been built: `bin/mvn -q package -DskipTests`). Run with `npm run test:it`.
+ *
+ * Starts everything in `beforeAll` and stops it in `afterAll`, by PID (services SIGTERM then SIGKILL; the stack with
+ * `stack stop`, and `--owner-pid` stops it too should this process die), and deletes its temporary directory.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ApprovalDecision,
+  NewEvent,
+  ReadAt,
+  RetryPolicy,
+  TetherClient,
+  TetherError,
+  appendedOrThrow,
+  claimedOrThrow,
+  createdOrThrow,
+  decidedOrThrow,
+  eventIdsOf,
+  settledOrThrow,
+  type SessionEvent,
+  type SubscriptionEnd,
+} from "../src/index.js";
+
+const PATIENCE_MS = 120_000;
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const artifacts = resolve(process.env.TETHER_ARTIFACTS_ROOT ?? repo);
+/** The JVM options the build gives its test JVMs and the processes they start (pom.xml `tether-test.jvm-options`): less CPU to start. */
+const JVM_OPTIONS = (process.env.TETHER_TEST_JVM_OPTIONS ?? "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").split(/\s+/).filter((o) => o !== "");
+const SERVICES = ["session-service", "projector-service", "approval-service", "tool-executor"] as const;
+type ServiceName = (typeof SERVICES)[number];
+
+let work: string;
+let stackDir: string | undefined;
+let stackEnv: Record<string, string> = {};
+const services = new Map<ServiceName, Service>();
+let agent: TetherClient;
+let approver: TetherClient;
+
+beforeAll(async () => {
+  for (const s of SERVICES) {
+    const jar = join(artifacts, s, "target/quarkus-app/quarkus-run.jar");
+    if (!existsSync(jar)) {
+      throw new Error(`no packaged ${s} at ${jar}: build the services first (bin/mvn -q package -DskipTests) or set TETHER_ARTIFACTS_ROOT`);
+    }
+  }
+  work = mkdtempSync(join(tmpdir(), "tether-ts-it-"));
+  stackDir = join(work, "stack");
+  const ports = await freePorts(4);
+  const dist = existsSync(join(repo, "deploy/local/target/stack")) ? join(repo, "deploy/local/target/stack") : join(artifacts, "deploy/local/target/stack");
+  const started = spawnSync(
+    join(repo, "deploy/local/stack"),
+    ["start", "--dir", stackDir, "--kafka-port", `${ports[0]}`, "--controller-port", `${ports[1]}`, "--registry-port", `${ports[2]}`,
+      "--registry-mgmt-port", `${ports[3]}`, "--registry-storage", "memory", "--owner-pid", `${process.pid}`],
+    { encoding: "utf8", env: { ...process.env, TETHER_STACK_DIST: dist, TETHER_STACK_JVM_OPTS: JVM_OPTIONS.join(" ") }, timeout: 300_000 },
+  );
+  if (started.status !== 0) {
+    throw new Error(`deploy/local/stack start failed (${started.status}):\n${started.stderr}\n${started.stdout}`);
+  }
+  for (const line of started.stdout.split("\n")) {
+    const m = /^(TETHER_[A-Z_]+)=(.*)$/.exec(line);
+    if (m !== null) {
+      stackEnv[m[1]!] = m[2]!;
+    }
+  }
+  if (stackEnv.TETHER_KAFKA_BOOTSTRAP === undefined || stackEnv.TETHER_REGISTRY_URL === undefined) {
+    throw new Error(`deploy/local/stack printed no endpoints:\n${started.stdout}`);
+  }
+  const prefix = `ts-it-${Math.random().toString(16).slice(2, 10)}.`;
+  const workspaces = join(work, "workspaces");
+  mkdirSync(workspaces, { recursive: true });
+  const servicePorts = await freePorts(SERVICES.length);
+  SERVICES.forEach((name, i) => {
+    services.set(
+      name,
+      new Service(name, servicePorts[i]!, join(work, name), {
+        TETHER_TOPICS_PREFIX: prefix,
+        TETHER_WORKSPACE_ROOT: workspaces,
+        TETHER_SESSIONS_BLOBS_DIR: join(work, "blobs"),
+      }),
+    );
+  });
+  // one at a time: four JVMs starting at once on two cores take longer than one after another
+  for (const s of services.values()) {
+    await s.start();
+  }
+  agent = new TetherClient(options("dev-acme-agent"));
+  approver = new TetherClient(options("dev-acme-approver"));
+}, 600_000);
+
+afterAll(async () => {
+  await agent?.close();
+  await approver?.close();
+  for (const s of [...services.values()].reverse()) {
+    await s.stop();
+  }
+  if (stackDir !== undefined) {
+    spawnSync(join(repo, "deploy/local/stack"), ["stop", "--dir", stackDir], { encoding: "utf8", timeout: 120_000 });
+  }
+  if (work !== undefined) {
+    rmSync(work, { recursive: true, force: true });
+  }
+}, 300_000);
+
+function options(token: string) {
+  return {
+    sessionsUrl: services.get("session-service")!.url,
+    projectorUrl: services.get("projector-service")!.url,
+    approvalsUrl: services.get("approval-service")!.url,
+    token,
+    timeoutMs: 30_000,
+    retry: RetryPolicy.of(12, 250, 5_000), // patient: the machine is slow, and the session-service is restarted below
+  };
+}
+
+function uniqueId(name: string): string {
+  return `${name}-${Math.random().toString(16).slice(2, 10)}`;
+}
+
+describe("the SDK on the real stack", () => {
+  it("creates, claims and appends; a retried step returns the original seqs; a stale expectedSeq is a conflict", async () => {
+    const id = uniqueId("flow");
+    const request = { objective: "Summarize the workspace", modelId: "claude-sonnet-4", toolMode: "READ_ONLY", sessionId: id } as const;
+    expect(createdOrThrow(await agent.createSession(request))).toEqual({
+      kind: "created", sessionId: id, seq: 1, harnessVersion: "v1", modelId: "claude-sonnet-4", redactions: 0,
+    });
+    // the same request again is a retry: the same answer, nothing appended
+    expect(createdOrThrow(await agent.createSession(request)).seq).toBe(1);
+    // another request for the same id is refused, naming the field
+    expect(await agent.createSession({ ...request, objective: "Something else" })).toMatchObject({
+      kind: "rejected", code: "illegal_event", field: "events[0].type",
+    });
+
+    const claim = claimedOrThrow(await agent.claim(id, { workerId: "worker-a", harnessVersion: "v1" }));
+    expect(claim).toMatchObject({ epoch: 1, resumed: false, lastSeq: 2 });
+    const writer = agent.writer(claim);
+    const turn = {
+      step: "turn-1",
+      events: [
+        NewEvent.userMessage("List the workspace first."),
+        NewEvent.assistantMessage("Listing it first.", [{ callId: "call-1", tool: "list_dir", arguments: { path: "." } }], { inputTokens: 90, outputTokens: 12 }),
+      ],
+      expectedSeq: claim.lastSeq,
+    };
+    const appended = appendedOrThrow(await writer.appendBatch(turn));
+    expect(appended.seqs).toEqual([3, 4]);
+    expect(appended.allDuplicates).toBe(false);
+    expect(writer.lastSeq).toBe(4);
+
+    // the executor runs the call (the approval-service authorizes list_dir by policy): a real run end to end
+    const result = await agent.awaitEvent(id, 1, (e) => e.type === "tool_result" && e.json.callId === "call-1", PATIENCE_MS);
+    expect(result?.json.status).toBe("OK");
+
+    // the same step from a fresh client (a restarted worker): the original seqs, nothing appended
+    const restarted = new TetherClient(options("dev-acme-agent"));
+    try {
+      const again = appendedOrThrow(await restarted.append(id, { ...turn, epoch: claim.epoch }));
+      expect(again.seqs).toEqual([3, 4]);
+      expect(again.allDuplicates).toBe(true);
+    } finally {
+      await restarted.close();
+    }
+    expect(await writer.append("turn-2", NewEvent.userMessage("late"))).toMatchObject({ kind: "appended" });
+    const stale = await agent.append(id, { step: "turn-3", events: [NewEvent.userMessage("stale")], expectedSeq: 2 });
+    expect(stale.kind).toBe("conflict");
+    expect(stale.kind === "conflict" && stale.lastSeq).toBeGreaterThanOrEqual(5);
+
+    const log = (await agent.allEvents(id))!;
+    const types = log.map((e) => e.type);
+    expect(types.slice(0, 4)).toEqual(["session_started", "session_claimed", "user_message", "assistant_message"]);
+    expect(types.filter((t) => t === "user_message")).toHaveLength(2); // turn-1's and turn-2's: the retry appended nothing
+    expect(log.slice(2, 4).map((e) => e.eventId)).toEqual(eventIdsOf(id, turn));
+    expect(log[2]!.actor).toEqual({ kind: "USER", id: "acme-agent" });
+    expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+    expect(await agent.session(id)).toMatchObject({ lastSeq: log.length, epoch: 1, workerId: "worker-a" });
+  }, PATIENCE_MS * 2);
+
+  it("fences a worker once another claims the session; other refusals are typed", async () => {
+    const id = uniqueId("fence");
+    createdOrThrow(await agent.createSession({ objective: "Rename Foo to Bar in src/", modelId: "claude-sonnet-4", toolMode: "WRITE", sessionId: id }));
+    const a = agent.writer(claimedOrThrow(await agent.claim(id, { workerId: "worker-a", harnessVersion: "v1" })));
+    appendedOrThrow(await a.append("turn-1", NewEvent.userMessage("working")));
+
+    const b = claimedOrThrow(await agent.claim(id, { workerId: "worker-b", harnessVersion: "v1" }));
+    expect(b).toMatchObject({ epoch: 2, resumed: true, resumeReason: "CRASH" });
+    expect(await a.append("turn-2", NewEvent.userMessage("still working?"))).toMatchObject({ kind: "fenced", currentEpoch: 2 });
+    // fencing is checked before expectedSeq: a fenced worker learns it is fenced
+    expect((await agent.append(id, { step: "turn-2-stale", events: [NewEvent.userMessage("x")], epoch: 1, expectedSeq: 0 })).kind).toBe("fenced");
+    expect((await agent.writer(b).append("turn-2", NewEvent.userMessage("taking over"))).kind).toBe("appended");
+
+    const pinned = await agent.claim(id, { workerId: "worker-c", harnessVersion: "v2" });
+    expect(pinned.kind).toBe("version_pinned");
+    expect(pinned.kind === "version_pinned" && pinned.message).toMatch(/v1.*v2|v2.*v1/);
+    expect((await agent.claim(`no-such-${id}`, { workerId: "worker-c", harnessVersion: "v1" })).kind).toBe("not_found");
+    expect((await agent.append(`no-such-${id}`, { step: "t", events: [NewEvent.userMessage("x")] })).kind).toBe("not_found");
+    expect(await agent.append(id, { step: "bad", events: [NewEvent.of("assistant_message", { content: "x", toolCalls: [{ tool: "read_file" }] })] })).toMatchObject({
+      kind: "rejected", status: 400, field: "events[0].toolCalls[0].callId",
+    });
+    expect(await agent.append(id, { step: "forged", events: [NewEvent.of("session_claimed", { workerId: "w", epoch: 9, harnessVersion: "v1" })] })).toMatchObject({
+      kind: "rejected", code: "illegal_event",
+    });
+
+    // the recovery report a worker taking over reads first
+    const report = (await agent.recovery(id, ReadAt.atLeast(b.lastSeq)))!;
+    expect(report.identity).toMatchObject({ sessionId: id, epoch: 2, workerId: "worker-b", modelId: "claude-sonnet-4", harnessVersion: "v1" });
+    expect(report.position.lastSeq).toBeGreaterThanOrEqual(b.lastSeq);
+    expect(report.nextSafeActions.length).toBeGreaterThan(0);
+    expect(await agent.recovery(`no-such-${id}`)).toBeUndefined();
+  }, PATIENCE_MS * 2);
+
+  it("reads checkpoints (now and at a past seq) and the model context in both formats", async () => {
+    const id = uniqueId("reads");
+    createdOrThrow(
+      await agent.createSession({
+        objective: "Rename Foo to Bar in src/", modelId: "claude-sonnet-4", toolMode: "WRITE", sessionId: id,
+        systemPrompt: "You are a careful engineer.", constraints: ["keep the tests green"],
+      }),
+    );
+    const claim = claimedOrThrow(await agent.claim(id, { workerId: "worker-a", harnessVersion: "v1" }));
+    const appended = appendedOrThrow(await agent.writer(claim).append("turn-1", NewEvent.userMessage("Start with src/Foo.java.")));
+
+    const now = (await agent.checkpoint(id, ReadAt.atLeast(appended.lastSeq)))!;
+    expect(now).toMatchObject({ sessionId: id, lastSeq: appended.lastSeq, objective: "Rename Foo to Bar in src/", status: "ACTIVE" });
+    expect(now.constraints).toEqual(["keep the tests green"]);
+    expect(now.lease).toMatchObject({ workerId: "worker-a", epoch: 1 });
+    const past = (await agent.checkpoint(id, ReadAt.seq(1)))!;
+    expect(past.lastSeq).toBe(1);
+    expect(past.lease).toBeUndefined();
+
+    const openai = (await agent.context(id, { format: "openai", at: ReadAt.atLeast(appended.lastSeq) }))!;
+    expect(openai.format).toBe("openai");
+    expect(openai.system).toBeUndefined();
+    expect(openai.messages[0]).toMatchObject({ role: "system" });
+    expect(JSON.stringify(openai.messages)).toContain("Start with src/Foo.java.");
+    expect(openai.atSeq).toBe(appended.lastSeq);
+    expect(openai.tokens).toBeGreaterThan(0);
+    const anthropic = (await agent.context(id, "anthropic"))!;
+    expect(anthropic.format).toBe("anthropic");
+    expect(anthropic.system).toContain("You are a careful engineer.");
+    expect(anthropic.messages.every((m) => (m as { role: string }).role !== "system")).toBe(true);
+    expect(await agent.checkpoint(`no-such-${id}`)).toBeUndefined();
+  }, PATIENCE_MS * 2);
+
+  it("lists a gated call for approvers, decides it once, and the agent sees the authorization", async () => {
+    const id = uniqueId("grant");
+    const src = join(work, "workspaces", id, "src");
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, "Foo.java"), "package demo;\n\nclass Foo {\n}\n");
+    createdOrThrow(await agent.createSession({ objective: "Rename Foo to Bar in src/", modelId: "claude-sonnet-4", toolMode: "WRITE", sessionId: id }));
+    appendedOrThrow(
+      await agent.append(id, {
+        step: "turn-1",
+        events: [
+          NewEvent.assistantMessage("Renaming the class.", [
+            { callId: "call-1", tool: "edit_file", arguments: { path: "src/Foo.java", old: "class Foo {", new: "class Bar {" } },
+          ], { inputTokens: 812, outputTokens: 40 }),
+        ],
+      }),
+    );
+
+    const item = await poll(async () => (await approver.approvals()).find((a) => a.sessionId === id && a.callId === "call-1"));
+    expect(item.id.startsWith(`${id}~`)).toBe(true);
+    expect(item).toMatchObject({ kind: "APPROVAL", tool: "edit_file", isPending: true, suggestedPathGlob: "src/**" });
+    expect(item.shown).toContain("-class Foo {");
+    expect(item.shown).toContain("+class Bar {");
+    expect(item.decisions).toEqual(["GRANT_ONCE", "GRANT_SESSION", "DENY"]);
+    expect((await approver.approval(item.id))?.isPending).toBe(true);
+    expect((await approver.awaitDecision(item.id, 300)).kind).toBe("still_pending");
+
+    // an agent may neither list nor decide
+    const listed = await agent.approvals().catch((e: unknown) => e);
+    expect(listed).toBeInstanceOf(TetherError);
+    expect((listed as TetherError).apiError?.status).toBe(403);
+    expect(await agent.decide(item.id, ApprovalDecision.grantOnce("I approve myself"))).toMatchObject({ kind: "rejected", status: 403 });
+
+    const decided = decidedOrThrow(await approver.decide(item.id, ApprovalDecision.grantSession("renames in src are fine", { tool: "edit_file", pathGlob: "src/**" })));
+    expect(decided.approval.status).toBe("GRANTED");
+    expect(decided.approval.decision).toMatchObject({ decision: "GRANT_SESSION", approver: "acme-approver", pathGlob: "src/**" });
+    expect(await approver.decide(item.id, ApprovalDecision.deny("changed my mind"))).toMatchObject({ kind: "already_decided", code: "already_decided" });
+    expect(settledOrThrow(await approver.awaitDecision(item.id, PATIENCE_MS)).status).toBe("GRANTED");
+    expect(await approver.approval(`no-such-${id}~1`)).toBeUndefined();
+
+    const authorized = await agent.awaitEvent(id, 1, (e) => e.type === "tool_call_authorized" && e.json.callId === "call-1", PATIENCE_MS);
+    expect((authorized?.json.basis as { kind: string }).kind).toBe("APPROVAL");
+  }, PATIENCE_MS * 2);
+
+  it("follows a session live, and resumes after the session-service is SIGKILLed and restarted: no gap, no duplicate", async () => {
+    const id = uniqueId("live");
+    createdOrThrow(await agent.createSession({ objective: "Follow me", modelId: "claude-sonnet-4", toolMode: "READ_ONLY", sessionId: id }));
+    const claim = claimedOrThrow(await agent.claim(id, { workerId: "worker-a", harnessVersion: "v1" }));
+    const writer = agent.writer(claim);
+    for (let i = 1; i <= 3; i++) {
+      appendedOrThrow(await writer.append(`before-${i}`, NewEvent.userMessage(`before ${i}`)));
+    }
+    const seen: SessionEvent[] = [];
+    let disconnects = 0;
+    let end: SubscriptionEnd | undefined;
+    const subscription = agent.subscribe(id, 1, {
+      onEvent: (e) => void seen.push(e),
+      onDisconnected: () => void disconnects++,
+      onEnd: (e) => void (end = e),
+    });
+    await poll(async () => (seen.length >= 5 ? true : undefined)); // catch-up: started, claimed, three messages
+
+    const sessions = services.get("session-service")!;
+    sessions.kill();
+    await poll(async () => (disconnects > 0 ? true : undefined));
+    await sessions.start();
+    for (let i = 1; i <= 3; i++) {
+      appendedOrThrow(await writer.append(`after-${i}`, NewEvent.userMessage(`after ${i}`)));
+    }
+    await poll(async () => (seen.length >= 8 ? true : undefined));
+    await subscription.close();
+
+    expect(seen.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(seen.slice(2).map((e) => e.json.content)).toEqual(["before 1", "before 2", "before 3", "after 1", "after 2", "after 3"]);
+    expect(disconnects).toBeGreaterThan(0);
+    expect(end?.reason).toBe("closed");
+  }, PATIENCE_MS * 3);
+});
+
+/** Polls `probe` until it gives something, for up to two minutes. */
+async function poll<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + PATIENCE_MS;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error("nothing came within the patience allowed");
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** A packaged service as its own process; every start uses the same port, state directory and log, as a restarted service would. */
+class Service {
+  private process: ChildProcess | undefined;
+  private starts = 0;
+  readonly url: string;
+
+  constructor(
+    readonly name: ServiceName,
+    readonly port: number,
+    private readonly dir: string,
+    private readonly env: Record<string, string>,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+    mkdirSync(dir, { recursive: true });
+  }
+
+  get log(): string {
+    return join(this.dir, "service.log");
+  }
+
+  async start(): Promise<void> {
+    writeFileSync(this.log, `---- start ${++this.starts}\n`, { flag: "a" });
+    const out = openSync(this.log, "a");
+    const child = spawn(
+      process.env.JAVA ?? "java",
+      ["-Xmx384m", ...JVM_OPTIONS, "-jar", join(artifacts, this.name, "target/quarkus-app/quarkus-run.jar")],
+      {
+        cwd: this.dir,
+        stdio: ["ignore", out, out],
+        env: {
+          ...process.env,
+          ...this.env,
+          TETHER_KAFKA_BOOTSTRAP: stackEnv.TETHER_KAFKA_BOOTSTRAP!,
+          TETHER_REGISTRY_URL: stackEnv.TETHER_REGISTRY_URL!,
+          QUARKUS_HTTP_HOST: "127.0.0.1",
+          QUARKUS_HTTP_PORT: String(this.port),
+          TETHER_STATE_DIR: join(this.dir, "state"),
+          TETHER_AUTH_DEV_KEYS_ENABLED: "true",
+        },
+      },
+    );
+    this.process = child;
+    ALIVE.add(child);
+    child.on("exit", () => ALIVE.delete(child));
+    const deadline = Date.now() + 240_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`${this.name} exited during start-up; its log:\n${tail(this.log)}`);
+      }
+      try {
+        const ready = await fetch(`${this.url}/q/health/ready`, { signal: AbortSignal.timeout(2_000) });
+        await ready.body?.cancel();
+        if (ready.status === 200) {
+          return;
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`${this.name} was not ready within 240 s; its log:\n${tail(this.log)}`);
+  }
+
+  /** SIGKILL: the process dies at once, as in a machine crash. */
+  kill(): void {
+    this.process?.kill("SIGKILL");
+  }
+
+  /** SIGTERM, then SIGKILL after 30 s. */
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
+      return;
+    }
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** Services still running: killed by PID should this process exit without afterAll (the stack has --owner-pid). */
+const ALIVE = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of ALIVE) {
+    child.kill("SIGKILL");
+  }
+});
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, "utf8").split("\n").slice(-40).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const s = createServer();
+      await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+      return s;
+    }),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  return ports;
+}
+
