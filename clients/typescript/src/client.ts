@@ -73,13 +73,8 @@ export class TetherClient {
   }
 
   /** The caller's tenant's sessions, open and closed, or with this status. */
-  async sessions(status?: "open" | "closed"): Promise<readonly SessionInfo[]> {
-    this.open();
-    const answer = await this.transport.get(this.sessionApi("/v1/sessions", status === undefined ? {} : { status }));
-    if (!ok(answer)) {
-      throw failure("listing sessions", errorOf(answer));
-    }
-    return wire.sessions(wire.parseJson(answer.body));
+  sessions(status?: "open" | "closed"): Promise<readonly SessionInfo[]> {
+    return this.list("listing sessions", this.sessionApi("/v1/sessions", { status }), wire.sessions);
   }
 
   /** One session as a list shows it; undefined if it does not exist for the caller. */
@@ -243,13 +238,8 @@ export class TetherClient {
   // --- approvals (approval-service; approver or admin) ------------------------------------------------------------------
 
   /** The items of the caller's tenant that `filter` selects (default: the pending ones), oldest first. */
-  async approvals(filter: ApprovalFilter = { status: "PENDING" }): Promise<readonly Approval[]> {
-    this.open();
-    const answer = await this.transport.get(this.approvalApi("/v1/approvals", { status: filter.status ?? "PENDING", kind: filter.kind }));
-    if (!ok(answer)) {
-      throw failure("listing approvals", errorOf(answer));
-    }
-    return wire.approvals(wire.parseJson(answer.body));
+  approvals(filter: ApprovalFilter = { status: "PENDING" }): Promise<readonly Approval[]> {
+    return this.list("listing approvals", this.approvalApi("/v1/approvals", { status: filter.status ?? "PENDING", kind: filter.kind }), wire.approvals);
   }
 
   /** One item by its id (`<sessionId>~<seq>`), with the whole text shown to approvers. */
@@ -318,6 +308,16 @@ export class TetherClient {
       return undefined;
     }
     throw failure(what, errorOf(answer));
+  }
+
+  /** A list: the answer, or a {@link TetherError} (a list has no "not found"). */
+  private async list<T>(what: string, url: string, map: (n: unknown) => T): Promise<T> {
+    this.open();
+    const answer = await this.transport.get(url);
+    if (!ok(answer)) {
+      throw failure(what, errorOf(answer));
+    }
+    return map(wire.parseJson(answer.body));
   }
 
   private open(): void {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EVENT_ID_NAMESPACE, NewEvent, TetherClient, eventIdOf, eventIdsOf, nameBasedUuid, type NewSession } from "../src/index.js";
-import { FakeServer, json } from "./fake-server.js";
+import { describe, expect, it } from "vitest";
+import { EVENT_ID_NAMESPACE, NewEvent, eventIdOf, eventIdsOf, nameBasedUuid, type NewSession } from "../src/index.js";
+import { withFakeServer, json } from "./fake-server.js";
 
 /** Computed by the Java SDK's own code (test/golden/GenerateGolden.java): the TypeScript SDK must derive the same ids. */
 const golden = JSON.parse(readFileSync(new URL("./golden/event-ids.golden.json", import.meta.url), "utf8")) as {
@@ -59,25 +59,14 @@ describe("eventIds", () => {
 });
 
 describe("a create", () => {
-  let server: FakeServer;
-  let client: TetherClient;
-
-  beforeEach(async () => {
-    server = await FakeServer.start();
-    client = new TetherClient(server.options());
-  });
-
-  afterEach(async () => {
-    await client.close();
-    await server.close();
-  });
+  const fake = withFakeServer();
 
   it("sends the Java SDK's bytes and eventId for the same request (Jackson's escapes, Java's UTF-8)", async () => {
-    server.otherwise(json(201, '{"sessionId":"x","seq":1,"harnessVersion":"v1","modelId":"m","redactions":0}'));
+    fake.server.otherwise(json(201, '{"sessionId":"x","seq":1,"harnessVersion":"v1","modelId":"m","redactions":0}'));
     expect(golden.creates.length).toBeGreaterThanOrEqual(6);
     for (const [i, g] of golden.creates.entries()) {
-      await client.createSession(g.request);
-      const sent = server.seen[i]!;
+      await fake.client.createSession(g.request);
+      const sent = fake.server.seen[i]!;
       expect(JSON.parse(sent.body).eventId, g.request.sessionId).toBe(g.eventId);
       expect(sent.bytes.equals(Buffer.from(g.body, "utf8")), `${g.request.sessionId}: ${sent.body} vs ${g.body}`).toBe(true);
     }

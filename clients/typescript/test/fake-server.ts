@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { RetryPolicy, type TetherClientOptions } from "../src/index.js";
+import { afterEach, beforeEach } from "vitest";
+import { RetryPolicy, TetherClient, type TetherClientOptions } from "../src/index.js";
 
 /**
  * A scripted HTTP server on 127.0.0.1 for unit tests (node:http; no Tether service): each request gets the next
@@ -84,6 +85,23 @@ export class FakeServer {
       res.destroy(); // the client went away mid-answer: what some tests do on purpose
     }
   }
+}
+
+/**
+ * A fresh server and a client of it for each test of the calling file (or `describe` block), closed after it:
+ * `const fake = withFakeServer();` then `fake.server`, `fake.client`.
+ */
+export function withFakeServer(): { readonly server: FakeServer; readonly client: TetherClient } {
+  const fixture = {} as { server: FakeServer; client: TetherClient };
+  beforeEach(async () => {
+    fixture.server = await FakeServer.start();
+    fixture.client = new TetherClient(fixture.server.options());
+  });
+  afterEach(async () => {
+    await fixture.client.close();
+    await fixture.server.close();
+  });
+  return fixture;
 }
 
 /** A request as the server saw it; path and query still percent-encoded. */

@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ApprovalDecision,
   NewEvent,
@@ -13,7 +13,7 @@ import {
   eventIdOf,
   settledOrThrow,
 } from "../src/index.js";
-import { FakeServer, dropConnection, hang, json } from "./fake-server.js";
+import { withFakeServer, dropConnection, hang, json } from "./fake-server.js";
 
 /**
  * What the SDK sends, and which calls it repeats: against a scripted server that answers 503, drops the connection or
@@ -24,38 +24,27 @@ const RETRY_NOW = { "Retry-After": "0" };
 const APPENDED =
   '{"appended":[{"eventId":"x","seq":2,"duplicate":false},{"eventId":"y","seq":3,"duplicate":false}],"lastSeq":3,"redactions":0}';
 
-let server: FakeServer;
-let client: TetherClient;
-
-beforeEach(async () => {
-  server = await FakeServer.start();
-  client = new TetherClient(server.options());
-});
-
-afterEach(async () => {
-  await client.close();
-  await server.close();
-});
+const fake = withFakeServer();
 
 describe("retries", () => {
   it("repeat an append after 503 and a dropped connection, with the same eventIds, epoch and expectedSeq", async () => {
-    server.next(json(503, UNAVAILABLE, RETRY_NOW)).next(dropConnection()).next(json(200, APPENDED));
-    const result = await client.append("demo-1", {
+    fake.server.next(json(503, UNAVAILABLE, RETRY_NOW)).next(dropConnection()).next(json(200, APPENDED));
+    const result = await fake.client.append("demo-1", {
       step: "turn-1",
       events: [NewEvent.userMessage("a"), NewEvent.userMessage("b")],
       expectedSeq: 1,
       epoch: 2,
     });
     expect(appendedOrThrow(result).seqs).toEqual([2, 3]);
-    expect(server.seen).toHaveLength(3);
-    for (const r of server.seen) {
+    expect(fake.server.seen).toHaveLength(3);
+    for (const r of fake.server.seen) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/v1/sessions/demo-1/events");
       expect(r.headers.authorization).toBe("Bearer dev-acme-agent");
       expect(r.headers["content-type"]).toBe("application/json");
     }
-    expect(new Set(server.seen.map((r) => r.body)).size, "every attempt sends the same body").toBe(1);
-    const body = JSON.parse(server.seen[0]!.body);
+    expect(new Set(fake.server.seen.map((r) => r.body)).size, "every attempt sends the same body").toBe(1);
+    const body = JSON.parse(fake.server.seen[0]!.body);
     expect(body.expectedSeq).toBe(1);
     expect(body.epoch).toBe(2);
     expect(body.events[0].eventId).toBe(eventIdOf("demo-1", "turn-1", 0));
@@ -64,45 +53,45 @@ describe("retries", () => {
   });
 
   it("give up after the policy's attempts, with the service's error", async () => {
-    server.otherwise(json(503, UNAVAILABLE, RETRY_NOW));
-    const error = await client.append("demo-1", { step: "turn-1", events: [NewEvent.userMessage("a")] }).catch((e: unknown) => e);
+    fake.server.otherwise(json(503, UNAVAILABLE, RETRY_NOW));
+    const error = await fake.client.append("demo-1", { step: "turn-1", events: [NewEvent.userMessage("a")] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TetherError);
     expect((error as TetherError).apiError?.code).toBe("unavailable");
-    expect(server.seen).toHaveLength(3);
+    expect(fake.server.seen).toHaveLength(3);
   });
 
   it("repeat an attempt that timed out, and then say so", async () => {
-    const quick = new TetherClient(server.options({ timeoutMs: 200, retry: RetryPolicy.of(2, 10, 10) }));
-    server.otherwise(hang());
+    const quick = new TetherClient(fake.server.options({ timeoutMs: 200, retry: RetryPolicy.of(2, 10, 10) }));
+    fake.server.otherwise(hang());
     const started = Date.now();
     const error = await quick.checkpoint("demo-1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TetherError);
     expect((error as Error).message).toMatch(/failed after 2 attempt\(s\): no answer within 200 ms/);
-    expect(server.seen).toHaveLength(2);
+    expect(fake.server.seen).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("wait at least a 503's Retry-After", async () => {
-    server.next(json(503, UNAVAILABLE, { "Retry-After": "1" })).next(json(404, '{"error":"not_found","message":"session not found"}'));
+    fake.server.next(json(503, UNAVAILABLE, { "Retry-After": "1" })).next(json(404, '{"error":"not_found","message":"session not found"}'));
     const started = Date.now();
-    expect(await client.session("demo-1")).toBeUndefined();
+    expect(await fake.client.session("demo-1")).toBeUndefined();
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
   });
 
   it("never repeat a decision: a lost answer is an unknown outcome", async () => {
-    server.next(dropConnection()).otherwise(json(200, "{}"));
-    const error = await client.decide("demo-1~7", ApprovalDecision.grantOnce("looks right")).catch((e: unknown) => e);
+    fake.server.next(dropConnection()).otherwise(json(200, "{}"));
+    const error = await fake.client.decide("demo-1~7", ApprovalDecision.grantOnce("looks right")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TetherError);
     expect((error as TetherError).outcomeUnknown).toBe(true);
-    expect(server.seen).toHaveLength(1);
-    expect(JSON.parse(server.seen[0]!.body)).toEqual({ decision: "GRANT_ONCE", reason: "looks right" });
-    expect(server.seen[0]!.path).toBe("/v1/approvals/demo-1~7/decision");
+    expect(fake.server.seen).toHaveLength(1);
+    expect(JSON.parse(fake.server.seen[0]!.body)).toEqual({ decision: "GRANT_ONCE", reason: "looks right" });
+    expect(fake.server.seen[0]!.path).toBe("/v1/approvals/demo-1~7/decision");
   });
 
   it("never repeat a decision after 503 either", async () => {
-    server.otherwise(json(503, UNAVAILABLE, RETRY_NOW));
-    await expect(client.decide("demo-1~7", ApprovalDecision.deny("no"))).rejects.toBeInstanceOf(TetherError);
-    expect(server.seen).toHaveLength(1);
+    fake.server.otherwise(json(503, UNAVAILABLE, RETRY_NOW));
+    await expect(fake.client.decide("demo-1~7", ApprovalDecision.deny("no"))).rejects.toBeInstanceOf(TetherError);
+    expect(fake.server.seen).toHaveLength(1);
   });
 
   it("know a decision that never reached the service had no effect", async () => {
@@ -116,29 +105,29 @@ describe("retries", () => {
 
   it("keep a create's session id and eventId, derived from the request, across attempts", async () => {
     const created = '{"sessionId":"s","seq":1,"harnessVersion":"v1","modelId":"m","redactions":0}';
-    server.next(json(503, UNAVAILABLE, RETRY_NOW)).otherwise(json(201, created));
+    fake.server.next(json(503, UNAVAILABLE, RETRY_NOW)).otherwise(json(201, created));
     const request = { objective: "Rename Foo", modelId: "m", toolMode: "WRITE", constraints: ["keep the tests green"] } as const;
-    createdOrThrow(await client.createSession(request));
-    const [first, retry] = server.seen.map((r) => JSON.parse(r.body));
+    createdOrThrow(await fake.client.createSession(request));
+    const [first, retry] = fake.server.seen.map((r) => JSON.parse(r.body));
     expect(first.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(retry.sessionId).toBe(first.sessionId);
     expect(retry.eventId).toBe(first.eventId);
     expect(first.toolMode).toBe("WRITE");
     expect(first.constraints).toEqual(["keep the tests green"]);
 
-    await client.createSession({ ...request, sessionId: "fixed" });
-    await client.createSession({ ...request, sessionId: "fixed" });
-    await client.createSession({ ...request, objective: "Another objective", sessionId: "fixed" });
-    const ids = server.seen.slice(2).map((r) => JSON.parse(r.body).eventId);
+    await fake.client.createSession({ ...request, sessionId: "fixed" });
+    await fake.client.createSession({ ...request, sessionId: "fixed" });
+    await fake.client.createSession({ ...request, objective: "Another objective", sessionId: "fixed" });
+    const ids = fake.server.seen.slice(2).map((r) => JSON.parse(r.body).eventId);
     expect(ids[0], "the same request, the same eventId").toBe(ids[1]);
     expect(ids[2], "another request for the same id").not.toBe(ids[0]);
   });
 
   it("keep a claim's request id across attempts", async () => {
-    server.next(json(503, UNAVAILABLE, RETRY_NOW)).next(json(200, '{"epoch":1,"resumed":false,"reason":null,"lastSeq":2}'));
-    const claimed = claimedOrThrow(await client.claim("demo-1", { workerId: "worker-a", harnessVersion: "v1", rollout: true }));
+    fake.server.next(json(503, UNAVAILABLE, RETRY_NOW)).next(json(200, '{"epoch":1,"resumed":false,"reason":null,"lastSeq":2}'));
+    const claimed = claimedOrThrow(await fake.client.claim("demo-1", { workerId: "worker-a", harnessVersion: "v1", rollout: true }));
     expect(claimed).toEqual({ kind: "claimed", sessionId: "demo-1", workerId: "worker-a", epoch: 1, resumeReason: undefined, resumed: false, lastSeq: 2, nextSeq: 3 });
-    const [first, retry] = server.seen.map((r) => JSON.parse(r.body));
+    const [first, retry] = fake.server.seen.map((r) => JSON.parse(r.body));
     expect(first.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(retry.requestId).toBe(first.requestId);
     expect(first.rollout).toBe(true);
@@ -147,61 +136,61 @@ describe("retries", () => {
 
 describe("reads", () => {
   it("are undefined on 404 and throw on 401", async () => {
-    server
+    fake.server
       .next(json(404, '{"error":"not_found","message":"session not found"}'))
       .next(json(401, '{"error":"unauthorized","message":"a valid bearer token is required"}'));
-    expect(await client.checkpoint("nope")).toBeUndefined();
-    await expect(client.checkpoint("nope")).rejects.toThrow(/credentials/);
+    expect(await fake.client.checkpoint("nope")).toBeUndefined();
+    await expect(fake.client.checkpoint("nope")).rejects.toThrow(/credentials/);
   });
 
   it("send their query parameters, encoded", async () => {
     const notFound = json(404, '{"error":"not_found","message":"x"}');
-    server.next(notFound).next(notFound).next(notFound).next(notFound).otherwise(json(200, '{"approvals":[]}'));
-    await client.checkpoint("demo-1", ReadAt.atLeast(7));
-    await client.checkpoint("demo-1", ReadAt.seq(3));
-    await client.context("demo-1", { format: "anthropic", at: ReadAt.seq(5), maxTokens: 1000 });
-    await client.call("demo-1", "call 1/x");
-    await client.approvals({ status: "PENDING", kind: "UNKNOWN_OUTCOME" });
-    expect(server.seen.map((r) => r.path + (r.query === undefined ? "" : `?${r.query}`))).toEqual([
+    fake.server.next(notFound).next(notFound).next(notFound).next(notFound).otherwise(json(200, '{"approvals":[]}'));
+    await fake.client.checkpoint("demo-1", ReadAt.atLeast(7));
+    await fake.client.checkpoint("demo-1", ReadAt.seq(3));
+    await fake.client.context("demo-1", { format: "anthropic", at: ReadAt.seq(5), maxTokens: 1000 });
+    await fake.client.call("demo-1", "call 1/x");
+    await fake.client.approvals({ status: "PENDING", kind: "UNKNOWN_OUTCOME" });
+    expect(fake.server.seen.map((r) => r.path + (r.query === undefined ? "" : `?${r.query}`))).toEqual([
       "/v1/sessions/demo-1/checkpoint?minSeq=7",
       "/v1/sessions/demo-1/checkpoint?atSeq=3",
       "/v1/sessions/demo-1/context?format=anthropic&atSeq=5&maxTokens=1000",
       "/v1/sessions/demo-1/calls/call%201%2Fx",
       "/v1/approvals?status=PENDING&kind=UNKNOWN_OUTCOME",
     ]);
-    await expect(client.recovery("demo-1", ReadAt.seq(3))).rejects.toThrow(/latest checkpoint/);
+    await expect(fake.client.recovery("demo-1", ReadAt.seq(3))).rejects.toThrow(/latest checkpoint/);
   });
 
   it("of the whole log follow the pages to the end", async () => {
     const event = (seq: number) => `{"seq":${seq},"eventId":"e${seq}","type":"user_message","content":"m"}`;
-    server
+    fake.server
       .next(json(200, `{"events":[${event(1)},${event(2)}],"lastSeq":3,"nextSeq":3}`))
       .next(json(200, `{"events":[${event(3)}],"lastSeq":3,"nextSeq":4}`));
-    const all = await client.allEvents("demo-1");
+    const all = await fake.client.allEvents("demo-1");
     expect(all?.map((e) => e.seq)).toEqual([1, 2, 3]);
-    expect(server.seen.map((r) => r.query)).toEqual(["fromSeq=1&limit=500", "fromSeq=3&limit=500"]);
+    expect(fake.server.seen.map((r) => r.query)).toEqual(["fromSeq=1&limit=500", "fromSeq=3&limit=500"]);
   });
 });
 
 describe("awaitDecision", () => {
   it("polls until the item is no longer pending", async () => {
     const item = (status: string) => `{"id":"s~7","kind":"APPROVAL","status":"${status}","sessionId":"s","callId":"c","tool":"edit_file"}`;
-    server.next(json(200, item("PENDING"))).next(json(200, item("PENDING"))).otherwise(json(200, item("GRANTED")));
-    expect(settledOrThrow(await client.awaitDecision("s~7", 10_000)).status).toBe("GRANTED");
-    expect(server.seen).toHaveLength(3);
+    fake.server.next(json(200, item("PENDING"))).next(json(200, item("PENDING"))).otherwise(json(200, item("GRANTED")));
+    expect(settledOrThrow(await fake.client.awaitDecision("s~7", 10_000)).status).toBe("GRANTED");
+    expect(fake.server.seen).toHaveLength(3);
 
-    server.otherwise(json(200, item("PENDING")));
-    expect((await client.awaitDecision("s~7", 300)).kind).toBe("still_pending");
-    server.otherwise(json(404, '{"error":"not_found","message":"approval not found"}'));
-    expect((await client.awaitDecision("s~7", 300)).kind).toBe("not_found");
+    fake.server.otherwise(json(200, item("PENDING")));
+    expect((await fake.client.awaitDecision("s~7", 300)).kind).toBe("still_pending");
+    fake.server.otherwise(json(404, '{"error":"not_found","message":"approval not found"}'));
+    expect((await fake.client.awaitDecision("s~7", 300)).kind).toBe("not_found");
   });
 });
 
 describe("a closed client", () => {
   it("refuses new calls", async () => {
-    await client.close();
-    expect(() => client.subscribe("s", 1, () => undefined)).toThrow(/closed/);
-    await expect(client.session("s")).rejects.toThrow(/closed/);
+    await fake.client.close();
+    expect(() => fake.client.subscribe("s", 1, () => undefined)).toThrow(/closed/);
+    await expect(fake.client.session("s")).rejects.toThrow(/closed/);
   });
 });
 

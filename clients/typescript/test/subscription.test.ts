@@ -1,39 +1,31 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { TetherClient, TetherError, type SessionEvent, type SessionEventListener, type Subscription, type SubscriptionEnd } from "../src/index.js";
-import { FakeServer, frame, json, quietStream, sse } from "./fake-server.js";
+import { withFakeServer, frame, json, quietStream, sse } from "./fake-server.js";
 
 /**
  * The subscription's side of the SSE protocol against a scripted server: catch-up, resume after a disconnect from the
  * last seq delivered, no duplicates, no gaps, and how it ends. The real session-service, killed and restarted under a
  * live subscription, is in tether.it.test.ts.
  */
-let server: FakeServer;
-let client: TetherClient;
+const fake = withFakeServer();
 let recorder: Recorder;
 
-beforeEach(async () => {
-  server = await FakeServer.start();
-  client = new TetherClient(server.options());
+beforeEach(() => {
   recorder = new Recorder();
-});
-
-afterEach(async () => {
-  await client.close();
-  await server.close();
 });
 
 describe("a subscription", () => {
   it("resumes after a disconnect from the last seq delivered, without duplicates", async () => {
-    server
+    fake.server
       .next(sse(frame("s", 1), frame("s", 2), frame("s", 3))) // then the stream ends
       .next(sse(frame("s", 3), frame("s", 4), frame("s", 5))) // 3 again: a server that repeats itself
       .otherwise(quietStream());
-    const s = client.subscribe("s", 1, recorder);
+    const s = fake.client.subscribe("s", 1, recorder);
     await recorder.awaitSeqs(5);
     expect(recorder.seqs()).toEqual([1, 2, 3, 4, 5]);
     expect(s.lastSeq).toBe(5);
     await s.close();
-    const [first, second] = server.seen;
+    const [first, second] = fake.server.seen;
     expect(first!.query).toBe("fromSeq=1");
     expect(first!.headers["last-event-id"]).toBeUndefined();
     expect(second!.query).toBe("fromSeq=4");
@@ -45,29 +37,29 @@ describe("a subscription", () => {
   });
 
   it("never delivers an event beyond the next seq: it reopens the stream after the last one", async () => {
-    server.next(sse(frame("s", 1), frame("s", 3))).next(sse(frame("s", 2), frame("s", 3))).otherwise(quietStream());
-    const s = client.subscribe("s", 1, recorder);
+    fake.server.next(sse(frame("s", 1), frame("s", 3))).next(sse(frame("s", 2), frame("s", 3))).otherwise(quietStream());
+    const s = fake.client.subscribe("s", 1, recorder);
     await recorder.awaitSeqs(3);
     await s.close();
     expect(recorder.seqs()).toEqual([1, 2, 3]);
-    expect(server.seen[1]!.headers["last-event-id"]).toBe("1");
+    expect(fake.server.seen[1]!.headers["last-event-id"]).toBe("1");
     expect(recorder.disconnects[0]!.message).toMatch(/skipped from seq 1 to 3/);
   });
 
   it("starts at fromSeq", async () => {
-    server.next(sse(frame("s", 7), frame("s", 8))).otherwise(quietStream());
-    const s = client.subscribe("s", 7, recorder);
+    fake.server.next(sse(frame("s", 7), frame("s", 8))).otherwise(quietStream());
+    const s = fake.client.subscribe("s", 7, recorder);
     expect(s.lastSeq).toBe(6);
     await recorder.awaitSeqs(2);
     await s.close();
     expect(recorder.seqs()).toEqual([7, 8]);
-    expect(server.seen[0]!.query).toBe("fromSeq=7");
-    expect(server.seen[0]!.headers["last-event-id"]).toBe("6");
+    expect(fake.server.seen[0]!.query).toBe("fromSeq=7");
+    expect(fake.server.seen[0]!.headers["last-event-id"]).toBe("6");
   });
 
   it("outlives the request timeout while the stream is open and quiet", async () => {
-    const quick = new TetherClient(server.options({ timeoutMs: 300 }));
-    server.next(async (_req, res) => {
+    const quick = new TetherClient(fake.server.options({ timeoutMs: 300 }));
+    fake.server.next(async (_req, res) => {
       res.writeHead(200, { "Content-Type": "text/event-stream" });
       res.flushHeaders();
       await new Promise((resolve) => setTimeout(resolve, 1_200)); // four timeouts of silence
@@ -78,12 +70,12 @@ describe("a subscription", () => {
     expect(s.isOpen).toBe(true);
     await quick.close();
     expect(recorder.disconnects).toEqual([]);
-    expect(server.seen).toHaveLength(1);
+    expect(fake.server.seen).toHaveLength(1);
   });
 
   it("reads frames split anywhere, CRLF line ends and comments included", async () => {
     const text = `: keep-alive\r\n${frame("s", 1).replaceAll("\n", "\r\n")}${frame("s", 2)}`;
-    server.next(async (_req, res) => {
+    fake.server.next(async (_req, res) => {
       res.writeHead(200, { "Content-Type": "text/event-stream" });
       const bytes = Buffer.from(text, "utf8");
       for (let i = 0; i < bytes.length; i += 7) {
@@ -91,7 +83,7 @@ describe("a subscription", () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
     });
-    const s = client.subscribe("s", 1, recorder);
+    const s = fake.client.subscribe("s", 1, recorder);
     await recorder.awaitSeqs(2);
     await s.close();
     expect(recorder.seqs()).toEqual([1, 2]);
@@ -99,8 +91,8 @@ describe("a subscription", () => {
   });
 
   it("retries an unavailable service until it answers", async () => {
-    server.next(json(503, '{"error":"unavailable","message":"restoring"}', { "Retry-After": "0" })).next(sse(frame("s", 1))).otherwise(quietStream());
-    const s = client.subscribe("s", 1, recorder);
+    fake.server.next(json(503, '{"error":"unavailable","message":"restoring"}', { "Retry-After": "0" })).next(sse(frame("s", 1))).otherwise(quietStream());
+    const s = fake.client.subscribe("s", 1, recorder);
     await recorder.awaitSeqs(1);
     expect(s.isOpen).toBe(true);
     await s.close();
@@ -109,8 +101,8 @@ describe("a subscription", () => {
   });
 
   it("ends with not_found for an unknown session", async () => {
-    server.next(json(404, '{"error":"not_found","message":"session not found"}'));
-    const s = client.subscribe("nope", 1, recorder);
+    fake.server.next(json(404, '{"error":"not_found","message":"session not found"}'));
+    const s = fake.client.subscribe("nope", 1, recorder);
     const end = await s.ended;
     expect(end.reason).toBe("not_found");
     expect(recorder.end).toEqual(end);
@@ -118,8 +110,8 @@ describe("a subscription", () => {
   });
 
   it("ends with failed when the credentials are refused", async () => {
-    server.next(json(401, '{"error":"unauthorized","message":"a valid bearer token is required"}'));
-    const end = await client.subscribe("s", 1, recorder).ended;
+    fake.server.next(json(401, '{"error":"unauthorized","message":"a valid bearer token is required"}'));
+    const end = await fake.client.subscribe("s", 1, recorder).ended;
     expect(end.reason).toBe("failed");
     const failure = (end as Extract<SubscriptionEnd, { reason: "failed" }>).failure;
     expect(failure).toBeInstanceOf(TetherError);
@@ -127,8 +119,8 @@ describe("a subscription", () => {
   });
 
   it("ends with failed when the listener throws, carrying the listener's error", async () => {
-    server.next(sse(frame("s", 1), frame("s", 2)));
-    const end = await client.subscribe("s", 1, () => {
+    fake.server.next(sse(frame("s", 1), frame("s", 2)));
+    const end = await fake.client.subscribe("s", 1, () => {
       throw new Error("listener bug");
     }).ended;
     expect(end).toMatchObject({ reason: "failed", lastSeq: 0 });
@@ -136,9 +128,9 @@ describe("a subscription", () => {
   });
 
   it("waits for an async listener before delivering the next event", async () => {
-    server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3))).otherwise(quietStream());
+    fake.server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3))).otherwise(quietStream());
     const order: string[] = [];
-    const s = client.subscribe("s", 1, async (e) => {
+    const s = fake.client.subscribe("s", 1, async (e) => {
       order.push(`start ${e.seq}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
       order.push(`end ${e.seq}`);
@@ -151,10 +143,10 @@ describe("a subscription", () => {
   });
 
   it("stops delivering when closed from the listener", async () => {
-    server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3)));
+    fake.server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3)));
     const seen: number[] = [];
     let s: Subscription | undefined = undefined;
-    s = client.subscribe("s", 1, (e) => {
+    s = fake.client.subscribe("s", 1, (e) => {
       seen.push(e.seq);
       void s!.close();
     });
@@ -164,26 +156,26 @@ describe("a subscription", () => {
   });
 
   it("ends with the client, and a closed client takes no new subscription", async () => {
-    server.otherwise(quietStream());
-    const s = client.subscribe("s", 1, recorder);
+    fake.server.otherwise(quietStream());
+    const s = fake.client.subscribe("s", 1, recorder);
     await recorder.connected;
-    await client.close();
+    await fake.client.close();
     expect((await s.ended).reason).toBe("closed");
-    expect(() => client.subscribe("s", 1, recorder)).toThrow(/closed/);
+    expect(() => fake.client.subscribe("s", 1, recorder)).toThrow(/closed/);
   });
 });
 
 describe("awaitEvent", () => {
   it("returns the first match, or nothing in time", async () => {
-    server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3))).otherwise(quietStream());
-    const found = await client.awaitEvent("s", 1, (e) => e.seq >= 2, 10_000);
+    fake.server.next(sse(frame("s", 1), frame("s", 2), frame("s", 3))).otherwise(quietStream());
+    const found = await fake.client.awaitEvent("s", 1, (e) => e.seq >= 2, 10_000);
     expect(found?.seq).toBe(2);
-    expect(await client.awaitEvent("s", 1, (e) => e.seq > 100, 500)).toBeUndefined();
+    expect(await fake.client.awaitEvent("s", 1, (e) => e.seq > 100, 500)).toBeUndefined();
   });
 
   it("rejects for an unknown session", async () => {
-    server.next(json(404, '{"error":"not_found","message":"session not found"}'));
-    await expect(client.awaitEvent("nope", 1, () => true, 5_000)).rejects.toThrow(/not found/);
+    fake.server.next(json(404, '{"error":"not_found","message":"session not found"}'));
+    await expect(fake.client.awaitEvent("nope", 1, () => true, 5_000)).rejects.toThrow(/not found/);
   });
 });
 
