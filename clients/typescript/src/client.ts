@@ -165,10 +165,11 @@ export class TetherClient {
    * `awaitEvent(id, seq, (e) => e.type === "tool_result" && e.json.callId === "c1", 60_000)`.
    *
    * @returns the event; undefined if none matched within `timeoutMs`
-   * @throws TetherError if the session does not exist for the caller or the subscription failed
+   * @throws TetherError if the session does not exist for the caller, the subscription failed, or the client was closed meanwhile
    */
   async awaitEvent(sessionId: string, fromSeq: number, match: (e: SessionEvent) => boolean, timeoutMs: number): Promise<SessionEvent | undefined> {
     let found: SessionEvent | undefined;
+    let timedOut = false;
     let subscription: Subscription | undefined = undefined;
     subscription = this.subscribe(sessionId, fromSeq, (e) => {
       if (found === undefined && match(e)) {
@@ -176,7 +177,10 @@ export class TetherClient {
         void subscription?.close();
       }
     });
-    const timer = setTimeout(() => void subscription?.close(), timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void subscription?.close();
+    }, timeoutMs);
     try {
       const end = await subscription.ended;
       if (found !== undefined) {
@@ -184,7 +188,10 @@ export class TetherClient {
       }
       switch (end.reason) {
         case "closed":
-          return undefined; // the time ran out (or the client was closed)
+          if (timedOut) {
+            return undefined;
+          }
+          throw new TetherError("the subscription was closed"); // the client was closed meanwhile
         case "not_found":
           throw new TetherError(`session ${sessionId} not found`);
         case "failed":

@@ -81,7 +81,8 @@ export class Subscription {
 
   /**
    * Ends the subscription; idempotent. May be called from the listener itself (the current callback then returns
-   * normally and no event follows). Await {@link ended} to know it is over.
+   * normally and no event follows) — there, do not await the promise it returns: the subscription ends only once the
+   * callback has returned. Elsewhere, awaiting it (or {@link ended}) tells when it is over.
    */
   close(): Promise<SubscriptionEnd> {
     this.closing = true;
@@ -97,7 +98,8 @@ export class Subscription {
     try {
       end = await this.loop();
     } catch (e) {
-      end = this.closing && e instanceof Closed ? { reason: "closed", lastSeq: this.last } : { reason: "failed", failure: asError(e), lastSeq: this.last };
+      const error = e instanceof ListenerFailed ? e.cause : e;
+      end = this.closing && error instanceof Closed ? { reason: "closed", lastSeq: this.last } : { reason: "failed", failure: asError(error), lastSeq: this.last };
     }
     this.done = true;
     try {
@@ -153,7 +155,7 @@ export class Subscription {
         broken = new Error("the service ended the stream");
       } catch (e) {
         if (e instanceof ListenerFailed || e instanceof MalformedAnswerError) {
-          throw e instanceof ListenerFailed ? e.cause : e;
+          throw e; // not a broken stream: the subscription fails
         }
         broken = asError(e);
       } finally {

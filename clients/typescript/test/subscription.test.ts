@@ -118,6 +118,18 @@ describe("a subscription", () => {
     expect((failure as TetherError).apiError?.code).toBe("unauthorized");
   });
 
+  it("ends with failed, carrying the listener's error, when onConnected throws", async () => {
+    fake.server.otherwise(quietStream());
+    const bug = new Error("connected bug");
+    const end = await fake.client.subscribe("s", 1, {
+      onEvent: () => undefined,
+      onConnected: () => {
+        throw bug;
+      },
+    }).ended;
+    expect(end.reason === "failed" && end.failure).toBe(bug);
+  });
+
   it("ends with failed when the listener throws, carrying the listener's error", async () => {
     fake.server.next(sse(frame("s", 1), frame("s", 2)));
     const end = await fake.client.subscribe("s", 1, () => {
@@ -171,6 +183,14 @@ describe("awaitEvent", () => {
     const found = await fake.client.awaitEvent("s", 1, (e) => e.seq >= 2, 10_000);
     expect(found?.seq).toBe(2);
     expect(await fake.client.awaitEvent("s", 1, (e) => e.seq > 100, 500)).toBeUndefined();
+  });
+
+  it("rejects when the client is closed meanwhile", async () => {
+    fake.server.otherwise(quietStream());
+    const waiting = fake.client.awaitEvent("s", 1, () => false, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await fake.client.close();
+    await expect(waiting).rejects.toThrow(/closed/);
   });
 
   it("rejects for an unknown session", async () => {
