@@ -133,6 +133,7 @@ function uniqueId(name: string): string {
 describe("the SDK on the real stack", () => {
   it("creates, claims and appends; a retried step returns the original seqs; a stale expectedSeq is a conflict", async () => {
     const id = uniqueId("flow");
+    mkdirSync(join(work, "workspaces", id), { recursive: true }); // the session's (empty) workspace, as the executor lays it out
     const request = { objective: "Summarize the workspace", modelId: "claude-sonnet-4", toolMode: "READ_ONLY", sessionId: id } as const;
     expect(createdOrThrow(await agent.createSession(request))).toEqual({
       kind: "created", sessionId: id, seq: 1, harnessVersion: "v1", modelId: "claude-sonnet-4", redactions: 0,
@@ -206,12 +207,13 @@ describe("the SDK on the real stack", () => {
     expect(pinned.kind === "version_pinned" && pinned.message).toMatch(/v1.*v2|v2.*v1/);
     expect((await agent.claim(`no-such-${id}`, { workerId: "worker-c", harnessVersion: "v1" })).kind).toBe("not_found");
     expect((await agent.append(`no-such-${id}`, { step: "t", events: [NewEvent.userMessage("x")] })).kind).toBe("not_found");
-    expect(await agent.append(id, { step: "bad", events: [NewEvent.of("assistant_message", { content: "x", toolCalls: [{ tool: "read_file" }] })] })).toMatchObject({
-      kind: "rejected", status: 400, field: "events[0].toolCalls[0].callId",
+    // events only Tether writes, and malformed ones, are refused with the field named
+    expect(await agent.append(id, { step: "forged", events: [NewEvent.of("session_claimed", { workerId: "me", epoch: 9, harnessVersion: "v1" })] })).toMatchObject({
+      kind: "rejected", status: 422, code: "illegal_event", field: "events[0].type",
     });
-    expect(await agent.append(id, { step: "forged", events: [NewEvent.of("session_claimed", { workerId: "w", epoch: 9, harnessVersion: "v1" })] })).toMatchObject({
-      kind: "rejected", code: "illegal_event",
-    });
+    const malformed = await agent.append(id, { step: "bad", events: [NewEvent.userMessage("x"), NewEvent.of("tool_result", { status: "OK" })] });
+    expect(malformed).toMatchObject({ kind: "rejected", status: 400 });
+    expect(malformed.kind === "rejected" && malformed.field).toMatch(/^events\[1\]/);
 
     // the recovery report a worker taking over reads first
     const report = (await agent.recovery(id, ReadAt.atLeast(b.lastSeq)))!;
