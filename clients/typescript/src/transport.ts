@@ -97,11 +97,20 @@ export class Transport {
     if (lastEventId > 0) {
       headers["Last-Event-ID"] = String(lastEventId);
     }
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new TimedOut(this.options.timeoutMs)), this.options.timeoutMs);
+    // the timeout ends once the headers are in; `signal` can abort the stream for as long as it is read
+    // (linked by hand: AbortSignal.any needs Node 20.3)
+    const controller = new AbortController();
+    const abort = () => controller.abort(signal.reason);
+    if (signal.aborted) {
+      abort();
+    }
+    signal.addEventListener("abort", abort, { once: true });
+    const timer = setTimeout(() => controller.abort(new TimedOut(this.options.timeoutMs)), this.options.timeoutMs);
     try {
-      // the timeout ends once the headers are in; `signal` can abort the stream for as long as it is read
-      return await fetch(url, { method: "GET", headers, redirect: "manual", signal: AbortSignal.any([signal, timeout.signal]) });
+      return await fetch(url, { method: "GET", headers, redirect: "manual", signal: controller.signal });
+    } catch (e) {
+      signal.removeEventListener("abort", abort);
+      throw e;
     } finally {
       clearTimeout(timer);
     }
