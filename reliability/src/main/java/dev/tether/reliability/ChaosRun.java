@@ -106,7 +106,9 @@ public final class ChaosRun {
             }
         }
         Config c = full ? Config.full(seed) : Config.reduced(seed);
-        c = new Config(c.name(), c.seed(), overrides.getOrDefault("--sessions", c.sessions()), overrides.getOrDefault("--rounds", c.rounds()),
+        // a reduced run with the registry's faults is another part than the reduced run of CI: it must not replace it
+        String name = !full && Boolean.TRUE.equals(registryFaults) ? c.name() + "-registry-faults" : c.name();
+        c = new Config(name, c.seed(), overrides.getOrDefault("--sessions", c.sessions()), overrides.getOrDefault("--rounds", c.rounds()),
                 overrides.getOrDefault("--per-worker", c.sessionsPerWorker()), overrides.getOrDefault("--faults", c.faults()),
                 c.pauseMin(), c.pauseMax(), c.downMax(), c.reference(), registryFaults == null ? c.registryFaults() : registryFaults);
         Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
@@ -176,8 +178,11 @@ public final class ChaosRun {
     }
 
     private String command() {
-        return config.name().equals("full") ? "reliability/run --full --seed " + config.seed()
-                : "ChaosRunIT (.ci/run), or reliability/run --seed " + config.seed();
+        return switch (config.name()) {
+            case "full" -> "reliability/run --full --seed " + config.seed();
+            case "reduced" -> "ChaosRunIT (.ci/run), or reliability/run --seed " + config.seed();
+            default -> "reliability/run --registry-faults --seed " + config.seed();
+        };
     }
 
     /** One after the other: four JVMs starting at once on a loaded 2-core machine took longer than a start may take. */
