@@ -54,6 +54,7 @@ class ApprovalPageBrowserIT {
     private static TetherServices services;
     private static Process chromedriver;
     private static RemoteWebDriver browser;
+    private static Path profile;
 
     @BeforeAll
     static void start() throws Exception {
@@ -68,7 +69,7 @@ class ApprovalPageBrowserIT {
         var options = new ChromeOptions();
         options.setBinary(chromium.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-dev-shm-usage", "--window-size=1280,1500", "--user-data-dir=" + Files.createTempDirectory("approval-chromium-"));
+                "--disable-dev-shm-usage", "--window-size=1280,1500", "--user-data-dir=" + (profile = Files.createTempDirectory("approval-chromium-")));
         browser = new RemoteWebDriver(new URL("http://127.0.0.1:" + port), options);
         browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
     }
@@ -92,6 +93,19 @@ class ApprovalPageBrowserIT {
             if (services != null) {
                 services.close();
             }
+            deleteProfile();
+        }
+    }
+
+    /** The browser's profile directory, once the browser is gone (it was left in the temp directory before). */
+    private static void deleteProfile() {
+        if (profile == null) {
+            return;
+        }
+        try (var paths = Files.walk(profile)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException e) {
+            System.err.println("could not delete the browser profile " + profile + ": " + e);
         }
     }
 
