@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * ({@link WorkerPool}, {@link ChaosWorker}) with a {@link ScriptedHuman} deciding approvals, while a seeded
  * {@link FaultInjector} SIGKILLs and SIGSTOPs services, workers and the broker. Then it plays the same script
  * fault-free on fresh sessions (the reference run), checks everything and writes the figures to
- * {@code reliability/target/results/chaos-<reduced|full>.json}.
+ * {@code reliability/target/results/chaos-<reduced|full|reduced-registry-faults>.json}.
  *
  * <p>Usage: {@code ChaosRun [--full] [--seed N] [--sessions N] [--rounds N] [--faults N] [--per-worker N]}: without
  * {@code --full} the reduced run of CI (20 sessions, 12 faults); with it the full run (200 sessions, 100 faults).
@@ -68,7 +68,7 @@ public final class ChaosRun {
         }
     }
 
-    /** The outcome: figures and failures, as written to {@code chaos-<reduced|full>.json}. */
+    /** The outcome: figures and failures, as written to {@code chaos-<reduced|full|reduced-registry-faults>.json}. */
     public record Result(Map<String, Object> figures, List<String> failures) {
         public boolean passed() {
             return failures.isEmpty();
@@ -123,7 +123,7 @@ public final class ChaosRun {
         System.exit(status);
     }
 
-    /** Runs it all, prints the checks, writes {@code reliability/target/results/chaos-<reduced|full>.json}. */
+    /** Runs it all, prints the checks, writes {@code reliability/target/results/chaos-<reduced|full|reduced-registry-faults>.json}. */
     public Result run() throws Exception {
         System.out.printf("chaos run (%s): seed %d, %d sessions × %d rounds, %d per worker process, %d faults%n", config.name(),
                 config.seed(), config.sessions(), config.rounds(), config.sessionsPerWorker(), config.faults());

@@ -8,12 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import com.sun.net.httpserver.HttpServer;
 import dev.tether.avro.SessionEvent;
 import dev.tether.testing.TcpProxy;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.serialization.Serde;
 import org.junit.jupiter.api.Test;
 
@@ -112,7 +116,7 @@ class RegistryConnectionTest {
     @Test
     void aProbeOnAConnectionTheRegistryClosed_triesAFreshOne_andFindsItAnswering() throws Exception {
         try (var server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            var connections = new java.util.concurrent.atomic.AtomicInteger();
+            var connections = new AtomicInteger();
             var acceptor = new Thread(() -> {
                 while (!server.isClosed()) {
                     try {
@@ -138,8 +142,8 @@ class RegistryConnectionTest {
         }
     }
 
-    private static void answerOnceThenClose(java.net.Socket socket) {
-        try (socket; var in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))) {
+    private static void answerOnceThenClose(Socket socket) {
+        try (socket; var in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))) {
             readHeaders(in);
             socket.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
                     .getBytes(StandardCharsets.US_ASCII));
@@ -150,7 +154,7 @@ class RegistryConnectionTest {
         }
     }
 
-    private static void readHeaders(java.io.BufferedReader in) throws IOException {
+    private static void readHeaders(BufferedReader in) throws IOException {
         for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
             // headers only: the probes have no body
         }
