@@ -34,6 +34,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final Map<String, String> env;
     private final List<String> systemProperties;
     private final Supplier<TetherStack> stack;
+    private final ClassDataArchive classData;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
     private Process process;
     private int starts;
@@ -64,6 +65,7 @@ public final class ServiceProcess implements AutoCloseable {
         if (!Files.exists(jar)) {
             throw new IllegalStateException("no packaged service at " + jar + " (integration tests run after the package phase)");
         }
+        this.classData = ClassDataArchive.of(jar, jvmOptions());
     }
 
     public String baseUrl() {
@@ -95,6 +97,7 @@ public final class ServiceProcess implements AutoCloseable {
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("-Xmx384m");
             command.addAll(jvmOptions());
+            command.addAll(classData.options());
             command.addAll(systemProperties);
             command.add("-jar");
             command.add(jar.toString());
@@ -168,7 +171,9 @@ public final class ServiceProcess implements AutoCloseable {
 
     private void waitFor() {
         try {
-            process.waitFor(30, TimeUnit.SECONDS);
+            if (process.waitFor(30, TimeUnit.SECONDS)) {
+                classData.exited(process.exitValue());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

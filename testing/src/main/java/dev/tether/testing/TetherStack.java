@@ -224,6 +224,10 @@ public abstract class TetherStack {
                         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
                 // the broker and the registry start on as little CPU as the test JVMs (see ServiceProcess#jvmOptions)
                 builder.environment().put("TETHER_STACK_JVM_OPTS", String.join(" ", ServiceProcess.jvmOptions()));
+                // and share one class-data archive each across the build's stacks, as the services do (ClassDataArchive)
+                if (Boolean.getBoolean(ClassDataArchive.PROPERTY)) {
+                    builder.environment().put("TETHER_STACK_CLASS_DATA", "1");
+                }
                 Process p = builder.start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
