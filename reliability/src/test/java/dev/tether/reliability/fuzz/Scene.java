@@ -32,6 +32,9 @@ record Scene(String label, String session, String erasable, String callId, Strin
         var granted = Http.send(Call.of("POST", tether.url(Service.APPROVAL) + "/v1/approvals/" + grantedItem + "/decision",
                 Tokens.acme("approver")).withJson("{\"decision\":\"GRANT_SESSION\",\"tool\":\"write_file\",\"pathGlob\":\"granted/**\"}"));
         assertThat(granted.status()).as("a session-scope grant: %s", granted).isEqualTo(200);
+        // the executor runs the granted call: its result is part of the scene, not a change some test request made
+        tether.awaitEvent(session, agent, "the result of " + grantedCall, e -> e.path("type").asText().equals("tool_result")
+                && e.path("callId").asText().equals(grantedCall));
         String writeCall = "write-" + UUID.randomUUID().toString().substring(0, 8);
         tether.append(session, agent, TetherUnderTest.toolCall(writeCall, "write_file", "{\"path\":\"notes.txt\",\"content\":\"hi\"}"));
         String itemId = tether.awaitPendingItem(session, writeCall, Tokens.acme("approver"));
