@@ -9,10 +9,15 @@ import dev.tether.avro.ApprovalDecision;
 import dev.tether.avro.ApprovalScope;
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.EventPayload;
+import dev.tether.avro.HarnessTool;
+import dev.tether.avro.SessionStarted;
+import dev.tether.avro.ToolCallStarted;
+import dev.tether.avro.ToolMode;
 import dev.tether.avro.SessionEvent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.List;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
@@ -66,6 +71,58 @@ class ReleasedSchemasTest {
                 .setHarnessVersion("v1").setType("approval_denied")
                 .setPayload(EventPayload.newBuilder().setApprovalDenied(new ApprovalDecision("c1", ApprovalScope.ONCE, null, null,
                         "approval-service", "no approver decided within 10m", true)).build())
+                .build();
+    }
+
+    @Test
+    void aSessionStart_writtenWithV3_readsToday_withNoHarnessTools() {
+        SessionEvent start = harnessStart();
+
+        SessionEvent read = ReleasedSchemas.asWrittenBy("v3", start);
+
+        assertThat(read.getPayload().getSessionStarted().getHarnessTools()).as("v3 had no harnessTools").isNull();
+        start.getPayload().getSessionStarted().setHarnessTools(null);
+        assertThat(read).isEqualTo(start);
+    }
+
+    @Test
+    void harnessToolsAndAToolCallStarted_writtenToday_readWithV3_asNoToolsAndAnUnknownType() throws IOException {
+        GenericRecord start = readWithV3(harnessStart());
+        GenericRecord started = readWithV3(toolCallStarted());
+
+        GenericRecord payload = (GenericRecord) ((GenericRecord) start.get("payload")).get("sessionStarted");
+        assertThat(payload.getSchema().getField("harnessTools")).isNull();
+        assertThat(payload.get("objective")).hasToString("fix the bug");
+        assertThat(started.get("type")).hasToString("tool_call_started");
+        GenericRecord empty = (GenericRecord) started.get("payload");
+        assertThat(empty.getSchema().getField("toolCallStarted")).isNull();
+        assertThat(empty.getSchema().getFields()).allSatisfy(f -> assertThat(empty.get(f.name())).as(f.name()).isNull());
+    }
+
+    private static GenericRecord readWithV3(SessionEvent event) throws IOException {
+        var out = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new SpecificDatumWriter<>(SessionEvent.getClassSchema()).write(event, encoder);
+        encoder.flush();
+        return new GenericDatumReader<GenericRecord>(SessionEvent.getClassSchema(), ReleasedSchemas.of("v3", "SessionEvent"))
+                .read(null, DecoderFactory.get().binaryDecoder(out.toByteArray(), null));
+    }
+
+    private static SessionEvent harnessStart() {
+        return SessionEvent.newBuilder().setEventId("e-1").setSessionId("s-1").setTenantId("acme").setSeq(1)
+                .setOccurredAt(Instant.parse("2026-12-01T10:00:00Z")).setActor(new Actor(ActorKind.USER, "agent-1"))
+                .setHarnessVersion("v1").setType("session_started")
+                .setPayload(EventPayload.newBuilder().setSessionStarted(SessionStarted.newBuilder().setObjective("fix the bug")
+                        .setSystemPrompt("").setModelId("m").setHarnessVersion("v1").setToolMode(ToolMode.WRITE).setConstraints(List.of())
+                        .setHarnessTools(List.of(new HarnessTool("send_email", true, true, false))).build()).build())
+                .build();
+    }
+
+    private static SessionEvent toolCallStarted() {
+        return SessionEvent.newBuilder().setEventId("e-5").setSessionId("s-1").setTenantId("acme").setSeq(5)
+                .setOccurredAt(Instant.parse("2026-12-01T10:00:05Z")).setActor(new Actor(ActorKind.TOOL, "agent-1"))
+                .setHarnessVersion("v1").setType("tool_call_started")
+                .setPayload(EventPayload.newBuilder().setToolCallStarted(new ToolCallStarted("c1", "s-1/3/c1", 1L, 1)).build())
                 .build();
     }
 

@@ -27,6 +27,7 @@ public sealed interface EventPayload permits
         SubagentResult,
         SessionClosed,
         ToolOutcomeResolved,
+        ToolCallStarted,
         UnknownEvent {
 
     /** The wire name of the event type, e.g. {@code tool_result}. */

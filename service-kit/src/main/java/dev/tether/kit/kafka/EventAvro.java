@@ -32,6 +32,8 @@ import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolCallAuthorized;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.ToolOutcomeResolved;
+import dev.tether.core.event.ToolCallStarted;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.TurnInterrupted;
@@ -89,7 +91,7 @@ public final class EventAvro {
         if (payload instanceof SessionStarted s) {
             p.setSessionStarted(new dev.tether.avro.SessionStarted(s.objective(), s.systemPrompt(), s.modelId(),
                     s.harnessVersion(), dev.tether.avro.ToolMode.valueOf(s.toolMode().name()), s.constraints(),
-                    s.tokenBudget(), s.parentSessionId()));
+                    s.tokenBudget(), s.parentSessionId(), toAvro(s.harnessTools())));
         } else if (payload instanceof UserMessage m) {
             p.setUserMessage(new dev.tether.avro.UserMessage(m.content(), toAvro(m.contentRef())));
         } else if (payload instanceof AssistantMessage m) {
@@ -127,7 +129,8 @@ public final class EventAvro {
             p.setSessionMigrated(new dev.tether.avro.SessionMigrated(m.fromVersion(), m.toVersion()));
         } else if (payload instanceof SessionForked f) {
             p.setSessionForked(new dev.tether.avro.SessionForked(f.parentSessionId(), f.atSeq(), f.objective(), f.systemPrompt(),
-                    f.modelId(), f.harnessVersion(), dev.tether.avro.ToolMode.valueOf(f.toolMode().name()), f.constraints()));
+                    f.modelId(), f.harnessVersion(), dev.tether.avro.ToolMode.valueOf(f.toolMode().name()), f.constraints(),
+                    toAvro(f.harnessTools())));
         } else if (payload instanceof SubagentResult r) {
             p.setSubagentResult(new dev.tether.avro.SubagentResult(r.childSessionId(), r.outcome()));
         } else if (payload instanceof SessionClosed c) {
@@ -135,6 +138,8 @@ public final class EventAvro {
         } else if (payload instanceof ToolOutcomeResolved r) {
             p.setToolOutcomeResolved(new dev.tether.avro.ToolOutcomeResolved(r.callId(),
                     dev.tether.avro.OutcomeResolution.valueOf(r.resolution().name()), r.approver(), r.reason()));
+        } else if (payload instanceof ToolCallStarted t) {
+            p.setToolCallStarted(new dev.tether.avro.ToolCallStarted(t.callId(), t.idempotencyKey(), t.epoch(), t.attempt()));
         } else if (payload instanceof UnknownEvent u) {
             throw new IllegalArgumentException("an event of unknown type '" + u.type() + "' cannot be written");
         } else {
@@ -186,6 +191,9 @@ public final class EventAvro {
             case ToolOutcomeResolved.TYPE -> p.getToolOutcomeResolved() == null ? null : new ToolOutcomeResolved(
                     p.getToolOutcomeResolved().getCallId(), OutcomeResolution.valueOf(p.getToolOutcomeResolved().getResolution().name()),
                     p.getToolOutcomeResolved().getApprover(), p.getToolOutcomeResolved().getReason());
+            case ToolCallStarted.TYPE -> p.getToolCallStarted() == null ? null : new ToolCallStarted(
+                    p.getToolCallStarted().getCallId(), p.getToolCallStarted().getIdempotencyKey(), p.getToolCallStarted().getEpoch(),
+                    p.getToolCallStarted().getAttempt());
             default -> null;
         };
         return payload == null ? new UnknownEvent(type) : payload;
@@ -209,12 +217,25 @@ public final class EventAvro {
 
     private static SessionStarted sessionStarted(dev.tether.avro.SessionStarted s) {
         return new SessionStarted(s.getObjective(), s.getSystemPrompt(), s.getModelId(), s.getHarnessVersion(),
-                ToolMode.valueOf(s.getToolMode().name()), s.getConstraints(), s.getTokenBudget(), s.getParentSessionId());
+                ToolMode.valueOf(s.getToolMode().name()), s.getConstraints(), s.getTokenBudget(), s.getParentSessionId(),
+                fromAvro(s.getHarnessTools()));
     }
 
     private static SessionForked sessionForked(dev.tether.avro.SessionForked f) {
         return new SessionForked(f.getParentSessionId(), f.getAtSeq(), f.getObjective(), f.getSystemPrompt(), f.getModelId(),
-                f.getHarnessVersion(), ToolMode.valueOf(f.getToolMode().name()), f.getConstraints());
+                f.getHarnessVersion(), ToolMode.valueOf(f.getToolMode().name()), f.getConstraints(), fromAvro(f.getHarnessTools()));
+    }
+
+    /** A declaration of harness-run tools; none is written as null, as before the field existed, so such events keep their bytes. */
+    public static List<dev.tether.avro.HarnessTool> toAvro(List<HarnessTool> tools) {
+        return tools.isEmpty() ? null : tools.stream()
+                .map(t -> new dev.tether.avro.HarnessTool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList();
+    }
+
+    /** A declaration of harness-run tools; null (an event written before the field, or with none) is none. */
+    public static List<HarnessTool> fromAvro(List<dev.tether.avro.HarnessTool> tools) {
+        return tools == null ? List.of() : tools.stream()
+                .map(t -> new HarnessTool(t.getName(), t.getMutating(), t.getCanReconcile(), t.getRecordedOnly())).toList();
     }
 
     private static AssistantMessage assistantMessage(dev.tether.avro.AssistantMessage m) {

@@ -67,6 +67,30 @@ class EventJsonTest {
     }
 
     @Test
+    void readsADeclarationOfHarnessTools_andAToolCallStarted_andRefusesABadDeclaration_namingTheField() throws Exception {
+        var p = json.readProposal(parse("""
+                {"eventId":"e1","type":"session_started","objective":"o","systemPrompt":"","modelId":"m","harnessVersion":"v1",
+                 "toolMode":"WRITE","harnessTools":[{"name":"send_email","mutating":true,"canReconcile":true,"recordedOnly":false}]}"""));
+        assertThat(((dev.tether.core.event.SessionStarted) p.payload()).harnessTools())
+                .containsExactly(new dev.tether.core.event.HarnessTool("send_email", true, true, false));
+        assertThat(json.readProposal(parse("""
+                {"eventId":"e2","type":"tool_call_started","callId":"c1","idempotencyKey":"s/3/c1","epoch":2,"attempt":1}""")).payload())
+                .isEqualTo(new dev.tether.core.event.ToolCallStarted("c1", "s/3/c1", 2, 1));
+
+        String start = "{\"eventId\":\"e\",\"type\":\"session_started\",\"objective\":\"o\",\"systemPrompt\":\"\","
+                + "\"modelId\":\"m\",\"harnessVersion\":\"v1\",\"toolMode\":\"READ_ONLY\",\"harnessTools\":";
+        assertField(start + "[{\"name\":\"send_email\",\"mutating\":true,\"canReconcile\":false,\"recordedOnly\":false}]}",
+                "harnessTools[0].mutating");
+        assertField(start + "[{\"name\":\"a\",\"mutating\":false,\"canReconcile\":false,\"recordedOnly\":false},{\"name\":\"a\",\"mutating\":false,\"canReconcile\":false,\"recordedOnly\":false}]}", "harnessTools[1].name");
+        assertField(start + "[{\"name\":\"a\",\"canReconcile\":false,\"recordedOnly\":false}]}", "harnessTools[0].mutating");
+        assertField(start + "[{\"name\":\"\",\"mutating\":false,\"canReconcile\":false,\"recordedOnly\":false}]}", "harnessTools[0].name");
+        assertField(start + "[{\"name\":\"a\",\"mutating\":false,\"canReconcile\":true,\"recordedOnly\":true}]}", "harnessTools[0].canReconcile");
+        assertField(start + "[{\"name\":\"a\",\"mutating\":\"yes\",\"canReconcile\":false,\"recordedOnly\":false}]}", "harnessTools[0].mutating");
+        assertField("{\"eventId\":\"e\",\"type\":\"tool_call_started\",\"callId\":\"c\",\"idempotencyKey\":\"k\",\"epoch\":0,"
+                + "\"attempt\":0}", "attempt");
+    }
+
+    @Test
     void aClientsDenial_isAnApproversDenial_andCannotSayItExpired() throws Exception {
         var p = json.readProposal(parse("""
                 {"eventId":"e1","type":"approval_denied","callId":"c1","scope":"ONCE","approver":"alice","reason":"no"}"""));

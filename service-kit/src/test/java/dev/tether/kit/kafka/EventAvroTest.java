@@ -30,6 +30,29 @@ class EventAvroTest {
     }
 
     @Test
+    void harnessToolsAndToolCallStarted_roundTrip_andAStartWithoutTools_writesNullAsBeforeTheField() throws Exception {
+        var tools = java.util.List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false),
+                new dev.tether.core.event.HarnessTool("search", false, false, true));
+        var start = new Event("e-1", "s-1", "acme", 1, Instant.parse("2026-12-01T10:00:00Z"), new Actor(ActorKind.USER, "agent-1"), "v1",
+                new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, java.util.List.of(),
+                        null, null, tools));
+        var fork = new Event("e-2", "s-2", "acme", 1, Instant.parse("2026-12-01T10:00:00Z"), new Actor(ActorKind.USER, "agent-1"), "v1",
+                new dev.tether.core.event.SessionForked("s-1", 3, "o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE,
+                        java.util.List.of(), tools));
+        var started = new Event("e-5", "s-1", "acme", 5, Instant.parse("2026-12-01T10:00:05Z"), new Actor(ActorKind.TOOL, "agent-1"), "v1",
+                new dev.tether.core.event.ToolCallStarted("c1", "s-1/3/c1", 2, 1));
+        var plain = new Event("e-1", "s-3", "acme", 1, Instant.parse("2026-12-01T10:00:00Z"), new Actor(ActorKind.USER, "agent-1"), "v1",
+                new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, java.util.List.of(),
+                        null, null));
+
+        for (Event event : java.util.List.of(start, fork, started, plain)) {
+            assertThat(EventAvro.fromAvro(SessionEvent.fromByteBuffer(EventAvro.toAvro(event).toByteBuffer()))).as(event.type())
+                    .isEqualTo(event);
+        }
+        assertThat(EventAvro.toAvro(plain).getPayload().getSessionStarted().getHarnessTools()).isNull();
+    }
+
+    @Test
     void approvalDenied_roundTripsWithItsExpiredFlag_setOrNot() throws Exception {
         for (Boolean expired : Arrays.asList(true, false, null)) {
             var event = new Event("e-4", "s-1", "acme", 4, Instant.parse("2026-11-29T10:00:00Z"), new Actor(ActorKind.SYSTEM,

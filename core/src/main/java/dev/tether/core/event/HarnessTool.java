@@ -1,0 +1,82 @@
+package dev.tether.core.event;
+
+import java.util.HashSet;
+import java.util.List;
+
+/**
+ * A tool the session's harness runs itself, as {@code session_started} (or {@code session_forked}) declares it
+ * (docs/ARCHITECTURE.md §6, "Harness-run tools"). Immutable.
+ *
+ * @param name         the tool's name, as a call's {@code tool} names it; not blank, at most {@value #MAX_NAME} characters
+ * @param mutating     it changes something outside the session (false: read-only); a READ_ONLY session declares none
+ * @param canReconcile the harness has a hook that finds out, by the idempotency key, whether an attempt took effect
+ * @param recordedOnly the harness reports only the call's result, after the fact: no start step, no exactly-once
+ *                     guarantee, no approval gate; exclusive with {@code canReconcile}
+ */
+public record HarnessTool(String name, boolean mutating, boolean canReconcile, boolean recordedOnly) {
+
+    /** Tools a session may declare. */
+    public static final int MAX_TOOLS = 64;
+    /** The longest tool name. */
+    public static final int MAX_NAME = 128;
+
+    public HarnessTool {
+        Fields.nonBlank(name, "name");
+        if (name.length() > MAX_NAME) {
+            throw new InvalidEventException("name", "must be at most " + MAX_NAME + " characters");
+        }
+        if (recordedOnly && canReconcile) {
+            throw new InvalidEventException("canReconcile", "a recordedOnly tool has no attempt to reconcile");
+        }
+    }
+
+    /** Who runs a call of this tool. */
+    public CallRunner runner() {
+        return recordedOnly ? CallRunner.RECORDED : CallRunner.HARNESS;
+    }
+
+    /**
+     * {@code tools} checked as a session's declaration: at most {@value #MAX_TOOLS}, each name once, and none mutating
+     * in a READ_ONLY session. Null is an empty declaration.
+     *
+     * @throws InvalidEventException naming the field, e.g. {@code harnessTools[2].name}
+     */
+    static List<HarnessTool> declaration(List<HarnessTool> tools, ToolMode mode) {
+        List<HarnessTool> list = Fields.list(tools, "harnessTools");
+        if (list.size() > MAX_TOOLS) {
+            throw new InvalidEventException("harnessTools", "declares " + list.size() + " tools; at most " + MAX_TOOLS);
+        }
+        var names = new HashSet<String>();
+        for (int i = 0; i < list.size(); i++) {
+            HarnessTool t = list.get(i);
+            if (!names.add(t.name())) {
+                throw new InvalidEventException("harnessTools[" + i + "].name", "declares '" + t.name() + "' twice");
+            }
+            if (t.mutating() && mode == ToolMode.READ_ONLY) {
+                throw new InvalidEventException("harnessTools[" + i + "].mutating",
+                        "a READ_ONLY session may not declare a mutating tool ('" + t.name() + "')");
+            }
+        }
+        return list;
+    }
+
+    /** Who runs a call of {@code tool} in a session that declared {@code declared}: the executor unless it is declared. */
+    public static CallRunner runnerOf(List<HarnessTool> declared, String tool) {
+        for (HarnessTool t : declared) {
+            if (t.name().equals(tool)) {
+                return t.runner();
+            }
+        }
+        return CallRunner.EXECUTOR;
+    }
+
+    /** The declaration of {@code tool} in {@code declared}, or null when the executor runs it. */
+    public static HarnessTool find(List<HarnessTool> declared, String tool) {
+        for (HarnessTool t : declared) {
+            if (t.name().equals(tool)) {
+                return t;
+            }
+        }
+        return null;
+    }
+}
