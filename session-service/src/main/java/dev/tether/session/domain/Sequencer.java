@@ -8,9 +8,11 @@ import dev.tether.core.event.ApprovalDenied;
 import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanUpdated;
 import dev.tether.core.event.ProposedEvent;
@@ -26,6 +28,7 @@ import dev.tether.core.event.SubagentResult;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolCallStarted;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
@@ -105,12 +108,12 @@ public final class Sequencer {
         if (payload instanceof SessionStarted s) {
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, s.modelId(),
                     s.harnessVersion(), s.toolMode(), false, TokenUsage.NONE, s.tokenBudget(), s.parentSessionId(), Map.of(),
-                    null, null, 0);
+                    null, null, 0, s.harnessTools());
         }
         if (payload instanceof SessionForked f) {
             // a fork is a session of its own: not a subagent, so nothing reports back to the parent
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, f.modelId(),
-                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, null, null, Map.of(), null, null, 0);
+                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, null, null, Map.of(), null, null, 0, f.harnessTools());
         }
         if (head == null) {
             throw new IllegalStateException("event " + event.seq() + " of " + event.sessionId() + " before its session_started");
@@ -119,7 +122,8 @@ public final class Sequencer {
         if (payload instanceof AssistantMessage m) {
             next = next.withUsage(m.usage());
             for (ToolCall call : m.toolCalls()) {
-                next = next.withCall(call.callId(), new SessionHead.OpenCall(call.tool(), event.seq(), SessionHead.Approval.NONE, false));
+                next = next.withCall(call.callId(), SessionHead.OpenCall.asked(call.tool(), event.seq(),
+                        HarnessTool.runnerOf(head.harnessTools(), call.tool())));
             }
         } else if (payload instanceof ApprovalRequested r) {
             next = withCall(next, r.callId(), call -> call.with(SessionHead.Approval.REQUESTED));
@@ -129,12 +133,14 @@ public final class Sequencer {
             next = withCall(next, d.callId(), call -> call.with(SessionHead.Approval.DENIED));
         } else if (payload instanceof ToolCallAuthorized a) {
             next = withCall(next, a.callId(), SessionHead.OpenCall::withAuthorized);
+        } else if (payload instanceof ToolCallStarted t) {
+            next = withCall(next, t.callId(), call -> call.started(t.attempt()));
         } else if (payload instanceof ToolResult r) {
             // an UNKNOWN outcome keeps the call open, unauthorized, until a human resolves it
             next = r.status() == ToolStatus.UNKNOWN ? withCall(next, r.callId(), SessionHead.OpenCall::withOutcomeUnknown)
                     : next.withCall(r.callId(), null);
         } else if (payload instanceof ToolOutcomeResolved r) {
-            next = r.resolution() == OutcomeResolution.RETRY ? withCall(next, r.callId(), SessionHead.OpenCall::retried)
+            next = r.resolution() == OutcomeResolution.RETRY ? withCall(next, r.callId(), call -> call.retried(event.seq()))
                     : next.withCall(r.callId(), null);
         } else if (payload instanceof SessionClaimed c) {
             next = next.withClaim(c.epoch(), c.workerId()).withLastClaim(event.eventId(), null);
@@ -168,9 +174,11 @@ public final class Sequencer {
             case SessionStarted.TYPE, UserMessage.TYPE, TurnInterrupted.TYPE, SessionClosed.TYPE ->
                     principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.USER;
             case AssistantMessage.TYPE, PlanUpdated.TYPE, StepCompleted.TYPE -> ActorKind.MODEL;
-            case ToolResult.TYPE -> ActorKind.TOOL;
+            case ToolResult.TYPE, ToolCallStarted.TYPE -> ActorKind.TOOL;
             case ApprovalDenied.TYPE -> principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.APPROVER;
-            case ApprovalGranted.TYPE, ToolOutcomeResolved.TYPE -> ActorKind.APPROVER;
+            case ApprovalGranted.TYPE -> ActorKind.APPROVER;
+            // a harness's own reconciliation of a harness-run call (RETRY: proven not done) is its tool's word, not an approver's
+            case ToolOutcomeResolved.TYPE -> principal.has(Role.APPROVER) ? ActorKind.APPROVER : ActorKind.TOOL;
             default -> ActorKind.SYSTEM;
         };
         return new Actor(kind, principal.id());
@@ -236,7 +244,7 @@ public final class Sequencer {
             if (h != null && h.closed()) {
                 return new Rejected(Rejection.SESSION_CLOSED, field + " comes after session_closed in the same batch", field);
             }
-            Rejected refused = check(p, i, h, envelope.principal(), history, callsInBatch);
+            Rejected refused = check(p, i, h, envelope.principal(), append.epoch(), history, callsInBatch);
             if (refused != null) {
                 return refused;
             }
@@ -269,7 +277,7 @@ public final class Sequencer {
      * every event (a type this version knows and clients may write, and a session that has started, unless the event
      * starts it), then the rule of its type: who may write it, and in which state of its call or session.
      */
-    private static Rejected check(ProposedEvent p, int i, SessionHead h, TetherPrincipal principal, History history,
+    private static Rejected check(ProposedEvent p, int i, SessionHead h, TetherPrincipal principal, Long epoch, History history,
                                   Set<String> callsInBatch) {
         String field = "events[" + i + "]";
         String type = p.type();
@@ -293,7 +301,7 @@ public final class Sequencer {
             return denial(field, d, h, principal);
         }
         if (payload instanceof ToolOutcomeResolved r) {
-            return resolution(field, r, h, principal);
+            return principal.has(Role.APPROVER) ? resolution(field, r, h, principal) : harnessResolution(field, r, h, principal, epoch);
         }
         if (payload instanceof ApprovalRequested r) {
             return approvalRequest(field, r, h, principal);
@@ -309,7 +317,10 @@ public final class Sequencer {
             return turn(field, m, h, history, callsInBatch);
         }
         if (payload instanceof ToolResult r) {
-            return toolResult(field, r, h);
+            return toolResult(field, r, h, principal, epoch);
+        }
+        if (payload instanceof ToolCallStarted t) {
+            return callStart(field, t, h, principal);
         }
         if (payload instanceof ContextCompacted c) {
             return compaction(field, c, h);
@@ -437,14 +448,133 @@ public final class Sequencer {
         return null;
     }
 
-    /** tool_result: for an open call whose outcome is not already unknown (an approver resolves that one). */
-    private static Rejected toolResult(String field, ToolResult r, SessionHead h) {
+    /**
+     * tool_result: for an open call whose outcome is not already unknown (an approver resolves that one). A harness-run
+     * call's result is its harness's (docs/ARCHITECTURE.md §6, "Harness-run tools"): see {@link #harnessResult}.
+     */
+    private static Rejected toolResult(String field, ToolResult r, SessionHead h, TetherPrincipal principal, Long epoch) {
         SessionHead.OpenCall call = h.openCalls().get(r.callId());
         if (call == null) {
             return illegal(field + ".callId", "call '" + r.callId() + "' is not an open tool call (unknown, or already finished)");
         }
         if (call.outcomeUnknown()) {
             return illegal(field + ".callId", "call '" + r.callId() + "' has an unknown outcome; an approver resolves it");
+        }
+        return call.runBy().harness() ? harnessResult(field, r, call, h, principal, epoch) : null;
+    }
+
+    /**
+     * The result of a harness-run call. From a service (Tether's own): only the approval-service's answers, an ERROR for a
+     * call never authorized or a CANCELLED for one not started, so the tool-executor is never the writer of one. From its
+     * harness: in an append that carries the worker's epoch (checked against the session's before this), with the call's
+     * key, and for a HARNESS call only once an attempt started (a RECORDED call reports its result without a start).
+     */
+    private static Rejected harnessResult(String field, ToolResult r, SessionHead.OpenCall call, SessionHead h,
+                                          TetherPrincipal principal, Long epoch) {
+        if (principal.has(Role.SERVICE)) {
+            boolean approvalsAnswer = (r.status() == ToolStatus.ERROR && !call.authorized() && !call.running())
+                    || (r.status() == ToolStatus.CANCELLED && !call.running());
+            return approvalsAnswer ? null : illegal(field + ".callId", "call '" + r.callId() + "' is run by the session's harness ("
+                    + call.runBy() + "): its " + r.status() + " result is the harness's to write, never the tool-executor's");
+        }
+        if (epoch == null) {
+            return illegal(field, "the result of harness-run call '" + r.callId() + "' must come in an append that carries the"
+                    + " worker's epoch, so a fenced worker cannot write it");
+        }
+        if (call.runBy() == CallRunner.HARNESS && !call.running()) {
+            return illegal(field + ".callId", "harness-run call '" + r.callId() + "' was never started"
+                    + (call.attempts() > 0 ? " again after its RETRY" : "") + ": append tool_call_started first");
+        }
+        String key = call.key(h.sessionId(), r.callId());
+        if (!r.idempotencyKey().equals(key)) {
+            return illegal(field + ".idempotencyKey", "must be the call's key '" + key + "'");
+        }
+        return null;
+    }
+
+    /**
+     * tool_call_started: the harness's, for a HARNESS call that is authorized, whose turn was not interrupted, whose latest
+     * attempt has a result (a start without one is an unknown outcome: it is reconciled or resolved, never started again),
+     * with the call's key, the next attempt and the session's epoch.
+     */
+    private static Rejected callStart(String field, ToolCallStarted t, SessionHead h, TetherPrincipal principal) {
+        if (principal.has(Role.SERVICE) && !principal.hasAny(Role.AGENT, Role.ADMIN)) {
+            return illegal(field + ".type", "'" + ToolCallStarted.TYPE + "' is written by the session's harness, not by a service");
+        }
+        SessionHead.OpenCall call = h.openCalls().get(t.callId());
+        if (call == null) {
+            return illegal(field + ".callId", "call '" + t.callId() + "' is not an open tool call (unknown, or already finished)");
+        }
+        if (call.runBy() == CallRunner.EXECUTOR) {
+            return illegal(field + ".callId", "call '" + t.callId() + "' (" + call.tool() + ") is run by the tool-executor, not by"
+                    + " the harness: the session did not declare '" + call.tool() + "' in harnessTools");
+        }
+        if (call.runBy() == CallRunner.RECORDED) {
+            return illegal(field + ".callId", "call '" + t.callId() + "' (" + call.tool() + ") is recorded-only: report its"
+                    + " tool_result without a start");
+        }
+        if (t.epoch() != h.epoch()) {
+            return new Rejected(Rejection.STALE_EPOCH, "epoch " + t.epoch() + " is not the session's current epoch " + h.epoch()
+                    + ": another worker claimed it", field + ".epoch");
+        }
+        if (call.running()) {
+            return illegal(field + ".callId", "attempt " + call.attempts() + " of call '" + t.callId() + "' started and has no"
+                    + " result: its outcome is unknown. Reconcile it by its key (a tool_result, or tool_outcome_resolved RETRY"
+                    + " if it had no effect), or report tool_result UNKNOWN for a person to decide; never start it again");
+        }
+        if (call.outcomeUnknown()) {
+            return illegal(field + ".callId", "call '" + t.callId() + "' has an unknown outcome; an approver resolves it");
+        }
+        if (!call.authorized()) {
+            return illegal(field + ".callId", "call '" + t.callId() + "' is not authorized"
+                    + (call.approval() == SessionHead.Approval.REQUESTED ? ": it waits for an approver" : " yet")
+                    + "; wait for tool_call_authorized");
+        }
+        if (h.interrupted(call)) {
+            return illegal(field + ".callId", "call '" + t.callId() + "' was asked for at seq " + call.requestSeq()
+                    + " and its turn was interrupted at seq " + h.lastInterruptSeq() + ": it must not run");
+        }
+        if (t.attempt() != call.attempts() + 1) {
+            return illegal(field + ".attempt", "must be " + (call.attempts() + 1) + ", the call's next attempt");
+        }
+        String key = call.key(h.sessionId(), t.callId());
+        if (!t.idempotencyKey().equals(key)) {
+            return illegal(field + ".idempotencyKey", "must be the call's key '" + key + "'");
+        }
+        return null;
+    }
+
+    /**
+     * tool_outcome_resolved by the session's harness rather than an approver: only RETRY, in its own name and its epoch,
+     * for a HARNESS call of a tool declared {@code canReconcile} whose latest attempt started and has no result: its hook
+     * proved the attempt had no effect, so the call may start once more (under a new key, as for an approver's RETRY).
+     * Whatever it cannot prove it reports as tool_result UNKNOWN, for a person.
+     */
+    private static Rejected harnessResolution(String field, ToolOutcomeResolved r, SessionHead h, TetherPrincipal principal,
+                                              Long epoch) {
+        SessionHead.OpenCall call = h.openCalls().get(r.callId());
+        if (!principal.hasAny(Role.AGENT, Role.ADMIN) || call == null || call.runBy() != CallRunner.HARNESS) {
+            return illegal(field + ".type", "only an approver may write '" + ToolOutcomeResolved.TYPE + "' (a harness only for"
+                    + " its own harness-run call)");
+        }
+        if (!r.approver().equals(principal.id())) {
+            return illegal(field + ".approver", "must be the authenticated caller");
+        }
+        HarnessTool tool = HarnessTool.find(h.harnessTools(), call.tool());
+        if (tool == null || !call.running()) {
+            return illegal(field + ".callId", "call '" + r.callId() + "' is not a harness-run call with a started attempt"
+                    + " and no result; only an approver resolves other calls");
+        }
+        if (!tool.canReconcile()) {
+            return illegal(field + ".callId", "tool '" + call.tool() + "' was not declared canReconcile: report tool_result"
+                    + " UNKNOWN for a person to decide");
+        }
+        if (r.resolution() != OutcomeResolution.RETRY) {
+            return illegal(field + ".resolution", "a harness resolves its own call only with RETRY (its attempt had no effect);"
+                    + " a result it found is a tool_result, and only an approver marks a call done or abandons it");
+        }
+        if (epoch == null) {
+            return illegal(field, "a harness's resolution must come in an append that carries the worker's epoch");
         }
         return null;
     }
@@ -518,7 +648,13 @@ public final class Sequencer {
         }
         return head.openCalls().entrySet().stream()
                 .map(e -> e.getKey() + " (" + e.getValue().tool() + ", "
+                        + (e.getValue().runBy().harness() ? "run by the harness" + (e.getValue().runBy() == CallRunner.RECORDED
+                        ? " (recorded-only)" : "") + ", " : "")
                         + (e.getValue().outcomeUnknown() ? "outcome reported unknown, awaiting a human decision"
+                        : e.getValue().running() ? "attempt " + e.getValue().attempts() + " started with no result: outcome unknown,"
+                        + " reconcile it by key " + e.getValue().key(head.sessionId(), e.getKey())
+                        : e.getValue().authorized() && e.getValue().runBy() == CallRunner.HARNESS
+                        ? "authorized, not started: safe to run with key " + e.getValue().key(head.sessionId(), e.getKey())
                         : e.getValue().authorized() ? "authorized, outcome unknown"
                         : e.getValue().approval() == SessionHead.Approval.REQUESTED ? "awaiting approval"
                         : e.getValue().approval() == SessionHead.Approval.DENIED ? "denied" : "requested") + ")")

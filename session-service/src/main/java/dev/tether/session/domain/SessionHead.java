@@ -1,11 +1,15 @@
 package dev.tether.session.domain;
 
+import dev.tether.core.event.CallRunner;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ResumeReason;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.TurnInterrupted;
+import dev.tether.core.id.IdempotencyKey;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -19,6 +23,8 @@ import java.util.TreeMap;
  * @param lastClaimResume  the resume reason that claim recorded, or null
  * @param lastInterruptSeq the seq of the latest {@code turn_interrupted}, 0 if none (and in a head stored before it was
  *                         kept): a call asked for before it is never authorized ({@code TurnInterrupted.cutsOff})
+ * @param harnessTools     the tools the session's harness runs itself, as its first event declared them (empty in a head
+ *                         stored before they existed); every call of one is the harness's (docs/ARCHITECTURE.md §6)
  */
 public record SessionHead(
         String sessionId,
@@ -37,10 +43,21 @@ public record SessionHead(
         Map<String, OpenCall> openCalls,
         String lastClaimEventId,
         ResumeReason lastClaimResume,
-        long lastInterruptSeq) {
+        long lastInterruptSeq,
+        List<HarnessTool> harnessTools) {
 
     public SessionHead {
         openCalls = Collections.unmodifiableMap(new TreeMap<>(openCalls)); // sorted: deterministic everywhere
+        harnessTools = List.copyOf(harnessTools);
+    }
+
+    /** A head of a session whose every call the tool-executor runs. */
+    public SessionHead(String sessionId, String tenantId, String owner, long lastSeq, long epoch, String workerId, String modelId,
+                       String harnessVersion, ToolMode toolMode, boolean closed, TokenUsage used, Long tokenBudget,
+                       String parentSessionId, Map<String, OpenCall> openCalls, String lastClaimEventId, ResumeReason lastClaimResume,
+                       long lastInterruptSeq) {
+        this(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used, tokenBudget,
+                parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, List.of());
     }
 
     /** Where the human decision on a gated call stands. */
@@ -49,39 +66,65 @@ public record SessionHead(
     /**
      * A tool call asked for and not yet finished: no {@code tool_result} yet, or one with status UNKNOWN
      * ({@code outcomeUnknown}) that waits for a human's {@code tool_outcome_resolved}.
+     *
+     * @param runBy    who runs it, fixed when it was asked for (EXECUTOR in a head stored before harness-run tools)
+     * @param attempts for a harness-run call: the attempts started ({@code tool_call_started}), 0 before the first
+     * @param running  for a harness-run call: its latest attempt started and has no result yet (an unknown outcome)
+     * @param retrySeq the seq of the RETRY that gave the call its current idempotency key, 0 if never retried (the key is
+     *                 then derived from {@code requestSeq})
      */
-    public record OpenCall(String tool, long requestSeq, Approval approval, boolean authorized, boolean outcomeUnknown) {
+    public record OpenCall(String tool, long requestSeq, Approval approval, boolean authorized, boolean outcomeUnknown,
+                           CallRunner runBy, int attempts, boolean running, long retrySeq) {
         public OpenCall(String tool, long requestSeq, Approval approval, boolean authorized) {
             this(tool, requestSeq, approval, authorized, false);
         }
 
+        public OpenCall(String tool, long requestSeq, Approval approval, boolean authorized, boolean outcomeUnknown) {
+            this(tool, requestSeq, approval, authorized, outcomeUnknown, CallRunner.EXECUTOR, 0, false, 0);
+        }
+
+        /** A call just asked for, at {@code seq}, run by {@code runBy}. */
+        static OpenCall asked(String tool, long seq, CallRunner runBy) {
+            return new OpenCall(tool, seq, Approval.NONE, false, false, runBy, 0, false, 0);
+        }
+
+        /** The call's idempotency key now: from its request, or from the RETRY that gave it a new one. */
+        public String key(String sessionId, String callId) {
+            return IdempotencyKey.of(sessionId, retrySeq > 0 ? retrySeq : requestSeq, callId);
+        }
+
         OpenCall with(Approval next) {
-            return new OpenCall(tool, requestSeq, next, authorized, outcomeUnknown);
+            return new OpenCall(tool, requestSeq, next, authorized, outcomeUnknown, runBy, attempts, running, retrySeq);
         }
 
         OpenCall withAuthorized() {
-            return new OpenCall(tool, requestSeq, approval, true, outcomeUnknown);
+            return new OpenCall(tool, requestSeq, approval, true, outcomeUnknown, runBy, attempts, running, retrySeq);
+        }
+
+        /** A harness-run call's attempt {@code attempt} started. */
+        OpenCall started(int attempt) {
+            return new OpenCall(tool, requestSeq, approval, authorized, outcomeUnknown, runBy, attempt, true, retrySeq);
         }
 
         /** The UNKNOWN result consumed the authorization: nothing runs again until a human decides. */
         OpenCall withOutcomeUnknown() {
-            return new OpenCall(tool, requestSeq, approval, false, true);
+            return new OpenCall(tool, requestSeq, approval, false, true, runBy, attempts, false, retrySeq);
         }
 
-        /** A human asked for a retry: the call may run once more. */
-        OpenCall retried() {
-            return new OpenCall(tool, requestSeq, approval, true, false);
+        /** A retry (a human's, or a harness that proved the attempt had no effect) at {@code seq}: the call may run once more. */
+        OpenCall retried(long seq) {
+            return new OpenCall(tool, requestSeq, approval, true, false, runBy, attempts, false, seq);
         }
     }
 
     SessionHead withLastSeq(long seq) {
         return new SessionHead(sessionId, tenantId, owner, seq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
     }
 
     SessionHead withLastInterruptSeq(long seq) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, seq);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, seq, harnessTools);
     }
 
     /**
@@ -94,32 +137,32 @@ public record SessionHead(
 
     SessionHead withClaim(long newEpoch, String newWorkerId) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, newEpoch, newWorkerId, modelId, harnessVersion, toolMode, closed,
-                used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
+                used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
     }
 
     SessionHead withLastClaim(String eventId, ResumeReason resume) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, eventId, resume, lastInterruptSeq);
+                tokenBudget, parentSessionId, openCalls, eventId, resume, lastInterruptSeq, harnessTools);
     }
 
     SessionHead withHarnessVersion(String version) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, version, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
     }
 
     SessionHead closedNow() {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, true, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
     }
 
     SessionHead withUsage(TokenUsage usage) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
-                used.plus(usage), tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
+                used.plus(usage), tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
     }
 
     SessionHead withOpenCalls(Map<String, OpenCall> calls) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, calls, lastClaimEventId, lastClaimResume, lastInterruptSeq);
+                tokenBudget, parentSessionId, calls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
     }
 
     SessionHead withCall(String callId, OpenCall call) {

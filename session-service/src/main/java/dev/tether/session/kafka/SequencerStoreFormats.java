@@ -1,8 +1,15 @@
 package dev.tether.session.kafka;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.tether.core.event.CallRunner;
 import dev.tether.kit.kafka.StoreFormat;
+import dev.tether.kit.kafka.StoreFormatException;
 import dev.tether.kit.kafka.StoreMigration;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.domain.SessionSummary;
@@ -21,13 +28,16 @@ public final class SequencerStoreFormats {
      * an open call written before {@code tool_outcome_resolved} existed has no {@code outcomeUnknown}, which meant
      * false. Version 1: the same fields, with the version. Version 2 adds {@code lastInterruptSeq} (the seq of the session's
      * last {@code turn_interrupted}, which the sequencer checks a {@code tool_call_authorized} against); a head written
-     * before it was never interrupted after the calls it holds were asked for, as far as it can tell: 0.
+     * before it was never interrupted after the calls it holds were asked for, as far as it can tell: 0. Version 3 adds
+     * harness-run tools (docs/ARCHITECTURE.md §6): {@code harnessTools}, and per open call {@code runBy}, {@code attempts},
+     * {@code running} and {@code retrySeq}; a head written before them has none (empty, EXECUTOR, 0, false, 0), which is
+     * what it meant. Writing version 2 refuses a head that has harness-run tools or calls rather than drop them.
      */
     public static final StoreFormat<SessionHead> HEADS = StoreFormat.of(StoreNames.HEADS, StoredHead.class, StoredHead::of,
                     StoredHead::toHead)
             .fromUnversioned(StoreMigration.fromUnversioned("heads written before store formats had versions",
                     Map.of("openCalls.*.outcomeUnknown", BooleanNode.FALSE)))
-            .steps(StoreMigration.fieldAdded(1, "lastInterruptSeq", LongNode.valueOf(0)));
+            .steps(StoreMigration.fieldAdded(1, "lastInterruptSeq", LongNode.valueOf(0)), harnessToolsAdded());
 
     /** {@value StoreNames#SESSIONS_BY_TENANT}. Version 0: as releases before versioned formats wrote it; 1: the same, versioned. */
     public static final StoreFormat<SessionSummary> SUMMARIES = StoreFormat.of(StoreNames.SESSIONS_BY_TENANT, StoredSummary.class,
@@ -36,6 +46,41 @@ public final class SequencerStoreFormats {
             .build();
 
     private SequencerStoreFormats() {}
+
+    /** The step 2 → 3: harness-run tools; its {@code down} refuses what version 2 cannot hold. */
+    private static StoreMigration harnessToolsAdded() {
+        List<StoreMigration> fields = List.of(
+                StoreMigration.fieldAdded(2, "harnessTools", JsonNodeFactory.instance.arrayNode()),
+                StoreMigration.fieldAdded(2, "openCalls.*.runBy", TextNode.valueOf(CallRunner.EXECUTOR.name())),
+                StoreMigration.fieldAdded(2, "openCalls.*.attempts", IntNode.valueOf(0)),
+                StoreMigration.fieldAdded(2, "openCalls.*.running", BooleanNode.FALSE),
+                StoreMigration.fieldAdded(2, "openCalls.*.retrySeq", LongNode.valueOf(0)));
+        return StoreMigration.of(2, "adds harness-run tools: harnessTools, openCalls.*.runBy/attempts/running/retrySeq",
+                value -> {
+                    fields.forEach(f -> f.up().apply(value));
+                    return value;
+                },
+                value -> {
+                    if (hasHarnessRunTools(value)) {
+                        throw StoreFormatException.unmigratable(StoreNames.HEADS, 2, "the session declares harness-run tools,"
+                                + " which version 2 cannot hold: finish the rollout before sessions declare them");
+                    }
+                    fields.forEach(f -> f.down().orElseThrow().apply(value));
+                    return value;
+                });
+    }
+
+    private static boolean hasHarnessRunTools(ObjectNode head) {
+        if (head.path("harnessTools").size() > 0) {
+            return true;
+        }
+        for (JsonNode call : head.path("openCalls")) {
+            if (!call.path("runBy").asText(CallRunner.EXECUTOR.name()).equals(CallRunner.EXECUTOR.name())) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** Every versioned format of the sequencer's stores. */
     public static List<StoreFormat<?>> all() {

@@ -1,10 +1,13 @@
 package dev.tether.session.kafka;
 
+import dev.tether.core.event.CallRunner;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ResumeReason;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
 import dev.tether.session.domain.SessionHead;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,28 +32,36 @@ record StoredHead(
         Map<String, Call> openCalls,
         String lastClaimEventId,
         ResumeReason lastClaimResume,
-        long lastInterruptSeq) {
+        long lastInterruptSeq,
+        List<Tool> harnessTools) {
 
     /** The token counters. */
     record Usage(long inputTokens, long outputTokens) {}
 
     /** An open tool call. */
-    record Call(String tool, long requestSeq, SessionHead.Approval approval, boolean authorized, boolean outcomeUnknown) {}
+    record Call(String tool, long requestSeq, SessionHead.Approval approval, boolean authorized, boolean outcomeUnknown,
+                CallRunner runBy, int attempts, boolean running, long retrySeq) {}
+
+    /** A declared harness-run tool. */
+    record Tool(String name, boolean mutating, boolean canReconcile, boolean recordedOnly) {}
 
     static StoredHead of(SessionHead h) {
         var calls = new LinkedHashMap<String, Call>();
-        h.openCalls().forEach((id, c) -> calls.put(id, new Call(c.tool(), c.requestSeq(), c.approval(), c.authorized(), c.outcomeUnknown())));
+        h.openCalls().forEach((id, c) -> calls.put(id, new Call(c.tool(), c.requestSeq(), c.approval(), c.authorized(), c.outcomeUnknown(),
+                c.runBy(), c.attempts(), c.running(), c.retrySeq())));
         return new StoredHead(h.sessionId(), h.tenantId(), h.owner(), h.lastSeq(), h.epoch(), h.workerId(), h.modelId(), h.harnessVersion(),
                 h.toolMode(), h.closed(), new Usage(h.used().inputTokens(), h.used().outputTokens()), h.tokenBudget(), h.parentSessionId(),
-                calls, h.lastClaimEventId(), h.lastClaimResume(), h.lastInterruptSeq());
+                calls, h.lastClaimEventId(), h.lastClaimResume(), h.lastInterruptSeq(),
+                h.harnessTools().stream().map(t -> new Tool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList());
     }
 
     SessionHead toHead() {
         var calls = new LinkedHashMap<String, SessionHead.OpenCall>();
         openCalls.forEach((id, c) -> calls.put(id, new SessionHead.OpenCall(c.tool(), c.requestSeq(), c.approval(), c.authorized(),
-                c.outcomeUnknown())));
+                c.outcomeUnknown(), c.runBy(), c.attempts(), c.running(), c.retrySeq())));
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
                 new TokenUsage(used.inputTokens(), used.outputTokens()), tokenBudget, parentSessionId, calls, lastClaimEventId,
-                lastClaimResume, lastInterruptSeq);
+                lastClaimResume, lastInterruptSeq,
+                harnessTools.stream().map(t -> new HarnessTool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList());
     }
 }

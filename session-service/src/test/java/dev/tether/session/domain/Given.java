@@ -225,6 +225,8 @@ final class Given {
             return closed("done");
         } else if (type == ToolOutcomeResolved.class) {
             return resolved("c1", OutcomeResolution.ABANDON, APPROVER.id());
+        } else if (type == dev.tether.core.event.ToolCallStarted.class) {
+            return new dev.tether.core.event.ToolCallStarted("c1", "idem-c1", 0, 1);
         } else if (type == UnknownEvent.class) {
             return new UnknownEvent("from_the_future");
         }

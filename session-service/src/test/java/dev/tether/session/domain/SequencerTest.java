@@ -852,7 +852,8 @@ class SequencerTest {
             Accepted a = w.accept(w.append(APPROVER, resolved("c1", OutcomeResolution.RETRY, APPROVER.id())));
 
             assertThat(a.head().openCalls().get("c1"))
-                    .isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.NONE, true, false));
+                    .isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.NONE, true, false,
+                            dev.tether.core.event.CallRunner.EXECUTOR, 0, false, a.events().get(0).seq()));
             assertThat(w.accept(w.append(SERVICE, result("c1"))).head().openCalls()).isEmpty();
         }
 

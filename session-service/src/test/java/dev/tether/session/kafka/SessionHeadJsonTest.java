@@ -22,8 +22,10 @@ class SessionHeadJsonTest {
 
         byte[] stored = SequencerStoreFormats.HEADS.serialize("heads", head);
 
-        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":2," + BEFORE_VERSIONS.substring(1, BEFORE_VERSIONS.length() - 1)
-                + ",\"lastInterruptSeq\":6}");
+        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":3," + BEFORE_VERSIONS.substring(1, BEFORE_VERSIONS.length() - 1)
+                .replace("\"outcomeUnknown\":false}", "\"outcomeUnknown\":false,\"runBy\":\"EXECUTOR\",\"attempts\":0,\"running\":false,"
+                        + "\"retrySeq\":0}")
+                + ",\"lastInterruptSeq\":6,\"harnessTools\":[]}");
         assertThat(SequencerStoreFormats.HEADS.deserialize("heads", stored)).isEqualTo(head);
     }
 
@@ -39,6 +41,24 @@ class SessionHeadJsonTest {
 
         assertThat(read).isEqualTo(head(0));
         assertThat(read.lastInterruptSeq()).isZero();
+    }
+
+    @Test
+    void aHeadWithHarnessRunTools_readsBack_andIsNeverWrittenAsVersion2_whichWouldDropThem() {
+        var tools = java.util.List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false));
+        SessionHead head = new SessionHead("s1", "acme", "agent-1", 7, 2, "worker-2", "model-x", "v1", ToolMode.WRITE, false,
+                new TokenUsage(10, 5), 1000L, null,
+                Map.of("c1", new SessionHead.OpenCall("send_email", 5, SessionHead.Approval.NONE, true, false,
+                        dev.tether.core.event.CallRunner.HARNESS, 2, true, 6)),
+                "claim-2", ResumeReason.CRASH, 0, tools);
+
+        assertThat(SequencerStoreFormats.HEADS.deserialize("heads", SequencerStoreFormats.HEADS.serialize("heads", head)))
+                .isEqualTo(head);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SequencerStoreFormats.HEADS.writing(2).serialize("heads", head))
+                .isInstanceOf(dev.tether.kit.kafka.StoreFormatException.class).hasMessageContaining("harness-run tools");
+        assertThat(new String(SequencerStoreFormats.HEADS.writing(2).serialize("heads", head(6)), StandardCharsets.UTF_8))
+                .as("a head without them is written as version 2 wrote it")
+                .isEqualTo("{\"version\":2," + BEFORE_VERSIONS.substring(1, BEFORE_VERSIONS.length() - 1) + ",\"lastInterruptSeq\":6}");
     }
 
     private static SessionHead head(long lastInterruptSeq) {
