@@ -29,7 +29,8 @@ final class Requests {
     }
 
     record CreateSession(String objective, String systemPrompt, String modelId, ToolMode toolMode, List<String> constraints,
-                         String harnessVersion, Long tokenBudget, String sessionId, String eventId) {
+                         String harnessVersion, Long tokenBudget, String sessionId, String eventId,
+                         List<dev.tether.core.event.HarnessTool> harnessTools) {
         CreateSession {
             required(objective, "objective");
             systemPrompt = systemPrompt == null ? "" : systemPrompt;
@@ -84,7 +85,7 @@ final class Requests {
     }
 
     record Subagent(String objective, ToolMode toolMode, Long tokenBudget, String systemPrompt, List<String> constraints,
-                    String sessionId, String eventId) {
+                    String sessionId, String eventId, List<dev.tether.core.event.HarnessTool> harnessTools) {
         Subagent {
             required(objective, "objective");
             if (toolMode == null) {

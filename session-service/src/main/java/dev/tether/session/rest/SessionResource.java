@@ -95,7 +95,7 @@ public class SessionResource {
         String sessionId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
         HarnessAssignment.Pin pin = assignment.pin(sessionId, request.harnessVersion(), request.modelId());
         var started = new SessionStarted(request.objective(), request.systemPrompt(), pin.modelId(), pin.version(), request.toolMode(),
-                request.constraints(), request.tokenBudget(), null);
+                request.constraints(), request.tokenBudget(), null, request.harnessTools());
         CommandVerdict.Accepted reply = append(principal, sessionId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", sessionId);
@@ -283,7 +283,7 @@ public class SessionResource {
         }
         String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
         var started = new SessionStarted(request.objective(), request.systemPrompt(), parent.modelId(), parent.harnessVersion(),
-                request.toolMode(), request.constraints(), budget, parentId);
+                request.toolMode(), request.constraints(), budget, parentId, request.harnessTools());
         CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", childId);
@@ -319,7 +319,7 @@ public class SessionResource {
         var first = log.get(0).payload();
         var forked = first instanceof SessionStarted s
                 ? new SessionForked(parentId, request.atSeq(), s.objective(), s.systemPrompt(), atFork.modelId(), atFork.harnessVersion(),
-                        atFork.toolMode(), s.constraints())
+                        atFork.toolMode(), s.constraints(), atFork.harnessTools())
                 : forkOfFork(parentId, request.atSeq(), (SessionForked) first, atFork);
         String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
         CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), forked)), null, null);
@@ -335,7 +335,7 @@ public class SessionResource {
 
     private static SessionForked forkOfFork(String parentId, long atSeq, SessionForked parentStart, SessionHead atFork) {
         return new SessionForked(parentId, atSeq, parentStart.objective(), parentStart.systemPrompt(), atFork.modelId(),
-                atFork.harnessVersion(), atFork.toolMode(), parentStart.constraints());
+                atFork.harnessVersion(), atFork.toolMode(), parentStart.constraints(), atFork.harnessTools());
     }
 
     // ---------------------------------------------------------------------------------------------

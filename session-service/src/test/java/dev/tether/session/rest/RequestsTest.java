@@ -1,0 +1,39 @@
+package dev.tether.session.rest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tether.core.event.HarnessTool;
+import dev.tether.core.event.InvalidEventException;
+import dev.tether.kit.json.EventJson;
+import org.junit.jupiter.api.Test;
+
+/** The bodies of {@code POST /v1/sessions} and its subagents, as the REST edge reads them. */
+class RequestsTest {
+
+    private final EventJson json = new EventJson();
+
+    @Test
+    void aCreate_declaresTheToolsItsHarnessRuns_orNone() throws Exception {
+        var create = json.read(json.mapper().readTree("""
+                {"objective":"o","toolMode":"WRITE","harnessTools":[
+                  {"name":"send_email","mutating":true,"canReconcile":true,"recordedOnly":false}]}"""), Requests.CreateSession.class);
+        var plain = json.read(json.mapper().readTree("{\"objective\":\"o\",\"toolMode\":\"WRITE\"}"), Requests.CreateSession.class);
+        var subagent = json.read(json.mapper().readTree("""
+                {"objective":"o","toolMode":"READ_ONLY","harnessTools":[
+                  {"name":"search","mutating":false,"canReconcile":false,"recordedOnly":true}]}"""), Requests.Subagent.class);
+
+        assertThat(create.harnessTools()).containsExactly(new HarnessTool("send_email", true, true, false));
+        assertThat(plain.harnessTools()).isNull();
+        assertThat(subagent.harnessTools()).containsExactly(new HarnessTool("search", false, false, true));
+    }
+
+    @Test
+    void aBadToolOfADeclaration_isRefusedNamingItsField() {
+        assertThatThrownBy(() -> json.read(json.mapper().readTree("""
+                {"objective":"o","toolMode":"WRITE","harnessTools":[
+                  {"name":"","mutating":true,"canReconcile":false,"recordedOnly":false}]}"""), Requests.CreateSession.class))
+                .isInstanceOf(InvalidEventException.class)
+                .extracting(e -> ((InvalidEventException) e).field()).isEqualTo("harnessTools[0].name");
+    }
+}
