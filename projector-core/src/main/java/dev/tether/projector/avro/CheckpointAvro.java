@@ -76,7 +76,8 @@ public final class CheckpointAvro {
                 .setToolCursor(p.toolCursor().stream().map(c -> ToolCallCursor.newBuilder()
                         .setCallId(c.callId()).setTool(c.tool()).setRequestSeq(c.requestSeq()).setIdempotencyKey(c.idempotencyKey())
                         .setState(ToolCallState.valueOf(c.state().name())).setResultSeq(c.resultSeq())
-                        .setAwaitingApproval(c.awaitingApproval()).build()).toList())
+                        .setAwaitingApproval(c.awaitingApproval()).setRunBy(dev.tether.avro.CallRunner.valueOf(c.runBy().name()))
+                        .setAttempt(c.attempt()).setStartedEpoch(c.startedEpoch()).build()).toList())
                 .setPlan(p.plan().stream().map(i -> new dev.tether.avro.PlanItem(i.text(),
                         dev.tether.avro.PlanItemStatus.valueOf(i.status().name()))).toList())
                 .setProgress(new Progress(p.progress().lastVerifiedStep(), p.progress().stepsCompleted(), p.progress().lastNote()))
@@ -94,6 +95,8 @@ public final class CheckpointAvro {
                         .toList())
                 .setCallCounts(new CallCounts(p.callCounts().ok(), p.callCounts().error(), p.callCounts().cancelled(),
                         p.callCounts().unknown()))
+                .setHarnessTools(p.harnessTools().stream().map(t -> new dev.tether.avro.HarnessTool(t.name(), t.mutating(),
+                        t.canReconcile(), t.recordedOnly())).toList())
                 .build();
     }
 
@@ -105,7 +108,8 @@ public final class CheckpointAvro {
         }
         var cursor = c.getToolCursor().stream().map(t -> new SessionProjection.CallCursor(t.getCallId(), t.getTool(),
                 t.getRequestSeq(), t.getIdempotencyKey(), CallState.valueOf(t.getState().name()), t.getResultSeq(),
-                t.getAwaitingApproval())).toList();
+                t.getAwaitingApproval(), dev.tether.core.event.CallRunner.valueOf(t.getRunBy().name()), t.getAttempt(),
+                t.getStartedEpoch())).toList();
         return new SessionProjection(c.getSessionId(), c.getTenantId(), c.getSchemaVersion(), c.getLastSeq(), c.getOwner(),
                 c.getObjective(), c.getConstraints(), c.getModelId(), c.getHarnessVersion(), ToolMode.valueOf(c.getToolMode().name()),
                 SessionProjection.Status.valueOf(c.getStatus().name()), c.getStep(),
@@ -131,6 +135,8 @@ public final class CheckpointAvro {
                         a.getLabel())).toList(),
                 new SessionProjection.CallCounts(c.getCallCounts().getOk(), c.getCallCounts().getError(),
                         c.getCallCounts().getCancelled(), c.getCallCounts().getUnknown()),
-                c.getUpdatedAt());
+                c.getUpdatedAt(),
+                c.getHarnessTools().stream().map(t -> new dev.tether.core.event.HarnessTool(t.getName(), t.getMutating(),
+                        t.getCanReconcile(), t.getRecordedOnly())).toList());
     }
 }

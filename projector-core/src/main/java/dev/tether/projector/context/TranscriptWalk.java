@@ -17,6 +17,7 @@ import dev.tether.core.event.StepCompleted;
 import dev.tether.core.event.SubagentResult;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolCallStarted;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.TurnInterrupted;
@@ -43,7 +44,8 @@ import java.util.function.Supplier;
  *       {@code subagent_result}, {@code session_closed}: a note (see {@link NoteText});
  *   <li>everything else is bookkeeping the model needs not see and is left out: the start (already in the
  *       header), forks, claims, approvals and authorizations (a denial reaches the model as the ERROR result
- *       of its call), compactions (the caller passes the latest one apart) and types this version does not
+ *       of its call), a harness-run call's start (its result comes as any call's, and a start with none is
+ *       dangling, closed as any call), compactions (the caller passes the latest one apart) and types this version does not
  *       know.
  * </ul>
  */
@@ -95,6 +97,7 @@ final class TranscriptWalk {
                 || payload instanceof ApprovalGranted
                 || payload instanceof ApprovalDenied
                 || payload instanceof ToolCallAuthorized
+                || payload instanceof ToolCallStarted
                 || payload instanceof ContextCompacted
                 || payload instanceof UnknownEvent;
     }

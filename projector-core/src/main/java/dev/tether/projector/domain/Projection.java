@@ -9,6 +9,7 @@ import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanItem;
 import dev.tether.core.event.PlanItemStatus;
@@ -24,6 +25,7 @@ import dev.tether.core.event.SubagentResult;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolCallStarted;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.TurnInterrupted;
@@ -92,6 +94,9 @@ public final class Projection {
                     + (d.reason().isBlank() ? "" : ": " + d.reason()));
         } else if (payload instanceof ToolCallAuthorized a) {
             s = call(s, a.callId(), c -> c.state() == CallState.REQUESTED ? with(c, CallState.AUTHORIZED) : c);
+        } else if (payload instanceof ToolCallStarted t) {
+            s = call(s, t.callId(), c -> new CallCursor(c.callId(), c.tool(), c.requestSeq(), c.idempotencyKey(), CallState.STARTED,
+                    c.resultSeq(), c.awaitingApproval(), c.runBy(), t.attempt(), t.epoch()));
         } else if (payload instanceof ToolResult r) {
             s = result(s, event, r);
         } else if (payload instanceof ToolOutcomeResolved r) {
@@ -145,11 +150,13 @@ public final class Projection {
             b.modelId = s.modelId();
             b.toolMode = s.toolMode();
             b.tokenBudget = s.tokenBudget();
+            b.harnessTools = s.harnessTools();
         } else if (payload instanceof SessionForked f) {
             b.objective = f.objective();
             b.constraints = f.constraints();
             b.modelId = f.modelId();
             b.toolMode = f.toolMode();
+            b.harnessTools = f.harnessTools();
         } else {
             throw new IllegalStateException("the first event of " + event.sessionId() + " is " + payload.type()
                     + ", not session_started or session_forked");
@@ -163,7 +170,7 @@ public final class Projection {
         var cursor = new ArrayList<>(s.toolCursor());
         for (ToolCall call : m.toolCalls()) {
             cursor.add(new CallCursor(call.callId(), call.tool(), event.seq(), IdempotencyKey.of(s.sessionId(), event.seq(), call.callId()),
-                    CallState.REQUESTED, null, false));
+                    CallState.REQUESTED, null, false, HarnessTool.runnerOf(s.harnessTools(), call.tool()), 0, null));
         }
         SessionProjection next = copy(s, b -> {
             b.usedTokens = s.usedTokens().plus(m.usage());
@@ -188,7 +195,7 @@ public final class Projection {
             default -> new CallCounts(c.ok(), c.error(), c.cancelled(), c.unknown() + 1);
         };
         SessionProjection next = call(s, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(),
-                cursor.idempotencyKey(), state, event.seq(), false));
+                cursor.idempotencyKey(), state, event.seq(), false, cursor.runBy(), cursor.attempt(), cursor.startedEpoch()));
         next = copy(next, b -> {
             b.callCounts = counts;
             b.toolCursor = trimFinished(b.toolCursor);
@@ -209,6 +216,13 @@ public final class Projection {
         };
         SessionProjection next = decision(s, event.seq(), ToolOutcomeResolved.TYPE, r.callId(), r.resolution() + " by " + r.approver()
                 + (r.reason().isBlank() ? "" : ": " + r.reason()));
+        if (before != null && before.state() == CallState.STARTED && r.resolution() == OutcomeResolution.RETRY) {
+            // a harness's hook proved the started attempt had no effect: the call may start once more, under the key
+            // derived from this decision; nothing was counted for the attempt
+            String key = IdempotencyKey.of(s.sessionId(), event.seq(), r.callId());
+            return call(next, r.callId(), c -> new CallCursor(c.callId(), c.tool(), c.requestSeq(), key, CallState.AUTHORIZED, null,
+                    false, c.runBy(), c.attempt(), c.startedEpoch()));
+        }
         if (before == null || before.state() != CallState.UNKNOWN) {
             return next;
         }
@@ -222,7 +236,7 @@ public final class Projection {
         boolean retry = r.resolution() == OutcomeResolution.RETRY;
         String key = retry ? IdempotencyKey.of(s.sessionId(), event.seq(), r.callId()) : before.idempotencyKey();
         next = call(next, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(), key, state,
-                retry ? null : event.seq(), false));
+                retry ? null : event.seq(), false, cursor.runBy(), cursor.attempt(), cursor.startedEpoch()));
         return copy(next, b -> b.callCounts = counts);
     }
 
@@ -266,11 +280,12 @@ public final class Projection {
     }
 
     private static CallCursor with(CallCursor c, CallState state) {
-        return new CallCursor(c.callId(), c.tool(), c.requestSeq(), c.idempotencyKey(), state, c.resultSeq(), c.awaitingApproval());
+        return c.in(state);
     }
 
     private static CallCursor awaiting(CallCursor c, boolean awaiting) {
-        return new CallCursor(c.callId(), c.tool(), c.requestSeq(), c.idempotencyKey(), c.state(), c.resultSeq(), awaiting);
+        return new CallCursor(c.callId(), c.tool(), c.requestSeq(), c.idempotencyKey(), c.state(), c.resultSeq(), awaiting, c.runBy(),
+                c.attempt(), c.startedEpoch());
     }
 
     private static String toolOf(SessionProjection s, String callId) {
@@ -410,6 +425,7 @@ public final class Projection {
         List<Artifact> artifacts = List.of();
         CallCounts callCounts;
         java.time.Instant updatedAt;
+        List<HarnessTool> harnessTools = List.of();
 
         static Builder of(SessionProjection s) {
             var b = new Builder();
@@ -438,13 +454,14 @@ public final class Projection {
             b.artifacts = s.artifacts();
             b.callCounts = s.callCounts();
             b.updatedAt = s.updatedAt();
+            b.harnessTools = s.harnessTools();
             return b;
         }
 
         SessionProjection build() {
             return new SessionProjection(sessionId, tenantId, SessionProjection.SCHEMA_VERSION, lastSeq, owner, objective, constraints,
                     modelId, harnessVersion, toolMode, status, step, usedTokens, tokenBudget, pendingAction, toolCursor, plan, progress,
-                    approvals, compaction, position, lease, decisions, artifacts, callCounts, updatedAt);
+                    approvals, compaction, position, lease, decisions, artifacts, callCounts, updatedAt, harnessTools);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.tether.projector.domain;
 
+import dev.tether.core.event.CallRunner;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.projector.domain.SessionProjection.CallCursor;
 import dev.tether.projector.domain.SessionProjection.CallState;
 import dev.tether.projector.domain.SessionProjection.Grant;
@@ -10,8 +12,8 @@ import java.util.List;
 /**
  * What a worker taking over a session must know before it does anything (docs/ARCHITECTURE.md §5): who
  * the session belongs to and what it is pinned to, where it stands, what its tool calls did —
- * confirmed, cancelled, unknown or still in flight — what authority is in force or pending, and
- * the actions that are safe next. Built from the checkpoint alone. Pure.
+ * confirmed, cancelled, unknown or still in flight, and each harness-run call on its own — what authority is in force
+ * or pending, and the actions that are safe next. Built from the checkpoint alone. Pure.
  */
 public record RecoveryReport(Identity identity, Position position, Effects effects, Authority authority, List<String> nextSafeActions) {
 
@@ -23,8 +25,35 @@ public record RecoveryReport(Identity identity, Position position, Effects effec
     /** A tool call and where it stands; {@code state} as in the checkpoint. */
     public record Call(String callId, String tool, String state, long requestSeq, Long resultSeq, String idempotencyKey) {}
 
+    /**
+     * @param harnessRun every harness-run call in the checkpoint's cursor (docs/ARCHITECTURE.md §6, "Harness-run tools"),
+     *                   as confirmed, unknown, not started or cancelled
+     */
     public record Effects(List<Call> confirmed, List<Call> cancelled, List<Call> unknown, List<Call> inFlight,
-                          SessionProjection.CallCounts totals) {}
+                          SessionProjection.CallCounts totals, List<HarnessCall> harnessRun) {}
+
+    /** Where a harness-run call stands, for the worker that resumes the session. */
+    public enum HarnessOutcome {
+        /** Its result is in the log (OK or ERROR). */
+        CONFIRMED,
+        /** Started with no result, or reported UNKNOWN: it may or may not have taken effect. */
+        UNKNOWN,
+        /** No attempt started (or, recorded-only, no result reported yet). */
+        NOT_STARTED,
+        /** Cancelled or abandoned. */
+        CANCELLED
+    }
+
+    /**
+     * A harness-run call.
+     *
+     * @param recordedOnly the harness only reports its result: Tether gives it no exactly-once guarantee
+     * @param exactlyOnce  whether Tether's start-and-result protocol guards it (false for a recorded-only call)
+     * @param attempt      the attempts started, 0 before the first
+     * @param startedEpoch the epoch of the worker that started the latest attempt, null if none
+     */
+    public record HarnessCall(String callId, String tool, HarnessOutcome outcome, String state, boolean recordedOnly,
+                              boolean exactlyOnce, int attempt, Long startedEpoch, String idempotencyKey) {}
 
     public record Authority(List<Grant> approvalsInForce, List<Call> pendingApprovals) {}
 
@@ -39,7 +68,7 @@ public record RecoveryReport(Identity identity, Position position, Effects effec
             switch (c.state()) {
                 case OK, ERROR -> confirmed.add(call);
                 case CANCELLED -> cancelled.add(call);
-                case UNKNOWN -> unknown.add(call);
+                case UNKNOWN, STARTED -> unknown.add(call);
                 default -> {
                     inFlight.add(call);
                     if (c.awaitingApproval()) {
@@ -53,9 +82,53 @@ public record RecoveryReport(Identity identity, Position position, Effects effec
                 new Identity(s.sessionId(), s.tenantId(), s.owner(), s.modelId(), s.harnessVersion(), lease == null ? 0 : lease.epoch(),
                         lease == null ? null : lease.workerId()),
                 new Position(s.lastSeq(), s.step(), s.progress().lastVerifiedStep(), s.status().name(), s.progress().lastNote()),
-                new Effects(confirmed, cancelled, unknown, inFlight, s.callCounts()),
+                new Effects(confirmed, cancelled, unknown, inFlight, s.callCounts(), harnessRun(s)),
                 new Authority(s.approvals(), pending),
                 nextSafeActions(s));
+    }
+
+    private static List<HarnessCall> harnessRun(SessionProjection s) {
+        var calls = new ArrayList<HarnessCall>();
+        for (CallCursor c : s.toolCursor()) {
+            if (!c.runBy().harness()) {
+                continue;
+            }
+            HarnessOutcome outcome = switch (c.state()) {
+                case OK, ERROR -> HarnessOutcome.CONFIRMED;
+                case STARTED, UNKNOWN, RUNNING -> HarnessOutcome.UNKNOWN;
+                case REQUESTED, AUTHORIZED -> HarnessOutcome.NOT_STARTED;
+                case CANCELLED -> HarnessOutcome.CANCELLED;
+            };
+            boolean recorded = c.runBy() == CallRunner.RECORDED;
+            calls.add(new HarnessCall(c.callId(), c.tool(), outcome, c.state().name(), recorded, !recorded, c.attempt(),
+                    c.startedEpoch(), c.idempotencyKey()));
+        }
+        return calls;
+    }
+
+    /** The next safe action for harness-run call {@code c}, or null when the executor's wording fits it. */
+    private static String harnessAction(SessionProjection s, CallCursor c, String call) {
+        if (c.runBy() == CallRunner.RECORDED && !c.state().finished()) {
+            return "report the result of recorded-only " + call + " with key " + c.idempotencyKey()
+                    + " when the harness has it; Tether gives it no exactly-once guarantee and no approval gate";
+        }
+        if (c.runBy() != CallRunner.HARNESS) {
+            return null;
+        }
+        if (c.state() == CallState.STARTED) {
+            HarnessTool tool = HarnessTool.find(s.harnessTools(), c.tool());
+            boolean hook = tool != null && tool.canReconcile();
+            return call + " started (attempt " + c.attempt() + ", epoch " + c.startedEpoch() + ") and has no result: its outcome is"
+                    + " unknown; do not run it again. " + (hook ? "Reconcile it by its key " + c.idempotencyKey() + ": append the"
+                    + " tool_result you find, or tool_outcome_resolved RETRY if it had no effect; if you cannot tell, append"
+                    : "Its tool has no reconciliation hook: append") + " tool_result UNKNOWN with key " + c.idempotencyKey()
+                    + " for a person to decide (mark done, retry or abandon)";
+        }
+        if (c.state() == CallState.AUTHORIZED && !c.awaitingApproval()) {
+            return call + " is authorized and not started: safe to run. Append tool_call_started (attempt " + (c.attempt() + 1)
+                    + ", key " + c.idempotencyKey() + ", your epoch), run it with that key, then append its tool_result";
+        }
+        return null;
     }
 
     static List<String> nextSafeActions(SessionProjection s) {
@@ -65,7 +138,10 @@ public record RecoveryReport(Identity identity, Position position, Effects effec
         var actions = new ArrayList<String>();
         for (CallCursor c : s.toolCursor()) {
             String call = "call " + c.callId() + " (" + c.tool() + ")";
-            if (c.state() == CallState.UNKNOWN) {
+            String harness = harnessAction(s, c, call);
+            if (harness != null) {
+                actions.add(harness);
+            } else if (c.state() == CallState.UNKNOWN) {
                 actions.add("a human decides on " + call + ", whose outcome is unknown: mark it done, retry or abandon it; do not re-run it");
             } else if (c.awaitingApproval() && !c.state().finished()) {
                 actions.add("wait for the approver's decision on " + call + "; do not run it");

@@ -1,5 +1,7 @@
 package dev.tether.projector.domain;
 
+import dev.tether.core.event.CallRunner;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.PlanItem;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
@@ -39,13 +41,16 @@ public record SessionProjection(
         List<Decision> decisions,
         List<Artifact> artifacts,
         CallCounts callCounts,
-        Instant updatedAt) {
+        Instant updatedAt,
+        List<HarnessTool> harnessTools) {
 
     /**
      * The semantic version of a checkpoint's content; see {@code CheckpointMigrations}. 3: a call with an UNKNOWN
-     * outcome stays in the tool cursor until resolved (2 trimmed it with the finished calls).
+     * outcome stays in the tool cursor until resolved (2 trimmed it with the finished calls). 4: harness-run tools
+     * (docs/ARCHITECTURE.md §6): the session's declaration, each call's runner, attempts and start epoch, and the state
+     * STARTED; a version 3 projector could not read the declaration, so its checkpoints are rebuilt from the log.
      */
-    public static final int SCHEMA_VERSION = 3;
+    public static final int SCHEMA_VERSION = 4;
 
     public SessionProjection {
         constraints = List.copyOf(constraints);
@@ -54,12 +59,16 @@ public record SessionProjection(
         approvals = List.copyOf(approvals);
         decisions = List.copyOf(decisions);
         artifacts = List.copyOf(artifacts);
+        harnessTools = List.copyOf(harnessTools);
     }
 
     public enum Status { ACTIVE, AWAITING_APPROVAL, RECOVERING, INTERRUPTED, CLOSED }
 
-    /** Where one tool call stands. */
-    public enum CallState { REQUESTED, AUTHORIZED, RUNNING, OK, ERROR, CANCELLED, UNKNOWN;
+    /**
+     * Where one tool call stands. STARTED: a harness-run call recorded started ({@code tool_call_started}) with no result
+     * yet: its outcome is unknown until its result or its reconciliation comes (the recovery report lists it as unknown).
+     */
+    public enum CallState { REQUESTED, AUTHORIZED, RUNNING, OK, ERROR, CANCELLED, UNKNOWN, STARTED;
 
         public boolean finished() {
             return this == OK || this == ERROR || this == CANCELLED || this == UNKNOWN;
@@ -88,11 +97,25 @@ public record SessionProjection(
     }
 
     /**
-     * One tool call: which assistant message asked for it, its idempotency key, its state, and
-     * whether a human decision on it is pending.
+     * One tool call: which assistant message asked for it, its idempotency key, its state, whether a human decision on it
+     * is pending, who runs it, and for a harness-run call the attempts started and the epoch of the worker that started the
+     * latest (null before the first).
      */
     public record CallCursor(String callId, String tool, long requestSeq, String idempotencyKey, CallState state, Long resultSeq,
-                             boolean awaitingApproval) {}
+                             boolean awaitingApproval, CallRunner runBy, int attempt, Long startedEpoch) {
+
+        /** A call the tool-executor runs. */
+        public CallCursor(String callId, String tool, long requestSeq, String idempotencyKey, CallState state, Long resultSeq,
+                          boolean awaitingApproval) {
+            this(callId, tool, requestSeq, idempotencyKey, state, resultSeq, awaitingApproval, CallRunner.EXECUTOR, 0, null);
+        }
+
+        /** This call in {@code next} state, the rest unchanged. */
+        public CallCursor in(CallState next) {
+            return new CallCursor(callId, tool, requestSeq, idempotencyKey, next, resultSeq, awaitingApproval, runBy, attempt,
+                    startedEpoch);
+        }
+    }
 
     public record Progress(int lastVerifiedStep, int stepsCompleted, String lastNote) {}
 

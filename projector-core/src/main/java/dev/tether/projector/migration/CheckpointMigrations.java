@@ -43,7 +43,8 @@ public final class CheckpointMigrations {
 
     /** The projector's chain: from every released checkpoint version to {@link SessionProjection#SCHEMA_VERSION}. */
     public static CheckpointMigrations projector() {
-        return new CheckpointMigrations(SessionProjection.SCHEMA_VERSION, List.of(new HistoryFieldsAdded(), new UnknownCallsStayOpen()));
+        return new CheckpointMigrations(SessionProjection.SCHEMA_VERSION, List.of(new HistoryFieldsAdded(), new UnknownCallsStayOpen(),
+                new HarnessToolsDeclared()));
     }
 
     /** The version this projector writes. */

@@ -124,6 +124,34 @@ class ContextRendererTest {
         }
 
         @Test
+        void givenAHarnessRunCallStartedWithoutResult_whenRenderedInBothFormats_thenItIsClosedLikeAnyDanglingCall_andAResultShowsAsAny() {
+            var dangling = new SessionFixture().user("go").assistant("Sending.", call("c-1"))
+                    .append(new ToolCallAuthorized("c-1", AuthorizationBasis.POLICY))
+                    .append(new dev.tether.core.event.ToolCallStarted("c-1", "key-c-1", 0, 1));
+            var answered = new SessionFixture().user("go").assistant("Sending.", call("c-1"))
+                    .append(new ToolCallAuthorized("c-1", AuthorizationBasis.POLICY))
+                    .append(new dev.tether.core.event.ToolCallStarted("c-1", "key-c-1", 0, 1));
+            var executorAnswered = new SessionFixture().user("go").assistant("Sending.", call("c-1"))
+                    .append(new ToolCallAuthorized("c-1", AuthorizationBasis.POLICY));
+            answered.result("c-1", ToolStatus.OK, "sent");
+            executorAnswered.result("c-1", ToolStatus.OK, "sent");
+
+            ModelContext openAi = ContextRenderer.render(dangling.input(), ContextFormat.OPENAI);
+            int assistant = indexOfRole(openAi, "assistant");
+            assertThat(openAi.messages().get(assistant + 1))
+                    .containsExactly(Map.entry("role", "tool"), Map.entry("tool_call_id", "c-1"), Map.entry("content", CANCELLED));
+            ModelContext anthropic = ContextRenderer.render(dangling.input(), ContextFormat.ANTHROPIC);
+            assertThat(blocks(anthropic.messages().get(indexOfRole(anthropic, "assistant") + 1)).get(0)).isEqualTo(Map.of(
+                    "type", "tool_result", "tool_use_id", "c-1", "content", CANCELLED, "is_error", true));
+            for (ContextFormat format : ContextFormat.values()) {
+                var withStart = ContextRenderer.render(answered.input(), format).messages();
+                var without = ContextRenderer.render(executorAnswered.input(), format).messages();
+                assertThat(withStart.subList(0, withStart.size() - 1)).as("the start is bookkeeping (the volatile tail aside): " + format)
+                        .isEqualTo(without.subList(0, without.size() - 1));
+            }
+        }
+
+        @Test
         void givenCallWithoutResult_whenRenderedForAnthropic_thenToolResultIsError() {
             var log = new SessionFixture().user("go").assistant("Reading.", call("c-1"));
 

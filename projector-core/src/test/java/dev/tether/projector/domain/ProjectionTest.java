@@ -320,7 +320,7 @@ class ProjectionTest {
                     .isIn("SessionStarted", "UserMessage", "AssistantMessage", "ApprovalRequested", "ApprovalGranted", "ApprovalDenied",
                             "ToolCallAuthorized", "ToolResult", "TurnInterrupted", "ContextCompacted", "PlanUpdated", "StepCompleted",
                             "SessionClaimed", "SessionResumed", "SessionMigrated", "SessionForked", "SubagentResult", "SessionClosed",
-                            "ToolOutcomeResolved", "UnknownEvent");
+                            "ToolOutcomeResolved", "ToolCallStarted", "UnknownEvent");
         }
     }
 }

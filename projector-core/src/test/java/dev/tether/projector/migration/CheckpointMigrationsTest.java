@@ -20,35 +20,51 @@ class CheckpointMigrationsTest {
 
     @Test
     void theProjectorsChain_runsFromVersion1ToTheVersionItWrites() {
-        assertThat(chain.current()).isEqualTo(SessionProjection.SCHEMA_VERSION).isEqualTo(3);
+        assertThat(chain.current()).isEqualTo(SessionProjection.SCHEMA_VERSION).isEqualTo(4);
         assertThat(chain.oldest()).isEqualTo(1);
-        assertThat(chain.steps()).extracting(CheckpointMigration::from).containsExactly(1, 2);
+        assertThat(chain.steps()).extracting(CheckpointMigration::from).containsExactly(1, 2, 3);
     }
 
     @Test
     void aCurrentCheckpoint_loadsAsItIs() {
-        Checkpoint stored = new CheckpointSessions("s1").call("c1", ToolStatus.OK).storedAs(3);
+        Checkpoint stored = new CheckpointSessions("s1").call("c1", ToolStatus.OK).storedAs(4);
 
         CheckpointMigrations.Upgraded up = chain.upgrade(stored);
 
         assertThat(up.checkpoint()).isSameAs(stored);
         assertThat(up.migrated()).isFalse();
-        assertThat(up.storedVersion()).isEqualTo(3);
+        assertThat(up.storedVersion()).isEqualTo(4);
     }
 
     @Test
-    void aVersion2CheckpointThatNeverTrimmed_migratesTo3_equalToWhatVersion3Folds() {
+    void aVersion2CheckpointThatNeverTrimmed_migratesTo3_equalToWhatVersion3Folds_thenStopsAtTheStepTo4() {
         var session = new CheckpointSessions("s1").call("c1", ToolStatus.OK).call("c2", ToolStatus.UNKNOWN).call("c3", ToolStatus.ERROR);
         Checkpoint stored = session.storedAs(2);
 
-        CheckpointMigrations.Upgraded up = chain.upgrade(stored);
+        CheckpointMigration.Outcome step = new UnknownCallsStayOpen().migrate(stored);
 
-        assertThat(up.checkpoint()).isEqualTo(CheckpointAvro.toAvro(session.fold()));
-        assertThat(up.checkpoint().getSchemaVersion()).isEqualTo(3);
-        assertThat(up.storedVersion()).isEqualTo(2);
-        assertThat(up.applied()).containsExactly("2 → 3: calls with an UNKNOWN outcome stay in the tool cursor until resolved");
+        assertThat(step).isEqualTo(new CheckpointMigration.Migrated(session.storedAs(3)));
         assertThat(stored.getSchemaVersion()).as("the stored checkpoint is not changed").isEqualTo(2);
-        assertThat(CheckpointAvro.load(stored).projection()).isEqualTo(session.fold());
+        assertThatThrownBy(() -> chain.upgrade(stored))
+                .isInstanceOfSatisfying(UnmigratableCheckpointException.class, e -> assertThat(e.reason()).isEqualTo(Reason.REFUSED_BY_A_STEP))
+                .hasMessageStartingWith("the checkpoint of s1 has schemaVersion 2 and cannot be migrated to 4: step 3 → 4");
+    }
+
+    @Test
+    void aVersion3Checkpoint_isNeverMigrated_onlyTheLogKnowsWhichToolsTheHarnessRuns() {
+        Checkpoint stored = new CheckpointSessions("s1").call("c1", ToolStatus.OK).storedAs(3);
+
+        assertThatThrownBy(() -> chain.upgrade(stored))
+                .isInstanceOfSatisfying(UnmigratableCheckpointException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(Reason.REFUSED_BY_A_STEP);
+                    assertThat(e.storedVersion()).isEqualTo(3);
+                    assertThat(e.currentVersion()).isEqualTo(4);
+                })
+                .hasMessageStartingWith("the checkpoint of s1 has schemaVersion 3 and cannot be migrated to 4: step 3 → 4 (harness-run"
+                        + " tools: the declaration, each call's runner, attempts and start epoch, the state STARTED): a version 3"
+                        + " projector could not read the session's harnessTools; only the log has them. It is rebuilt from the"
+                        + " session's events");
+        assertThatThrownBy(() -> CheckpointAvro.load(stored)).isInstanceOf(UnmigratableCheckpointException.class);
     }
 
     @Test
@@ -67,9 +83,9 @@ class CheckpointMigrationsTest {
                 .isInstanceOfSatisfying(UnmigratableCheckpointException.class, e -> {
                     assertThat(e.reason()).isEqualTo(Reason.REFUSED_BY_A_STEP);
                     assertThat(e.storedVersion()).isEqualTo(2);
-                    assertThat(e.currentVersion()).isEqualTo(3);
+                    assertThat(e.currentVersion()).isEqualTo(4);
                 })
-                .hasMessage("the checkpoint of s1 has schemaVersion 2 and cannot be migrated to 3: step 2 → 3 (calls with an UNKNOWN"
+                .hasMessage("the checkpoint of s1 has schemaVersion 2 and cannot be migrated to 4: step 2 → 3 (calls with an UNKNOWN"
                         + " outcome stay in the tool cursor until resolved): 11 finished calls counted but 10 kept in the tool"
                         + " cursor: version 2 trimmed finished calls and may have trimmed one still awaiting a human decision. It is"
                         + " rebuilt from the session's events: the projector does so when it folds the session's next event, and"
@@ -94,23 +110,23 @@ class CheckpointMigrationsTest {
 
         assertThatThrownBy(() -> chain.upgrade(stored))
                 .isInstanceOfSatisfying(UnmigratableCheckpointException.class, e -> assertThat(e.reason()).isEqualTo(Reason.REFUSED_BY_A_STEP))
-                .hasMessageStartingWith("the checkpoint of s1 has schemaVersion 1 and cannot be migrated to 3: step 1 → 2 (constraints,"
+                .hasMessageStartingWith("the checkpoint of s1 has schemaVersion 1 and cannot be migrated to 4: step 1 → 2 (constraints,"
                         + " decisions, artifacts, call counts, compaction facts and awaitingApproval added): version 1 kept none of"
                         + " them and only the log has them. It is rebuilt from the session's events");
     }
 
     @Test
     void aCheckpointFromANewerProjector_isNeverRead_andTheErrorSaysWhatToDo() {
-        Checkpoint stored = new CheckpointSessions("s1").call("c1", ToolStatus.OK).storedAs(4);
+        Checkpoint stored = new CheckpointSessions("s1").call("c1", ToolStatus.OK).storedAs(5);
 
         assertThatThrownBy(() -> chain.upgrade(stored))
                 .isInstanceOfSatisfying(UnmigratableCheckpointException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.NEWER_THAN_THIS_PROJECTOR))
-                .hasMessage("the checkpoint of s1 has schemaVersion 4, newer than this projector's 3: a newer projector wrote it and"
+                .hasMessage("the checkpoint of s1 has schemaVersion 5, newer than this projector's 4: a newer projector wrote it and"
                         + " this one does not read it. If this instance is a rollback, nothing to do: it rebuilds the checkpoint from"
                         + " the session's events when it folds the session's next event (reads fold the log meanwhile), and the newer"
                         + " projector migrates that one again. Otherwise finish the upgrade: run a projector release that knows"
-                        + " schemaVersion 4.");
+                        + " schemaVersion 5.");
         assertThatThrownBy(() -> CheckpointAvro.load(stored)).isInstanceOf(UnmigratableCheckpointException.class);
     }
 
@@ -120,7 +136,7 @@ class CheckpointMigrationsTest {
 
         assertThatThrownBy(() -> chain.upgrade(stored))
                 .isInstanceOfSatisfying(UnmigratableCheckpointException.class, e -> assertThat(e.reason()).isEqualTo(Reason.OLDER_THAN_THE_CHAIN))
-                .hasMessageStartingWith("the checkpoint of s1 has schemaVersion 0, older than any this projector (schemaVersion 3)"
+                .hasMessageStartingWith("the checkpoint of s1 has schemaVersion 0, older than any this projector (schemaVersion 4)"
                         + " migrates (the oldest is 1).");
     }
 

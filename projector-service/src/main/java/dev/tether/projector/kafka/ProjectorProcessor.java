@@ -10,6 +10,7 @@ import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.OutcomeResolution;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ToolCallAuthorized;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
@@ -97,8 +98,11 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             Event event = EventAvro.fromAvro(value);
             Before loaded = current(sessionId, event.seq());
             SessionProjection before = loaded.state();
-            if (before != null && event.seq() <= before.lastSeq()) {
-                return; // folded already: a replay after a crash, or a restart of the projection
+            if (event.seq() <= loaded.foldedThrough()) {
+                // folded already: a replay after a crash, or a restart of the projection; also when the stored checkpoint
+                // is of a version this projector rebuilds rather than reads (its lastSeq still says how far it folded), so
+                // that a replayed event emits nothing again
+                return;
             }
             loaded.report();
             RecordMetadata at = context.recordMetadata().orElseThrow();
@@ -122,16 +126,24 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         if (stored != null) {
             try {
                 CheckpointAvro.Loaded loaded = CheckpointAvro.load(stored);
-                return new Before(loaded.projection(), loaded.upgrade(), null);
+                return new Before(loaded.projection(), loaded.upgrade(), null, stored.getLastSeq());
             } catch (UnmigratableCheckpointException e) {
-                return new Before(seq == 1 ? null : log.fold(sessionId, seq - 1), null, e);
+                if (seq <= stored.getLastSeq()) {
+                    return new Before(null, null, e, stored.getLastSeq()); // folded already: nothing to rebuild for it
+                }
+                return new Before(seq == 1 ? null : log.fold(sessionId, seq - 1), null, e, stored.getLastSeq());
             }
         }
-        return new Before(seq == 1 ? null : log.fold(sessionId, seq - 1), null, null);
+        SessionProjection rebuilt = seq == 1 ? null : log.fold(sessionId, seq - 1);
+        return new Before(rebuilt, null, null, rebuilt == null ? 0 : rebuilt.lastSeq());
     }
 
-    /** The checkpoint an event is folded into, and how it was read: migrated, or rebuilt because it could not be. */
-    private record Before(SessionProjection state, CheckpointMigrations.Upgraded upgrade, UnmigratableCheckpointException unmigratable) {
+    /**
+     * The checkpoint an event is folded into, and how it was read: migrated, or rebuilt because it could not be;
+     * {@code foldedThrough} is the last seq the stored checkpoint (or the rebuild) had folded.
+     */
+    private record Before(SessionProjection state, CheckpointMigrations.Upgraded upgrade, UnmigratableCheckpointException unmigratable,
+                          long foldedThrough) {
 
         /** Logs a migration or a rebuild, once: when the first new event of the session is folded into it. */
         void report() {
@@ -159,6 +171,9 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             }
             call = call.authorized(event.seq(), basis(a.basis()), traceId);
             calls.put(StoreKey.of(sessionId, a.callId()), call);
+            if (runByTheHarness(after, call)) {
+                return; // the harness runs it (docs/ARCHITECTURE.md §6, "Harness-run tools"): the executor must never see it
+            }
             context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, a.basis(), event), record.timestamp(),
                     record.headers()), REQUESTS_SINK);
         } else if (event.payload() instanceof ToolOutcomeResolved r) {
@@ -195,8 +210,16 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         call = call.retried(event.seq(), IdempotencyKey.of(sessionId, event.seq(), r.callId()),
                 "retry approved by " + r.approver() + " at seq " + event.seq(), traceId);
         calls.put(StoreKey.of(sessionId, r.callId()), call);
+        if (runByTheHarness(after, call)) {
+            return; // the harness starts the retried call itself, under the new key
+        }
         context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, basis, event), record.timestamp(),
                 record.headers()), REQUESTS_SINK);
+    }
+
+    /** Whether the session's harness runs {@code call}, as its first event declared: then no tool request is emitted. */
+    private static boolean runByTheHarness(SessionProjection session, CallRecord call) {
+        return HarnessTool.runnerOf(session.harnessTools(), call.tool()).harness();
     }
 
     private static ToolRequest request(SessionProjection session, CallRecord call, AuthorizationBasis basis, Event event) {

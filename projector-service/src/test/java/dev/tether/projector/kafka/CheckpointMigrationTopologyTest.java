@@ -60,6 +60,8 @@ class CheckpointMigrationTopologyTest {
     private TestInputTopic<SessionEventKey, SessionEvent> events;
     private TestOutputTopic<String, Checkpoint> checkpoints;
     private KeyValueStore<String, Checkpoint> store;
+    private TestOutputTopic<String, ToolRequest> requests;
+    private Checkpoint current;
     private final List<Event> written = new ArrayList<>();
 
     @BeforeEach
@@ -75,12 +77,16 @@ class CheckpointMigrationTopologyTest {
         checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
                 serdes.checkpoints().deserializer());
         store = driver.getKeyValueStore(ProjectorStores.CHECKPOINTS);
+        requests = driver.createOutputTopic(LAYOUT.name(Topics.TOOL_REQUESTS), Serdes.String().deserializer(),
+                serdes.requests().deserializer());
 
         pipe(new SessionStarted("Rename Foo", "Be careful.", "model-x", "v1", ToolMode.WRITE, List.of("keep tests green"), null, null));
         pipe(new AssistantMessage("reading", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(3, 1)));
         pipe(new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
         pipe(new ToolResult("c1", "s1/2/c1", ToolStatus.OK, "content", null));
         checkpoints.readRecordsToList();
+        requests.readRecordsToList();
+        current = store.get("s1");
     }
 
     @AfterEach
@@ -89,15 +95,16 @@ class CheckpointMigrationTopologyTest {
     }
 
     @Test
-    void aStoredVersion2Checkpoint_isMigrated_andTheNextEventFoldsIntoIt() {
-        store.put("s1", stored(2));
+    void aStoredVersion3Checkpoint_isRebuiltFromTheLog_forOnlyTheLogKnowsWhichToolsItsHarnessRuns() {
+        store.put("s1", stored(3));
 
         pipe(new UserMessage("next", null));
 
         Checkpoint out = checkpoints.readValue();
-        assertThat(out.getSchemaVersion()).isEqualTo(3);
+        assertThat(out.getSchemaVersion()).isEqualTo(4);
         assertThat(out.getLastSeq()).isEqualTo(5);
-        assertThat(out.getObjective()).as("folded into the migrated checkpoint, not a rebuild").isEqualTo(STORED_ONLY);
+        assertThat(out.getObjective()).as("a rebuild, not a migration").isEqualTo("Rename Foo");
+        assertThat(withoutPosition(out)).isEqualTo(withoutPosition(CheckpointAvro.toAvro(fold())));
         assertThat(store.get("s1")).isEqualTo(out);
     }
 
@@ -108,7 +115,7 @@ class CheckpointMigrationTopologyTest {
         pipe(new UserMessage("next", null));
 
         Checkpoint out = checkpoints.readValue();
-        assertThat(out.getSchemaVersion()).isEqualTo(3);
+        assertThat(out.getSchemaVersion()).isEqualTo(4);
         assertThat(out.getLastSeq()).isEqualTo(5);
         assertThat(out.getObjective()).isEqualTo("Rename Foo");
         assertThat(withoutPosition(out)).isEqualTo(withoutPosition(CheckpointAvro.toAvro(fold())));
@@ -127,19 +134,23 @@ class CheckpointMigrationTopologyTest {
     }
 
     @Test
-    void anEventFoldedAlready_leavesAnOlderCheckpointAsItIs() {
-        Checkpoint v2 = stored(2);
-        store.put("s1", v2);
+    void anEventFoldedAlready_leavesAnOlderCheckpointAsItIs_andEmitsNothingAgain_evenWhenItWouldBeRebuilt() {
+        for (int version : List.of(3, 2, 1)) {
+            Checkpoint older = stored(version);
+            store.put("s1", older);
 
-        events.pipeInput(new SessionEventKey("s1", 4), EventAvro.toAvro(written.get(3)));
+            events.pipeInput(new SessionEventKey("s1", 3), EventAvro.toAvro(written.get(2))); // the authorization, again
+            events.pipeInput(new SessionEventKey("s1", 4), EventAvro.toAvro(written.get(3)));
 
-        assertThat(checkpoints.isEmpty()).isTrue();
-        assertThat(store.get("s1")).isEqualTo(v2);
+            assertThat(checkpoints.isEmpty()).as("version " + version).isTrue();
+            assertThat(requests.isEmpty()).as("no second tool request, version " + version).isTrue();
+            assertThat(store.get("s1")).isEqualTo(older);
+        }
     }
 
     /** The checkpoint as it stands, as an older (or newer) projector would have stored it, with an objective of its own. */
     private Checkpoint stored(int schemaVersion) {
-        Checkpoint c = Checkpoint.newBuilder(store.get("s1")).setSchemaVersion(schemaVersion).setObjective(STORED_ONLY).build();
+        Checkpoint c = Checkpoint.newBuilder(current).setSchemaVersion(schemaVersion).setObjective(STORED_ONLY).build();
         assertThat(c.getLastSeq()).isEqualTo(4);
         return c;
     }

@@ -143,6 +143,24 @@ class ProjectorTopologyTest {
     }
 
     @Test
+    void aHarnessRunCall_getsNoToolRequest_authorizedOrRetried_whileAnExecutorCallOfTheSameTurnGetsItsOne() {
+        pipe("s1", 1, new SessionStarted("Send it", "Be careful.", "model-x", "v1", ToolMode.WRITE, List.of(), null, null,
+                List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false),
+                        new dev.tether.core.event.HarnessTool("web_search", false, false, true))));
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "send_email", "{}"), new ToolCall("c2", "read_file", "{}"),
+                new ToolCall("c3", "web_search", "{}")), new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        pipe("s1", 4, new ToolCallAuthorized("c2", AuthorizationBasis.POLICY));
+        pipe("s1", 5, new ToolCallAuthorized("c3", AuthorizationBasis.POLICY));
+        pipe("s1", 6, new dev.tether.core.event.ToolCallStarted("c1", "s1/2/c1", 0, 1));
+        pipe("s1", 7, new ToolOutcomeResolved("c1", OutcomeResolution.RETRY, "agent-1", "the hook found nothing sent"));
+
+        assertThat(requests.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("s1/2/c2");
+        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
+        assertThat(call.idempotencyKey()).as("the call record follows the retry").isEqualTo("s1/7/c1");
+    }
+
+    @Test
     void aRetryOfAnUnknownOutcome_emitsASecondRequest_underTheKeyOfTheRetryDecision() {
         pipe("s1", 1, started());
         pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{\"command\":\"make\"}")),
