@@ -17,6 +17,8 @@ import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.CallRunner;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
@@ -33,6 +35,7 @@ import dev.tether.core.event.StepCompleted;
 import dev.tether.core.event.SubagentResult;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolCallStarted;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
@@ -106,11 +109,13 @@ public final class ApprovalMachine {
     public static SessionApprovals evolve(SessionApprovals s, Event event) {
         EventPayload payload = event.payload();
         if (payload instanceof SessionStarted started) {
-            return SessionApprovals.started(event.sessionId(), event.tenantId(), started.toolMode(), started.modelId(), event.seq());
+            return SessionApprovals.started(event.sessionId(), event.tenantId(), started.toolMode(), started.modelId(), event.seq(),
+                    started.harnessTools());
         }
         if (payload instanceof SessionForked fork) {
             // a fork is a session of its own: the parent's grants do not carry over
-            return SessionApprovals.started(event.sessionId(), event.tenantId(), fork.toolMode(), fork.modelId(), event.seq());
+            return SessionApprovals.started(event.sessionId(), event.tenantId(), fork.toolMode(), fork.modelId(), event.seq(),
+                    fork.harnessTools());
         }
         if (s == null) {
             throw new IllegalStateException(payload.type() + " at seq " + event.seq() + " of " + event.sessionId() + " before its start");
@@ -119,7 +124,7 @@ public final class ApprovalMachine {
         if (payload instanceof AssistantMessage m) {
             for (ToolCall call : m.toolCalls()) {
                 n = n.withCall(call.callId(), new OpenCall(call.tool(), call.argumentsJson(), event.seq(), event.actor().id(),
-                        Stage.REQUESTED, null, null, null, null, null));
+                        Stage.REQUESTED, null, null, null, null, null, HarnessTool.runnerOf(n.harnessTools(), call.tool())));
             }
         } else if (payload instanceof ApprovalRequested r) {
             n = requested(n, event, r);
@@ -135,6 +140,8 @@ public final class ApprovalMachine {
                 n = n.withGrantUsed(a.basis().approvalSeq(), a.callId()); // authorized by a session grant, without asking
             }
             n = n.withCall(a.callId(), c -> c.at(Stage.AUTHORIZED));
+        } else if (payload instanceof ToolCallStarted t) {
+            n = n.withCall(t.callId(), c -> c.stage() == Stage.AUTHORIZED ? c.at(Stage.STARTED) : c);
         } else if (payload instanceof ToolResult r) {
             n = result(n, event, r);
         } else if (payload instanceof ToolOutcomeResolved r) {
@@ -229,6 +236,7 @@ public final class ApprovalMachine {
                 case GRANTED, GRANT_UNUSABLE -> "it was granted already at seq " + call.grantSeq();
                 case DENIED -> "it was denied already";
                 case AUTHORIZED -> "it was authorized already";
+                case STARTED -> "it was authorized and its harness started it";
                 case OUTCOME_UNKNOWN -> "its outcome is unknown and waits for MARK_DONE, RETRY or ABANDON";
                 case CONFLICTED -> "it is conflicted already (" + call.problem() + ")";
                 case AWAITING_APPROVAL -> throw new IllegalStateException("unreachable");
@@ -350,6 +358,10 @@ public final class ApprovalMachine {
         var out = new ArrayList<ProposedEvent>();
         if (payload instanceof AssistantMessage m) {
             for (ToolCall call : m.toolCalls()) {
+                OpenCall open = s.calls().get(call.callId());
+                if (open != null && open.runBy() == CallRunner.RECORDED) {
+                    continue; // it ran already, out of Tether's reach: no approval can hold it, and its harness reports it
+                }
                 out.add(decideCall(s, call, rules));
             }
         } else if (payload instanceof ApprovalRequested r) {
@@ -365,7 +377,7 @@ public final class ApprovalMachine {
             decided(s, event, out);
         } else if (payload instanceof TurnInterrupted) {
             s.calls().forEach((callId, call) -> {
-                if (mayStillBeAuthorized(call.stage())) {
+                if (call.runBy() != CallRunner.RECORDED && (mayStillBeAuthorized(call.stage()) || harnessRunNotStarted(call))) {
                     out.add(cancel(s, callId, call));
                 }
             });
@@ -394,8 +406,18 @@ public final class ApprovalMachine {
     private static boolean mayStillBeAuthorized(Stage stage) {
         return switch (stage) {
             case REQUESTED, AWAITING_APPROVAL, GRANTED, CONFLICTED -> true;
-            case AUTHORIZED, OUTCOME_UNKNOWN, DENIED, GRANT_UNUSABLE -> false;
+            case AUTHORIZED, STARTED, OUTCOME_UNKNOWN, DENIED, GRANT_UNUSABLE -> false;
         };
+    }
+
+    /**
+     * Whether {@code call} is a harness-run call that is authorized and not started: an interruption cancels it here, as
+     * the executor cancels an executor call it has not started (docs/ARCHITECTURE.md §6, "Harness-run tools"), and the
+     * sequencer refuses its start from then on, so the harness cannot race the cancellation. A recorded-only call is its
+     * harness's to report.
+     */
+    private static boolean harnessRunNotStarted(OpenCall call) {
+        return call.runBy() == CallRunner.HARNESS && call.stage() == Stage.AUTHORIZED;
     }
 
     /** The answer to a decision: the call's authorization or ERROR result if it took the decision, else nothing new. */
@@ -433,16 +455,19 @@ public final class ApprovalMachine {
     }
 
     private static ProposedEvent decideCall(SessionApprovals s, ToolCall call, Rules rules) {
-        if (!rules.inspector().tools(s.toolMode()).contains(call.tool())) {
-            OpenCall open = s.calls().get(call.callId());
+        OpenCall open = s.calls().get(call.callId());
+        boolean harness = open != null && open.runBy() == CallRunner.HARNESS;
+        if (!harness && !rules.inspector().tools(s.toolMode()).contains(call.tool())) {
             return error(s, call.callId(), open, "unavailable", "tool '" + call.tool() + "' is not available in a " + s.toolMode()
                     + " session; its tools are " + String.join(", ", new java.util.TreeSet<>(rules.inspector().tools(s.toolMode())))
                     + ". Nothing was run.");
         }
-        if (!rules.policy().gated(s.tenantId(), s.toolMode(), call.tool())) {
+        boolean gated = harness ? rules.policy().gated(s.tenantId(), s.toolMode(), HarnessTool.find(s.harnessTools(), call.tool()))
+                : rules.policy().gated(s.tenantId(), s.toolMode(), call.tool());
+        if (!gated) {
             return authorize(s, call.callId(), AuthorizationBasis.POLICY);
         }
-        Inspection inspection = rules.inspector().inspect(s.tenantId(), s.sessionId(), s.toolMode(), call);
+        Inspection inspection = harness ? harnessInspection(call) : rules.inspector().inspect(s.tenantId(), s.sessionId(), s.toolMode(), call);
         Grant covering = s.grants().stream().filter(g -> g.covers(call.tool(), inspection.target()))
                 .max(Comparator.comparingLong(Grant::seq)).orElse(null);
         if (covering != null) {
@@ -450,6 +475,22 @@ public final class ApprovalMachine {
         }
         return new ProposedEvent(id(s.sessionId(), call.callId(), ApprovalRequested.TYPE), SERVICE,
                 new ApprovalRequested(call.callId(), call.tool(), inspection.shown(), inspection.shownRef()));
+    }
+
+    /** The longest arguments an approver is shown of a harness-run call in {@code approval_requested}. */
+    static final int HARNESS_SHOWN_MAX = 8 * 1024;
+
+    /**
+     * What an approver sees of a harness-run call: its tool and arguments as the model wrote them (Tether has no code of
+     * the tool to work out what it would do), cut at {@value #HARNESS_SHOWN_MAX} characters with a note of where the rest
+     * is. It acts on no workspace path, so only a session grant without a path glob covers it.
+     */
+    static Inspection harnessInspection(ToolCall call) {
+        String args = call.argumentsJson();
+        String shown = args.length() <= HARNESS_SHOWN_MAX ? call.tool() + " " + args
+                : call.tool() + " " + args.substring(0, HARNESS_SHOWN_MAX) + "… (" + (args.length() - HARNESS_SHOWN_MAX)
+                + " more characters: the whole call is in its assistant_message)";
+        return new Inspection("run by the session's harness: " + shown, null, CallTarget.NONE);
     }
 
     private static ProposedEvent authorize(SessionApprovals s, String callId, AuthorizationBasis basis) {
@@ -462,7 +503,8 @@ public final class ApprovalMachine {
      * was on its way, a replay), the sequencer appends it once.
      */
     private static ProposedEvent cancel(SessionApprovals s, String callId, OpenCall call) {
-        String before = call.stage() == Stage.AWAITING_APPROVAL ? "before an approver decided" : "before the call was authorized";
+        String before = call.stage() == Stage.AWAITING_APPROVAL ? "before an approver decided"
+                : call.stage() == Stage.AUTHORIZED ? "before its harness started it" : "before the call was authorized";
         return new ProposedEvent(cancelledId(s.sessionId(), callId), SERVICE, new ToolResult(callId, key(s, call, callId),
                 ToolStatus.CANCELLED, "cancelled: the turn was interrupted (turn_interrupted at seq " + s.lastInterruptSeq() + ") "
                 + before + "; nothing was run", null));

@@ -2,6 +2,8 @@ package dev.tether.approval.domain;
 
 import dev.tether.core.blob.BlobRef;
 import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.CallRunner;
+import dev.tether.core.event.HarnessTool;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -18,6 +20,8 @@ import java.util.function.UnaryOperator;
  *
  * @param lastInterruptSeq the seq of the latest {@code turn_interrupted}, 0 if none: a call asked for before it and not
  *                         authorized before it is never authorized, and is answered CANCELLED
+ * @param harnessTools     the tools the session's harness runs itself (docs/ARCHITECTURE.md §6), as its first event
+ *                         declared them; empty in a state stored before they existed
  */
 public record SessionApprovals(
         String sessionId,
@@ -29,13 +33,21 @@ public record SessionApprovals(
         long lastInterruptSeq,
         Map<String, OpenCall> calls,
         List<Grant> grants,
-        List<ApprovalItem> items) {
+        List<ApprovalItem> items,
+        List<HarnessTool> harnessTools) {
 
     public SessionApprovals {
         calls = new TreeMap<>(calls == null ? Map.of() : calls);
         calls = java.util.Collections.unmodifiableMap(calls);
         grants = grants == null ? List.of() : List.copyOf(grants);
         items = items == null ? List.of() : List.copyOf(items);
+        harnessTools = harnessTools == null ? List.of() : List.copyOf(harnessTools);
+    }
+
+    /** The state of a session whose every call the tool-executor runs. */
+    public SessionApprovals(String sessionId, String tenantId, ToolMode toolMode, String modelId, long lastSeq, boolean closed,
+                            long lastInterruptSeq, Map<String, OpenCall> calls, List<Grant> grants, List<ApprovalItem> items) {
+        this(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, grants, items, List.of());
     }
 
     /** Where a tool call stands, from the approval-service's side. */
@@ -50,8 +62,10 @@ public record SessionApprovals(
         GRANT_UNUSABLE,
         /** An approver denied it; its error result is on its way. */
         DENIED,
-        /** Authorized; the executor runs it. */
+        /** Authorized; the executor runs it (a harness-run call: its harness may start it). */
         AUTHORIZED,
+        /** A harness-run call its harness recorded started ({@code tool_call_started}); its result is the harness's. */
+        STARTED,
         /** Its result was UNKNOWN; a human decides. */
         OUTCOME_UNKNOWN,
         /**
@@ -69,21 +83,28 @@ public record SessionApprovals(
      * @param grantSeq the seq of the grant that decided it, if any
      * @param problem  why a grant could not be used, for GRANT_UNUSABLE; what the conflict is, for CONFLICTED
      * @param conflictedFrom for CONFLICTED: the stage the call was at when the conflicting decision came; null otherwise
+     * @param runBy    who runs it, fixed when it was asked for (EXECUTOR in a state stored before harness-run tools)
      */
     public record OpenCall(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown,
-                           BlobRef shownRef, Long grantSeq, String problem, Stage conflictedFrom) {
+                           BlobRef shownRef, Long grantSeq, String problem, Stage conflictedFrom, CallRunner runBy) {
+
+        /** A call the tool-executor runs. */
+        public OpenCall(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown,
+                        BlobRef shownRef, Long grantSeq, String problem, Stage conflictedFrom) {
+            this(tool, argumentsJson, requestSeq, requestedBy, stage, shown, shownRef, grantSeq, problem, conflictedFrom, CallRunner.EXECUTOR);
+        }
 
         OpenCall at(Stage next) {
-            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, next, shown, shownRef, grantSeq, problem, conflictedFrom);
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, next, shown, shownRef, grantSeq, problem, conflictedFrom, runBy);
         }
 
         OpenCall shown(String text, BlobRef ref) {
-            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, stage, text, ref, grantSeq, problem, conflictedFrom);
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, stage, text, ref, grantSeq, problem, conflictedFrom, runBy);
         }
 
         OpenCall granted(long seq, String why) {
             return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, why == null ? Stage.GRANTED : Stage.GRANT_UNUSABLE,
-                    shown, shownRef, seq, why, null);
+                    shown, shownRef, seq, why, null, runBy);
         }
 
         /**
@@ -92,7 +113,7 @@ public record SessionApprovals(
          */
         OpenCall conflicted(String why) {
             return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, Stage.CONFLICTED, shown, shownRef, grantSeq,
-                    stage == Stage.CONFLICTED ? problem : why, stage);
+                    stage == Stage.CONFLICTED ? problem : why, stage, runBy);
         }
     }
 
@@ -139,8 +160,9 @@ public record SessionApprovals(
         }
     }
 
-    static SessionApprovals started(String sessionId, String tenantId, ToolMode mode, String modelId, long seq) {
-        return new SessionApprovals(sessionId, tenantId, mode, modelId, seq, false, 0, Map.of(), List.of(), List.of());
+    static SessionApprovals started(String sessionId, String tenantId, ToolMode mode, String modelId, long seq,
+                                    List<HarnessTool> harnessTools) {
+        return new SessionApprovals(sessionId, tenantId, mode, modelId, seq, false, 0, Map.of(), List.of(), List.of(), harnessTools);
     }
 
     public Optional<ApprovalItem> item(long seq) {
@@ -157,15 +179,15 @@ public record SessionApprovals(
     }
 
     SessionApprovals at(long seq) {
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, seq, closed, lastInterruptSeq, calls, grants, items);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, seq, closed, lastInterruptSeq, calls, grants, items, harnessTools);
     }
 
     SessionApprovals closedNow() {
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, true, lastInterruptSeq, calls, grants, items);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, true, lastInterruptSeq, calls, grants, items, harnessTools);
     }
 
     SessionApprovals interruptedAt(long seq) {
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, seq, calls, grants, items);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, seq, calls, grants, items, harnessTools);
     }
 
     SessionApprovals withCall(String callId, OpenCall call) {
@@ -175,7 +197,7 @@ public record SessionApprovals(
         } else {
             next.put(callId, call);
         }
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, next, grants, items);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, next, grants, items, harnessTools);
     }
 
     SessionApprovals withCall(String callId, UnaryOperator<OpenCall> change) {
@@ -189,13 +211,13 @@ public record SessionApprovals(
         while (next.size() > kept) {
             next.remove(0); // the oldest goes: its calls need an approval again, which is the safe side
         }
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools);
     }
 
     /** The state without the session-scope grant of {@code seq}, if it is in force. */
     SessionApprovals withoutGrant(long seq) {
         List<Grant> next = grants.stream().filter(g -> g.seq() != seq).toList();
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools);
     }
 
     /** The state with the grant of {@code seq} recorded as having authorized {@code callId}. */
@@ -204,7 +226,7 @@ public record SessionApprovals(
         for (Grant g : grants) {
             next.add(g.seq() == seq ? g.usedBy(callId) : g);
         }
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools);
     }
 
     SessionApprovals withItem(ApprovalItem item, int finishedKept) {
@@ -225,7 +247,7 @@ public record SessionApprovals(
                 kept.add(i);
             }
         }
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, grants, kept);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, grants, kept, harnessTools);
     }
 
     SessionApprovals withItems(UnaryOperator<ApprovalItem> change, int finishedKept) {

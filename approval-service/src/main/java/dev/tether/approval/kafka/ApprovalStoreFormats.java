@@ -1,5 +1,10 @@
 package dev.tether.approval.kafka;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.tether.core.event.CallRunner;
+import dev.tether.kit.kafka.StoreFormatException;
 import com.fasterxml.jackson.databind.node.NullNode;
 import dev.tether.approval.domain.SessionApprovals;
 import dev.tether.kit.kafka.StoreFormat;
@@ -17,15 +22,36 @@ public final class ApprovalStoreFormats {
     /**
      * {@value ApprovalStores#SESSIONS}. Version 0: the state as releases before versioned formats wrote it (no version
      * field); an open call written before conflicting decisions were recorded has no {@code conflictedFrom}, which meant
-     * none (null). Version 1: the same fields, with the version.
+     * none (null). Version 1: the same fields, with the version. Version 2 adds harness-run tools (docs/ARCHITECTURE.md
+     * §6): {@code harnessTools}, and per open call {@code runBy}; a state written before them has none (empty, EXECUTOR),
+     * which is what it meant. Writing version 1 refuses a state that has harness-run tools or calls rather than drop them.
      */
     public static final StoreFormat<SessionApprovals> SESSIONS = StoreFormat.of(ApprovalStores.SESSIONS, StoredApprovals.class,
                     StoredApprovals::of, StoredApprovals::toApprovals)
             .fromUnversioned(StoreMigration.fromUnversioned("approval states written before store formats had versions",
                     Map.of("calls.*.conflictedFrom", NullNode.getInstance())))
-            .build();
+            .steps(harnessToolsAdded());
 
     private ApprovalStoreFormats() {}
+
+    /** The step 1 → 2: harness-run tools; its {@code down} refuses what version 1 cannot hold. */
+    private static StoreMigration harnessToolsAdded() {
+        StoreMigration tools = StoreMigration.fieldAdded(1, "harnessTools", JsonNodeFactory.instance.arrayNode());
+        StoreMigration runBy = StoreMigration.fieldAdded(1, "calls.*.runBy", TextNode.valueOf(CallRunner.EXECUTOR.name()));
+        return StoreMigration.of(1, "adds harness-run tools: harnessTools, calls.*.runBy",
+                value -> runBy.up().apply(tools.up().apply(value)),
+                value -> {
+                    boolean harness = value.path("harnessTools").size() > 0;
+                    for (JsonNode call : value.path("calls")) {
+                        harness |= !call.path("runBy").asText(CallRunner.EXECUTOR.name()).equals(CallRunner.EXECUTOR.name());
+                    }
+                    if (harness) {
+                        throw StoreFormatException.unmigratable(ApprovalStores.SESSIONS, 1, "the session declares harness-run"
+                                + " tools, which version 1 cannot hold: finish the rollout before sessions declare them");
+                    }
+                    return runBy.down().orElseThrow().apply(tools.down().orElseThrow().apply(value));
+                });
+    }
 
     /** Every versioned format of the approval-service's stores. */
     public static List<StoreFormat<?>> all() {

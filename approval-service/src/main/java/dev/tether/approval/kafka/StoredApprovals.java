@@ -1,5 +1,7 @@
 package dev.tether.approval.kafka;
 
+import dev.tether.core.event.CallRunner;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.DecisionKind;
 import dev.tether.approval.domain.SessionApprovals;
@@ -27,11 +29,15 @@ record StoredApprovals(
         long lastInterruptSeq,
         Map<String, Call> calls,
         List<Grant> grants,
-        List<Item> items) {
+        List<Item> items,
+        List<Tool> harnessTools) {
 
     /** An open tool call. */
     record Call(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown, Blob shownRef,
-                Long grantSeq, String problem, Stage conflictedFrom) {}
+                Long grantSeq, String problem, Stage conflictedFrom, CallRunner runBy) {}
+
+    /** A declared harness-run tool. */
+    record Tool(String name, boolean mutating, boolean canReconcile, boolean recordedOnly) {}
 
     /** A session-scope grant in force. */
     record Grant(long seq, String tool, String pathGlob, String approver, Instant grantedAt, int uses, List<String> usedBy) {}
@@ -50,23 +56,25 @@ record StoredApprovals(
     static StoredApprovals of(SessionApprovals s) {
         var calls = new LinkedHashMap<String, Call>();
         s.calls().forEach((id, c) -> calls.put(id, new Call(c.tool(), c.argumentsJson(), c.requestSeq(), c.requestedBy(), c.stage(),
-                c.shown(), blob(c.shownRef()), c.grantSeq(), c.problem(), c.conflictedFrom())));
+                c.shown(), blob(c.shownRef()), c.grantSeq(), c.problem(), c.conflictedFrom(), c.runBy())));
         List<Grant> grants = s.grants().stream()
                 .map(g -> new Grant(g.seq(), g.tool(), g.pathGlob(), g.approver(), g.grantedAt(), g.uses(), g.usedBy())).toList();
         List<Item> items = s.items().stream().map(StoredApprovals::item).toList();
         return new StoredApprovals(s.sessionId(), s.tenantId(), s.toolMode(), s.modelId(), s.lastSeq(), s.closed(), s.lastInterruptSeq(),
-                calls, grants, items);
+                calls, grants, items,
+                s.harnessTools().stream().map(t -> new Tool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList());
     }
 
     SessionApprovals toApprovals() {
         var open = new LinkedHashMap<String, SessionApprovals.OpenCall>();
         calls.forEach((id, c) -> open.put(id, new SessionApprovals.OpenCall(c.tool(), c.argumentsJson(), c.requestSeq(), c.requestedBy(),
-                c.stage(), c.shown(), blobRef(c.shownRef()), c.grantSeq(), c.problem(), c.conflictedFrom())));
+                c.stage(), c.shown(), blobRef(c.shownRef()), c.grantSeq(), c.problem(), c.conflictedFrom(), c.runBy())));
         List<SessionApprovals.Grant> inForce = grants.stream()
                 .map(g -> new SessionApprovals.Grant(g.seq(), g.tool(), g.pathGlob(), g.approver(), g.grantedAt(), g.uses(), g.usedBy()))
                 .toList();
         List<ApprovalItem> forApprovers = items.stream().map(StoredApprovals::approvalItem).toList();
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, open, inForce, forApprovers);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, open, inForce, forApprovers,
+                harnessTools.stream().map(t -> new HarnessTool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList());
     }
 
     private static Item item(ApprovalItem i) {

@@ -979,6 +979,8 @@ class ApprovalMachineTest {
                 return new SessionClosed("done");
             } else if (type == ToolOutcomeResolved.class) {
                 return new ToolOutcomeResolved("c1", OutcomeResolution.ABANDON, "alice", "");
+            } else if (type == dev.tether.core.event.ToolCallStarted.class) {
+                return new dev.tether.core.event.ToolCallStarted("c1", "s-1/2/c1", 0, 1);
             } else if (type == UnknownEvent.class) {
                 return new UnknownEvent("from_the_future");
             }

@@ -63,7 +63,8 @@ class KafkaSetupTest {
     }
 
     private KafkaSetup setup(String gated, Map<String, String> overrides) {
-        TetherConfig.Policy policy = answering(TetherConfig.Policy.class, Map.of("gated", gated, "overrides", overrides));
+        TetherConfig.Policy policy = answering(TetherConfig.Policy.class, Map.of("gated", gated, "overrides", overrides,
+                "harnessGated", "mutating", "harnessOverrides", Map.of()));
         TetherConfig config = answering(TetherConfig.class, Map.of("policy", policy));
         ApprovalConfig approvals = answering(ApprovalConfig.class, Map.of("httpAllowedHosts", Optional.empty(),
                 "scratchDir", dir.resolve("scratch"), "blobsDir", dir.resolve("blobs")));

@@ -17,4 +17,19 @@ class StoreGoldenTest {
         StoreGoldenFiles.check(ApprovalStoreFormats.SESSIONS, Path.of("src/test/resources/golden", ApprovalStores.SESSIONS),
                 Map.of("full", StoreSamples.full(), "minimal", StoreSamples.started()));
     }
+
+    @Test
+    void aStateWithHarnessRunCalls_readsBack_andIsNeverWrittenAsVersion1_whichWouldDropThem() {
+        var call = new dev.tether.approval.domain.SessionApprovals.OpenCall("send_email", "{}", 2, "acme-agent",
+                dev.tether.approval.domain.SessionApprovals.Stage.STARTED, null, null, null, null, null,
+                dev.tether.core.event.CallRunner.HARNESS);
+        var state = new dev.tether.approval.domain.SessionApprovals("s-h", "acme", dev.tether.core.event.ToolMode.WRITE, "model-x", 3,
+                false, 0, Map.of("c1", call), java.util.List.of(), java.util.List.of(),
+                java.util.List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false)));
+
+        byte[] stored = ApprovalStoreFormats.SESSIONS.serialize("s", state);
+        org.assertj.core.api.Assertions.assertThat(ApprovalStoreFormats.SESSIONS.deserialize("s", stored)).isEqualTo(state);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ApprovalStoreFormats.SESSIONS.writing(1).serialize("s", state))
+                .isInstanceOf(dev.tether.kit.kafka.StoreFormatException.class).hasMessageContaining("harness-run tools");
+    }
 }

@@ -1,5 +1,6 @@
 package dev.tether.core.policy;
 
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ToolMode;
 import java.util.HashMap;
 import java.util.List;
@@ -19,48 +20,112 @@ import java.util.regex.Pattern;
  * A malformed entry, or a tool name that is not one of the service's tools (a misspelt {@code edit_flie} would
  * otherwise leave {@code edit_file} ungated), stops the start-up with a message naming the key, the name and the
  * tools there are. The tools are passed in by the service (this module cannot see the tool registry).
+ *
+ * <p>Harness-run tools (docs/ARCHITECTURE.md §6) are named by each session, so they are gated by what they are, per
+ * tenant and mode: {@code harness-gated} is {@code mutating} (the default: every tool declared mutating needs an
+ * approval), {@code all} or {@code none}; {@code harness-overrides."<tenant>.<MODE>"} replaces it for one tenant's
+ * sessions in one mode. A harness tool that has the name of a gated tool is gated too.
  */
 public final class GatingPolicy {
 
     public static final Set<String> DEFAULT_GATED = Set.of("write_file", "edit_file", "run_command", "http_fetch");
     private static final Pattern TOOL = Pattern.compile("[a-z][a-z0-9_.-]{0,63}");
 
+    /** Which harness-run tools need an approval, by what they are. */
+    public enum HarnessGate {
+        /** Those declared mutating (the default). */
+        MUTATING,
+        /** Every one. */
+        ALL,
+        /** None. */
+        NONE
+    }
+
     private final Set<String> gated;
     private final Map<String, Set<String>> overrides;
+    private final HarnessGate harnessGated;
+    private final Map<String, HarnessGate> harnessOverrides;
 
-    private GatingPolicy(Set<String> gated, Map<String, Set<String>> overrides) {
+    private GatingPolicy(Set<String> gated, Map<String, Set<String>> overrides, HarnessGate harnessGated,
+                         Map<String, HarnessGate> harnessOverrides) {
         this.gated = Set.copyOf(gated);
         this.overrides = Map.copyOf(overrides);
+        this.harnessGated = harnessGated;
+        this.harnessOverrides = Map.copyOf(harnessOverrides);
     }
 
     public static GatingPolicy defaults() {
-        return new GatingPolicy(DEFAULT_GATED, Map.of());
+        return new GatingPolicy(DEFAULT_GATED, Map.of(), HarnessGate.MUTATING, Map.of());
+    }
+
+    /** {@link #of(String, Map, Set, String, Map)} with the default gating of harness-run tools: the mutating ones. */
+    public static GatingPolicy of(String gated, Map<String, String> overrides, Set<String> knownTools) {
+        return of(gated, overrides, knownTools, "mutating", Map.of());
     }
 
     /**
      * The policy from configuration values, every tool name checked against the tools there are.
+     *
+     * @param harnessGated     {@code mutating}, {@code all} or {@code none}: which harness-run tools are gated by default
+     * @param harnessOverrides {@code "<tenant>.<READ_ONLY|WRITE>"} → one of those three, for that tenant and mode
+     * @throws IllegalArgumentException naming the offending entry
+     */
+    public static GatingPolicy of(String gated, Map<String, String> overrides, Set<String> knownTools, String harnessGated,
+                                  Map<String, String> harnessOverrides) {
+        GatingPolicy byName = byName(gated, overrides, knownTools);
+        var harness = new HashMap<String, HarnessGate>();
+        harnessOverrides.forEach((key, value) -> harness.put(tenantMode("tether.policy.harness-overrides", key),
+                harnessGate("tether.policy.harness-overrides.\"" + key + "\"", value)));
+        return new GatingPolicy(byName.gated, byName.overrides, harnessGate("tether.policy.harness-gated", harnessGated), harness);
+    }
+
+    /** Whether a call of harness-run tool {@code tool} in a session of {@code tenantId} in {@code mode} needs an approval. */
+    public boolean gated(String tenantId, ToolMode mode, HarnessTool tool) {
+        if (gated(tenantId, mode, tool.name())) {
+            return true;
+        }
+        return switch (harnessOverrides.getOrDefault(tenantId + "." + mode.name(), harnessGated)) {
+            case ALL -> true;
+            case MUTATING -> tool.mutating();
+            case NONE -> false;
+        };
+    }
+
+    private static HarnessGate harnessGate(String setting, String value) {
+        try {
+            return HarnessGate.valueOf(value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new IllegalArgumentException(setting + ": '" + value + "' is none of mutating, all, none");
+        }
+    }
+
+    private static String tenantMode(String setting, String key) {
+        int dot = key.lastIndexOf('.');
+        if (dot <= 0) {
+            throw new IllegalArgumentException(setting + ".\"" + key + "\": the key must be <tenant>.<READ_ONLY|WRITE>");
+        }
+        String mode = key.substring(dot + 1).toUpperCase(Locale.ROOT);
+        if (!mode.equals("READ_ONLY") && !mode.equals("WRITE")) {
+            throw new IllegalArgumentException(setting + ".\"" + key + "\": unknown tool mode '" + key.substring(dot + 1)
+                    + "' (READ_ONLY or WRITE)");
+        }
+        return key.substring(0, dot) + "." + mode;
+    }
+
+    /**
+     * The gating by name from configuration values, every tool name checked against the tools there are.
      *
      * @param gated      comma-separated tool names gated by default
      * @param overrides  {@code "<tenant>.<READ_ONLY|WRITE>"} → comma-separated tool names (may be empty: nothing gated)
      * @param knownTools the names of the tools sessions can call, in any mode (the service's tool registry)
      * @throws IllegalArgumentException naming the offending entry
      */
-    public static GatingPolicy of(String gated, Map<String, String> overrides, Set<String> knownTools) {
+    private static GatingPolicy byName(String gated, Map<String, String> overrides, Set<String> knownTools) {
         Set<String> known = Set.copyOf(knownTools);
         var parsed = new HashMap<String, Set<String>>();
-        overrides.forEach((key, tools) -> {
-            int dot = key.lastIndexOf('.');
-            if (dot <= 0) {
-                throw new IllegalArgumentException("tether.policy.overrides.\"" + key + "\": the key must be <tenant>.<READ_ONLY|WRITE>");
-            }
-            String mode = key.substring(dot + 1).toUpperCase(Locale.ROOT);
-            if (!mode.equals("READ_ONLY") && !mode.equals("WRITE")) {
-                throw new IllegalArgumentException("tether.policy.overrides.\"" + key + "\": unknown tool mode '" + key.substring(dot + 1)
-                        + "' (READ_ONLY or WRITE)");
-            }
-            parsed.put(key.substring(0, dot) + "." + mode, tools("tether.policy.overrides.\"" + key + "\"", tools, known));
-        });
-        return new GatingPolicy(tools("tether.policy.gated", gated, known), parsed);
+        overrides.forEach((key, tools) -> parsed.put(tenantMode("tether.policy.overrides", key),
+                tools("tether.policy.overrides.\"" + key + "\"", tools, known)));
+        return new GatingPolicy(tools("tether.policy.gated", gated, known), parsed, HarnessGate.MUTATING, Map.of());
     }
 
     /** Whether a call of {@code tool} in a session of {@code tenantId} in {@code mode} needs an approval. */

@@ -38,6 +38,28 @@ class GatingPolicyTest {
     }
 
     @Test
+    void harnessRunTools_areGatedByWhatTheyAre_perTenantAndMode_andByNameWhenTheyShareAGatedToolsName() {
+        var send = new dev.tether.core.event.HarnessTool("send_email", true, false, false);
+        var search = new dev.tether.core.event.HarnessTool("search", false, false, false);
+        var ownRunCommand = new dev.tether.core.event.HarnessTool("run_command", false, false, false);
+
+        GatingPolicy defaults = GatingPolicy.defaults();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, send)).as("mutating: gated by default").isTrue();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, search)).as("read-only: not gated by default").isFalse();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, ownRunCommand)).as("the name of a gated tool").isTrue();
+
+        GatingPolicy policy = GatingPolicy.of("write_file", Map.of(), TOOLS, "none", Map.of("acme.WRITE", "all", "globex.read_only", "mutating"));
+        assertThat(policy.gated("acme", ToolMode.WRITE, search)).isTrue();
+        assertThat(policy.gated("acme", ToolMode.READ_ONLY, send)).isFalse();
+        assertThat(policy.gated("globex", ToolMode.READ_ONLY, send)).isTrue();
+        assertThat(policy.gated("initech", ToolMode.WRITE, send)).isFalse();
+        assertThatThrownBy(() -> GatingPolicy.of("write_file", Map.of(), TOOLS, "some", Map.of()))
+                .hasMessage("tether.policy.harness-gated: 'some' is none of mutating, all, none");
+        assertThatThrownBy(() -> GatingPolicy.of("write_file", Map.of(), TOOLS, "all", Map.of("acme.ADMIN", "all")))
+                .hasMessageContaining("tether.policy.harness-overrides.\"acme.ADMIN\"").hasMessageContaining("unknown tool mode");
+    }
+
+    @Test
     void malformedConfiguration_isRefused_namingTheEntry() {
         assertThatThrownBy(() -> GatingPolicy.of("edit_file,Rm -rf", Map.of(), TOOLS)).hasMessageContaining("tether.policy.gated")
                 .hasMessageContaining("'Rm -rf'");

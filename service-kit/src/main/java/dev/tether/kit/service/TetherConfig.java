@@ -97,6 +97,16 @@ public interface TetherConfig {
 
         /** {@code "<tenant>.<READ_ONLY|WRITE>"} → comma-separated gated tools for that tenant and mode. */
         Map<String, String> overrides();
+
+        /**
+         * Which harness-run tools need an approval (docs/ARCHITECTURE.md §6): {@code mutating} (those declared mutating),
+         * {@code all} or {@code none}.
+         */
+        @WithDefault("mutating")
+        String harnessGated();
+
+        /** {@code "<tenant>.<READ_ONLY|WRITE>"} → {@code mutating}, {@code all} or {@code none}, for that tenant and mode. */
+        Map<String, String> harnessOverrides();
     }
 
     /**
@@ -104,7 +114,8 @@ public interface TetherConfig {
      * service's tool registry, every mode), throws naming the entry.
      */
     default dev.tether.core.policy.GatingPolicy gatingPolicy(java.util.Set<String> knownTools) {
-        return dev.tether.core.policy.GatingPolicy.of(policy().gated(), policy().overrides(), knownTools);
+        return dev.tether.core.policy.GatingPolicy.of(policy().gated(), policy().overrides(), knownTools, policy().harnessGated(),
+                policy().harnessOverrides());
     }
 
     interface Auth {
