@@ -235,6 +235,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
                 .setBasis(EventAvro.toAvro(basis))
                 .setToolMode(dev.tether.avro.ToolMode.valueOf(session.toolMode().name()))
                 .setHarnessVersion(session.harnessVersion())
+                .setRunBy(dev.tether.avro.CallRunner.EXECUTOR) // only executor calls are requested (see runByTheHarness)
                 .setRequestedAt(event.occurredAt())
                 .build();
     }

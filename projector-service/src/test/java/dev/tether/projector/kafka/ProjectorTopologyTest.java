@@ -155,7 +155,9 @@ class ProjectorTopologyTest {
         pipe("s1", 6, new dev.tether.core.event.ToolCallStarted("c1", "s1/2/c1", 0, 1));
         pipe("s1", 7, new ToolOutcomeResolved("c1", OutcomeResolution.RETRY, "agent-1", "the hook found nothing sent"));
 
-        assertThat(requests.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("s1/2/c2");
+        List<KeyValue<String, ToolRequest>> out = requests.readKeyValuesToList();
+        assertThat(out).extracting(kv -> kv.key).containsExactly("s1/2/c2");
+        assertThat(out.get(0).value.getRunBy()).isEqualTo(dev.tether.avro.CallRunner.EXECUTOR);
         CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
         assertThat(call.idempotencyKey()).as("the call record follows the retry").isEqualTo("s1/7/c1");
     }

@@ -2,6 +2,7 @@ package dev.tether.executor.domain;
 
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ToolMode;
+import dev.tether.core.event.CallRunner;
 import java.util.Objects;
 
 /**
@@ -19,9 +20,18 @@ import java.util.Objects;
  *                       it ({@code TurnInterrupted.cutsOff}) means the call does not start, or is cancelled if it runs
  * @param toolMode       the session's tool mode, which picks the registry; never null
  * @param basis          why it may run, checked again by {@link Authority}; never null
+ * @param runBy          who runs the call, as the projector read the session's declaration; a request of a projector before
+ *                       harness-run tools says nothing, which is EXECUTOR. Anything else is never run, refused or answered
+ *                       here ({@link CallRules#decide})
  */
 public record CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool,
-                          String argumentsJson, long requestSeq, ToolMode toolMode, AuthorizationBasis basis) {
+                          String argumentsJson, long requestSeq, ToolMode toolMode, AuthorizationBasis basis, CallRunner runBy) {
+
+    /** A request for a call the executor runs. */
+    public CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool, String argumentsJson,
+                       long requestSeq, ToolMode toolMode, AuthorizationBasis basis) {
+        this(idempotencyKey, sessionId, tenantId, callId, tool, argumentsJson, requestSeq, toolMode, basis, CallRunner.EXECUTOR);
+    }
 
     public CallRequest {
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
@@ -32,5 +42,6 @@ public record CallRequest(String idempotencyKey, String sessionId, String tenant
         Objects.requireNonNull(argumentsJson, "argumentsJson");
         Objects.requireNonNull(toolMode, "toolMode");
         Objects.requireNonNull(basis, "basis");
+        runBy = runBy == null ? CallRunner.EXECUTOR : runBy;
     }
 }

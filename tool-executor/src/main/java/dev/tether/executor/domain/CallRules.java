@@ -53,10 +53,15 @@ public final class CallRules {
      * @param verdict    the authority's verdict on the request now
      * @param registered the tool of the request's name in any mode's registry: a STARTED call is reconciled with it
      *                   even if its session's mode lost the tool
-     * @return a {@link ReportAgain}, {@link Conclude}, {@link Reconcile} or {@link Run}
+     * @return a {@link Step.NotOurs} for a harness-run call, whatever else holds; else a {@link ReportAgain},
+     *         {@link Conclude}, {@link Reconcile} or {@link Run}
      */
     public static Step decide(Optional<CallEntry> known, CallRequest request, Authority.Verdict verdict,
                               Optional<Tool> registered) {
+        if (request.runBy().harness()) {
+            return new Step.NotOurs("call " + request.callId() + " (" + request.tool() + ") of " + request.sessionId() + " is run by"
+                    + " the session's harness (" + request.runBy() + "): the executor runs, refuses and answers none");
+        }
         if (known.isEmpty()) {
             if (verdict instanceof Authority.Allowed allowed) {
                 return new Run(allowed.tool(), 1);

@@ -9,7 +9,7 @@ import java.util.Objects;
  * {@link Reconcile} and a {@link Run} need the world's answer (the tool's reconciliation, whether the turn was
  * interrupted, the tool's intent), which {@link CallRules} turn into the next step or outcome. Immutable values.
  */
-public sealed interface Step permits Step.ReportAgain, Step.Conclude, Step.CallsTool {
+public sealed interface Step permits Step.ReportAgain, Step.Conclude, Step.CallsTool, Step.NotOurs {
 
     /**
      * A step that calls on the tool, so it needs the call's arguments as JSON; when they are not,
@@ -22,6 +22,17 @@ public sealed interface Step permits Step.ReportAgain, Step.Conclude, Step.Calls
 
         /** The attempt this handling of the call is, from 1. */
         int attempt();
+    }
+
+    /**
+     * A call the session's harness runs (docs/ARCHITECTURE.md §6, "Harness-run tools"): the executor does nothing with
+     * it — it runs nothing, records nothing and answers nothing, not even a refusal (the harness writes the call's
+     * result; the sequencer would refuse one from here anyway). The request is only logged and its offset committed.
+     */
+    record NotOurs(String why) implements Step {
+        public NotOurs {
+            Objects.requireNonNull(why, "why");
+        }
     }
 
     /**

@@ -18,7 +18,8 @@ final class CallAvro {
     static CallRequest request(ToolRequest request) {
         return new CallRequest(request.getIdempotencyKey(), request.getSessionId(), request.getTenantId(),
                 request.getCallId(), request.getTool(), request.getArgumentsJson(), requestSeq(request),
-                ToolMode.valueOf(request.getToolMode().name()), EventAvro.fromAvro(request.getBasis()));
+                ToolMode.valueOf(request.getToolMode().name()), EventAvro.fromAvro(request.getBasis()),
+                request.getRunBy() == null ? null : dev.tether.core.event.CallRunner.valueOf(request.getRunBy().name()));
     }
 
     /**

@@ -83,6 +83,10 @@ final class CallHandler {
         Optional<CallEntry> known = ledger.get(toolRequest).map(CallAvro::entry);
         var verdict = authority.check(request.tenantId(), request.toolMode(), request.tool(), request.basis());
         Step step = CallRules.decide(known, request, verdict, authority.registered(request.tool()));
+        if (step instanceof Step.NotOurs notOurs) {
+            LOG.warnf("%s: %s", key, notOurs.why());
+            return;
+        }
         if (step instanceof Step.ReportAgain again) {
             LOG.debugf("%s ended before (%s): reporting it again", key, again.entry().state());
             report(request, again.entry());

@@ -68,6 +68,36 @@ class CallRulesTest {
     private static final Instant T0 = Instant.parse("2026-11-29T09:59:30Z");
     private static final Instant NOW = Instant.parse("2026-11-29T10:00:00Z");
 
+    // --- harness-run calls ----------------------------------------------------------------------------
+
+    /**
+     * A request for a call the session's harness runs (docs/ARCHITECTURE.md §6, "Harness-run tools"): not ours, whatever
+     * the ledger holds and whatever the authority says. It is never run, refused or answered.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = dev.tether.core.event.CallRunner.class, names = {"HARNESS", "RECORDED"})
+    void givenAHarnessRunRequest_whateverTheEntryAndTheVerdict_thenItIsNotOurs_andNothingIsRecordedRunOrReported(
+            dev.tether.core.event.CallRunner runBy) {
+        var harnessRun = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3, ToolMode.WRITE, AuthorizationBasis.POLICY,
+                runBy);
+        for (Optional<CallEntry> entry : List.of(none(), Optional.of(started()), Optional.of(fold(new Started(1, ABSENT, HELLO),
+                new Ended(CallState.OK, 1, "wrote", null, ABSENT, HELLO))))) {
+            for (Authority.Verdict verdict : List.of(ALLOWED, REFUSED)) {
+                assertThat(CallRules.decide(entry, harnessRun, verdict, Optional.of(WRITE_FILE))).as(runBy + " " + entry + " " + verdict)
+                        .isInstanceOfSatisfying(dev.tether.executor.domain.Step.NotOurs.class,
+                                n -> assertThat(n.why()).contains("run by the session's harness (" + runBy + ")"));
+            }
+        }
+    }
+
+    @Test
+    void givenARequestOfAProjectorBeforeHarnessRunTools_thenItIsTheExecutors() {
+        var old = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3, ToolMode.WRITE, AuthorizationBasis.POLICY, null);
+
+        assertThat(old.runBy()).isEqualTo(dev.tether.core.event.CallRunner.EXECUTOR);
+        assertThat(CallRules.decide(none(), old, ALLOWED, Optional.of(WRITE_FILE))).isInstanceOf(Run.class);
+    }
+
     // --- folds ---------------------------------------------------------------------------------------
 
     /** The entry after {@code outcomes}, recorded by the instance that died, one second apart from {@link #T0}. */
@@ -516,9 +546,11 @@ class CallRulesTest {
             reached.add(CallRules.decide(Optional.of(started()), REQUEST, ALLOWED, Optional.empty()).getClass());
             reached.add(CallRules.decide(Optional.of(fold(new Ended(CallState.OK, 1, "x", null, null, null))), REQUEST,
                     ALLOWED, Optional.empty()).getClass());
+            reached.add(CallRules.decide(none(), new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3, ToolMode.WRITE,
+                    AuthorizationBasis.POLICY, dev.tether.core.event.CallRunner.HARNESS), ALLOWED, Optional.empty()).getClass());
 
             List<Class<?>> steps = leaves(Step.class);
-            assertThat(steps).containsExactlyInAnyOrder(ReportAgain.class, Conclude.class, Reconcile.class, Run.class);
+            assertThat(steps).containsExactlyInAnyOrder(ReportAgain.class, Conclude.class, Reconcile.class, Run.class, Step.NotOurs.class);
             assertThat(reached).containsExactlyInAnyOrderElementsOf(steps);
         }
 

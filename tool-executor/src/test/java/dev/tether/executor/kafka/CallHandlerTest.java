@@ -141,6 +141,20 @@ class CallHandlerTest {
     }
 
     @Test
+    void aHarnessRunCallsRequest_isNeitherRunNorRecordedNorAnswered_whetherTheAuthorityWouldAllowOrRefuseIt() {
+        var handler = handler();
+        for (ToolMode mode : ToolMode.values()) {
+            var request = request("c-" + mode, "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", mode, POLICY);
+            request.setRunBy(dev.tether.avro.CallRunner.HARNESS);
+
+            handler.handle(request);
+        }
+
+        assertThat(producer.history()).as("no ledger record, no tool_result").isEmpty();
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
+    }
+
+    @Test
     void aRefusedCall_isRecordedAsError_withoutStarted() {
         handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", ToolMode.READ_ONLY, POLICY));
 
