@@ -27,11 +27,21 @@ public final class EventSummary {
                 Views.clip(gist(e), WIDTH));
     }
 
+    /** The harness-run tools a session declares, e.g. {@code ; harness runs send_email, web_search (recorded-only)}. */
+    private static String harnessTools(ObjectNode j) {
+        if (!j.hasNonNull("harnessTools") || j.get("harnessTools").isEmpty()) {
+            return "";
+        }
+        var names = new java.util.ArrayList<String>();
+        j.get("harnessTools").forEach(t -> names.add(t.path("name").asText() + (t.path("recordedOnly").asBoolean() ? " (recorded-only)" : "")));
+        return "; harness runs " + String.join(", ", names);
+    }
+
     public static String gist(SessionEvent e) {
         ObjectNode j = e.json();
         return switch (e.type()) {
             case "session_started" -> quote(text(j, "objective")) + " (" + text(j, "modelId") + ", " + text(j, "harnessVersion") + ", "
-                    + text(j, "toolMode") + ")";
+                    + text(j, "toolMode") + ")" + harnessTools(j);
             case "session_forked" -> "from " + text(j, "parentSessionId") + " at seq " + text(j, "atSeq");
             case "user_message" -> quote(content(j, "content", "contentRef"));
             case "assistant_message" -> assistant(j);
@@ -41,6 +51,8 @@ public final class EventSummary {
                     + " by " + text(j, "approver") + reason(j);
             case "tool_call_authorized" -> text(j, "callId") + " by " + basis(j.get("basis"));
             case "tool_result" -> text(j, "callId") + " " + text(j, "status") + ": " + quote(content(j, "content", "artifact"));
+            case "tool_call_started" -> text(j, "callId") + " attempt " + text(j, "attempt") + ", epoch " + text(j, "epoch") + ", key "
+                    + text(j, "idempotencyKey");
             case "tool_outcome_resolved" -> text(j, "callId") + " " + text(j, "resolution") + " by " + text(j, "approver") + reason(j);
             case "turn_interrupted" -> text(j, "reason") + (j.hasNonNull("partialText") ? ", partial " + quote(text(j, "partialText")) : "");
             case "context_compacted" -> "through seq " + text(j, "throughSeq") + ": " + quote(content(j, "summary", "summaryRef"));

@@ -138,6 +138,10 @@ public final class EventJson {
         node.put("harnessVersion", event.harnessVersion());
         ObjectNode payload = strict.valueToTree(event.payload());
         payload.remove("type"); // the envelope's type comes first
+        if (payload.path("harnessTools").isArray() && payload.get("harnessTools").isEmpty()) {
+            // none declared: written as before the field existed, so readers of the previous release read it
+            payload.remove("harnessTools");
+        }
         node.setAll(payload);
         return node;
     }

@@ -79,6 +79,16 @@ class EventJsonTest {
 
         String start = "{\"eventId\":\"e\",\"type\":\"session_started\",\"objective\":\"o\",\"systemPrompt\":\"\","
                 + "\"modelId\":\"m\",\"harnessVersion\":\"v1\",\"toolMode\":\"READ_ONLY\",\"harnessTools\":";
+        var plain = new dev.tether.core.event.Event("e1", "s1", "acme", 1, java.time.Instant.parse("2026-12-01T10:00:00Z"),
+                new dev.tether.core.event.Actor(dev.tether.core.event.ActorKind.USER, "a"), "v1",
+                new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, List.of(), null, null));
+        assertThat(json.write(plain).has("harnessTools")).as("none declared: written as before the field").isFalse();
+        assertThat(json.readEvent(json.write(plain), "acme")).isEqualTo(plain);
+        var declared = new dev.tether.core.event.Event("e1", "s1", "acme", 1, plain.occurredAt(), plain.actor(), "v1",
+                new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, List.of(), null, null,
+                        List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false))));
+        assertThat(json.readEvent(json.write(declared), "acme")).isEqualTo(declared);
+
         assertField(start + "[{\"name\":\"send_email\",\"mutating\":true,\"canReconcile\":false,\"recordedOnly\":false}]}",
                 "harnessTools[0].mutating");
         assertField(start + "[{\"name\":\"a\",\"mutating\":false,\"canReconcile\":false,\"recordedOnly\":false},{\"name\":\"a\",\"mutating\":false,\"canReconcile\":false,\"recordedOnly\":false}]}", "harnessTools[1].name");
