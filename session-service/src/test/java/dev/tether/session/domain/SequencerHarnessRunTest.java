@@ -273,6 +273,19 @@ class SequencerHarnessRunTest {
     @Nested
     class CrashesAndResumes {
 
+        /** The seq of the RETRY just appended, which is in the call's new key. */
+        long retrySeqOf(World w) {
+            return w.lastSeq();
+        }
+
+        /** Worker 2 starts attempt 2 under the key of the RETRY at {@code retrySeq}, and reports it: the call is finished. */
+        void runsAttempt2UnderTheRetrysKey(World w, long retrySeq) {
+            String newKey = IdempotencyKey.of(SESSION, retrySeq, "c1");
+            w.accept(fenced(w, AGENT, 2, new ToolCallStarted("c1", newKey, 2, 2)));
+            w.accept(fenced(w, AGENT, 2, result(ToolStatus.OK, newKey)));
+            assertThat(w.head.openCalls()).isEmpty();
+        }
+
         /** Worker 1 (epoch 1) started c1 and died; worker 2 claimed it (epoch 2). */
         World crashedAfterTheStart(String tool) {
             World w = authorized(tool);
@@ -310,9 +323,7 @@ class SequencerHarnessRunTest {
             String newKey = IdempotencyKey.of(SESSION, retrySeq, "c1");
 
             assertIllegal(w.reject(fenced(w, AGENT, 2, new ToolCallStarted("c1", KEY, 2, 2))), "events[0].idempotencyKey", newKey);
-            w.accept(fenced(w, AGENT, 2, new ToolCallStarted("c1", newKey, 2, 2)));
-            w.accept(fenced(w, AGENT, 2, result(ToolStatus.OK, newKey)));
-            assertThat(w.head.openCalls()).isEmpty();
+            runsAttempt2UnderTheRetrysKey(w, retrySeqOf(w));
         }
 
         @Test
@@ -344,11 +355,8 @@ class SequencerHarnessRunTest {
             assertIllegal(w.reject(fenced(w, AGENT, 2, new ToolCallStarted("c1", KEY, 2, 2))), "events[0].callId",
                     "unknown outcome");
 
-            Accepted retry = w.accept(w.append(APPROVER, resolved("c1", OutcomeResolution.RETRY, APPROVER.id())));
-            String newKey = IdempotencyKey.of(SESSION, retry.events().get(0).seq(), "c1");
-            w.accept(fenced(w, AGENT, 2, new ToolCallStarted("c1", newKey, 2, 2)));
-            w.accept(fenced(w, AGENT, 2, result(ToolStatus.OK, newKey)));
-            assertThat(w.head.openCalls()).isEmpty();
+            w.accept(w.append(APPROVER, resolved("c1", OutcomeResolution.RETRY, APPROVER.id())));
+            runsAttempt2UnderTheRetrysKey(w, retrySeqOf(w));
         }
 
         @Test
