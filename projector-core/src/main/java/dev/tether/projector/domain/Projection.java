@@ -465,6 +465,16 @@ public final class Projection {
         }
     }
 
+    /**
+     * The same checkpoint at a known log position. A fold of the log ({@code SessionLog.fold}) knows no offsets; when it
+     * replaces a stored checkpoint it cannot read (one this projector rebuilds rather than migrates), that checkpoint
+     * still says where the session's events lie, and a consumer that replays a session from its checkpoint's first
+     * offset must not be handed -1.
+     */
+    public static SessionProjection placed(SessionProjection s, Position position) {
+        return copy(s, b -> b.position = position);
+    }
+
     /** Plan items not done yet, for the facts and the tail. */
     public static List<PlanItem> openPlanItems(SessionProjection s) {
         return s.plan().stream().filter(i -> i.status() != PlanItemStatus.DONE && i.status() != PlanItemStatus.CANCELLED).toList();

@@ -1,6 +1,7 @@
 package dev.tether.projector.kafka;
 
 import dev.tether.avro.Checkpoint;
+import dev.tether.avro.LogPosition;
 import dev.tether.avro.SessionEvent;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
@@ -131,7 +132,12 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
                 if (seq <= stored.getLastSeq()) {
                     return new Before(null, null, e, stored.getLastSeq()); // folded already: nothing to rebuild for it
                 }
-                return new Before(seq == 1 ? null : log.fold(sessionId, seq - 1), null, e, stored.getLastSeq());
+                SessionProjection rebuilt = seq == 1 ? null : log.fold(sessionId, seq - 1);
+                if (rebuilt != null) {
+                    LogPosition at = stored.getLogPosition();
+                    rebuilt = Projection.placed(rebuilt, new SessionProjection.Position(at.getPartition(), at.getFirstOffset(), at.getLastOffset()));
+                }
+                return new Before(rebuilt, null, e, stored.getLastSeq());
             }
         }
         SessionProjection rebuilt = seq == 1 ? null : log.fold(sessionId, seq - 1);
