@@ -45,7 +45,8 @@ final class Cases {
      * The kinds of field a body has, each with values of the wrong type and values of the right type that are invalid.
      * {@code TEXT} is any string (an empty message is a message); {@code TEXT_REQUIRED} must not be blank.
      */
-    enum Kind { TEXT, TEXT_REQUIRED, ID, TOOL_MODE, POSITIVE, NON_NEGATIVE, WEIGHT, BOOL, TEXT_LIST, EVENTS, VERSION_STATE, DECISION, EVENT_TYPE }
+    enum Kind { TEXT, TEXT_REQUIRED, ID, TOOL_MODE, POSITIVE, NON_NEGATIVE, WEIGHT, BOOL, TEXT_LIST, EVENTS, VERSION_STATE, DECISION, EVENT_TYPE,
+        HARNESS_TOOLS }
 
     record Field(String name, Kind kind, boolean required) {}
 
@@ -67,12 +68,13 @@ final class Cases {
         Field toolMode = new Field("toolMode", Kind.TOOL_MODE, true);
         Field sessionId = new Field("sessionId", Kind.ID, false);
         Field eventId = new Field("eventId", Kind.ID, false);
+        Field harnessTools = new Field("harnessTools", Kind.HARNESS_TOOLS, false);
         return List.of(
                 new BodyTarget(Endpoint.SESSION_CREATE, () -> Call.of("POST", s, agent), () -> obj().put("objective", "o").put("modelId", "m")
                         .put("toolMode", "READ_ONLY").put("sessionId", "fuzz-new-" + UUID.randomUUID()), "",
                         List.of(objective, new Field("modelId", Kind.TEXT_REQUIRED, true), toolMode, new Field("systemPrompt", Kind.TEXT, false),
                                 new Field("constraints", Kind.TEXT_LIST, false), new Field("harnessVersion", Kind.ID, false),
-                                new Field("tokenBudget", Kind.POSITIVE, false), sessionId, eventId), "(body)"),
+                                new Field("tokenBudget", Kind.POSITIVE, false), sessionId, eventId, harnessTools), "(body)"),
                 new BodyTarget(Endpoint.EVENTS_APPEND, () -> Call.of("POST", ro + "/events", agent), () -> {
                     ObjectNode body = obj();
                     body.putArray("events").addObject().put("eventId", UUID.randomUUID().toString()).put("type", "user_message")
@@ -95,7 +97,7 @@ final class Cases {
                         .put("objective", "o").put("toolMode", "READ_ONLY").put("sessionId", "fuzz-sub-" + UUID.randomUUID()), "",
                         List.of(objective, toolMode, new Field("tokenBudget", Kind.POSITIVE, false),
                                 new Field("systemPrompt", Kind.TEXT, false), new Field("constraints", Kind.TEXT_LIST, false),
-                                sessionId, eventId), "(body)"),
+                                sessionId, eventId, harnessTools), "(body)"),
                 new BodyTarget(Endpoint.SESSION_FORK, () -> Call.of("POST", ro + "/fork", agent), () -> obj().put("atSeq", 1)
                         .put("sessionId", "fuzz-fork-" + UUID.randomUUID()), "",
                         List.of(new Field("atSeq", Kind.POSITIVE, true), sessionId, eventId), "(body)"),
@@ -249,6 +251,10 @@ final class Cases {
             case TEXT_LIST -> List.of(NODES.textNode(junk), NODES.numberNode(3), NODES.objectNode(), NODES.arrayNode().add(1),
                     NODES.arrayNode().addNull(), NODES.arrayNode().add(NODES.arrayNode()), NODES.booleanNode(true),
                     NODES.arrayNode().add("ok").add(2), NODES.arrayNode().add(NODES.objectNode()), NODES.textNode(""));
+            case HARNESS_TOOLS -> List.of(NODES.textNode(junk), NODES.numberNode(3), NODES.objectNode().put("name", "search"),
+                    NODES.arrayNode().add("search"), NODES.arrayNode().addNull(), NODES.arrayNode().add(NODES.arrayNode()),
+                    NODES.booleanNode(true), tools(tool("search").put("mutating", "yes")), tools(tool("search").put("name", 7)),
+                    tools(tool("search").set("canReconcile", NODES.arrayNode())));
             case EVENTS -> List.of(NODES.textNode(junk), NODES.numberNode(3), NODES.objectNode(), NODES.booleanNode(true),
                     NODES.arrayNode().add(1), NODES.arrayNode().add("event"), NODES.arrayNode().addNull(),
                     NODES.arrayNode().add(NODES.arrayNode()), NODES.textNode(""), NODES.numberNode(0.5));
@@ -272,6 +278,11 @@ final class Cases {
                     NODES.numberNode(Integer.MAX_VALUE));
             case BOOL, TEXT_LIST -> List.of();
             case EVENTS -> List.of(NODES.arrayNode());
+            // the valid bodies create READ_ONLY sessions, where a mutating harness tool is refused
+            case HARNESS_TOOLS -> List.of(tools(tool("")), tools(tool("   ")), tools(tool("x".repeat(129))),
+                    tools(tool("search"), tool("search")), tools(tool("send_email").put("mutating", true)),
+                    tools(tool("lookup").put("recordedOnly", true).put("canReconcile", true)), tools(NODES.objectNode()),
+                    tools(tool("search").put("approved", true)), manyTools(65));
             case VERSION_STATE -> List.of(NODES.textNode("active"), NODES.textNode("DELETED"), NODES.textNode(""), NODES.textNode(junk + "X"));
             case DECISION -> List.of(NODES.textNode("grant"), NODES.textNode("APPROVE"), NODES.textNode(""), NODES.textNode(junk + "X"),
                     NODES.textNode("MARK_DONE"), NODES.textNode("RETRY"), NODES.textNode("ABANDON"), NODES.textNode("GRANT_ALL"));
@@ -280,6 +291,26 @@ final class Cases {
                     NODES.textNode("approval_granted"), NODES.textNode("tool_call_authorized"));
         };
         return candidates.isEmpty() ? null : candidates.get(variant % candidates.size());
+    }
+
+    private static ObjectNode tool(String name) {
+        return NODES.objectNode().put("name", name);
+    }
+
+    private static JsonNode tools(JsonNode... tools) {
+        var array = NODES.arrayNode();
+        for (JsonNode t : tools) {
+            array.add(t);
+        }
+        return array;
+    }
+
+    private static JsonNode manyTools(int count) {
+        var array = NODES.arrayNode();
+        for (int i = 0; i < count; i++) {
+            array.add(tool("tool_" + i));
+        }
+        return array;
     }
 
     private static String unknownName(int variant, String junk, List<Field> fields) {
@@ -583,7 +614,7 @@ final class Cases {
         var tether = t.tether();
         String ro = tether.url(Service.SESSION) + "/v1/sessions/" + t.readOnly();
         String agent = Tokens.acme("agent");
-        return Combinators.combine(Arbitraries.integers().between(0, 7), Arbitraries.of(Tether.WRITTEN_BY_TETHER),
+        return Combinators.combine(Arbitraries.integers().between(0, 8), Arbitraries.of(Tether.WRITTEN_BY_TETHER),
                         Arbitraries.longs().between(1_000, Long.MAX_VALUE))
                 .as((kind, type, big) -> switch (kind) {
                     case 0 -> new FuzzCase("stale expectedSeq", Endpoint.EVENTS_APPEND, Call.of("POST", ro + "/events", agent)
@@ -598,9 +629,21 @@ final class Cases {
                             .withJson("{\"objective\":\"escalate\",\"toolMode\":\"WRITE\"}"), Expect.refused(422).field("toolMode"));
                     case 6 -> new FuzzCase("fork beyond the log", Endpoint.SESSION_FORK, Call.of("POST", ro + "/fork", agent)
                             .withJson("{\"atSeq\":" + big + "}"), Expect.refused(400).field("atSeq"));
+                    case 7 -> new FuzzCase("start of a call no harness runs", Endpoint.EVENTS_APPEND, Call.of("POST", ro + "/events", agent)
+                            .withJson("{\"events\":[" + callStart(big) + "]}"), Expect.refused(422).field("events[0]"));
                     default -> new FuzzCase("replayed request", Endpoint.EVENTS_APPEND, Call.of("POST", ro + "/events", agent)
                             .withJson(t.replayBody()), Expect.replayed());
                 });
+    }
+
+    /**
+     * A well-formed {@code tool_call_started} the read-only session cannot take: it declares no harness-run tools and
+     * has no open call of that id (the scene's read call is the other session's).
+     */
+    private String callStart(long pick) {
+        String call = pick % 2 == 0 ? t.scene().callId() : "never-asked-" + pick;
+        return obj().put("eventId", UUID.randomUUID().toString()).put("type", "tool_call_started").put("callId", call)
+                .put("idempotencyKey", t.readOnly() + "/2/" + call).put("epoch", 0).put("attempt", 1).toString();
     }
 
     /** A well-formed event of {@code type} with its fields, as the agent might forge it. */
