@@ -13,7 +13,8 @@ import java.util.OptionalLong;
  *
  * <p>States are strings, so a newer projector's values read too: status {@code ACTIVE},
  * {@code AWAITING_APPROVAL}, {@code RECOVERING}, {@code INTERRUPTED}, {@code CLOSED}; call states
- * {@code REQUESTED}, {@code AUTHORIZED}, {@code RUNNING}, {@code OK}, {@code ERROR},
+ * {@code REQUESTED}, {@code AUTHORIZED}, {@code RUNNING}, {@code STARTED} (a harness-run call started with no result),
+ * {@code OK}, {@code ERROR},
  * {@code CANCELLED}, {@code UNKNOWN}.
  *
  * @param sessionId      the session
@@ -74,9 +75,18 @@ public record Checkpoint(String sessionId, String tenantId, int schemaVersion, l
      * @param state            where it stands
      * @param resultSeq        its {@code tool_result}, once there is one
      * @param awaitingApproval true while a human decision on it is pending
+     * @param runBy            who runs it: {@code EXECUTOR} (the tool-executor), {@code HARNESS} (the harness, with a start
+     *                         step) or {@code RECORDED} (the harness, reporting only its result); EXECUTOR from older projectors
+     * @param attempt          for a harness-run call, the attempts started (0 before the first)
      */
     public record CallCursor(String callId, String tool, long requestSeq, String idempotencyKey, String state, OptionalLong resultSeq,
-                             boolean awaitingApproval) {}
+                             boolean awaitingApproval, String runBy, int attempt) {
+
+        /** True when the session's harness runs the call (with a start step or recorded-only). */
+        public boolean harnessRun() {
+            return !"EXECUTOR".equals(runBy);
+        }
+    }
 
     /**
      * @param lastVerifiedStep the last step recorded as verified

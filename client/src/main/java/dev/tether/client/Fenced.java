@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param currentEpoch the session's epoch now
  * @param message      the service's explanation; never null
  */
-public record Fenced(long currentEpoch, String message) implements AppendResult, ClaimResult {
+public record Fenced(long currentEpoch, String message) implements AppendResult, ClaimResult, HarnessRunResult {
 
     public Fenced {
         Objects.requireNonNull(message, "message");

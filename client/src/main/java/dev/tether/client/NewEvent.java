@@ -104,6 +104,42 @@ public final class NewEvent {
         return new NewEvent("tool_result", f, null);
     }
 
+    /**
+     * {@code tool_result} of a harness-run call, with the attempt's idempotency key (the sequencer refuses another).
+     * {@link HarnessToolRunner} writes these for you.
+     */
+    public static NewEvent toolResult(String callId, String idempotencyKey, ToolStatus status, String content) {
+        return toolResult(callId, status, content).with("idempotencyKey", Ids.requireText(idempotencyKey, "idempotencyKey"));
+    }
+
+    /**
+     * {@code tool_call_started}: attempt {@code attempt} of harness-run call {@code callId} starts now, under
+     * {@code idempotencyKey}, by the worker of {@code epoch} (docs/ARCHITECTURE.md §6, "Harness-run tools").
+     * {@link HarnessToolRunner} writes these for you.
+     */
+    public static NewEvent toolCallStarted(String callId, String idempotencyKey, long epoch, int attempt) {
+        ObjectNode f = Json.object();
+        f.put("callId", Ids.requireText(callId, "callId"));
+        f.put("idempotencyKey", Ids.requireText(idempotencyKey, "idempotencyKey"));
+        f.put("epoch", epoch);
+        f.put("attempt", attempt);
+        return new NewEvent("tool_call_started", f, null);
+    }
+
+    /**
+     * {@code tool_outcome_resolved}: how a call whose outcome was unknown is settled, {@code MARK_DONE},
+     * {@code RETRY} or {@code ABANDON}, in the name of {@code approver} (the authenticated caller). A harness writes
+     * only RETRY, for its own started call its reconciliation hook proved had no effect.
+     */
+    public static NewEvent toolOutcomeResolved(String callId, String resolution, String approver, String reason) {
+        ObjectNode f = Json.object();
+        f.put("callId", Ids.requireText(callId, "callId"));
+        f.put("resolution", Ids.requireText(resolution, "resolution"));
+        f.put("approver", Ids.requireText(approver, "approver"));
+        f.put("reason", Objects.requireNonNull(reason, "reason"));
+        return new NewEvent("tool_outcome_resolved", f, null);
+    }
+
     /** {@code turn_interrupted}: the model turn was cut off; its partial text is kept and marked in the context. */
     public static NewEvent turnInterrupted(String partialText, String reason) {
         ObjectNode f = Json.object();

@@ -36,9 +36,15 @@ public final class NewSession {
     private final List<String> constraints;
     private final String harnessVersion;
     private final Long tokenBudget;
+    private final List<HarnessTool> harnessTools;
 
     private NewSession(String objective, String modelId, ToolMode toolMode, String sessionId, String systemPrompt, List<String> constraints,
                        String harnessVersion, Long tokenBudget) {
+        this(objective, modelId, toolMode, sessionId, systemPrompt, constraints, harnessVersion, tokenBudget, List.of());
+    }
+
+    private NewSession(String objective, String modelId, ToolMode toolMode, String sessionId, String systemPrompt, List<String> constraints,
+                       String harnessVersion, Long tokenBudget, List<HarnessTool> harnessTools) {
         this.objective = Ids.requireText(objective, "objective");
         this.modelId = modelId == null ? null : Ids.requireText(modelId, "modelId");
         this.toolMode = Objects.requireNonNull(toolMode, "toolMode");
@@ -47,6 +53,7 @@ public final class NewSession {
         this.constraints = List.copyOf(constraints);
         this.harnessVersion = harnessVersion;
         this.tokenBudget = tokenBudget;
+        this.harnessTools = List.copyOf(harnessTools);
     }
 
     /** A session on this model. */
@@ -62,24 +69,24 @@ public final class NewSession {
     /** The session's id: 1-128 letters, digits, {@code . _ -}, starting with a letter or digit. */
     public NewSession withSessionId(String id) {
         return new NewSession(objective, modelId, toolMode, Ids.require(id, "sessionId"), systemPrompt, constraints, harnessVersion,
-                tokenBudget);
+                tokenBudget, harnessTools);
     }
 
     public NewSession withSystemPrompt(String prompt) {
         return new NewSession(objective, modelId, toolMode, sessionId, Objects.requireNonNull(prompt, "systemPrompt"), constraints,
-                harnessVersion, tokenBudget);
+                harnessVersion, tokenBudget, harnessTools);
     }
 
     /** Rules the agent must keep; the context shows them among the authoritative facts. */
     public NewSession withConstraints(List<String> list) {
         list.forEach(c -> Objects.requireNonNull(c, "a constraint"));
-        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, list, harnessVersion, tokenBudget);
+        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, list, harnessVersion, tokenBudget, harnessTools);
     }
 
     /** Pins the session to this harness version instead of letting the weights choose. */
     public NewSession withHarnessVersion(String version) {
         return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, constraints, Ids.require(version, "harnessVersion"),
-                tokenBudget);
+                tokenBudget, harnessTools);
     }
 
     /** The most tokens the session's model turns may use in all; an assistant message beyond it is refused. */
@@ -87,7 +94,23 @@ public final class NewSession {
         if (tokens < 1) {
             throw new IllegalArgumentException("tokenBudget must be at least 1, not " + tokens);
         }
-        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, constraints, harnessVersion, tokens);
+        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, constraints, harnessVersion, tokens, harnessTools);
+    }
+
+    /**
+     * The tools the session's harness runs itself (docs/ARCHITECTURE.md §6, "Harness-run tools"), e.g.
+     * {@code runner.declarations()} of a {@link HarnessToolRunner}; fixed for the session's life. Names must be unique
+     * (at most 64 tools), and a READ_ONLY session declares no mutating tool (both refused by the service, field
+     * {@code harnessTools}).
+     */
+    public NewSession withHarnessTools(List<HarnessTool> tools) {
+        tools.forEach(t -> Objects.requireNonNull(t, "a harness tool"));
+        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, constraints, harnessVersion, tokenBudget, tools);
+    }
+
+    /** The harness-run tools it declares; empty for none. */
+    public List<HarnessTool> harnessTools() {
+        return harnessTools;
     }
 
     public String objective() {

@@ -42,15 +42,40 @@ public record RecoveryReport(Identity identity, Position position, Effects effec
      * @param unknown   calls whose outcome is unknown: a human decides; never re-run them
      * @param inFlight  calls requested, authorized or running
      * @param totals    finished calls by outcome over the whole session
+     * @param harnessRun every harness-run call the checkpoint tracks, as confirmed, unknown, not started or cancelled
+     *                   (docs/ARCHITECTURE.md §6, "Harness-run tools"); empty from older projectors
      */
-    public record Effects(List<Call> confirmed, List<Call> cancelled, List<Call> unknown, List<Call> inFlight, Totals totals) {
+    public record Effects(List<Call> confirmed, List<Call> cancelled, List<Call> unknown, List<Call> inFlight, Totals totals,
+                          List<HarnessCall> harnessRun) {
         public Effects {
             confirmed = List.copyOf(confirmed);
             cancelled = List.copyOf(cancelled);
             unknown = List.copyOf(unknown);
             inFlight = List.copyOf(inFlight);
+            harnessRun = List.copyOf(harnessRun);
+        }
+
+        /** The harness-run call with this id, if the report lists it. */
+        public java.util.Optional<HarnessCall> harnessCall(String callId) {
+            return harnessRun.stream().filter(c -> c.callId().equals(callId)).findFirst();
         }
     }
+
+    /**
+     * A harness-run call, for the worker that resumes the session.
+     *
+     * @param outcome        {@code CONFIRMED} (its result is OK or ERROR), {@code UNKNOWN} (started with no result, or
+     *                       reported UNKNOWN: reconcile it by its key, never run it again), {@code NOT_STARTED} (safe to
+     *                       run once authorized) or {@code CANCELLED}
+     * @param state          as in the checkpoint, e.g. {@code STARTED}
+     * @param recordedOnly   the harness only reports its result: Tether gives it no exactly-once guarantee
+     * @param exactlyOnce    whether Tether's start-and-result protocol guards it
+     * @param attempt        the attempts started, 0 before the first
+     * @param startedEpoch   the epoch of the worker that started the latest attempt
+     * @param idempotencyKey the call's key now
+     */
+    public record HarnessCall(String callId, String tool, String outcome, String state, boolean recordedOnly, boolean exactlyOnce,
+                              int attempt, OptionalLong startedEpoch, String idempotencyKey) {}
 
     public record Totals(int ok, int error, int cancelled, int unknown) {}
 

@@ -16,7 +16,8 @@ import java.util.Optional;
  * @param field   the request field named as wrong, e.g. {@code events[0].type}; empty when the refusal is about no field
  */
 public record Rejected(int status, String code, String message, Optional<String> field)
-        implements CreateResult, ClaimResult, AppendResult, ForkResult, EraseResult, MigrateResult, DecisionResult, VersionResult {
+        implements CreateResult, ClaimResult, AppendResult, ForkResult, EraseResult, MigrateResult, DecisionResult, VersionResult,
+        HarnessRunResult {
 
     /** The error code of an append to a closed session. */
     public static final String SESSION_CLOSED = "session_closed";

@@ -97,11 +97,11 @@ class ResultMappingTest {
         Map<Class<?>, String> results = Map.of(CreateResult.class, "createdOrThrow", ClaimResult.class, "claimedOrThrow",
                 AppendResult.class, "appendedOrThrow", ForkResult.class, "forkedOrThrow", EraseResult.class, "erasedOrThrow",
                 MigrateResult.class, "migratedOrThrow", DecisionResult.class, "decidedOrThrow", AwaitResult.class, "settledOrThrow",
-                VersionResult.class, "versionsOrThrow");
+                VersionResult.class, "versionsOrThrow", HarnessRunResult.class, "completedOrThrow");
         Map<Class<?>, Class<?>> success = Map.of(CreateResult.class, Created.class, ClaimResult.class, Claimed.class,
                 AppendResult.class, Appended.class, ForkResult.class, Forked.class, EraseResult.class, Erased.class,
                 MigrateResult.class, Migrated.class, DecisionResult.class, Decided.class, AwaitResult.class, Settled.class,
-                VersionResult.class, VersionsUpdated.class);
+                VersionResult.class, VersionsUpdated.class, HarnessRunResult.class, ToolCompleted.class);
         for (var entry : results.entrySet()) {
             Class<?> result = entry.getKey();
             assertThat(result.isSealed()).as(result.getSimpleName()).isTrue();
@@ -168,6 +168,9 @@ class ResultMappingTest {
         }
         if (type.isRecord()) {
             return sample(type);
+        }
+        if (type.isEnum()) {
+            return type.getEnumConstants()[0];
         }
         throw new IllegalArgumentException("no sample value for " + type);
     }

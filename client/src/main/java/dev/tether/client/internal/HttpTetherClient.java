@@ -100,6 +100,11 @@ public final class HttpTetherClient implements TetherClient {
         session.constraints().forEach(constraints::add);
         session.harnessVersion().ifPresent(v -> body.put("harnessVersion", v));
         session.tokenBudget().ifPresent(b -> body.put("tokenBudget", b));
+        if (!session.harnessTools().isEmpty()) { // left out when none, so such a request (and its derived eventId) is as before
+            ArrayNode tools = body.putArray("harnessTools");
+            session.harnessTools().forEach(t -> tools.addObject().put("name", t.name()).put("mutating", t.mutating())
+                    .put("canReconcile", t.canReconcile()).put("recordedOnly", t.recordedOnly()));
+        }
         // derived from the whole request: its retry is a duplicate, another request for the same id is refused
         body.put("eventId", DerivedIds.ofClient(sessionId, "session_started", Json.write(body)));
         Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").build(), body, Retry.SAFE);

@@ -126,7 +126,8 @@ public final class Wire {
                                 longValue(pending, "sinceSeq", 0))),
                 elements(n, "toolCursor").stream()
                         .map(c -> new Checkpoint.CallCursor(requiredText(c, "callId"), text(c, "tool"), longValue(c, "requestSeq", 0),
-                                text(c, "idempotencyKey"), text(c, "state"), optionalLong(c, "resultSeq"), booleanValue(c, "awaitingApproval")))
+                                text(c, "idempotencyKey"), text(c, "state"), optionalLong(c, "resultSeq"), booleanValue(c, "awaitingApproval"),
+                                textOr(c, "runBy", "EXECUTOR"), intValue(c, "attempt", 0)))
                         .toList(),
                 elements(n, "plan").stream().map(Wire::planItem).toList(),
                 new Checkpoint.Progress(intValue(progress, "lastVerifiedStep", 0), intValue(progress, "stepsCompleted", 0),
@@ -165,7 +166,12 @@ public final class Wire {
                 new RecoveryReport.Effects(calls(effects, "confirmed"), calls(effects, "cancelled"), calls(effects, "unknown"),
                         calls(effects, "inFlight"),
                         new RecoveryReport.Totals(intValue(totals, "ok", 0), intValue(totals, "error", 0), intValue(totals, "cancelled", 0),
-                                intValue(totals, "unknown", 0))),
+                                intValue(totals, "unknown", 0)),
+                        elements(effects, "harnessRun").stream()
+                                .map(c -> new RecoveryReport.HarnessCall(requiredText(c, "callId"), text(c, "tool"), text(c, "outcome"),
+                                        text(c, "state"), booleanValue(c, "recordedOnly"), booleanValue(c, "exactlyOnce"),
+                                        intValue(c, "attempt", 0), optionalLong(c, "startedEpoch"), text(c, "idempotencyKey")))
+                                .toList()),
                 new RecoveryReport.Authority(
                         elements(authority, "approvalsInForce").stream()
                                 .map(g -> new RecoveryReport.Grant(longValue(g, "grantSeq", 0), text(g, "tool"), optionalText(g, "pathGlob"),
@@ -236,6 +242,12 @@ public final class Wire {
                 .map(c -> new RecoveryReport.Call(requiredText(c, "callId"), text(c, "tool"), text(c, "state"), longValue(c, "requestSeq", 0),
                         optionalLong(c, "resultSeq"), text(c, "idempotencyKey")))
                 .toList();
+    }
+
+    /** A text field, or {@code fallback} when an older service leaves it out. */
+    private static String textOr(JsonNode n, String field, String fallback) {
+        String value = text(n, field);
+        return value == null ? fallback : value;
     }
 
     private static OptionalLong optionalLong(JsonNode n, String field) {

@@ -1,0 +1,54 @@
+package dev.tether.client;
+
+/**
+ * A tool the session's harness runs itself, declared when the session starts ({@link NewSession#withHarnessTools}):
+ * Tether gives its calls the same approval, fencing, idempotency key and recovery as the tool-executor's, but the
+ * harness runs them and reports their results (docs/ARCHITECTURE.md §6, "Harness-run tools"). {@link HarnessToolRunner}
+ * runs them.
+ *
+ * <pre>{@code
+ * HarnessTool.mutating("charge_card").reconcilable()   // changes the world; a hook can tell whether an attempt took effect
+ * HarnessTool.readOnly("search_docs")
+ * HarnessTool.recorded("web_search", false)            // only its result is seen, after the fact: no exactly-once guarantee
+ * }</pre>
+ *
+ * @param name         the tool's name as its calls name it; not blank, at most 128 characters
+ * @param mutating     it changes something outside the session (gated by default: an approver decides each call)
+ * @param canReconcile the harness has a hook that finds out, by the idempotency key, whether an attempt took effect
+ * @param recordedOnly the harness reports only its results, without the start step; exclusive with {@code canReconcile}
+ */
+public record HarnessTool(String name, boolean mutating, boolean canReconcile, boolean recordedOnly) {
+
+    /** The longest name the session-service accepts. */
+    public static final int MAX_NAME = 128;
+
+    public HarnessTool {
+        Ids.requireText(name, "name");
+        if (name.length() > MAX_NAME) {
+            throw new IllegalArgumentException("a harness tool's name is at most " + MAX_NAME + " characters");
+        }
+        if (recordedOnly && canReconcile) {
+            throw new IllegalArgumentException("harness tool '" + name + "': a recorded-only tool has no attempt to reconcile");
+        }
+    }
+
+    /** A tool that changes something outside the session. */
+    public static HarnessTool mutating(String name) {
+        return new HarnessTool(name, true, false, false);
+    }
+
+    /** A tool that only reads. */
+    public static HarnessTool readOnly(String name) {
+        return new HarnessTool(name, false, false, false);
+    }
+
+    /** The same tool, with a reconciliation hook ({@link ToolReconciler}). */
+    public HarnessTool reconcilable() {
+        return new HarnessTool(name, mutating, true, recordedOnly);
+    }
+
+    /** A recorded-only tool: its results are reported after the fact, with no start step and no exactly-once guarantee. */
+    public static HarnessTool recorded(String name, boolean mutating) {
+        return new HarnessTool(name, mutating, false, true);
+    }
+}

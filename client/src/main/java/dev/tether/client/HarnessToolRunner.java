@@ -1,0 +1,380 @@
+package dev.tether.client;
+
+import dev.tether.client.internal.HarnessCallFold;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Runs the session's harness-run tools with Tether's guarantees (docs/ARCHITECTURE.md §6, "Harness-run tools"): for a
+ * call an {@code assistant_message} asked for, {@link #run} waits (up to a deadline) until the call is authorized, by
+ * policy or by an approver; records its start ({@code tool_call_started}, with this worker's epoch and the attempt);
+ * runs the tool's function with the idempotency key Tether derived ({@code sessionId/seq/callId}); and appends its
+ * {@code tool_result} with that key. A denial or an interruption ends the wait ({@link ToolDenied},
+ * {@link ToolCancelled}); the function never runs.
+ *
+ * <pre>{@code
+ * HarnessToolRunner runner = HarnessToolRunner.builder(tether, claimed)
+ *         .tool(HarnessTool.mutating("charge_card").reconcilable(), payments::charge, payments::reconcile)
+ *         .build();
+ * // the session declared runner.declarations() in NewSession.withHarnessTools
+ * runner.resume();                                                   // after a claim: reconcile what a dead worker left started
+ * long seq = writer.append("turn-3", NewEvent.assistantMessage(...)).appendedOrThrow().seqs().get(0);
+ * HarnessRunResult result = runner.run(seq, "call-7");               // ToolCompleted, ToolDenied, ToolCancelled, ...
+ * }</pre>
+ *
+ * <p><b>Exactly once.</b> Every step reads the call's story from the log first, so running the same step again — a
+ * retry, or a worker that restarted and re-sent its turn — does nothing twice: a call with a result answers it
+ * ({@link ToolCompleted.How#REPORTED_BEFORE}), and each event it appends has an id derived from the attempt's key
+ * ({@code harness/<key>/start}, {@code /result}, {@code /no-effect}), so a re-sent one is a duplicate with its original
+ * seq. A call that started and has no result (its worker died while it ran) is never started again: its tool's
+ * {@link ToolReconciler} (a tool declared {@link HarnessTool#canReconcile()}) asks the external system by the key and
+ * the runner reports what it found — the result, or {@code tool_outcome_resolved RETRY} and one more attempt under a
+ * new key when it provably had no effect; without a hook, or when the hook cannot tell, the call ends
+ * {@code tool_result UNKNOWN} ({@link ToolOutcomeUnknown}) for a person to decide. Every append carries the claim's
+ * epoch: once another worker claims the session the runner answers {@link Fenced} and stops.
+ *
+ * <p>Thread-safe: calls of one session may run on several threads (one thread per call).
+ */
+public final class HarnessToolRunner {
+
+    /** The default wait for a call's authorization. */
+    public static final Duration DEFAULT_AUTHORIZATION_TIMEOUT = Duration.ofMinutes(5);
+
+    /** Steps one run takes at most (wait, start, reconcile, RETRY, start again…) before it gives up on a session that keeps moving. */
+    private static final int MAX_STEPS = 16;
+    private static final int PAGE = 500;
+
+    private record Registered(HarnessTool declaration, HarnessToolFunction function, ToolReconciler reconciler) {}
+
+    private final TetherClient client;
+    private final Claimed claim;
+    private final SessionWriter writer;
+    private final Map<String, Registered> tools;
+    private final Duration authorizationTimeout;
+    private final Consumer<ToolInvocation> onAuthorized;
+    private volatile String principal;
+
+    private HarnessToolRunner(Builder b) {
+        this.client = b.client;
+        this.claim = b.claim;
+        this.writer = client.writer(claim);
+        this.tools = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.tools));
+        this.authorizationTimeout = b.authorizationTimeout;
+        this.onAuthorized = b.onAuthorized;
+        this.principal = b.principal;
+    }
+
+    /** A runner for the session {@code claim} claimed, appending under its epoch. */
+    public static Builder builder(TetherClient client, Claimed claim) {
+        return new Builder(client, claim);
+    }
+
+    /** The tools to declare when the session starts ({@link NewSession#withHarnessTools}), in the order they were added. */
+    public List<HarnessTool> declarations() {
+        return tools.values().stream().map(Registered::declaration).toList();
+    }
+
+    public String sessionId() {
+        return claim.sessionId();
+    }
+
+    public long epoch() {
+        return claim.epoch();
+    }
+
+    /** {@link #run(long, String, Duration)} with the runner's authorization timeout. */
+    public HarnessRunResult run(long requestSeq, String callId) throws InterruptedException {
+        return run(requestSeq, callId, authorizationTimeout);
+    }
+
+    /**
+     * Takes call {@code callId}, asked for by the {@code assistant_message} at {@code requestSeq}, as far as it goes: waits
+     * up to {@code authorizationTimeout} for its authorization ({@link NotYetAuthorized} after that; nothing ran), starts
+     * it, runs its tool's function and reports the result; or reconciles an attempt that started and has no result; or
+     * answers the result the log has already.
+     *
+     * @throws IllegalArgumentException if that event does not ask for the call, or no function was added for its tool
+     * @throws HarnessHookException     if the tool's reconciler threw (nothing appended; run again later)
+     * @throws TetherException          if a service could not be reached within the client's retries
+     */
+    public HarnessRunResult run(long requestSeq, String callId, Duration authorizationTimeout) throws InterruptedException {
+        Ids.requireText(callId, "callId");
+        Instant deadline = Instant.now().plus(Objects.requireNonNull(authorizationTimeout, "authorizationTimeout"));
+        int refusals = 0;
+        for (int step = 0; step < MAX_STEPS; step++) {
+            Optional<HarnessCallFold> read = read(requestSeq, callId);
+            if (read.isEmpty()) {
+                return new NotFound("session " + sessionId() + " not found");
+            }
+            HarnessCallFold fold = read.get();
+            Registered tool = tools.get(fold.tool());
+            if (tool == null) {
+                throw new IllegalArgumentException("call " + callId + " is a call of '" + fold.tool() + "', which this runner has no"
+                        + " function for (add it with Builder.tool)");
+            }
+            HarnessCallFold.Next next = fold.next();
+            HarnessRunResult done;
+            if (next instanceof HarnessCallFold.Finished f) {
+                return f.result();
+            } else if (next instanceof HarnessCallFold.Wait w) {
+                Duration left = Duration.between(Instant.now(), deadline);
+                if (left.isNegative() || left.isZero() || !awaitChange(fold, left)) {
+                    return new NotYetAuthorized(callId, w.awaitingApproval(), fold.lastSeq());
+                }
+                continue;
+            } else if (next instanceof HarnessCallFold.Start s) {
+                done = start(fold, tool, s);
+            } else {
+                done = reconcile(fold, tool, (HarnessCallFold.Reconcile) next);
+            }
+            if (done instanceof Rejected r && ++refusals > 2) {
+                return r; // refused again after reading the log again: not a race, a call the sequencer will not take
+            } else if (done != null && !(done instanceof Rejected)) {
+                return done;
+            }
+            // the log moved under us (or the step was in it already): read it again and decide again
+        }
+        throw new IllegalStateException("call " + callId + " of " + sessionId() + " made no progress in " + MAX_STEPS + " steps");
+    }
+
+    /**
+     * After a claim: takes every harness-run call the checkpoint (at least as of the claim) has started or authorized,
+     * whose tool this runner has a function for, through {@link #run} — a started call without result is reconciled, an
+     * authorized one not started runs. Calls waiting for an approver are left for the harness's own steps. Stops at
+     * {@link Fenced}.
+     *
+     * @return one result per call taken, in the checkpoint's order; a {@link NotFound} alone when the session is gone
+     */
+    public List<HarnessRunResult> resume() throws InterruptedException {
+        Optional<Checkpoint> checkpoint = client.checkpoint(sessionId(), ReadAt.atLeast(claim.lastSeq()));
+        if (checkpoint.isEmpty()) {
+            return List.of(new NotFound("session " + sessionId() + " not found"));
+        }
+        var results = new ArrayList<HarnessRunResult>();
+        for (Checkpoint.CallCursor c : checkpoint.get().toolCursor()) {
+            boolean open = c.state().equals("STARTED") || (c.state().equals("AUTHORIZED") && !c.awaitingApproval());
+            if (c.runBy().equals("HARNESS") && open && tools.containsKey(c.tool())) {
+                HarnessRunResult result = run(c.requestSeq(), c.callId(), Duration.ZERO);
+                results.add(result);
+                if (result instanceof Fenced) {
+                    break;
+                }
+            }
+        }
+        return List.copyOf(results);
+    }
+
+    private Optional<HarnessCallFold> read(long requestSeq, String callId) {
+        var fold = new HarnessCallFold(sessionId(), requestSeq, callId);
+        long from = requestSeq;
+        while (true) {
+            Optional<EventPage> page = client.events(sessionId(), from, PAGE);
+            if (page.isEmpty()) {
+                return Optional.empty();
+            }
+            page.get().events().forEach(fold::apply);
+            if (from == requestSeq && !fold.requestSeen()) {
+                throw new IllegalArgumentException("seq " + requestSeq + " of " + sessionId() + " is not an assistant_message asking for call "
+                        + callId);
+            }
+            if (page.get().events().isEmpty() || page.get().atEnd()) {
+                return Optional.of(fold);
+            }
+            from = page.get().nextSeq();
+        }
+    }
+
+    /** Follows the live log until the call is no longer waiting; false if {@code left} ran out first. */
+    private boolean awaitChange(HarnessCallFold fold, Duration left) throws InterruptedException {
+        return client.awaitEvent(sessionId(), fold.lastSeq() + 1, e -> {
+            fold.apply(e);
+            return !(fold.next() instanceof HarnessCallFold.Wait);
+        }, left).isPresent();
+    }
+
+    private ToolInvocation invocation(HarnessCallFold fold, int attempt, String key) {
+        return new ToolInvocation(sessionId(), fold.callId(), fold.tool(), fold.argumentsJson(), fold.requestSeq(), key, attempt, epoch());
+    }
+
+    private HarnessRunResult start(HarnessCallFold fold, Registered tool, HarnessCallFold.Start s) throws InterruptedException {
+        ToolInvocation call = invocation(fold, s.attempt(), s.idempotencyKey());
+        onAuthorized.accept(call);
+        AppendResult started = writer.append("harness/" + s.idempotencyKey() + "/start",
+                NewEvent.toolCallStarted(call.callId(), s.idempotencyKey(), epoch(), s.attempt()));
+        if (!(started instanceof Appended a)) {
+            return refusal(started);
+        }
+        if (a.allDuplicates()) {
+            return null; // an earlier run of this step started it: what happened since is in the log (reconcile, or its result)
+        }
+        ToolOutput output;
+        try {
+            output = Objects.requireNonNull(tool.function().run(call), "a tool function's output");
+        } catch (InterruptedException e) {
+            throw e; // the attempt stays started with no result: the next run reconciles it
+        } catch (Exception e) {
+            if (!tool.declaration().mutating()) {
+                output = ToolOutput.error(tool.declaration().name() + " failed: " + e);
+            } else if (tool.declaration().canReconcile()) {
+                return null; // it may have taken effect: read the log again and reconcile it by its key
+            } else {
+                output = ToolOutput.unknown(tool.declaration().name() + " threw " + e + " after its start; it may or may not have"
+                        + " taken effect, and it has no reconciliation hook");
+            }
+        }
+        return report(call, output, ToolCompleted.How.RAN);
+    }
+
+    private HarnessRunResult reconcile(HarnessCallFold fold, Registered tool, HarnessCallFold.Reconcile r) {
+        ToolInvocation attempt = invocation(fold, r.attempt(), r.idempotencyKey());
+        if (tool.reconciler() == null) {
+            return report(attempt, ToolOutput.unknown("attempt " + r.attempt() + " of " + attempt.tool() + " started (key "
+                    + r.idempotencyKey() + ") and has no result; the tool has no reconciliation hook: a person decides"),
+                    ToolCompleted.How.RECONCILED);
+        }
+        Reconciliation found;
+        try {
+            found = Objects.requireNonNull(tool.reconciler().reconcile(attempt), "a reconciliation");
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new HarnessHookException(attempt.callId(), e);
+        }
+        if (found instanceof Reconciliation.TookEffect t) {
+            return report(attempt, t.output(), ToolCompleted.How.RECONCILED);
+        } else if (found instanceof Reconciliation.CannotTell c) {
+            return report(attempt, ToolOutput.unknown(c.reason()), ToolCompleted.How.RECONCILED);
+        }
+        AppendResult retry = writer.append("harness/" + r.idempotencyKey() + "/no-effect", NewEvent.toolOutcomeResolved(attempt.callId(),
+                "RETRY", principal(), "reconciled by key " + r.idempotencyKey() + ": no effect (" + ((Reconciliation.NoEffect) found).reason() + ")"));
+        return retry instanceof Appended ? null : refusal(retry); // then the next attempt, under the RETRY's key
+    }
+
+    private HarnessRunResult report(ToolInvocation call, ToolOutput output, ToolCompleted.How how) {
+        AppendResult reported = writer.append("harness/" + call.idempotencyKey() + "/result",
+                NewEvent.toolResult(call.callId(), call.idempotencyKey(), output.status(), output.content().orElse(null)));
+        if (!(reported instanceof Appended a)) {
+            return refusal(reported);
+        }
+        if (a.allDuplicates()) {
+            return null; // reported before: the log says what
+        }
+        long seq = a.events().get(0).seq();
+        return switch (output.status()) {
+            case OK, ERROR -> new ToolCompleted(call.callId(), call.idempotencyKey(), output.status(), output.content(), seq, how);
+            case CANCELLED -> new ToolCancelled(call.callId(), output.content().orElse("cancelled by the harness"), seq);
+            case UNKNOWN -> new ToolOutcomeUnknown(call.callId(), call.idempotencyKey(), output.content().orElse(""), seq);
+        };
+    }
+
+    /** Fenced and NotFound end the run; a Rejected is read again (the log may have moved); null: read again. */
+    private static HarnessRunResult refusal(AppendResult result) {
+        if (result instanceof Fenced f) {
+            return f;
+        } else if (result instanceof NotFound n) {
+            return n;
+        } else if (result instanceof Rejected r) {
+            return r;
+        }
+        return null; // Conflict: no expectedSeq is sent, so only a newer service could answer it; read again
+    }
+
+    /** Who this worker is (a harness's RETRY is in its own name): the actor of its claim's event. */
+    private String principal() {
+        String known = principal;
+        if (known == null) {
+            known = client.events(sessionId(), claim.lastSeq(), 1).flatMap(p -> p.events().stream().findFirst()).map(e -> e.actor().id())
+                    .orElseThrow(() -> new TetherException("cannot read the claim's event " + claim.lastSeq() + " of " + sessionId(), (Throwable) null, false));
+            principal = known;
+        }
+        return known;
+    }
+
+    @Override
+    public String toString() {
+        return "HarnessToolRunner[" + sessionId() + ", epoch " + epoch() + ", tools " + tools.keySet() + "]";
+    }
+
+    /** Builds a {@link HarnessToolRunner}. Not thread-safe. */
+    public static final class Builder {
+
+        private final TetherClient client;
+        private final Claimed claim;
+        private final Map<String, Registered> tools = new LinkedHashMap<>();
+        private Duration authorizationTimeout = DEFAULT_AUTHORIZATION_TIMEOUT;
+        private Consumer<ToolInvocation> onAuthorized = call -> { };
+        private String principal;
+
+        private Builder(TetherClient client, Claimed claim) {
+            this.client = Objects.requireNonNull(client, "client");
+            this.claim = Objects.requireNonNull(claim, "claim");
+        }
+
+        /** A tool with no reconciliation hook: an attempt without a result after a crash ends UNKNOWN, for a person. */
+        public Builder tool(HarnessTool declaration, HarnessToolFunction function) {
+            if (declaration.canReconcile()) {
+                throw new IllegalArgumentException("harness tool '" + declaration.name() + "' is declared canReconcile: give its reconciler");
+            }
+            return add(declaration, function, null);
+        }
+
+        /** A tool declared {@link HarnessTool#canReconcile()}, with its hook. */
+        public Builder tool(HarnessTool declaration, HarnessToolFunction function, ToolReconciler reconciler) {
+            if (!declaration.canReconcile()) {
+                throw new IllegalArgumentException("harness tool '" + declaration.name() + "' has a reconciler: declare it reconcilable()");
+            }
+            return add(declaration, function, Objects.requireNonNull(reconciler, "reconciler"));
+        }
+
+        private Builder add(HarnessTool declaration, HarnessToolFunction function, ToolReconciler reconciler) {
+            if (declaration.recordedOnly()) {
+                throw new IllegalArgumentException("harness tool '" + declaration.name() + "' is recorded-only: it has no start step; report"
+                        + " its results with NewEvent.toolResult(callId, idempotencyKey, status, content)");
+            }
+            if (tools.putIfAbsent(declaration.name(), new Registered(declaration, Objects.requireNonNull(function, "function"),
+                    reconciler)) != null) {
+                throw new IllegalArgumentException("harness tool '" + declaration.name() + "' added twice");
+            }
+            return this;
+        }
+
+        /** How long {@link HarnessToolRunner#run(long, String)} waits for an authorization; {@link #DEFAULT_AUTHORIZATION_TIMEOUT} by default. */
+        public Builder authorizationTimeout(Duration timeout) {
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("authorizationTimeout must not be negative");
+            }
+            this.authorizationTimeout = timeout;
+            return this;
+        }
+
+        /** Called once a call is authorized, just before its start is recorded (e.g. to log it or tell the user). */
+        public Builder onAuthorized(Consumer<ToolInvocation> listener) {
+            this.onAuthorized = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * The authenticated principal the runner's client acts as (e.g. {@code acme-agent}), named in its RETRY of a call
+         * its hook proved had no effect; by default read once from the claim's event.
+         */
+        public Builder principal(String id) {
+            this.principal = Ids.requireText(id, "principal");
+            return this;
+        }
+
+        public HarnessToolRunner build() {
+            if (tools.isEmpty()) {
+                throw new IllegalStateException("a harness tool runner needs at least one tool");
+            }
+            return new HarnessToolRunner(this);
+        }
+    }
+}
