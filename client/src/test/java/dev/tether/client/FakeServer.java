@@ -39,6 +39,9 @@ final class FakeServer implements AutoCloseable {
         void answer(HttpExchange exchange) throws IOException, InterruptedException;
     }
 
+    /** The exchange attribute that holds the request's body. */
+    static final String BODY = "fake-server.body";
+
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool();
     private final Deque<Script> scripts = new ArrayDeque<>();
@@ -127,6 +130,7 @@ final class FakeServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        exchange.setAttribute(BODY, body); // the body is read here; a script finds it under BODY
         seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(), exchange.getRequestURI().getRawQuery(),
                 Map.copyOf(exchange.getRequestHeaders()), body));
         Script script;

@@ -1,0 +1,399 @@
+package dev.tether.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link HarnessToolRunner} against a fake session-service ({@link FakeSessionLog} on the scripted {@link FakeServer}):
+ * the protocol's steps and their eventIds, waiting, denial and interruption, re-runs, reconciliation on resume,
+ * fencing. The real sequencer's rules are {@code HarnessRunIT}'s.
+ */
+class HarnessToolRunnerTest {
+
+    private static final String SESSION = "s-1";
+    private static final HarnessTool PAY = HarnessTool.mutating("pay").reconcilable();
+    private static final HarnessTool DEPLOY = HarnessTool.mutating("deploy");
+    private static final HarnessTool SEARCH = HarnessTool.readOnly("search");
+
+    private FakeServer server;
+    private FakeSessionLog log;
+    private TetherClient client;
+    private final List<ToolInvocation> ran = new CopyOnWriteArrayList<>();
+    private final List<ToolInvocation> asked = new CopyOnWriteArrayList<>();
+    private Reconciliation found = Reconciliation.noEffect("nothing under that key");
+
+    @BeforeEach
+    void start() {
+        server = new FakeServer();
+        log = new FakeSessionLog(SESSION, server);
+        client = TetherClient.create(server.options());
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.close();
+    }
+
+    private HarnessToolRunner runner(HarnessToolFunction deploy) {
+        return HarnessToolRunner.builder(client, log.claimed())
+                .tool(PAY, call -> {
+                    ran.add(call);
+                    return ToolOutput.ok("paid under " + call.idempotencyKey());
+                }, call -> {
+                    asked.add(call);
+                    return found;
+                })
+                .tool(DEPLOY, deploy)
+                .tool(SEARCH, call -> {
+                    throw new IllegalStateException("index offline");
+                })
+                .authorizationTimeout(Duration.ofSeconds(10))
+                .build();
+    }
+
+    private HarnessToolRunner runner() {
+        return runner(call -> {
+            ran.add(call);
+            return ToolOutput.ok("deployed");
+        });
+    }
+
+    private static String key(long seq, String callId) {
+        return SESSION + "/" + seq + "/" + callId;
+    }
+
+    @Test
+    void anAuthorizedCall_isStarted_runWithTheKey_andReported_underEventIdsDerivedFromTheKey() throws Exception {
+        long seq = log.ask("c1", "pay", "{\"amount\":5}");
+        log.authorize("c1");
+
+        HarnessRunResult result = runner().run(seq, "c1");
+
+        String key = key(seq, "c1");
+        assertThat(result).isEqualTo(new ToolCompleted("c1", key, ToolStatus.OK, java.util.Optional.of("paid under " + key), seq + 3,
+                ToolCompleted.How.RAN));
+        assertThat(ran).singleElement().isEqualTo(new ToolInvocation(SESSION, "c1", "pay", "{\"amount\":5}", seq, key, 1, 1));
+        ObjectNode started = log.ofType("tool_call_started").get(0);
+        assertThat(started.get("idempotencyKey").asText()).isEqualTo(key);
+        assertThat(started.get("epoch").asLong()).isEqualTo(1);
+        assertThat(started.get("attempt").asInt()).isEqualTo(1);
+        assertThat(started.get("eventId").asText()).isEqualTo(EventIds.of(SESSION, "harness/" + key + "/start", 0));
+        ObjectNode reported = log.ofType("tool_result").get(0);
+        assertThat(reported.get("idempotencyKey").asText()).isEqualTo(key);
+        assertThat(reported.get("status").asText()).isEqualTo("OK");
+        assertThat(reported.get("eventId").asText()).isEqualTo(EventIds.of(SESSION, "harness/" + key + "/result", 0));
+        assertThat(server.requests()).filteredOn(r -> r.method().equals("POST")).allSatisfy(r -> assertThat(r.body()).contains("\"epoch\":1"));
+    }
+
+    @Test
+    void theSameStepAgain_isANoOp_thatAnswersTheResultInTheLog() throws Exception {
+        long seq = log.ask("c1", "pay", "{}");
+        log.authorize("c1");
+        HarnessToolRunner runner = runner();
+        runner.run(seq, "c1");
+        int events = log.events().size();
+
+        HarnessRunResult again = runner.run(seq, "c1");
+        HarnessRunResult fromAnotherRunner = runner().run(seq, "c1");
+
+        assertThat(again).isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.how()).isEqualTo(ToolCompleted.How.REPORTED_BEFORE));
+        assertThat(fromAnotherRunner).isEqualTo(again);
+        assertThat(log.events()).hasSize(events);
+        assertThat(ran).hasSize(1);
+    }
+
+    @Test
+    void itWaitsForTheAuthorization_onTheLiveLog_andRunsOnceItComes() throws Exception {
+        long seq = log.ask("c1", "deploy", "{}");
+        log.add("approval_requested", "SYSTEM", Map.of("callId", "c1", "tool", "deploy", "shown", "deploy {}"));
+        HarnessToolRunner runner = runner();
+        var result = CompletableFuture.supplyAsync(() -> run(runner, seq, "c1", Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.requests().stream()
+                .anyMatch(r -> "text/event-stream".equals(r.header("Accept"))));
+        assertThat(result).isNotDone();
+        assertThat(log.ofType("tool_call_started")).isEmpty();
+
+        log.add("approval_granted", "APPROVER", Map.of("callId", "c1", "scope", "ONCE", "approver", "acme-approver", "reason", "ok"));
+        log.authorize("c1");
+
+        assertThat(result.get(10, TimeUnit.SECONDS)).isInstanceOf(ToolCompleted.class);
+        assertThat(ran).hasSize(1);
+    }
+
+    @Test
+    void aWaitThatRunsOut_isNotYetAuthorized_andNothingRuns() throws Exception {
+        long seq = log.ask("c1", "deploy", "{}");
+        log.add("approval_requested", "SYSTEM", Map.of("callId", "c1", "tool", "deploy", "shown", "deploy {}"));
+
+        HarnessRunResult result = runner().run(seq, "c1", Duration.ofMillis(300));
+
+        assertThat(result).isInstanceOfSatisfying(NotYetAuthorized.class, n -> assertThat(n.awaitingApproval()).isTrue());
+        assertThat(log.ofType("tool_call_started")).isEmpty();
+        assertThat(ran).isEmpty();
+    }
+
+    @Test
+    void aDenial_endsTheWait_asDenied_withoutARun() throws Exception {
+        long seq = log.ask("c1", "deploy", "{}");
+        HarnessToolRunner runner = runner();
+        var result = CompletableFuture.supplyAsync(() -> run(runner, seq, "c1", Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.requests().stream()
+                .anyMatch(r -> "text/event-stream".equals(r.header("Accept"))));
+        long denial = log.add("approval_denied", "APPROVER", Map.of("callId", "c1", "scope", "ONCE", "approver", "acme-approver",
+                "reason", "not on a Friday"));
+
+        assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(new ToolDenied("c1", "denied by acme-approver: not on a Friday", denial));
+        assertThat(ran).isEmpty();
+        assertThat(log.ofType("tool_call_started")).isEmpty();
+    }
+
+    @Test
+    void anInterruption_endsTheWait_asCancelled_withoutARun_evenOnceAuthorized() throws Exception {
+        long seq = log.ask("c1", "deploy", "{}");
+        HarnessToolRunner runner = runner();
+        var result = CompletableFuture.supplyAsync(() -> run(runner, seq, "c1", Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.requests().stream()
+                .anyMatch(r -> "text/event-stream".equals(r.header("Accept"))));
+        long stop = log.add("turn_interrupted", "USER", Map.of("partialText", "", "reason", "stop"));
+        log.authorize("c1"); // a late authorization authorizes nothing
+
+        assertThat(result.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(ToolCancelled.class, c -> assertThat(c.seq()).isEqualTo(stop));
+        assertThat(runner.run(seq, "c1")).isInstanceOf(ToolCancelled.class);
+        assertThat(ran).isEmpty();
+        assertThat(log.ofType("tool_call_started")).isEmpty();
+    }
+
+    @Test
+    void aStartedCallWithoutResult_isReconciled_asDone_neverRunAgain() throws Exception {
+        long seq = log.ask("c1", "pay", "{}");
+        log.authorize("c1");
+        String key = key(seq, "c1");
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key, "epoch", 1, "attempt", 1));
+        found = Reconciliation.tookEffect(ToolOutput.ok("found the payment"));
+
+        HarnessRunResult result = runner().run(seq, "c1");
+
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> {
+            assertThat(c.how()).isEqualTo(ToolCompleted.How.RECONCILED);
+            assertThat(c.idempotencyKey()).isEqualTo(key);
+        });
+        assertThat(asked).singleElement().satisfies(a -> assertThat(a.idempotencyKey()).isEqualTo(key));
+        assertThat(ran).isEmpty();
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+        assertThat(log.ofType("tool_result")).singleElement().satisfies(r -> {
+            assertThat(r.get("status").asText()).isEqualTo("OK");
+            assertThat(r.get("idempotencyKey").asText()).isEqualTo(key);
+        });
+    }
+
+    @Test
+    void aStartedCallWithoutEffect_isRetriedInTheWorkersName_andRunOnceUnderTheRetrysKey() throws Exception {
+        long seq = log.ask("c1", "pay", "{}");
+        log.authorize("c1");
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(seq, "c1"), "epoch", 1, "attempt", 1));
+
+        HarnessRunResult result = runner().run(seq, "c1");
+
+        ObjectNode retry = log.ofType("tool_outcome_resolved").get(0);
+        assertThat(retry.get("resolution").asText()).isEqualTo("RETRY");
+        assertThat(retry.get("approver").asText()).isEqualTo("acme-agent"); // the claim's actor
+        String newKey = key(retry.get("seq").asLong(), "c1");
+        assertThat(ran).singleElement().satisfies(r -> {
+            assertThat(r.idempotencyKey()).isEqualTo(newKey);
+            assertThat(r.attempt()).isEqualTo(2);
+        });
+        assertThat(log.ofType("tool_call_started")).extracting(s -> s.get("attempt").asInt()).containsExactly(1, 2);
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.idempotencyKey()).isEqualTo(newKey));
+    }
+
+    @Test
+    void aStartedCallTheHookCannotTell_orWithoutAHook_endsUnknown_forAPerson_andStaysSo() throws Exception {
+        long pay = log.ask("c1", "pay", "{}");
+        log.authorize("c1");
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(pay, "c1"), "epoch", 1, "attempt", 1));
+        long deploy = log.ask("c2", "deploy", "{}");
+        log.authorize("c2");
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c2", "idempotencyKey", key(deploy, "c2"), "epoch", 1, "attempt", 1));
+        found = Reconciliation.cannotTell("the ledger is down");
+        HarnessToolRunner runner = runner();
+
+        assertThat(runner.run(pay, "c1")).isInstanceOfSatisfying(ToolOutcomeUnknown.class, u -> assertThat(u.reason()).isEqualTo("the ledger is down"));
+        assertThat(runner.run(deploy, "c2")).isInstanceOfSatisfying(ToolOutcomeUnknown.class,
+                u -> assertThat(u.reason()).contains("no reconciliation hook"));
+        int events = log.events().size();
+        assertThat(runner.run(deploy, "c2")).isInstanceOf(ToolOutcomeUnknown.class);
+        assertThat(log.events()).hasSize(events);
+        assertThat(log.ofType("tool_result")).extracting(r -> r.get("status").asText()).containsExactly("UNKNOWN", "UNKNOWN");
+        assertThat(ran).isEmpty();
+
+        // a person's RETRY: the call runs once more under the RETRY's key; MARK_DONE finishes the other
+        long retry = log.add("tool_outcome_resolved", "APPROVER", Map.of("callId", "c2", "resolution", "RETRY", "approver", "acme-approver",
+                "reason", "checked: nothing deployed"));
+        assertThat(runner.run(deploy, "c2")).isInstanceOfSatisfying(ToolCompleted.class,
+                c -> assertThat(c.idempotencyKey()).isEqualTo(key(retry, "c2")));
+        log.add("tool_outcome_resolved", "APPROVER", Map.of("callId", "c1", "resolution", "MARK_DONE", "approver", "acme-approver",
+                "reason", "paid by hand"));
+        assertThat(runner.run(pay, "c1")).isInstanceOfSatisfying(ToolResolvedByPerson.class,
+                r -> assertThat(r.resolution()).isEqualTo("MARK_DONE"));
+    }
+
+    @Test
+    void aThrowingFunction_isAnError_forAReadOnlyTool_unknown_forAMutatingOne_reconciled_forAReconcilableOne() throws Exception {
+        long search = log.ask("c1", "search", "{}");
+        log.authorize("c1");
+        long deploy = log.ask("c2", "deploy", "{}");
+        log.authorize("c2");
+        HarnessToolRunner throwing = runner(call -> {
+            throw new java.io.IOException("connection reset");
+        });
+
+        assertThat(throwing.run(search, "c1")).isInstanceOfSatisfying(ToolCompleted.class, c -> {
+            assertThat(c.status()).isEqualTo(ToolStatus.ERROR);
+            assertThat(c.content().orElseThrow()).contains("index offline");
+        });
+        assertThat(throwing.run(deploy, "c2")).isInstanceOfSatisfying(ToolOutcomeUnknown.class,
+                u -> assertThat(u.reason()).contains("connection reset", "may or may not"));
+
+        long pay = log.ask("c3", "pay", "{}");
+        log.authorize("c3");
+        found = Reconciliation.tookEffect(ToolOutput.ok("paid after all"));
+        HarnessToolRunner payThrows = HarnessToolRunner.builder(client, log.claimed()).tool(PAY, call -> {
+            throw new java.io.IOException("timeout");
+        }, call -> found).build();
+        assertThat(payThrows.run(pay, "c3")).isInstanceOfSatisfying(ToolCompleted.class,
+                c -> assertThat(c.how()).isEqualTo(ToolCompleted.How.RECONCILED));
+    }
+
+    @Test
+    void aHookThatThrows_appendsNothing_andThrows() throws Exception {
+        long seq = log.ask("c1", "pay", "{}");
+        log.authorize("c1");
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(seq, "c1"), "epoch", 1, "attempt", 1));
+        int events = log.events().size();
+        HarnessToolRunner runner = HarnessToolRunner.builder(client, log.claimed()).tool(PAY, call -> ToolOutput.ok("x"), call -> {
+            throw new java.io.IOException("ledger unreachable");
+        }).build();
+
+        assertThatThrownBy(() -> runner.run(seq, "c1")).isInstanceOf(HarnessHookException.class).hasMessageContaining("ledger unreachable");
+        assertThat(log.events()).hasSize(events);
+    }
+
+    @Test
+    void aStaleWorker_isFenced_atItsStart_andAtItsResult() throws Exception {
+        long first = log.ask("c1", "deploy", "{}");
+        log.authorize("c1");
+        long second = log.ask("c2", "deploy", "{}");
+        log.authorize("c2");
+        HarnessToolRunner stale = runner(call -> {
+            log.claimByAnother(); // another worker claims the session while the tool runs
+            return ToolOutput.ok("deployed");
+        });
+
+        assertThat(stale.run(first, "c1")).isInstanceOfSatisfying(Fenced.class, f -> assertThat(f.currentEpoch()).isEqualTo(2));
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+        assertThat(log.ofType("tool_result")).isEmpty();
+        assertThat(stale.run(second, "c2")).isInstanceOf(Fenced.class);
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+    }
+
+    @Test
+    void aRefusedStep_isReadAgain_andARefusalThatStays_isRejected() throws Exception {
+        long seq = log.ask("c1", "deploy", "{}");
+        log.authorize("c1");
+        log.refuseNext(e -> e.get("type").asText().equals("tool_call_started") ? "call 'c1' is run by the tool-executor" : null);
+        HarnessToolRunner runner = runner();
+        // refused once, then accepted on the next read: a race, not a refusal
+        assertThat(runner.run(seq, "c1")).isInstanceOf(ToolCompleted.class);
+
+        long other = log.ask("c2", "deploy", "{}");
+        log.authorize("c2");
+        var refusals = new ArrayList<String>();
+        log.refuseNext(new java.util.function.Function<>() {
+            @Override
+            public String apply(ObjectNode e) {
+                refusals.add(e.get("type").asText());
+                log.refuseNext(this); // refuse every time
+                return "call 'c2' is run by the tool-executor";
+            }
+        });
+        assertThat(runner.run(other, "c2")).isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.code()).isEqualTo("illegal_event"));
+        assertThat(refusals).hasSize(3).containsOnly("tool_call_started");
+        assertThat(ran).hasSize(1);
+    }
+
+    @Test
+    void resume_takesTheStartedAndAuthorizedHarnessCalls_ofTheCheckpoint() throws Exception {
+        long paid = log.ask("c1", "pay", "{}");
+        log.authorize("c1");
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(paid, "c1"), "epoch", 1, "attempt", 1));
+        long waiting = log.ask("c2", "deploy", "{}");
+        found = Reconciliation.tookEffect(ToolOutput.ok("found it"));
+        HarnessToolRunner runner = runner();
+        String cursor = "{\"callId\":\"%s\",\"tool\":\"%s\",\"requestSeq\":%d,\"idempotencyKey\":\"%s\",\"state\":\"%s\",\"awaitingApproval\":%s,"
+                + "\"runBy\":\"%s\",\"attempt\":%d}";
+        String checkpoint = "{\"sessionId\":\"s-1\",\"lastSeq\":9,\"status\":\"RECOVERING\",\"toolCursor\":["
+                + cursor.formatted("c1", "pay", paid, key(paid, "c1"), "STARTED", false, "HARNESS", 1) + ","
+                + cursor.formatted("c2", "deploy", waiting, key(waiting, "c2"), "REQUESTED", true, "HARNESS", 0) + ","
+                + cursor.formatted("e1", "read_file", waiting, key(waiting, "e1"), "AUTHORIZED", false, "EXECUTOR", 0) + "]}";
+        server.then(FakeServer.json(200, checkpoint));
+
+        List<HarnessRunResult> resumed = runner.resume();
+
+        assertThat(resumed).singleElement().isInstanceOfSatisfying(ToolCompleted.class, c -> {
+            assertThat(c.callId()).isEqualTo("c1");
+            assertThat(c.how()).isEqualTo(ToolCompleted.How.RECONCILED);
+        });
+        assertThat(server.requests().get(0).path()).isEqualTo("/v1/sessions/s-1/checkpoint");
+    }
+
+    @Test
+    void misuse_isRefusedEarly() {
+        long seq = log.ask("c1", "read_file", "{}");
+        HarnessToolRunner runner = runner();
+        assertThatThrownBy(() -> runner.run(seq, "c1")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read_file");
+        assertThatThrownBy(() -> runner.run(seq, "nope")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nope");
+        assertThatThrownBy(() -> HarnessToolRunner.builder(client, log.claimed()).tool(DEPLOY, c -> null, c -> null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reconcilable");
+        assertThatThrownBy(() -> HarnessToolRunner.builder(client, log.claimed()).tool(PAY, c -> null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reconciler");
+        assertThatThrownBy(() -> HarnessToolRunner.builder(client, log.claimed()).tool(HarnessTool.recorded("r", false), c -> null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recorded-only");
+        assertThatThrownBy(() -> HarnessToolRunner.builder(client, log.claimed()).tool(DEPLOY, c -> null).tool(DEPLOY, c -> null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
+        assertThatThrownBy(() -> new HarnessTool("x", false, true, true)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(runner.declarations()).containsExactly(PAY, DEPLOY, SEARCH);
+    }
+
+    @Test
+    void aSessionDeclaresItsHarnessTools_andOneWithoutAny_sendsWhatItSentBefore() throws Exception {
+        var created = "{\"sessionId\":\"s-2\",\"seq\":1,\"harnessVersion\":\"v1\",\"modelId\":\"m\",\"redactions\":0}";
+        server.then(FakeServer.json(201, created)).then(FakeServer.json(201, created));
+        client.createSession(NewSession.of("o", "m", ToolMode.WRITE).withSessionId("s-2").withHarnessTools(List.of(PAY, SEARCH)));
+        client.createSession(NewSession.of("o", "m", ToolMode.WRITE).withSessionId("s-2"));
+        assertThat(server.requests().get(0).body()).contains("\"harnessTools\":[{\"name\":\"pay\",\"mutating\":true,\"canReconcile\":true,"
+                + "\"recordedOnly\":false},{\"name\":\"search\",\"mutating\":false,\"canReconcile\":false,\"recordedOnly\":false}]");
+        assertThat(server.requests().get(1).body()).doesNotContain("harnessTools");
+    }
+
+    private static HarnessRunResult run(HarnessToolRunner runner, long seq, String callId, Duration wait) {
+        try {
+            return runner.run(seq, callId, wait);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
