@@ -32,6 +32,7 @@ final class FakeSessionLog {
     private final Map<String, Long> seqById = new HashMap<>();
     private long epoch = 1;
     private Function<ObjectNode, String> refusal = e -> null;
+    private boolean refuseEvery;
     private java.util.function.Consumer<ObjectNode> onAppend = e -> { };
 
     FakeSessionLog(String sessionId, FakeServer server) {
@@ -81,6 +82,13 @@ final class FakeSessionLog {
     /** The next append whose first event {@code refuse} answers non-null for is refused 400 illegal_event with that message. */
     synchronized void refuseNext(Function<ObjectNode, String> refuse) {
         this.refusal = refuse;
+        this.refuseEvery = false;
+    }
+
+    /** Every append whose first event {@code refuse} answers non-null for is refused 400 illegal_event. */
+    synchronized void refuseEvery(Function<ObjectNode, String> refuse) {
+        this.refusal = refuse;
+        this.refuseEvery = true;
     }
 
     /** Called (in the append, before it is answered) with each event appended by the client. */
@@ -179,7 +187,9 @@ final class FakeSessionLog {
                 status = 409;
                 answer = "{\"error\":\"stale_epoch\",\"message\":\"epoch " + batchEpoch.asLong() + " is stale\",\"epoch\":" + epoch + "}";
             } else if (refused != null) {
-                refusal = e -> null;
+                if (!refuseEvery) {
+                    refusal = e -> null;
+                }
                 status = 400;
                 answer = "{\"error\":\"illegal_event\",\"message\":\"" + refused + "\",\"field\":\"events[0]\"}";
             } else {

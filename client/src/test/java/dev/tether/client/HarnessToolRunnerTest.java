@@ -322,13 +322,9 @@ class HarnessToolRunnerTest {
         long other = log.ask("c2", "deploy", "{}");
         log.authorize("c2");
         var refusals = new ArrayList<String>();
-        log.refuseNext(new java.util.function.Function<>() {
-            @Override
-            public String apply(ObjectNode e) {
-                refusals.add(e.get("type").asText());
-                log.refuseNext(this); // refuse every time
-                return "call 'c2' is run by the tool-executor";
-            }
+        log.refuseEvery(e -> {
+            refusals.add(e.get("type").asText());
+            return "call 'c2' is run by the tool-executor";
         });
         assertThat(runner.run(other, "c2")).isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.code()).isEqualTo("illegal_event"));
         assertThat(refusals).hasSize(3).containsOnly("tool_call_started");
