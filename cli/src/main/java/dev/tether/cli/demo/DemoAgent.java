@@ -3,6 +3,10 @@ package dev.tether.cli.demo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.client.AppendResult;
 import dev.tether.client.Appended;
+import dev.tether.client.Claimed;
+import dev.tether.client.HarnessRunResult;
+import dev.tether.client.HarnessTool;
+import dev.tether.client.HarnessToolRunner;
 import dev.tether.client.NewEvent;
 import dev.tether.client.PlanItem;
 import dev.tether.client.SessionEvent;
@@ -10,6 +14,8 @@ import dev.tether.client.SessionWriter;
 import dev.tether.client.TetherClient;
 import dev.tether.client.TokenUsage;
 import dev.tether.client.ToolCall;
+import dev.tether.client.ToolCompleted;
+import dev.tether.client.ToolOutput;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +37,13 @@ final class DemoAgent {
     /** What the first worker prints, then hangs, once it has asked for the second edit: the demo kills it there. */
     static final String KILL_POINT = "(asked for the edit of Main.java; this worker now waits to be killed)";
 
+    /**
+     * The demo's one harness-run tool: the harness looks the task's ticket up itself (a read-only tool, so policy
+     * authorizes it; docs/ARCHITECTURE.md §6, "Harness-run tools"). The session declares it when it starts.
+     */
+    static final HarnessTool LOOKUP_TICKET = HarnessTool.readOnly("lookup_ticket");
+    static final String TICKET_CALL = "ticket";
+
     static final String GREETER = "src/demo/Greeter.java";
     static final String MAIN = "src/demo/Main.java";
 
@@ -39,14 +52,20 @@ final class DemoAgent {
 
     private final TetherClient tether;
     private final SessionWriter writer;
+    private final HarnessToolRunner harness;
     private final PrintStream out;
     private int duplicates;
     private int steps;
 
-    DemoAgent(TetherClient tether, SessionWriter writer, PrintStream out) {
+    DemoAgent(TetherClient tether, Claimed claim, PrintStream out) {
         this.tether = tether;
-        this.writer = writer;
+        this.writer = tether.writer(claim);
         this.out = out;
+        // the ticket system is a fixed answer here; a real harness would ask it, passing the call's idempotency key
+        this.harness = HarnessToolRunner.builder(tether, claim)
+                .tool(LOOKUP_TICKET, call -> ToolOutput.ok("DEMO-42 (open): rename Greeter.greet to hello; callers must keep working"))
+                .authorizationTimeout(TOOL_TIMEOUT)
+                .build();
     }
 
     /**
@@ -61,6 +80,9 @@ final class DemoAgent {
                 call("read-main", "read_file", Map.of("path", MAIN))));
         awaitResult("read-greeter");
         awaitResult("read-main");
+        long ticket = step("02-ticket", assistant("Checking the ticket for anything else the change must keep.", 1100, 30,
+                call(TICKET_CALL, LOOKUP_TICKET.name(), Map.of("ticket", "DEMO-42"))));
+        runHarnessCall(ticket, TICKET_CALL);
         step("03-plan", NewEvent.planUpdated(List.of(
                 PlanItem.inProgress("Rename greet to hello in Greeter.java"),
                 PlanItem.pending("Update the caller in Main.java"),
@@ -112,6 +134,20 @@ final class DemoAgent {
             out.printf("  step %-16s appended at seq %s: %s%n", key, seqs, types(events));
         }
         return seqs.get(seqs.size() - 1);
+    }
+
+    /**
+     * Runs a harness-run call in this process ({@link HarnessToolRunner}: waits for its authorization, records its
+     * start, runs it, reports it); a worker that plays the script again finds it answered and runs nothing.
+     */
+    private void runHarnessCall(long requestSeq, String callId) throws InterruptedException {
+        HarnessRunResult result = harness.run(requestSeq, callId);
+        if (!(result instanceof ToolCompleted done)) {
+            throw new IllegalStateException("harness-run call " + callId + " ended " + result);
+        }
+        out.printf("  call %-17s %s at seq %d, run by this harness (%s, key %s): %s%n", callId, done.status(), done.resultSeq(),
+                done.how() == ToolCompleted.How.RAN ? "ran it now" : done.how() == ToolCompleted.How.REPORTED_BEFORE
+                        ? "answered before: not run again" : "reconciled", done.idempotencyKey(), done.content().orElse(""));
     }
 
     /** Waits for the call's tool_result, however long its approval takes. */

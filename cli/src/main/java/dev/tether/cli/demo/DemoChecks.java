@@ -45,6 +45,16 @@ final class DemoChecks {
                     String.format("%-12s %-11s ran %d time(s) in the executor's ledger, %d tool_result (%s), basis %s", callId,
                             call.tool(), attempts, results, call.resultStatus().orElse("none"), call.basis().orElse("none")));
         }
+        long starts = events.stream().filter(e -> e.type().equals("tool_call_started")
+                && e.text("callId").orElse("").equals(DemoAgent.TICKET_CALL)).count();
+        List<SessionEvent> ticketResults = events.stream().filter(e -> e.type().equals("tool_result")
+                && e.text("callId").orElse("").equals(DemoAgent.TICKET_CALL)).toList();
+        boolean byTheHarness = ticketResults.size() == 1 && ticketResults.get(0).actor().kind().equals("TOOL")
+                && ticketResults.get(0).text("status").orElse("").equals("OK") && tether.call(sessionId, DemoAgent.TICKET_CALL)
+                        .map(c -> c.attempts().isEmpty()).orElse(false);
+        check(starts == 1 && byTheHarness, String.format("%-12s %-11s ran %d time(s) in the harness (tool_call_started), %d tool_result"
+                + " (%s), none in the executor's ledger", DemoAgent.TICKET_CALL, DemoAgent.LOOKUP_TICKET.name(), starts, ticketResults.size(),
+                ticketResults.isEmpty() ? "none" : ticketResults.get(0).text("status").orElse("?")));
         check(events.stream().anyMatch(e -> e.type().equals("session_resumed") && e.text("reason").orElse("").equals("CRASH")),
                 "worker-2 took over after the crash (session_resumed CRASH)");
         check(events.stream().anyMatch(e -> e.type().equals("turn_interrupted")), "an interrupted turn is in the log");

@@ -30,7 +30,8 @@ import picocli.CommandLine.Option;
  * {@code tether demo}: the end-to-end demo the README's run command plays against the running stack.
  *
  * <p>A scripted agent ({@link DemoAgent}, a deterministic fake model) renames a method across two files of a small
- * workspace: it reads them, plans, edits one file under an approval a scripted approver ({@link ScriptedApprover})
+ * workspace: it reads them, looks the task's ticket up with a tool its harness runs itself ({@code lookup_ticket}, a
+ * harness-run tool), plans, edits one file under an approval a scripted approver ({@link ScriptedApprover})
  * grants for the session through the approval API, edits the other under that grant, and runs a check under a
  * one-off approval. Midway — right after asking for the second edit — its worker process is killed with SIGKILL; a
  * fresh worker process claims the session, prints the recovery report and finishes without repeating any effect,
@@ -65,7 +66,8 @@ public final class DemoCommand implements Callable<Integer> {
                     .withSessionId(sessionId)
                     .withHarnessVersion(harnessVersion)
                     .withSystemPrompt("You are a careful engineer. Change only what the task needs.")
-                    .withConstraints(List.of("touch only src/", "every edit is reviewed")))
+                    .withConstraints(List.of("touch only src/", "every edit is reviewed"))
+                    .withHarnessTools(List.of(DemoAgent.LOOKUP_TICKET)))
                     .createdOrThrow();
             Path workspace = seed(sessionId);
             heading("session " + sessionId + " (harness " + session.harnessVersion() + "), workspace " + workspace);

@@ -42,7 +42,7 @@ public final class DemoWorkerCommand implements Callable<Integer> {
                 tether.recovery(sessionId, ReadAt.atLeast(claim.lastSeq()))
                         .ifPresent(report -> Reports.printRecovery(report, System.out));
             }
-            new DemoAgent(tether, tether.writer(claim), System.out).run(hangMidway);
+            new DemoAgent(tether, claim, System.out).run(hangMidway);
         }
         return 0;
     }
