@@ -121,9 +121,7 @@ class HarnessToolRunnerTest {
         long seq = log.ask("c1", "deploy", "{}");
         log.add("approval_requested", "SYSTEM", Map.of("callId", "c1", "tool", "deploy", "shown", "deploy {}"));
         HarnessToolRunner runner = runner();
-        var result = CompletableFuture.supplyAsync(() -> run(runner, seq, "c1", Duration.ofSeconds(20)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.requests().stream()
-                .anyMatch(r -> "text/event-stream".equals(r.header("Accept"))));
+        var result = waiting(runner, seq, "c1");
         assertThat(result).isNotDone();
         assertThat(log.ofType("tool_call_started")).isEmpty();
 
@@ -150,9 +148,7 @@ class HarnessToolRunnerTest {
     void aDenial_endsTheWait_asDenied_withoutARun() throws Exception {
         long seq = log.ask("c1", "deploy", "{}");
         HarnessToolRunner runner = runner();
-        var result = CompletableFuture.supplyAsync(() -> run(runner, seq, "c1", Duration.ofSeconds(20)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.requests().stream()
-                .anyMatch(r -> "text/event-stream".equals(r.header("Accept"))));
+        var result = waiting(runner, seq, "c1");
         long denial = log.add("approval_denied", "APPROVER", Map.of("callId", "c1", "scope", "ONCE", "approver", "acme-approver",
                 "reason", "not on a Friday"));
 
@@ -165,9 +161,7 @@ class HarnessToolRunnerTest {
     void anInterruption_endsTheWait_asCancelled_withoutARun_evenOnceAuthorized() throws Exception {
         long seq = log.ask("c1", "deploy", "{}");
         HarnessToolRunner runner = runner();
-        var result = CompletableFuture.supplyAsync(() -> run(runner, seq, "c1", Duration.ofSeconds(20)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.requests().stream()
-                .anyMatch(r -> "text/event-stream".equals(r.header("Accept"))));
+        var result = waiting(runner, seq, "c1");
         long stop = log.add("turn_interrupted", "USER", Map.of("partialText", "", "reason", "stop"));
         log.authorize("c1"); // a late authorization authorizes nothing
 
@@ -383,6 +377,14 @@ class HarnessToolRunnerTest {
         assertThat(server.requests().get(0).body()).contains("\"harnessTools\":[{\"name\":\"pay\",\"mutating\":true,\"canReconcile\":true,"
                 + "\"recordedOnly\":false},{\"name\":\"search\",\"mutating\":false,\"canReconcile\":false,\"recordedOnly\":false}]");
         assertThat(server.requests().get(1).body()).doesNotContain("harnessTools");
+    }
+
+    /** {@code runner.run} on another thread, once it follows the live log (it waits). */
+    private CompletableFuture<HarnessRunResult> waiting(HarnessToolRunner runner, long seq, String callId) {
+        var result = CompletableFuture.supplyAsync(() -> run(runner, seq, callId, Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.requests().stream()
+                .anyMatch(r -> "text/event-stream".equals(r.header("Accept"))));
+        return result;
     }
 
     private static HarnessRunResult run(HarnessToolRunner runner, long seq, String callId, Duration wait) {
