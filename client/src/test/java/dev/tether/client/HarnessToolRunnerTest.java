@@ -72,6 +72,20 @@ class HarnessToolRunnerTest {
         });
     }
 
+    /** A call asked for and authorized by policy; its request's seq. */
+    private long authorized(String callId, String tool) {
+        long seq = log.ask(callId, tool, "{}");
+        log.authorize(callId);
+        return seq;
+    }
+
+    /** A call asked for, authorized and started (attempt 1, epoch 1) by a worker that died before its result; its request's seq. */
+    private long startedWithoutResult(String callId, String tool) {
+        long seq = authorized(callId, tool);
+        log.add("tool_call_started", "TOOL", Map.of("callId", callId, "idempotencyKey", key(seq, callId), "epoch", 1, "attempt", 1));
+        return seq;
+    }
+
     private static String key(long seq, String callId) {
         return SESSION + "/" + seq + "/" + callId;
     }
@@ -101,8 +115,7 @@ class HarnessToolRunnerTest {
 
     @Test
     void theSameStepAgain_isANoOp_thatAnswersTheResultInTheLog() throws Exception {
-        long seq = log.ask("c1", "pay", "{}");
-        log.authorize("c1");
+        long seq = authorized("c1", "pay");
         HarnessToolRunner runner = runner();
         runner.run(seq, "c1");
         int events = log.events().size();
@@ -173,10 +186,8 @@ class HarnessToolRunnerTest {
 
     @Test
     void aStartedCallWithoutResult_isReconciled_asDone_neverRunAgain() throws Exception {
-        long seq = log.ask("c1", "pay", "{}");
-        log.authorize("c1");
+        long seq = startedWithoutResult("c1", "pay");
         String key = key(seq, "c1");
-        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key, "epoch", 1, "attempt", 1));
         found = Reconciliation.tookEffect(ToolOutput.ok("found the payment"));
 
         HarnessRunResult result = runner().run(seq, "c1");
@@ -196,9 +207,7 @@ class HarnessToolRunnerTest {
 
     @Test
     void aStartedCallWithoutEffect_isRetriedInTheWorkersName_andRunOnceUnderTheRetrysKey() throws Exception {
-        long seq = log.ask("c1", "pay", "{}");
-        log.authorize("c1");
-        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(seq, "c1"), "epoch", 1, "attempt", 1));
+        long seq = startedWithoutResult("c1", "pay");
 
         HarnessRunResult result = runner().run(seq, "c1");
 
@@ -216,12 +225,8 @@ class HarnessToolRunnerTest {
 
     @Test
     void aStartedCallTheHookCannotTell_orWithoutAHook_endsUnknown_forAPerson_andStaysSo() throws Exception {
-        long pay = log.ask("c1", "pay", "{}");
-        log.authorize("c1");
-        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(pay, "c1"), "epoch", 1, "attempt", 1));
-        long deploy = log.ask("c2", "deploy", "{}");
-        log.authorize("c2");
-        log.add("tool_call_started", "TOOL", Map.of("callId", "c2", "idempotencyKey", key(deploy, "c2"), "epoch", 1, "attempt", 1));
+        long pay = startedWithoutResult("c1", "pay");
+        long deploy = startedWithoutResult("c2", "deploy");
         found = Reconciliation.cannotTell("the ledger is down");
         HarnessToolRunner runner = runner();
 
@@ -247,10 +252,8 @@ class HarnessToolRunnerTest {
 
     @Test
     void aThrowingFunction_isAnError_forAReadOnlyTool_unknown_forAMutatingOne_reconciled_forAReconcilableOne() throws Exception {
-        long search = log.ask("c1", "search", "{}");
-        log.authorize("c1");
-        long deploy = log.ask("c2", "deploy", "{}");
-        log.authorize("c2");
+        long search = authorized("c1", "search");
+        long deploy = authorized("c2", "deploy");
         HarnessToolRunner throwing = runner(call -> {
             throw new java.io.IOException("connection reset");
         });
@@ -262,8 +265,7 @@ class HarnessToolRunnerTest {
         assertThat(throwing.run(deploy, "c2")).isInstanceOfSatisfying(ToolOutcomeUnknown.class,
                 u -> assertThat(u.reason()).contains("connection reset", "may or may not"));
 
-        long pay = log.ask("c3", "pay", "{}");
-        log.authorize("c3");
+        long pay = authorized("c3", "pay");
         found = Reconciliation.tookEffect(ToolOutput.ok("paid after all"));
         HarnessToolRunner payThrows = HarnessToolRunner.builder(client, log.claimed()).tool(PAY, call -> {
             throw new java.io.IOException("timeout");
@@ -274,9 +276,7 @@ class HarnessToolRunnerTest {
 
     @Test
     void aHookThatThrows_appendsNothing_andThrows() throws Exception {
-        long seq = log.ask("c1", "pay", "{}");
-        log.authorize("c1");
-        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(seq, "c1"), "epoch", 1, "attempt", 1));
+        long seq = startedWithoutResult("c1", "pay");
         int events = log.events().size();
         HarnessToolRunner runner = HarnessToolRunner.builder(client, log.claimed()).tool(PAY, call -> ToolOutput.ok("x"), call -> {
             throw new java.io.IOException("ledger unreachable");
@@ -288,10 +288,8 @@ class HarnessToolRunnerTest {
 
     @Test
     void aStaleWorker_isFenced_atItsStart_andAtItsResult() throws Exception {
-        long first = log.ask("c1", "deploy", "{}");
-        log.authorize("c1");
-        long second = log.ask("c2", "deploy", "{}");
-        log.authorize("c2");
+        long first = authorized("c1", "deploy");
+        long second = authorized("c2", "deploy");
         HarnessToolRunner stale = runner(call -> {
             log.claimByAnother(); // another worker claims the session while the tool runs
             return ToolOutput.ok("deployed");
@@ -306,15 +304,13 @@ class HarnessToolRunnerTest {
 
     @Test
     void aRefusedStep_isReadAgain_andARefusalThatStays_isRejected() throws Exception {
-        long seq = log.ask("c1", "deploy", "{}");
-        log.authorize("c1");
+        long seq = authorized("c1", "deploy");
         log.refuseNext(e -> e.get("type").asText().equals("tool_call_started") ? "call 'c1' is run by the tool-executor" : null);
         HarnessToolRunner runner = runner();
         // refused once, then accepted on the next read: a race, not a refusal
         assertThat(runner.run(seq, "c1")).isInstanceOf(ToolCompleted.class);
 
-        long other = log.ask("c2", "deploy", "{}");
-        log.authorize("c2");
+        long other = authorized("c2", "deploy");
         var refusals = new ArrayList<String>();
         log.refuseEvery(e -> {
             refusals.add(e.get("type").asText());
@@ -327,9 +323,7 @@ class HarnessToolRunnerTest {
 
     @Test
     void resume_takesTheStartedAndAuthorizedHarnessCalls_ofTheCheckpoint() throws Exception {
-        long paid = log.ask("c1", "pay", "{}");
-        log.authorize("c1");
-        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(paid, "c1"), "epoch", 1, "attempt", 1));
+        long paid = startedWithoutResult("c1", "pay");
         long waiting = log.ask("c2", "deploy", "{}");
         found = Reconciliation.tookEffect(ToolOutput.ok("found it"));
         HarnessToolRunner runner = runner();
