@@ -29,6 +29,10 @@ final class Reports {
         out.printf("  unknown    %s%n", calls(effects.unknown()));
         out.printf("  in flight  %s%n", calls(effects.inFlight()));
         out.printf("  cancelled  %s%n", calls(effects.cancelled()));
+        out.printf("  harness    %s%n", effects.harnessRun().isEmpty() ? "none" : effects.harnessRun().stream()
+                .map(c -> c.callId() + " (" + c.tool() + ", " + c.outcome() + ", attempt " + c.attempt()
+                        + (c.startedEpoch().isPresent() ? ", epoch " + c.startedEpoch().getAsLong() : "") + ")")
+                .collect(Collectors.joining(", ")));
         out.printf("  grants     %s%n", report.authority().approvalsInForce().isEmpty() ? "none"
                 : report.authority().approvalsInForce().stream()
                         .map(g -> g.tool() + g.pathGlob().map(p -> " " + p).orElse("") + " by " + g.approver() + " (seq " + g.grantSeq() + ")")
@@ -42,7 +46,8 @@ final class Reports {
                 c.status(), c.step(), c.progress().lastVerifiedStep(), c.lastSeq(), c.usedTokens().inputTokens(),
                 c.usedTokens().outputTokens(), c.modelId(), c.harnessVersion());
         c.plan().forEach(p -> out.printf("  plan   [%s] %s%n", p.status(), p.text()));
-        c.toolCursor().forEach(call -> out.printf("  call   %-13s %-10s %s%n", call.callId(), call.tool(), call.state()));
+        c.toolCursor().forEach(call -> out.printf("  call   %-13s %-10s %s%s%n", call.callId(), call.tool(), call.state(),
+                call.harnessRun() ? " (run by the harness)" : ""));
     }
 
     static void printTimeline(List<SessionEvent> events, PrintStream out) {
