@@ -18,8 +18,6 @@ import dev.tether.executor.domain.Authority;
 import dev.tether.executor.domain.CallRules;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.tools.HttpFetchPolicy;
-import dev.tether.tools.LedgerEntry;
-import dev.tether.tools.Reconciliation;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolContext;
 import dev.tether.tools.ToolOutput;
@@ -40,9 +38,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -311,52 +307,6 @@ class CallHandlerTest {
         assertThat(ended.getContent()).contains("[REDACTED:secret:db_password]").doesNotContain("hunter2");
         var result = ((SessionCommand) producer.history().get(2).value()).getPayload().getAppendEvents().getEvents().get(0);
         assertThat(result.toString()).doesNotContain("hunter2");
-    }
-
-    /**
-     * A custom tool that calls an external system (a ticket tracker, here a map) and counts its executions. It stores
-     * each ticket under the call's idempotency key, so its reconcile can look the key up: found is done, missing is
-     * not done. This is the SPI path an adapter for a real external system takes.
-     */
-    private static class TicketTool implements Tool {
-        static final String NAME = "create_ticket";
-
-        final Map<String, String> external = new ConcurrentHashMap<>();
-        final AtomicInteger executions = new AtomicInteger();
-
-        ToolRegistry registry() {
-            return ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).add(this, dev.tether.core.event.ToolMode.WRITE).build();
-        }
-
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public boolean mutating() {
-            return true;
-        }
-
-        @Override
-        public boolean idempotent() {
-            return false;
-        }
-
-        @Override
-        public ToolOutput execute(ToolContext context, JsonNode arguments) {
-            String id = "T-" + (100 + executions.incrementAndGet());
-            external.put(context.idempotencyKey(), id);
-            return context.output(ToolOutput.Status.OK, "ticket " + id);
-        }
-
-        @Override
-        public Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started) {
-            String id = external.get(started.idempotencyKey());
-            return id == null
-                    ? new Reconciliation.NotApplied()
-                    : new Reconciliation.Completed(context.output(ToolOutput.Status.OK, "ticket " + id + " (found by its key)"));
-        }
     }
 
     @Test

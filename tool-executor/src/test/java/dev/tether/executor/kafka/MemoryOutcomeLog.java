@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code tool-outcomes} as lists, for tests without a broker: offsets from 0 per partition, timestamps as written,
@@ -21,7 +22,10 @@ final class MemoryOutcomeLog implements OutcomeLog {
     private final long[] next;
     long recordsRead;
     int timeLookups;
-    RuntimeException failure;
+    /** While set, every look at the log throws it (the broker or the registry is away). */
+    volatile RuntimeException failure;
+    /** How many looks {@link #failure} failed. */
+    final AtomicInteger failed = new AtomicInteger();
 
     MemoryOutcomeLog(int partitions) {
         for (int i = 0; i < partitions; i++) {
@@ -98,8 +102,10 @@ final class MemoryOutcomeLog implements OutcomeLog {
     }
 
     private void failIfAsked() {
-        if (failure != null) {
-            throw failure;
+        RuntimeException now = failure;
+        if (now != null) {
+            failed.incrementAndGet();
+            throw now;
         }
     }
 }

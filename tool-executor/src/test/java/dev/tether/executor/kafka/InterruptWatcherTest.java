@@ -1,0 +1,127 @@
+package dev.tether.executor.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.avro.SessionEvent;
+import dev.tether.core.event.Actor;
+import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.TurnInterrupted;
+import dev.tether.core.event.UserMessage;
+import dev.tether.kit.kafka.EventAvro;
+import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.Topics;
+import dev.tether.tools.CancellationToken;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The interruption watcher while the schema registry does not answer, with no broker: {@code session-events} is a
+ * {@link LogConsumer} whose deserializer fails for want of the registry while it is away. An interruption is never
+ * missed (it is read again, not skipped), a catch-up — the barrier before a call starts — does not pass while an event
+ * before the end cannot be read (the call is not started, it comes again), and both go through once the registry answers.
+ */
+class InterruptWatcherTest {
+
+    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final String TOPIC = LAYOUT.name(Topics.SESSION_EVENTS);
+    private static final int PARTITIONS = 3;
+    private static final String SESSION = "s1";
+    /** Longer than the watcher's wait before it reads again an event the registry did not give (1 s). */
+    private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(2);
+    private static final TopicPartition ITS_PARTITION = new TopicPartition(TOPIC, SessionPartitioner.partition(SESSION, PARTITIONS));
+
+    private final LogConsumer<byte[], SessionEvent> events = new LogConsumer<>(TOPIC, PARTITIONS);
+    private final InFlight inFlight = new InFlight();
+    private final InterruptWatcher watcher = new InterruptWatcher(events, inFlight, LAYOUT, CATCH_UP_TIMEOUT);
+    private Thread thread;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        watcher.stop();
+        if (thread != null) {
+            thread.join(10_000);
+        }
+    }
+
+    @Test
+    void anInterruptionWhoseSchemaTheRegistryDoesNotGive_isReadAgainOnceItDoes_andCancelsTheRunningCall() {
+        var running = new CancellationToken();
+        inFlight.register(SESSION, 3, running);
+        start();
+        events.registryAway = true;
+        append(2, new UserMessage("stop that", null));
+        append(4, new TurnInterrupted("", "the user said stop"));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> events.registryFailures.get() >= 2);
+        assertThat(running.isCancelled()).isFalse();
+        assertThat(events.position(ITS_PARTITION)).as("the event the registry did not give is where the watcher reads next").isZero();
+
+        events.registryAway = false;
+        await().atMost(Duration.ofSeconds(10)).until(running::isCancelled);
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+    }
+
+    @Test
+    void aCatchUp_whileAnEventBeforeTheEndCannotBeReadForWantOfTheRegistry_doesNotPass_thenPassesOnceItAnswers() {
+        start();
+        await().atMost(Duration.ofSeconds(10)).until(watcher::ready);
+        events.registryAway = true;
+        append(4, new TurnInterrupted("", "the user said stop"));
+
+        assertThatThrownBy(() -> watcher.catchUp(SESSION)).as("the call must not start: it comes again")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("could not be read up to now");
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isZero();
+
+        events.registryAway = false;
+        watcher.catchUp(SESSION);
+        assertThat(inFlight.lastInterruptSeq(SESSION)).as("known once the catch-up passed").isEqualTo(4);
+    }
+
+    @Test
+    void anEndOfThePartitionNotLookedUpInTime_isLookedUpAgain_andTheCatchUpPasses() {
+        start();
+        await().atMost(Duration.ofSeconds(10)).until(watcher::ready);
+        synchronized (events) {
+            events.endOffsetsTimeouts = 1;
+        }
+        append(4, new TurnInterrupted("", "the user said stop"));
+
+        watcher.catchUp(SESSION);
+
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+    }
+
+    @Test
+    void anEventThatCanNeverBeDecoded_isSkipped_andTheInterruptionAfterItIsSeen() {
+        // the contrast: a definite answer of the registry (an unknown schema id) is not waited for
+        start();
+        events.appendUndecodable(ITS_PARTITION, SESSION.getBytes(StandardCharsets.UTF_8));
+        append(4, new TurnInterrupted("", "the user said stop"));
+
+        watcher.catchUp(SESSION);
+
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private void start() {
+        thread = new Thread(watcher, "interrupt-watcher");
+        thread.start();
+    }
+
+    private void append(long seq, EventPayload payload) {
+        var event = new Event(SESSION + "-" + seq, SESSION, "acme", seq, Instant.now(), new Actor(ActorKind.USER, "acme-user"), "v1",
+                payload);
+        events.append(ITS_PARTITION, SESSION.getBytes(StandardCharsets.UTF_8), EventAvro.toAvro(event));
+    }
+}
