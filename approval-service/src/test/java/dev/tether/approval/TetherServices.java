@@ -9,6 +9,7 @@ import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.testing.ServiceProcess;
+import dev.tether.testing.StoreUpgrade;
 import dev.tether.testing.TetherStack;
 import dev.tether.testing.TopicReader;
 import java.io.IOException;
@@ -52,11 +53,13 @@ final class TetherServices implements AutoCloseable {
     final Path workspaces;
     final ServiceProcess session;
     final ServiceProcess projector;
-    final ServiceProcess approval;
+    /** The approval-service; {@link #restartApproval} replaces it. */
+    ServiceProcess approval;
     private final Map<String, String> approvalEnv;
     private final List<ServiceProcess> moreApprovals = new ArrayList<>();
 
-    private TetherServices(String name, boolean withProjector, Map<String, String> approvalEnv) throws IOException {
+    private TetherServices(String name, boolean withProjector, Map<String, String> approvalEnv, List<String> approvalProperties)
+            throws IOException {
         prefix = name + "-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         layout = TopicLayout.local().withPrefix(prefix);
         workDir = Files.createTempDirectory("approval-it-");
@@ -69,12 +72,19 @@ final class TetherServices implements AutoCloseable {
         var approvalEnvAll = new LinkedHashMap<>(env);
         approvalEnvAll.putAll(approvalEnv);
         this.approvalEnv = Map.copyOf(approvalEnvAll);
-        approval = new ServiceProcess(ROOT.resolve("approval-service"), workDir.resolve("approval-service"), approvalEnvAll, List.of());
+        approval = new ServiceProcess(ROOT.resolve("approval-service"), workDir.resolve("approval-service"), approvalEnvAll,
+                approvalProperties);
     }
 
     /** Starts the three services, one after the other (each creates the topics it misses). */
     static TetherServices start(String name, boolean withProjector, Map<String, String> approvalEnv) throws IOException {
-        var services = new TetherServices(name, withProjector, approvalEnv);
+        return start(name, withProjector, approvalEnv, List.of());
+    }
+
+    /** The same, the approval-service started with {@code approvalProperties} ({@code -Dkey=value}). */
+    static TetherServices start(String name, boolean withProjector, Map<String, String> approvalEnv, List<String> approvalProperties)
+            throws IOException {
+        var services = new TetherServices(name, withProjector, approvalEnv, approvalProperties);
         try {
             services.session.start();
             if (services.projector != null) {
@@ -97,6 +107,20 @@ final class TetherServices implements AutoCloseable {
                 workDir.resolve("approval-service-" + (moreApprovals.size() + 2)), approvalEnv, List.of());
         moreApprovals.add(another);
         return another.start();
+    }
+
+    /**
+     * Stops the approval-service and starts it again over the same state directory, topics and environment, with
+     * {@code systemProperties} (an upgrade: a new release of it, configured anew). {@code keepState} false deletes its
+     * state directory first, so it restores its stores from their changelogs alone. Its port changes.
+     */
+    ServiceProcess restartApproval(List<String> systemProperties, boolean keepState) {
+        approval.stop();
+        if (!keepState) {
+            StoreUpgrade.deleteState(approval);
+        }
+        approval = new ServiceProcess(ROOT.resolve("approval-service"), workDir.resolve("approval-service"), approvalEnv, systemProperties);
+        return approval.start();
     }
 
     @Override

@@ -342,7 +342,8 @@ class ProjectionApiIT {
         given().get("/v1/sessions/{id}/checkpoint", id).then().statusCode(401);
     }
 
-    private static ToolOutcome outcome(String sessionId, String callId, OutcomeState state, Instant startedAt, Instant finishedAt) {
+    /** A ledger record of the call asked for at seq 2, as the tool-executor writes it (attempt 1, edit_file). */
+    static ToolOutcome outcome(String sessionId, String callId, OutcomeState state, Instant startedAt, Instant finishedAt) {
         return ToolOutcome.newBuilder().setIdempotencyKey(sessionId + "/2/" + callId).setSessionId(sessionId).setTenantId("acme")
                 .setCallId(callId).setTool("edit_file").setState(state).setAttempt(1).setExecutorId("executor-1").setStartedAt(startedAt)
                 .setFinishedAt(finishedAt).build();
@@ -350,13 +351,18 @@ class ProjectionApiIT {
 
     /** Writes to tool-outcomes as the tool-executor does: keyed by idempotency key, on the session's partition. */
     private static void writeOutcome(ToolOutcome outcome) throws Exception {
+        writeOutcome(TopicLayout.local(), outcome);
+    }
+
+    /** The same, to the {@code tool-outcomes} of {@code layout}. */
+    static void writeOutcome(TopicLayout layout, ToolOutcome outcome) throws Exception {
         TetherStack stack = TetherStack.shared();
         var config = new HashMap<String, Object>(stack.clientConfig());
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, SessionPartitioner.class.getName());
         try (var serde = AvroSerdes.<ToolOutcome>valueSerde(stack.registryUrl());
                 var producer = new KafkaProducer<>(config, new StringSerializer(), serde.serializer())) {
-            producer.send(new ProducerRecord<>(TopicLayout.local().name(Topics.TOOL_OUTCOMES), outcome.getIdempotencyKey(), outcome)).get();
+            producer.send(new ProducerRecord<>(layout.name(Topics.TOOL_OUTCOMES), outcome.getIdempotencyKey(), outcome)).get();
         }
     }
 

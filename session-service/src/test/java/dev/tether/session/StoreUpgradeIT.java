@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.session.kafka.SequencerStoreFormats;
 import dev.tether.session.kafka.StoreNames;
 import dev.tether.testing.ServiceProcess;
-import dev.tether.testing.TopicReader;
+import dev.tether.testing.StoreUpgrade;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -45,22 +45,19 @@ class StoreUpgradeIT {
     private ServiceProcess service;
 
     @AfterEach
-    void stop() throws IOException {
+    void stop() {
         if (service != null) {
             service.close();
         }
         if (workDir != null) {
-            try (var paths = Files.walk(workDir)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            StoreUpgrade.deleteTree(workDir);
         }
     }
 
     @Test
     void anUpgradedService_overStoresOfThePreviousFormat_servesTheSameAnswers() throws Exception {
         workDir = Files.createTempDirectory("store-upgrade-");
-        service = start(List.of("-Dtether.stores.write-version." + StoreNames.HEADS + "=0",
-                "-Dtether.stores.write-version." + StoreNames.SESSIONS_BY_TENANT + "=0"));
+        service = start(StoreUpgrade.asThePreviousRelease(StoreNames.HEADS, StoreNames.SESSIONS_BY_TENANT));
         String working = createSession("working");
         String quiet = createSession("quiet");
         String idle = createSession("idle");
@@ -69,9 +66,9 @@ class StoreUpgradeIT {
         assertThat(before.get(working).get("lastSeq").asLong()).isEqualTo(3);
         assertThat(before.get("list").get("sessions")).hasSize(3);
         assertThat(versions(StoreNames.HEADS)).as("the previous release's heads").containsOnlyKeys(working, quiet, idle)
-                .allSatisfy((k, v) -> assertThat(v).isEqualTo("unversioned"));
+                .allSatisfy((k, v) -> assertThat(v).isEqualTo(StoreUpgrade.UNVERSIONED));
         assertThat(versions(StoreNames.SESSIONS_BY_TENANT)).as("the previous release's summaries").hasSize(3)
-                .allSatisfy((k, v) -> assertThat(v).isEqualTo("unversioned"));
+                .allSatisfy((k, v) -> assertThat(v).isEqualTo(StoreUpgrade.UNVERSIONED));
         service.stop();
 
         service = start(List.of());
@@ -83,16 +80,14 @@ class StoreUpgradeIT {
         assertThat(next.get("appended").get(0).get("seq").asLong()).isEqualTo(2);
         String current = Integer.toString(SequencerStoreFormats.HEADS.version());
         assertThat(versions(StoreNames.HEADS)).as("an untouched head stays as it was; the heads written again are the current version")
-                .containsEntry(working, current).containsEntry(quiet, current).containsEntry(idle, "unversioned");
+                .containsEntry(working, current).containsEntry(quiet, current).containsEntry(idle, StoreUpgrade.UNVERSIONED);
         Map<String, JsonNode> after = answers(working, quiet, idle);
         assertThat(after.get(working)).isEqualTo(before.get(working));
         assertThat(after.get(idle)).isEqualTo(before.get(idle));
         assertThat(after.get(quiet).get("lastSeq").asLong()).isEqualTo(2);
         service.stop();
 
-        try (var paths = Files.walk(workDir.resolve("state"))) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        StoreUpgrade.deleteState(service);
         service = start(List.of());
         assertThat(answers(working, quiet, idle)).as("restored from changelogs holding both formats").isEqualTo(after);
     }
@@ -125,14 +120,9 @@ class StoreUpgradeIT {
         return out;
     }
 
-    /** Key → the version field of its latest changelog value of {@code store}, or "unversioned". */
-    private Map<String, String> versions(String store) throws IOException {
-        var versions = new LinkedHashMap<String, String>();
-        for (var e : TopicReader.latestByKey(prefix + "tether-session-service-" + store + "-changelog").entrySet()) {
-            JsonNode value = json.readTree(e.getValue());
-            versions.put(e.getKey(), value.has("version") ? value.get("version").asText() : "unversioned");
-        }
-        return versions;
+    /** Key → the version of its latest changelog value of {@code store}, or unversioned. */
+    private Map<String, String> versions(String store) {
+        return StoreUpgrade.versions(StoreUpgrade.changelog(prefix + "tether-session-service", store));
     }
 
     private String createSession(String name) throws Exception {

@@ -76,6 +76,11 @@ public final class ServiceProcess implements AutoCloseable {
         return workDir.resolve("service.log");
     }
 
+    /** Where its Kafka Streams state stores live ({@code TETHER_STATE_DIR}), kept across restarts. */
+    public Path stateDirectory() {
+        return workDir.resolve("state");
+    }
+
     /** Starts the service and waits until {@code /q/health/ready} answers 200. */
     public ServiceProcess start() {
         launch();
@@ -110,7 +115,7 @@ public final class ServiceProcess implements AutoCloseable {
             environment.put("TETHER_KAFKA_BOOTSTRAP", stack.bootstrapServers());
             environment.put("TETHER_REGISTRY_URL", stack.registryUrl());
             environment.put("QUARKUS_HTTP_PORT", Integer.toString(port));
-            environment.put("TETHER_STATE_DIR", workDir.resolve("state").toString());
+            environment.put("TETHER_STATE_DIR", stateDirectory().toString());
             environment.put("TETHER_AUTH_DEV_KEYS_ENABLED", "true");
             environment.putAll(env);
             Files.writeString(log(), "---- start " + (++starts) + "\n", java.nio.file.StandardOpenOption.CREATE,
