@@ -9,6 +9,7 @@ import static dev.tether.approval.TetherServices.get;
 import static dev.tether.approval.TetherServices.is;
 import static dev.tether.approval.TetherServices.json;
 import static dev.tether.approval.TetherServices.post;
+import static dev.tether.approval.TetherServices.renameFoo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,7 +17,6 @@ import dev.tether.approval.TetherServices.Answer;
 import dev.tether.avro.ToolRequest;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,19 +46,6 @@ class ApprovalFlowIT {
         }
     }
 
-    /** A WRITE session whose workspace holds src/Foo.java. */
-    private static String sessionWithFoo() throws IOException {
-        String id = services.createSession("WRITE");
-        Path src = Files.createDirectories(services.workspaces.resolve(id).resolve("src"));
-        Files.writeString(src.resolve("Foo.java"), "class Foo {\n}\n");
-        Files.writeString(src.resolve("Main.java"), "class Main {\n    Foo foo;\n}\n");
-        return id;
-    }
-
-    private static TetherServices.Call renameFoo(String callId, String path) {
-        return call(callId, "edit_file", "{\"path\":\"" + path + "\",\"old\":\"Foo\",\"new\":\"Bar\"}");
-    }
-
     private static Map<String, Object> decision(String decision, String reason) {
         return Map.of("decision", decision, "reason", reason);
     }
@@ -69,7 +56,7 @@ class ApprovalFlowIT {
 
     @Test
     void aGatedCall_waitsForAHuman_thenTheGrantAuthorizesIt_andTheProjectorEmitsItsToolRequest() throws Exception {
-        String id = sessionWithFoo();
+        String id = services.sessionWithFoo();
         long asked = services.ask(id, renameFoo("c1", "src/Foo.java"));
 
         JsonNode item = services.awaitPending(id, "c1");
@@ -121,7 +108,7 @@ class ApprovalFlowIT {
 
     @Test
     void aDenial_becomesAnErrorResultWithTheReason_andNothingRuns() throws Exception {
-        String id = sessionWithFoo();
+        String id = services.sessionWithFoo();
         long asked = services.ask(id, call("c1", "run_command", "{\"command\":\"rm -rf build && make release\"}"));
         JsonNode item = services.awaitPending(id, "c1");
         assertThat(item.get("shown").asText()).isEqualTo("rm -rf build && make release");
@@ -145,8 +132,8 @@ class ApprovalFlowIT {
 
     @Test
     void pendingApprovals_areListedOldestFirst() throws Exception {
-        String first = sessionWithFoo();
-        String second = sessionWithFoo();
+        String first = services.sessionWithFoo();
+        String second = services.sessionWithFoo();
         services.ask(second, renameFoo("c1", "src/Foo.java"));
         String older = services.awaitPending(second, "c1").get("id").asText();
         services.ask(first, renameFoo("c1", "src/Main.java"));
@@ -167,7 +154,7 @@ class ApprovalFlowIT {
 
     @Test
     void aSessionScopeGrant_authorizesLaterMatchingCallsWithoutAsking_andOnlyThose() throws Exception {
-        String id = sessionWithFoo();
+        String id = services.sessionWithFoo();
         services.ask(id, renameFoo("c1", "src/Foo.java"));
         JsonNode item = services.awaitPending(id, "c1");
         Answer granted = services.decide(item.get("id").asText(), APPROVER,
@@ -197,7 +184,7 @@ class ApprovalFlowIT {
 
     @Test
     void aGrantFromAnotherTenantsApprover_orFromTheAgent_isRefused_andChangesNothing() throws Exception {
-        String id = sessionWithFoo();
+        String id = services.sessionWithFoo();
         services.ask(id, renameFoo("c1", "src/Foo.java"));
         String itemId = services.awaitPending(id, "c1").get("id").asText();
 
@@ -266,7 +253,7 @@ class ApprovalFlowIT {
 
     @Test
     void anInterruptedTurn_cancelsTheCallsStillWaitingForAHuman() throws Exception {
-        String id = sessionWithFoo();
+        String id = services.sessionWithFoo();
         services.ask(id, renameFoo("c1", "src/Foo.java"));
         String itemId = services.awaitPending(id, "c1").get("id").asText();
 
@@ -313,7 +300,7 @@ class ApprovalFlowIT {
 
     @Test
     void everythingSurvivesARestartOfTheApprovalService_midFlow() throws Exception {
-        String id = sessionWithFoo();
+        String id = services.sessionWithFoo();
         services.ask(id, renameFoo("c1", "src/Foo.java"));
         String c1 = services.awaitPending(id, "c1").get("id").asText();
 

@@ -5,6 +5,7 @@ import static dev.tether.approval.TetherServices.await;
 import static dev.tether.approval.TetherServices.call;
 import static dev.tether.approval.TetherServices.get;
 import static dev.tether.approval.TetherServices.is;
+import static dev.tether.approval.TetherServices.renameFoo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,9 +14,6 @@ import dev.tether.approval.TetherServices.Answer;
 import dev.tether.approval.kafka.ApprovalStores;
 import dev.tether.testing.StoreUpgrade;
 import dev.tether.testing.TopicReader;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +47,7 @@ class StoreUpgradeIT {
     @Test
     void anUpgradedService_overAStoreOfThePreviousFormat_servesTheSameAnswers_andDecidesOnIt() throws Exception {
         services = TetherServices.start("approval-upgrade", false, Map.of(), StoreUpgrade.asThePreviousRelease(ApprovalStores.SESSIONS));
-        String withGrant = sessionWithFoo();
+        String withGrant = services.sessionWithFoo();
         String grantItem = services.awaitPending(withGrant, ask(withGrant, renameFoo("c1", "src/Foo.java"))).get("id").asText();
         Answer granted = services.decide(grantItem, APPROVER,
                 Map.of("decision", "GRANT_SESSION", "tool", "edit_file", "pathGlob", "src/**", "reason", "renames in src are fine"));
@@ -58,7 +56,7 @@ class StoreUpgradeIT {
         services.awaitEvent(withGrant, "c1 authorized", is("tool_call_authorized", "c1"));
         String pendingItem = services.awaitPending(withGrant, ask(withGrant, call("c2", "run_command", "{\"command\":\"make\"}")))
                 .get("id").asText();
-        String withDenial = sessionWithFoo();
+        String withDenial = services.sessionWithFoo();
         String deniedItem = services.awaitPending(withDenial, ask(withDenial, call("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}")))
                 .get("id").asText();
         assertThat(services.decide(deniedItem, APPROVER, Map.of("decision", "DENY", "reason", "not today")).status()).isEqualTo(200);
@@ -100,19 +98,6 @@ class StoreUpgradeIT {
     }
 
     // ---------------------------------------------------------------------------------------------
-
-    /** A WRITE session whose workspace holds src/Foo.java and src/Main.java. */
-    private String sessionWithFoo() throws IOException {
-        String id = services.createSession("WRITE");
-        Path src = Files.createDirectories(services.workspaces.resolve(id).resolve("src"));
-        Files.writeString(src.resolve("Foo.java"), "class Foo {\n}\n");
-        Files.writeString(src.resolve("Main.java"), "class Main {\n    Foo foo;\n}\n");
-        return id;
-    }
-
-    private static TetherServices.Call renameFoo(String callId, String path) {
-        return call(callId, "edit_file", "{\"path\":\"" + path + "\",\"old\":\"Foo\",\"new\":\"Bar\"}");
-    }
 
     /** Asks for the call; returns its callId. */
     private String ask(String sessionId, TetherServices.Call call) {

@@ -207,6 +207,20 @@ final class TetherServices implements AutoCloseable {
         return id;
     }
 
+    /** A WRITE session whose workspace holds src/Foo.java and src/Main.java (which uses Foo); returns its id. */
+    String sessionWithFoo() throws IOException {
+        String id = createSession("WRITE");
+        Path src = Files.createDirectories(workspaces.resolve(id).resolve("src"));
+        Files.writeString(src.resolve("Foo.java"), "class Foo {\n}\n");
+        Files.writeString(src.resolve("Main.java"), "class Main {\n    Foo foo;\n}\n");
+        return id;
+    }
+
+    /** An {@code edit_file} call renaming Foo to Bar in {@code path}. */
+    static Call renameFoo(String callId, String path) {
+        return call(callId, "edit_file", "{\"path\":\"" + path + "\",\"old\":\"Foo\",\"new\":\"Bar\"}");
+    }
+
     /** A tool call for {@link #ask}. */
     record Call(String callId, String tool, String argumentsJson) {}
 
