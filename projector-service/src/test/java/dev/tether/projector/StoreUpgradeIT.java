@@ -151,7 +151,8 @@ class StoreUpgradeIT {
             public JsonNode get() {
                 var found = new JsonNode[1];
                 // a poll that times out on a loaded machine is a poll that has not seen it yet
-                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(300)).ignoreException(HttpTimeoutException.class)
+                await("the call record " + name()).atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(300))
+                        .ignoreException(HttpTimeoutException.class)
                         .until(() -> {
                             var response = http.send(HttpRequest.newBuilder(URI.create(projector.baseUrl() + "/v1/sessions/" + sessionId
                                             + "/calls/" + callId)).header("Authorization", "Bearer " + ProjectionApiIT.AGENT)
