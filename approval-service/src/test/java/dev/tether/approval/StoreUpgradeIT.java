@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.approval.TetherServices.Answer;
+import dev.tether.approval.kafka.ApprovalStoreFormats;
 import dev.tether.approval.kafka.ApprovalStores;
 import dev.tether.testing.StoreUpgrade;
 import dev.tether.testing.TopicReader;
@@ -84,8 +85,8 @@ class StoreUpgradeIT {
         services.awaitEvent(withGrant, "c2 authorized", is("tool_call_authorized", "c2"));
         assertThat(services.events(withGrant)).filteredOn(is("approval_requested", "c3")).as("no prompt for c3").isEmpty();
         awaitFolded(sessions);
-        assertThat(versions()).as("the state written again is version 1 (the current one); the others stay as they were")
-                .containsEntry(withGrant, "1").containsEntry(withDenial, StoreUpgrade.UNVERSIONED)
+        assertThat(versions()).as("the state written again is the current version; the others stay as they were")
+                .containsEntry(withGrant, Integer.toString(ApprovalStoreFormats.SESSIONS.version())).containsEntry(withDenial, StoreUpgrade.UNVERSIONED)
                 .containsEntry(byPolicy, StoreUpgrade.UNVERSIONED);
         Map<String, JsonNode> after = answers();
         assertThat(after.get(deniedItem)).isEqualTo(before.get(deniedItem));
