@@ -6,6 +6,16 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.startsWith;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.config.ConfigResource;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +62,50 @@ public abstract class ServiceEndpointsContract {
                 .contentType(startsWith("text/plain"))
                 .body(containsString("# TYPE jvm_threads_live_threads gauge"))
                 .body(containsString("application=\"" + serviceName() + "\""));
+    }
+
+    /**
+     * A Streams service's changelogs roll small segments and compact early (service-kit's {@code kafka-streams.topic.*}):
+     * the cleaner never compacts a log's active segment, so at the broker's defaults (1 GiB) a new instance's restore
+     * would replay every write ever made to a store instead of its live keys.
+     */
+    @Test
+    void changelogs_rollSmallSegmentsThatCompact_soARestoreReadsTheLiveKeys_notEveryWrite() throws Exception {
+        Optional<String> app = streamsApplication();
+        if (app.isEmpty()) {
+            return; // the tool-executor runs no Streams application
+        }
+        try (Admin admin = Admin.create(TetherStack.shared().clientConfig())) {
+            List<String> changelogs = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.startsWith(app.get() + "-") && t.endsWith("-changelog")).sorted().toList();
+            assertFalse(changelogs.isEmpty(), "no changelog of " + app.get());
+            var resources = changelogs.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+            var configs = admin.describeConfigs(resources).all().get(30, TimeUnit.SECONDS);
+            for (ConfigResource topic : resources) {
+                var config = configs.get(topic);
+                assertEquals(Map.of("segment.bytes", "16777216", "segment.ms", "600000", "min.cleanable.dirty.ratio", "0.25",
+                                "cleanup.policy", "compact"),
+                        Map.of("segment.bytes", config.get("segment.bytes").value(), "segment.ms", config.get("segment.ms").value(),
+                                "min.cleanable.dirty.ratio", config.get("min.cleanable.dirty.ratio").value(),
+                                "cleanup.policy", config.get("cleanup.policy").value()),
+                        topic.name());
+            }
+        }
+    }
+
+    /** A Streams service tells when its stores (a standby's too) have caught up: the takeover docs/ARCHITECTURE.md describes. */
+    @Test
+    void aStreamsService_reportsItsStoresLag() {
+        if (streamsApplication().isEmpty()) {
+            return;
+        }
+        given().accept("text/plain").when().get("/q/metrics").then()
+                .statusCode(200)
+                .body(containsString("tether_streams_store_lag_records{application=\"" + serviceName() + "\"}"));
+    }
+
+    private static Optional<String> streamsApplication() {
+        return ConfigProvider.getConfig().getOptionalValue("quarkus.kafka-streams.application-id", String.class);
     }
 
     @Test

@@ -40,6 +40,10 @@ public abstract class StreamsConfigurationContract {
                 Map.entry("kafka-streams.group.instance.id", serviceName() + "-localhost-" + port()),
                 Map.entry("kafka-streams.session.timeout.ms", "15000"),
                 Map.entry("kafka-streams.replication.factor", "1"),
+                // changelogs small segments that compact, so a restore reads the live keys, not every write ever made
+                Map.entry("kafka-streams.topic.segment.bytes", "16777216"),
+                Map.entry("kafka-streams.topic.segment.ms", "600000"),
+                Map.entry("kafka-streams.topic.min.cleanable.dirty.ratio", "0.25"),
                 // fail, never log and skip: a record that cannot be read or written stops its thread (StreamThreadRecovery)
                 Map.entry("kafka-streams.deserialization.exception.handler", "org.apache.kafka.streams.errors.LogAndFailExceptionHandler"),
                 Map.entry("kafka-streams.processing.exception.handler",
