@@ -10,22 +10,13 @@ import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -48,16 +39,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 public final class ExecutorSoak {
 
-    /** The old generation: a full GC leaves every live object there, and what is allocated after it goes elsewhere. */
-    private static final Pattern HEAP = Pattern.compile("^jvm_memory_used_bytes\\{[^}]*area=\"heap\",id=\"[^\"]*(Old|Tenured) Gen\"[^}]*} ([0-9.E+-]+)$",
-            Pattern.MULTILINE);
     /**
      * Calls running at once per instance (the default is 4): each call waits for three acknowledged writes, so on a
      * loaded machine 4 threads make a 100,000-call run last over an hour; more threads change the rate, not what the
      * ledger holds.
      */
     private static final int CONCURRENCY = Integer.getInteger("soak.concurrency", 16);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final int calls;
     private final int sessions;
@@ -82,13 +69,13 @@ public final class ExecutorSoak {
         try {
             new ExecutorSoak(calls, sessions, step, root, workDir).run();
         } finally {
-            deleteTree(workDir);
+            Bench.deleteTree(workDir);
         }
         System.exit(0); // the stack's shutdown hook stops the broker and registry
     }
 
     private void run() throws Exception {
-        String loadBefore = load();
+        String loadBefore = ServiceProbe.load();
         TetherStack stack = TetherStack.shared();
         String prefix = "soak-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_WORKSPACE_ROOT", workDir.resolve("workspaces").toString(),
@@ -121,10 +108,10 @@ public final class ExecutorSoak {
                 watch.awaitCaughtUp(group, requests, Duration.ofMinutes(30), 200);
                 double rate = (next - done) / ((System.nanoTime() - started) / 1e9);
                 done = next;
-                double heap = heapAfterGc(current);
+                double heap = ServiceProbe.liveHeapAfterFullGc(current);
                 long window = (long) metric(current, "tether_executor_ledger_cached_calls");
                 log("%,d calls: heap after full GC %.1f MiB, ledger window %,d calls, %.0f calls/s", done, heap, window, rate);
-                table.append("| %,d | %.1f | %,d | %.0f | %s |%n".formatted(done, heap, window, rate, load()));
+                table.append("| %,d | %.1f | %,d | %.0f | %s |%n".formatted(done, heap, window, rate, ServiceProbe.load()));
                 if (done == step || done == calls) {
                     ServiceProcess successor = current == a ? b : a;
                     double seconds = takeover(current, successor, producer, requests, watch, group, done);
@@ -132,14 +119,14 @@ public final class ExecutorSoak {
                         firstTakeover = seconds;
                     }
                     double read = metric(successor, "tether_executor_ledger_records_read_total{reason=\"takeover\"}");
-                    takeovers.append("| %,d | %.1f | %,.0f | %s |%n".formatted(done, seconds, read, load()));
+                    takeovers.append("| %,d | %.1f | %,.0f | %s |%n".formatted(done, seconds, read, ServiceProbe.load()));
                     current = successor;
                 }
             }
             log("%n%s%n| takeover after SIGKILL at | seconds (kill → a probe on every partition handled) | ledger records the successor read to take over | load average |%n|---|---|---|---|%n%s",
                     table, takeovers);
             log("takeover at %,d calls / at %,d: %.2f×; load average before %s, after %s", calls, step,
-                    lastTakeover(takeovers) / firstTakeover, loadBefore, load());
+                    lastTakeover(takeovers) / firstTakeover, loadBefore, ServiceProbe.load());
         }
     }
 
@@ -198,27 +185,8 @@ public final class ExecutorSoak {
                 .build();
     }
 
-    /** Forces a full GC in the service ({@code jcmd GC.run}), then reads its heap in use from {@code /q/metrics}. */
-    private static double heapAfterGc(ServiceProcess service) throws Exception {
-        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-        for (int i = 0; i < 2; i++) {
-            var gc = new ProcessBuilder(jcmd.toString(), Long.toString(service.pid()), "GC.run").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!gc.waitFor(60, TimeUnit.SECONDS)) {
-                gc.destroyForcibly();
-                throw new IllegalStateException("jcmd GC.run did not return within 60 s");
-            }
-        }
-        var matcher = HEAP.matcher(metrics(service));
-        double bytes = 0;
-        while (matcher.find()) {
-            bytes += Double.parseDouble(matcher.group(2));
-        }
-        return bytes / (1024 * 1024);
-    }
-
     private static double metric(ServiceProcess service, String name) throws Exception {
-        for (String line : metrics(service).split("\n")) {
+        for (String line : ServiceProbe.metrics(service).split("\n")) {
             // Quarkus adds an application tag: match the name and every wanted tag
             String base = name.contains("{") ? name.substring(0, name.indexOf('{')) : name;
             String tag = name.contains("{") ? name.substring(name.indexOf('{') + 1, name.length() - 1) : "";
@@ -229,27 +197,13 @@ public final class ExecutorSoak {
         return -1;
     }
 
-    private static String metrics(ServiceProcess service) throws IOException, InterruptedException {
-        var request = HttpRequest.newBuilder(URI.create(service.baseUrl() + "/q/metrics")).timeout(Duration.ofSeconds(10)).build();
-        return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
-    }
-
     private static double lastTakeover(StringBuilder takeovers) {
         String[] rows = takeovers.toString().trim().split("\n");
         return Double.parseDouble(rows[rows.length - 1].split("\\|")[2].trim());
-    }
-
-    private static String load() {
-        return String.format(Locale.ROOT, "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
     private void log(String format, Object... args) {
         System.out.println(format.formatted(args));
     }
 
-    private static void deleteTree(Path dir) throws IOException {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-    }
 }

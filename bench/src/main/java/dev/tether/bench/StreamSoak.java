@@ -14,20 +14,13 @@ import dev.tether.client.ToolMode;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -58,15 +51,11 @@ import org.apache.kafka.clients.admin.Admin;
  */
 public final class StreamSoak {
 
-    /** The old generation: a full GC leaves every live object there, and what is allocated after it goes elsewhere. */
-    private static final Pattern HEAP = Pattern.compile("^jvm_memory_used_bytes\\{[^}]*area=\"heap\",id=\"[^\"]*(Old|Tenured) Gen\"[^}]*} ([0-9.E+-]+)$",
-            Pattern.MULTILINE);
     private static final Pattern LAG = Pattern.compile("^tether_streams_store_lag_records(\\{[^}]*})? ([0-9.E+-]+)$", Pattern.MULTILINE);
     /** At most a marker per store partition, and a batch in flight: far below what a restore from scratch reads. */
     private static final double RESTORED_LAG = 100;
     private static final int THREADS = Integer.getInteger("soak.threads", 32);
     private static final String TEXT = AppendLoad.text(200);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final int events;
     private final int sessions;
@@ -105,13 +94,13 @@ public final class StreamSoak {
         try {
             new StreamSoak(events, sessions, step, root, workDir, properties).run();
         } finally {
-            deleteTree(workDir);
+            Bench.deleteTree(workDir);
         }
         System.exit(0); // the stack's shutdown hook stops the broker and registry
     }
 
     private void run() throws Exception {
-        String loadBefore = load();
+        String loadBefore = ServiceProbe.load();
         TetherStack stack = TetherStack.shared();
         String prefix = "ssoak-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
@@ -152,11 +141,11 @@ public final class StreamSoak {
                 watch.awaitCaughtUp(projectorGroup, eventsTopic, Duration.ofMinutes(30), 200);
                 double rate = step / ((System.nanoTime() - started) / 1e9);
                 done = next;
-                double sessionHeap = heapAfterGc(sessionService);
-                double projectorHeap = heapAfterGc(projector);
+                double sessionHeap = ServiceProbe.liveHeapAfterFullGc(sessionService);
+                double projectorHeap = ServiceProbe.liveHeapAfterFullGc(projector);
                 log("%,d events: session-service %.1f MiB, projector %.1f MiB after full GC; %.0f events/s", done, sessionHeap,
                         projectorHeap, rate);
-                table.append("| %,d | %.1f | %.1f | %.0f | %s |%n".formatted(done, sessionHeap, projectorHeap, rate, load()));
+                table.append("| %,d | %.1f | %.1f | %.0f | %s |%n".formatted(done, sessionHeap, projectorHeap, rate, ServiceProbe.load()));
                 if (done == step || done == events) {
                     generation++;
                     var into = done == step ? first : last;
@@ -184,7 +173,7 @@ public final class StreamSoak {
             for (String service : first.keySet()) {
                 log("%s: takeover at %,d events / at %,d: %.2f×", service, events, step, last.get(service) / first.get(service));
             }
-            log("load average before %s, after %s", loadBefore, load());
+            log("load average before %s, after %s", loadBefore, ServiceProbe.load());
         } finally {
             clients.forEach(TetherClient::close);
             instances.forEach(ServiceProcess::close);
@@ -194,7 +183,7 @@ public final class StreamSoak {
     /** What one takeover took, each from the successor's launch or the SIGKILL. */
     private record Takeover(double startupSeconds, double restoredSeconds, double seconds) {
         String row(String service, int done) {
-            return "| %s | %,d | %.1f | %.1f | %.1f | %s |%n".formatted(service, done, startupSeconds, restoredSeconds, seconds, load());
+            return "| %s | %,d | %.1f | %.1f | %.1f | %s |%n".formatted(service, done, startupSeconds, restoredSeconds, seconds, ServiceProbe.load());
         }
     }
 
@@ -235,7 +224,7 @@ public final class StreamSoak {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the successor's stores did not catch up within 30 minutes");
             }
-            var matcher = LAG.matcher(metrics(service));
+            var matcher = LAG.matcher(ServiceProbe.metrics(service));
             double lag = matcher.find() ? Double.parseDouble(matcher.group(2)) : Double.NaN;
             restored = lag <= RESTORED_LAG ? restored + 1 : 0;
             Thread.sleep(500);
@@ -392,41 +381,8 @@ public final class StreamSoak {
         return "soak-s" + i;
     }
 
-    /** Forces a full GC in the service ({@code jcmd GC.run}, twice), then reads its old generation in use from {@code /q/metrics}. */
-    private static double heapAfterGc(ServiceProcess service) throws Exception {
-        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-        for (int i = 0; i < 2; i++) {
-            var gc = new ProcessBuilder(jcmd.toString(), Long.toString(service.pid()), "GC.run").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!gc.waitFor(60, TimeUnit.SECONDS)) {
-                gc.destroyForcibly();
-                throw new IllegalStateException("jcmd GC.run did not return within 60 s");
-            }
-        }
-        var matcher = HEAP.matcher(metrics(service));
-        double bytes = 0;
-        while (matcher.find()) {
-            bytes += Double.parseDouble(matcher.group(2));
-        }
-        return bytes / (1024 * 1024);
-    }
-
-    private static String metrics(ServiceProcess service) throws IOException, InterruptedException {
-        var request = HttpRequest.newBuilder(URI.create(service.baseUrl() + "/q/metrics")).timeout(Duration.ofSeconds(10)).build();
-        return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    private static String load() {
-        return String.format(Locale.ROOT, "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    }
-
     private static void log(String format, Object... args) {
         System.out.println(format.formatted(args));
     }
 
-    private static void deleteTree(Path dir) throws IOException {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-    }
 }
