@@ -101,7 +101,7 @@ public abstract class ServiceEndpointsContract {
         }
         given().accept("text/plain").when().get("/q/metrics").then()
                 .statusCode(200)
-                .body(containsString("tether_streams_store_lag_records{application=\"" + serviceName() + "\"}"));
+                .body(containsString("tether_streams_store_lag_records{application=\"" + serviceName() + "\""));
     }
 
     private static Optional<String> streamsApplication() {
