@@ -61,13 +61,11 @@ public final class ExecutorSoak {
     }
 
     public static void main(String[] args) throws Exception {
-        int calls = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
-        int sessions = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
-        int step = args.length > 2 ? Integer.parseInt(args[2]) : calls / 10;
+        SoakSize size = SoakSize.parse(args, 100_000);
         Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
         Path workDir = Files.createTempDirectory("executor-soak");
         try {
-            new ExecutorSoak(calls, sessions, step, root, workDir).run();
+            new ExecutorSoak(size.count(), size.sessions(), size.step(), root, workDir).run();
         } finally {
             Bench.deleteTree(workDir);
         }

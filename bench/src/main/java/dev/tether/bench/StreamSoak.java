@@ -78,10 +78,8 @@ public final class StreamSoak {
     }
 
     public static void main(String[] args) throws Exception {
-        int events = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
-        int sessions = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
-        int step = args.length > 2 ? Integer.parseInt(args[2]) : events / 10;
-        if (step % sessions != 0 || events % step != 0) {
+        SoakSize size = SoakSize.parse(args, 1_000_000);
+        if (size.step() % size.sessions() != 0 || size.count() % size.step() != 0) {
             throw new IllegalArgumentException("a step must be a multiple of the sessions and the events a multiple of the step");
         }
         Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
@@ -92,7 +90,7 @@ public final class StreamSoak {
             properties.add("-Dkafka-streams.num.standby.replicas=" + standbys);
         }
         try {
-            new StreamSoak(events, sessions, step, root, workDir, properties).run();
+            new StreamSoak(size.count(), size.sessions(), size.step(), root, workDir, properties).run();
         } finally {
             Bench.deleteTree(workDir);
         }
