@@ -1,17 +1,818 @@
+import type { SessionWriter, TetherClient } from "./client.js";
+import { TetherError, UnexpectedOutcomeError } from "./errors.js";
+import { requireText } from "./ids.js";
+import type { SessionEvent } from "./models.js";
+import { HarnessTool, NewEvent, ReadAt, type ToolStatus } from "./requests.js";
+import type { AppendResult, Claimed, Fenced, NotFound, Rejected } from "./results.js";
+
 /**
- * SEAM — the harness-run tools helper (issue 17, item 1, last part) lives here once issue 16 ("Harness-run tools")
- * has landed on main and fixed its wire format. Nothing is exported yet, on purpose: a helper written against a
- * protocol that is still being built would drift from it.
- *
- * What it will be: `client.tools(writer)` (or a `HarnessTools` class taking a `TetherClient` and a `SessionWriter`)
- * that, for a tool call the harness runs itself, waits for authorization (`awaitEvent` on `tool_call_authorized` for
- * the call, or its refusal as a `tool_result`), records the start, runs the caller's function with the call's
- * idempotency key (`sessionId/requestSeq/callId`, as `Checkpoint.toolCursor[].idempotencyKey` carries it), appends the
- * result under the step key `call-<callId>/result` (so a retried or re-run append is a duplicate), and on resume
- * reconciles from the recovery report (`effects.inFlight`, `effects.unknown`) instead of running a call twice. It needs
- * nothing from this package that is not already public: `awaitEvent`, `append`/`SessionWriter`, `checkpoint`,
- * `recovery`, `call`, `eventIdOf`.
+ * The harness-run tools helper — the Java SDK's `HarnessToolRunner` (client/), the same protocol and the same eventIds,
+ * so a Java and a TypeScript worker can take over each other's session (docs/ARCHITECTURE.md §6, "Harness-run tools").
  *
  * @module
  */
-export {};
+
+/** One attempt of a harness-run call, as its function (or reconciliation hook) sees it. */
+export interface ToolInvocation {
+  readonly sessionId: string;
+  readonly callId: string;
+  /** The tool the call names. */
+  readonly tool: string;
+  /** The call's arguments, as the model wrote them (JSON text). */
+  readonly argumentsJson: string;
+  /** The `assistant_message` that asked for the call. */
+  readonly requestSeq: number;
+  /**
+   * The key Tether derived for this attempt (`sessionId/seq/callId`): pass it to the external system so that it applies
+   * the effect at most once, and reconcile by it.
+   */
+  readonly idempotencyKey: string;
+  /** 1 for the first start, one more after each RETRY. */
+  readonly attempt: number;
+  /** The epoch of the worker running it. */
+  readonly epoch: number;
+}
+
+/**
+ * What a harness-run attempt produced, reported as the call's `tool_result`: `OK`, `ERROR` (the tool ran and failed),
+ * `CANCELLED` (the harness stopped it) or `UNKNOWN` (it may or may not have taken effect: a person decides).
+ */
+export interface ToolOutput {
+  readonly status: ToolStatus;
+  /** What the model sees; undefined for none. */
+  readonly content: string | undefined;
+}
+
+export const ToolOutput = {
+  ok(content: string): ToolOutput {
+    return output("OK", content);
+  },
+  error(content: string): ToolOutput {
+    return output("ERROR", content);
+  },
+  cancelled(content: string): ToolOutput {
+    return output("CANCELLED", content);
+  },
+  unknown(reason: string): ToolOutput {
+    return output("UNKNOWN", reason);
+  },
+} as const;
+
+function output(status: ToolStatus, content: string): ToolOutput {
+  if (typeof content !== "string") {
+    throw new TypeError("a tool output's content must be a string");
+  }
+  return Object.freeze({ status, content });
+}
+
+/**
+ * A tool the harness runs: called once per started attempt, after Tether recorded the start, with the attempt's
+ * idempotency key. Its answer becomes the call's `tool_result`.
+ *
+ * What a throw (or a rejected promise) means: a read-only tool's call ends ERROR with the error's text; a mutating tool
+ * may have taken effect, so a reconcilable one is reconciled at once (its {@link ToolReconciler}) and any other ends
+ * UNKNOWN for a person to decide — never run again on a guess.
+ */
+export type HarnessToolFunction = (call: ToolInvocation) => ToolOutput | Promise<ToolOutput>;
+
+/**
+ * A harness's reconciliation hook for a tool declared `canReconcile`: asked about an attempt that started and has no
+ * result (the worker died while it ran), it finds out from the external system, by the attempt's idempotency key,
+ * whether the attempt took effect. Only answer {@link Reconciliation.noEffect} when the system proves it: the call then
+ * runs again. A throw is not an answer: nothing is appended and `run` rejects with a {@link HarnessHookError}.
+ */
+export type ToolReconciler = (attempt: ToolInvocation) => Reconciliation | Promise<Reconciliation>;
+
+/**
+ * What a {@link ToolReconciler} found about an attempt that started and has no result: it `took_effect` (its outcome
+ * becomes the call's `tool_result`), it provably had `no_effect` (the runner writes `tool_outcome_resolved RETRY` and
+ * runs the call once more, under a new key), or the hook `cannot_tell` (the call ends `tool_result UNKNOWN` for a
+ * person to mark done, retry or abandon).
+ */
+export type Reconciliation =
+  | { readonly kind: "took_effect"; readonly output: ToolOutput }
+  | { readonly kind: "no_effect"; readonly reason: string }
+  | { readonly kind: "cannot_tell"; readonly reason: string };
+
+export const Reconciliation = {
+  /** The attempt took effect; `output` is its outcome, OK or ERROR, as the external system recorded it. */
+  tookEffect(result: ToolOutput): Reconciliation {
+    if (result.status !== "OK" && result.status !== "ERROR") {
+      throw new TypeError(`an attempt that took effect ended OK or ERROR, not ${result.status}`);
+    }
+    return Object.freeze({ kind: "took_effect", output: result });
+  },
+  /** The external system proves the attempt had no effect (`reason` is recorded in the RETRY). */
+  noEffect(reason: string): Reconciliation {
+    return Object.freeze({ kind: "no_effect", reason: reasonText(reason) });
+  },
+  /** The hook cannot tell (`reason` is the UNKNOWN result's content). */
+  cannotTell(reason: string): Reconciliation {
+    return Object.freeze({ kind: "cannot_tell", reason: reasonText(reason) });
+  },
+} as const;
+
+function reasonText(reason: string): string {
+  if (typeof reason !== "string") {
+    throw new TypeError("a reconciliation's reason must be a string");
+  }
+  return reason;
+}
+
+// --- how a run ended ---------------------------------------------------------------------------------------------
+
+/** Where a completed call's result came from. */
+export type CompletedHow =
+  /** This run started the attempt, ran the function and appended the result. */
+  | "RAN"
+  /** An earlier attempt had no result; the reconciliation hook found it took effect, and this run reported it. */
+  | "RECONCILED"
+  /** The log had the result already (a re-run of the same step): nothing was run or appended. */
+  | "REPORTED_BEFORE";
+
+/** The call's `tool_result` is OK or ERROR: its effect is known; never run it again. */
+export interface ToolCompleted {
+  readonly kind: "completed";
+  readonly callId: string;
+  /** The key of the attempt that produced the result. */
+  readonly idempotencyKey: string;
+  readonly status: "OK" | "ERROR";
+  readonly content: string | undefined;
+  /** The `tool_result`'s seq. */
+  readonly resultSeq: number;
+  readonly how: CompletedHow;
+}
+
+/** An approver denied the call (or nobody decided in time): it never ran and never will. */
+export interface ToolDenied {
+  readonly kind: "denied";
+  readonly callId: string;
+  /** The approver's reason, or the approval-service's ERROR result. */
+  readonly reason: string;
+  /** The denial's (or that result's) seq. */
+  readonly seq: number;
+}
+
+/**
+ * The call is cancelled: its turn was interrupted before it started (Tether appends its CANCELLED result), or its
+ * result is CANCELLED. A call cancelled before it started never ran.
+ */
+export interface ToolCancelled {
+  readonly kind: "cancelled";
+  readonly callId: string;
+  readonly reason: string;
+  /** The interruption's or the CANCELLED result's seq. */
+  readonly seq: number;
+}
+
+/**
+ * The call's outcome is unknown (`tool_result UNKNOWN`): an attempt started and nobody can tell whether it took effect.
+ * It waits for a person (MARK_DONE, RETRY or ABANDON); never run it again on a guess. After a person's RETRY, `run` runs
+ * it once more.
+ */
+export interface ToolOutcomeUnknown {
+  readonly kind: "outcome_unknown";
+  readonly callId: string;
+  /** The key of the attempt whose outcome is unknown. */
+  readonly idempotencyKey: string;
+  /** The UNKNOWN result's content. */
+  readonly reason: string;
+  readonly seq: number;
+}
+
+/** A person resolved the call's unknown outcome: MARK_DONE or ABANDON. Either way it is finished and never runs again. */
+export interface ToolResolvedByPerson {
+  readonly kind: "resolved_by_person";
+  readonly callId: string;
+  /** `MARK_DONE` or `ABANDON`. */
+  readonly resolution: string;
+  readonly approver: string;
+  readonly reason: string;
+  /** The `tool_outcome_resolved`'s seq. */
+  readonly seq: number;
+}
+
+/** The wait ran out before the call was authorized: nothing was started or run. Run it again to wait longer. */
+export interface NotYetAuthorized {
+  readonly kind: "not_yet_authorized";
+  readonly callId: string;
+  /** True when an approver has been asked and has not decided. */
+  readonly awaitingApproval: boolean;
+  /** The last seq the runner saw. */
+  readonly lastSeq: number;
+}
+
+/**
+ * How {@link HarnessToolRunner.run} ended for a call — the Java SDK's `HarnessRunResult`: `completed` (OK or ERROR: ran
+ * now, reconciled, or reported before), `denied` and `cancelled` (it never ran), `outcome_unknown` (a person decides),
+ * `resolved_by_person`, `not_yet_authorized` (the wait ran out), `fenced` (another worker claimed the session: stop),
+ * `not_found` or `rejected` (the sequencer refused a step, the field named).
+ */
+export type HarnessRunResult =
+  | ToolCompleted
+  | ToolDenied
+  | ToolCancelled
+  | ToolOutcomeUnknown
+  | ToolResolvedByPerson
+  | NotYetAuthorized
+  | Fenced
+  | NotFound
+  | Rejected;
+
+/** The `ToolCompleted` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */
+export function completedOrThrow(result: HarnessRunResult): ToolCompleted {
+  if (result.kind === "completed") {
+    return result;
+  }
+  throw new UnexpectedOutcomeError(result);
+}
+
+/** A {@link ToolReconciler} threw: nothing was appended; the call stays started with no result. Running again asks the hook again. */
+export class HarnessHookError extends TetherError {
+  override readonly name: string = "HarnessHookError";
+
+  constructor(
+    readonly callId: string,
+    cause: unknown,
+  ) {
+    super(`the reconciliation hook of call ${callId} failed: ${String(cause)}`, { cause });
+  }
+}
+
+// --- the runner --------------------------------------------------------------------------------------------------
+
+/** A tool the runner runs: its declaration, its function and, for a tool declared `canReconcile`, its hook. */
+export interface HarnessToolEntry {
+  readonly tool: HarnessTool;
+  readonly run: HarnessToolFunction;
+  /** Required exactly when `tool.canReconcile`. */
+  readonly reconcile?: ToolReconciler | undefined;
+}
+
+export interface HarnessToolRunnerOptions {
+  /** The tools, in the order {@link HarnessToolRunner.declarations} returns them; at least one. */
+  readonly tools: readonly HarnessToolEntry[];
+  /** How long `run` waits for an authorization; default {@link DEFAULT_AUTHORIZATION_TIMEOUT_MS} (5 minutes). */
+  readonly authorizationTimeoutMs?: number | undefined;
+  /** Called once a call is authorized, just before its start is recorded (e.g. to log it or tell the user). */
+  readonly onAuthorized?: ((call: ToolInvocation) => void) | undefined;
+  /**
+   * The authenticated principal the runner's client acts as (e.g. `acme-agent`), named in its RETRY of a call its hook
+   * proved had no effect; by default read once from the claim's event.
+   */
+  readonly principal?: string | undefined;
+}
+
+/** The default wait for a call's authorization: 5 minutes. */
+export const DEFAULT_AUTHORIZATION_TIMEOUT_MS = 5 * 60_000;
+
+/** Steps one run takes at most (wait, start, reconcile, RETRY, start again…) before it gives up on a session that keeps moving. */
+const MAX_STEPS = 16;
+const PAGE = 500;
+
+interface Registered {
+  readonly declaration: HarnessTool;
+  readonly run: HarnessToolFunction;
+  readonly reconcile: ToolReconciler | undefined;
+}
+
+/**
+ * Runs the session's harness-run tools with Tether's guarantees: for a call an `assistant_message` asked for,
+ * {@link run} waits (up to a deadline) until the call is authorized, by policy or by an approver; records its start
+ * (`tool_call_started`, with this worker's epoch and the attempt); runs the tool's function with the idempotency key
+ * Tether derived (`sessionId/seq/callId`); and appends its `tool_result` with that key. A denial or an interruption
+ * ends the wait (`denied`, `cancelled`); the function never runs.
+ *
+ * **Exactly once.** Every step reads the call's story from the log first, so running the same step again — a retry, or
+ * a worker that restarted and re-sent its turn — does nothing twice: a call with a result answers it (`completed`,
+ * `how: "REPORTED_BEFORE"`), and each event it appends has an id derived from the attempt's key (step keys
+ * `harness/<key>/start`, `/result`, `/no-effect`, as the Java SDK's), so a re-sent one is a duplicate with its original
+ * seq. A call that started and has no result (its worker died while it ran) is never started again: its tool's
+ * {@link ToolReconciler} asks the external system by the key and the runner reports what it found — the result, or
+ * `tool_outcome_resolved RETRY` and one more attempt under a new key when it provably had no effect; without a hook, or
+ * when the hook cannot tell, the call ends `tool_result UNKNOWN` (`outcome_unknown`) for a person to decide. Every
+ * append carries the claim's epoch: once another worker claims the session the runner answers `fenced` and stops.
+ *
+ * Calls of one session may run concurrently (one `run` per call).
+ */
+export class HarnessToolRunner {
+  readonly sessionId: string;
+  readonly epoch: number;
+  private readonly writer: SessionWriter;
+  private readonly tools: ReadonlyMap<string, Registered>;
+  private readonly authorizationTimeoutMs: number;
+  private readonly onAuthorized: (call: ToolInvocation) => void;
+  private principal: string | undefined;
+
+  constructor(
+    private readonly client: TetherClient,
+    private readonly claim: Claimed,
+    options: HarnessToolRunnerOptions,
+  ) {
+    if (claim?.kind !== "claimed") {
+      throw new TypeError("a harness tool runner needs a claim (the claimed outcome of client.claim)");
+    }
+    const tools = new Map<string, Registered>();
+    for (const entry of options.tools) {
+      const declaration = HarnessTool.of(entry.tool);
+      if (declaration.recordedOnly) {
+        throw new TypeError(
+          `harness tool '${declaration.name}' is recorded-only: it has no start step; report its results with NewEvent.toolResult(callId, status, content, idempotencyKey)`,
+        );
+      }
+      if (typeof entry.run !== "function") {
+        throw new TypeError(`harness tool '${declaration.name}' needs a function`);
+      }
+      if (declaration.canReconcile && typeof entry.reconcile !== "function") {
+        throw new TypeError(`harness tool '${declaration.name}' is declared canReconcile: give its reconcile hook`);
+      }
+      if (!declaration.canReconcile && entry.reconcile !== undefined) {
+        throw new TypeError(`harness tool '${declaration.name}' has a reconcile hook: declare it reconcilable`);
+      }
+      if (tools.has(declaration.name)) {
+        throw new TypeError(`harness tool '${declaration.name}' added twice`);
+      }
+      tools.set(declaration.name, Object.freeze({ declaration, run: entry.run, reconcile: entry.reconcile }));
+    }
+    if (tools.size === 0) {
+      throw new TypeError("a harness tool runner needs at least one tool");
+    }
+    const timeout = options.authorizationTimeoutMs ?? DEFAULT_AUTHORIZATION_TIMEOUT_MS;
+    if (!Number.isFinite(timeout) || timeout < 0) {
+      throw new RangeError(`authorizationTimeoutMs must not be negative: ${timeout}`);
+    }
+    this.sessionId = claim.sessionId;
+    this.epoch = claim.epoch;
+    this.writer = client.writer(claim);
+    this.tools = tools;
+    this.authorizationTimeoutMs = timeout;
+    this.onAuthorized = options.onAuthorized ?? (() => undefined);
+    this.principal = options.principal === undefined ? undefined : requireText(options.principal, "principal");
+  }
+
+  /** The tools to declare when the session starts (`NewSession.harnessTools`), in the order they were given. */
+  declarations(): readonly HarnessTool[] {
+    return Object.freeze([...this.tools.values()].map((t) => t.declaration));
+  }
+
+  /**
+   * Takes call `callId`, asked for by the `assistant_message` at `requestSeq`, as far as it goes: waits up to
+   * `authorizationTimeoutMs` (default the runner's) for its authorization (`not_yet_authorized` after that; nothing
+   * ran), starts it, runs its tool's function and reports the result; or reconciles an attempt that started and has no
+   * result; or answers the result the log has already.
+   *
+   * @throws TypeError if that event does not ask for the call, or the runner has no function for its tool
+   * @throws HarnessHookError if the tool's reconciliation hook threw (nothing appended; run again later)
+   * @throws TetherError if a service could not be reached within the client's retries
+   */
+  async run(requestSeq: number, callId: string, authorizationTimeoutMs: number = this.authorizationTimeoutMs): Promise<HarnessRunResult> {
+    requireText(callId, "callId");
+    if (!Number.isSafeInteger(requestSeq) || requestSeq < 1) {
+      throw new RangeError(`requestSeq starts at 1, not ${requestSeq}`);
+    }
+    if (!Number.isFinite(authorizationTimeoutMs) || authorizationTimeoutMs < 0) {
+      throw new RangeError(`authorizationTimeoutMs must not be negative: ${authorizationTimeoutMs}`);
+    }
+    const deadline = Date.now() + authorizationTimeoutMs;
+    let refusals = 0;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      const fold = await this.read(requestSeq, callId);
+      if (fold === undefined) {
+        return notFound(this.sessionId);
+      }
+      const tool = this.tools.get(fold.tool);
+      if (tool === undefined) {
+        throw new TypeError(`call ${callId} is a call of '${fold.tool}', which this runner has no function for (add it to its tools)`);
+      }
+      const next = fold.next();
+      let done: HarnessRunResult | undefined;
+      switch (next.kind) {
+        case "finished":
+          return next.result;
+        case "wait": {
+          const left = deadline - Date.now();
+          if (left <= 0 || !(await this.awaitChange(fold, left))) {
+            return Object.freeze({ kind: "not_yet_authorized", callId, awaitingApproval: next.awaitingApproval, lastSeq: fold.lastSeq });
+          }
+          continue;
+        }
+        case "start":
+          done = await this.start(fold, tool, next.attempt, next.idempotencyKey);
+          break;
+        case "reconcile":
+          done = await this.reconcile(fold, tool, next.attempt, next.idempotencyKey);
+          break;
+      }
+      if (done?.kind === "rejected" && ++refusals > 2) {
+        return done; // refused again after reading the log again: not a race, a call the sequencer will not take
+      } else if (done !== undefined && done.kind !== "rejected") {
+        return done;
+      }
+      // the log moved under us (or the step was in it already): read it again and decide again
+    }
+    throw new Error(`call ${callId} of ${this.sessionId} made no progress in ${MAX_STEPS} steps`);
+  }
+
+  /**
+   * After a claim: takes every harness-run call the checkpoint (at least as of the claim) has started or authorized,
+   * whose tool this runner has a function for, through {@link run} — a started call without result is reconciled, an
+   * authorized one not started runs. Calls waiting for an approver are left for the harness's own steps. Stops at
+   * `fenced`.
+   *
+   * @returns one result per call taken, in the checkpoint's order; a `not_found` alone when the session is gone
+   */
+  async resume(): Promise<readonly HarnessRunResult[]> {
+    const checkpoint = await this.client.checkpoint(this.sessionId, ReadAt.atLeast(this.claim.lastSeq));
+    if (checkpoint === undefined) {
+      return Object.freeze([notFound(this.sessionId)]);
+    }
+    const results: HarnessRunResult[] = [];
+    for (const c of checkpoint.toolCursor) {
+      const open = c.state === "STARTED" || (c.state === "AUTHORIZED" && !c.awaitingApproval);
+      if (c.runBy === "HARNESS" && open && c.tool !== undefined && this.tools.has(c.tool)) {
+        const result = await this.run(c.requestSeq, c.callId, 0);
+        results.push(result);
+        if (result.kind === "fenced") {
+          break;
+        }
+      }
+    }
+    return Object.freeze(results);
+  }
+
+  toString(): string {
+    return `HarnessToolRunner[${this.sessionId}, epoch ${this.epoch}, tools ${[...this.tools.keys()].join(", ")}]`;
+  }
+
+  // -----------------------------------------------------------------------------------------------------------------
+
+  private async read(requestSeq: number, callId: string): Promise<HarnessCallFold | undefined> {
+    const fold = new HarnessCallFold(this.sessionId, requestSeq, callId);
+    let from = requestSeq;
+    for (;;) {
+      const page = await this.client.events(this.sessionId, from, PAGE);
+      if (page === undefined) {
+        return undefined;
+      }
+      page.events.forEach((e) => fold.apply(e));
+      if (from === requestSeq && !fold.requestSeen) {
+        throw new TypeError(`seq ${requestSeq} of ${this.sessionId} is not an assistant_message asking for call ${callId}`);
+      }
+      if (page.events.length === 0 || page.atEnd) {
+        return fold;
+      }
+      from = page.nextSeq;
+    }
+  }
+
+  /** Follows the live log until the call is no longer waiting; false if `leftMs` ran out first. */
+  private async awaitChange(fold: HarnessCallFold, leftMs: number): Promise<boolean> {
+    const found = await this.client.awaitEvent(
+      this.sessionId,
+      fold.lastSeq + 1,
+      (e) => {
+        fold.apply(e);
+        return fold.next().kind !== "wait";
+      },
+      leftMs,
+    );
+    return found !== undefined;
+  }
+
+  private invocation(fold: HarnessCallFold, attempt: number, idempotencyKey: string): ToolInvocation {
+    return Object.freeze({
+      sessionId: this.sessionId,
+      callId: fold.callId,
+      tool: fold.tool,
+      argumentsJson: fold.argumentsJson,
+      requestSeq: fold.requestSeq,
+      idempotencyKey,
+      attempt,
+      epoch: this.epoch,
+    });
+  }
+
+  private async start(fold: HarnessCallFold, tool: Registered, attempt: number, key: string): Promise<HarnessRunResult | undefined> {
+    const call = this.invocation(fold, attempt, key);
+    this.onAuthorized(call);
+    const started = await this.writer.append(`harness/${key}/start`, NewEvent.toolCallStarted(call.callId, key, this.epoch, attempt));
+    if (started.kind !== "appended") {
+      return refusal(started);
+    }
+    if (started.allDuplicates) {
+      return undefined; // an earlier run of this step started it: what happened since is in the log (reconcile, or its result)
+    }
+    let result: ToolOutput;
+    try {
+      result = checkOutput(await tool.run(call));
+    } catch (e) {
+      const name = tool.declaration.name;
+      if (!tool.declaration.mutating) {
+        result = ToolOutput.error(`${name} failed: ${String(e)}`);
+      } else if (tool.declaration.canReconcile) {
+        return undefined; // it may have taken effect: read the log again and reconcile it by its key
+      } else {
+        result = ToolOutput.unknown(`${name} threw ${String(e)} after its start; it may or may not have taken effect, and it has no reconciliation hook`);
+      }
+    }
+    return this.report(call, result, "RAN");
+  }
+
+  private async reconcile(fold: HarnessCallFold, tool: Registered, attempt: number, key: string): Promise<HarnessRunResult | undefined> {
+    const call = this.invocation(fold, attempt, key);
+    if (tool.reconcile === undefined) {
+      return this.report(
+        call,
+        ToolOutput.unknown(`attempt ${attempt} of ${call.tool} started (key ${key}) and has no result; the tool has no reconciliation hook: a person decides`),
+        "RECONCILED",
+      );
+    }
+    let found: Reconciliation;
+    try {
+      found = await tool.reconcile(call);
+      if (found === undefined || found === null || !["took_effect", "no_effect", "cannot_tell"].includes(found.kind)) {
+        throw new TypeError(`a reconciliation hook answers a Reconciliation, not ${String(found)}`);
+      }
+    } catch (e) {
+      throw new HarnessHookError(call.callId, e);
+    }
+    switch (found.kind) {
+      case "took_effect":
+        return this.report(call, found.output, "RECONCILED");
+      case "cannot_tell":
+        return this.report(call, ToolOutput.unknown(found.reason), "RECONCILED");
+      case "no_effect": {
+        const retry = await this.writer.append(
+          `harness/${key}/no-effect`,
+          NewEvent.toolOutcomeResolved(call.callId, "RETRY", await this.whoAmI(), `reconciled by key ${key}: no effect (${found.reason})`),
+        );
+        return retry.kind === "appended" ? undefined : refusal(retry); // then the next attempt, under the RETRY's key
+      }
+    }
+  }
+
+  private async report(call: ToolInvocation, result: ToolOutput, how: CompletedHow): Promise<HarnessRunResult | undefined> {
+    const reported = await this.writer.append(
+      `harness/${call.idempotencyKey}/result`,
+      NewEvent.toolResult(call.callId, result.status, result.content, call.idempotencyKey),
+    );
+    if (reported.kind !== "appended") {
+      return refusal(reported);
+    }
+    if (reported.allDuplicates) {
+      return undefined; // reported before: the log says what
+    }
+    const seq = reported.seqs[0]!;
+    switch (result.status) {
+      case "OK":
+      case "ERROR":
+        return Object.freeze({ kind: "completed", callId: call.callId, idempotencyKey: call.idempotencyKey, status: result.status, content: result.content, resultSeq: seq, how });
+      case "CANCELLED":
+        return Object.freeze({ kind: "cancelled", callId: call.callId, reason: result.content ?? "cancelled by the harness", seq });
+      case "UNKNOWN":
+        return Object.freeze({ kind: "outcome_unknown", callId: call.callId, idempotencyKey: call.idempotencyKey, reason: result.content ?? "", seq });
+    }
+  }
+
+  /** Who this worker is (a harness's RETRY is in its own name): the actor of its claim's event. */
+  private async whoAmI(): Promise<string> {
+    if (this.principal === undefined) {
+      const page = await this.client.events(this.sessionId, this.claim.lastSeq, 1);
+      const id = page?.events[0]?.actor.id;
+      if (id === undefined || id === "") {
+        throw new TetherError(`cannot read the claim's event ${this.claim.lastSeq} of ${this.sessionId}`);
+      }
+      this.principal = id;
+    }
+    return this.principal;
+  }
+}
+
+/** `fenced` and `not_found` end the run; a `rejected` is read again (the log may have moved); undefined: read again. */
+function refusal(result: AppendResult): HarnessRunResult | undefined {
+  switch (result.kind) {
+    case "fenced":
+    case "not_found":
+    case "rejected":
+      return result;
+    default:
+      return undefined; // conflict: no expectedSeq is sent, so only a newer service could answer it; read again
+  }
+}
+
+function notFound(sessionId: string): NotFound {
+  return Object.freeze({ kind: "not_found", message: `session ${sessionId} not found` });
+}
+
+function checkOutput(result: ToolOutput): ToolOutput {
+  const statuses: readonly string[] = ["OK", "ERROR", "CANCELLED", "UNKNOWN"];
+  if (result === undefined || result === null || !statuses.includes(result.status)) {
+    throw new TypeError(`a tool function answers a ToolOutput, not ${JSON.stringify(result)}`);
+  }
+  if (result.content !== undefined && typeof result.content !== "string") {
+    throw new TypeError("a tool output's content must be a string");
+  }
+  return result;
+}
+
+// --- the fold ----------------------------------------------------------------------------------------------------
+
+/** What the runner does next. */
+type Next =
+  /** Not authorized yet: wait (`awaitingApproval`: an approver was asked). */
+  | { readonly kind: "wait"; readonly awaitingApproval: boolean }
+  /** Authorized, not interrupted, no attempt without a result: start attempt `attempt` under `idempotencyKey`. */
+  | { readonly kind: "start"; readonly attempt: number; readonly idempotencyKey: string }
+  /** Attempt `attempt` started and has no result: its outcome is unknown; reconcile it by its key, never start it again. */
+  | { readonly kind: "reconcile"; readonly attempt: number; readonly idempotencyKey: string }
+  /** The call is over for the runner. */
+  | { readonly kind: "finished"; readonly result: HarnessRunResult };
+
+/**
+ * One harness-run call folded from its session's log, from the `assistant_message` that asked for it on, with the
+ * sequencer's rules for it: what the runner should do next. The Java SDK's `HarnessCallFold`, rule for rule. Not API.
+ */
+export class HarnessCallFold {
+  tool = "";
+  argumentsJson = "{}";
+  requestSeen = false;
+  /** The last seq folded. */
+  lastSeq = 0;
+  private keySeq: number;
+  private authorized = false;
+  private awaitingApproval = false;
+  private running = false;
+  private attempts = 0;
+  private interruptSeq = 0;
+  private unknown: HarnessRunResult | undefined;
+  private finished: HarnessRunResult | undefined;
+
+  constructor(
+    readonly sessionId: string,
+    readonly requestSeq: number,
+    readonly callId: string,
+  ) {
+    this.keySeq = requestSeq;
+  }
+
+  /** Folds the next event; an event at or before the last one folded is ignored (a page read twice). */
+  apply(e: SessionEvent): void {
+    if (e.seq <= this.lastSeq || e.seq < this.requestSeq) {
+      return;
+    }
+    this.lastSeq = e.seq;
+    if (e.seq === this.requestSeq) {
+      this.request(e);
+      return;
+    }
+    if (!this.requestSeen || this.finished !== undefined) {
+      return;
+    }
+    if (e.type === "turn_interrupted") {
+      this.interruptSeq = e.seq;
+      return;
+    }
+    if (str(e, "callId") !== this.callId) {
+      return;
+    }
+    switch (e.type) {
+      case "approval_requested":
+        this.awaitingApproval = true;
+        break;
+      case "approval_granted":
+        this.awaitingApproval = false;
+        break;
+      case "approval_denied": {
+        const approver = str(e, "approver");
+        this.finished = Object.freeze({
+          kind: "denied",
+          callId: this.callId,
+          reason: `${approver === undefined ? "denied: " : `denied by ${approver}: `}${str(e, "reason") ?? "(no reason)"}`,
+          seq: e.seq,
+        });
+        break;
+      }
+      case "tool_call_authorized":
+        this.authorized = true;
+        this.awaitingApproval = false;
+        break;
+      case "tool_call_started": {
+        const attempt = e.json.attempt;
+        this.attempts = typeof attempt === "number" ? attempt : this.attempts + 1;
+        this.running = true;
+        break;
+      }
+      case "tool_result":
+        this.result(e);
+        break;
+      case "tool_outcome_resolved":
+        this.resolution(e);
+        break;
+      default:
+      // other types say nothing about this call
+    }
+  }
+
+  /** The call's idempotency key now: from its request, or from the latest RETRY (core/ `IdempotencyKey.of`). */
+  key(): string {
+    return `${this.sessionId}/${this.keySeq}/${this.callId}`;
+  }
+
+  /** What to do next, as the log stands so far. */
+  next(): Next {
+    if (!this.requestSeen) {
+      throw new Error(`seq ${this.requestSeq} of ${this.sessionId} is not an assistant_message asking for call ${this.callId}`);
+    }
+    if (this.finished !== undefined) {
+      return { kind: "finished", result: this.finished };
+    }
+    if (this.unknown !== undefined) {
+      return { kind: "finished", result: this.unknown };
+    }
+    if (this.running) {
+      return { kind: "reconcile", attempt: this.attempts, idempotencyKey: this.key() };
+    }
+    if (this.interruptSeq > this.keySeq) {
+      return {
+        kind: "finished",
+        result: Object.freeze({
+          kind: "cancelled",
+          callId: this.callId,
+          reason: `its turn was interrupted at seq ${this.interruptSeq} before it started`,
+          seq: this.interruptSeq,
+        }),
+      };
+    }
+    return this.authorized ? { kind: "start", attempt: this.attempts + 1, idempotencyKey: this.key() } : { kind: "wait", awaitingApproval: this.awaitingApproval };
+  }
+
+  private request(e: SessionEvent): void {
+    if (e.type !== "assistant_message" || !Array.isArray(e.json.toolCalls)) {
+      return;
+    }
+    for (const call of e.json.toolCalls as unknown[]) {
+      if (typeof call === "object" && call !== null && (call as Record<string, unknown>).callId === this.callId) {
+        const c = call as Record<string, unknown>;
+        this.tool = typeof c.tool === "string" ? c.tool : "";
+        this.argumentsJson = typeof c.argumentsJson === "string" ? c.argumentsJson : "{}";
+        this.requestSeen = true;
+      }
+    }
+  }
+
+  private result(e: SessionEvent): void {
+    const raw = str(e, "status") ?? "UNKNOWN";
+    // a status a newer service added: fail closed
+    const status: ToolStatus = raw === "OK" || raw === "ERROR" || raw === "CANCELLED" ? raw : "UNKNOWN";
+    const key = str(e, "idempotencyKey") ?? this.key();
+    const content = str(e, "content") ?? "";
+    switch (status) {
+      case "UNKNOWN":
+        this.unknown = Object.freeze({ kind: "outcome_unknown", callId: this.callId, idempotencyKey: key, reason: content, seq: e.seq });
+        this.running = false;
+        this.authorized = false;
+        break;
+      case "CANCELLED":
+        this.finished = Object.freeze({ kind: "cancelled", callId: this.callId, reason: content === "" ? "cancelled" : content, seq: e.seq });
+        break;
+      case "ERROR":
+        this.finished = this.running
+          ? this.completed(e, key, status)
+          : Object.freeze({ kind: "denied", callId: this.callId, reason: content === "" ? "refused" : content, seq: e.seq }); // the approval-service's answer: it never ran
+        break;
+      case "OK":
+        this.finished = this.completed(e, key, status);
+        break;
+    }
+  }
+
+  private completed(e: SessionEvent, key: string, status: "OK" | "ERROR"): ToolCompleted {
+    return Object.freeze({ kind: "completed", callId: this.callId, idempotencyKey: key, status, content: str(e, "content"), resultSeq: e.seq, how: "REPORTED_BEFORE" });
+  }
+
+  private resolution(e: SessionEvent): void {
+    const resolution = str(e, "resolution") ?? "";
+    if (resolution === "RETRY") {
+      // a new key derived from the RETRY's seq; the call may start once more
+      this.keySeq = e.seq;
+      this.authorized = true;
+      this.running = false;
+      this.unknown = undefined;
+    } else {
+      this.finished = Object.freeze({
+        kind: "resolved_by_person",
+        callId: this.callId,
+        resolution,
+        approver: str(e, "approver") ?? "",
+        reason: str(e, "reason") ?? "",
+        seq: e.seq,
+      });
+    }
+  }
+}
+
+/** A text field of the event, as the Java SDK's `SessionEvent.text` reads it (another JSON value as its JSON text). */
+function str(e: SessionEvent, field: string): string | undefined {
+  const v = e.json[field];
+  return v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
+}

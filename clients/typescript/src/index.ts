@@ -9,7 +9,7 @@ export type { TetherClientOptions, ResolvedOptions } from "./options.js";
 export { TetherError, UnexpectedOutcomeError, MalformedAnswerError } from "./errors.js";
 export type { ApiError } from "./errors.js";
 export { EVENT_ID_NAMESPACE, eventIdOf, nameBasedUuid } from "./ids.js";
-export { NewEvent, ReadAt, ApprovalDecision, eventIdsOf } from "./requests.js";
+export { NewEvent, ReadAt, ApprovalDecision, HarnessTool, MAX_HARNESS_TOOL_NAME, eventIdsOf } from "./requests.js";
 export type {
   AppendBatch,
   ApprovalFilter,
@@ -44,6 +44,29 @@ export type {
   StillPending,
   VersionPinned,
 } from "./results.js";
+export {
+  HarnessToolRunner,
+  HarnessHookError,
+  Reconciliation,
+  ToolOutput,
+  completedOrThrow,
+  DEFAULT_AUTHORIZATION_TIMEOUT_MS,
+} from "./harness-tools.js";
+export type {
+  CompletedHow,
+  HarnessRunResult,
+  HarnessToolEntry,
+  HarnessToolFunction,
+  HarnessToolRunnerOptions,
+  NotYetAuthorized,
+  ToolCancelled,
+  ToolCompleted,
+  ToolDenied,
+  ToolInvocation,
+  ToolOutcomeUnknown,
+  ToolReconciler,
+  ToolResolvedByPerson,
+} from "./harness-tools.js";
 export { Subscription } from "./subscription.js";
 export type { SessionEventListener, SubscriptionEnd } from "./subscription.js";
 export type {
@@ -58,6 +81,7 @@ export type {
   ModelContext,
   PlanItem,
   RecoveryCall,
+  RecoveryHarnessCall,
   RecoveryReport,
   SessionEvent,
   SessionInfo,

@@ -87,6 +87,13 @@ export interface CallCursor {
   readonly resultSeq: number | undefined;
   /** True while a human decision on it is pending. */
   readonly awaitingApproval: boolean;
+  /**
+   * Who runs it: `EXECUTOR` (the tool-executor), `HARNESS` (the harness, with a start step) or `RECORDED` (the harness,
+   * reporting only its result); `EXECUTOR` from older projectors.
+   */
+  readonly runBy: string;
+  /** For a harness-run call, the attempts started (0 before the first). */
+  readonly attempt: number;
 }
 
 /**
@@ -168,6 +175,26 @@ export interface RecoveryCall {
   readonly idempotencyKey: string | undefined;
 }
 
+/** A harness-run call in a recovery report, for the worker that resumes the session (docs/ARCHITECTURE.md §6). */
+export interface RecoveryHarnessCall {
+  readonly callId: string;
+  readonly tool: string | undefined;
+  /** `CONFIRMED` (OK or ERROR: never run it again), `UNKNOWN` (started, no result: reconcile, never re-run), `NOT_STARTED` or `CANCELLED`. */
+  readonly outcome: string | undefined;
+  /** As in the checkpoint's tool cursor, e.g. `STARTED`. */
+  readonly state: string | undefined;
+  /** The harness only reports its result: Tether gives it no exactly-once guarantee. */
+  readonly recordedOnly: boolean;
+  /** Run with a start step: a started attempt without result is never started again. */
+  readonly exactlyOnce: boolean;
+  /** The attempts started. */
+  readonly attempt: number;
+  /** The epoch of the worker that started the latest attempt. */
+  readonly startedEpoch: number | undefined;
+  /** The latest attempt's key. */
+  readonly idempotencyKey: string | undefined;
+}
+
 /**
  * What a worker taking over a session must know before it does anything: whose session it is and what it is pinned
  * to, where it stands, what its tool calls did, what authority is in force or pending, and what is safe next.
@@ -200,6 +227,8 @@ export interface RecoveryReport {
     /** Calls requested, authorized or running. */
     readonly inFlight: readonly RecoveryCall[];
     readonly totals: { readonly ok: number; readonly error: number; readonly cancelled: number; readonly unknown: number };
+    /** Every harness-run call the checkpoint tracks; empty from older projectors. */
+    readonly harnessRun: readonly RecoveryHarnessCall[];
   };
   readonly authority: {
     /** Session-scope grants in force: `tool` on paths matching `pathGlob` (any path when undefined). */

@@ -73,9 +73,45 @@ export const NewEvent = {
     });
   },
 
-  /** `tool_result`: how a call the harness ran itself ended. Calls the executor runs get theirs from the executor. */
-  toolResult(callId: string, status: ToolStatus, content?: string): NewEvent {
-    return NewEvent.of("tool_result", { callId: requireText(callId, "callId"), status, content });
+  /**
+   * `tool_result`: how a call the harness ran itself ended. Calls the executor runs get theirs from the executor. A
+   * harness-run call's result carries the attempt's `idempotencyKey` (the sequencer refuses another);
+   * `HarnessToolRunner` writes these for you.
+   */
+  toolResult(callId: string, status: ToolStatus, content?: string, idempotencyKey?: string): NewEvent {
+    return NewEvent.of("tool_result", {
+      callId: requireText(callId, "callId"),
+      status,
+      content,
+      idempotencyKey: idempotencyKey === undefined ? undefined : requireText(idempotencyKey, "idempotencyKey"),
+    });
+  },
+
+  /**
+   * `tool_call_started`: attempt `attempt` of harness-run call `callId` starts now, under `idempotencyKey`, by the
+   * worker of `epoch` (docs/ARCHITECTURE.md §6, "Harness-run tools"). `HarnessToolRunner` writes these for you.
+   */
+  toolCallStarted(callId: string, idempotencyKey: string, epoch: number, attempt: number): NewEvent {
+    return NewEvent.of("tool_call_started", {
+      callId: requireText(callId, "callId"),
+      idempotencyKey: requireText(idempotencyKey, "idempotencyKey"),
+      epoch: nonNegative(epoch, "epoch"),
+      attempt: nonNegative(attempt, "attempt"),
+    });
+  },
+
+  /**
+   * `tool_outcome_resolved`: how a call whose outcome was unknown is settled, `MARK_DONE`, `RETRY` or `ABANDON`, in the
+   * name of `approver` (the authenticated caller). A harness writes only RETRY, for its own started call its
+   * reconciliation hook proved had no effect.
+   */
+  toolOutcomeResolved(callId: string, resolution: "MARK_DONE" | "RETRY" | "ABANDON", approver: string, reason: string): NewEvent {
+    return NewEvent.of("tool_outcome_resolved", {
+      callId: requireText(callId, "callId"),
+      resolution: requireText(resolution, "resolution"),
+      approver: requireText(approver, "approver"),
+      reason: text(reason, "reason"),
+    });
   },
 
   /** `turn_interrupted`: the model turn was cut off; its partial text is kept and marked in the context. */
@@ -140,6 +176,52 @@ export function eventIdsOf(sessionId: string, batch: AppendBatch): string[] {
 export type ToolMode = "READ_ONLY" | "WRITE";
 
 /**
+ * A tool the session's harness runs itself, declared when the session starts (`NewSession.harnessTools`): Tether gives
+ * its calls the same approval, fencing, idempotency key and recovery as the tool-executor's, but the harness runs them
+ * and reports their results (docs/ARCHITECTURE.md §6, "Harness-run tools"). `HarnessToolRunner` runs them. Build one
+ * with {@link HarnessTool.mutating}, {@link HarnessTool.readOnly} or {@link HarnessTool.recorded}.
+ */
+export interface HarnessTool {
+  /** The tool's name as its calls name it; not blank, at most 128 characters. */
+  readonly name: string;
+  /** It changes something outside the session (gated by default: an approver decides each call). */
+  readonly mutating: boolean;
+  /** The harness has a hook that finds out, by the idempotency key, whether an attempt took effect. */
+  readonly canReconcile: boolean;
+  /** The harness reports only its results, without the start step; exclusive with `canReconcile`. */
+  readonly recordedOnly: boolean;
+}
+
+/** The longest harness tool name the session-service accepts. */
+export const MAX_HARNESS_TOOL_NAME = 128;
+
+export const HarnessTool = {
+  /** A tool declared field by field (checked as the session-service would). */
+  of(tool: HarnessTool): HarnessTool {
+    requireText(tool.name, "name");
+    if (tool.name.length > MAX_HARNESS_TOOL_NAME) {
+      throw new RangeError(`a harness tool's name is at most ${MAX_HARNESS_TOOL_NAME} characters`);
+    }
+    if (tool.recordedOnly && tool.canReconcile) {
+      throw new TypeError(`harness tool '${tool.name}': a recorded-only tool has no attempt to reconcile`);
+    }
+    return Object.freeze({ name: tool.name, mutating: tool.mutating === true, canReconcile: tool.canReconcile === true, recordedOnly: tool.recordedOnly === true });
+  },
+  /** A tool that changes something outside the session; `reconcilable`: with a reconciliation hook (`ToolReconciler`). */
+  mutating(name: string, options: { readonly reconcilable?: boolean } = {}): HarnessTool {
+    return HarnessTool.of({ name, mutating: true, canReconcile: options.reconcilable === true, recordedOnly: false });
+  },
+  /** A tool that only reads; `reconcilable`: with a reconciliation hook. */
+  readOnly(name: string, options: { readonly reconcilable?: boolean } = {}): HarnessTool {
+    return HarnessTool.of({ name, mutating: false, canReconcile: options.reconcilable === true, recordedOnly: false });
+  },
+  /** A recorded-only tool: its results are reported after the fact, with no start step and no exactly-once guarantee. */
+  recorded(name: string, mutating: boolean): HarnessTool {
+    return HarnessTool.of({ name, mutating, canReconcile: false, recordedOnly: true });
+  },
+} as const;
+
+/**
  * What a new session starts with (`session_started`): the objective (the first user message, pinned verbatim), its
  * tool mode and, unless its harness version names one, its model. Without a `sessionId` the SDK picks a random one
  * before the first attempt, so a retried create never makes two sessions; without a harness version the
@@ -159,6 +241,12 @@ export interface NewSession {
   readonly harnessVersion?: string | undefined;
   /** The most tokens the session's model turns may use in all. */
   readonly tokenBudget?: number | undefined;
+  /**
+   * The tools the session's harness runs itself (e.g. `runner.declarations()` of a `HarnessToolRunner`); fixed for the
+   * session's life. Names must be unique and not also a tool-executor tool (else `rejected`, field `harnessTools`).
+   * Left out of the request when empty, so such a request (and its derived eventId) is as before.
+   */
+  readonly harnessTools?: readonly HarnessTool[] | undefined;
 }
 
 /** A worker's claim of a session. */
@@ -286,6 +374,12 @@ export function createBody(session: NewSession, sessionId: string): Record<strin
       throw new RangeError(`tokenBudget must be an integer of at least 1, not ${session.tokenBudget}`);
     }
     body.tokenBudget = session.tokenBudget;
+  }
+  if (session.harnessTools !== undefined && session.harnessTools.length > 0) {
+    body.harnessTools = session.harnessTools.map((t) => {
+      const tool = HarnessTool.of(t);
+      return { name: tool.name, mutating: tool.mutating, canReconcile: tool.canReconcile, recordedOnly: tool.recordedOnly };
+    });
   }
   return body;
 }

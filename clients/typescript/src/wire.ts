@@ -177,6 +177,8 @@ export function checkpoint(n: unknown): Checkpoint {
             state: text(c, "state"),
             resultSeq: optionalNumber(c, "resultSeq"),
             awaitingApproval: bool(c, "awaitingApproval"),
+            runBy: text(c, "runBy") ?? "EXECUTOR",
+            attempt: number(c, "attempt", 0),
           }),
       ),
     ),
@@ -264,6 +266,21 @@ export function recovery(n: unknown): RecoveryReport {
         cancelled: number(totals, "cancelled", 0),
         unknown: number(totals, "unknown", 0),
       }),
+      harnessRun: Object.freeze(
+        elements(effects, "harnessRun").map((c) =>
+          freeze({
+            callId: requiredText(c, "callId"),
+            tool: text(c, "tool"),
+            outcome: text(c, "outcome"),
+            state: text(c, "state"),
+            recordedOnly: bool(c, "recordedOnly"),
+            exactlyOnce: bool(c, "exactlyOnce"),
+            attempt: number(c, "attempt", 0),
+            startedEpoch: optionalNumber(c, "startedEpoch"),
+            idempotencyKey: text(c, "idempotencyKey"),
+          }),
+        ),
+      ),
     }),
     authority: freeze({
       approvalsInForce: Object.freeze(

@@ -1,0 +1,187 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Claimed } from "../src/index.js";
+import type { FakeServer } from "./fake-server.js";
+
+/** An event as the fake log holds it: the envelope and the payload fields, as the session-service returns them. */
+export type LoggedEvent = Record<string, unknown> & { seq: number; eventId: string; type: string };
+
+/**
+ * One session's log behind a {@link FakeServer}, for unit tests of the harness tool runner — the Java SDK's
+ * `FakeSessionLog`: the session-service's events page, its SSE stream (catch-up, then live, as appends arrive) and its
+ * append with the two rules the runner relies on — an eventId already in the log is a duplicate answered with its
+ * original seq, and a batch with a stale epoch is 409 `stale_epoch`. Tests add the services' events themselves
+ * ({@link add}) and may refuse an append ({@link refuseNext}, {@link refuseEvery}) or react to one ({@link onAppend}).
+ * Requests the log does not serve (a checkpoint) get the server's scripted answers. Not the sequencer: the IT runs that.
+ */
+export class FakeSessionLog {
+  readonly events: LoggedEvent[] = [];
+  private readonly seqById = new Map<string, number>();
+  private epoch = 1;
+  private refusal: (e: Record<string, unknown>) => string | undefined = () => undefined;
+  private refuseAlways = false;
+  private appendListener: (e: LoggedEvent) => void = () => undefined;
+  private readonly waiters = new Set<() => void>();
+  /** Whether a live stream (SSE) has been asked for. */
+  streams = 0;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly server: FakeServer,
+  ) {
+    server.otherwise((req, res) => this.answer(req, res));
+    this.add("session_claimed", "SYSTEM", { workerId: "worker-1", epoch: 1, harnessVersion: "v1" });
+  }
+
+  /** A claim of the log's current epoch whose event is the log's last one. */
+  claimed(): Claimed {
+    const last = this.events.length;
+    return Object.freeze({ kind: "claimed", sessionId: this.sessionId, workerId: "worker-1", epoch: this.epoch, resumeReason: undefined, resumed: false, lastSeq: last, nextSeq: last + 1 });
+  }
+
+  /** Another worker claims the session: later appends with an older epoch are 409 stale_epoch. */
+  claimByAnother(): void {
+    this.epoch++;
+    this.add("session_claimed", "SYSTEM", { workerId: "worker-2", epoch: this.epoch, harnessVersion: "v1" });
+  }
+
+  /** Appends an event as a service or the agent would; its seq. */
+  add(type: string, actorKind: string, fields: Record<string, unknown>, eventId?: string): number {
+    const seq = this.events.length + 1;
+    const agentSide = actorKind === "SYSTEM" || actorKind === "TOOL" || actorKind === "MODEL";
+    this.events.push({
+      seq,
+      eventId: eventId ?? `srv-${seq}`,
+      type,
+      sessionId: this.sessionId,
+      occurredAt: new Date().toISOString(),
+      actor: { kind: actorKind, id: agentSide ? "acme-agent" : "acme-approver" },
+      harnessVersion: "v1",
+      ...structuredClone(fields),
+    });
+    for (const wake of [...this.waiters]) {
+      wake();
+    }
+    return seq;
+  }
+
+  /** The assistant message asking for one call; its seq. */
+  ask(callId: string, tool: string, argumentsJson = "{}"): number {
+    return this.add("assistant_message", "MODEL", {
+      content: "calling",
+      toolCalls: [{ callId, tool, argumentsJson }],
+      usage: { inputTokens: 1, outputTokens: 1 },
+    });
+  }
+
+  authorize(callId: string): number {
+    return this.add("tool_call_authorized", "SYSTEM", { callId, basis: { kind: "POLICY" } });
+  }
+
+  /** The next append whose first event `refuse` answers a message for is refused 400 illegal_event with that message. */
+  refuseNext(refuse: (e: Record<string, unknown>) => string | undefined): void {
+    this.refusal = refuse;
+    this.refuseAlways = false;
+  }
+
+  /** Every append whose first event `refuse` answers a message for is refused 400 illegal_event. */
+  refuseEvery(refuse: (e: Record<string, unknown>) => string | undefined): void {
+    this.refusal = refuse;
+    this.refuseAlways = true;
+  }
+
+  /** Called (in the append, before it is answered) with each event the client appended. */
+  onAppend(listener: (e: LoggedEvent) => void): void {
+    this.appendListener = listener;
+  }
+
+  ofType(type: string): LoggedEvent[] {
+    return this.events.filter((e) => e.type === type);
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://fake");
+    if (url.pathname !== `/v1/sessions/${this.sessionId}/events`) {
+      return respond(res, 404, '{"error":"not_found","message":"session not found"}');
+    }
+    const fromSeq = Number(url.searchParams.get("fromSeq") ?? "1");
+    if (req.method === "POST") {
+      // the server read the body before the script ran, and recorded it last (nothing awaits in between)
+      return this.append(res, this.server.seen.at(-1)!.body);
+    }
+    if (req.headers.accept === "text/event-stream") {
+      return this.stream(res, fromSeq);
+    }
+    const limit = Number(url.searchParams.get("limit") ?? "500");
+    const events = this.events.slice(fromSeq - 1, fromSeq - 1 + limit);
+    respond(res, 200, JSON.stringify({ events, lastSeq: this.events.length, nextSeq: fromSeq + events.length }));
+  }
+
+  private async stream(res: ServerResponse, fromSeq: number): Promise<void> {
+    this.streams++;
+    res.writeHead(200, { "Content-Type": "text/event-stream" });
+    res.flushHeaders();
+    let next = fromSeq;
+    let open = true;
+    res.on("close", () => {
+      open = false;
+      wake();
+    });
+    let wake: () => void = () => undefined;
+    const end = Date.now() + 20_000;
+    while (open && Date.now() < end) {
+      while (next <= this.events.length && open) {
+        const e = this.events[next - 1]!;
+        res.write(`id:${next}\nevent:${e.type}\ndata:${JSON.stringify(e)}\n\n`);
+        next++;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, 100);
+        function done(): void {
+          clearTimeout(timer);
+          resolve();
+        }
+        wake = done;
+        this.waiters.add(done);
+      }).finally(() => this.waiters.delete(wake));
+    }
+    res.end();
+  }
+
+  private append(res: ServerResponse, body: string): void {
+    const batch = JSON.parse(body) as { events: Record<string, unknown>[]; epoch?: number };
+    const proposed = batch.events;
+    const refused = this.refusal(proposed[0]!);
+    const allKnown = proposed.every((e) => this.seqById.has(e.eventId as string));
+    if (allKnown) {
+      return respond(res, 200, this.answered(proposed, true));
+    }
+    if (batch.epoch !== undefined && batch.epoch !== this.epoch) {
+      return respond(res, 409, JSON.stringify({ error: "stale_epoch", message: `epoch ${batch.epoch} is stale`, epoch: this.epoch }));
+    }
+    if (refused !== undefined) {
+      if (!this.refuseAlways) {
+        this.refusal = () => undefined;
+      }
+      return respond(res, 400, JSON.stringify({ error: "illegal_event", message: refused, field: "events[0]" }));
+    }
+    for (const p of proposed) {
+      const { eventId, type, ...fields } = p as { eventId: string; type: string };
+      const seq = this.add(type, type === "assistant_message" ? "MODEL" : "TOOL", fields, eventId);
+      this.seqById.set(eventId, seq);
+      this.appendListener(this.events[seq - 1]!);
+    }
+    respond(res, 200, this.answered(proposed, false));
+  }
+
+  private answered(proposed: Record<string, unknown>[], duplicate: boolean): string {
+    return JSON.stringify({
+      appended: proposed.map((e) => ({ eventId: e.eventId, seq: this.seqById.get(e.eventId as string), duplicate })),
+      lastSeq: this.events.length,
+    });
+  }
+}
+
+function respond(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(body);
+}
