@@ -1,13 +1,26 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { EVENT_ID_NAMESPACE, NewEvent, eventIdOf, eventIdsOf, nameBasedUuid, type NewSession } from "../src/index.js";
+import {
+  EVENT_ID_NAMESPACE,
+  HarnessTool,
+  HarnessToolRunner,
+  NewEvent,
+  Reconciliation,
+  ToolOutput,
+  eventIdOf,
+  eventIdsOf,
+  nameBasedUuid,
+  type NewSession,
+} from "../src/index.js";
 import { withFakeServer, json } from "./fake-server.js";
+import { FakeSessionLog } from "./fake-session-log.js";
 
 /** Computed by the Java SDK's own code (test/golden/GenerateGolden.java): the TypeScript SDK must derive the same ids. */
 const golden = JSON.parse(readFileSync(new URL("./golden/event-ids.golden.json", import.meta.url), "utf8")) as {
   namespace: string;
   appends: { sessionId: string; stepKey: string; index: number; eventId: string }[];
   creates: { request: NewSession & { sessionId: string }; body: string; eventId: string }[];
+  harnessRuns: { name: string; sessionId: string; log: Record<string, unknown>[]; reconciliation?: string; appends: string[]; result: string }[];
 };
 
 describe("eventIds", () => {
@@ -69,6 +82,41 @@ describe("a create", () => {
       const sent = fake.server.seen[i]!;
       expect(JSON.parse(sent.body).eventId, g.request.sessionId).toBe(g.eventId);
       expect(sent.bytes.equals(Buffer.from(g.body, "utf8")), `${g.request.sessionId}: ${sent.body} vs ${g.body}`).toBe(true);
+    }
+  });
+});
+
+describe("a harness-run call", () => {
+  const fake = withFakeServer();
+  /** The Java class names of the results GenerateGolden recorded, as the TypeScript runner's kinds. */
+  const kinds: Record<string, string> = { ToolCompleted: "completed", ToolOutcomeUnknown: "outcome_unknown" };
+
+  it("sends the Java runner's appends, byte for byte, from the same log: the same eventIds, derived from the attempt's key", async () => {
+    expect(golden.harnessRuns.map((r) => r.name)).toEqual([
+      "runs-an-authorized-call",
+      "reconciles-as-no-effect-then-runs-attempt-2",
+      "reconciles-as-took-effect",
+      "reconciles-as-cannot-tell",
+    ]);
+    for (const g of golden.harnessRuns) {
+      const log = new FakeSessionLog(g.sessionId, fake.server);
+      log.replaceWith(g.log);
+      const sentBefore = fake.server.seen.length;
+      const [kind, reason] = (g.reconciliation ?? "cannot_tell:unused").split(/:(.*)/s) as [string, string];
+      const found =
+        kind === "no_effect" ? Reconciliation.noEffect(reason) : kind === "took_effect" ? Reconciliation.tookEffect(ToolOutput.ok(reason)) : Reconciliation.cannotTell(reason);
+      const runner = new HarnessToolRunner(fake.client, log.claimed(), {
+        tools: [{ tool: HarnessTool.mutating("record_payment", { reconcilable: true }), run: (call) => ToolOutput.ok(`paid under ${call.idempotencyKey}`), reconcile: () => found }],
+      });
+
+      const result = await runner.run(2, "c1", 0);
+
+      expect(result.kind, g.name).toBe(kinds[g.result]);
+      const appends = fake.server.seen.slice(sentBefore).filter((r) => r.method === "POST");
+      expect(appends.map((r) => r.body), g.name).toEqual(g.appends);
+      for (const [i, sent] of appends.entries()) {
+        expect(sent.bytes.equals(Buffer.from(g.appends[i]!, "utf8")), g.name).toBe(true);
+      }
     }
   });
 });

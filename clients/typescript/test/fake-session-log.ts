@@ -32,6 +32,16 @@ export class FakeSessionLog {
     this.add("session_claimed", "SYSTEM", { workerId: "worker-1", epoch: 1, harnessVersion: "v1" });
   }
 
+  /** The log is exactly these events from now on (e.g. a log the Java SDK's golden generator ran against). */
+  replaceWith(events: readonly Record<string, unknown>[]): void {
+    this.events.length = 0;
+    this.seqById.clear();
+    for (const e of events) {
+      this.events.push(structuredClone(e) as LoggedEvent);
+      this.seqById.set(e.eventId as string, e.seq as number);
+    }
+  }
+
   /** A claim of the log's current epoch whose event is the log's last one. */
   claimed(): Claimed {
     const last = this.events.length;
