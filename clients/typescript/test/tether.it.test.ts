@@ -20,19 +20,26 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ApprovalDecision,
+  HarnessTool,
+  HarnessToolRunner,
   NewEvent,
+  Reconciliation,
+  ToolOutput,
   ReadAt,
   RetryPolicy,
   TetherClient,
   TetherError,
   appendedOrThrow,
   claimedOrThrow,
+  completedOrThrow,
   createdOrThrow,
   decidedOrThrow,
   eventIdsOf,
   settledOrThrow,
+  type HarnessRunResult,
   type SessionEvent,
   type SubscriptionEnd,
+  type ToolInvocation,
 } from "../src/index.js";
 
 const PATIENCE_MS = 120_000;
@@ -299,6 +306,98 @@ describe("the SDK on the real stack", () => {
     expect((authorized?.json.basis as { kind: string }).kind).toBe("APPROVAL");
   }, PATIENCE_MS * 2);
 
+  it("runs a harness-run tool once through the helper: it waits for the approver's grant, the result is in the log, CONFIRMED in the recovery report", async () => {
+    const id = uniqueId("harness");
+    const payments = new Payments();
+    const runner = async (claim: Awaited<ReturnType<typeof claimOf>>) =>
+      new HarnessToolRunner(agent, claim, { tools: [{ tool: RECORD_PAYMENT, run: payments.record, reconcile: payments.reconcile }] });
+    createdOrThrow(await agent.createSession({ objective: "Record the payment", modelId: "claude-sonnet-4", toolMode: "WRITE", sessionId: id, harnessTools: [RECORD_PAYMENT] }));
+    const claim = await claimOf(id, "worker-h1");
+    const helper = await runner(claim);
+    const requestSeq = await askForPayment(claim, "pay-1");
+
+    // record_payment is mutating, so an approver decides (tether.policy.harness-gated=mutating by default); the helper waits
+    const running = helper.run(requestSeq, "pay-1", PATIENCE_MS);
+    const item = await poll(async () => (await approver.approvals()).find((a) => a.sessionId === id && a.callId === "pay-1"));
+    expect(item.tool).toBe("record_payment");
+    expect(payments.applied()).toBe(0); // nothing runs before the grant
+    decidedOrThrow(await approver.decide(item.id, ApprovalDecision.grantOnce("the invoice is due")));
+    const key = `${id}/${requestSeq}/pay-1`;
+    const done = completedOrThrow(await running);
+    expect(done).toMatchObject({ status: "OK", how: "RAN", idempotencyKey: key, content: `recorded ${key}` });
+    expect(payments.applied()).toBe(1);
+    expect(payments.requests).toEqual([key]);
+
+    const log = (await agent.allEvents(id))!;
+    const started = log.filter((e) => e.type === "tool_call_started");
+    expect(started.map((e) => [e.json.idempotencyKey, e.json.epoch, e.json.attempt])).toEqual([[key, claim.epoch, 1]]);
+    const results = log.filter((e) => e.type === "tool_result" && e.json.callId === "pay-1");
+    expect(results.map((e) => [e.seq, e.json.status, e.json.idempotencyKey])).toEqual([[done.resultSeq, "OK", key]]);
+    const report = (await agent.recovery(id, ReadAt.atLeast(done.resultSeq)))!;
+    expect(report.effects.harnessRun.find((c) => c.callId === "pay-1")).toMatchObject({ outcome: "CONFIRMED", attempt: 1, startedEpoch: claim.epoch, exactlyOnce: true, idempotencyKey: key });
+    expect(report.effects.confirmed.map((c) => c.callId)).toContain("pay-1");
+
+    // the same step again, from a fresh helper, is a no-op that answers the result in the log
+    expect(await (await runner(claim)).run(requestSeq, "pay-1")).toMatchObject({ kind: "completed", how: "REPORTED_BEFORE", resultSeq: done.resultSeq });
+    expect(payments.applied()).toBe(1);
+    expect((await agent.allEvents(id))!.length).toBe(log.length);
+  }, PATIENCE_MS * 2);
+
+  it("resumes a started call without result in a second helper, which reconciles it instead of running it again; the first is fenced", async () => {
+    const id = uniqueId("harness-resume");
+    const payments = new Payments();
+    createdOrThrow(await agent.createSession({ objective: "Record the payment", modelId: "claude-sonnet-4", toolMode: "WRITE", sessionId: id, harnessTools: [RECORD_PAYMENT] }));
+    const first = await claimOf(id, "worker-h1");
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let inEffect: () => void = () => undefined;
+    const effectDone = new Promise<void>((resolve) => (inEffect = resolve));
+    // the first worker applies the payment, then hangs before its result: as if it died between the effect and the result
+    const dying = new HarnessToolRunner(agent, first, {
+      tools: [
+        {
+          tool: RECORD_PAYMENT,
+          run: async (call) => {
+            const output = await payments.record(call);
+            inEffect();
+            await released;
+            return output;
+          },
+          reconcile: payments.reconcile,
+        },
+      ],
+    });
+    const requestSeq = await askForPayment(first, "pay-2");
+    const key = `${id}/${requestSeq}/pay-2`;
+    const running: Promise<HarnessRunResult> = dying.run(requestSeq, "pay-2", PATIENCE_MS);
+    const item = await poll(async () => (await approver.approvals()).find((a) => a.sessionId === id && a.callId === "pay-2"));
+    decidedOrThrow(await approver.decide(item.id, ApprovalDecision.grantOnce("ok")));
+    await effectDone;
+    expect(payments.applied()).toBe(1);
+    const startSeq = (await poll(async () => (await agent.allEvents(id))!.find((e) => e.type === "tool_call_started"))).seq;
+    const before = (await agent.recovery(id, ReadAt.atLeast(startSeq)))!;
+    expect(before.effects.harnessRun.find((c) => c.callId === "pay-2")).toMatchObject({ outcome: "UNKNOWN", state: "STARTED", attempt: 1, startedEpoch: first.epoch });
+    expect(before.effects.unknown.map((c) => c.callId)).toContain("pay-2");
+
+    const second = await claimOf(id, "worker-h2");
+    expect(second.epoch).toBe(first.epoch + 1);
+    const fresh = new HarnessToolRunner(agent, second, { tools: [{ tool: RECORD_PAYMENT, run: payments.record, reconcile: payments.reconcile }] });
+    const resumed = await fresh.resume();
+    expect(resumed).toEqual([expect.objectContaining({ kind: "completed", callId: "pay-2", how: "RECONCILED", idempotencyKey: key, content: `found ${key}` })]);
+    expect(payments.reconciled).toEqual([key]);
+    expect(payments.applied()).toBe(1); // reconciled, not run again
+
+    release(); // the first worker comes back: its result is refused, it ran under the old epoch
+    expect(await running).toMatchObject({ kind: "fenced", currentEpoch: second.epoch });
+    const log = (await agent.allEvents(id))!;
+    expect(log.filter((e) => e.type === "tool_call_started").map((e) => e.json.epoch)).toEqual([first.epoch]);
+    expect(log.filter((e) => e.type === "tool_result" && e.json.callId === "pay-2").map((e) => e.json.status)).toEqual(["OK"]);
+    const after = (await agent.recovery(id, ReadAt.atLeast(log.at(-1)!.seq)))!;
+    expect(after.effects.harnessRun.find((c) => c.callId === "pay-2")).toMatchObject({ outcome: "CONFIRMED", attempt: 1 });
+    expect(payments.requests).toEqual([key]); // one side effect in all
+    expect(payments.applied()).toBe(1);
+  }, PATIENCE_MS * 2);
+
   it("follows a session live, and resumes after the session-service is SIGKILLed and restarted: no gap, no duplicate", async () => {
     const id = uniqueId("live");
     createdOrThrow(await agent.createSession({ objective: "Follow me", modelId: "claude-sonnet-4", toolMode: "READ_ONLY", sessionId: id }));
@@ -335,6 +434,41 @@ describe("the SDK on the real stack", () => {
 });
 
 /** Polls `probe` until it gives something, for up to two minutes. */
+const RECORD_PAYMENT = HarnessTool.mutating("record_payment", { reconcilable: true });
+
+/** A counting external system keyed by the idempotency key: applies each key's payment at most once, and can say whether it did. */
+class Payments {
+  readonly requests: string[] = [];
+  readonly reconciled: string[] = [];
+  private readonly done = new Set<string>();
+
+  readonly record = async (call: ToolInvocation): Promise<ToolOutput> => {
+    this.requests.push(call.idempotencyKey);
+    this.done.add(call.idempotencyKey);
+    return ToolOutput.ok(`recorded ${call.idempotencyKey}`);
+  };
+
+  readonly reconcile = async (call: ToolInvocation): Promise<Reconciliation> => {
+    this.reconciled.push(call.idempotencyKey);
+    return this.done.has(call.idempotencyKey) ? Reconciliation.tookEffect(ToolOutput.ok(`found ${call.idempotencyKey}`)) : Reconciliation.noEffect("no payment under that key");
+  };
+
+  /** Payments applied (distinct keys). */
+  applied(): number {
+    return this.done.size;
+  }
+}
+
+async function claimOf(sessionId: string, workerId: string) {
+  return claimedOrThrow(await agent.claim(sessionId, { workerId, harnessVersion: "v1" }));
+}
+
+/** The agent's turn asking for one record_payment call; the assistant message's seq. */
+async function askForPayment(claim: Awaited<ReturnType<typeof claimOf>>, callId: string): Promise<number> {
+  const turn = NewEvent.assistantMessage("Recording the payment.", [{ callId, tool: "record_payment", arguments: { amount: 42 } }], { inputTokens: 10, outputTokens: 5 });
+  return appendedOrThrow(await agent.writer(claim).append(`turn-${callId}`, turn)).seqs[0]!;
+}
+
 async function poll<T>(probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + PATIENCE_MS;
   for (;;) {
