@@ -81,7 +81,7 @@ export interface CallCursor {
   readonly requestSeq: number;
   /** The key the executor runs it under (`sessionId/seq/callId`). */
   readonly idempotencyKey: string | undefined;
-  /** `REQUESTED`, `AUTHORIZED`, `RUNNING`, `OK`, `ERROR`, `CANCELLED` or `UNKNOWN`. */
+  /** `REQUESTED`, `AUTHORIZED`, `RUNNING`, `STARTED` (a harness-run attempt without result), `OK`, `ERROR`, `CANCELLED` or `UNKNOWN`. */
   readonly state: string | undefined;
   /** Its `tool_result`, once there is one. */
   readonly resultSeq: number | undefined;

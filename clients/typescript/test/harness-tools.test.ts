@@ -342,6 +342,7 @@ describe("HarnessToolRunner", () => {
         cursor("e1", "read_file", waitingForApprover, "AUTHORIZED", false, "EXECUTOR", 0),
         cursor("c3", "deploy", ready, "AUTHORIZED", false, "HARNESS", 0),
         cursor("r1", "web_search", ready, "AUTHORIZED", false, "RECORDED", 0),
+        cursor("x1", "deploy", ready, "AUTHORIZED", false, "EXECUTOR", 0), // a tool-executor tool of the same name: not the runner's
       ],
     };
     fake.server.next(json(200, JSON.stringify(checkpoint)));

@@ -40,7 +40,8 @@ describe("answers", () => {
        "harnessVersion":"v1","toolMode":"WRITE","status":"ACTIVE","step":0,
        "usedTokens":{"inputTokens":812,"outputTokens":40},"tokenBudget":200000,
        "pendingAction":{"kind":"tool_result","callId":"call-1","sinceSeq":5},
-       "toolCursor":[{"callId":"call-1","tool":"read_file","requestSeq":5,"idempotencyKey":"demo-1/5/call-1","state":"REQUESTED","awaitingApproval":false}],
+       "toolCursor":[{"callId":"call-1","tool":"read_file","requestSeq":5,"idempotencyKey":"demo-1/5/call-1","state":"REQUESTED","awaitingApproval":false},
+                     {"callId":"pay-1","tool":"record_payment","requestSeq":5,"idempotencyKey":"demo-1/8/pay-1","state":"STARTED","awaitingApproval":false,"runBy":"HARNESS","attempt":2}],
        "plan":[{"text":"rename the class","status":"IN_PROGRESS"},{"text":"fix the callers","status":"PENDING"}],
        "progress":{"lastVerifiedStep":0,"stepsCompleted":0},"approvals":[],
        "position":{"partition":1,"firstOffset":0,"lastOffset":6},
@@ -52,7 +53,8 @@ describe("answers", () => {
     expect(c.usedTokens).toEqual({ inputTokens: 812, outputTokens: 40 });
     expect(c.tokenBudget).toBe(200000);
     expect(c.pendingAction).toEqual({ kind: "tool_result", callId: "call-1", sinceSeq: 5 });
-    expect(c.toolCursor[0]).toMatchObject({ state: "REQUESTED", idempotencyKey: "demo-1/5/call-1", resultSeq: undefined });
+    expect(c.toolCursor[0]).toMatchObject({ state: "REQUESTED", idempotencyKey: "demo-1/5/call-1", resultSeq: undefined, runBy: "EXECUTOR", attempt: 0 }); // as older projectors answer
+    expect(c.toolCursor[1]).toMatchObject({ state: "STARTED", runBy: "HARNESS", attempt: 2 });
     expect(c.plan).toEqual([
       { text: "rename the class", status: "IN_PROGRESS" },
       { text: "fix the callers", status: "PENDING" },
@@ -103,6 +105,18 @@ describe("answers", () => {
     ]);
     expect(r.authority.approvalsInForce).toEqual([{ grantSeq: 9, tool: "edit_file", pathGlob: "src/**", approver: "acme-approver" }]);
     expect(r.nextSafeActions).toHaveLength(1);
+    expect(r.effects.harnessRun).toEqual([]); // an older projector's report
+    const harness = wire.recovery(
+      JSON.parse(`{"identity":{"sessionId":"demo-1"},"position":{"lastSeq":9},
+       "effects":{"unknown":[{"callId":"pay-1","tool":"record_payment","state":"STARTED","requestSeq":5,"resultSeq":null,"idempotencyKey":"demo-1/5/pay-1"}],
+                  "harnessRun":[{"callId":"pay-1","tool":"record_payment","outcome":"UNKNOWN","state":"STARTED","recordedOnly":false,"exactlyOnce":true,
+                                 "attempt":1,"startedEpoch":1,"idempotencyKey":"demo-1/5/pay-1"},
+                                {"callId":"web-1","tool":"web_search","outcome":"CONFIRMED","state":"OK","recordedOnly":true,"exactlyOnce":false,"attempt":0,"startedEpoch":null}]}}`),
+    );
+    expect(harness.effects.harnessRun).toEqual([
+      { callId: "pay-1", tool: "record_payment", outcome: "UNKNOWN", state: "STARTED", recordedOnly: false, exactlyOnce: true, attempt: 1, startedEpoch: 1, idempotencyKey: "demo-1/5/pay-1" },
+      { callId: "web-1", tool: "web_search", outcome: "CONFIRMED", state: "OK", recordedOnly: true, exactlyOnce: false, attempt: 0, startedEpoch: undefined, idempotencyKey: undefined },
+    ]);
   });
 
   it("of approval items, pending and decided", () => {
