@@ -343,7 +343,7 @@ describe("the SDK on the real stack", () => {
     expect((await agent.allEvents(id))!.length).toBe(log.length);
   }, PATIENCE_MS * 2);
 
-  it("resumes a started call without result in a second helper, which reconciles it instead of running it again; the first is fenced", async () => {
+  it("resumes a started call without result in a second helper, which reconciles it instead of running it again; the first's result is fenced", async () => {
     const id = uniqueId("harness-resume");
     const payments = new Payments();
     createdOrThrow(await agent.createSession({ objective: "Record the payment", modelId: "claude-sonnet-4", toolMode: "WRITE", sessionId: id, harnessTools: [RECORD_PAYMENT] }));
@@ -381,14 +381,16 @@ describe("the SDK on the real stack", () => {
 
     const second = await claimOf(id, "worker-h2");
     expect(second.epoch).toBe(first.epoch + 1);
+    release(); // the first worker comes back: its result is refused, it ran under the old epoch
+    expect(await running).toMatchObject({ kind: "fenced", currentEpoch: second.epoch });
     const fresh = new HarnessToolRunner(agent, second, { tools: [{ tool: RECORD_PAYMENT, run: payments.record, reconcile: payments.reconcile }] });
     const resumed = await fresh.resume();
     expect(resumed).toEqual([expect.objectContaining({ kind: "completed", callId: "pay-2", how: "RECONCILED", idempotencyKey: key, content: `found ${key}` })]);
     expect(payments.reconciled).toEqual([key]);
     expect(payments.applied()).toBe(1); // reconciled, not run again
 
-    release(); // the first worker comes back: its result is refused, it ran under the old epoch
-    expect(await running).toMatchObject({ kind: "fenced", currentEpoch: second.epoch });
+    // the first runner asked again (its step re-run): the log has the result, so it answers it and appends nothing
+    expect(await dying.run(requestSeq, "pay-2", 0)).toMatchObject({ kind: "completed", how: "REPORTED_BEFORE", content: `found ${key}` });
     const log = (await agent.allEvents(id))!;
     expect(log.filter((e) => e.type === "tool_call_started").map((e) => e.json.epoch)).toEqual([first.epoch]);
     expect(log.filter((e) => e.type === "tool_result" && e.json.callId === "pay-2").map((e) => e.json.status)).toEqual(["OK"]);
