@@ -64,7 +64,9 @@ class ClassDataArchiveTest {
         // the service's own class comes from the archive the first start dumped
         assertThat(second.output()).contains(Service.class.getName() + " source: shared objects file (top)");
         assertThat(second.output()).as("no CDS warning in the service's log").doesNotContain("[cds");
-        assertThat(Files.list(archives().get(0).getParent())).as("no dump left behind").hasSize(1);
+        try (var files = Files.list(archives().get(0).getParent())) {
+            assertThat(files).as("no dump left behind").hasSize(1);
+        }
     }
 
     @Test
