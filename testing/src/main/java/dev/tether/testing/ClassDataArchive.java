@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
@@ -31,8 +30,6 @@ import java.util.UUID;
 final class ClassDataArchive {
 
     static final String PROPERTY = "tether-test.class-data-sharing";
-
-    private static final List<String> QUIET = List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
 
     /** Null when off. */
     private final Path archive;
@@ -69,7 +66,7 @@ final class ClassDataArchive {
         }
         exited(-1); // a dump of a start that ended unseen (the process died on its own) is no archive
         if (Files.isRegularFile(archive)) {
-            return concat("-XX:SharedArchiveFile=" + archive);
+            return quietly("-XX:SharedArchiveFile=" + archive);
         }
         try {
             Files.createDirectories(archive.getParent());
@@ -77,7 +74,7 @@ final class ClassDataArchive {
             throw new UncheckedIOException(e);
         }
         dumping = archive.resolveSibling(archive.getFileName() + "." + UUID.randomUUID() + ".dumping");
-        return concat("-XX:ArchiveClassesAtExit=" + dumping);
+        return quietly("-XX:ArchiveClassesAtExit=" + dumping);
     }
 
     /**
@@ -100,10 +97,8 @@ final class ClassDataArchive {
         }
     }
 
-    private static List<String> concat(String option) {
-        var options = new ArrayList<String>(QUIET.size() + 1);
-        options.add(option);
-        options.addAll(QUIET);
-        return List.copyOf(options);
+    /** {@code option} with the JVM's CDS messages switched off, so a service's log reads as without sharing. */
+    private static List<String> quietly(String option) {
+        return List.of(option, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
     }
 }
