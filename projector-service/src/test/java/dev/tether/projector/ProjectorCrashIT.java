@@ -89,7 +89,7 @@ class ProjectorCrashIT {
             assertThat(live).isEqualTo(expected);
             assertThat(live.get("step").asInt()).isEqualTo(STEPS);
 
-            List<String> keys = toolRequestKeys(layout, sessionId);
+            List<String> keys = committedToolRequestKeys(layout, sessionId, STEPS);
             assertThat(keys).as("one tool request per authorized call, despite three crashes").hasSize(STEPS).doesNotHaveDuplicates();
         } finally {
             try (var paths = Files.walk(workDir)) {
@@ -124,6 +124,22 @@ class ProjectorCrashIT {
     private HttpResponse<String> send(ServiceProcess service, String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + path)).header("Authorization", "Bearer dev-acme-agent")
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The session's tool requests once at least {@code expected} are committed, or what is there after a minute. The
+     * checkpoint a test waited for is read from the store, which shows the projector's writes before the transaction
+     * that also writes their tool requests commits; a read_committed reader sees those requests a commit later.
+     */
+    static List<String> committedToolRequestKeys(TopicLayout layout, String sessionId, int expected) {
+        var keys = new java.util.concurrent.atomic.AtomicReference<List<String>>(List.of());
+        try {
+            await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> keys.updateAndGet(k -> toolRequestKeys(layout, sessionId)).size() >= expected);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            // the caller's assertion names what is missing
+        }
+        return keys.get();
     }
 
     static List<String> toolRequestKeys(TopicLayout layout, String sessionId) {
