@@ -3,7 +3,7 @@ import { clientId, randomId, requireId, requireText } from "./ids.js";
 import { jsonText } from "./json-text.js";
 import type { Approval, CallRecord, Checkpoint, EventPage, ModelContext, RecoveryReport, SessionEvent, SessionInfo } from "./models.js";
 import { resolveOptions, type ResolvedOptions, type TetherClientOptions } from "./options.js";
-import { appendRefusal, claimRefusal, decisionRefusal, failure, rejected } from "./outcomes.js";
+import { appendRefusal, claimRefusal, decisionRefusal, failure, notFound, rejected } from "./outcomes.js";
 import {
   appendBody,
   createBody,
@@ -17,7 +17,7 @@ import {
   type NewEvent,
   type NewSession,
 } from "./requests.js";
-import type { AppendResult, AwaitResult, ClaimResult, Claimed, CreateResult, DecisionResult } from "./results.js";
+import type { AppendResult, AwaitResult, ClaimResult, Claimed, CreateResult, DecisionResult, EraseResult } from "./results.js";
 import { Subscription, type SessionEventListener } from "./subscription.js";
 import { errorOf, ok, Transport } from "./transport.js";
 import * as wire from "./wire.js";
@@ -114,6 +114,40 @@ export class TetherClient {
     // safe to repeat: every eventId is fixed, and the sequencer answers a known one with its original seq
     const answer = await this.transport.send("POST", this.sessionApi(`/v1/sessions/${segment(sessionId)}/events`), appendBody(batch, ids), "safe");
     return ok(answer) ? wire.appended(wire.parseJson(answer.body)) : appendRefusal(errorOf(answer));
+  }
+
+  /**
+   * Erases the session (an agent of its tenant, or an admin): a tombstone for every event and for its checkpoint, and
+   * the session leaves every store, so its id may be used again. Safe to retry: a retry after a lost answer finds the
+   * session gone and answers `not_found`.
+   */
+  async eraseSession(sessionId: string): Promise<EraseResult> {
+    this.open();
+    const answer = await this.transport.send("DELETE", this.sessionApi(`/v1/sessions/${segment(sessionId)}`), undefined, "safe");
+    if (ok(answer)) {
+      return wire.erased(wire.parseJson(answer.body));
+    }
+    const e = errorOf(answer);
+    return e.status === 404 ? notFound(e) : rejected(e);
+  }
+
+  /**
+   * The text of content the session-service offloaded to its blob store (an event's `artifact {uri, sha256, size}`,
+   * kept instead of content over the offload threshold), as UTF-8; undefined if the caller's tenant has no such blob.
+   */
+  async artifactText(sha256: string): Promise<string | undefined> {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) {
+      throw new TypeError(`sha256 must be 64 lower-case hex digits: ${String(sha256)}`);
+    }
+    this.open();
+    const answer = await this.transport.get(this.sessionApi(`/v1/artifacts/${sha256}`));
+    if (ok(answer)) {
+      return answer.body;
+    }
+    if (answer.status === 404) {
+      return undefined;
+    }
+    throw failure(`reading artifact ${sha256}`, errorOf(answer));
   }
 
   /** A page of the session's log from `fromSeq` (from 1), at most `limit` events (1 to the service's maximum). */

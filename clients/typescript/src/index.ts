@@ -36,6 +36,8 @@ export type {
   Created,
   Decided,
   DecisionResult,
+  EraseResult,
+  Erased,
   Fenced,
   NotFound,
   Outcome,

@@ -155,6 +155,14 @@ export interface StillPending {
   readonly approval: Approval;
 }
 
+/** The session is gone: a tombstone for each of its events and for its checkpoint; its id may be used again. */
+export interface Erased {
+  readonly kind: "erased";
+  readonly sessionId: string;
+  /** How many events it had. */
+  readonly events: number;
+}
+
 /** What `createSession` got. */
 export type CreateResult = Created | Rejected;
 /** What `claim` got; `Fenced` is a retried claim that another worker's claim superseded. */
@@ -165,13 +173,15 @@ export type ClaimResult = Claimed | Fenced | VersionPinned | NotFound | Rejected
  * original seqs before any check.
  */
 export type AppendResult = Appended | Conflict | Fenced | NotFound | Rejected;
+/** What `eraseSession` got. */
+export type EraseResult = Erased | NotFound | Rejected;
 /** What `decide` got. */
 export type DecisionResult = Decided | AlreadyDecided | NotFound | Rejected;
 /** What `awaitDecision` got. */
 export type AwaitResult = Settled | StillPending | NotFound;
 
 /** Every outcome kind, for exhaustive checks. */
-export type Outcome = CreateResult | ClaimResult | AppendResult | DecisionResult | AwaitResult;
+export type Outcome = CreateResult | ClaimResult | AppendResult | EraseResult | DecisionResult | AwaitResult;
 
 /** The `Created` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */
 export function createdOrThrow(result: CreateResult): Created {

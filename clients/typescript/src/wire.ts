@@ -11,7 +11,7 @@ import type {
   SessionEvent,
   SessionInfo,
 } from "./models.js";
-import type { Appended, Claimed, Created } from "./results.js";
+import type { Appended, Claimed, Created, Erased } from "./results.js";
 
 /**
  * The services' JSON answers read into the SDK's types, one function per answer — the Java SDK's `Wire`. Lenient where
@@ -64,6 +64,11 @@ export function created(n: unknown): Created {
     modelId: text(o, "modelId"),
     redactions: number(o, "redactions", 0),
   });
+}
+
+export function erased(n: unknown): Erased {
+  const o = object(n, "an erase's answer");
+  return freeze({ kind: "erased", sessionId: requiredText(o, "erased"), events: number(o, "events", 0) });
 }
 
 export function claimed(n: unknown, sessionId: string, workerId: string): Claimed {

@@ -1,0 +1,8 @@
+/**
+ * TetherSaver, a LangGraph.js checkpointer that keeps threads in Tether. See the README.
+ *
+ * @module
+ */
+export { TetherSaver, TetherSaverError, ThreadTakenOverError } from "./saver.js";
+export type { TetherSaverOptions, ThreadSession } from "./saver.js";
+export type { TetherPort } from "./port.js";

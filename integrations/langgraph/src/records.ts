@@ -1,0 +1,104 @@
+/**
+ * What TetherSaver writes into a session's log besides typed events: `framework_state` events of framework
+ * `langgraph`, whose `content` is one of the records below (JSON). Tether stores them and never interprets them; they
+ * are this package's format, read back by {@link ThreadLog}. Field names are short on purpose: a record is written at
+ * every superstep.
+ *
+ * @module
+ */
+
+/** The `framework` of every `framework_state` event this package writes. */
+export const FRAMEWORK = "langgraph";
+/** `kind` of a checkpoint record ({@link CheckpointRecord}). */
+export const CHECKPOINT = "checkpoint";
+/** `kind` of a record of pending writes ({@link WritesRecord}). */
+export const WRITES = "writes";
+/** `kind` of a message no typed event can hold (a system message, a tool message of a call Tether does not know...). */
+export const MESSAGE = "message";
+
+/** A value as LangGraph's serializer typed it: its JSON inline when the type is `json`, base64 otherwise. */
+export type TypedValue = { readonly t: string; readonly j: unknown } | { readonly t: string; readonly b: string };
+
+/**
+ * Where one message of a message list is: the event at seq `s` — a typed event (`user_message`, `assistant_message`,
+ * `tool_result`) or a {@link MESSAGE} record. `r` is the serialized message (LangChain's `lc` constructor JSON) without
+ * what the typed event holds: its `kwargs.content` is left out when it equals the event's text. Absent for a message
+ * record, which holds the whole message.
+ */
+export interface MessageRef {
+  readonly s: number;
+  readonly r?: LcMessage;
+}
+
+/**
+ * A list of messages stored as references: the value of the same channel in the checkpoint record at seq `base`
+ * (when present), followed by `add`. A value that extends its parent's is stored as its new messages only — the
+ * reason a thread's storage grows with its messages, not with messages × checkpoints. `one`: the value was a single
+ * message, not a list (a node's write may be either).
+ */
+export interface MessagesValue {
+  readonly t: "messages";
+  readonly base?: number;
+  readonly add: readonly MessageRef[];
+  readonly one?: true;
+}
+
+/** A stored channel value or pending write. */
+export type StoredValue = TypedValue | MessagesValue;
+
+/** Where a channel's value is, for a checkpoint: `at` the seq of the checkpoint record that stored it (0: this one), at version `v`. */
+export interface ValueLocation {
+  readonly at: number;
+  readonly v: number | string;
+}
+
+/** One checkpoint of a thread: LangGraph's checkpoint without its channel values, which are located instead. */
+export interface CheckpointRecord {
+  /** LangGraph's thread id (the session's id may be a hash of it). */
+  readonly thread: string;
+  readonly ns: string;
+  readonly id: string;
+  /** The checkpoint it was written after (`config.configurable.checkpoint_id` of the put), if any. */
+  readonly parent: string | null;
+  /** The checkpoint without `channel_values`, serialized. */
+  readonly checkpoint: TypedValue;
+  readonly metadata: TypedValue;
+  /** Where each channel's value is (channels without a value are absent). */
+  readonly values: Readonly<Record<string, ValueLocation>>;
+  /** The values this record stores: those of the put's `newVersions`. */
+  readonly stored: Readonly<Record<string, StoredValue>>;
+}
+
+/** The writes of one task against one checkpoint (one `putWrites`). */
+export interface WritesRecord {
+  readonly thread: string;
+  readonly ns: string;
+  /** The checkpoint the writes are pending on. */
+  readonly checkpoint: string;
+  readonly task: string;
+  readonly path: string;
+  /** `[channel, index, value]`, in the order given. */
+  readonly writes: readonly (readonly [string, number, StoredValue])[];
+}
+
+/** A message as LangChain serializes it: `{lc: 1, type: "constructor", id: [..., "HumanMessage"], kwargs: {...}}`. */
+export interface LcMessage {
+  readonly lc: number;
+  readonly type: string;
+  readonly id: readonly string[];
+  readonly kwargs: Readonly<Record<string, unknown>>;
+}
+
+export function isLcMessage(value: unknown): value is LcMessage {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const v = value as Record<string, unknown>;
+  return v.type === "constructor" && Array.isArray(v.id) && typeof v.kwargs === "object" && v.kwargs !== null
+    && v.id.length > 0 && typeof v.id[v.id.length - 1] === "string" && /Message(Chunk)?$/.test(v.id[v.id.length - 1] as string);
+}
+
+/** The class name of a serialized message, e.g. `AIMessage`. */
+export function lcClass(message: LcMessage): string {
+  return message.id[message.id.length - 1]!;
+}

@@ -1,0 +1,718 @@
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import { isBaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  TASKS,
+  WRITES_IDX_MAP,
+  compareWritesSortKeys,
+  getCheckpointId,
+  maxChannelVersion,
+  writesSortKey,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  type PendingWrite,
+  type SerializerProtocol,
+} from "@langchain/langgraph-checkpoint";
+import { NewEvent, type HarnessTool, type NewEvent as Event, type NewSession, type SessionEvent, type ToolMode } from "@tether/client";
+import { planMessage, restore, type BatchCalls } from "./messages.js";
+import type { TetherPort } from "./port.js";
+import {
+  CHECKPOINT,
+  FRAMEWORK,
+  WRITES,
+  type CheckpointRecord,
+  type LcMessage,
+  type MessageRef,
+  type MessagesValue,
+  type StoredValue,
+  type TypedValue,
+  type ValueLocation,
+  type WritesRecord,
+} from "./records.js";
+import { ThreadLog, offloadedSha, type At } from "./thread-log.js";
+
+/** What a session TetherSaver starts for a new thread is created with; every field has a default. */
+export interface ThreadSession {
+  /** Default `LangGraph thread <thread id>`. */
+  readonly objective?: string;
+  /** The model the session is pinned to; default `langgraph` (unless the harness version names one). */
+  readonly modelId?: string;
+  /** Default `WRITE`. */
+  readonly toolMode?: ToolMode;
+  readonly systemPrompt?: string;
+  readonly constraints?: readonly string[];
+  readonly tokenBudget?: number;
+}
+
+export interface TetherSaverOptions {
+  /** Tether: a `TetherClient` with an agent's token (the saver sees the threads of that token's tenant only). */
+  readonly client: TetherPort;
+  /**
+   * Put before every thread id to make its session id (default `lg-`). Two savers with different prefixes never see
+   * each other's threads; `list()` without a thread id lists the sessions with this prefix. A thread id that does not
+   * make a valid session id (1-128 letters, digits, `. _ -`) is hashed.
+   */
+  readonly threadPrefix?: string;
+  /** This process, as its claims name it; default `langgraph-<host>-<pid>`. */
+  readonly workerId?: string;
+  /** The harness version this process claims threads as; default each session's own. */
+  readonly harnessVersion?: string;
+  /** What a new thread's session is created with, per thread. */
+  readonly session?: (threadId: string) => ThreadSession;
+  /**
+   * The tools the graph runs through `tetherTool` (harness-run: approval, started, exactly once with their
+   * idempotency key, reconciled after a crash). Declared when a thread's session is created.
+   */
+  readonly harnessTools?: readonly HarnessTool[];
+  /**
+   * What the other tools' calls are: `recorded` (default: declared with `*` as recorded-only — their results are
+   * recorded from the tool messages, with no approval gate and no exactly-once guarantee) or `executor` (Tether's
+   * tool-executor runs the calls of its built-in tools; the graph must not run them itself).
+   */
+  readonly otherTools?: "recorded" | "executor";
+  readonly serde?: SerializerProtocol;
+}
+
+/** TetherSaver could not do what LangGraph asked, and says why (the session refused the write, or was not found). */
+export class TetherSaverError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "TetherSaverError";
+  }
+}
+
+/**
+ * Another process claimed the thread after this saver did: Tether fenced this one, and nothing it writes to the thread
+ * is appended (the thread's chain of checkpoints never forks). Stop working on the thread; it is the other writer's.
+ */
+export class ThreadTakenOverError extends TetherSaverError {
+  constructor(
+    readonly threadId: string,
+    readonly sessionId: string,
+    readonly epoch: number,
+    readonly currentEpoch: number,
+  ) {
+    super(
+      `thread ${threadId} (session ${sessionId}) was claimed by another writer (epoch ${currentEpoch}; this saver's was ${epoch}): ` +
+        "Tether refused this write, so the thread has one writer and its checkpoints do not fork; stop working on it here",
+    );
+    this.name = "ThreadTakenOverError";
+  }
+}
+
+const DEFAULT_PREFIX = "lg-";
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const PAGE = 500;
+const CONFLICT_RETRIES = 8;
+
+interface Thread {
+  readonly sessionId: string;
+  readonly threadId: string;
+  log: ThreadLog;
+  epoch?: number | undefined;
+  lost?: ThreadTakenOverError | undefined;
+  queue: Promise<unknown>;
+  /** The last message list written or read per channel, its messages' JSON and references: the next put usually extends it. */
+  lists: Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>;
+}
+
+interface ListItem {
+  readonly json: string;
+  readonly ref: MessageRef;
+}
+
+/**
+ * A LangGraph.js checkpointer that keeps each thread in a Tether session (docs in the package README).
+ *
+ * - **Messages once.** Messages of a message list channel (e.g. `messages`) go into the log once, as typed events
+ *   (`user_message`, `assistant_message` with its tool calls, `tool_result`); a checkpoint refers to them. A list that
+ *   extends its parent's is stored as its new messages only, so a thread's storage grows with its messages, not with
+ *   messages × steps. Tether's model context, recovery report and secret scrubbing see the thread.
+ * - **Other channels only when they change** (LangGraph's `newVersions`); a checkpoint locates the rest in its
+ *   ancestors. Everything else LangGraph keeps (versions, metadata, pending writes) is stored as `framework_state`
+ *   records, which Tether offloads when large and never interprets.
+ * - **One writer.** The saver claims a thread's session the first time it writes to it and appends under that epoch;
+ *   once another process claims it, writes throw {@link ThreadTakenOverError}.
+ * - **Atomic.** A checkpoint (its records and its new message events) is one append: all of it or none.
+ *
+ * Safe for concurrent calls (the work on one thread is serialised); one saver per process is enough.
+ */
+export class TetherSaver extends BaseCheckpointSaver {
+  private readonly client: TetherPort;
+  private readonly prefix: string;
+  private readonly workerId: string;
+  private readonly threads = new Map<string, Thread>();
+  private readonly texts = new Map<string, string>();
+  private readonly jsonOf = new WeakMap<object, { readonly id: unknown; readonly json: string }>();
+
+  constructor(private readonly options: TetherSaverOptions) {
+    super(options.serde);
+    this.client = options.client;
+    this.prefix = options.threadPrefix ?? DEFAULT_PREFIX;
+    if (this.prefix !== "" && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(this.prefix)) {
+      throw new TypeError(`threadPrefix must be up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit: ${this.prefix}`);
+    }
+    this.workerId = options.workerId ?? `langgraph-${hostname()}-${process.pid}`;
+  }
+
+  /** The session id of a thread: the prefix and the thread id, or the prefix and a hash when that is no valid session id. */
+  sessionIdOf(threadId: string): string {
+    const direct = `${this.prefix}${threadId}`;
+    return SESSION_ID.test(direct) ? direct : `${this.prefix}h${createHash("sha256").update(threadId, "utf8").digest("hex").slice(0, 40)}`;
+  }
+
+  /** The epoch this saver appends to the thread under (undefined before its first write to it): for harness-run tools. */
+  epochOf(threadId: string): number | undefined {
+    return this.threads.get(this.sessionIdOf(threadId))?.epoch;
+  }
+
+  // --- BaseCheckpointSaver ---------------------------------------------------------------------------------------------
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = config.configurable?.thread_id as string | undefined;
+    if (threadId === undefined || threadId === null) {
+      return undefined;
+    }
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+    const id = getCheckpointId(config);
+    const thread = this.thread(String(threadId));
+    return this.exclusive(thread, async () => {
+      if (!(await this.sync(thread))) {
+        return undefined;
+      }
+      const at = id ? thread.log.checkpoint(ns, id) : thread.log.latest(ns);
+      return at === undefined ? undefined : this.tuple(thread, at);
+    });
+  }
+
+  override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const { before, filter } = options ?? {};
+    let limit = options?.limit;
+    const threadId = config.configurable?.thread_id as string | undefined;
+    const wantedNs = config.configurable?.checkpoint_ns as string | undefined;
+    const wantedId = config.configurable?.checkpoint_id as string | undefined;
+    const beforeId = before?.configurable?.checkpoint_id as string | undefined;
+    const sessionIds = threadId !== undefined && threadId !== null
+      ? [this.sessionIdOf(String(threadId))]
+      : (await this.client.sessions()).map((s) => s.sessionId).filter((s) => s.startsWith(this.prefix));
+    for (const sessionId of sessionIds) {
+      const thread = this.threadOfSession(sessionId, threadId === undefined || threadId === null ? undefined : String(threadId));
+      const tuples = await this.exclusive(thread, async () => {
+        if (!(await this.sync(thread))) {
+          return [];
+        }
+        const found: CheckpointTuple[] = [];
+        for (const ns of thread.log.namespaces()) {
+          if (wantedNs !== undefined && ns !== wantedNs) {
+            continue;
+          }
+          for (const at of thread.log.checkpointsOf(ns)) {
+            if ((wantedId && at.record.id !== wantedId) || (beforeId && at.record.id >= beforeId)) {
+              continue;
+            }
+            if (filter !== undefined) {
+              const metadata = (await this.load(at.record.metadata)) as Record<string, unknown>;
+              if (!Object.entries(filter).every(([k, v]) => metadata?.[k] === v)) {
+                continue;
+              }
+            }
+            if (limit !== undefined) {
+              if (limit <= 0) {
+                return found;
+              }
+              limit -= 1;
+            }
+            found.push(await this.tuple(thread, at));
+          }
+        }
+        return found;
+      });
+      yield* tuples;
+      if (limit !== undefined && limit <= 0) {
+        return;
+      }
+    }
+  }
+
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    const threadId = requiredThreadId(config, "put a checkpoint");
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+    const parentId = (config.configurable?.checkpoint_id as string | undefined) || undefined;
+    const thread = this.thread(threadId);
+    const { channel_values: values, ...rest } = checkpoint;
+    const [checkpointValue, metadataValue] = await Promise.all([this.dump(rest), this.dump(metadata)]);
+    await this.exclusive(thread, async () => {
+      await this.writable(thread);
+      await this.appendPlanned(thread, `langgraph/${digest(ns)}/${checkpoint.id}`, async (batch) => {
+        const parent = parentId === undefined ? undefined : thread.log.checkpoint(ns, parentId);
+        const located: Record<string, ValueLocation> = {};
+        const stored: Record<string, StoredValue> = {};
+        for (const [channel, version] of Object.entries(checkpoint.channel_versions)) {
+          if (channel in newVersions && channel in values) {
+            stored[channel] = await this.store(thread, batch, channel, (values as Record<string, unknown>)[channel], parent);
+            located[channel] = { at: 0, v: version };
+          } else {
+            const inParent = parent?.record.values[channel];
+            if (inParent !== undefined && inParent.v === version) {
+              located[channel] = { at: inParent.at === 0 ? parent!.seq : inParent.at, v: version };
+            }
+          }
+        }
+        const record: CheckpointRecord = {
+          thread: threadId,
+          ns,
+          id: checkpoint.id,
+          parent: parentId ?? null,
+          checkpoint: checkpointValue,
+          metadata: metadataValue,
+          values: located,
+          stored,
+        };
+        batch.events.push(frameworkState(CHECKPOINT, checkpoint.id, record));
+      });
+    });
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    const threadId = requiredThreadId(config, "put writes");
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+    const checkpointId = config.configurable?.checkpoint_id as string | undefined;
+    if (checkpointId === undefined || checkpointId === "") {
+      throw new TetherSaverError('cannot put writes: the config has no "checkpoint_id" in its "configurable" property');
+    }
+    const thread = this.thread(threadId);
+    const serialized = await Promise.all(writes.map(async ([channel, value]) => [channel, await this.dump(value)] as const));
+    const step = `langgraph-w/${digest(ns)}/${checkpointId}/${digest(taskId)}/${digest(JSON.stringify([taskPath ?? "", serialized]))}`;
+    await this.exclusive(thread, async () => {
+      await this.writable(thread);
+      await this.appendPlanned(thread, step, async (batch) => {
+        const stored: [string, number, StoredValue][] = [];
+        for (let i = 0; i < writes.length; i++) {
+          const [channel, value] = writes[i]!;
+          const one = isBaseMessage(value);
+          const list = one ? [value] : value;
+          stored.push([channel, WRITES_IDX_MAP[channel] ?? i, isMessageList(list)
+            ? await this.storeMessages(thread, batch, list as object[], undefined, one)
+            : serialized[i]![1]]);
+        }
+        const record: WritesRecord = { thread: threadId, ns, checkpoint: checkpointId, task: taskId, path: taskPath ?? "", writes: stored };
+        batch.events.push(frameworkState(WRITES, checkpointId, record));
+      });
+    });
+  }
+
+  override async deleteThread(threadId: string): Promise<void> {
+    const thread = this.thread(threadId);
+    await this.exclusive(thread, async () => {
+      const erased = await this.client.eraseSession(thread.sessionId);
+      if (erased.kind === "rejected") {
+        throw new TetherSaverError(`cannot delete thread ${threadId}: ${erased.code} ${erased.message}`);
+      }
+      this.threads.delete(thread.sessionId);
+    });
+  }
+
+  // --- reading ---------------------------------------------------------------------------------------------------------
+
+  private async tuple(thread: Thread, at: At<CheckpointRecord>): Promise<CheckpointTuple> {
+    const record = at.record;
+    const checkpoint = (await this.load(record.checkpoint)) as Checkpoint;
+    const channelValues: Record<string, unknown> = {};
+    for (const [channel, location] of Object.entries(record.values)) {
+      const seq = location.at === 0 ? at.seq : location.at;
+      const holder = seq === at.seq ? record : thread.log.checkpointAt(seq);
+      const value = holder.stored[channel];
+      if (value !== undefined) {
+        channelValues[channel] = await this.decode(thread, channel, value, seq);
+      }
+    }
+    checkpoint.channel_values = channelValues;
+    if (checkpoint.v < 4 && record.parent !== null) {
+      await this.migratePendingSends(thread, checkpoint, record.ns, record.parent);
+    }
+    const config = { configurable: { thread_id: thread.log.threadId ?? thread.threadId, checkpoint_ns: record.ns, checkpoint_id: record.id } };
+    const tuple: CheckpointTuple = {
+      config,
+      checkpoint,
+      metadata: (await this.load(record.metadata)) as CheckpointMetadata,
+      pendingWrites: await this.pendingWrites(thread, record.ns, record.id),
+    };
+    if (record.parent !== null) {
+      tuple.parentConfig = { configurable: { thread_id: config.configurable.thread_id, checkpoint_ns: record.ns, checkpoint_id: record.parent } };
+    }
+    return tuple;
+  }
+
+  /** The writes pending on a checkpoint, as LangGraph's savers keep them: the first write per (task, index) (special channels: the last), sorted by `writesSortKey`. */
+  private async pendingWrites(thread: Thread, ns: string, checkpointId: string): Promise<CheckpointPendingWrite[]> {
+    const byKey = new Map<string, { path: string; task: string; idx: number; channel: string; value: StoredValue; seq: number }>();
+    for (const { seq, record } of thread.log.writesOf(ns, checkpointId)) {
+      const first = new Set(byKey.keys());
+      for (const [channel, idx, value] of record.writes) {
+        const key = `${record.task},${idx}`;
+        if (idx >= 0 && first.has(key)) {
+          continue;
+        }
+        byKey.set(key, { path: record.path, task: record.task, idx, channel, value, seq });
+      }
+    }
+    const entries = [...byKey.values()];
+    entries.sort((a, b) => compareWritesSortKeys(writesSortKey(a.path, a.task, a.idx), writesSortKey(b.path, b.task, b.idx)));
+    return Promise.all(entries.map(async (e) => [e.task, e.channel, await this.decode(thread, e.channel, e.value, e.seq)] as CheckpointPendingWrite));
+  }
+
+  private async migratePendingSends(thread: Thread, checkpoint: Checkpoint, ns: string, parentId: string): Promise<void> {
+    const sends = (await this.pendingWrites(thread, ns, parentId)).filter(([, channel]) => channel === TASKS).map(([, , value]) => value);
+    checkpoint.channel_values ??= {};
+    checkpoint.channel_values[TASKS] = sends;
+    checkpoint.channel_versions ??= {};
+    checkpoint.channel_versions[TASKS] = Object.keys(checkpoint.channel_versions).length > 0
+      ? maxChannelVersion(...Object.values(checkpoint.channel_versions))
+      : this.getNextVersion(undefined);
+  }
+
+  private async decode(thread: Thread, channel: string, value: StoredValue, seq: number): Promise<unknown> {
+    if (value.t !== "messages") {
+      return this.load(value as TypedValue);
+    }
+    const messages = value as MessagesValue;
+    const lcs = messages.base === undefined
+      ? await Promise.all(messages.add.map((r) => this.message(thread, r.s, r.r)))
+      : (await this.listAt(thread, channel, seq))!.map((item) => JSON.parse(item.json) as LcMessage);
+    const list = (await this.serde.loadsTyped("json", JSON.stringify(lcs))) as unknown[];
+    return messages.one === true ? list[0] : list;
+  }
+
+  /** The serialized message the event at `seq` holds, with `residual`. */
+  private async message(thread: Thread, seq: number, residual: LcMessage | undefined): Promise<LcMessage> {
+    const event = thread.log.event(seq);
+    if (event.type === "framework_state") {
+      return thread.log.recordAt(seq).record as LcMessage;
+    }
+    return restore(residual, await this.fullText(event), undefined);
+  }
+
+  /** The whole text of a typed event's content, from its artifact when it was offloaded. */
+  private async fullText(event: SessionEvent): Promise<string | undefined> {
+    const sha = offloadedSha(event);
+    if (sha === undefined) {
+      return typeof event.json.content === "string" ? event.json.content : undefined;
+    }
+    return this.artifact(sha);
+  }
+
+  private async artifact(sha: string): Promise<string> {
+    let text = this.texts.get(sha);
+    if (text === undefined) {
+      text = await this.client.artifactText(sha);
+      if (text === undefined) {
+        throw new TetherSaverError(`the blob ${sha} an event refers to is not there`);
+      }
+      this.texts.set(sha, text);
+    }
+    return text;
+  }
+
+  // --- writing ---------------------------------------------------------------------------------------------------------
+
+  /** A channel value to store: a message list as references (extending the parent's list when it does), anything else serialized. */
+  private async store(thread: Thread, batch: Batch, channel: string, value: unknown, parent: At<CheckpointRecord> | undefined): Promise<StoredValue> {
+    if (!isMessageList(value)) {
+      return this.dump(value);
+    }
+    const inParent = parent?.record.values[channel];
+    const base = inParent === undefined ? undefined : inParent.at === 0 ? parent!.seq : inParent.at;
+    return this.storeMessages(thread, batch, value as object[], base === undefined ? undefined : { channel, seq: base }, false);
+  }
+
+  private async storeMessages(thread: Thread, batch: Batch, messages: readonly object[], base: { channel: string; seq: number } | undefined, one: boolean): Promise<MessagesValue> {
+    const jsons = await Promise.all(messages.map((m) => this.messageJson(m)));
+    let prefix: readonly ListItem[] = [];
+    if (base !== undefined) {
+      const known = await this.listAt(thread, base.channel, base.seq);
+      if (known !== undefined && known.length <= jsons.length && known.every((item, i) => item.json === jsons[i])) {
+        prefix = known;
+      }
+    }
+    const extending = base !== undefined && prefix.length > 0;
+    // a rewrite (a message removed or changed) keeps the references of the messages that stay
+    const reusable = new Map<string, MessageRef>();
+    if (!extending && base !== undefined) {
+      for (const item of (await this.listAt(thread, base.channel, base.seq)) ?? []) {
+        reusable.set(item.json, item.ref);
+      }
+    }
+    const add: MessageRef[] = [];
+    const items: ListItem[] = [...prefix];
+    for (let i = prefix.length; i < jsons.length; i++) {
+      const json = jsons[i]!;
+      const ref = reusable.get(json) ?? this.plan(thread, batch, JSON.parse(json) as LcMessage);
+      add.push(ref);
+      items.push({ json, ref });
+    }
+    if (base !== undefined) {
+      batch.lists.set(base.channel, items);
+    }
+    return { t: "messages", ...(extending ? { base: base.seq } : {}), add, ...(one ? { one: true as const } : {}) };
+  }
+
+  /** Where a new message goes: a typed event or a message record appended in this batch, or an event already in the log. */
+  private plan(thread: Thread, batch: Batch, lc: LcMessage): MessageRef {
+    const seq = thread.log.lastSeq + 1 + batch.events.length;
+    const plan = planMessage(lc, seq, thread.log, batch.calls);
+    switch (plan.kind) {
+      case "typed":
+        batch.events.push(plan.event);
+        return { s: seq, r: plan.residual };
+      case "existing":
+        return { s: plan.seq, r: plan.residual };
+      case "record":
+        batch.events.push(plan.event);
+        return { s: seq };
+    }
+  }
+
+  /**
+   * The message list of `channel` that the checkpoint record at `seq` stores, each message's JSON with its reference:
+   * the chain of bases walked back to a list known already (the last one written or read) or to its start, then forward.
+   */
+  private async listAt(thread: Thread, channel: string, seq: number): Promise<readonly ListItem[] | undefined> {
+    const cached = thread.lists.get(channel);
+    const chain: { seq: number; value: MessagesValue }[] = [];
+    let items: readonly ListItem[] = [];
+    for (let at: number | undefined = seq; at !== undefined; ) {
+      if (cached !== undefined && cached.seq === at) {
+        items = cached.items;
+        break;
+      }
+      const value: StoredValue | undefined = thread.log.checkpointAt(at).stored[channel];
+      if (value === undefined || value.t !== "messages") {
+        if (at === seq) {
+          return undefined;
+        }
+        throw new TetherSaverError(`thread ${thread.threadId}: the ${channel} of the record at ${chain[chain.length - 1]?.seq} extends the record at ${at}, which stores none`);
+      }
+      chain.push({ seq: at, value: value as MessagesValue });
+      at = (value as MessagesValue).base;
+    }
+    const list = [...items];
+    for (let i = chain.length - 1; i >= 0; i--) {
+      for (const ref of chain[i]!.value.add) {
+        list.push({ json: JSON.stringify(await this.message(thread, ref.s, ref.r)), ref });
+      }
+    }
+    thread.lists.set(channel, { seq, items: list });
+    return list;
+  }
+
+  /** A message's JSON as the serializer writes it; remembered per message object, as long as its id stays (the reducer gives id-less messages one). */
+  private async messageJson(message: object): Promise<string> {
+    const id = (message as { id?: unknown }).id;
+    const known = this.jsonOf.get(message);
+    if (known !== undefined && known.id === id) {
+      return known.json;
+    }
+    const [type, bytes] = await this.serde.dumpsTyped(message);
+    if (type !== "json") {
+      throw new TetherSaverError(`a message serialized as ${type}, not json`);
+    }
+    const json = new TextDecoder().decode(bytes);
+    this.jsonOf.set(message, { id, json });
+    return json;
+  }
+
+  /**
+   * Appends what `plan` puts into a batch, under the thread's epoch and at the log's last seq (so the seqs a plan
+   * refers to are the ones its events get). When the log moved meanwhile — an approval, a tool result — the log is read
+   * again and the batch planned again, with the same step (the same eventIds).
+   */
+  private async appendPlanned(thread: Thread, step: string, plan: (batch: Batch) => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const batch: Batch = { events: [], calls: { asked: new Map() }, lists: new Map() };
+      await plan(batch);
+      const expectedSeq = thread.log.lastSeq;
+      const result = await this.client.append(thread.sessionId, { step, events: batch.events, epoch: thread.epoch, expectedSeq });
+      switch (result.kind) {
+        case "appended": {
+          await this.sync(thread);
+          const recordSeq = result.seqs[result.seqs.length - 1]!;
+          for (const [channel, items] of batch.lists) {
+            thread.lists.set(channel, { seq: recordSeq, items });
+          }
+          return;
+        }
+        case "conflict":
+          if (attempt >= CONFLICT_RETRIES) {
+            throw new TetherSaverError(`thread ${thread.threadId}: the log kept moving (${attempt} attempts): ${result.message}`);
+          }
+          await this.sync(thread);
+          continue;
+        case "fenced":
+          thread.lost = new ThreadTakenOverError(thread.threadId, thread.sessionId, thread.epoch ?? 0, result.currentEpoch);
+          throw thread.lost;
+        case "not_found":
+          thread.epoch = undefined;
+          throw new TetherSaverError(`thread ${thread.threadId}: its session ${thread.sessionId} is gone (erased?)`);
+        case "rejected":
+          throw new TetherSaverError(
+            `thread ${thread.threadId}: Tether refused the write (${result.status} ${result.code}${result.field === undefined ? "" : `, field ${result.field}`}): ${result.message}`,
+          );
+      }
+    }
+  }
+
+  /** Makes sure this saver has claimed the thread's session (creating the session first if there is none). */
+  private async writable(thread: Thread): Promise<void> {
+    if (thread.lost !== undefined) {
+      throw thread.lost;
+    }
+    if (thread.epoch !== undefined) {
+      await this.sync(thread);
+      return;
+    }
+    let harnessVersion = this.options.harnessVersion;
+    const info = await this.client.session(thread.sessionId);
+    if (info === undefined) {
+      const created = await this.client.createSession(this.newSession(thread));
+      if (created.kind !== "created") {
+        throw new TetherSaverError(`cannot start a session for thread ${thread.threadId}: ${created.code}${created.field === undefined ? "" : ` (field ${created.field})`}: ${created.message}`);
+      }
+      harnessVersion ??= created.harnessVersion;
+    } else {
+      harnessVersion ??= info.harnessVersion;
+    }
+    if (harnessVersion === undefined) {
+      throw new TetherSaverError(`thread ${thread.threadId}: its session names no harness version to claim it as`);
+    }
+    const claim = await this.client.claim(thread.sessionId, { workerId: this.workerId, harnessVersion });
+    if (claim.kind !== "claimed") {
+      throw new TetherSaverError(`cannot claim thread ${thread.threadId} (session ${thread.sessionId}): ${claim.kind}: ${"message" in claim ? claim.message : ""}`);
+    }
+    thread.epoch = claim.epoch;
+    await this.sync(thread);
+  }
+
+  private newSession(thread: Thread): NewSession {
+    const wanted = this.options.session?.(thread.threadId) ?? {};
+    const tools = [...(this.options.harnessTools ?? [])];
+    if ((this.options.otherTools ?? "recorded") === "recorded" && !tools.some((t) => t.name === "*")) {
+      tools.push({ name: "*", mutating: false, canReconcile: false, recordedOnly: true });
+    }
+    return {
+      sessionId: thread.sessionId,
+      objective: wanted.objective ?? `LangGraph thread ${thread.threadId}`,
+      modelId: wanted.modelId ?? "langgraph",
+      toolMode: wanted.toolMode ?? "WRITE",
+      systemPrompt: wanted.systemPrompt,
+      constraints: wanted.constraints,
+      tokenBudget: wanted.tokenBudget,
+      harnessTools: tools,
+    };
+  }
+
+  /** Reads the events appended since the log's last seq (and the offloaded records among them); false if there is no such session. */
+  private async sync(thread: Thread): Promise<boolean> {
+    for (;;) {
+      const page = await this.client.events(thread.sessionId, thread.log.lastSeq + 1, PAGE);
+      if (page === undefined) {
+        if (thread.log.lastSeq > 0) {
+          // erased meanwhile (by deleteThread elsewhere): start over
+          thread.log = new ThreadLog(thread.sessionId);
+          thread.lists.clear();
+          thread.epoch = undefined;
+        }
+        return false;
+      }
+      if (page.lastSeq < thread.log.lastSeq) {
+        // the session was erased and started again: read it from its start
+        thread.log = new ThreadLog(thread.sessionId);
+        thread.lists.clear();
+        thread.epoch = undefined;
+        continue;
+      }
+      for (const event of page.events) {
+        thread.log.add(event);
+      }
+      if (page.atEnd || page.events.length === 0) {
+        break;
+      }
+    }
+    for (const event of thread.log.offloadedRecords()) {
+      thread.log.index(event.seq, String(event.json.kind), JSON.parse(await this.artifact(offloadedSha(event)!)));
+    }
+    return true;
+  }
+
+  private thread(threadId: string): Thread {
+    return this.threadOfSession(this.sessionIdOf(threadId), threadId);
+  }
+
+  private threadOfSession(sessionId: string, threadId: string | undefined): Thread {
+    let thread = this.threads.get(sessionId);
+    if (thread === undefined) {
+      thread = {
+        sessionId,
+        threadId: threadId ?? sessionId.slice(this.prefix.length),
+        log: new ThreadLog(sessionId),
+        queue: Promise.resolve(),
+        lists: new Map(),
+      };
+      this.threads.set(sessionId, thread);
+    }
+    return thread;
+  }
+
+  /** Runs `work` after the work queued on the thread before it. */
+  private exclusive<T>(thread: Thread, work: () => Promise<T>): Promise<T> {
+    const run = thread.queue.then(work, work);
+    thread.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async dump(value: unknown): Promise<TypedValue> {
+    const [t, bytes] = await this.serde.dumpsTyped(value);
+    return t === "json" ? { t, j: JSON.parse(new TextDecoder().decode(bytes)) } : { t, b: Buffer.from(bytes).toString("base64") };
+  }
+
+  private load(value: TypedValue): Promise<unknown> {
+    return "j" in value ? this.serde.loadsTyped(value.t, JSON.stringify(value.j)) : this.serde.loadsTyped(value.t, Buffer.from(value.b, "base64"));
+  }
+}
+
+interface Batch {
+  readonly events: Event[];
+  /** The calls asked for earlier in this batch. */
+  readonly calls: BatchCalls;
+  /** The message lists this batch's checkpoint stores, to remember once it is appended. */
+  readonly lists: Map<string, readonly ListItem[]>;
+}
+
+function frameworkState(kind: string, key: string, record: CheckpointRecord | WritesRecord): Event {
+  return NewEvent.of("framework_state", { framework: FRAMEWORK, kind, key, content: JSON.stringify(record) });
+}
+
+function isMessageList(value: unknown): boolean {
+  return Array.isArray(value) && value.length > 0 && value.every((m) => isBaseMessage(m));
+}
+
+function requiredThreadId(config: RunnableConfig, what: string): string {
+  const threadId = config.configurable?.thread_id as unknown;
+  if (config.configurable === undefined || threadId === undefined || threadId === null || threadId === "") {
+    throw new TetherSaverError(
+      `cannot ${what}: the config has no "thread_id" in its "configurable" property (graph.invoke(input, { configurable: { thread_id: "..." } }))`,
+    );
+  }
+  return String(threadId);
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex").slice(0, 24);
+}
+

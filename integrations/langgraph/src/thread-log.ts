@@ -1,0 +1,243 @@
+import type { HarnessTool, SessionEvent } from "@tether/client";
+import {
+  CHECKPOINT,
+  FRAMEWORK,
+  MESSAGE,
+  WRITES,
+  type CheckpointRecord,
+  type WritesRecord,
+} from "./records.js";
+
+/** Who runs a tool call, as the session's declaration says (Tether's `CallRunner`). */
+export type CallRunner = "EXECUTOR" | "HARNESS" | "RECORDED";
+
+/** A tool call the log asked for, and its result if it has one. */
+export interface LoggedCall {
+  readonly callId: string;
+  readonly tool: string;
+  /** The seq of the `assistant_message` that asked for it. */
+  readonly askSeq: number;
+  readonly runner: CallRunner;
+  /** The seq of its `tool_result`, once there is one. */
+  resultSeq?: number;
+}
+
+/** A record and the seq of the event that holds it. */
+export interface At<R> {
+  readonly seq: number;
+  readonly record: R;
+}
+
+/**
+ * One thread's session log as TetherSaver reads it: the fold of its events into what the saver looks up — the
+ * checkpoint and writes records by namespace and id, the events that hold messages, the tool calls and who runs them,
+ * the last seq. Events are added in seq order ({@link add}); nothing else changes it. Not thread-safe (the saver
+ * serialises the work on one thread).
+ */
+export class ThreadLog {
+  private last = 0;
+  private readonly events = new Map<number, SessionEvent>();
+  private readonly checkpoints = new Map<string, Map<string, At<CheckpointRecord>>>();
+  private readonly writes = new Map<string, At<WritesRecord>[]>();
+  private readonly calls = new Map<string, LoggedCall>();
+  private declared: readonly HarnessTool[] = [];
+  private thread: string | undefined;
+
+  constructor(readonly sessionId: string) {}
+
+  /** The last seq folded (0 before any event). */
+  get lastSeq(): number {
+    return this.last;
+  }
+
+  /** LangGraph's thread id, as the first record written names it; undefined before any record. */
+  get threadId(): string | undefined {
+    return this.thread;
+  }
+
+  /** Folds the next event of the log. */
+  add(event: SessionEvent): void {
+    if (event.seq !== this.last + 1) {
+      throw new Error(`event ${event.seq} of ${this.sessionId} folded after ${this.last}: the log is read in order, without gaps`);
+    }
+    this.last = event.seq;
+    this.events.set(event.seq, event);
+    const json = event.json;
+    switch (event.type) {
+      case "session_started":
+      case "session_forked":
+        this.declared = harnessTools(json.harnessTools);
+        break;
+      case "assistant_message":
+        for (const call of toolCalls(json.toolCalls)) {
+          this.calls.set(call.callId, { callId: call.callId, tool: call.tool, askSeq: event.seq, runner: runnerOf(this.declared, call.tool) });
+        }
+        break;
+      case "tool_result": {
+        const call = this.calls.get(String(json.callId));
+        if (call !== undefined) {
+          call.resultSeq = event.seq;
+        }
+        break;
+      }
+      case "framework_state":
+        if (json.framework === FRAMEWORK) {
+          this.addRecord(event);
+        }
+        break;
+      default:
+    }
+  }
+
+  /** The event at `seq`; throws if the log has none there (a record pointing at nothing is a broken log). */
+  event(seq: number): SessionEvent {
+    const e = this.events.get(seq);
+    if (e === undefined) {
+      throw new Error(`${this.sessionId} has no event ${seq} (its last is ${this.last})`);
+    }
+    return e;
+  }
+
+  /** The checkpoint `id` of namespace `ns`. */
+  checkpoint(ns: string, id: string): At<CheckpointRecord> | undefined {
+    return this.checkpoints.get(ns)?.get(id);
+  }
+
+  /** The checkpoint record at `seq`. */
+  checkpointAt(seq: number): CheckpointRecord {
+    const record = this.recordAt(seq);
+    if (record.kind !== CHECKPOINT) {
+      throw new Error(`${this.sessionId} has no checkpoint record at ${seq}`);
+    }
+    return record.record as CheckpointRecord;
+  }
+
+  /** The namespaces that have checkpoints. */
+  namespaces(): string[] {
+    return [...this.checkpoints.keys()];
+  }
+
+  /** The checkpoints of `ns`, newest first (LangGraph's ids sort by time). */
+  checkpointsOf(ns: string): At<CheckpointRecord>[] {
+    return [...(this.checkpoints.get(ns)?.values() ?? [])].sort((a, b) => (a.record.id < b.record.id ? 1 : a.record.id > b.record.id ? -1 : 0));
+  }
+
+  /** The newest checkpoint of `ns`. */
+  latest(ns: string): At<CheckpointRecord> | undefined {
+    return this.checkpointsOf(ns)[0];
+  }
+
+  /** The writes records pending on checkpoint `id` of `ns`, in the order they were appended. */
+  writesOf(ns: string, id: string): readonly At<WritesRecord>[] {
+    return this.writes.get(writesKey(ns, id)) ?? [];
+  }
+
+  /** The call `callId` asked for in this session, if any. */
+  call(callId: string): LoggedCall | undefined {
+    return this.calls.get(callId);
+  }
+
+  /** Who runs a call of `tool` in this session. */
+  runnerOf(tool: string): CallRunner {
+    return runnerOf(this.declared, tool);
+  }
+
+  private addRecord(event: SessionEvent): void {
+    const kind = String(event.json.kind);
+    if (kind !== CHECKPOINT && kind !== WRITES && kind !== MESSAGE) {
+      return; // a kind a newer saver writes: not ours to read
+    }
+    const record = contentOf(event);
+    if (record === undefined) {
+      return; // offloaded: read on demand (see TetherSaver)
+    }
+    this.index(event.seq, kind, record);
+  }
+
+  /** Indexes a record whose content was read (inline, or from its artifact). */
+  index(seq: number, kind: string, record: unknown): void {
+    this.records.set(seq, { kind, record });
+    if (kind === CHECKPOINT) {
+      const r = record as CheckpointRecord;
+      this.thread ??= r.thread;
+      let ns = this.checkpoints.get(r.ns);
+      if (ns === undefined) {
+        ns = new Map();
+        this.checkpoints.set(r.ns, ns);
+      }
+      ns.set(r.id, { seq, record: r });
+    } else if (kind === WRITES) {
+      const r = record as WritesRecord;
+      this.thread ??= r.thread;
+      const key = writesKey(r.ns, r.checkpoint);
+      const list = this.writes.get(key) ?? [];
+      list.push({ seq, record: r });
+      this.writes.set(key, list);
+    }
+  }
+
+  private readonly records = new Map<number, { kind: string; record: unknown }>();
+
+  /** The record held by the `framework_state` event at `seq`. */
+  recordAt(seq: number): { kind: string; record: unknown } {
+    const r = this.records.get(seq);
+    if (r === undefined) {
+      throw new Error(`${this.sessionId} has no TetherSaver record at ${seq}`);
+    }
+    return r;
+  }
+
+  /** `framework_state` events whose content was offloaded and not read yet. */
+  offloadedRecords(): SessionEvent[] {
+    return [...this.events.values()].filter(
+      (e) => e.type === "framework_state" && e.json.framework === FRAMEWORK && !this.records.has(e.seq) && contentOf(e) === undefined,
+    );
+  }
+}
+
+/** The record of a `framework_state` event whose content is inline; undefined when it was offloaded. */
+export function contentOf(event: SessionEvent): unknown {
+  const content = event.json.content;
+  if (typeof content !== "string" || offloadedSha(event) !== undefined) {
+    return undefined;
+  }
+  return JSON.parse(content);
+}
+
+/** The sha256 of an event's offloaded content (`contentRef` or `artifact`), if it was offloaded. */
+export function offloadedSha(event: SessionEvent): string | undefined {
+  for (const field of ["contentRef", "artifact"]) {
+    const ref = event.json[field];
+    if (typeof ref === "object" && ref !== null && typeof (ref as Record<string, unknown>).sha256 === "string") {
+      return (ref as Record<string, unknown>).sha256 as string;
+    }
+  }
+  return undefined;
+}
+
+/** Who runs a call of `tool` under `declared`: its own declaration, else a `*` declaration, else the executor. */
+export function runnerOf(declared: readonly HarnessTool[], tool: string): CallRunner {
+  const own = declared.find((t) => t.name === tool) ?? declared.find((t) => t.name === "*");
+  return own === undefined ? "EXECUTOR" : own.recordedOnly ? "RECORDED" : "HARNESS";
+}
+
+function harnessTools(value: unknown): readonly HarnessTool[] {
+  if (!Array.isArray(value)) {
+    return [];
+  }
+  return value.map((t: Record<string, unknown>) => ({
+    name: String(t.name),
+    mutating: t.mutating === true,
+    canReconcile: t.canReconcile === true,
+    recordedOnly: t.recordedOnly === true,
+  }));
+}
+
+function toolCalls(value: unknown): { callId: string; tool: string }[] {
+  return Array.isArray(value) ? value.map((c: Record<string, unknown>) => ({ callId: String(c.callId), tool: String(c.tool) })) : [];
+}
+
+function writesKey(ns: string, id: string): string {
+  return JSON.stringify([ns, id]);
+}
+
