@@ -102,6 +102,11 @@ export function restore(residual: LcMessage | undefined, text: string | undefine
   return { ...residual, kwargs: { ...residual.kwargs, content: text ?? "" } };
 }
 
+/** What a reference to a typed event whose text is `text` keeps of `message`: all of it but its content when that is the text. */
+export function residualOf(message: LcMessage, text: unknown): LcMessage {
+  return typeof text === "string" && message.kwargs.content === text ? withoutContent(message) : message;
+}
+
 /** Tether's idempotency key of a call: `<sessionId>/<seq of the event that asked for it>/<callId>` (IdempotencyKey in Java). */
 export function idempotencyKey(sessionId: string, askSeq: number, callId: string): string {
   return `${sessionId}/${askSeq}/${callId}`;

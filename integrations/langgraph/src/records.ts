@@ -16,8 +16,11 @@ export const WRITES = "writes";
 /** `kind` of a message no typed event can hold (a system message, a tool message of a call Tether does not know...). */
 export const MESSAGE = "message";
 
-/** A value as LangGraph's serializer typed it: its JSON inline when the type is `json`, base64 otherwise. */
-export type TypedValue = { readonly t: string; readonly j: unknown } | { readonly t: string; readonly b: string };
+/**
+ * A value as LangGraph's serializer typed it: its JSON inline when the type is `json` (`m: 1` when messages in it are
+ * replaced by references, `{"$tether.message": MessageRef}`), base64 otherwise.
+ */
+export type TypedValue = { readonly t: string; readonly j: unknown; readonly m?: 1 } | { readonly t: string; readonly b: string };
 
 /**
  * Where one message of a message list is: the event at seq `s` — a typed event (`user_message`, `assistant_message`,
@@ -33,14 +36,12 @@ export interface MessageRef {
 /**
  * A list of messages stored as references: the value of the same channel in the checkpoint record at seq `base`
  * (when present), followed by `add`. A value that extends its parent's is stored as its new messages only — the
- * reason a thread's storage grows with its messages, not with messages × checkpoints. `one`: the value was a single
- * message, not a list (a node's write may be either).
+ * reason a thread's storage grows with its messages, not with messages × checkpoints.
  */
 export interface MessagesValue {
   readonly t: "messages";
   readonly base?: number;
   readonly add: readonly MessageRef[];
-  readonly one?: true;
 }
 
 /** A stored channel value or pending write. */

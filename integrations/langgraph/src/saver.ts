@@ -20,7 +20,7 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { NewEvent, type HarnessTool, type NewEvent as Event, type NewSession, type SessionEvent, type ToolMode } from "@tether/client";
-import { planMessage, restore, type BatchCalls } from "./messages.js";
+import { planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
 import type { TetherPort } from "./port.js";
 import {
   CHECKPOINT,
@@ -34,6 +34,7 @@ import {
   type TypedValue,
   type ValueLocation,
   type WritesRecord,
+  isLcMessage,
 } from "./records.js";
 import { ThreadLog, offloadedSha, type At } from "./thread-log.js";
 
@@ -251,11 +252,15 @@ export class TetherSaver extends BaseCheckpointSaver {
       await this.writable(thread);
       await this.appendPlanned(thread, `langgraph/${digest(ns)}/${checkpoint.id}`, async (batch) => {
         const parent = parentId === undefined ? undefined : thread.log.checkpoint(ns, parentId);
+        // a message this step's input or its nodes' writes put in the log already is referred to, not appended again
+        const scope = this.scope(thread, parent === undefined ? [] : [parent.record, ...thread.log.writesOf(ns, parent.record.id).map((w) => w.record)]);
         const located: Record<string, ValueLocation> = {};
         const stored: Record<string, StoredValue> = {};
         for (const [channel, version] of Object.entries(checkpoint.channel_versions)) {
           if (channel in newVersions && channel in values) {
-            stored[channel] = await this.store(thread, batch, channel, (values as Record<string, unknown>)[channel], parent);
+            const inParent = parent?.record.values[channel];
+            const base = inParent === undefined ? undefined : inParent.at === 0 ? parent!.seq : inParent.at;
+            stored[channel] = await this.encode(thread, batch, scope, (values as Record<string, unknown>)[channel], { channel, base });
             located[channel] = { at: 0, v: version };
           } else {
             const inParent = parent?.record.values[channel];
@@ -293,14 +298,12 @@ export class TetherSaver extends BaseCheckpointSaver {
     await this.exclusive(thread, async () => {
       await this.writable(thread);
       await this.appendPlanned(thread, step, async (batch) => {
+        const pendingOn = thread.log.checkpoint(ns, checkpointId);
+        const scope = this.scope(thread, pendingOn === undefined ? [] : [pendingOn.record]);
         const stored: [string, number, StoredValue][] = [];
         for (let i = 0; i < writes.length; i++) {
           const [channel, value] = writes[i]!;
-          const one = isBaseMessage(value);
-          const list = one ? [value] : value;
-          stored.push([channel, WRITES_IDX_MAP[channel] ?? i, isMessageList(list)
-            ? await this.storeMessages(thread, batch, list as object[], undefined, one)
-            : serialized[i]![1]]);
+          stored.push([channel, WRITES_IDX_MAP[channel] ?? i, await this.encode(thread, batch, scope, value, undefined)]);
         }
         const record: WritesRecord = { thread: threadId, ns, checkpoint: checkpointId, task: taskId, path: taskPath ?? "", writes: stored };
         batch.events.push(frameworkState(WRITES, checkpointId, record));
@@ -380,14 +383,18 @@ export class TetherSaver extends BaseCheckpointSaver {
 
   private async decode(thread: Thread, channel: string, value: StoredValue, seq: number): Promise<unknown> {
     if (value.t !== "messages") {
-      return this.load(value as TypedValue);
+      const typed = value as TypedValue;
+      if ("j" in typed && typed.m === 1) {
+        const j = await mapDeep(typed.j, isRef, (node) => this.message(thread, (node as RefNode)[REF].s, (node as RefNode)[REF].r));
+        return this.serde.loadsTyped(typed.t, JSON.stringify(j));
+      }
+      return this.load(typed);
     }
     const messages = value as MessagesValue;
     const lcs = messages.base === undefined
       ? await Promise.all(messages.add.map((r) => this.message(thread, r.s, r.r)))
       : (await this.listAt(thread, channel, seq))!.map((item) => JSON.parse(item.json) as LcMessage);
-    const list = (await this.serde.loadsTyped("json", JSON.stringify(lcs))) as unknown[];
-    return messages.one === true ? list[0] : list;
+    return this.serde.loadsTyped("json", JSON.stringify(lcs));
   }
 
   /** The serialized message the event at `seq` holds, with `residual`. */
@@ -422,45 +429,113 @@ export class TetherSaver extends BaseCheckpointSaver {
 
   // --- writing ---------------------------------------------------------------------------------------------------------
 
-  /** A channel value to store: a message list as references (extending the parent's list when it does), anything else serialized. */
-  private async store(thread: Thread, batch: Batch, channel: string, value: unknown, parent: At<CheckpointRecord> | undefined): Promise<StoredValue> {
-    if (!isMessageList(value)) {
-      return this.dump(value);
+  /**
+   * A channel value or pending write to store. A message list is stored as references — for a checkpoint's channel
+   * (`list`), the messages of its parent's list (at `list.base`) as that base when the new list extends it; anything
+   * else serialized, with every message in it replaced by a reference. A message is referred to where `scope` has it
+   * already, else planned as a new event of the batch.
+   */
+  private async encode(
+    thread: Thread,
+    batch: Batch,
+    scope: Scope,
+    value: unknown,
+    list: { readonly channel: string; readonly base: number | undefined } | undefined,
+  ): Promise<StoredValue> {
+    if (isMessageList(value)) {
+      return this.encodeList(thread, batch, scope, value as object[], list);
     }
-    const inParent = parent?.record.values[channel];
-    const base = inParent === undefined ? undefined : inParent.at === 0 ? parent!.seq : inParent.at;
-    return this.storeMessages(thread, batch, value as object[], base === undefined ? undefined : { channel, seq: base }, false);
+    const typed = await this.dump(value);
+    if (!("j" in typed) || !containsMessage(typed.j)) {
+      return typed;
+    }
+    const j = await mapDeep(typed.j, isLcMessage, async (lc) => ({ [REF]: await this.refFor(thread, batch, scope, lc as LcMessage) }));
+    return { t: typed.t, j, m: 1 };
   }
 
-  private async storeMessages(thread: Thread, batch: Batch, messages: readonly object[], base: { channel: string; seq: number } | undefined, one: boolean): Promise<MessagesValue> {
+  private async encodeList(
+    thread: Thread,
+    batch: Batch,
+    scope: Scope,
+    messages: readonly object[],
+    list: { readonly channel: string; readonly base: number | undefined } | undefined,
+  ): Promise<MessagesValue> {
     const jsons = await Promise.all(messages.map((m) => this.messageJson(m)));
-    let prefix: readonly ListItem[] = [];
-    if (base !== undefined) {
-      const known = await this.listAt(thread, base.channel, base.seq);
-      if (known !== undefined && known.length <= jsons.length && known.every((item, i) => item.json === jsons[i])) {
-        prefix = known;
-      }
-    }
-    const extending = base !== undefined && prefix.length > 0;
-    // a rewrite (a message removed or changed) keeps the references of the messages that stay
-    const reusable = new Map<string, MessageRef>();
-    if (!extending && base !== undefined) {
-      for (const item of (await this.listAt(thread, base.channel, base.seq)) ?? []) {
-        reusable.set(item.json, item.ref);
+    const known = list?.base === undefined ? undefined : await this.listAt(thread, list.channel, list.base);
+    const prefix = known !== undefined && known.length <= jsons.length && known.every((item, i) => item.json === jsons[i]) ? known : [];
+    const extending = list?.base !== undefined && prefix.length > 0;
+    if (!extending) {
+      // a rewrite (a message removed, replaced or changed) keeps the references of the messages that stay
+      for (const item of known ?? []) {
+        scope.known.set(withoutId(item.json), item.ref.s);
       }
     }
     const add: MessageRef[] = [];
     const items: ListItem[] = [...prefix];
     for (let i = prefix.length; i < jsons.length; i++) {
       const json = jsons[i]!;
-      const ref = reusable.get(json) ?? this.plan(thread, batch, JSON.parse(json) as LcMessage);
+      const ref = await this.refFor(thread, batch, scope, JSON.parse(json) as LcMessage);
       add.push(ref);
       items.push({ json, ref });
     }
-    if (base !== undefined) {
-      batch.lists.set(base.channel, items);
+    if (list !== undefined) {
+      batch.lists.set(list.channel, items);
     }
-    return { t: "messages", ...(extending ? { base: base.seq } : {}), add, ...(one ? { one: true as const } : {}) };
+    return { t: "messages", ...(extending ? { base: list!.base! } : {}), add };
+  }
+
+  /** The reference of a message to store: to the event `scope` knows holds it, or to a new event planned in the batch. */
+  private async refFor(thread: Thread, batch: Batch, scope: Scope, lc: LcMessage): Promise<MessageRef> {
+    const key = withoutId(canonical(lc));
+    const seq = await scope.lookup(key);
+    if (seq !== undefined) {
+      return this.refTo(thread, seq, lc);
+    }
+    const ref = this.plan(thread, batch, lc);
+    scope.known.set(key, ref.s);
+    return ref;
+  }
+
+  /**
+   * The messages `records` stored (a checkpoint's values, pending writes), by their JSON without id: where a message
+   * of this step is already. Read when first asked.
+   */
+  private scope(thread: Thread, records: readonly (CheckpointRecord | WritesRecord)[]): Scope {
+    const known = new Map<string, number>();
+    let read = false;
+    const lookup = async (key: string): Promise<number | undefined> => {
+      if (!read) {
+        read = true;
+        const values = records.flatMap((r) => ("stored" in r ? Object.values(r.stored) : r.writes.map(([, , v]) => v)));
+        for (const value of values) {
+          const refs: MessageRef[] = value.t === "messages" ? [...(value as MessagesValue).add] : [];
+          if ("j" in value && (value as TypedValue & { m?: 1 }).m === 1) {
+            await mapDeep((value as { j: unknown }).j, isRef, async (node) => {
+              refs.push((node as RefNode)[REF]);
+              return node;
+            });
+          }
+          for (const ref of refs) {
+            const k = withoutId(canonical(await this.message(thread, ref.s, ref.r)));
+            if (!known.has(k)) {
+              known.set(k, ref.s);
+            }
+          }
+        }
+      }
+      return known.get(key);
+    };
+    return { known, lookup };
+  }
+
+  /** A reference to the message the event at `seq` holds, as `lc` (which may differ from it: an id the reducer gave it since). */
+  private refTo(thread: Thread, seq: number, lc: LcMessage): MessageRef {
+    const event = thread.log.event(seq);
+    if (event.type === "framework_state") {
+      const whole = canonical(thread.log.recordAt(seq).record) === canonical(lc);
+      return whole ? { s: seq } : { s: seq, r: lc };
+    }
+    return { s: seq, r: residualOf(lc, offloadedSha(event) === undefined ? event.json.content : undefined) };
   }
 
   /** Where a new message goes: a typed event or a message record appended in this batch, or an event already in the log. */
@@ -505,14 +580,14 @@ export class TetherSaver extends BaseCheckpointSaver {
     const list = [...items];
     for (let i = chain.length - 1; i >= 0; i--) {
       for (const ref of chain[i]!.value.add) {
-        list.push({ json: JSON.stringify(await this.message(thread, ref.s, ref.r)), ref });
+        list.push({ json: canonical(await this.message(thread, ref.s, ref.r)), ref });
       }
     }
     thread.lists.set(channel, { seq, items: list });
     return list;
   }
 
-  /** A message's JSON as the serializer writes it; remembered per message object, as long as its id stays (the reducer gives id-less messages one). */
+  /** A message's JSON as the serializer writes it (keys sorted); remembered per message object, as long as its id stays (the reducer gives id-less messages one). */
   private async messageJson(message: object): Promise<string> {
     const id = (message as { id?: unknown }).id;
     const known = this.jsonOf.get(message);
@@ -523,7 +598,7 @@ export class TetherSaver extends BaseCheckpointSaver {
     if (type !== "json") {
       throw new TetherSaverError(`a message serialized as ${type}, not json`);
     }
-    const json = new TextDecoder().decode(bytes);
+    const json = canonical(JSON.parse(new TextDecoder().decode(bytes)));
     this.jsonOf.set(message, { id, json });
     return json;
   }
@@ -686,6 +761,52 @@ export class TetherSaver extends BaseCheckpointSaver {
   }
 }
 
+/** Where the messages of one write already are in the log (see `TetherSaver.scope`). */
+interface Scope {
+  readonly known: Map<string, number>;
+  lookup(key: string): Promise<number | undefined>;
+}
+
+/** The key of a reference to a message inside a stored value (`{"$tether.message": {s, r}}`). */
+const REF = "$tether.message";
+type RefNode = { readonly [REF]: MessageRef };
+
+function isRef(node: unknown): boolean {
+  return typeof node === "object" && node !== null && !Array.isArray(node) && REF in node;
+}
+
+function containsMessage(node: unknown): boolean {
+  if (isLcMessage(node)) {
+    return true;
+  }
+  if (Array.isArray(node)) {
+    return node.some(containsMessage);
+  }
+  return typeof node === "object" && node !== null && Object.values(node).some(containsMessage);
+}
+
+/** `node` with every part that `match`es replaced by what `replace` makes of it (parts inside a replaced one are not visited). */
+async function mapDeep(node: unknown, match: (n: unknown) => boolean, replace: (n: unknown) => Promise<unknown>): Promise<unknown> {
+  if (match(node)) {
+    return replace(node);
+  }
+  if (Array.isArray(node)) {
+    const out = [];
+    for (const n of node) {
+      out.push(await mapDeep(n, match, replace));
+    }
+    return out;
+  }
+  if (typeof node === "object" && node !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      out[k] = await mapDeep(v, match, replace);
+    }
+    return out;
+  }
+  return node;
+}
+
 interface Batch {
   readonly events: Event[];
   /** The calls asked for earlier in this batch. */
@@ -710,6 +831,23 @@ function requiredThreadId(config: RunnableConfig, what: string): string {
     );
   }
   return String(threadId);
+}
+
+/** A message's JSON without its id: how a message a node wrote is recognised once the reducer gave it an id. */
+function withoutId(json: string): string {
+  const lc = JSON.parse(json) as LcMessage;
+  const { id: _id, ...kwargs } = lc.kwargs;
+  void _id;
+  return canonical({ ...lc, kwargs });
+}
+
+/** JSON with every object's keys sorted: the same text for the same value, whatever order its keys were written in. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v,
+  );
 }
 
 function digest(text: string): string {
