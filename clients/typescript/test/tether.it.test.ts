@@ -4,19 +4,11 @@
  * approval-service, tool-executor) as processes, under a topic prefix of their own. Nothing is mocked; the
  * session-service is SIGKILLed and restarted under a live subscription.
  *
- * Needs the packaged services and the stack's distribution, as `bin/run` does: `<root>/<service>/target/quarkus-app`
- * and `<root>/deploy/local/target/stack`, where <root> is this repository or `TETHER_ARTIFACTS_ROOT` (a checkout that
- * has been built: `bin/mvn -q package -DskipTests`). Run with `npm run test:it`.
- *
- * Starts everything in `beforeAll` and stops it in `afterAll`, by PID (services SIGTERM then SIGKILL; the stack with
- * `stack stop`, and `--owner-pid` stops it too should this process die), and deletes its temporary directory.
+ * The stack is test/real-stack.ts's (it says what it needs built). Run with `npm run test:it`; it starts everything in
+ * `beforeAll` and stops it in `afterAll`.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ApprovalDecision,
@@ -26,7 +18,6 @@ import {
   Reconciliation,
   ToolOutput,
   ReadAt,
-  RetryPolicy,
   TetherClient,
   TetherError,
   appendedOrThrow,
@@ -41,69 +32,18 @@ import {
   type SubscriptionEnd,
   type ToolInvocation,
 } from "../src/index.js";
+import { RealStack } from "./real-stack.js";
 
 const PATIENCE_MS = 120_000;
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const artifacts = resolve(process.env.TETHER_ARTIFACTS_ROOT ?? repo);
-/** The JVM options the build gives its test JVMs and the processes they start (pom.xml `tether-test.jvm-options`): less CPU to start. */
-const JVM_OPTIONS = (process.env.TETHER_TEST_JVM_OPTIONS ?? "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").split(/\s+/).filter((o) => o !== "");
-const SERVICES = ["session-service", "projector-service", "approval-service", "tool-executor"] as const;
-type ServiceName = (typeof SERVICES)[number];
 
+let stack: RealStack;
 let work: string;
-let stackDir: string | undefined;
-let stackEnv: Record<string, string> = {};
-const services = new Map<ServiceName, Service>();
 let agent: TetherClient;
 let approver: TetherClient;
 
 beforeAll(async () => {
-  for (const s of SERVICES) {
-    const jar = join(artifacts, s, "target/quarkus-app/quarkus-run.jar");
-    if (!existsSync(jar)) {
-      throw new Error(`no packaged ${s} at ${jar}: build the services first (bin/mvn -q package -DskipTests) or set TETHER_ARTIFACTS_ROOT`);
-    }
-  }
-  work = mkdtempSync(join(tmpdir(), "tether-ts-it-"));
-  stackDir = join(work, "stack");
-  const ports = await freePorts(4);
-  const dist = existsSync(join(repo, "deploy/local/target/stack")) ? join(repo, "deploy/local/target/stack") : join(artifacts, "deploy/local/target/stack");
-  const started = spawnSync(
-    join(repo, "deploy/local/stack"),
-    ["start", "--dir", stackDir, "--kafka-port", `${ports[0]}`, "--controller-port", `${ports[1]}`, "--registry-port", `${ports[2]}`,
-      "--registry-mgmt-port", `${ports[3]}`, "--registry-storage", "memory", "--owner-pid", `${process.pid}`],
-    { encoding: "utf8", env: { ...process.env, TETHER_STACK_DIST: dist, TETHER_STACK_JVM_OPTS: JVM_OPTIONS.join(" ") }, timeout: 300_000 },
-  );
-  if (started.status !== 0) {
-    throw new Error(`deploy/local/stack start failed (${started.status}):\n${started.stderr}\n${started.stdout}`);
-  }
-  for (const line of started.stdout.split("\n")) {
-    const m = /^(TETHER_[A-Z_]+)=(.*)$/.exec(line);
-    if (m !== null) {
-      stackEnv[m[1]!] = m[2]!;
-    }
-  }
-  if (stackEnv.TETHER_KAFKA_BOOTSTRAP === undefined || stackEnv.TETHER_REGISTRY_URL === undefined) {
-    throw new Error(`deploy/local/stack printed no endpoints:\n${started.stdout}`);
-  }
-  const prefix = `ts-it-${Math.random().toString(16).slice(2, 10)}.`;
-  const workspaces = join(work, "workspaces");
-  mkdirSync(workspaces, { recursive: true });
-  const servicePorts = await freePorts(SERVICES.length);
-  SERVICES.forEach((name, i) => {
-    services.set(
-      name,
-      new Service(name, servicePorts[i]!, join(work, name), {
-        TETHER_TOPICS_PREFIX: prefix,
-        TETHER_WORKSPACE_ROOT: workspaces,
-        TETHER_SESSIONS_BLOBS_DIR: join(work, "blobs"),
-      }),
-    );
-  });
-  // one at a time: four JVMs starting at once on two cores take longer than one after another
-  for (const s of services.values()) {
-    await s.start();
-  }
+  stack = await RealStack.start("ts-it");
+  work = stack.work;
   agent = new TetherClient(options("dev-acme-agent"));
   approver = new TetherClient(options("dev-acme-approver"));
 }, 600_000);
@@ -111,26 +51,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.close();
   await approver?.close();
-  for (const s of [...services.values()].reverse()) {
-    await s.stop();
-  }
-  if (stackDir !== undefined) {
-    spawnSync(join(repo, "deploy/local/stack"), ["stop", "--dir", stackDir], { encoding: "utf8", timeout: 120_000 });
-  }
-  if (work !== undefined) {
-    rmSync(work, { recursive: true, force: true });
-  }
+  await stack?.stop();
 }, 300_000);
 
 function options(token: string) {
-  return {
-    sessionsUrl: services.get("session-service")!.url,
-    projectorUrl: services.get("projector-service")!.url,
-    approvalsUrl: services.get("approval-service")!.url,
-    token,
-    timeoutMs: 30_000,
-    retry: RetryPolicy.of(12, 250, 5_000), // patient: the machine is slow, and the session-service is restarted below
-  };
+  return stack.options(token);
 }
 
 function uniqueId(name: string): string {
@@ -418,7 +343,7 @@ describe("the SDK on the real stack", () => {
     });
     await poll(async () => (seen.length >= 5 ? true : undefined)); // catch-up: started, claimed, three messages
 
-    const sessions = services.get("session-service")!;
+    const sessions = stack.service("session-service");
     sessions.kill();
     await poll(async () => (disconnects > 0 ? true : undefined));
     await sessions.start();
@@ -486,113 +411,3 @@ async function poll<T>(probe: () => Promise<T | undefined>): Promise<T> {
 }
 
 /** A packaged service as its own process; every start uses the same port, state directory and log, as a restarted service would. */
-class Service {
-  private process: ChildProcess | undefined;
-  private starts = 0;
-  readonly url: string;
-
-  constructor(
-    readonly name: ServiceName,
-    readonly port: number,
-    private readonly dir: string,
-    private readonly env: Record<string, string>,
-  ) {
-    this.url = `http://127.0.0.1:${port}`;
-    mkdirSync(dir, { recursive: true });
-  }
-
-  get log(): string {
-    return join(this.dir, "service.log");
-  }
-
-  async start(): Promise<void> {
-    writeFileSync(this.log, `---- start ${++this.starts}\n`, { flag: "a" });
-    const out = openSync(this.log, "a");
-    const child = spawn(
-      process.env.JAVA ?? "java",
-      ["-Xmx384m", ...JVM_OPTIONS, "-jar", join(artifacts, this.name, "target/quarkus-app/quarkus-run.jar")],
-      {
-        cwd: this.dir,
-        stdio: ["ignore", out, out],
-        env: {
-          ...process.env,
-          ...this.env,
-          TETHER_KAFKA_BOOTSTRAP: stackEnv.TETHER_KAFKA_BOOTSTRAP!,
-          TETHER_REGISTRY_URL: stackEnv.TETHER_REGISTRY_URL!,
-          QUARKUS_HTTP_HOST: "127.0.0.1",
-          QUARKUS_HTTP_PORT: String(this.port),
-          TETHER_STATE_DIR: join(this.dir, "state"),
-          TETHER_AUTH_DEV_KEYS_ENABLED: "true",
-        },
-      },
-    );
-    this.process = child;
-    ALIVE.add(child);
-    child.on("exit", () => ALIVE.delete(child));
-    const deadline = Date.now() + 240_000;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`${this.name} exited during start-up; its log:\n${tail(this.log)}`);
-      }
-      try {
-        const ready = await fetch(`${this.url}/q/health/ready`, { signal: AbortSignal.timeout(2_000) });
-        await ready.body?.cancel();
-        if (ready.status === 200) {
-          return;
-        }
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`${this.name} was not ready within 240 s; its log:\n${tail(this.log)}`);
-  }
-
-  /** SIGKILL: the process dies at once, as in a machine crash. */
-  kill(): void {
-    this.process?.kill("SIGKILL");
-  }
-
-  /** SIGTERM, then SIGKILL after 30 s. */
-  async stop(): Promise<void> {
-    const child = this.process;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
-      return;
-    }
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
-
-/** Services still running: killed by PID should this process exit without afterAll (the stack has --owner-pid). */
-const ALIVE = new Set<ChildProcess>();
-process.on("exit", () => {
-  for (const child of ALIVE) {
-    child.kill("SIGKILL");
-  }
-});
-
-function tail(file: string): string {
-  try {
-    return readFileSync(file, "utf8").split("\n").slice(-40).join("\n");
-  } catch {
-    return "(no log)";
-  }
-}
-
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const s = createServer();
-      await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-      return s;
-    }),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
-  return ports;
-}
-

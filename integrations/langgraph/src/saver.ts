@@ -406,11 +406,12 @@ export class TetherSaver extends BaseCheckpointSaver {
     return restore(residual, await this.fullText(event), undefined);
   }
 
-  /** The whole text of a typed event's content, from its artifact when it was offloaded. */
+  /** The whole text of a typed event (a compaction's summary), from its artifact when it was offloaded. */
   private async fullText(event: SessionEvent): Promise<string | undefined> {
     const sha = offloadedSha(event);
     if (sha === undefined) {
-      return typeof event.json.content === "string" ? event.json.content : undefined;
+      const text = event.type === "context_compacted" ? event.json.summary : event.json.content;
+      return typeof text === "string" ? text : undefined;
     }
     return this.artifact(sha);
   }
@@ -470,11 +471,12 @@ export class TetherSaver extends BaseCheckpointSaver {
         scope.known.set(withoutId(item.json), item.ref.s);
       }
     }
+    const fixed = !extending && known !== undefined ? this.compaction(thread, batch, known, jsons) : new Map<number, MessageRef>();
     const add: MessageRef[] = [];
     const items: ListItem[] = [...prefix];
     for (let i = prefix.length; i < jsons.length; i++) {
       const json = jsons[i]!;
-      const ref = await this.refFor(thread, batch, scope, JSON.parse(json) as LcMessage);
+      const ref = fixed.get(i) ?? (await this.refFor(thread, batch, scope, JSON.parse(json) as LcMessage));
       add.push(ref);
       items.push({ json, ref });
     }
@@ -484,12 +486,60 @@ export class TetherSaver extends BaseCheckpointSaver {
     return { t: "messages", ...(extending ? { base: list!.base! } : {}), add };
   }
 
+  /**
+   * A list that drops the oldest messages of its parent's — what a summarizing node or a window over the messages does:
+   * `[summary?, ...the parent's messages from the k-th on, ...new ones]` — is recorded as Tether's compaction, so
+   * Tether's model context drops them too: a `context_compacted` through the last dropped message, whose summary is the
+   * new first message's text when there is one (that message then refers to the compaction) and says how many were
+   * dropped otherwise. The originals stay in the log. Other rewrites (a message removed from the middle, one edited)
+   * have no such event: LangGraph reads back exactly what it wrote, Tether's context keeps the old messages too.
+   *
+   * @returns the references of the new list's messages this fixes, by index (empty when the list is no such rewrite)
+   */
+  private compaction(thread: Thread, batch: Batch, known: readonly ListItem[], jsons: readonly string[]): Map<number, MessageRef> {
+    const none = new Map<number, MessageRef>();
+    const knownJsons = new Set(known.map((item) => item.json));
+    const head = jsons.length > 0 && !knownJsons.has(jsons[0]!) ? 1 : 0;
+    let from = head < jsons.length ? known.findIndex((item) => item.json === jsons[head]) : known.length;
+    if (from === -1) {
+      from = known.length; // nothing kept
+    }
+    let kept = 0;
+    while (head + kept < jsons.length && from + kept < known.length && known[from + kept]!.json === jsons[head + kept]) {
+      kept++;
+    }
+    if (from < 1 || (kept === 0 && from < known.length)) {
+      return none;
+    }
+    const dropped = known.slice(0, from).map((item) => item.ref.s);
+    const through = Math.max(...dropped);
+    const keptSeqs = known.slice(from, from + kept).map((item) => item.ref.s);
+    if (keptSeqs.some((seq) => seq <= through) || through > thread.log.lastSeq) {
+      return none; // what stays is not after what goes: no prefix of the log to compact
+    }
+    const summaryMessage = head === 1 ? (JSON.parse(jsons[0]!) as LcMessage) : undefined;
+    const summaryText = summaryMessage !== undefined && typeof summaryMessage.kwargs.content === "string" ? summaryMessage.kwargs.content : undefined;
+    if (head === 1 && summaryText === undefined) {
+      return none;
+    }
+    const seq = thread.log.lastSeq + 1 + batch.events.length;
+    batch.events.push(NewEvent.contextCompacted(through, summaryText ?? `${dropped.length} earlier messages were removed by the graph`, [...new Set(dropped)].sort((a, b) => a - b)));
+    const fixed = new Map<number, MessageRef>();
+    if (summaryMessage !== undefined) {
+      fixed.set(0, { s: seq, r: residualOf(summaryMessage, summaryText) });
+    }
+    for (let i = 0; i < kept; i++) {
+      fixed.set(head + i, known[from + i]!.ref);
+    }
+    return fixed;
+  }
+
   /** The reference of a message to store: to the event `scope` knows holds it, or to a new event planned in the batch. */
   private async refFor(thread: Thread, batch: Batch, scope: Scope, lc: LcMessage): Promise<MessageRef> {
     const key = withoutId(canonical(lc));
     const seq = await scope.lookup(key);
     if (seq !== undefined) {
-      return this.refTo(thread, seq, lc);
+      return this.refTo(thread, batch, seq, lc);
     }
     const ref = this.plan(thread, batch, lc);
     scope.known.set(key, ref.s);
@@ -528,14 +578,23 @@ export class TetherSaver extends BaseCheckpointSaver {
     return { known, lookup };
   }
 
-  /** A reference to the message the event at `seq` holds, as `lc` (which may differ from it: an id the reducer gave it since). */
-  private refTo(thread: Thread, seq: number, lc: LcMessage): MessageRef {
-    const event = thread.log.event(seq);
-    if (event.type === "framework_state") {
-      const whole = canonical(thread.log.recordAt(seq).record) === canonical(lc);
-      return whole ? { s: seq } : { s: seq, r: lc };
+  /**
+   * A reference to the message the event at `seq` holds — in the log, or planned earlier in `batch` — as `lc` (which may
+   * differ from it: an id the reducer gave it since).
+   */
+  private refTo(thread: Thread, batch: Batch, seq: number, lc: LcMessage): MessageRef {
+    const planned = seq > thread.log.lastSeq ? batch.events[seq - thread.log.lastSeq - 1] : undefined;
+    const type = planned?.type ?? thread.log.event(seq).type;
+    if (type === "framework_state") {
+      const record = planned === undefined ? thread.log.recordAt(seq).record : JSON.parse(String(planned.fields.content));
+      return canonical(record) === canonical(lc) ? { s: seq } : { s: seq, r: lc };
     }
-    return { s: seq, r: residualOf(lc, offloadedSha(event) === undefined ? event.json.content : undefined) };
+    if (planned !== undefined) {
+      return { s: seq, r: residualOf(lc, type === "context_compacted" ? planned.fields.summary : planned.fields.content) };
+    }
+    const event = thread.log.event(seq);
+    const text = type === "context_compacted" ? event.json.summary : event.json.content;
+    return { s: seq, r: residualOf(lc, offloadedSha(event) === undefined ? text : undefined) };
   }
 
   /** Where a new message goes: a typed event or a message record appended in this batch, or an event already in the log. */

@@ -204,9 +204,9 @@ export function contentOf(event: SessionEvent): unknown {
   return JSON.parse(content);
 }
 
-/** The sha256 of an event's offloaded content (`contentRef` or `artifact`), if it was offloaded. */
+/** The sha256 of an event's offloaded text (`contentRef`, `artifact`, a compaction's `summaryRef`), if it was offloaded. */
 export function offloadedSha(event: SessionEvent): string | undefined {
-  for (const field of ["contentRef", "artifact"]) {
+  for (const field of ["contentRef", "artifact", "summaryRef"]) {
     const ref = event.json[field];
     if (typeof ref === "object" && ref !== null && typeof (ref as Record<string, unknown>).sha256 === "string") {
       return (ref as Record<string, unknown>).sha256 as string;
