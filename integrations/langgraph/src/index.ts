@@ -6,3 +6,5 @@
 export { TetherSaver, TetherSaverError, ThreadTakenOverError } from "./saver.js";
 export type { TetherSaverOptions, ThreadSession } from "./saver.js";
 export type { TetherPort } from "./port.js";
+export { idempotencyKeyOf } from "./tools.js";
+export type { TetherToolSpec, TetherApprovalInterrupt } from "./tools.js";

@@ -19,9 +19,11 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { NewEvent, type HarnessTool, type NewEvent as Event, type NewSession, type SessionEvent, type ToolMode } from "@tether/client";
+import type { DynamicStructuredTool } from "@langchain/core/tools";
+import { NewEvent, TetherClient, type Claimed, type HarnessTool, type NewEvent as Event, type NewSession, type SessionEvent, type ToolMode } from "@tether/client";
 import { planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
 import type { TetherPort } from "./port.js";
+import { declarationOf, wrapTool, type TetherToolSpec, type ToolHost } from "./tools.js";
 import {
   CHECKPOINT,
   FRAMEWORK,
@@ -67,10 +69,13 @@ export interface TetherSaverOptions {
   /** What a new thread's session is created with, per thread. */
   readonly session?: (threadId: string) => ThreadSession;
   /**
-   * The tools the graph runs through `tetherTool` (harness-run: approval, started, exactly once with their
-   * idempotency key, reconciled after a crash). Declared when a thread's session is created.
+   * The tools the graph runs through Tether as harness-run tools (approval, a recorded start, exactly once with their
+   * idempotency key, reconciled after a crash): give the graph's ToolNode {@link TetherSaver.tools}, their wrappers.
+   * Declared when a thread's session is created. Needs `client` to be a `TetherClient`.
    */
-  readonly harnessTools?: readonly HarnessTool[];
+  readonly tools?: readonly TetherToolSpec[];
+  /** How long a wrapped tool's call waits for its authorization before it interrupts the graph; default 30 s. */
+  readonly authorizationTimeoutMs?: number;
   /**
    * What the other tools' calls are: `recorded` (default: declared with `*` as recorded-only — their results are
    * recorded from the tool messages, with no approval gate and no exactly-once guarantee) or `executor` (Tether's
@@ -116,7 +121,8 @@ interface Thread {
   readonly sessionId: string;
   readonly threadId: string;
   log: ThreadLog;
-  epoch?: number | undefined;
+  /** This saver's claim of the session, once it wrote to it. */
+  claim?: Claimed | undefined;
   lost?: ThreadTakenOverError | undefined;
   queue: Promise<unknown>;
   /** The last message list written or read per channel, its messages' JSON and references: the next put usually extends it. */
@@ -144,8 +150,14 @@ interface ListItem {
  *
  * Safe for concurrent calls (the work on one thread is serialised); one saver per process is enough.
  */
-export class TetherSaver extends BaseCheckpointSaver {
-  private readonly client: TetherPort;
+export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
+  /**
+   * The wrappers of the `tools` option, for the graph's ToolNode: each call runs through Tether, exactly once (see
+   * {@link TetherToolSpec}). Empty without that option.
+   */
+  readonly tools: readonly DynamicStructuredTool[];
+  readonly client: TetherClient;
+  private readonly port: TetherPort;
   private readonly prefix: string;
   private readonly workerId: string;
   private readonly threads = new Map<string, Thread>();
@@ -154,7 +166,13 @@ export class TetherSaver extends BaseCheckpointSaver {
 
   constructor(private readonly options: TetherSaverOptions) {
     super(options.serde);
-    this.client = options.client;
+    this.port = options.client;
+    this.client = options.client as TetherClient;
+    if ((options.tools?.length ?? 0) > 0 && !(options.client instanceof TetherClient)) {
+      throw new TypeError("the tools option runs tools through Tether's harness-run protocol: it needs client to be a TetherClient");
+    }
+    const timeout = options.authorizationTimeoutMs ?? 30_000;
+    this.tools = Object.freeze((options.tools ?? []).map((spec) => wrapTool(this, spec, timeout)));
     this.prefix = options.threadPrefix ?? DEFAULT_PREFIX;
     if (this.prefix !== "" && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(this.prefix)) {
       throw new TypeError(`threadPrefix must be up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit: ${this.prefix}`);
@@ -168,9 +186,36 @@ export class TetherSaver extends BaseCheckpointSaver {
     return SESSION_ID.test(direct) ? direct : `${this.prefix}h${createHash("sha256").update(threadId, "utf8").digest("hex").slice(0, 40)}`;
   }
 
-  /** The epoch this saver appends to the thread under (undefined before its first write to it): for harness-run tools. */
-  epochOf(threadId: string): number | undefined {
-    return this.threads.get(this.sessionIdOf(threadId))?.epoch;
+  /** This saver's claim of the thread's session, claiming it (and creating the session) first if it has none. */
+  async claimFor(threadId: string): Promise<Claimed> {
+    const thread = this.thread(threadId);
+    return this.exclusive(thread, async () => {
+      await this.writable(thread);
+      return thread.claim!;
+    });
+  }
+
+  /** The seq of the assistant message that asked for call `callId` in the thread. */
+  async requestOf(threadId: string, callId: string): Promise<number> {
+    const thread = this.thread(threadId);
+    return this.exclusive(thread, async () => {
+      await this.sync(thread);
+      const call = thread.log.call(callId);
+      if (call === undefined) {
+        throw new TetherSaverError(`thread ${threadId} has no tool call ${callId} in its log (was its AI message checkpointed?)`);
+      }
+      return call.askSeq;
+    });
+  }
+
+  /** The approval item (`<sessionId>~<seq>`) a person decides for call `callId`: its approval, or its unknown outcome. */
+  async approvalOf(threadId: string, callId: string): Promise<string | undefined> {
+    const thread = this.thread(threadId);
+    return this.exclusive(thread, async () => {
+      await this.sync(thread);
+      const seq = thread.log.call(callId)?.itemSeq;
+      return seq === undefined ? undefined : `${thread.sessionId}~${seq}`;
+    });
   }
 
   // --- BaseCheckpointSaver ---------------------------------------------------------------------------------------------
@@ -201,7 +246,7 @@ export class TetherSaver extends BaseCheckpointSaver {
     const beforeId = before?.configurable?.checkpoint_id as string | undefined;
     const sessionIds = threadId !== undefined && threadId !== null
       ? [this.sessionIdOf(String(threadId))]
-      : (await this.client.sessions()).map((s) => s.sessionId).filter((s) => s.startsWith(this.prefix));
+      : (await this.port.sessions()).map((s) => s.sessionId).filter((s) => s.startsWith(this.prefix));
     for (const sessionId of sessionIds) {
       const thread = this.threadOfSession(sessionId, threadId === undefined || threadId === null ? undefined : String(threadId));
       const tuples = await this.exclusive(thread, async () => {
@@ -314,7 +359,7 @@ export class TetherSaver extends BaseCheckpointSaver {
   override async deleteThread(threadId: string): Promise<void> {
     const thread = this.thread(threadId);
     await this.exclusive(thread, async () => {
-      const erased = await this.client.eraseSession(thread.sessionId);
+      const erased = await this.port.eraseSession(thread.sessionId);
       if (erased.kind === "rejected") {
         throw new TetherSaverError(`cannot delete thread ${threadId}: ${erased.code} ${erased.message}`);
       }
@@ -419,7 +464,7 @@ export class TetherSaver extends BaseCheckpointSaver {
   private async artifact(sha: string): Promise<string> {
     let text = this.texts.get(sha);
     if (text === undefined) {
-      text = await this.client.artifactText(sha);
+      text = await this.port.artifactText(sha);
       if (text === undefined) {
         throw new TetherSaverError(`the blob ${sha} an event refers to is not there`);
       }
@@ -672,7 +717,7 @@ export class TetherSaver extends BaseCheckpointSaver {
       const batch: Batch = { events: [], calls: { asked: new Map() }, lists: new Map() };
       await plan(batch);
       const expectedSeq = thread.log.lastSeq;
-      const result = await this.client.append(thread.sessionId, { step, events: batch.events, epoch: thread.epoch, expectedSeq });
+      const result = await this.port.append(thread.sessionId, { step, events: batch.events, epoch: thread.claim?.epoch, expectedSeq });
       switch (result.kind) {
         case "appended": {
           await this.sync(thread);
@@ -689,10 +734,10 @@ export class TetherSaver extends BaseCheckpointSaver {
           await this.sync(thread);
           continue;
         case "fenced":
-          thread.lost = new ThreadTakenOverError(thread.threadId, thread.sessionId, thread.epoch ?? 0, result.currentEpoch);
+          thread.lost = new ThreadTakenOverError(thread.threadId, thread.sessionId, thread.claim?.epoch ?? 0, result.currentEpoch);
           throw thread.lost;
         case "not_found":
-          thread.epoch = undefined;
+          thread.claim = undefined;
           throw new TetherSaverError(`thread ${thread.threadId}: its session ${thread.sessionId} is gone (erased?)`);
         case "rejected":
           throw new TetherSaverError(
@@ -707,14 +752,14 @@ export class TetherSaver extends BaseCheckpointSaver {
     if (thread.lost !== undefined) {
       throw thread.lost;
     }
-    if (thread.epoch !== undefined) {
+    if (thread.claim !== undefined) {
       await this.sync(thread);
       return;
     }
     let harnessVersion = this.options.harnessVersion;
-    const info = await this.client.session(thread.sessionId);
+    const info = await this.port.session(thread.sessionId);
     if (info === undefined) {
-      const created = await this.client.createSession(this.newSession(thread));
+      const created = await this.port.createSession(this.newSession(thread));
       if (created.kind !== "created") {
         throw new TetherSaverError(`cannot start a session for thread ${thread.threadId}: ${created.code}${created.field === undefined ? "" : ` (field ${created.field})`}: ${created.message}`);
       }
@@ -725,17 +770,17 @@ export class TetherSaver extends BaseCheckpointSaver {
     if (harnessVersion === undefined) {
       throw new TetherSaverError(`thread ${thread.threadId}: its session names no harness version to claim it as`);
     }
-    const claim = await this.client.claim(thread.sessionId, { workerId: this.workerId, harnessVersion });
+    const claim = await this.port.claim(thread.sessionId, { workerId: this.workerId, harnessVersion });
     if (claim.kind !== "claimed") {
       throw new TetherSaverError(`cannot claim thread ${thread.threadId} (session ${thread.sessionId}): ${claim.kind}: ${"message" in claim ? claim.message : ""}`);
     }
-    thread.epoch = claim.epoch;
+    thread.claim = claim;
     await this.sync(thread);
   }
 
   private newSession(thread: Thread): NewSession {
     const wanted = this.options.session?.(thread.threadId) ?? {};
-    const tools = [...(this.options.harnessTools ?? [])];
+    const tools: HarnessTool[] = (this.options.tools ?? []).map(declarationOf);
     if ((this.options.otherTools ?? "recorded") === "recorded" && !tools.some((t) => t.name === "*")) {
       tools.push({ name: "*", mutating: false, canReconcile: false, recordedOnly: true });
     }
@@ -754,13 +799,13 @@ export class TetherSaver extends BaseCheckpointSaver {
   /** Reads the events appended since the log's last seq (and the offloaded records among them); false if there is no such session. */
   private async sync(thread: Thread): Promise<boolean> {
     for (;;) {
-      const page = await this.client.events(thread.sessionId, thread.log.lastSeq + 1, PAGE);
+      const page = await this.port.events(thread.sessionId, thread.log.lastSeq + 1, PAGE);
       if (page === undefined) {
         if (thread.log.lastSeq > 0) {
           // erased meanwhile (by deleteThread elsewhere): start over
           thread.log = new ThreadLog(thread.sessionId);
           thread.lists.clear();
-          thread.epoch = undefined;
+          thread.claim = undefined;
         }
         return false;
       }
@@ -768,7 +813,7 @@ export class TetherSaver extends BaseCheckpointSaver {
         // the session was erased and started again: read it from its start
         thread.log = new ThreadLog(thread.sessionId);
         thread.lists.clear();
-        thread.epoch = undefined;
+        thread.claim = undefined;
         continue;
       }
       for (const event of page.events) {

@@ -20,6 +20,8 @@ export interface LoggedCall {
   readonly runner: CallRunner;
   /** The seq of its `tool_result`, once there is one. */
   resultSeq?: number;
+  /** The seq of the event that opened its latest approval item: its `approval_requested`, or an UNKNOWN result. */
+  itemSeq?: number;
 }
 
 /** A record and the seq of the event that holds it. */
@@ -77,6 +79,16 @@ export class ThreadLog {
         const call = this.calls.get(String(json.callId));
         if (call !== undefined) {
           call.resultSeq = event.seq;
+          if (json.status === "UNKNOWN") {
+            call.itemSeq = event.seq;
+          }
+        }
+        break;
+      }
+      case "approval_requested": {
+        const call = this.calls.get(String(json.callId));
+        if (call !== undefined) {
+          call.itemSeq = event.seq;
         }
         break;
       }
