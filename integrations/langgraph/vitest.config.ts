@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    exclude: ["test/**/*.it.test.ts", "node_modules/**"],
     // LangGraph's checkpoint conformance suite uses describe/it/expect as globals
     globals: true,
     testTimeout: 60_000,

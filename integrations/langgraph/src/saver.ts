@@ -708,9 +708,10 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   }
 
   /**
-   * Appends what `plan` puts into a batch, under the thread's epoch and at the log's last seq (so the seqs a plan
-   * refers to are the ones its events get). When the log moved meanwhile — an approval, a tool result — the log is read
-   * again and the batch planned again, with the same step (the same eventIds).
+   * Appends what `plan` puts into a batch, under the thread's epoch and at the log's last seq as this saver knows it
+   * (so the seqs a plan refers to are the ones its events get). When the log moved meanwhile — an approval, a tool
+   * result, another writer — the sequencer answers a conflict and appends nothing: the log is read again and the batch
+   * planned again, with the same step (the same eventIds). One request when nothing moved.
    */
   private async appendPlanned(thread: Thread, step: string, plan: (batch: Batch) => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -720,7 +721,11 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const result = await this.port.append(thread.sessionId, { step, events: batch.events, epoch: thread.claim?.epoch, expectedSeq });
       switch (result.kind) {
         case "appended": {
-          await this.sync(thread);
+          if (result.redactions > 0 || result.events.some((e) => e.duplicate)) {
+            await this.sync(thread); // what the log holds is not exactly what was sent: read it
+          } else {
+            result.events.forEach((e, i) => thread.log.add(sent(thread.sessionId, e.seq, e.eventId, batch.events[i]!)));
+          }
           const recordSeq = result.seqs[result.seqs.length - 1]!;
           for (const [channel, items] of batch.lists) {
             thread.lists.set(channel, { seq: recordSeq, items });
@@ -753,8 +758,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       throw thread.lost;
     }
     if (thread.claim !== undefined) {
-      await this.sync(thread);
-      return;
+      return; // appends say when the log moved: read it then
     }
     let harnessVersion = this.options.harnessVersion;
     const info = await this.port.session(thread.sessionId);
@@ -917,6 +921,20 @@ interface Batch {
   readonly calls: BatchCalls;
   /** The message lists this batch's checkpoint stores, to remember once it is appended. */
   readonly lists: Map<string, readonly ListItem[]>;
+}
+
+/** An event this saver appended, as the log holds it (the sequencer scrubbed nothing from it). */
+function sent(sessionId: string, seq: number, eventId: string, event: Event): SessionEvent {
+  return Object.freeze({
+    seq,
+    eventId,
+    type: event.type,
+    sessionId,
+    occurredAt: undefined,
+    actor: { kind: "UNKNOWN", id: "" },
+    harnessVersion: undefined,
+    json: Object.freeze({ eventId, type: event.type, ...event.fields, seq, sessionId }),
+  });
 }
 
 function frameworkState(kind: string, key: string, record: CheckpointRecord | WritesRecord): Event {

@@ -116,6 +116,9 @@ export function wrapTool(host: ToolHost, spec: TetherToolSpec, authorizationTime
         if (message !== undefined) {
           return message;
         }
+        if (result.kind === "not_yet_authorized" && !result.awaitingApproval) {
+          continue; // no approver has been asked (yet): the policy's answer is on its way
+        }
         const waiting: TetherApprovalInterrupt = {
           tether: result.kind === "outcome_unknown" ? "unknown_outcome" : "approval",
           sessionId,

@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.it.test.ts"],
+    // one real stack for every integration test file (it takes minutes to start on the build machines)
+    globalSetup: ["test/real-stack.global.ts"],
+    globals: true,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
+    pool: "forks",
+    // the files share the stack: one at a time, so that their timings stay what each measures
+    fileParallelism: false,
+  },
+});
