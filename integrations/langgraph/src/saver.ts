@@ -132,6 +132,8 @@ interface Thread {
 interface ListItem {
   readonly json: string;
   readonly ref: MessageRef;
+  /** The message itself, once revived: shared by the lists read back, as LangGraph shares them between steps. */
+  message?: object;
 }
 
 /**
@@ -378,7 +380,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const holder = seq === at.seq ? record : thread.log.checkpointAt(seq);
       const value = holder.stored[channel];
       if (value !== undefined) {
-        channelValues[channel] = await this.decode(thread, channel, value, seq);
+        channelValues[channel] = await this.decode(thread, channel, value, seq, true);
       }
     }
     checkpoint.channel_values = channelValues;
@@ -413,7 +415,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     }
     const entries = [...byKey.values()];
     entries.sort((a, b) => compareWritesSortKeys(writesSortKey(a.path, a.task, a.idx), writesSortKey(b.path, b.task, b.idx)));
-    return Promise.all(entries.map(async (e) => [e.task, e.channel, await this.decode(thread, e.channel, e.value, e.seq)] as CheckpointPendingWrite));
+    return Promise.all(entries.map(async (e) => [e.task, e.channel, await this.decode(thread, e.channel, e.value, e.seq, false)] as CheckpointPendingWrite));
   }
 
   private async migratePendingSends(thread: Thread, checkpoint: Checkpoint, ns: string, parentId: string): Promise<void> {
@@ -426,7 +428,8 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       : this.getNextVersion(undefined);
   }
 
-  private async decode(thread: Thread, channel: string, value: StoredValue, seq: number): Promise<unknown> {
+  /** A stored value as LangGraph wrote it; `checkpoint`: a checkpoint's channel value (else a pending write). */
+  private async decode(thread: Thread, channel: string, value: StoredValue, seq: number, checkpoint: boolean): Promise<unknown> {
     if (value.t !== "messages") {
       const typed = value as TypedValue;
       if ("j" in typed && typed.m === 1) {
@@ -436,10 +439,22 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       return this.load(typed);
     }
     const messages = value as MessagesValue;
-    const lcs = messages.base === undefined
-      ? await Promise.all(messages.add.map((r) => this.message(thread, r.s, r.r)))
-      : (await this.listAt(thread, channel, seq))!.map((item) => JSON.parse(item.json) as LcMessage);
-    return this.serde.loadsTyped("json", JSON.stringify(lcs));
+    if (!checkpoint) {
+      const lcs = await Promise.all(messages.add.map((r) => this.message(thread, r.s, r.r)));
+      return this.serde.loadsTyped("json", JSON.stringify(lcs));
+    }
+    // a checkpoint's list: the messages already revived are reused, so reading a long thread's state costs its new messages
+    const items = (await this.listAt(thread, channel, seq))!;
+    const list: object[] = [];
+    for (const item of items) {
+      if (item.message === undefined) {
+        const message = (await this.serde.loadsTyped("json", item.json)) as object;
+        this.jsonOf.set(message, { id: (message as { id?: unknown }).id, json: item.json });
+        item.message = message;
+      }
+      list.push(item.message);
+    }
+    return list;
   }
 
   /** The serialized message the event at `seq` holds, with `residual`. */
