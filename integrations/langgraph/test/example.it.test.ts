@@ -1,4 +1,4 @@
-/** The README's example (examples/quickstart.ts) runs as written against the real stack, and does what it says. */
+/** The READMEs' example (examples/quickstart.ts, in the package's and the repository's README) runs as written against the real stack, and does what it says. */
 import { readFileSync } from "node:fs";
 import { expect, inject, it, vi } from "vitest";
 
@@ -20,5 +20,7 @@ it("runs the quickstart: the answer, the thread's log in Tether, its model conte
   const types = printed.find((p) => p.startsWith("1 session_started"))!.split("\n").map((l) => l.split(" ")[1]);
   expect(types).toEqual(expect.arrayContaining(["user_message", "assistant_message", "tool_call_authorized", "tool_call_started", "tool_result", "framework_state"]));
   expect(printed.at(-1)).toMatch(/^\d+ messages in the model context$/);
-  expect(readFileSync(new URL("../README.md", import.meta.url), "utf8")).toContain(readFileSync(new URL("../examples/quickstart.ts", import.meta.url), "utf8"));
+  const example = readFileSync(new URL("../examples/quickstart.ts", import.meta.url), "utf8");
+  expect(readFileSync(new URL("../README.md", import.meta.url), "utf8"), "the package's README").toContain(example);
+  expect(readFileSync(new URL("../../../README.md", import.meta.url), "utf8"), "the repository's README").toContain(example);
 });
