@@ -17,7 +17,8 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
  * resources' annotations: the components the annotations refer to by name. The events ({@link EventSchemas}), the error
  * body and the error answers every service shares (below), and each service's own request and answer types, which a
  * service names in its subclass ({@link #schemas}), set as {@code mp.openapi.model.reader} in its
- * {@code application.properties}. A service without an API of its own (the tool-executor) uses this class as it is
+ * {@code application.properties}. Each answer type is also a response of the same name, so an operation says
+ * {@code @APIResponse(responseCode = "200", ref = "Appended")}. A service without an API of its own (the tool-executor) uses this class as it is
  * (service-kit's {@code microprofile-config.properties}).
  */
 public class ApiDocument implements OASModelReader {
@@ -49,6 +50,12 @@ public class ApiDocument implements OASModelReader {
         var components = OASFactory.createComponents();
         schemas.components().forEach(components::addSchema);
         responses().forEach(components::addResponse);
+        for (String answer : schemas.answers()) {
+            String description = schemas.components().get(answer).getDescription();
+            components.addResponse(answer, OASFactory.createAPIResponse().description(description == null ? answer : description)
+                    .content(OASFactory.createContent().addMediaType("application/json",
+                            OASFactory.createMediaType().schema(ApiSchemas.ref(answer)))));
+        }
         return OASFactory.createOpenAPI().components(components);
     }
 

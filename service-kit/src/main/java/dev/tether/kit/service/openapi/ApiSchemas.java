@@ -26,7 +26,8 @@ import org.eclipse.microprofile.openapi.models.media.Schema.SchemaType;
  * The schemas of the API's JSON, derived from the Java types that read and write it, as {@link EventJson}'s strict
  * mapper sees them (Jackson's own introspection: the same property names, types and enum wire names), so a field added
  * to a record shows in the documents without anyone writing a schema. Which properties are always there is the one
- * thing a type does not say; it comes from, in order:
+ * thing a type does not say; on a request a primitive property always is (the strict mapper refuses a missing number or
+ * boolean); otherwise it comes from, in order:
  * <ul>
  *   <li>a table given with {@link #requiredOnRequest} / {@link #absentFromAnswers} (the event records of {@code core},
  *       which carry no annotation; {@code EventSchemasTest} holds the tables to what {@link EventJson} does);</li>
@@ -58,7 +59,10 @@ public final class ApiSchemas {
     private final Map<String, Object> definedBy = new LinkedHashMap<>();
     private final Map<Class<?>, Set<String>> requiredOnRequest = new LinkedHashMap<>();
     private final Map<Class<?>, Set<String>> absentFromAnswers = new LinkedHashMap<>();
+    private final Map<Class<?>, Set<String>> nullableInAnswers = new LinkedHashMap<>();
+    private final Map<Class<?>, Map<String, String>> descriptions = new LinkedHashMap<>();
     private final Map<Class<?>, String> names = new LinkedHashMap<>();
+    private final Set<String> answers = new java.util.TreeSet<>();
 
     /** The properties of {@code type} a request must have (for a type with no annotation). */
     public ApiSchemas requiredOnRequest(Class<?> type, Set<String> properties) {
@@ -72,6 +76,18 @@ public final class ApiSchemas {
         return this;
     }
 
+    /** The properties of {@code type} an answer may give as JSON's null (for a type with no annotation). */
+    public ApiSchemas nullableInAnswers(Class<?> type, Set<String> properties) {
+        nullableInAnswers.put(type, Set.copyOf(properties));
+        return this;
+    }
+
+    /** Documents {@code property} of {@code type} (for a type with no annotation). */
+    public ApiSchemas describe(Class<?> type, String property, String description) {
+        descriptions.computeIfAbsent(type, t -> new LinkedHashMap<>()).put(property, description);
+        return this;
+    }
+
     /** A reference to the component {@code name}. */
     public static Schema ref(String name) {
         return OASFactory.createSchema().ref(PREFIX + name);
@@ -81,6 +97,26 @@ public final class ApiSchemas {
     public Schema define(String name, Class<?> type, Use use) {
         names.put(type, name);
         return ref(component(type, use));
+    }
+
+    /** Defines the component {@code name} as {@link #define} does, as the answer of an operation: a response of that name too. */
+    public Schema answer(String name, Class<?> type, Use use) {
+        answers.add(name);
+        return define(name, type, use);
+    }
+
+    /** Marks the component {@code name}, defined already, as an answer: the document gets a response of that name too. */
+    public ApiSchemas answer(String name) {
+        if (!components.containsKey(name)) {
+            throw new IllegalArgumentException("no component " + name);
+        }
+        answers.add(name);
+        return this;
+    }
+
+    /** The components that are answers of an operation, by name; each is also a response of the same name. */
+    public Set<String> answers() {
+        return answers;
     }
 
     /** Defines the component {@code name} as {@code schema}, written by hand. */
@@ -110,13 +146,19 @@ public final class ApiSchemas {
             var on = annotationOn(type, property.getInternalName());
             Schema typed = on.filter(a -> !a.ref().isEmpty()).map(a -> refOrItems(propertyType, a.ref()))
                     .orElseGet(() -> schemaOf(propertyType, use));
-            boolean nullable = use == Use.ANSWER_WITH_NULLS && !propertyType.isPrimitive() || on.map(ApiField::nullable).orElse(false);
+            boolean nullable = use == Use.ANSWER_WITH_NULLS && !propertyType.isPrimitive() || on.map(ApiField::nullable).orElse(false)
+                    || use == Use.ANSWER && nullableInAnswers.getOrDefault(type, Set.of()).contains(name);
             Schema schema = nullable ? orNull(typed) : typed;
             on.filter(a -> !a.description().isEmpty()).ifPresent(a -> schema.description(a.description()));
+            String described = descriptions.getOrDefault(type, Map.of()).get(name);
+            if (described != null) {
+                schema.description(described);
+            }
             on.filter(a -> a.values().length > 0).ifPresent(a -> schema.enumeration(List.of((Object[]) a.values())));
             object.addProperty(name, schema);
             boolean isRequired = switch (use) {
-                case REQUEST -> declared != null && declared.contains(name);
+                // EventJson's mapper refuses a missing number or boolean (FAIL_ON_NULL_FOR_PRIMITIVES) as it refuses a null one
+                case REQUEST -> declared != null && declared.contains(name) || propertyType.isPrimitive();
                 case ANSWER_WITH_NULLS -> true;
                 case ANSWER -> declared != null ? declared.contains(name)
                         : annotation != null ? !Optional.class.isAssignableFrom(propertyType.getRawClass()) : propertyType.isPrimitive();

@@ -50,8 +50,9 @@ public final class EventSchemas {
     public static final String NEW_EVENT = "NewEvent";
 
     /**
-     * The fields a client must send, per payload record (the record refuses the event without them); the others may be
-     * left out. A type missing here has none.
+     * The fields a client must send, per payload record (the record refuses the event without them), besides its numbers
+     * and booleans, which are always required ({@link ApiSchemas}); the others may be left out. A type missing here has
+     * none.
      */
     static final Map<Class<?>, Set<String>> REQUIRED_ON_REQUEST = Map.ofEntries(
             Map.entry(SessionStarted.class, Set.of("objective", "systemPrompt", "modelId", "harnessVersion", "toolMode")),
@@ -102,6 +103,7 @@ public final class EventSchemas {
     /** The tables above, for {@code schemas} to apply. */
     static void describe(ApiSchemas schemas) {
         REQUIRED_ON_REQUEST.forEach(schemas::requiredOnRequest);
+        schemas.describe(AuthorizationBasis.class, "approvalSeq", "the seq of the grant it rests on; required when kind is APPROVAL");
         for (Class<?> nested : NESTED) {
             schemas.absentFromAnswers(nested, ABSENT_FROM_ANSWERS.getOrDefault(nested, Set.of()));
         }
