@@ -53,7 +53,7 @@ final class Answers {
 
     @ApiType(description = "One harness version.")
     record HarnessVersionEntry(String version, int weight,
-                               @ApiField(description = "the share of new sessions it gets, from 0 to 1") double share,
+                               @ApiField(description = "the percent of new sessions it gets now") double share,
                                @ApiField(values = {"ACTIVE", "DRAINING", "RETIRED", "UNREGISTERED"}) String state,
                                @JsonProperty("default") @ApiField(description = "true for the implicit default version") Optional<Boolean> isDefault,
                                Optional<String> modelId, long openSessions) {}

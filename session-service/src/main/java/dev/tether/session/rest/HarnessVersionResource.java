@@ -21,6 +21,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Duration;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
@@ -58,7 +59,7 @@ public class HarnessVersionResource {
     @GET
     @RolesAllowed({"operator", "admin"})
     @Operation(summary = "Every harness version: weight, share of new sessions, state, pinned model, open sessions")
-    @APIResponse(responseCode = "200", description = "the versions", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersions")))
+    @APIResponse(responseCode = "200", ref = "HarnessVersions")
     public ObjectNode list() {
         Map<String, HarnessVersion> versions = assignment.versions();
         Map<String, Double> shares = assignment.shares();
@@ -88,12 +89,12 @@ public class HarnessVersionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"operator", "admin"})
     @Operation(summary = "Register or change a harness version; answers every version once this instance sees the change")
-    @APIResponse(responseCode = "200", description = "the versions, the change among them",
-            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersions")))
+    @APIResponse(responseCode = "200", ref = "HarnessVersions")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "409", ref = "Conflict")
-    public ObjectNode put(@RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersion")))
-                          byte[] bytes) {
+    public ObjectNode put(
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersion")))
+            byte[] bytes) {
         String operator = caller.principal().id();
         String body = StrictInput.utf8(bytes);
         if (body.isBlank()) {

@@ -93,7 +93,8 @@ final class Requests {
         }
     }
 
-    @ApiType(description = "A subagent: a tool mode no wider and a tokenBudget no larger than what its parent has left.", required = {"objective", "toolMode"})
+    @ApiType(description = "A subagent: a tool mode no wider and a tokenBudget no larger than what its parent has left.",
+            required = {"objective", "toolMode"})
     record Subagent(String objective, ToolMode toolMode, Long tokenBudget, String systemPrompt, List<String> constraints,
                     String sessionId, String eventId, List<dev.tether.core.event.HarnessTool> harnessTools) {
         Subagent {
@@ -122,7 +123,8 @@ final class Requests {
         }
     }
 
-    @ApiType(description = "A harness version's weight (percent of new sessions), state and pinned model.", required = {"version", "weight"})
+    @ApiType(description = "A harness version's weight (percent of new sessions), state and pinned model.",
+            required = {"version", "weight"})
     record HarnessVersionEntry(String version, Integer weight, @ApiField(values = {"ACTIVE", "DRAINING", "RETIRED"}) String state,
                                String modelId) {
         HarnessVersionEntry {

@@ -3,6 +3,7 @@ package dev.tether.session.rest;
 import dev.tether.kit.service.openapi.ApiDocument;
 import dev.tether.kit.service.openapi.ApiSchemas;
 import dev.tether.kit.service.openapi.ApiSchemas.Use;
+import dev.tether.session.domain.SessionSummary;
 
 /**
  * The session-service's OpenAPI components: the request records the resources read bodies into, and the answers
@@ -12,6 +13,7 @@ public class SessionApiDocument extends ApiDocument {
 
     @Override
     protected void schemas(ApiSchemas schemas) {
+        schemas.answer("EventPage");
         schemas.define("CreateSession", Requests.CreateSession.class, Use.REQUEST);
         schemas.define("AppendEvents", Requests.AppendEvents.class, Use.REQUEST);
         schemas.define("Claim", Requests.Claim.class, Use.REQUEST);
@@ -19,14 +21,15 @@ public class SessionApiDocument extends ApiDocument {
         schemas.define("CreateSubagent", Requests.Subagent.class, Use.REQUEST);
         schemas.define("Fork", Requests.Fork.class, Use.REQUEST);
         schemas.define("HarnessVersion", Requests.HarnessVersionEntry.class, Use.REQUEST);
-        schemas.define("SessionCreated", Answers.SessionCreated.class, Use.ANSWER);
-        schemas.define("Appended", Answers.Appended.class, Use.ANSWER);
-        schemas.define("Claimed", Answers.Claimed.class, Use.ANSWER);
-        schemas.define("Migrated", Answers.Migrated.class, Use.ANSWER);
-        schemas.define("Erased", Answers.Erased.class, Use.ANSWER);
-        schemas.define("SubagentCreated", Answers.SubagentCreated.class, Use.ANSWER);
-        schemas.define("Forked", Answers.Forked.class, Use.ANSWER);
-        schemas.define("Sessions", Answers.Sessions.class, Use.ANSWER);
-        schemas.define("HarnessVersions", Answers.HarnessVersions.class, Use.ANSWER);
+        schemas.answer("SessionCreated", Answers.SessionCreated.class, Use.ANSWER);
+        schemas.answer("Appended", Answers.Appended.class, Use.ANSWER);
+        schemas.answer("Claimed", Answers.Claimed.class, Use.ANSWER);
+        schemas.answer("Migrated", Answers.Migrated.class, Use.ANSWER);
+        schemas.answer("Erased", Answers.Erased.class, Use.ANSWER);
+        schemas.answer("SubagentCreated", Answers.SubagentCreated.class, Use.ANSWER);
+        schemas.answer("Forked", Answers.Forked.class, Use.ANSWER);
+        schemas.answer("Sessions", Answers.Sessions.class, Use.ANSWER);
+        schemas.answer("HarnessVersions", Answers.HarnessVersions.class, Use.ANSWER);
+        schemas.answer("SessionSummary", SessionSummary.class, Use.ANSWER);
     }
 }

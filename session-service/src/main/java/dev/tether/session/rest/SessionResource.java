@@ -95,12 +95,14 @@ public class SessionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
     @Operation(summary = "Create a session: its log starts with session_started")
-    @APIResponse(responseCode = "201", description = "created", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "SessionCreated")))
+    @APIResponse(responseCode = "201", ref = "SessionCreated")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "409", ref = "Conflict")
     @APIResponse(responseCode = "413", ref = "TooLarge")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
-    public Response create(@RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "CreateSession"))) byte[] body) {
+    public Response create(
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "CreateSession")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         JsonNode tree = parse(body);
         int redactions = ingress.scrub(tree);
@@ -125,13 +127,15 @@ public class SessionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "approver", "admin"})
     @Operation(summary = "Append events, all or none, checked against expectedSeq and the worker's epoch")
-    @APIResponse(responseCode = "200", description = "appended (or each a duplicate of an eventId appended before)", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Appended")))
+    @APIResponse(responseCode = "200", ref = "Appended")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
     @APIResponse(responseCode = "409", ref = "Conflict")
     @APIResponse(responseCode = "413", ref = "TooLarge")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
-    public ObjectNode append(@PathParam("id") String sessionId, @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "AppendEvents"))) byte[] body) {
+    public ObjectNode append(@PathParam("id") String sessionId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "AppendEvents")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         JsonNode tree = parse(body);
@@ -169,6 +173,10 @@ public class SessionResource {
             @Content(mediaType = MediaType.SERVER_SENT_EVENTS, schema = @Schema(ref = "Event"))})
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
+    @Parameter(name = "fromSeq", in = ParameterIn.QUERY, description = "the first seq wanted (default 1)",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most events wanted (default 100)",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
     public ObjectNode page(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam, @QueryParam("limit") String limitParam,
                            @Context UriInfo uri, @Context HttpHeaders headers) {
         requireSessionId(sessionId);
@@ -216,8 +224,10 @@ public class SessionResource {
     @GET
     @RolesAllowed({"agent", "approver", "operator", "admin"})
     @Operation(summary = "The caller's tenant's sessions, open, closed or all")
-    @APIResponse(responseCode = "200", description = "the sessions", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Sessions")))
+    @APIResponse(responseCode = "200", ref = "Sessions")
     @APIResponse(responseCode = "400", ref = "BadRequest")
+    @Parameter(name = "status", in = ParameterIn.QUERY, description = "open or closed sessions only",
+            schema = @Schema(type = SchemaType.STRING, enumeration = {"open", "closed"}))
     public ObjectNode list(@QueryParam("status") String status) {
         if (status != null && !List.of("open", "closed").contains(status)) {
             throw ApiException.badRequest("status", "must be open or closed");
@@ -231,7 +241,7 @@ public class SessionResource {
     @Path("{id}")
     @RolesAllowed({"agent", "approver", "operator", "admin"})
     @Operation(summary = "One session")
-    @APIResponse(responseCode = "200", description = "the session", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "SessionSummary")))
+    @APIResponse(responseCode = "200", ref = "SessionSummary")
     @APIResponse(responseCode = "404", ref = "NotFound")
     public ObjectNode get(@PathParam("id") String sessionId, @Context UriInfo uri, @Context HttpHeaders headers) {
         requireSessionId(sessionId);
@@ -245,12 +255,14 @@ public class SessionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
     @Operation(summary = "Claim the session for a worker: a new epoch fences the previous holder")
-    @APIResponse(responseCode = "200", description = "claimed", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Claimed")))
+    @APIResponse(responseCode = "200", ref = "Claimed")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
     @APIResponse(responseCode = "409", ref = "Conflict")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
-    public ObjectNode claim(@PathParam("id") String sessionId, @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Claim"))) byte[] body) {
+    public ObjectNode claim(@PathParam("id") String sessionId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Claim")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Claim.class);
@@ -274,12 +286,14 @@ public class SessionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"operator", "admin"})
     @Operation(summary = "Move the session to another harness version (session_migrated)")
-    @APIResponse(responseCode = "200", description = "migrated", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Migrated")))
+    @APIResponse(responseCode = "200", ref = "Migrated")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
     @APIResponse(responseCode = "409", ref = "Conflict")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
-    public ObjectNode migrate(@PathParam("id") String sessionId, @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Migrate"))) byte[] body) {
+    public ObjectNode migrate(@PathParam("id") String sessionId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Migrate")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Migrate.class);
@@ -295,7 +309,7 @@ public class SessionResource {
     @Path("{id}")
     @RolesAllowed({"agent", "admin"})
     @Operation(summary = "Erase the session: a tombstone for each of its events and its checkpoint")
-    @APIResponse(responseCode = "200", description = "erased", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Erased")))
+    @APIResponse(responseCode = "200", ref = "Erased")
     @APIResponse(responseCode = "404", ref = "NotFound")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
     public ObjectNode erase(@PathParam("id") String sessionId) {
@@ -314,13 +328,15 @@ public class SessionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
     @Operation(summary = "Create a subagent: a session of its own, no wider and with no larger budget than its parent")
-    @APIResponse(responseCode = "201", description = "created", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "SubagentCreated")))
+    @APIResponse(responseCode = "201", ref = "SubagentCreated")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
     @APIResponse(responseCode = "409", ref = "Conflict")
     @APIResponse(responseCode = "413", ref = "TooLarge")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
-    public Response subagent(@PathParam("id") String parentId, @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "CreateSubagent"))) byte[] body) {
+    public Response subagent(@PathParam("id") String parentId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "CreateSubagent")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         JsonNode tree = parse(body);
@@ -365,13 +381,15 @@ public class SessionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
     @Operation(summary = "Fork the session at a seq: a new session starting with session_forked")
-    @APIResponse(responseCode = "201", description = "created", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Forked")))
+    @APIResponse(responseCode = "201", ref = "Forked")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
     @APIResponse(responseCode = "409", ref = "Conflict")
     @APIResponse(responseCode = "413", ref = "TooLarge")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
-    public Response fork(@PathParam("id") String parentId, @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Fork"))) byte[] body) {
+    public Response fork(@PathParam("id") String parentId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Fork")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         var request = json.read(parse(body), Requests.Fork.class);
