@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 /** The documented decision is the one {@link ApprovalResource} reads field by field. */
 class ApprovalApiDocumentTest {
 
+    @SuppressWarnings("deprecation") // getAdditionalPropertiesBoolean: ApiSchemas sets it, with MicroProfile's setter of the same kind
     @Test
     void theDocumentedDecision_hasExactlyTheFieldsTheResourceReads_andRequiresTheDecision() {
         Schema decision = new ApprovalApiDocument().buildModel().getComponents().getSchemas().get("Decision");

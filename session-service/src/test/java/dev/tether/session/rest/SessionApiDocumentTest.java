@@ -59,6 +59,7 @@ class SessionApiDocumentTest {
         return JSON.mapper().readTree(REQUESTS.get(component).sample());
     }
 
+    @SuppressWarnings("deprecation") // getAdditionalPropertiesBoolean: ApiSchemas sets it, with MicroProfile's setter of the same kind
     @ParameterizedTest
     @ValueSource(strings = {"CreateSession", "AppendEvents", "Claim", "Migrate", "CreateSubagent", "Fork", "HarnessVersion"})
     void aRequestWithEveryDocumentedProperty_isRead_andEachPropertyIsRequiredExactlyWhenTheDocumentSaysSo(String component)
