@@ -20,6 +20,8 @@ import {
 import type { AppendResult, AwaitResult, ClaimResult, Claimed, CreateResult, DecisionResult, EraseResult } from "./results.js";
 import { Subscription, type SessionEventListener } from "./subscription.js";
 import { errorOf, ok, Transport } from "./transport.js";
+import type { components as ApprovalApi } from "./generated/approval-service.js";
+import type { components as SessionApi } from "./generated/session-service.js";
 import * as wire from "./wire.js";
 
 /** Events per page when reading a whole log: half the session-service's default maximum (1000). */
@@ -93,7 +95,7 @@ export class TetherClient {
       harnessVersion: requireText(claim.harnessVersion, "harnessVersion"),
       ...(claim.rollout === true ? { rollout: true } : {}),
       requestId: claim.requestId === undefined ? randomId() : requireId(claim.requestId, "requestId"),
-    };
+    } satisfies SessionApi["schemas"]["Claim"];
     const answer = await this.transport.send("POST", this.sessionApi(`/v1/sessions/${segment(sessionId)}/claim`), body, "safe");
     return ok(answer) ? wire.claimed(wire.parseJson(answer.body), sessionId, claim.workerId) : claimRefusal(errorOf(answer));
   }
@@ -299,7 +301,7 @@ export class TetherClient {
       ...(decision.tool === undefined ? {} : { tool: decision.tool }),
       ...(decision.pathGlob === undefined ? {} : { pathGlob: decision.pathGlob }),
       reason: decision.reason,
-    };
+    } satisfies ApprovalApi["schemas"]["Decision"];
     // never repeated: a second decision after a lost answer would be refused, or worse, count twice
     const answer = await this.transport.send("POST", this.approvalApi(`/v1/approvals/${segment(approvalId)}/decision`), body, "never");
     return ok(answer) ? Object.freeze({ kind: "decided", approval: wire.approval(wire.parseJson(answer.body)) }) : decisionRefusal(errorOf(answer));

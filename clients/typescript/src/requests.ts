@@ -1,5 +1,6 @@
 import { eventIdOf, requireId, requireText } from "./ids.js";
 import { jsonText, type JsonValue } from "./json-text.js";
+import type { components as SessionApi } from "./generated/session-service.js";
 import type { TokenUsage } from "./models.js";
 
 /**
@@ -35,6 +36,17 @@ export interface ToolCall {
 /** How a tool call ended. UNKNOWN: the effect may or may not have happened. */
 export type ToolStatus = "OK" | "ERROR" | "CANCELLED" | "UNKNOWN";
 
+/** The session-service's request schemas (docs/openapi/session-service.json), as openapi-typescript generated them. */
+type SessionDoc = SessionApi["schemas"];
+
+/** The payload fields the document gives a client's event of type `T` (without its eventId and type). */
+type Payload<T extends SessionDoc["NewEvent"]["type"]> = Omit<Extract<SessionDoc["NewEvent"], { type: T }>, "eventId" | "type">;
+
+/** An event whose payload `tsc` checks against the document: every required field, no field it does not have. */
+function documented<T extends SessionDoc["NewEvent"]["type"]>(type: T, fields: Payload<T>): NewEvent {
+  return NewEvent.of(type, fields as Readonly<Record<string, JsonValue>>);
+}
+
 /** Builders of the event types clients write. */
 export const NewEvent = {
   /** An event of any type; its payload fields as JSON values (`undefined` ones left out). */
@@ -54,7 +66,7 @@ export const NewEvent = {
 
   /** `user_message`: what the user said. */
   userMessage(content: string): NewEvent {
-    return NewEvent.of("user_message", { content: text(content, "content") });
+    return documented("user_message", { content: text(content, "content") });
   },
 
   /** `assistant_message`: a model turn, the tool calls it asks for, and the tokens it used. */
@@ -62,7 +74,7 @@ export const NewEvent = {
     if (usage.inputTokens < 0 || usage.outputTokens < 0) {
       throw new RangeError("token counts must not be negative");
     }
-    return NewEvent.of("assistant_message", {
+    return documented("assistant_message", {
       content: text(content, "content"),
       toolCalls: toolCalls.map((c) => ({
         callId: requireText(c.callId, "callId"),
@@ -79,11 +91,11 @@ export const NewEvent = {
    * `HarnessToolRunner` writes these for you.
    */
   toolResult(callId: string, status: ToolStatus, content?: string, idempotencyKey?: string): NewEvent {
-    return NewEvent.of("tool_result", {
+    return documented("tool_result", {
       callId: requireText(callId, "callId"),
       status,
-      content,
-      idempotencyKey: idempotencyKey === undefined ? undefined : requireText(idempotencyKey, "idempotencyKey"),
+      ...(content === undefined ? {} : { content }),
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey: requireText(idempotencyKey, "idempotencyKey") }),
     });
   },
 
@@ -92,7 +104,7 @@ export const NewEvent = {
    * worker of `epoch` (docs/ARCHITECTURE.md §6, "Harness-run tools"). `HarnessToolRunner` writes these for you.
    */
   toolCallStarted(callId: string, idempotencyKey: string, epoch: number, attempt: number): NewEvent {
-    return NewEvent.of("tool_call_started", {
+    return documented("tool_call_started", {
       callId: requireText(callId, "callId"),
       idempotencyKey: requireText(idempotencyKey, "idempotencyKey"),
       epoch: nonNegative(epoch, "epoch"),
@@ -106,9 +118,10 @@ export const NewEvent = {
    * reconciliation hook proved had no effect.
    */
   toolOutcomeResolved(callId: string, resolution: "MARK_DONE" | "RETRY" | "ABANDON", approver: string, reason: string): NewEvent {
-    return NewEvent.of("tool_outcome_resolved", {
+    requireText(resolution, "resolution");
+    return documented("tool_outcome_resolved", {
       callId: requireText(callId, "callId"),
-      resolution: requireText(resolution, "resolution"),
+      resolution,
       approver: requireText(approver, "approver"),
       reason: text(reason, "reason"),
     });
@@ -116,27 +129,27 @@ export const NewEvent = {
 
   /** `turn_interrupted`: the model turn was cut off; its partial text is kept and marked in the context. */
   turnInterrupted(partialText: string, reason: string): NewEvent {
-    return NewEvent.of("turn_interrupted", { partialText: text(partialText, "partialText"), reason: text(reason, "reason") });
+    return documented("turn_interrupted", { partialText: text(partialText, "partialText"), reason: text(reason, "reason") });
   },
 
   /** `context_compacted`: the events through `throughSeq` are summarized by `summary`, built from the original events `summarySourceSeqs`. */
   contextCompacted(throughSeq: number, summary: string, summarySourceSeqs: readonly number[]): NewEvent {
-    return NewEvent.of("context_compacted", { throughSeq, summary: text(summary, "summary"), summarySourceSeqs: [...summarySourceSeqs] });
+    return documented("context_compacted", { throughSeq, summary: text(summary, "summary"), summarySourceSeqs: [...summarySourceSeqs] });
   },
 
   /** `plan_updated`: the agent's plan as it stands now. */
   planUpdated(items: readonly { readonly text: string; readonly status: "PENDING" | "IN_PROGRESS" | "DONE" | "CANCELLED" }[]): NewEvent {
-    return NewEvent.of("plan_updated", { items: items.map((i) => ({ text: requireText(i.text, "text"), status: i.status })) });
+    return documented("plan_updated", { items: items.map((i) => ({ text: requireText(i.text, "text"), status: i.status })) });
   },
 
   /** `step_completed`: step `step` is done; `verified` when the agent checked it. */
   stepCompleted(step: number, note: string, verified: boolean): NewEvent {
-    return NewEvent.of("step_completed", { step, note: text(note, "note"), verified });
+    return documented("step_completed", { step, note: text(note, "note"), verified });
   },
 
   /** `session_closed`: the session is over; nothing may be appended after it. */
   sessionClosed(outcome: string): NewEvent {
-    return NewEvent.of("session_closed", { outcome: text(outcome, "outcome") });
+    return documented("session_closed", { outcome: text(outcome, "outcome") });
   },
 
   /** The same event with this eventId instead of the one its batch's step would give it. */
@@ -357,30 +370,27 @@ export function createBody(session: NewSession, sessionId: string): Record<strin
   if (session.toolMode !== "READ_ONLY" && session.toolMode !== "WRITE") {
     throw new TypeError(`toolMode must be READ_ONLY or WRITE, not ${String(session.toolMode)}`);
   }
-  const body: Record<string, JsonValue> = { sessionId, objective: session.objective };
-  if (session.systemPrompt !== undefined) {
-    body.systemPrompt = text(session.systemPrompt, "systemPrompt");
+  if (session.tokenBudget !== undefined && (!Number.isSafeInteger(session.tokenBudget) || session.tokenBudget < 1)) {
+    throw new RangeError(`tokenBudget must be an integer of at least 1, not ${session.tokenBudget}`);
   }
-  if (session.modelId !== undefined) {
-    body.modelId = requireText(session.modelId, "modelId");
-  }
-  body.toolMode = session.toolMode;
-  body.constraints = (session.constraints ?? []).map((c) => text(c, "a constraint"));
-  if (session.harnessVersion !== undefined) {
-    body.harnessVersion = requireId(session.harnessVersion, "harnessVersion");
-  }
-  if (session.tokenBudget !== undefined) {
-    if (!Number.isSafeInteger(session.tokenBudget) || session.tokenBudget < 1) {
-      throw new RangeError(`tokenBudget must be an integer of at least 1, not ${session.tokenBudget}`);
-    }
-    body.tokenBudget = session.tokenBudget;
-  }
-  if (session.harnessTools !== undefined && session.harnessTools.length > 0) {
-    body.harnessTools = session.harnessTools.map((t) => {
-      const tool = HarnessTool.of(t);
-      return { name: tool.name, mutating: tool.mutating, canReconcile: tool.canReconcile, recordedOnly: tool.recordedOnly };
-    });
-  }
+  const body = {
+    sessionId,
+    objective: session.objective,
+    ...(session.systemPrompt === undefined ? {} : { systemPrompt: text(session.systemPrompt, "systemPrompt") }),
+    ...(session.modelId === undefined ? {} : { modelId: requireText(session.modelId, "modelId") }),
+    toolMode: session.toolMode,
+    constraints: (session.constraints ?? []).map((c) => text(c, "a constraint")),
+    ...(session.harnessVersion === undefined ? {} : { harnessVersion: requireId(session.harnessVersion, "harnessVersion") }),
+    ...(session.tokenBudget === undefined ? {} : { tokenBudget: session.tokenBudget }),
+    ...(session.harnessTools === undefined || session.harnessTools.length === 0
+      ? {}
+      : {
+          harnessTools: session.harnessTools.map((t) => {
+            const tool = HarnessTool.of(t);
+            return { name: tool.name, mutating: tool.mutating, canReconcile: tool.canReconcile, recordedOnly: tool.recordedOnly };
+          }),
+        }),
+  } satisfies SessionDoc["CreateSession"];
   return body;
 }
 

@@ -11,6 +11,9 @@ import type {
   SessionEvent,
   SessionInfo,
 } from "./models.js";
+import type { components as ApprovalApi } from "./generated/approval-service.js";
+import type { components as ProjectorApi } from "./generated/projector-service.js";
+import type { components as SessionApi } from "./generated/session-service.js";
 import type { Appended, Claimed, Created, Erased } from "./results.js";
 
 /**
@@ -22,6 +25,28 @@ import type { Appended, Claimed, Created, Erased } from "./results.js";
  */
 
 type Obj = Readonly<Record<string, unknown>>;
+
+/** The answers' schemas in the services' OpenAPI documents (docs/openapi), as openapi-typescript generated them. */
+type Session = SessionApi["schemas"];
+type Projector = ProjectorApi["schemas"];
+type Approvals = ApprovalApi["schemas"];
+
+declare const documented: unique symbol;
+
+/**
+ * An answer's JSON object that the service's OpenAPI document describes as `S`. The accessors below take only a field
+ * the document gives `S`, of a type the accessor reads ({@link FieldOf}), so reading a field the document does not
+ * have, or has with another type, fails `tsc`: the SDK's reading cannot drift from the contract.
+ */
+type Doc<S> = Obj & { readonly [documented]?: S };
+
+/** The fields of `S` whose values, null aside, are `V`. */
+export type FieldOf<S, V> = { [K in keyof S]-?: [NonNullable<S[K]>] extends [V] ? K : never }[keyof S] & string;
+
+/** The fields every member of a union of schemas has (the envelope of an event), as one schema. */
+type Common<S> = Pick<S, keyof S>;
+
+type ElementOf<T> = T extends readonly (infer E)[] ? E : never;
 
 /** `text` as JSON; a {@link MalformedAnswerError} if it is not. */
 export function parseJson(text: string): unknown {
@@ -47,7 +72,8 @@ export function apiError(status: number, body: string): ApiError {
         details[key] = typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : JSON.stringify(value);
       }
     }
-    return Object.freeze({ status, code: text(node, "error") ?? "", message: text(node, "message") ?? "", details: Object.freeze(details) });
+    const error: Doc<Session["Error"]> = node;
+    return Object.freeze({ status, code: text(error, "error") ?? "", message: text(error, "message") ?? "", details: Object.freeze(details) });
   }
   return Object.freeze({ status, code: `http_${status}`, message: "", details: Object.freeze({}) });
 }
@@ -55,7 +81,7 @@ export function apiError(status: number, body: string): ApiError {
 // --- session-service -----------------------------------------------------------------------------------------------
 
 export function created(n: unknown): Created {
-  const o = object(n, "a create's answer");
+  const o = object<Session["SessionCreated"]>(n, "a create's answer");
   return freeze({
     kind: "created",
     sessionId: requiredText(o, "sessionId"),
@@ -67,12 +93,12 @@ export function created(n: unknown): Created {
 }
 
 export function erased(n: unknown): Erased {
-  const o = object(n, "an erase's answer");
+  const o = object<Session["Erased"]>(n, "an erase's answer");
   return freeze({ kind: "erased", sessionId: requiredText(o, "erased"), events: number(o, "events", 0) });
 }
 
 export function claimed(n: unknown, sessionId: string, workerId: string): Claimed {
-  const o = object(n, "a claim's answer");
+  const o = object<Session["Claimed"]>(n, "a claim's answer");
   const lastSeq = requiredNumber(o, "lastSeq");
   const reason = text(o, "reason");
   return freeze({
@@ -88,7 +114,7 @@ export function claimed(n: unknown, sessionId: string, workerId: string): Claime
 }
 
 export function appended(n: unknown): Appended {
-  const o = object(n, "an append's answer");
+  const o = object<Session["Appended"]>(n, "an append's answer");
   const events = elements(o, "appended").map((a) =>
     freeze({ eventId: requiredText(a, "eventId"), seq: requiredNumber(a, "seq"), duplicate: bool(a, "duplicate") }),
   );
@@ -106,28 +132,29 @@ export function event(n: unknown): SessionEvent {
   if (!isObject(n)) {
     throw new MalformedAnswerError("an event is a JSON object");
   }
-  const actor = objectOrUndefined(n, "actor");
+  const e: Doc<Common<Session["Event"]>> = n;
+  const actor = objectOrUndefined(e, "actor");
   return freeze({
-    seq: requiredNumber(n, "seq"),
-    eventId: requiredText(n, "eventId"),
-    type: requiredText(n, "type"),
-    sessionId: text(n, "sessionId"),
-    occurredAt: date(n, "occurredAt"),
+    seq: requiredNumber(e, "seq"),
+    eventId: requiredText(e, "eventId"),
+    type: requiredText(e, "type"),
+    sessionId: text(e, "sessionId"),
+    occurredAt: date(e, "occurredAt"),
     actor: freeze(actor === undefined ? { kind: "UNKNOWN", id: "" } : { kind: text(actor, "kind") ?? "UNKNOWN", id: text(actor, "id") ?? "" }),
-    harnessVersion: text(n, "harnessVersion"),
+    harnessVersion: text(e, "harnessVersion"),
     json: deepFreeze(n),
   });
 }
 
 export function page(n: unknown): EventPage {
-  const o = object(n, "a page of events");
+  const o = object<Session["EventPage"]>(n, "a page of events");
   const lastSeq = requiredNumber(o, "lastSeq");
   const nextSeq = requiredNumber(o, "nextSeq");
   return freeze({ events: Object.freeze(elements(o, "events").map(event)), lastSeq, nextSeq, atEnd: nextSeq > lastSeq });
 }
 
 export function sessionInfo(n: unknown): SessionInfo {
-  const o = object(n, "a session");
+  const o = object<Session["SessionSummary"]>(n, "a session");
   return freeze({
     sessionId: requiredText(o, "sessionId"),
     tenantId: text(o, "tenantId"),
@@ -143,13 +170,13 @@ export function sessionInfo(n: unknown): SessionInfo {
 }
 
 export function sessions(n: unknown): readonly SessionInfo[] {
-  return Object.freeze(elements(object(n, "a list of sessions"), "sessions").map(sessionInfo));
+  return Object.freeze(elements(object<Session["Sessions"]>(n, "a list of sessions"), "sessions").map(sessionInfo));
 }
 
 // --- projector-service ---------------------------------------------------------------------------------------------
 
 export function checkpoint(n: unknown): Checkpoint {
-  const o = object(n, "a checkpoint");
+  const o = object<Projector["Checkpoint"]>(n, "a checkpoint");
   const pending = objectOrUndefined(o, "pendingAction");
   const progress = objectOrUndefined(o, "progress");
   const lease = objectOrUndefined(o, "lease");
@@ -213,7 +240,7 @@ export function checkpoint(n: unknown): Checkpoint {
 }
 
 export function context(n: unknown): ModelContext {
-  const o = object(n, "a model context");
+  const o = object<Projector["ModelContext"]>(n, "a model context");
   const messages = o.messages;
   if (!Array.isArray(messages)) {
     throw new MalformedAnswerError("the context has no messages");
@@ -234,7 +261,7 @@ export function context(n: unknown): ModelContext {
 }
 
 export function recovery(n: unknown): RecoveryReport {
-  const o = object(n, "a recovery report");
+  const o = object<Projector["RecoveryReport"]>(n, "a recovery report");
   const identity = objectOrUndefined(o, "identity");
   const position = objectOrUndefined(o, "position");
   const effects = objectOrUndefined(o, "effects");
@@ -261,10 +288,10 @@ export function recovery(n: unknown): RecoveryReport {
       lastNote: text(position, "lastNote"),
     }),
     effects: freeze({
-      confirmed: calls(effects, "confirmed"),
-      cancelled: calls(effects, "cancelled"),
-      unknown: calls(effects, "unknown"),
-      inFlight: calls(effects, "inFlight"),
+      confirmed: calls(elements(effects, "confirmed")),
+      cancelled: calls(elements(effects, "cancelled")),
+      unknown: calls(elements(effects, "unknown")),
+      inFlight: calls(elements(effects, "inFlight")),
       totals: freeze({
         ok: number(totals, "ok", 0),
         error: number(totals, "error", 0),
@@ -293,7 +320,7 @@ export function recovery(n: unknown): RecoveryReport {
           freeze({ grantSeq: number(g, "grantSeq", 0), tool: text(g, "tool"), pathGlob: text(g, "pathGlob"), approver: text(g, "approver") }),
         ),
       ),
-      pendingApprovals: calls(authority, "pendingApprovals"),
+      pendingApprovals: calls(elements(authority, "pendingApprovals")),
     }),
     nextSafeActions: strings(o, "nextSafeActions"),
     json: deepFreeze(o),
@@ -301,7 +328,7 @@ export function recovery(n: unknown): RecoveryReport {
 }
 
 export function callRecord(n: unknown): CallRecord {
-  const o = object(n, "a call record");
+  const o = object<Projector["CallStory"]>(n, "a call record");
   return freeze({
     sessionId: requiredText(o, "sessionId"),
     callId: requiredText(o, "callId"),
@@ -320,7 +347,7 @@ export function callRecord(n: unknown): CallRecord {
 // --- approval-service ----------------------------------------------------------------------------------------------
 
 export function approval(n: unknown): Approval {
-  const o = object(n, "an approval item");
+  const o = object<Approvals["ApprovalItem"]>(n, "an approval item");
   const decision = objectOrUndefined(o, "decision");
   const args = o.arguments;
   const status = requiredText(o, "status");
@@ -361,14 +388,14 @@ export function approval(n: unknown): Approval {
 }
 
 export function approvals(n: unknown): readonly Approval[] {
-  return Object.freeze(elements(object(n, "a list of approvals"), "approvals").map(approval));
+  return Object.freeze(elements(object<Approvals["ApprovalItems"]>(n, "a list of approvals"), "approvals").map(approval));
 }
 
 // -------------------------------------------------------------------------------------------------------------------
 
-function calls(parent: Obj | undefined, field: string): readonly RecoveryCall[] {
+function calls(list: readonly Doc<RecoveryCallDoc>[]): readonly RecoveryCall[] {
   return Object.freeze(
-    elements(parent, field).map((c) =>
+    list.map((c) =>
       freeze({
         callId: requiredText(c, "callId"),
         tool: text(c, "tool"),
@@ -381,11 +408,13 @@ function calls(parent: Obj | undefined, field: string): readonly RecoveryCall[] 
   );
 }
 
+type RecoveryCallDoc = Projector["RecoveryReport.Call"];
+
 function isObject(n: unknown): n is Obj {
   return typeof n === "object" && n !== null && !Array.isArray(n);
 }
 
-function object(n: unknown, what: string): Obj {
+function object<S>(n: unknown, what: string): Doc<S> {
   if (!isObject(n)) {
     throw new MalformedAnswerError(`${what} is a JSON object`);
   }
@@ -393,12 +422,15 @@ function object(n: unknown, what: string): Obj {
 }
 
 /** The text field; undefined when absent or null; another JSON value as its text. */
-function text(o: Obj | undefined, field: string): string | undefined {
-  const v = o?.[field];
+function text<S>(o: Doc<S> | undefined, field: FieldOf<S, string>): string | undefined {
+  return anyText(o?.[field]);
+}
+
+function anyText(v: unknown): string | undefined {
   return v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
 }
 
-function requiredText(o: Obj, field: string): string {
+function requiredText<S>(o: Doc<S>, field: FieldOf<S, string>): string {
   const v = text(o, field);
   if (v === undefined) {
     throw new MalformedAnswerError(`the answer has no ${field}`);
@@ -406,17 +438,17 @@ function requiredText(o: Obj, field: string): string {
   return v;
 }
 
-function number(o: Obj | undefined, field: string, absent: number): number {
+function number<S>(o: Doc<S> | undefined, field: FieldOf<S, number>, absent: number): number {
   const v = o?.[field];
   return typeof v === "number" ? v : absent;
 }
 
-function optionalNumber(o: Obj | undefined, field: string): number | undefined {
+function optionalNumber<S>(o: Doc<S> | undefined, field: FieldOf<S, number>): number | undefined {
   const v = o?.[field];
   return typeof v === "number" ? v : undefined;
 }
 
-function requiredNumber(o: Obj, field: string): number {
+function requiredNumber<S>(o: Doc<S>, field: FieldOf<S, number>): number {
   const v = o[field];
   if (typeof v !== "number") {
     throw new MalformedAnswerError(`the answer has no number ${field}`);
@@ -424,12 +456,12 @@ function requiredNumber(o: Obj, field: string): number {
   return v;
 }
 
-function bool(o: Obj | undefined, field: string): boolean {
+function bool<S>(o: Doc<S> | undefined, field: FieldOf<S, boolean>): boolean {
   return o?.[field] === true;
 }
 
 /** An ISO-8601 instant; undefined when absent, null or unreadable. */
-function date(o: Obj | undefined, field: string): Date | undefined {
+function date<S>(o: Doc<S> | undefined, field: FieldOf<S, string>): Date | undefined {
   const v = text(o, field);
   if (v === undefined) {
     return undefined;
@@ -438,17 +470,17 @@ function date(o: Obj | undefined, field: string): Date | undefined {
   return Number.isNaN(d.getTime()) ? undefined : d;
 }
 
-function strings(o: Obj | undefined, field: string): readonly string[] {
+function strings<S>(o: Doc<S> | undefined, field: FieldOf<S, readonly string[]>): readonly string[] {
   const v = o?.[field];
   return Object.freeze(Array.isArray(v) ? v.map((e) => (typeof e === "string" ? e : JSON.stringify(e))) : []);
 }
 
-function elements(o: Obj | undefined, field: string): Obj[] {
+function elements<S, K extends FieldOf<S, readonly object[]>>(o: Doc<S> | undefined, field: K): Doc<ElementOf<NonNullable<S[K]>>>[] {
   const v = o?.[field];
   return Array.isArray(v) ? v.filter(isObject) : [];
 }
 
-function objectOrUndefined(o: Obj | undefined, field: string): Obj | undefined {
+function objectOrUndefined<S, K extends FieldOf<S, object>>(o: Doc<S> | undefined, field: K): Doc<NonNullable<S[K]>> | undefined {
   const v = o?.[field];
   return isObject(v) ? v : undefined;
 }

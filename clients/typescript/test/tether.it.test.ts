@@ -7,9 +7,12 @@
  * The stack is test/real-stack.ts's (it says what it needs built). Run with `npm run test:it`; it starts everything in
  * `beforeAll` and stops it in `afterAll`.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import createClient from "openapi-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { paths as ProjectorPaths } from "../src/generated/projector-service.js";
+import type { paths as SessionPaths } from "../src/generated/session-service.js";
 import {
   ApprovalDecision,
   HarnessTool,
@@ -32,7 +35,7 @@ import {
   type SubscriptionEnd,
   type ToolInvocation,
 } from "../src/index.js";
-import { RealStack } from "./real-stack.js";
+import { REPO, RealStack, SERVICES } from "./real-stack.js";
 
 const PATIENCE_MS = 120_000;
 
@@ -61,6 +64,62 @@ function options(token: string) {
 function uniqueId(name: string): string {
   return `${name}-${Math.random().toString(16).slice(2, 10)}`;
 }
+
+describe("the OpenAPI documents on the real stack", () => {
+  it("each packaged service serves the very document committed in docs/openapi", async () => {
+    for (const name of SERVICES) {
+      const served: unknown = await (await fetch(`${stack.service(name).url}/q/openapi?format=json`)).json();
+      const committed: unknown = JSON.parse(readFileSync(join(REPO, "docs/openapi", `${name}.json`), "utf8"));
+      expect(served, `${name}'s document differs from docs/openapi/${name}.json`).toEqual(committed);
+    }
+  });
+
+  it("a client generated from them (openapi-typescript types, openapi-fetch) creates a session, appends and reads it back", async () => {
+    const headers = { Authorization: "Bearer dev-acme-agent" };
+    const sessions = createClient<SessionPaths>({ baseUrl: stack.service("session-service").url, headers });
+    const projector = createClient<ProjectorPaths>({ baseUrl: stack.service("projector-service").url, headers });
+    const id = uniqueId("generated");
+
+    const created = await sessions.POST("/v1/sessions", {
+      body: { sessionId: id, objective: "Read the README", modelId: "claude-sonnet-4", toolMode: "READ_ONLY" },
+    });
+    expect(created.response.status).toBe(201);
+    expect(created.data).toEqual({ sessionId: id, seq: 1, harnessVersion: "v1", modelId: "claude-sonnet-4", redactions: 0 });
+
+    const appended = await sessions.POST("/v1/sessions/{id}/events", {
+      params: { path: { id } },
+      body: { expectedSeq: 1, events: [{ eventId: `${id}-1`, type: "user_message", content: "Start with the README." }] },
+    });
+    expect(appended.data).toEqual({ appended: [{ eventId: `${id}-1`, seq: 2, duplicate: false }], lastSeq: 2, redactions: 0 });
+
+    const read = await sessions.GET("/v1/sessions/{id}", { params: { path: { id } } });
+    expect(read.data).toMatchObject({ sessionId: id, tenantId: "acme", status: "open", lastSeq: 2, modelId: "claude-sonnet-4" });
+
+    const page = await sessions.GET("/v1/sessions/{id}/events", {
+      params: { path: { id }, query: { fromSeq: 1 } },
+      headers: { Accept: "application/json" },
+    });
+    const events = page.data !== undefined && "events" in page.data ? page.data.events : [];
+    expect(events.map((e) => [e.seq, e.type])).toEqual([[1, "session_started"], [2, "user_message"]]);
+    const second = events[1];
+    // the document's oneOf, discriminated by type, narrows an event to its payload
+    expect(second?.type === "user_message" ? second.content : undefined).toBe("Start with the README.");
+
+    const checkpoint = await projector.GET("/v1/sessions/{id}/checkpoint", { params: { path: { id }, query: { minSeq: 2 } } });
+    expect(checkpoint.data).toMatchObject({ sessionId: id, lastSeq: 2, objective: "Read the README", toolMode: "READ_ONLY" });
+
+    // an error answer is the document's Error
+    const stale = await sessions.POST("/v1/sessions/{id}/events", {
+      params: { path: { id } },
+      body: { expectedSeq: 1, events: [{ eventId: `${id}-2`, type: "user_message", content: "late" }] },
+    });
+    expect(stale.response.status).toBe(409);
+    expect(stale.error).toMatchObject({ error: "seq_conflict", lastSeq: 2 });
+    const missing = await sessions.GET("/v1/sessions/{id}", { params: { path: { id: `${id}-missing` } } });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error?.error).toBe("not_found");
+  }, 120_000);
+});
 
 describe("the SDK on the real stack", () => {
   it("creates, claims and appends; a retried step returns the original seqs; a stale expectedSeq is a conflict", async () => {

@@ -8,7 +8,11 @@ import static org.hamcrest.Matchers.startsWith;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -114,5 +118,21 @@ public abstract class ServiceEndpointsContract {
                 .statusCode(200)
                 .body("openapi", startsWith("3."))
                 .body("paths.keySet()", hasItems("/q/health/ready"));
+    }
+
+    /**
+     * The document is the contract other languages' clients are generated from (docs/openapi/README.md): valid OpenAPI
+     * 3.1, every request and every 2xx/4xx answer typed, and the very document committed as
+     * {@code docs/openapi/<service>.json}, so a client built from the file cannot drift from the service.
+     */
+    @Test
+    void openApiDocument_isValid_typesEveryBody_andIsTheCommittedOne() throws Exception {
+        String served = given().queryParam("format", "json").when().get("/q/openapi").then().statusCode(200).extract().asString();
+        JsonNode document = new ObjectMapper().readTree(served);
+        assertEquals(List.of(), OpenApiDocuments.problems(document), "the document is not valid OpenAPI");
+        assertEquals(List.of(), OpenApiDocuments.untypedBodies(document), "bodies no client can generate a type from");
+        Path root = Path.of(System.getProperty("tether-test.root", "..")).toAbsolutePath().normalize();
+        String difference = OpenApiDocuments.committedDifference(root, serviceName(), document);
+        assertNull(difference, difference);
     }
 }

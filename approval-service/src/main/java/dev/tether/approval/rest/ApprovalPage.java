@@ -8,6 +8,11 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * The approvers' page: one static HTML file with its script, no build toolchain. It holds no data; its script reads
@@ -23,6 +28,9 @@ public class ApprovalPage {
 
     @GET
     @Produces(MediaType.TEXT_HTML)
+    @Operation(summary = "The approvers' web page; it calls /v1/approvals with the approver's token")
+    @APIResponse(responseCode = "200", description = "the page",
+            content = @Content(mediaType = MediaType.TEXT_HTML, schema = @Schema(type = SchemaType.STRING)))
     public Response page() {
         return Response.ok(html).header("Cache-Control", "no-store")
                 .header("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "

@@ -51,6 +51,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.jboss.logging.Logger;
 
 /**
@@ -68,7 +76,7 @@ public class ApprovalResource {
 
     private static final Logger LOG = Logger.getLogger(ApprovalResource.class);
     private static final Pattern SESSION_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
-    private static final Set<String> BODY_FIELDS = Set.of("decision", "tool", "pathGlob", "reason");
+    static final Set<String> BODY_FIELDS = Set.of("decision", "tool", "pathGlob", "reason");
     private static final Duration SETTLE = Duration.ofSeconds(5);
 
     private final Caller caller;
@@ -97,6 +105,14 @@ public class ApprovalResource {
     /** {@code status}: PENDING (the default), another status, or ALL; {@code kind}: APPROVAL or UNKNOWN_OUTCOME. */
     @GET
     @RolesAllowed({"approver", "admin"})
+    @Operation(summary = "The items of the caller's tenant (pending approvals and unknown outcomes), oldest first")
+    @APIResponse(responseCode = "200", ref = "ApprovalItems")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @Parameter(name = "status", in = ParameterIn.QUERY, description = "PENDING (the default), another status, or ALL",
+            schema = @Schema(type = SchemaType.STRING, enumeration = {"PENDING", "GRANTED", "DENIED", "EXPIRED", "CANCELLED", "MARKED_DONE",
+                    "RETRIED", "ABANDONED", "ALL"}))
+    @Parameter(name = "kind", in = ParameterIn.QUERY, description = "one kind only",
+            schema = @Schema(type = SchemaType.STRING, enumeration = {"APPROVAL", "UNKNOWN_OUTCOME"}))
     public ObjectNode list(@QueryParam("status") String status, @QueryParam("kind") String kind,
                            @Context UriInfo uri, @Context HttpHeaders headers) {
         String tenantId = caller.principal().tenantId();
@@ -131,6 +147,8 @@ public class ApprovalResource {
     @GET
     @Path("grants")
     @RolesAllowed({"approver", "admin"})
+    @Operation(summary = "The session-scope grants in force in the caller's tenant")
+    @APIResponse(responseCode = "200", ref = "Grants")
     public ObjectNode grants(@Context UriInfo uri, @Context HttpHeaders headers) {
         var list = new ArrayList<JsonNode>();
         for (ApprovalReads.SessionGrant sg : reads.grants(caller.principal().tenantId())) {
@@ -159,6 +177,9 @@ public class ApprovalResource {
     @GET
     @Path("{id}")
     @RolesAllowed({"approver", "admin"})
+    @Operation(summary = "One item, with the whole shown text")
+    @APIResponse(responseCode = "200", ref = "ApprovalItem")
+    @APIResponse(responseCode = "404", ref = "NotFound")
     public ObjectNode get(@PathParam("id") String id, @Context UriInfo uri, @Context HttpHeaders headers) {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
@@ -172,7 +193,14 @@ public class ApprovalResource {
     @Path("{id}/decision")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed("approver")
-    public ObjectNode decide(@PathParam("id") String id, byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
+    @Operation(summary = "Decide an item, in the approver's own name; a decision that lost a race is a 409")
+    @APIResponse(responseCode = "200", ref = "ApprovalItem")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "409", ref = "Conflict")
+    public ObjectNode decide(@PathParam("id") String id,
+                             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Decision")))
+                             byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
         DecisionRequest request = request(tree(bytes));

@@ -33,7 +33,15 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -54,6 +62,7 @@ public class ProjectionResource {
 
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     private static final Duration CATCH_UP = Duration.ofSeconds(5);
+    private static final String MIN_SEQ = "wait (a few seconds, then 503) until the projection has folded this seq";
 
     private final Caller caller;
     private final ProjectorReads reads;
@@ -82,6 +91,14 @@ public class ProjectionResource {
 
     @GET
     @Path("checkpoint")
+    @Operation(summary = "The session's checkpoint, now or as of atSeq")
+    @APIResponse(responseCode = "200", ref = "Checkpoint")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @Parameter(name = "atSeq", in = ParameterIn.QUERY, description = "as of this seq: the same fold stopped there",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    @Parameter(name = "minSeq", in = ParameterIn.QUERY, description = MIN_SEQ,
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
     public ObjectNode checkpoint(@PathParam("id") String sessionId, @QueryParam("atSeq") String atSeqParam,
                                  @QueryParam("minSeq") String minSeqParam) {
         Long atSeq = StrictInput.longParam(atSeqParam, "atSeq");
@@ -97,6 +114,19 @@ public class ProjectionResource {
 
     @GET
     @Path("context")
+    @Operation(summary = "The model context, in the OpenAI or Anthropic format, now or as of atSeq")
+    @APIResponse(responseCode = "200", ref = "ModelContext")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "410", ref = "Gone")
+    @Parameter(name = "format", in = ParameterIn.QUERY, description = "the provider's format (default openai)",
+            schema = @Schema(type = SchemaType.STRING, enumeration = {"openai", "anthropic"}))
+    @Parameter(name = "atSeq", in = ParameterIn.QUERY, description = "as of this seq: the same fold stopped there",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    @Parameter(name = "maxTokens", in = ParameterIn.QUERY, description = "leave out the oldest events past the stable prefix until it fits",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
+    @Parameter(name = "minSeq", in = ParameterIn.QUERY, description = MIN_SEQ,
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
     public ObjectNode context(@PathParam("id") String sessionId, @QueryParam("format") String format, @QueryParam("atSeq") String atSeqParam,
                               @QueryParam("maxTokens") String maxTokensParam, @QueryParam("minSeq") String minSeqParam) {
         Long atSeq = StrictInput.longParam(atSeqParam, "atSeq");
@@ -143,6 +173,16 @@ public class ProjectionResource {
      */
     @GET
     @Path("compaction-source")
+    @Operation(summary = "The original events a summary through throughSeq must be made from")
+    @APIResponse(responseCode = "200", ref = "CompactionSource")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @Parameter(name = "throughSeq", in = ParameterIn.QUERY, description = "the last seq the summary covers",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    @Parameter(name = "fromSeq", in = ParameterIn.QUERY, description = "the first seq wanted (default 1)",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most events wanted",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
     public ObjectNode compactionSource(@PathParam("id") String sessionId, @QueryParam("throughSeq") String throughSeqParam,
                                        @QueryParam("fromSeq") String fromSeqParam, @QueryParam("limit") String limitParam) {
         Long throughSeq = StrictInput.longParam(throughSeqParam, "throughSeq");
@@ -187,6 +227,16 @@ public class ProjectionResource {
      */
     @GET
     @Path("events")
+    @Operation(summary = "A page of the session's events from the projector's message store (clients read the session-service's)")
+    @APIResponse(responseCode = "200", ref = "EventPage")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @Parameter(name = "fromSeq", in = ParameterIn.QUERY, description = "the first seq wanted (default 1)",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most events wanted",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
+    @Parameter(name = "toSeq", in = ParameterIn.QUERY, description = "the last seq wanted",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
     public ObjectNode events(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
                              @QueryParam("limit") String limitParam, @QueryParam("toSeq") String toSeqParam) {
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
@@ -208,12 +258,22 @@ public class ProjectionResource {
 
     @GET
     @Path("recovery")
-    public RecoveryReport recovery(@PathParam("id") String sessionId, @QueryParam("minSeq") String minSeq) {
-        return RecoveryReport.of(visible(sessionId, StrictInput.longParam(minSeq, "minSeq")));
+    @Operation(summary = "The recovery report: identity, position, effects, authority and the next safe actions")
+    @APIResponse(responseCode = "200", ref = "RecoveryReport")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @Parameter(name = "minSeq", in = ParameterIn.QUERY, description = MIN_SEQ,
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    public Response recovery(@PathParam("id") String sessionId, @QueryParam("minSeq") String minSeq) {
+        // a Response, not the record: SmallRye would describe the record over the RecoveryReport of ProjectorApiDocument
+        return Response.ok(RecoveryReport.of(visible(sessionId, StrictInput.longParam(minSeq, "minSeq")))).build();
     }
 
     @GET
     @Path("calls/{callId}")
+    @Operation(summary = "One tool call's record and the events of its story")
+    @APIResponse(responseCode = "200", ref = "CallStory")
+    @APIResponse(responseCode = "404", ref = "NotFound")
     public ObjectNode call(@PathParam("id") String sessionId, @PathParam("callId") String callId) {
         visible(sessionId);
         CallRecord call = reads.call(sessionId, callId).orElseThrow(() -> ApiException.notFound("call"));

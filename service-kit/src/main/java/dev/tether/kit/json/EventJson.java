@@ -48,6 +48,20 @@ public final class EventJson {
     /** Payload fields that hold blob references; Tether sets them when it offloads content. */
     static final Set<String> SERVER_SET_FIELDS = Set.of("contentRef", "shownRef", "summaryRef", "artifact");
 
+    /**
+     * The payload fields of {@code type} that {@link #readProposal} refuses from a client because only Tether sets them:
+     * the blob references, and {@code approval_denied}'s {@code expired}. The API's documents leave them out of the
+     * events a client sends (dev.tether.kit.service.openapi).
+     */
+    public static Set<String> serverSetFields(Class<? extends EventPayload> type) {
+        if (type == ApprovalDenied.class) {
+            var fields = new java.util.TreeSet<>(SERVER_SET_FIELDS);
+            fields.add("expired");
+            return Set.copyOf(fields);
+        }
+        return SERVER_SET_FIELDS;
+    }
+
     private final ObjectMapper strict = strictMapper();
 
     /** A proposed event as read from JSON: its client-chosen id and its typed payload. */

@@ -20,6 +20,12 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Duration;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeSet;
@@ -52,6 +58,8 @@ public class HarnessVersionResource {
 
     @GET
     @RolesAllowed({"operator", "admin"})
+    @Operation(summary = "Every harness version: weight, share of new sessions, state, pinned model, open sessions")
+    @APIResponse(responseCode = "200", ref = "HarnessVersions")
     public ObjectNode list() {
         Map<String, HarnessVersion> versions = assignment.versions();
         Map<String, Double> shares = assignment.shares();
@@ -80,7 +88,13 @@ public class HarnessVersionResource {
     @PUT
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"operator", "admin"})
-    public ObjectNode put(byte[] bytes) {
+    @Operation(summary = "Register or change a harness version; answers every version once this instance sees the change")
+    @APIResponse(responseCode = "200", ref = "HarnessVersions")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "409", ref = "Conflict")
+    public ObjectNode put(
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersion")))
+            byte[] bytes) {
         String operator = caller.principal().id();
         String body = StrictInput.utf8(bytes);
         if (body.isBlank()) {

@@ -5,6 +5,8 @@ import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.event.ToolMode;
 import java.util.List;
 import java.util.regex.Pattern;
+import dev.tether.kit.service.openapi.ApiField;
+import dev.tether.kit.service.openapi.ApiType;
 
 /** The JSON bodies the session API accepts; each validates itself and names the offending field. */
 final class Requests {
@@ -28,6 +30,8 @@ final class Requests {
         return value;
     }
 
+    @ApiType(description = "A new session. Leave modelId out to take the harness version's model; sessionId and eventId out to "
+            + "have them chosen; a re-sent eventId appends nothing.", required = {"objective", "toolMode"})
     record CreateSession(String objective, String systemPrompt, String modelId, ToolMode toolMode, List<String> constraints,
                          String harnessVersion, Long tokenBudget, String sessionId, String eventId,
                          List<dev.tether.core.event.HarnessTool> harnessTools) {
@@ -55,7 +59,9 @@ final class Requests {
         }
     }
 
-    record AppendEvents(List<JsonNode> events, Long expectedSeq, Long epoch) {
+    @ApiType(description = "Events to append, all or none. expectedSeq: the seq the client last saw (seq_conflict if the "
+            + "session moved on); epoch: the worker's claim (stale_epoch if another worker claimed since).", required = "events")
+    record AppendEvents(@ApiField(ref = "NewEvent") List<JsonNode> events, Long expectedSeq, Long epoch) {
         AppendEvents {
             if (events == null || events.isEmpty()) {
                 throw new InvalidEventException("events", "must hold at least one event");
@@ -69,6 +75,8 @@ final class Requests {
         }
     }
 
+    @ApiType(description = "A worker's claim; rollout: a takeover for a deploy rather than a crash; requestId makes a retried "
+            + "claim append nothing.", required = {"workerId", "harnessVersion"})
     record Claim(String workerId, String harnessVersion, Boolean rollout, String requestId) {
         Claim {
             required(workerId, "workerId");
@@ -77,6 +85,7 @@ final class Requests {
         }
     }
 
+    @ApiType(description = "An operator's move of a session to another harness version.", required = "toVersion")
     record Migrate(String toVersion, String requestId) {
         Migrate {
             id(required(toVersion, "toVersion"), "toVersion");
@@ -84,6 +93,8 @@ final class Requests {
         }
     }
 
+    @ApiType(description = "A subagent: a tool mode no wider and a tokenBudget no larger than what its parent has left.",
+            required = {"objective", "toolMode"})
     record Subagent(String objective, ToolMode toolMode, Long tokenBudget, String systemPrompt, List<String> constraints,
                     String sessionId, String eventId, List<dev.tether.core.event.HarnessTool> harnessTools) {
         Subagent {
@@ -101,6 +112,7 @@ final class Requests {
         }
     }
 
+    @ApiType(description = "A fork at a seq of the parent.", required = "atSeq")
     record Fork(Long atSeq, String sessionId, String eventId) {
         Fork {
             if (atSeq == null || atSeq < 1) {
@@ -111,7 +123,10 @@ final class Requests {
         }
     }
 
-    record HarnessVersionEntry(String version, Integer weight, String state, String modelId) {
+    @ApiType(description = "A harness version's weight (percent of new sessions), state and pinned model.",
+            required = {"version", "weight"})
+    record HarnessVersionEntry(String version, Integer weight, @ApiField(values = {"ACTIVE", "DRAINING", "RETIRED"}) String state,
+                               String modelId) {
         HarnessVersionEntry {
             id(required(version, "version"), "version");
             if (weight == null || weight < 0 || weight > 100) {

@@ -46,6 +46,14 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,7 +94,15 @@ public class SessionResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
-    public Response create(byte[] body) {
+    @Operation(summary = "Create a session: its log starts with session_started")
+    @APIResponse(responseCode = "201", ref = "SessionCreated")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "409", ref = "Conflict")
+    @APIResponse(responseCode = "413", ref = "TooLarge")
+    @APIResponse(responseCode = "422", ref = "Unprocessable")
+    public Response create(
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "CreateSession")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         JsonNode tree = parse(body);
         int redactions = ingress.scrub(tree);
@@ -110,7 +126,16 @@ public class SessionResource {
     @Path("{id}/events")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "approver", "admin"})
-    public ObjectNode append(@PathParam("id") String sessionId, byte[] body) {
+    @Operation(summary = "Append events, all or none, checked against expectedSeq and the worker's epoch")
+    @APIResponse(responseCode = "200", ref = "Appended")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "409", ref = "Conflict")
+    @APIResponse(responseCode = "413", ref = "TooLarge")
+    @APIResponse(responseCode = "422", ref = "Unprocessable")
+    public ObjectNode append(@PathParam("id") String sessionId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "AppendEvents")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         JsonNode tree = parse(body);
@@ -139,6 +164,19 @@ public class SessionResource {
     @GET
     @Path("{id}/events")
     @RolesAllowed({"agent", "approver", "operator", "admin"})
+    @Parameter(name = "Last-Event-ID", in = ParameterIn.HEADER, schema = @Schema(type = SchemaType.STRING),
+            description = "with text/event-stream: the seq of the last event received; the stream goes on after it")
+    @Operation(summary = "A page of the session's events from fromSeq; with Accept: text/event-stream, the events from fromSeq "
+            + "(or after Last-Event-ID) and then live, each SSE event's id its seq, its data the event")
+    @APIResponse(responseCode = "200", description = "a page of events, or the live stream", content = {
+            @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "EventPage")),
+            @Content(mediaType = MediaType.SERVER_SENT_EVENTS, schema = @Schema(ref = "Event"))})
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @Parameter(name = "fromSeq", in = ParameterIn.QUERY, description = "the first seq wanted (default 1)",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most events wanted (default 100)",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
     public ObjectNode page(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam, @QueryParam("limit") String limitParam,
                            @Context UriInfo uri, @Context HttpHeaders headers) {
         requireSessionId(sessionId);
@@ -160,6 +198,7 @@ public class SessionResource {
     @Path("{id}/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RolesAllowed({"agent", "approver", "operator", "admin"})
+    @Operation(hidden = true) // the same operation as page(), which documents both media types
     public Multi<OutboundSseEvent> stream(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
                                           @HeaderParam("Last-Event-ID") String lastEventId, @Context Sse sse) {
         String tenantId = caller.principal().tenantId();
@@ -184,6 +223,11 @@ public class SessionResource {
 
     @GET
     @RolesAllowed({"agent", "approver", "operator", "admin"})
+    @Operation(summary = "The caller's tenant's sessions, open, closed or all")
+    @APIResponse(responseCode = "200", ref = "Sessions")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @Parameter(name = "status", in = ParameterIn.QUERY, description = "open or closed sessions only",
+            schema = @Schema(type = SchemaType.STRING, enumeration = {"open", "closed"}))
     public ObjectNode list(@QueryParam("status") String status) {
         if (status != null && !List.of("open", "closed").contains(status)) {
             throw ApiException.badRequest("status", "must be open or closed");
@@ -196,6 +240,9 @@ public class SessionResource {
     @GET
     @Path("{id}")
     @RolesAllowed({"agent", "approver", "operator", "admin"})
+    @Operation(summary = "One session")
+    @APIResponse(responseCode = "200", ref = "SessionSummary")
+    @APIResponse(responseCode = "404", ref = "NotFound")
     public ObjectNode get(@PathParam("id") String sessionId, @Context UriInfo uri, @Context HttpHeaders headers) {
         requireSessionId(sessionId);
         routing.serveLocallyOrForward(StoreNames.HEADS, sessionId, uri, headers);
@@ -207,7 +254,15 @@ public class SessionResource {
     @Path("{id}/claim")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
-    public ObjectNode claim(@PathParam("id") String sessionId, byte[] body) {
+    @Operation(summary = "Claim the session for a worker: a new epoch fences the previous holder")
+    @APIResponse(responseCode = "200", ref = "Claimed")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "409", ref = "Conflict")
+    @APIResponse(responseCode = "422", ref = "Unprocessable")
+    public ObjectNode claim(@PathParam("id") String sessionId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Claim")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Claim.class);
@@ -230,7 +285,15 @@ public class SessionResource {
     @Path("{id}/migrate")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"operator", "admin"})
-    public ObjectNode migrate(@PathParam("id") String sessionId, byte[] body) {
+    @Operation(summary = "Move the session to another harness version (session_migrated)")
+    @APIResponse(responseCode = "200", ref = "Migrated")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "409", ref = "Conflict")
+    @APIResponse(responseCode = "422", ref = "Unprocessable")
+    public ObjectNode migrate(@PathParam("id") String sessionId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Migrate")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Migrate.class);
@@ -245,6 +308,10 @@ public class SessionResource {
     @DELETE
     @Path("{id}")
     @RolesAllowed({"agent", "admin"})
+    @Operation(summary = "Erase the session: a tombstone for each of its events and its checkpoint")
+    @APIResponse(responseCode = "200", ref = "Erased")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "422", ref = "Unprocessable")
     public ObjectNode erase(@PathParam("id") String sessionId) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
@@ -260,7 +327,16 @@ public class SessionResource {
     @Path("{id}/subagents")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
-    public Response subagent(@PathParam("id") String parentId, byte[] body) {
+    @Operation(summary = "Create a subagent: a session of its own, no wider and with no larger budget than its parent")
+    @APIResponse(responseCode = "201", ref = "SubagentCreated")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "409", ref = "Conflict")
+    @APIResponse(responseCode = "413", ref = "TooLarge")
+    @APIResponse(responseCode = "422", ref = "Unprocessable")
+    public Response subagent(@PathParam("id") String parentId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "CreateSubagent")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         JsonNode tree = parse(body);
@@ -304,7 +380,16 @@ public class SessionResource {
     @Path("{id}/fork")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"agent", "admin"})
-    public Response fork(@PathParam("id") String parentId, byte[] body) {
+    @Operation(summary = "Fork the session at a seq: a new session starting with session_forked")
+    @APIResponse(responseCode = "201", ref = "Forked")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "409", ref = "Conflict")
+    @APIResponse(responseCode = "413", ref = "TooLarge")
+    @APIResponse(responseCode = "422", ref = "Unprocessable")
+    public Response fork(@PathParam("id") String parentId,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Fork")))
+            byte[] body) {
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         var request = json.read(parse(body), Requests.Fork.class);

@@ -8,6 +8,8 @@ import dev.tether.kit.json.EventJson;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import dev.tether.kit.service.openapi.ApiField;
+import dev.tether.kit.service.openapi.ApiType;
 
 /**
  * The one contract of {@code GET /v1/sessions/{id}/events} (the session-service's, and the projector's, which a fork's
@@ -19,6 +21,8 @@ import java.util.List;
  * @param nextSeq where the next page starts: the seq after the last event returned, or {@code fromSeq} when none
  *                was; a reader has read through {@code lastSeq} (or its own upper bound) once {@code nextSeq} is past it
  */
+@ApiType(description = "A page of a session's events: at most limit of them from fromSeq, the session's lastSeq, and the "
+        + "nextSeq to ask for next (past lastSeq once the log is read through).")
 public record EventPage(List<Event> events, long lastSeq, long nextSeq) {
 
     /** The page size when a request names none. */

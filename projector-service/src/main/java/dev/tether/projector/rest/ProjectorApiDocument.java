@@ -1,0 +1,37 @@
+package dev.tether.projector.rest;
+
+import dev.tether.kit.service.openapi.ApiDocument;
+import dev.tether.kit.service.openapi.ApiSchemas;
+import dev.tether.kit.service.openapi.ApiSchemas.Use;
+import dev.tether.projector.domain.CallRecord;
+import dev.tether.projector.domain.RecoveryReport;
+import dev.tether.projector.domain.SessionProjection;
+import java.util.List;
+import java.util.Set;
+import org.eclipse.microprofile.openapi.OASFactory;
+
+/**
+ * The projector-service's OpenAPI components: the checkpoint, the recovery report and the call record as the projection
+ * writes them, and the answers {@link ProjectionResource} builds ({@link Answers}); the resource's annotations refer to
+ * them by these names. {@code mp.openapi.model.reader}.
+ */
+public class ProjectorApiDocument extends ApiDocument {
+
+    @Override
+    protected void schemas(ApiSchemas schemas) {
+        schemas.answer("EventPage");
+        // a checkpoint at a past seq has no log position (ProjectionResource.checkpoint)
+        schemas.nullableInAnswers(SessionProjection.class, Set.of("position"));
+        schemas.answer("Checkpoint", SessionProjection.class, Use.ANSWER);
+        schemas.answer("RecoveryReport", RecoveryReport.class, Use.ANSWER_WITH_NULLS);
+        schemas.answer("ModelContext", Answers.ModelContext.class, Use.ANSWER);
+        schemas.answer("CompactionSource", Answers.CompactionSource.class, Use.ANSWER);
+        schemas.define("CallRecord", CallRecord.class, Use.ANSWER);
+        schemas.define("CallEvents", Answers.CallEvents.class, Use.ANSWER);
+        schemas.define("CallStory", OASFactory.createSchema()
+                .description("A tool call's record (who asked, the authorization, every attempt the executor recorded, the result) "
+                        + "with the events of its story.")
+                .allOf(List.of(ApiSchemas.ref("CallRecord"), ApiSchemas.ref("CallEvents"))));
+        schemas.answer("CallStory");
+    }
+}
