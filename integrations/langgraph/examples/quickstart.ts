@@ -39,7 +39,8 @@ const graph = new StateGraph(MessagesAnnotation)
   .compile({ checkpointer: saver });
 
 const thread = { configurable: { thread_id: process.env.THREAD_ID ?? "order-help-1" } };
-const result = await graph.invoke({ messages: [new HumanMessage("Where is my order A-17?")] }, thread);
+// durability "sync": each step is in Tether before the next one runs, so a crash loses no step that ran
+const result = await graph.invoke({ messages: [new HumanMessage("Where is my order A-17?")] }, { ...thread, durability: "sync" });
 console.log(result.messages.at(-1)?.content);
 
 // the same thread in Tether: its log, and the model context Tether renders from it

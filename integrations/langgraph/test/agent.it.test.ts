@@ -115,6 +115,7 @@ describe("a LangGraph agent in a process of its own, on TetherSaver", () => {
       first.send("go\n");
       const firstEnd = await first.ended;
       const error = firstEnd.events.at(-1)!;
+      expect(firstEnd.code, firstEnd.output).toBe(3);
       expect(error.event, firstEnd.output).toBe("error");
       expect(error.name).toBe("ThreadTakenOverError");
       expect(String(error.message)).toContain("claimed by another writer");

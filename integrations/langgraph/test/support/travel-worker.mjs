@@ -112,9 +112,12 @@ const graph = new StateGraph(MessagesAnnotation)
   .addEdge("tools", "agent")
   .compile({ checkpointer: saver });
 const thread = { configurable: { thread_id: config.threadId } };
+// "sync": each step's checkpoint is in Tether before the next step runs, so a crash loses no step that ran (with
+// LangGraph's default, "async", a crash during a step may lose the previous step's checkpoint still on its way)
+const run = { ...thread, durability: "sync" };
 
 async function invoke(input) {
-  const result = await graph.invoke(input, thread);
+  const result = await graph.invoke(input, run);
   const state = await graph.getState(thread);
   const interrupts = state.tasks.flatMap((t) => t.interrupts ?? []).map((i) => i.value);
   if (interrupts.length > 0) {
@@ -139,10 +142,9 @@ try {
       await invoke({ messages: [new HumanMessage({ content: config.input, id: "user-first" })] });
       say("ready");
       const lines = createInterface({ input: process.stdin });
-      for await (const line of lines) {
-        void line;
-        break;
-      }
+      await new Promise((resolve) => lines.once("line", resolve));
+      lines.close();
+      process.stdin.destroy();
       await invoke({ messages: [new HumanMessage({ content: "and once more", id: "user-second" })] });
       break;
     }
