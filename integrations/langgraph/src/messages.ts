@@ -17,9 +17,9 @@ import type { ThreadLog } from "./thread-log.js";
 /** How one message goes into the log. */
 export type MessagePlan =
   /** As a new typed event, with the residual its references keep. */
-  | { readonly kind: "typed"; readonly event: Event; readonly residual: LcMessage }
+  | { readonly kind: "typed"; readonly event: Event; readonly residual: LcMessage | CompactResidual }
   /** As an event already in the log: the `tool_result` a harness-run call's runner appended. */
-  | { readonly kind: "existing"; readonly seq: number; readonly residual: LcMessage }
+  | { readonly kind: "existing"; readonly seq: number; readonly residual: LcMessage | CompactResidual }
   /** Whole, as a message record. */
   | { readonly kind: "record"; readonly event: Event };
 
@@ -36,11 +36,11 @@ export interface BatchCalls {
 export function planMessage(message: LcMessage, seq: number, log: ThreadLog, batch: BatchCalls): MessagePlan {
   const kwargs = message.kwargs;
   const text = textOf(kwargs.content);
-  const residual = text === undefined ? message : withoutContent(message);
+  const typed = (event: Event): MessagePlan => ({ kind: "typed", event, residual: residualOf(message, event.type, event.fields) });
   switch (lcClass(message).replace(/Chunk$/, "")) {
     case "HumanMessage":
       if (text !== undefined) {
-        return { kind: "typed", event: NewEvent.userMessage(text), residual };
+        return typed(NewEvent.userMessage(text));
       }
       break;
     case "AIMessage": {
@@ -49,7 +49,7 @@ export function planMessage(message: LcMessage, seq: number, log: ThreadLog, bat
         for (const c of calls) {
           batch.asked.set(c.callId, { askSeq: seq, tool: c.tool, answered: false });
         }
-        return { kind: "typed", event: NewEvent.assistantMessage(text, calls, usageOf(kwargs.usage_metadata)), residual };
+        return typed(NewEvent.assistantMessage(text, calls, usageOf(kwargs.usage_metadata)));
       }
       break;
     }
@@ -62,7 +62,7 @@ export function planMessage(message: LcMessage, seq: number, log: ThreadLog, bat
       if (logged?.resultSeq !== undefined) {
         // answered already, by its harness-run runner (or an earlier write of the same message): refer to that result
         const result = log.event(logged.resultSeq);
-        return { kind: "existing", seq: logged.resultSeq, residual: result.json.content === text ? withoutContent(message) : message };
+        return { kind: "existing", seq: logged.resultSeq, residual: residualOf(message, result.type, result.json) };
       }
       const pending = batch.asked.get(callId);
       const askSeq = logged?.askSeq ?? pending?.askSeq;
@@ -72,7 +72,7 @@ export function planMessage(message: LcMessage, seq: number, log: ThreadLog, bat
           pending.answered = true;
         }
         const status = kwargs.status === "error" ? "ERROR" : "OK";
-        return { kind: "typed", event: NewEvent.toolResult(callId, status, text, idempotencyKey(log.sessionId, askSeq, callId)), residual };
+        return typed(NewEvent.toolResult(callId, status, text, idempotencyKey(log.sessionId, askSeq, callId)));
       }
       break;
     }
@@ -88,23 +88,96 @@ export function messageRecord(message: LcMessage): Event {
 }
 
 /**
- * The serialized message a reference stands for: a message record's content, or the residual with the typed event's
- * text put back as `kwargs.content` when it was left out. `text` is the event's whole text (read from its artifact
- * when it was offloaded).
+ * What a reference to a typed event keeps of `message`: the message but what the event implies — its text (when
+ * `kwargs.content` is the event's text), and, when the message is of the class the event's type stands for, the class
+ * and the kwargs the event implies (empty `additional_kwargs` and `response_metadata`; an AI message's `tool_calls`,
+ * `invalid_tool_calls` and `usage_metadata` as its `assistant_message` has them; a tool message's `tool_call_id` and
+ * `status`). Such a residual is `{k: <the other kwargs>}`; any other is the message, less its text. `fields` are the
+ * event's (as appended, or as the log holds it; offloaded text is not compared, so it is kept).
  */
-export function restore(residual: LcMessage | undefined, text: string | undefined, record: unknown): LcMessage {
+export function residualOf(message: LcMessage, type: string, fields: Readonly<Record<string, unknown>>): LcMessage | CompactResidual {
+  const text = type === "context_compacted" ? fields.summary : fields.content;
+  const rest = typeof text === "string" && !offloaded(fields) && message.kwargs.content === text ? withoutContent(message) : message;
+  const cls = DEFAULT_CLASS[type];
+  if (cls === undefined || canonicalJson(message.id) !== canonicalJson(cls) || message.lc !== 1 || message.type !== "constructor") {
+    return rest;
+  }
+  const implied = impliedKwargs(type, fields);
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest.kwargs)) {
+    if (!(key in implied) || canonicalJson(implied[key]) !== canonicalJson(value)) {
+      kept[key] = value;
+    }
+  }
+  const absent = Object.keys(implied).filter((key) => !(key in rest.kwargs));
+  return absent.length === 0 ? { k: kept } : { k: kept, x: absent };
+}
+
+/** A residual that leaves out what its typed event implies (see {@link residualOf}); `x`: implied kwargs the message has not. */
+export interface CompactResidual {
+  readonly k: Readonly<Record<string, unknown>>;
+  readonly x?: readonly string[];
+}
+
+/**
+ * The serialized message a reference stands for: a message record's content (`record`), or the residual with what the
+ * typed event implies put back — its text as `kwargs.content` when left out (`text`: the event's whole text, read from
+ * its artifact when it was offloaded), and for a compact residual its class and implied kwargs.
+ */
+export function restore(residual: LcMessage | CompactResidual | undefined, text: string | undefined, record: unknown, type: string, fields: Readonly<Record<string, unknown>>): LcMessage {
   if (residual === undefined) {
     return record as LcMessage;
   }
-  if ("content" in residual.kwargs) {
-    return residual;
+  let whole = residual as LcMessage;
+  if ("k" in residual && !("lc" in residual)) {
+    const kwargs: Record<string, unknown> = { ...impliedKwargs(type, fields), ...residual.k };
+    for (const key of residual.x ?? []) {
+      delete kwargs[key];
+    }
+    whole = { lc: 1, type: "constructor", id: DEFAULT_CLASS[type]!, kwargs };
   }
-  return { ...residual, kwargs: { ...residual.kwargs, content: text ?? "" } };
+  if ("content" in whole.kwargs) {
+    return whole;
+  }
+  return { ...whole, kwargs: { ...whole.kwargs, content: text ?? "" } };
 }
 
-/** What a reference to a typed event whose text is `text` keeps of `message`: all of it but its content when that is the text. */
-export function residualOf(message: LcMessage, text: unknown): LcMessage {
-  return typeof text === "string" && message.kwargs.content === text ? withoutContent(message) : message;
+/** The class a typed event's message is by default. */
+const DEFAULT_CLASS: Readonly<Record<string, readonly string[]>> = {
+  user_message: ["langchain_core", "messages", "HumanMessage"],
+  assistant_message: ["langchain_core", "messages", "AIMessage"],
+  tool_result: ["langchain_core", "messages", "ToolMessage"],
+};
+
+/** The kwargs a typed event implies of its message (see {@link residualOf}). */
+function impliedKwargs(type: string, fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const implied: Record<string, unknown> = { additional_kwargs: {}, response_metadata: {} };
+  if (type === "assistant_message") {
+    const calls = Array.isArray(fields.toolCalls) ? (fields.toolCalls as Record<string, unknown>[]) : [];
+    implied.tool_calls = calls.map((c) => ({ id: c.callId, name: c.tool, args: JSON.parse(String(c.argumentsJson ?? "{}")) as unknown }));
+    implied.invalid_tool_calls = [];
+    const usage = (fields.usage ?? {}) as Record<string, unknown>;
+    const input = Number(usage.inputTokens ?? 0);
+    const output = Number(usage.outputTokens ?? 0);
+    implied.usage_metadata = { input_tokens: input, output_tokens: output, total_tokens: input + output };
+  } else if (type === "tool_result") {
+    implied.tool_call_id = fields.callId;
+    implied.status = fields.status === "ERROR" ? "error" : "success";
+  }
+  return implied;
+}
+
+function offloaded(fields: Readonly<Record<string, unknown>>): boolean {
+  return ["contentRef", "artifact", "summaryRef"].some((f) => typeof fields[f] === "object" && fields[f] !== null);
+}
+
+/** JSON with every object's keys sorted. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v,
+  );
 }
 
 /** Tether's idempotency key of a call: `<sessionId>/<seq of the event that asked for it>/<callId>` (IdempotencyKey in Java). */

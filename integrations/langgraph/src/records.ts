@@ -30,7 +30,8 @@ export type TypedValue = { readonly t: string; readonly j: unknown; readonly m?:
  */
 export interface MessageRef {
   readonly s: number;
-  readonly r?: LcMessage;
+  /** The message less what its event holds: `{k: kwargs}` when its class and the other kwargs are what the event implies. */
+  readonly r?: LcMessage | { readonly k: Readonly<Record<string, unknown>>; readonly x?: readonly string[] };
 }
 
 /**
@@ -55,13 +56,14 @@ export interface ValueLocation {
 
 /** One checkpoint of a thread: LangGraph's checkpoint without its channel values, which are located instead. */
 export interface CheckpointRecord {
-  /** LangGraph's thread id (the session's id may be a hash of it). */
-  readonly thread: string;
-  readonly ns: string;
+  /** LangGraph's thread id, when the session's id is a hash of it (else it is the session's id without the prefix). */
+  readonly thread?: string;
+  /** The checkpoint namespace; written only when not "" (ThreadLog reads it back as ""). */
+  readonly ns?: string;
   readonly id: string;
   /** The checkpoint it was written after (`config.configurable.checkpoint_id` of the put), if any. */
   readonly parent: string | null;
-  /** The checkpoint without `channel_values`, serialized. */
+  /** The checkpoint without `channel_values` and `id` (the record's), serialized. */
   readonly checkpoint: TypedValue;
   readonly metadata: TypedValue;
   /** Where each channel's value is (channels without a value are absent). */
@@ -72,8 +74,9 @@ export interface CheckpointRecord {
 
 /** The writes of one task against one checkpoint (one `putWrites`). */
 export interface WritesRecord {
-  readonly thread: string;
-  readonly ns: string;
+  readonly thread?: string;
+  /** Written only when not "" (ThreadLog reads it back as ""). */
+  readonly ns?: string;
   /** The checkpoint the writes are pending on. */
   readonly checkpoint: string;
   readonly task: string;

@@ -21,7 +21,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { DynamicStructuredTool } from "@langchain/core/tools";
 import { NewEvent, TetherClient, type Claimed, type HarnessTool, type NewEvent as Event, type NewSession, type SessionEvent, type ToolMode } from "@tether/client";
-import { planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
+import { canonicalJson, planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
 import type { TetherPort } from "./port.js";
 import { declarationOf, wrapTool, type TetherToolSpec, type ToolHost } from "./tools.js";
 import {
@@ -293,7 +293,9 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const parentId = (config.configurable?.checkpoint_id as string | undefined) || undefined;
     const thread = this.thread(threadId);
-    const { channel_values: values, ...rest } = checkpoint;
+    // the checkpoint's id is the record's, and its values are located instead
+    const { channel_values: values, id: _id, ...rest } = checkpoint;
+    void _id;
     const [checkpointValue, metadataValue] = await Promise.all([this.dump(rest), this.dump(metadata)]);
     await this.exclusive(thread, async () => {
       await this.writable(thread);
@@ -317,8 +319,8 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           }
         }
         const record: CheckpointRecord = {
-          thread: threadId,
-          ns,
+          ...this.threadField(thread),
+          ...(ns === "" ? {} : { ns }),
           id: checkpoint.id,
           parent: parentId ?? null,
           checkpoint: checkpointValue,
@@ -352,7 +354,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           const [channel, value] = writes[i]!;
           stored.push([channel, WRITES_IDX_MAP[channel] ?? i, await this.encode(thread, batch, scope, value, undefined)]);
         }
-        const record: WritesRecord = { thread: threadId, ns, checkpoint: checkpointId, task: taskId, path: taskPath ?? "", writes: stored };
+        const record: WritesRecord = { ...this.threadField(thread), ...(ns === "" ? {} : { ns }), checkpoint: checkpointId, task: taskId, path: taskPath ?? "", writes: stored };
         batch.events.push(frameworkState(WRITES, checkpointId, record));
       });
     });
@@ -374,6 +376,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   private async tuple(thread: Thread, at: At<CheckpointRecord>): Promise<CheckpointTuple> {
     const record = at.record;
     const checkpoint = (await this.load(record.checkpoint)) as Checkpoint;
+    checkpoint.id = record.id;
     const channelValues: Record<string, unknown> = {};
     for (const [channel, location] of Object.entries(record.values)) {
       const seq = location.at === 0 ? at.seq : location.at;
@@ -385,17 +388,17 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     }
     checkpoint.channel_values = channelValues;
     if (checkpoint.v < 4 && record.parent !== null) {
-      await this.migratePendingSends(thread, checkpoint, record.ns, record.parent);
+      await this.migratePendingSends(thread, checkpoint, record.ns ?? "", record.parent);
     }
-    const config = { configurable: { thread_id: thread.log.threadId ?? thread.threadId, checkpoint_ns: record.ns, checkpoint_id: record.id } };
+    const config = { configurable: { thread_id: thread.log.threadId ?? thread.threadId, checkpoint_ns: record.ns ?? "", checkpoint_id: record.id } };
     const tuple: CheckpointTuple = {
       config,
       checkpoint,
       metadata: (await this.load(record.metadata)) as CheckpointMetadata,
-      pendingWrites: await this.pendingWrites(thread, record.ns, record.id),
+      pendingWrites: await this.pendingWrites(thread, record.ns ?? "", record.id),
     };
     if (record.parent !== null) {
-      tuple.parentConfig = { configurable: { thread_id: config.configurable.thread_id, checkpoint_ns: record.ns, checkpoint_id: record.parent } };
+      tuple.parentConfig = { configurable: { thread_id: config.configurable.thread_id, checkpoint_ns: record.ns ?? "", checkpoint_id: record.parent } };
     }
     return tuple;
   }
@@ -458,12 +461,12 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   }
 
   /** The serialized message the event at `seq` holds, with `residual`. */
-  private async message(thread: Thread, seq: number, residual: LcMessage | undefined): Promise<LcMessage> {
+  private async message(thread: Thread, seq: number, residual: MessageRef["r"]): Promise<LcMessage> {
     const event = thread.log.event(seq);
     if (event.type === "framework_state") {
       return thread.log.recordAt(seq).record as LcMessage;
     }
-    return restore(residual, await this.fullText(event), undefined);
+    return restore(residual, await this.fullText(event), undefined, event.type, event.json);
   }
 
   /** The whole text of a typed event (a compaction's summary), from its artifact when it was offloaded. */
@@ -586,7 +589,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     batch.events.push(NewEvent.contextCompacted(through, summaryText ?? `${dropped.length} earlier messages were removed by the graph`, [...new Set(dropped)].sort((a, b) => a - b)));
     const fixed = new Map<number, MessageRef>();
     if (summaryMessage !== undefined) {
-      fixed.set(0, { s: seq, r: residualOf(summaryMessage, summaryText) });
+      fixed.set(0, { s: seq, r: residualOf(summaryMessage, "context_compacted", { summary: summaryText }) });
     }
     for (let i = 0; i < kept; i++) {
       fixed.set(head + i, known[from + i]!.ref);
@@ -650,11 +653,10 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       return canonical(record) === canonical(lc) ? { s: seq } : { s: seq, r: lc };
     }
     if (planned !== undefined) {
-      return { s: seq, r: residualOf(lc, type === "context_compacted" ? planned.fields.summary : planned.fields.content) };
+      return { s: seq, r: residualOf(lc, type, planned.fields) };
     }
     const event = thread.log.event(seq);
-    const text = type === "context_compacted" ? event.json.summary : event.json.content;
-    return { s: seq, r: residualOf(lc, offloadedSha(event) === undefined ? text : undefined) };
+    return { s: seq, r: residualOf(lc, type, event.json) };
   }
 
   /** Where a new message goes: a typed event or a message record appended in this batch, or an event already in the log. */
@@ -867,6 +869,11 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     return thread;
   }
 
+  /** A record's `thread`: only for a thread whose session id is a hash of it (else the session id says it). */
+  private threadField(thread: Thread): { thread?: string } {
+    return thread.sessionId === `${this.prefix}${thread.threadId}` ? {} : { thread: thread.threadId };
+  }
+
   /** Runs `work` after the work queued on the thread before it. */
   private exclusive<T>(thread: Thread, work: () => Promise<T>): Promise<T> {
     const run = thread.queue.then(work, work);
@@ -979,13 +986,7 @@ function withoutId(json: string): string {
 }
 
 /** JSON with every object's keys sorted: the same text for the same value, whatever order its keys were written in. */
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
-      : v,
-  );
-}
+const canonical = canonicalJson;
 
 function digest(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex").slice(0, 24);

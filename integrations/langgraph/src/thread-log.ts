@@ -167,21 +167,23 @@ export class ThreadLog {
   }
 
   /** Indexes a record whose content was read (inline, or from its artifact). */
-  index(seq: number, kind: string, record: unknown): void {
+  index(seq: number, kind: string, stored: unknown): void {
+    // a record leaves out an empty namespace
+    const record = kind === MESSAGE ? stored : { ns: "", ...(stored as object) };
     this.records.set(seq, { kind, record });
     if (kind === CHECKPOINT) {
       const r = record as CheckpointRecord;
       this.thread ??= r.thread;
-      let ns = this.checkpoints.get(r.ns);
+      let ns = this.checkpoints.get(r.ns ?? "");
       if (ns === undefined) {
         ns = new Map();
-        this.checkpoints.set(r.ns, ns);
+        this.checkpoints.set(r.ns ?? "", ns);
       }
       ns.set(r.id, { seq, record: r });
     } else if (kind === WRITES) {
       const r = record as WritesRecord;
       this.thread ??= r.thread;
-      const key = writesKey(r.ns, r.checkpoint);
+      const key = writesKey(r.ns ?? "", r.checkpoint);
       const list = this.writes.get(key) ?? [];
       list.push({ seq, record: r });
       this.writes.set(key, list);
