@@ -22,6 +22,7 @@ import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanUpdated;
 import dev.tether.core.event.ProposedEvent;
@@ -156,7 +157,8 @@ public final class ApprovalMachine {
             }
         } else if (payload instanceof UserMessage || payload instanceof ContextCompacted || payload instanceof PlanUpdated
                 || payload instanceof StepCompleted || payload instanceof SessionClaimed || payload instanceof SessionResumed
-                || payload instanceof SessionMigrated || payload instanceof SubagentResult || payload instanceof UnknownEvent) {
+                || payload instanceof SessionMigrated || payload instanceof SubagentResult || payload instanceof FrameworkState
+                || payload instanceof UnknownEvent) {
             // position only
         } else {
             throw new IllegalStateException("unhandled event type " + payload.type());
