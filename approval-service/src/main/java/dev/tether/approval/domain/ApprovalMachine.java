@@ -464,7 +464,8 @@ public final class ApprovalMachine {
                     + " session; its tools are " + String.join(", ", new java.util.TreeSet<>(rules.inspector().tools(s.toolMode())))
                     + ". Nothing was run.");
         }
-        boolean gated = harness ? rules.policy().gated(s.tenantId(), s.toolMode(), HarnessTool.find(s.harnessTools(), call.tool()))
+        boolean gated = harness
+                ? rules.policy().gated(s.tenantId(), s.toolMode(), call.tool(), HarnessTool.find(s.harnessTools(), call.tool()))
                 : rules.policy().gated(s.tenantId(), s.toolMode(), call.tool());
         if (!gated) {
             return authorize(s, call.callId(), AuthorizationBasis.POLICY);
