@@ -215,9 +215,14 @@ export type ToolMode = "READ_ONLY" | "WRITE";
  * its calls the same approval, fencing, idempotency key and recovery as the tool-executor's, but the harness runs them
  * and reports their results (docs/ARCHITECTURE.md §6, "Harness-run tools"). `HarnessToolRunner` runs them. Build one
  * with {@link HarnessTool.mutating}, {@link HarnessTool.readOnly} or {@link HarnessTool.recorded}.
+ *
+ * The name `*` ({@link HARNESS_TOOL_WILDCARD}) declares every tool the session does not declare by its name, built-in
+ * tools included (`HarnessTool.recorded("*", false)`: every other call is recorded-only); a declaration by name wins over
+ * it. A session declares it at most once, and a READ_ONLY session only as not mutating. A `HarnessToolRunner` given a
+ * function for `*` runs with it every call it has no function of its own for.
  */
 export interface HarnessTool {
-  /** The tool's name as its calls name it; not blank, at most 128 characters. */
+  /** The tool's name as its calls name it, or `*`; not blank, at most 128 characters. */
   readonly name: string;
   /** It changes something outside the session (gated by default: an approver decides each call). */
   readonly mutating: boolean;
@@ -229,6 +234,9 @@ export interface HarnessTool {
 
 /** The longest harness tool name the session-service accepts. */
 export const MAX_HARNESS_TOOL_NAME = 128;
+
+/** The harness tool name that declares every tool not declared by its own name. */
+export const HARNESS_TOOL_WILDCARD = "*";
 
 export const HarnessTool = {
   /** A tool declared field by field (checked as the session-service would). */

@@ -114,10 +114,11 @@ public final class HarnessToolRunner {
                 return new NotFound("session " + sessionId() + " not found");
             }
             HarnessCallFold fold = read.get();
-            Registered tool = tools.get(fold.tool());
+            // the function added for the tool's name, else the one for every other tool (the session's "*" declaration)
+            Registered tool = tools.getOrDefault(fold.tool(), tools.get(HarnessTool.WILDCARD));
             if (tool == null) {
                 throw new IllegalArgumentException("call " + callId + " is a call of '" + fold.tool() + "', which this runner has no"
-                        + " function for (add it with Builder.tool)");
+                        + " function for (add it, or one for " + HarnessTool.WILDCARD + ", with Builder.tool)");
             }
             HarnessCallFold.Next next = fold.next();
             HarnessRunResult done;
