@@ -289,7 +289,8 @@ final class Cases {
             case HARNESS_TOOLS -> List.of(tools(tool("")), tools(tool("   ")), tools(tool("x".repeat(129))),
                     tools(tool("search"), tool("search")), tools(tool("send_email").put("mutating", true)),
                     tools(tool("lookup").put("recordedOnly", true).put("canReconcile", true)), tools(NODES.objectNode()),
-                    tools(tool("search").put("approved", true)), manyTools(65));
+                    tools(tool("search").put("approved", true)), manyTools(65), tools(declared("*", false, true), declared("search", false, false), declared("*", false, false)),
+                    tools(declared("*", true, true)));
             case VERSION_STATE -> List.of(NODES.textNode("active"), NODES.textNode("DELETED"), NODES.textNode(""), NODES.textNode(junk + "X"));
             case DECISION -> List.of(NODES.textNode("grant"), NODES.textNode("APPROVE"), NODES.textNode(""), NODES.textNode(junk + "X"),
                     NODES.textNode("MARK_DONE"), NODES.textNode("RETRY"), NODES.textNode("ABANDON"), NODES.textNode("GRANT_ALL"));
@@ -311,6 +312,11 @@ final class Cases {
 
     private static ObjectNode tool(String name) {
         return NODES.objectNode().put("name", name);
+    }
+
+    /** A declaration with every field, so that it is refused for what it declares, not for a missing field. */
+    private static ObjectNode declared(String name, boolean mutating, boolean recordedOnly) {
+        return tool(name).put("mutating", mutating).put("canReconcile", false).put("recordedOnly", recordedOnly);
     }
 
     private static JsonNode tools(JsonNode... tools) {
