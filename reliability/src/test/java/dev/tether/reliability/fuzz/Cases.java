@@ -286,9 +286,10 @@ final class Cases {
             case BOOL, TEXT_LIST -> List.of();
             case EVENTS -> List.of(NODES.arrayNode());
             // the valid bodies create READ_ONLY sessions, where a mutating harness tool is refused
-            case HARNESS_TOOLS -> List.of(tools(tool("")), tools(tool("   ")), tools(tool("x".repeat(129))),
-                    tools(tool("search"), tool("search")), tools(tool("send_email").put("mutating", true)),
-                    tools(tool("lookup").put("recordedOnly", true).put("canReconcile", true)), tools(NODES.objectNode()),
+            case HARNESS_TOOLS -> List.of(tools(declared("", false, false)), tools(declared("   ", false, false)),
+                    tools(declared("x".repeat(129), false, false)), tools(declared("search", false, false), declared("search", false, false)),
+                    tools(declared("send_email", true, false)), tools(declared("lookup", false, true).put("canReconcile", true)),
+                    tools(NODES.objectNode()),
                     tools(tool("search").put("approved", true)), manyTools(65), tools(declared("*", false, true), declared("search", false, false), declared("*", false, false)),
                     tools(declared("*", true, true)));
             case VERSION_STATE -> List.of(NODES.textNode("active"), NODES.textNode("DELETED"), NODES.textNode(""), NODES.textNode(junk + "X"));
@@ -330,7 +331,7 @@ final class Cases {
     private static JsonNode manyTools(int count) {
         var array = NODES.arrayNode();
         for (int i = 0; i < count; i++) {
-            array.add(tool("tool_" + i));
+            array.add(declared("tool_" + i, false, false));
         }
         return array;
     }
