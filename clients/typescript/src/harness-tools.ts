@@ -432,7 +432,7 @@ export class HarnessToolRunner {
     const results: HarnessRunResult[] = [];
     for (const c of checkpoint.toolCursor) {
       const open = c.state === "STARTED" || (c.state === "AUTHORIZED" && !c.awaitingApproval);
-      if (c.runBy === "HARNESS" && open && c.tool !== undefined && this.tools.has(c.tool)) {
+      if (c.runBy === "HARNESS" && open && c.tool !== undefined && (this.tools.has(c.tool) || this.tools.has(HARNESS_TOOL_WILDCARD))) {
         const result = await this.run(c.requestSeq, c.callId, 0);
         results.push(result);
         if (result.kind === "fenced") {
@@ -509,7 +509,7 @@ export class HarnessToolRunner {
     try {
       result = checkOutput(await tool.run(call));
     } catch (e) {
-      const name = tool.declaration.name;
+      const name = call.tool;
       if (!tool.declaration.mutating) {
         result = ToolOutput.error(`${name} failed: ${String(e)}`);
       } else if (tool.declaration.canReconcile) {

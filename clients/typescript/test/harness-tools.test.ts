@@ -151,6 +151,24 @@ describe("HarnessToolRunner", () => {
     expect(byName.map((c) => c.tool)).toEqual(["deploy"]);
     expect(r.declarations().map((t) => t.name)).toEqual(["*", "deploy"]);
     await expect(runner().run(authorized("c3", "lookup_ticket"), "c3")).rejects.toThrow(/lookup_ticket/);
+
+    const other = authorized("c5", "other_tool");
+    fake.server.next(
+      json(
+        200,
+        JSON.stringify({
+          sessionId: SESSION,
+          lastSeq: other + 1,
+          status: "RECOVERING",
+          toolCursor: [
+            { callId: "c5", tool: "other_tool", requestSeq: other, idempotencyKey: key(other, "c5"), state: "AUTHORIZED", awaitingApproval: false, runBy: "HARNESS", attempt: 0 },
+          ],
+        }),
+      ),
+    );
+    const resumed = await r.resume();
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]).toMatchObject({ kind: "completed", content: "ran other_tool" });
   });
 
   it("does nothing twice: the same step again answers the result in the log", async () => {

@@ -161,7 +161,7 @@ public final class HarnessToolRunner {
         var results = new ArrayList<HarnessRunResult>();
         for (Checkpoint.CallCursor c : checkpoint.get().toolCursor()) {
             boolean open = c.state().equals("STARTED") || (c.state().equals("AUTHORIZED") && !c.awaitingApproval());
-            if (c.runBy().equals("HARNESS") && open && tools.containsKey(c.tool())) {
+            if (c.runBy().equals("HARNESS") && open && (tools.containsKey(c.tool()) || tools.containsKey(HarnessTool.WILDCARD))) {
                 HarnessRunResult result = run(c.requestSeq(), c.callId(), Duration.ZERO);
                 results.add(result);
                 if (result instanceof Fenced) {
@@ -222,11 +222,11 @@ public final class HarnessToolRunner {
             throw e; // the attempt stays started with no result: the next run reconciles it
         } catch (Exception e) {
             if (!tool.declaration().mutating()) {
-                output = ToolOutput.error(tool.declaration().name() + " failed: " + e);
+                output = ToolOutput.error(call.tool() + " failed: " + e);
             } else if (tool.declaration().canReconcile()) {
                 return null; // it may have taken effect: read the log again and reconcile it by its key
             } else {
-                output = ToolOutput.unknown(tool.declaration().name() + " threw " + e + " after its start; it may or may not have"
+                output = ToolOutput.unknown(call.tool() + " threw " + e + " after its start; it may or may not have"
                         + " taken effect, and it has no reconciliation hook");
             }
         }

@@ -138,6 +138,13 @@ class HarnessToolRunnerTest {
         assertThat(runner.declarations()).extracting(HarnessTool::name).containsExactly("*", "deploy");
         assertThatThrownBy(() -> runner().run(authorized("c3", "lookup_ticket"), "c3")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lookup_ticket");
+
+        long other = authorized("c5", "other_tool");
+        server.then(FakeServer.json(200, "{\"sessionId\":\"s-1\",\"lastSeq\":" + (other + 1) + ",\"status\":\"RECOVERING\","
+                + "\"toolCursor\":[{\"callId\":\"c5\",\"tool\":\"other_tool\",\"requestSeq\":" + other + ",\"idempotencyKey\":\""
+                + key(other, "c5") + "\",\"state\":\"AUTHORIZED\",\"awaitingApproval\":false,\"runBy\":\"HARNESS\",\"attempt\":0}]}"));
+        assertThat(runner.resume()).as("resume takes a call the function for '*' runs").singleElement()
+                .isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.content()).contains("ran other_tool"));
     }
 
     @Test
