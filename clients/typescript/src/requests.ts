@@ -166,7 +166,7 @@ export const NewEvent = {
     } catch {
       throw new TypeError("content must be JSON text that parses as one JSON value");
     }
-    return NewEvent.of("framework_state", { ...fields, content: json });
+    return documented("framework_state", { ...fields, content: json });
   },
 
   /** `session_closed`: the session is over; nothing may be appended after it. */
