@@ -2,7 +2,7 @@ import type { SessionWriter, TetherClient } from "./client.js";
 import { TetherError, UnexpectedOutcomeError } from "./errors.js";
 import { requireText } from "./ids.js";
 import type { SessionEvent } from "./models.js";
-import { HarnessTool, NewEvent, ReadAt, type ToolStatus } from "./requests.js";
+import { HARNESS_TOOL_WILDCARD, HarnessTool, NewEvent, ReadAt, type ToolStatus } from "./requests.js";
 import type { AppendResult, Claimed, Fenced, NotFound, Rejected } from "./results.js";
 
 /**
@@ -380,9 +380,12 @@ export class HarnessToolRunner {
       if (fold === undefined) {
         return notFound(this.sessionId);
       }
-      const tool = this.tools.get(fold.tool);
+      // the function given for the tool's name, else the one for every other tool (the session's "*" declaration)
+      const tool = this.tools.get(fold.tool) ?? this.tools.get(HARNESS_TOOL_WILDCARD);
       if (tool === undefined) {
-        throw new TypeError(`call ${callId} is a call of '${fold.tool}', which this runner has no function for (add it to its tools)`);
+        throw new TypeError(
+          `call ${callId} is a call of '${fold.tool}', which this runner has no function for (add it, or one for ${HARNESS_TOOL_WILDCARD}, to its tools)`,
+        );
       }
       const next = fold.next();
       let done: HarnessRunResult | undefined;
@@ -429,7 +432,7 @@ export class HarnessToolRunner {
     const results: HarnessRunResult[] = [];
     for (const c of checkpoint.toolCursor) {
       const open = c.state === "STARTED" || (c.state === "AUTHORIZED" && !c.awaitingApproval);
-      if (c.runBy === "HARNESS" && open && c.tool !== undefined && this.tools.has(c.tool)) {
+      if (c.runBy === "HARNESS" && open && c.tool !== undefined && (this.tools.has(c.tool) || this.tools.has(HARNESS_TOOL_WILDCARD))) {
         const result = await this.run(c.requestSeq, c.callId, 0);
         results.push(result);
         if (result.kind === "fenced") {
@@ -506,7 +509,7 @@ export class HarnessToolRunner {
     try {
       result = checkOutput(await tool.run(call));
     } catch (e) {
-      const name = tool.declaration.name;
+      const name = call.tool;
       if (!tool.declaration.mutating) {
         result = ToolOutput.error(`${name} failed: ${String(e)}`);
       } else if (tool.declaration.canReconcile) {

@@ -9,7 +9,7 @@ export type { TetherClientOptions, ResolvedOptions } from "./options.js";
 export { TetherError, UnexpectedOutcomeError, MalformedAnswerError } from "./errors.js";
 export type { ApiError } from "./errors.js";
 export { EVENT_ID_NAMESPACE, eventIdOf, nameBasedUuid } from "./ids.js";
-export { NewEvent, ReadAt, ApprovalDecision, HarnessTool, MAX_HARNESS_TOOL_NAME, eventIdsOf } from "./requests.js";
+export { NewEvent, ReadAt, ApprovalDecision, HarnessTool, MAX_HARNESS_TOOL_NAME, HARNESS_TOOL_WILDCARD, eventIdsOf } from "./requests.js";
 export type {
   AppendBatch,
   ApprovalFilter,

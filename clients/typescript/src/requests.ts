@@ -147,6 +147,28 @@ export const NewEvent = {
     return documented("step_completed", { step, note: text(note, "note"), verified });
   },
 
+  /**
+   * `framework_state`: state an agent framework keeps with its session that Tether stores, offloads, scrubs and replays
+   * but never interprets (a LangGraph checkpoint's channel versions and values, its pending writes), e.g.
+   * `frameworkState("langgraph", "checkpoint", checkpointId, checkpoint)`. The model context and the checkpoint ignore
+   * it; read it back with the session's events (large content comes back as an `artifact` to fetch).
+   *
+   * `framework` and `kind` (e.g. `checkpoint`, `writes`) are 1-64 characters of `[a-z0-9._-]` starting with a letter or
+   * digit; `key` (what it is the state of, e.g. a checkpoint id) 1-512 characters without a control character.
+   * `content` is JSON text that must parse as one JSON value, or any other JSON value, which the SDK writes as JSON text
+   * (a JSON string value is passed as its text: `'"done"'`).
+   */
+  frameworkState(framework: string, kind: string, key: string, content: string | Exclude<JsonValue, string>): NewEvent {
+    const fields = { framework: frameworkName(framework, "framework"), kind: frameworkName(kind, "kind"), key: frameworkKey(key) };
+    const json = typeof content === "string" ? content : jsonText(content);
+    try {
+      JSON.parse(json);
+    } catch {
+      throw new TypeError("content must be JSON text that parses as one JSON value");
+    }
+    return documented("framework_state", { ...fields, content: json });
+  },
+
   /** `session_closed`: the session is over; nothing may be appended after it. */
   sessionClosed(outcome: string): NewEvent {
     return documented("session_closed", { outcome: text(outcome, "outcome") });
@@ -193,9 +215,14 @@ export type ToolMode = "READ_ONLY" | "WRITE";
  * its calls the same approval, fencing, idempotency key and recovery as the tool-executor's, but the harness runs them
  * and reports their results (docs/ARCHITECTURE.md §6, "Harness-run tools"). `HarnessToolRunner` runs them. Build one
  * with {@link HarnessTool.mutating}, {@link HarnessTool.readOnly} or {@link HarnessTool.recorded}.
+ *
+ * The name `*` ({@link HARNESS_TOOL_WILDCARD}) declares every tool the session does not declare by its name, built-in
+ * tools included (`HarnessTool.recorded("*", false)`: every other call is recorded-only); a declaration by name wins over
+ * it. A session declares it at most once, and a READ_ONLY session only as not mutating. A `HarnessToolRunner` given a
+ * function for `*` runs with it every call it has no function of its own for.
  */
 export interface HarnessTool {
-  /** The tool's name as its calls name it; not blank, at most 128 characters. */
+  /** The tool's name as its calls name it, or `*`; not blank, at most 128 characters. */
   readonly name: string;
   /** It changes something outside the session (gated by default: an approver decides each call). */
   readonly mutating: boolean;
@@ -207,6 +234,9 @@ export interface HarnessTool {
 
 /** The longest harness tool name the session-service accepts. */
 export const MAX_HARNESS_TOOL_NAME = 128;
+
+/** The harness tool name that declares every tool not declared by its own name. */
+export const HARNESS_TOOL_WILDCARD = "*";
 
 export const HarnessTool = {
   /** A tool declared field by field (checked as the session-service would). */
@@ -423,6 +453,25 @@ function positiveSeq(seq: number): number {
     throw new RangeError(`seq starts at 1, not ${seq}`);
   }
   return seq;
+}
+
+/** A `framework_state`'s `framework` or `kind`, as the session-service checks it. */
+function frameworkName(value: string, name: string): string {
+  if (typeof value !== "string" || !/^[a-z0-9][a-z0-9._-]{0,63}$/.test(value)) {
+    throw new TypeError(`${name} must be 1-64 characters of lower-case letters, digits, '.', '_' and '-', starting with a letter or digit`);
+  }
+  return value;
+}
+
+/** A `framework_state`'s `key`: 1-512 characters (UTF-16 units, as Java counts them), no control character. */
+function frameworkKey(key: string): string {
+  if (typeof key !== "string" || key.length < 1 || key.length > 512) {
+    throw new TypeError("key must be 1-512 characters");
+  }
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(key)) {
+    throw new TypeError("key must not contain control characters");
+  }
+  return key;
 }
 
 function nonNegative(value: number, name: string): number {

@@ -118,6 +118,59 @@ describe("HarnessToolRunner", () => {
     }
   });
 
+  it("runs a call of any tool it has no function of its own for with the function for *, and a tool given by name with its own", async () => {
+    setUp();
+    const byName: ToolInvocation[] = [];
+    const r = new HarnessToolRunner(fake.client, log.claimed(), {
+      tools: [
+        {
+          tool: HarnessTool.readOnly("*"),
+          run: (call) => {
+            ran.push(call);
+            return ToolOutput.ok(`ran ${call.tool}`);
+          },
+        },
+        {
+          tool: DEPLOY,
+          run: (call) => {
+            byName.push(call);
+            return ToolOutput.ok("deployed");
+          },
+        },
+      ],
+      authorizationTimeoutMs: 10_000,
+    });
+    const lookup = authorized("c1", "lookup_ticket");
+    const deploy = authorized("c2", "deploy");
+
+    const result = await r.run(lookup, "c1");
+    await r.run(deploy, "c2");
+
+    expect(result).toMatchObject({ kind: "completed", status: "OK", content: "ran lookup_ticket" });
+    expect(ran.map((c) => c.tool)).toEqual(["lookup_ticket"]);
+    expect(byName.map((c) => c.tool)).toEqual(["deploy"]);
+    expect(r.declarations().map((t) => t.name)).toEqual(["*", "deploy"]);
+    await expect(runner().run(authorized("c3", "lookup_ticket"), "c3")).rejects.toThrow(/lookup_ticket/);
+
+    const other = authorized("c5", "other_tool");
+    fake.server.next(
+      json(
+        200,
+        JSON.stringify({
+          sessionId: SESSION,
+          lastSeq: other + 1,
+          status: "RECOVERING",
+          toolCursor: [
+            { callId: "c5", tool: "other_tool", requestSeq: other, idempotencyKey: key(other, "c5"), state: "AUTHORIZED", awaitingApproval: false, runBy: "HARNESS", attempt: 0 },
+          ],
+        }),
+      ),
+    );
+    const resumed = await r.resume();
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]).toMatchObject({ kind: "completed", content: "ran other_tool" });
+  });
+
   it("does nothing twice: the same step again answers the result in the log", async () => {
     setUp();
     const seq = authorized("c1", "pay");

@@ -66,4 +66,31 @@ describe("new events", () => {
     expect(() => NewEvent.of("x", { type: "y" })).toThrow(/not payload fields/);
     expect(() => NewEvent.toolResult(" ", "OK")).toThrow(/blank/);
   });
+
+  it("carry a framework's state as JSON text, checked as the session-service checks it", () => {
+    const state = NewEvent.frameworkState("langgraph", "checkpoint", '["","cp-1"]', '{"v":1,"versions_seen":{}}');
+    expect(state).toEqual({
+      type: "framework_state",
+      fields: { framework: "langgraph", kind: "checkpoint", key: '["","cp-1"]', content: '{"v":1,"versions_seen":{}}' },
+    });
+    expect(Object.isFrozen(state)).toBe(true);
+    expect(NewEvent.frameworkState("openai-agents", "session.items", "k", { items: [{ role: "user", content: "hi" }], n: null }).fields.content)
+      .toBe('{"items":[{"role":"user","content":"hi"}],"n":null}');
+    expect(NewEvent.frameworkState("langgraph", "writes", "k".repeat(512), '"done"').fields.content).toBe('"done"');
+    expect(NewEvent.frameworkState("a".repeat(64), "0", "ключ 🔑", "null").fields.kind).toBe("0");
+
+    for (const bad of ["", "LangGraph", "-x", ".x", "lang graph", "a".repeat(65), "é"]) {
+      expect(() => NewEvent.frameworkState(bad, "checkpoint", "k", "{}"), bad).toThrow(/framework must be/);
+      expect(() => NewEvent.frameworkState("langgraph", bad, "k", "{}"), bad).toThrow(/kind must be/);
+    }
+    for (const bad of ["", "k".repeat(513)]) {
+      expect(() => NewEvent.frameworkState("langgraph", "checkpoint", bad, "{}")).toThrow(/key must be 1-512/);
+    }
+    for (const bad of ["a\nb", "nul\u0000", "del\u007f", "c1\u0085"]) {
+      expect(() => NewEvent.frameworkState("langgraph", "checkpoint", bad, "{}")).toThrow(/control characters/);
+    }
+    for (const bad of ["", "{", "{a:1}", "[1,]", "'x'", "NaN", "{} {}", "done"]) {
+      expect(() => NewEvent.frameworkState("langgraph", "checkpoint", "k", bad), bad).toThrow(/content must be JSON text/);
+    }
+  });
 });

@@ -802,7 +802,7 @@ export interface components {
             message: string;
         };
         /** @description An event as read back: its envelope (seq, eventId, type, sessionId, occurredAt, actor, harnessVersion) and its payload fields (docs/ARCHITECTURE.md §4). */
-        Event: components["schemas"]["SessionStartedEvent"] | components["schemas"]["UserMessageEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalGrantedEvent"] | components["schemas"]["ApprovalDeniedEvent"] | components["schemas"]["ToolCallAuthorizedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnInterruptedEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["PlanUpdatedEvent"] | components["schemas"]["StepCompletedEvent"] | components["schemas"]["SessionClaimedEvent"] | components["schemas"]["SessionResumedEvent"] | components["schemas"]["SessionMigratedEvent"] | components["schemas"]["SessionForkedEvent"] | components["schemas"]["SubagentResultEvent"] | components["schemas"]["SessionClosedEvent"] | components["schemas"]["ToolOutcomeResolvedEvent"] | components["schemas"]["ToolCallStartedEvent"];
+        Event: components["schemas"]["SessionStartedEvent"] | components["schemas"]["UserMessageEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalGrantedEvent"] | components["schemas"]["ApprovalDeniedEvent"] | components["schemas"]["ToolCallAuthorizedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnInterruptedEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["PlanUpdatedEvent"] | components["schemas"]["StepCompletedEvent"] | components["schemas"]["SessionClaimedEvent"] | components["schemas"]["SessionResumedEvent"] | components["schemas"]["SessionMigratedEvent"] | components["schemas"]["SessionForkedEvent"] | components["schemas"]["SubagentResultEvent"] | components["schemas"]["SessionClosedEvent"] | components["schemas"]["ToolOutcomeResolvedEvent"] | components["schemas"]["ToolCallStartedEvent"] | components["schemas"]["FrameworkStateEvent"];
         /** @description A page of a session's events: at most limit of them from fromSeq, the session's lastSeq, and the nextSeq to ask for next (past lastSeq once the log is read through). */
         EventPage: {
             events: components["schemas"]["Event"][];
@@ -829,15 +829,43 @@ export interface components {
             seq: number;
             sessionId: string;
         };
+        /** @description An event of type framework_state as read back. */
+        FrameworkStateEvent: {
+            actor: components["schemas"]["Actor"];
+            artifact?: components["schemas"]["BlobRef"];
+            /** @description JSON text that parses as one JSON value; when artifact is set, only its preview (GET /v1/artifacts/{sha256} serves the whole) */
+            content: string;
+            eventId: string;
+            framework: string;
+            /** @description the session's harness version when it was appended */
+            harnessVersion: string | null;
+            key: string;
+            kind: string;
+            /**
+             * Format: date-time
+             * @description when the sequencer accepted it
+             */
+            occurredAt: string;
+            /** Format: int64 */
+            seq: number;
+            sessionId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "framework_state";
+        };
         HarnessTool: {
             canReconcile: boolean;
             mutating: boolean;
+            /** @description the tool's name as a call's tool names it, or * for every tool the declaration does not name (at most one; a name wins over it) */
             name: string;
             recordedOnly: boolean;
         };
         HarnessToolInput: {
             canReconcile: boolean;
             mutating: boolean;
+            /** @description the tool's name as a call's tool names it, or * for every tool the declaration does not name (at most one; a name wins over it) */
             name: string;
             recordedOnly: boolean;
         };
@@ -969,7 +997,22 @@ export interface components {
             type: "context_compacted";
         };
         /** @description An event a client appends: eventId (chosen by the client; sending it again appends nothing), type, and the payload fields of that type (docs/ARCHITECTURE.md §4). No other field is accepted. */
-        NewEvent: components["schemas"]["NewSessionStartedEvent"] | components["schemas"]["NewUserMessageEvent"] | components["schemas"]["NewAssistantMessageEvent"] | components["schemas"]["NewApprovalRequestedEvent"] | components["schemas"]["NewApprovalGrantedEvent"] | components["schemas"]["NewApprovalDeniedEvent"] | components["schemas"]["NewToolCallAuthorizedEvent"] | components["schemas"]["NewToolResultEvent"] | components["schemas"]["NewTurnInterruptedEvent"] | components["schemas"]["NewContextCompactedEvent"] | components["schemas"]["NewPlanUpdatedEvent"] | components["schemas"]["NewStepCompletedEvent"] | components["schemas"]["NewSessionClaimedEvent"] | components["schemas"]["NewSessionResumedEvent"] | components["schemas"]["NewSessionMigratedEvent"] | components["schemas"]["NewSessionForkedEvent"] | components["schemas"]["NewSubagentResultEvent"] | components["schemas"]["NewSessionClosedEvent"] | components["schemas"]["NewToolOutcomeResolvedEvent"] | components["schemas"]["NewToolCallStartedEvent"];
+        NewEvent: components["schemas"]["NewSessionStartedEvent"] | components["schemas"]["NewUserMessageEvent"] | components["schemas"]["NewAssistantMessageEvent"] | components["schemas"]["NewApprovalRequestedEvent"] | components["schemas"]["NewApprovalGrantedEvent"] | components["schemas"]["NewApprovalDeniedEvent"] | components["schemas"]["NewToolCallAuthorizedEvent"] | components["schemas"]["NewToolResultEvent"] | components["schemas"]["NewTurnInterruptedEvent"] | components["schemas"]["NewContextCompactedEvent"] | components["schemas"]["NewPlanUpdatedEvent"] | components["schemas"]["NewStepCompletedEvent"] | components["schemas"]["NewSessionClaimedEvent"] | components["schemas"]["NewSessionResumedEvent"] | components["schemas"]["NewSessionMigratedEvent"] | components["schemas"]["NewSessionForkedEvent"] | components["schemas"]["NewSubagentResultEvent"] | components["schemas"]["NewSessionClosedEvent"] | components["schemas"]["NewToolOutcomeResolvedEvent"] | components["schemas"]["NewToolCallStartedEvent"] | components["schemas"]["NewFrameworkStateEvent"];
+        /** @description An event of type framework_state to append. */
+        NewFrameworkStateEvent: {
+            /** @description JSON text that parses as one JSON value; when artifact is set, only its preview (GET /v1/artifacts/{sha256} serves the whole) */
+            content: string;
+            /** @description chosen by the client: 1-128 letters, digits, '.', '_' or '-' */
+            eventId: string;
+            framework: string;
+            key: string;
+            kind: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "framework_state";
+        };
         /** @description An event of type plan_updated to append. */
         NewPlanUpdatedEvent: {
             /** @description chosen by the client: 1-128 letters, digits, '.', '_' or '-' */

@@ -10,9 +10,15 @@ package dev.tether.client;
  * HarnessTool.mutating("charge_card").reconcilable()   // changes the world; a hook can tell whether an attempt took effect
  * HarnessTool.readOnly("search_docs")
  * HarnessTool.recorded("web_search", false)            // only its result is seen, after the fact: no exactly-once guarantee
+ * HarnessTool.recorded(HarnessTool.WILDCARD, false)    // every tool not declared by its name: recorded-only
  * }</pre>
  *
- * @param name         the tool's name as its calls name it; not blank, at most 128 characters
+ * <p>The name {@value #WILDCARD} declares every tool the session does not declare by its name, built-in tools included;
+ * a declaration by name wins over it. A session declares it at most once, and a READ_ONLY session only as not mutating.
+ * A {@link HarnessToolRunner} given a function for {@value #WILDCARD} runs with it every call it has no function of its
+ * own for.
+ *
+ * @param name         the tool's name as its calls name it, or {@value #WILDCARD}; not blank, at most 128 characters
  * @param mutating     it changes something outside the session (gated by default: an approver decides each call)
  * @param canReconcile the harness has a hook that finds out, by the idempotency key, whether an attempt took effect
  * @param recordedOnly the harness reports only its results, without the start step; exclusive with {@code canReconcile}
@@ -21,6 +27,8 @@ public record HarnessTool(String name, boolean mutating, boolean canReconcile, b
 
     /** The longest name the session-service accepts. */
     public static final int MAX_NAME = 128;
+    /** The name that declares every tool not declared by its own name. */
+    public static final String WILDCARD = "*";
 
     public HarnessTool {
         Ids.requireText(name, "name");

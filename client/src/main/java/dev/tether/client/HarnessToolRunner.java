@@ -114,10 +114,11 @@ public final class HarnessToolRunner {
                 return new NotFound("session " + sessionId() + " not found");
             }
             HarnessCallFold fold = read.get();
-            Registered tool = tools.get(fold.tool());
+            // the function added for the tool's name, else the one for every other tool (the session's "*" declaration)
+            Registered tool = tools.getOrDefault(fold.tool(), tools.get(HarnessTool.WILDCARD));
             if (tool == null) {
                 throw new IllegalArgumentException("call " + callId + " is a call of '" + fold.tool() + "', which this runner has no"
-                        + " function for (add it with Builder.tool)");
+                        + " function for (add it, or one for " + HarnessTool.WILDCARD + ", with Builder.tool)");
             }
             HarnessCallFold.Next next = fold.next();
             HarnessRunResult done;
@@ -160,7 +161,7 @@ public final class HarnessToolRunner {
         var results = new ArrayList<HarnessRunResult>();
         for (Checkpoint.CallCursor c : checkpoint.get().toolCursor()) {
             boolean open = c.state().equals("STARTED") || (c.state().equals("AUTHORIZED") && !c.awaitingApproval());
-            if (c.runBy().equals("HARNESS") && open && tools.containsKey(c.tool())) {
+            if (c.runBy().equals("HARNESS") && open && (tools.containsKey(c.tool()) || tools.containsKey(HarnessTool.WILDCARD))) {
                 HarnessRunResult result = run(c.requestSeq(), c.callId(), Duration.ZERO);
                 results.add(result);
                 if (result instanceof Fenced) {
@@ -221,11 +222,11 @@ public final class HarnessToolRunner {
             throw e; // the attempt stays started with no result: the next run reconciles it
         } catch (Exception e) {
             if (!tool.declaration().mutating()) {
-                output = ToolOutput.error(tool.declaration().name() + " failed: " + e);
+                output = ToolOutput.error(call.tool() + " failed: " + e);
             } else if (tool.declaration().canReconcile()) {
                 return null; // it may have taken effect: read the log again and reconcile it by its key
             } else {
-                output = ToolOutput.unknown(tool.declaration().name() + " threw " + e + " after its start; it may or may not have"
+                output = ToolOutput.unknown(call.tool() + " threw " + e + " after its start; it may or may not have"
                         + " taken effect, and it has no reconciliation hook");
             }
         }

@@ -178,6 +178,29 @@ public final class NewEvent {
         return new NewEvent("step_completed", f, null);
     }
 
+    /**
+     * {@code framework_state}: state an agent framework keeps with its session that Tether stores, offloads, scrubs and
+     * replays but never interprets (a LangGraph checkpoint's channel versions and values, its pending writes), e.g.
+     * {@code frameworkState("langgraph", "checkpoint", checkpointId, json)}. The model context and the checkpoint ignore
+     * it; read it back with the session's events (large content comes back as an {@code artifact} to fetch).
+     *
+     * @param framework   which framework wrote it: 1-64 characters of {@code [a-z0-9._-]}, starting with a letter or digit
+     * @param kind        what sort of state, e.g. {@code checkpoint} or {@code writes}: the same rule
+     * @param key         what it is the state of, e.g. a checkpoint id: 1-512 characters, no control character
+     * @param contentJson the state as JSON text; it must parse as one JSON value (the session-service refuses anything else)
+     */
+    public static NewEvent frameworkState(String framework, String kind, String key, String contentJson) {
+        ObjectNode f = Json.object();
+        f.put("framework", Ids.requireText(framework, "framework"));
+        f.put("kind", Ids.requireText(kind, "kind"));
+        if (Objects.requireNonNull(key, "key").isEmpty()) {
+            throw new IllegalArgumentException("key must not be empty");
+        }
+        f.put("key", key);
+        f.put("content", Objects.requireNonNull(contentJson, "contentJson"));
+        return new NewEvent("framework_state", f, null);
+    }
+
     /** {@code session_closed}: the session is over; nothing may be appended after it. */
     public static NewEvent sessionClosed(String outcome) {
         ObjectNode f = Json.object();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tether.testing.ServiceProcess;
+import dev.tether.testing.TopicReader;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -45,6 +46,7 @@ class HarnessRunIT {
 
     private static final Duration PATIENCE = Duration.ofMinutes(2);
 
+    private static String prefix;
     private static Path workDir;
     private static ServiceProcess sessions;
     private static ServiceProcess approvalService;
@@ -56,7 +58,7 @@ class HarnessRunIT {
 
     @BeforeAll
     static void start() throws IOException {
-        String prefix = "client-harness-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        prefix = "client-harness-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         workDir = Files.createTempDirectory("client-harness-it-");
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_WORKSPACE_ROOT",
                 Files.createDirectories(workDir.resolve("workspaces")).toString(), "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
@@ -260,6 +262,77 @@ class HarnessRunIT {
         assertThat(cancelled.text("status")).contains("CANCELLED");
         assertThat(ran).hasValue(1);
         assertThat(agent.allEvents(id).orElseThrow()).filteredOn(e -> e.type().equals("tool_call_started")).hasSize(1);
+    }
+
+    /**
+     * A session declaring {@code *} recorded-only: a call of a tool it never named (and one of a built-in, gated tool) is
+     * the harness's to report; its result is taken without a start; the approval-service answers neither call (it did
+     * act on the turn: it authorized the declared tool's call beside them, and later a sentinel's), the projector asks
+     * the executor for nothing, and the checkpoint and recovery report flag them recorded-only.
+     */
+    @Test
+    void aRecordedOnlyWildcard_takesTheHarnesssResultOfAnUndeclaredTool_andNoServiceAnswersIt() throws Exception {
+        String id = "wildcard-" + UUID.randomUUID().toString().substring(0, 8);
+        HarnessTool lookup = HarnessTool.readOnly("lookup");
+        agent.createSession(NewSession.of("Triage the ticket", "claude-sonnet-4", ToolMode.WRITE).withSessionId(id)
+                .withHarnessTools(List.of(HarnessTool.recorded(HarnessTool.WILDCARD, false), lookup))).createdOrThrow();
+        Claimed claimed = agent.claim(id, ClaimRequest.of("worker-w", "v1")).claimedOrThrow();
+        SessionWriter writer = agent.writer(claimed);
+
+        long turn = writer.append("turn-1", NewEvent.assistantMessage("Looking around.", List.of(
+                new ToolCall("c1", "some_unknown_tool", "{\"q\":\"ticket 7\"}"), new ToolCall("c2", "run_command", "{\"command\":\"ls\"}"),
+                new ToolCall("c3", "lookup", "{}")), new TokenUsage(10, 5))).appendedOrThrow().seqs().get(0);
+        Appended results = writer.append("turn-1/results",
+                NewEvent.toolResult("c1", id + "/" + turn + "/c1", ToolStatus.OK, "3 tickets"),
+                NewEvent.toolResult("c2", id + "/" + turn + "/c2", ToolStatus.OK, "a.txt")).appendedOrThrow();
+        long sentinel = ask(writer, "turn-2", "c4", "lookup");
+        // the approval-service has read the whole log up to the sentinel once it answers the sentinel's call
+        agent.awaitEvent(id, sentinel, e -> e.type().equals("tool_call_authorized") && e.text("callId").equals(Optional.of("c4")), PATIENCE)
+                .orElseThrow();
+        Checkpoint checkpoint = agent.checkpoint(id, ReadAt.atLeast(sentinel)).orElseThrow();
+
+        List<SessionEvent> log = agent.allEvents(id).orElseThrow();
+        for (String callId : List.of("c1", "c2")) {
+            assertThat(log).as(callId).filteredOn(e -> e.seq() > turn && e.text("callId").equals(Optional.of(callId)))
+                    .singleElement().satisfies(e -> {
+                        assertThat(e.type()).isEqualTo("tool_result");
+                        assertThat(e.seq()).isIn(results.seqs());
+                        assertThat(e.actor().kind()).isEqualTo("TOOL");
+                        assertThat(e.text("status")).contains("OK");
+                    });
+        }
+        assertThat(log).filteredOn(e -> e.text("callId").equals(Optional.of("c3"))).extracting(SessionEvent::type)
+                .containsExactly("tool_call_authorized");
+        assertThat(log).extracting(SessionEvent::type).doesNotContain("approval_requested", "tool_call_started");
+
+        assertThat(checkpoint.call("c1")).hasValueSatisfying(c -> {
+            assertThat(c.runBy()).isEqualTo("RECORDED");
+            assertThat(c.state()).isEqualTo("OK");
+        });
+        assertThat(checkpoint.call("c3")).hasValueSatisfying(c -> assertThat(c.runBy()).isEqualTo("HARNESS"));
+        RecoveryReport report = agent.recovery(id, ReadAt.atLeast(sentinel)).orElseThrow();
+        for (String callId : List.of("c1", "c2")) {
+            assertThat(report.effects().harnessCall(callId)).as(callId).hasValueSatisfying(c -> {
+                assertThat(c.tool()).isEqualTo(callId.equals("c1") ? "some_unknown_tool" : "run_command");
+                assertThat(c.recordedOnly()).isTrue();
+                assertThat(c.exactlyOnce()).isFalse();
+                assertThat(c.outcome()).isEqualTo("CONFIRMED");
+            });
+        }
+        // the projector emits a tool request for no call of the session, so the executor never hears of them; a session
+        // without harness tools, whose list_dir call the projector does ask the executor for, shows the topic read right
+        String control = "wildcard-control-" + UUID.randomUUID().toString().substring(0, 8);
+        agent.createSession(NewSession.of("List it", "claude-sonnet-4", ToolMode.WRITE).withSessionId(control)).createdOrThrow();
+        long controlTurn = ask(agent.writer(agent.claim(control, ClaimRequest.of("worker-c", "v1")).claimedOrThrow()), "turn-1", "c1",
+                "list_dir");
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(500)).until(() -> toolRequestKeys().contains(control + "/" + controlTurn + "/c1"));
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
+                .until(() -> toolRequestKeys().stream().noneMatch(key -> key.startsWith(id + "/")));
+    }
+
+    /** The keys of every committed record of this stack's tool-requests topic. */
+    private static List<String> toolRequestKeys() {
+        return TopicReader.readAll(prefix + "tool-requests").stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).toList();
     }
 
     @Test

@@ -114,6 +114,40 @@ class HarnessToolRunnerTest {
     }
 
     @Test
+    void aFunctionForTheWildcard_runsACallOfAnyToolWithoutOneOfItsOwn_andAToolAddedByNameKeepsItsOwn() throws Exception {
+        var byName = new CopyOnWriteArrayList<ToolInvocation>();
+        HarnessToolRunner runner = HarnessToolRunner.builder(client, log.claimed())
+                .tool(HarnessTool.readOnly(HarnessTool.WILDCARD), call -> {
+                    ran.add(call);
+                    return ToolOutput.ok("ran " + call.tool());
+                })
+                .tool(DEPLOY, call -> {
+                    byName.add(call);
+                    return ToolOutput.ok("deployed");
+                })
+                .authorizationTimeout(Duration.ofSeconds(10)).build();
+        long lookup = authorized("c1", "lookup_ticket");
+        long deploy = authorized("c2", "deploy");
+
+        HarnessRunResult result = runner.run(lookup, "c1");
+        runner.run(deploy, "c2");
+
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.content()).contains("ran lookup_ticket"));
+        assertThat(ran).singleElement().satisfies(c -> assertThat(c.tool()).isEqualTo("lookup_ticket"));
+        assertThat(byName).singleElement().satisfies(c -> assertThat(c.tool()).isEqualTo("deploy"));
+        assertThat(runner.declarations()).extracting(HarnessTool::name).containsExactly("*", "deploy");
+        assertThatThrownBy(() -> runner().run(authorized("c3", "lookup_ticket"), "c3")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lookup_ticket");
+
+        long other = authorized("c5", "other_tool");
+        server.then(FakeServer.json(200, "{\"sessionId\":\"s-1\",\"lastSeq\":" + (other + 1) + ",\"status\":\"RECOVERING\","
+                + "\"toolCursor\":[{\"callId\":\"c5\",\"tool\":\"other_tool\",\"requestSeq\":" + other + ",\"idempotencyKey\":\""
+                + key(other, "c5") + "\",\"state\":\"AUTHORIZED\",\"awaitingApproval\":false,\"runBy\":\"HARNESS\",\"attempt\":0}]}"));
+        assertThat(runner.resume()).as("resume takes a call the function for '*' runs").singleElement()
+                .isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.content()).contains("ran other_tool"));
+    }
+
+    @Test
     void theSameStepAgain_isANoOp_thatAnswersTheResultInTheLog() throws Exception {
         long seq = authorized("c1", "pay");
         HarnessToolRunner runner = runner();

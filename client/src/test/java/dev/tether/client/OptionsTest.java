@@ -129,6 +129,23 @@ class OptionsTest {
     }
 
     @Test
+    void aFrameworkState_hasTheWireShapeOfArchitecture4_itsContentAsJsonText() {
+        NewEvent state = NewEvent.frameworkState("langgraph", "checkpoint", "[\"\",\"cp-1\"]", "{\"v\":1,\"versions_seen\":{}}");
+
+        assertThat(state.type()).isEqualTo("framework_state");
+        assertThat(state.toJson("f-1").toString()).isEqualTo("{\"eventId\":\"f-1\",\"type\":\"framework_state\",\"framework\":\"langgraph\","
+                + "\"kind\":\"checkpoint\",\"key\":\"[\\\"\\\",\\\"cp-1\\\"]\",\"content\":\"{\\\"v\\\":1,\\\"versions_seen\\\":{}}\"}");
+        assertThat(state.toString()).doesNotContain("versions_seen");
+        assertThatThrownBy(() -> NewEvent.frameworkState(" ", "checkpoint", "k", "{}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("framework");
+        assertThatThrownBy(() -> NewEvent.frameworkState("langgraph", null, "k", "{}")).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> NewEvent.frameworkState("langgraph", "checkpoint", "", "{}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key");
+        assertThatThrownBy(() -> NewEvent.frameworkState("langgraph", "checkpoint", "k", null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("contentJson");
+    }
+
+    @Test
     void newEvent_toString_namesFieldsButNeverTheirContent() {
         assertThat(NewEvent.userMessage("my token is ghp_secret").toString()).contains("user_message", "content").doesNotContain("ghp_secret");
     }

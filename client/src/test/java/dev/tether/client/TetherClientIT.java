@@ -319,6 +319,85 @@ class TetherClientIT {
         assertThat(agent.recovery("no-such-" + id)).isEmpty();
     }
 
+    /**
+     * A framework's state, small and over the offload threshold, goes in as {@code framework_state}, comes back with the
+     * session's events (the large one as its artifact, served whole), and leaves the checkpoint, the recovery report and
+     * the model context as they were but for the position.
+     */
+    @Test
+    void frameworkState_isKeptAndReadBack_offloadedWhenLarge_andTheCheckpointAndContextIgnoreIt() throws Exception {
+        String id = newSession("framework");
+        Claimed claim = agent.claim(id, ClaimRequest.of("worker-a", "v1")).claimedOrThrow();
+        SessionWriter writer = agent.writer(claim);
+        Appended turn = writer.append("turn-1", NewEvent.userMessage("Start with src/Foo.java."),
+                NewEvent.assistantMessage("Reading the file first.", List.of(new ToolCall("call-1", "read_file", "{\"path\":\"src/Foo.java\"}")),
+                        new TokenUsage(812, 40))).appendedOrThrow();
+        Checkpoint before = agent.checkpoint(id, ReadAt.atLeast(turn.lastSeq())).orElseThrow();
+        var contextsBefore = new java.util.EnumMap<ContextFormat, ModelContext>(ContextFormat.class);
+        for (ContextFormat format : ContextFormat.values()) {
+            contextsBefore.put(format, agent.context(id, ContextQuery.of(format).at(ReadAt.atLeast(turn.lastSeq()))).orElseThrow());
+        }
+        RecoveryReport reportBefore = agent.recovery(id, ReadAt.atLeast(turn.lastSeq())).orElseThrow();
+
+        String small = "{\"v\":1,\"channel_versions\":{\"messages\":2,\"hidden_channel\":1},\"versions_seen\":{},\"é\":\"ü\"}";
+        var values = new StringBuilder("{\"v\":1,\"channel_values\":{\"hidden_channel\":[");
+        for (int i = 0; i < 4_000; i++) {
+            values.append(i == 0 ? "" : ",").append("{\"step\":").append(i).append(",\"note\":\"never shown to the model\"}");
+        }
+        String large = values.append("]}}").toString();
+        assertThat(large.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).as("over the 64 KiB threshold").isGreaterThan(64 * 1024);
+        Appended states = writer.append("checkpoint-1", NewEvent.frameworkState("langgraph", "checkpoint", "[\"\",\"cp-1\"]", small),
+                NewEvent.frameworkState("langgraph", "writes", "[\"\",\"cp-1\",\"task-1\"]", large)).appendedOrThrow();
+        assertThat(states.seqs()).containsExactly(turn.lastSeq() + 1, turn.lastSeq() + 2);
+
+        List<SessionEvent> read = agent.events(id, states.seqs().get(0), 10).orElseThrow().events();
+        assertThat(read).extracting(SessionEvent::type).containsExactly("framework_state", "framework_state");
+        SessionEvent inline = read.get(0);
+        assertThat(inline.actor().kind()).isEqualTo("MODEL");
+        assertThat(inline.json().get("framework").asText()).isEqualTo("langgraph");
+        assertThat(inline.json().get("kind").asText()).isEqualTo("checkpoint");
+        assertThat(inline.json().get("key").asText()).isEqualTo("[\"\",\"cp-1\"]");
+        assertThat(inline.json().get("content").asText()).isEqualTo(small);
+        assertThat(inline.json().has("artifact")).isFalse();
+        SessionEvent offloaded = read.get(1);
+        var artifact = offloaded.json().get("artifact");
+        String sha256 = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(large.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertThat(artifact.get("sha256").asText()).isEqualTo(sha256);
+        assertThat(artifact.get("size").asLong()).isEqualTo(large.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+        assertThat(offloaded.json().get("content").asText()).as("the preview").isEqualTo(large.substring(0, 512));
+        assertThat(offloaded.json().get("kind").asText()).isEqualTo("writes");
+        var http = java.net.http.HttpClient.newHttpClient();
+        var served = http.send(java.net.http.HttpRequest.newBuilder(URI.create(sessions.baseUrl() + "/v1/artifacts/" + sha256))
+                .header("Authorization", "Bearer dev-acme-agent").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(served.statusCode()).isEqualTo(200);
+        assertThat(served.body()).isEqualTo(large);
+
+        Checkpoint after = agent.checkpoint(id, ReadAt.atLeast(states.lastSeq())).orElseThrow();
+        assertThat(after.lastSeq()).isEqualTo(states.lastSeq());
+        assertThat(withoutPosition(after.json())).as("the checkpoint, but for its position").isEqualTo(withoutPosition(before.json()));
+        for (ContextFormat format : ContextFormat.values()) {
+            ModelContext now = agent.context(id, ContextQuery.of(format).at(ReadAt.atLeast(states.lastSeq()))).orElseThrow();
+            List<com.fasterxml.jackson.databind.JsonNode> then = contextsBefore.get(format).messages();
+            assertThat(now.atSeq()).isEqualTo(states.lastSeq());
+            assertThat(now.messages().subList(0, now.messages().size() - 1)).as("%s but for its volatile tail", format)
+                    .isEqualTo(then.subList(0, then.size() - 1));
+            assertThat(now.stablePrefixSize()).isEqualTo(contextsBefore.get(format).stablePrefixSize());
+            assertThat(now.messagesJson()).doesNotContain("langgraph", "hidden_channel", "never shown", "cp-1");
+        }
+        RecoveryReport report = agent.recovery(id, ReadAt.atLeast(states.lastSeq())).orElseThrow();
+        assertThat(report.position().lastSeq()).isEqualTo(states.lastSeq());
+        assertThat(report.effects()).isEqualTo(reportBefore.effects());
+        assertThat(report.nextSafeActions()).isEqualTo(reportBefore.nextSafeActions());
+    }
+
+    /** A checkpoint's JSON without what any event moves: lastSeq, the log position and the time of the latest event. */
+    private static com.fasterxml.jackson.databind.JsonNode withoutPosition(String checkpointJson) throws IOException {
+        var node = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper().readTree(checkpointJson);
+        node.remove(List.of("lastSeq", "position", "updatedAt"));
+        return node;
+    }
+
     @Test
     void sessionsAreListedPerTenant_forkedAndErased() {
         String id = newSession("list");

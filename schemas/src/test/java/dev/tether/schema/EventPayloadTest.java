@@ -35,7 +35,7 @@ class EventPayloadTest {
                 "sessionStarted", "userMessage", "assistantMessage", "approvalRequested", "approvalGranted",
                 "approvalDenied", "toolCallAuthorized", "toolResult", "turnInterrupted", "contextCompacted",
                 "planUpdated", "stepCompleted", "sessionClaimed", "sessionResumed", "sessionMigrated",
-                "sessionForked", "subagentResult", "sessionClosed", "toolOutcomeResolved", "toolCallStarted");
+                "sessionForked", "subagentResult", "sessionClosed", "toolOutcomeResolved", "toolCallStarted", "frameworkState");
     }
 
     @Test

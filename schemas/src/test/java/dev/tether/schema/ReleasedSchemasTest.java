@@ -9,6 +9,7 @@ import dev.tether.avro.ApprovalDecision;
 import dev.tether.avro.ApprovalScope;
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.EventPayload;
+import dev.tether.avro.FrameworkState;
 import dev.tether.avro.HarnessTool;
 import dev.tether.avro.SessionStarted;
 import dev.tether.avro.ToolCallStarted;
@@ -99,6 +100,17 @@ class ReleasedSchemasTest {
         assertThat(empty.getSchema().getFields()).allSatisfy(f -> assertThat(empty.get(f.name())).as(f.name()).isNull());
     }
 
+    @Test
+    void aFrameworkState_writtenToday_readsWithV3_asAnUnknownTypeWithNoPayload() throws IOException {
+        GenericRecord state = readWithV3(frameworkState());
+
+        assertThat(state.get("type")).hasToString("framework_state");
+        assertThat(state.get("seq")).isEqualTo(6L);
+        GenericRecord empty = (GenericRecord) state.get("payload");
+        assertThat(empty.getSchema().getField("frameworkState")).isNull();
+        assertThat(empty.getSchema().getFields()).allSatisfy(f -> assertThat(empty.get(f.name())).as(f.name()).isNull());
+    }
+
     private static GenericRecord readWithV3(SessionEvent event) throws IOException {
         var out = new ByteArrayOutputStream();
         BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
@@ -123,6 +135,15 @@ class ReleasedSchemasTest {
                 .setOccurredAt(Instant.parse("2026-12-01T10:00:05Z")).setActor(new Actor(ActorKind.TOOL, "agent-1"))
                 .setHarnessVersion("v1").setType("tool_call_started")
                 .setPayload(EventPayload.newBuilder().setToolCallStarted(new ToolCallStarted("c1", "s-1/3/c1", 1L, 1)).build())
+                .build();
+    }
+
+    private static SessionEvent frameworkState() {
+        return SessionEvent.newBuilder().setEventId("e-6").setSessionId("s-1").setTenantId("acme").setSeq(6)
+                .setOccurredAt(Instant.parse("2026-12-01T10:00:06Z")).setActor(new Actor(ActorKind.MODEL, "agent-1"))
+                .setHarnessVersion("v1").setType("framework_state")
+                .setPayload(EventPayload.newBuilder().setFrameworkState(new FrameworkState("langgraph", "checkpoint", "cp-1",
+                        "{\"v\":1}", null)).build())
                 .build();
     }
 

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.Test;
 class SecretScrubbingIT {
 
     private static final List<PlantedSecrets.Planted> PLANTED = PlantedSecrets.all();
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     @Test
     void plantedSecrets_inEveryFieldKind_areFoundNowhere() throws Exception {
@@ -69,10 +70,18 @@ class SecretScrubbingIT {
         events.add(Map.of("eventId", uuid(), "type", "plan_updated", "items",
                 PLANTED.stream().map(p -> Map.of("text", "rotate " + p.text(), "status", "PENDING")).toList()));
         events.add(Map.of("eventId", uuid(), "type", "step_completed", "step", 1, "note", all, "verified", true, "evidence", all));
+        // a framework's state is JSON text: the secrets JSON-escaped in its strings, and a value JSON does not quote
+        String state = JSON.writeValueAsString(Map.of("channel_values", Map.of("messages", PLANTED.stream().map(PlantedSecrets.Planted::text)
+                .toList()), "config", Map.of("api_key", 12345678, "token", true)));
+        events.add(Map.of("eventId", uuid(), "type", "framework_state", "framework", "langgraph", "kind", "checkpoint", "key", "cp-1",
+                "content", state));
         redactions += append(AGENT, sessionId, Map.of("events", events)).statusCode(200).extract().jsonPath().getInt("redactions");
         // large content, so the blob store gets some too
         redactions += append(AGENT, sessionId, batch(Map.of("eventId", uuid(), "type", "user_message",
                 "content", (all + "\n").repeat(60)))).statusCode(200).extract().jsonPath().getInt("redactions");
+        redactions += append(AGENT, sessionId, batch(Map.of("eventId", uuid(), "type", "framework_state", "framework", "langgraph",
+                "kind", "writes", "key", "cp-1", "content", JSON.writeValueAsString(java.util.Collections.nCopies(60, all)))))
+                .statusCode(200).extract().jsonPath().getInt("redactions");
         redactions += append(AGENT, sessionId, batch(Map.of("eventId", uuid(), "type", "session_closed", "outcome", all)))
                 .statusCode(200).extract().jsonPath().getInt("redactions");
 

@@ -22,6 +22,7 @@ import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanUpdated;
 import dev.tether.core.event.ProposedEvent;
@@ -156,7 +157,8 @@ public final class ApprovalMachine {
             }
         } else if (payload instanceof UserMessage || payload instanceof ContextCompacted || payload instanceof PlanUpdated
                 || payload instanceof StepCompleted || payload instanceof SessionClaimed || payload instanceof SessionResumed
-                || payload instanceof SessionMigrated || payload instanceof SubagentResult || payload instanceof UnknownEvent) {
+                || payload instanceof SessionMigrated || payload instanceof SubagentResult || payload instanceof FrameworkState
+                || payload instanceof UnknownEvent) {
             // position only
         } else {
             throw new IllegalStateException("unhandled event type " + payload.type());
@@ -462,7 +464,8 @@ public final class ApprovalMachine {
                     + " session; its tools are " + String.join(", ", new java.util.TreeSet<>(rules.inspector().tools(s.toolMode())))
                     + ". Nothing was run.");
         }
-        boolean gated = harness ? rules.policy().gated(s.tenantId(), s.toolMode(), HarnessTool.find(s.harnessTools(), call.tool()))
+        boolean gated = harness
+                ? rules.policy().gated(s.tenantId(), s.toolMode(), call.tool(), HarnessTool.find(s.harnessTools(), call.tool()))
                 : rules.policy().gated(s.tenantId(), s.toolMode(), call.tool());
         if (!gated) {
             return authorize(s, call.callId(), AuthorizationBasis.POLICY);

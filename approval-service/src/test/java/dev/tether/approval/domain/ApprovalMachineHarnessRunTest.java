@@ -107,6 +107,51 @@ class ApprovalMachineHarnessRunTest {
     }
 
     @Test
+    void underARecordedOnlyWildcard_aCallOfAnyUndeclaredTool_getsNoAnswer_notEvenTheRegistrysError_whileNamedToolsAreAnswered() {
+        Story story = new Story(GatingPolicy.defaults()).append(AGENT_ACTOR, new SessionStarted("send the report", "", "model-x", "v1",
+                ToolMode.WRITE, List.of(), null, null, List.of(new HarnessTool("*", false, false, true), LOOKUP, SEND)));
+
+        story.append(asking(call("c1", "some_unknown_tool", "{}"), call("c2", "run_command", "{\"command\":\"rm -rf /\"}"),
+                call("c3", "crm_lookup", "{}"), call("c4", "send_email", "{}")));
+
+        assertThat(story.state.calls().get("c1").runBy()).isEqualTo(CallRunner.RECORDED);
+        assertThat(story.state.calls().get("c2").runBy()).as("a built-in, gated tool's name too").isEqualTo(CallRunner.RECORDED);
+        assertThat(story.answers).extracting(a -> a.payload().getClass().getSimpleName() + " " + callOf(a.payload()))
+                .containsExactly("ToolCallAuthorized c3", "ApprovalRequested c4");
+        story.acceptAnswers();
+        story.append(HARNESS, new ToolResult("c1", SESSION + "/2/c1", ToolStatus.OK, "found", null));
+        assertThat(story.answers).as("the harness's result of c1 is answered with nothing").isEmpty();
+        assertThat(story.state.calls()).doesNotContainKey("c1");
+    }
+
+    @Test
+    void underANonRecordedWildcard_anUndeclaredCall_isGatedByItsOwnName_andByWhatTheWildcardSays() {
+        Story readOnly = new Story(GatingPolicy.defaults()).append(AGENT_ACTOR, new SessionStarted("o", "", "model-x", "v1",
+                ToolMode.WRITE, List.of(), null, null, List.of(new HarnessTool("*", false, false, false))));
+        readOnly.append(asking(call("c1", "some_unknown_tool", "{}"), call("c2", "run_command", "{}")));
+        assertThat(readOnly.state.calls().get("c1").runBy()).isEqualTo(CallRunner.HARNESS);
+        assertThat(readOnly.answers).extracting(ProposedEvent::payload).containsExactly(
+                new ToolCallAuthorized("c1", AuthorizationBasis.POLICY),
+                new ApprovalRequested("c2", "run_command", "run by the session's harness: run_command {}", null));
+
+        Story mutating = new Story(GatingPolicy.defaults()).append(AGENT_ACTOR, new SessionStarted("o", "", "model-x", "v1",
+                ToolMode.WRITE, List.of(), null, null, List.of(new HarnessTool("*", true, false, false))));
+        mutating.append(asking(call("c1", "some_unknown_tool", "{\"a\":1}")));
+        assertThat(((ApprovalRequested) mutating.only().payload()).shown())
+                .isEqualTo("run by the session's harness: some_unknown_tool {\"a\":1}");
+    }
+
+    private static String callOf(dev.tether.core.event.EventPayload payload) {
+        if (payload instanceof ToolCallAuthorized a) {
+            return a.callId();
+        }
+        if (payload instanceof ApprovalRequested r) {
+            return r.callId();
+        }
+        return ((ToolResult) payload).callId();
+    }
+
+    @Test
     void anInterruption_cancelsAnAuthorizedHarnessRunCallNotStarted_once_withItsKey() {
         Story story = started().append(asking(call("c1", "crm_lookup", "{}"))).acceptAnswers();
         assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);

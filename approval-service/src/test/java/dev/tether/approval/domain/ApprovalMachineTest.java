@@ -928,6 +928,19 @@ class ApprovalMachineTest {
         }
 
         @Test
+        void aFrameworkState_movesOnlyThePosition_andIsAnsweredWithNothing() {
+            Story story = awaiting();
+            SessionApprovals before = story.state;
+            var event = new Event("fs-1", SESSION, "acme", story.lastSeq() + 1, Story.T0, Story.AGENT_ACTOR, "v1",
+                    new dev.tether.core.event.FrameworkState("langgraph", "checkpoint", "cp-1", "{\"v\":1}"));
+
+            SessionApprovals after = ApprovalMachine.evolve(before, event);
+
+            assertThat(after).isEqualTo(before.at(story.lastSeq() + 1));
+            assertThat(ApprovalMachine.react(after, event, story.rules)).isEmpty();
+        }
+
+        @Test
         void aForkStartsWithoutTheParentsGrants() {
             Story story = awaiting();
             story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, null, "", ALICE)).event()).acceptAnswers();
@@ -981,6 +994,8 @@ class ApprovalMachineTest {
                 return new ToolOutcomeResolved("c1", OutcomeResolution.ABANDON, "alice", "");
             } else if (type == dev.tether.core.event.ToolCallStarted.class) {
                 return new dev.tether.core.event.ToolCallStarted("c1", "s-1/2/c1", 0, 1);
+            } else if (type == dev.tether.core.event.FrameworkState.class) {
+                return new dev.tether.core.event.FrameworkState("langgraph", "checkpoint", "cp-1", "{\"v\":1}");
             } else if (type == UnknownEvent.class) {
                 return new UnknownEvent("from_the_future");
             }

@@ -53,6 +53,8 @@ public final class EventSummary {
             case "tool_result" -> text(j, "callId") + " " + text(j, "status") + ": " + quote(content(j, "content", "artifact"));
             case "tool_call_started" -> text(j, "callId") + " attempt " + text(j, "attempt") + ", epoch " + text(j, "epoch") + ", key "
                     + text(j, "idempotencyKey");
+            case "framework_state" -> text(j, "framework") + " " + text(j, "kind") + " " + text(j, "key") + ", " + contentSize(j) + " bytes"
+                    + (j.path("artifact").isObject() ? " (offloaded)" : "");
             case "tool_outcome_resolved" -> text(j, "callId") + " " + text(j, "resolution") + " by " + text(j, "approver") + reason(j);
             case "turn_interrupted" -> text(j, "reason") + (j.hasNonNull("partialText") ? ", partial " + quote(text(j, "partialText")) : "");
             case "context_compacted" -> "through seq " + text(j, "throughSeq") + ": " + quote(content(j, "summary", "summaryRef"));
@@ -107,6 +109,15 @@ public final class EventSummary {
             return "[blob " + ref.path("size").asText() + " bytes] " + ref.path("preview").asText();
         }
         return "";
+    }
+
+    /** The size of a framework's state in UTF-8 bytes: the offloaded blob's, or the content's. */
+    private static long contentSize(ObjectNode j) {
+        JsonNode ref = j.get("artifact");
+        if (ref != null && ref.isObject()) {
+            return ref.path("size").asLong();
+        }
+        return text(j, "content").getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     }
 
     private static String payload(ObjectNode j) {

@@ -41,6 +41,18 @@ class EventSummaryTest {
     }
 
     @Test
+    void aFrameworkState_saysWhoseStateOfWhatItIs_andHowLarge_neverItsContent() throws Exception {
+        assertThat(EventSummary.gist(event("framework_state",
+                "{\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"[\\\"\\\",\\\"cp-1\\\"]\","
+                        + "\"content\":\"{\\\"v\\\":\\\"é\\\"}\"}")))
+                .isEqualTo("langgraph checkpoint [\"\",\"cp-1\"], 10 bytes");
+        assertThat(EventSummary.gist(event("framework_state", "{\"framework\":\"langgraph\",\"kind\":\"writes\",\"key\":\"cp-1\","
+                + "\"content\":\"{\\\"v\\\":1,\\\"chan\",\"artifact\":{\"uri\":\"blob://sha256/ab\",\"sha256\":\"ab\","
+                + "\"size\":70000,\"preview\":\"{\\\"v\\\":1,\\\"chan\"}}")))
+                .isEqualTo("langgraph writes cp-1, 70000 bytes (offloaded)");
+    }
+
+    @Test
     void aLine_isCutToItsWidth_onOneLine() throws Exception {
         String line = EventSummary.line(event("user_message", "{\"content\":\"" + "line\\n".repeat(100) + "\"}"));
 

@@ -28,6 +28,7 @@ public sealed interface EventPayload permits
         SessionClosed,
         ToolOutcomeResolved,
         ToolCallStarted,
+        FrameworkState,
         UnknownEvent {
 
     /** The wire name of the event type, e.g. {@code tool_result}. */

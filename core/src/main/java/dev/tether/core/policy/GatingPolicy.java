@@ -79,14 +79,19 @@ public final class GatingPolicy {
         return new GatingPolicy(byName.gated, byName.overrides, harnessGate("tether.policy.harness-gated", harnessGated), harness);
     }
 
-    /** Whether a call of harness-run tool {@code tool} in a session of {@code tenantId} in {@code mode} needs an approval. */
-    public boolean gated(String tenantId, ToolMode mode, HarnessTool tool) {
-        if (gated(tenantId, mode, tool.name())) {
+    /**
+     * Whether a call of harness-run tool {@code tool}, declared by {@code declared} (its entry by name, or the session's
+     * {@value HarnessTool#WILDCARD} entry: {@link HarnessTool#find}), in a session of {@code tenantId} in {@code mode}
+     * needs an approval: the call's tool is gated by name when it is named like a gated tool, and by what its
+     * declaration says it is otherwise.
+     */
+    public boolean gated(String tenantId, ToolMode mode, String tool, HarnessTool declared) {
+        if (gated(tenantId, mode, tool)) {
             return true;
         }
         return switch (harnessOverrides.getOrDefault(tenantId + "." + mode.name(), harnessGated)) {
             case ALL -> true;
-            case MUTATING -> tool.mutating();
+            case MUTATING -> declared.mutating();
             case NONE -> false;
         };
     }

@@ -38,21 +38,35 @@ class GatingPolicyTest {
     }
 
     @Test
+    void aCallMatchedByTheWildcard_isGatedByItsOwnName_andByWhatTheWildcardSaysItIs() {
+        var readOnlyStar = new dev.tether.core.event.HarnessTool("*", false, false, false);
+        var mutatingStar = new dev.tether.core.event.HarnessTool("*", true, false, false);
+
+        GatingPolicy defaults = GatingPolicy.defaults();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, "lookup_ticket", readOnlyStar)).as("read-only: not gated").isFalse();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, "run_command", readOnlyStar)).as("the call is named like a gated tool")
+                .isTrue();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, "lookup_ticket", mutatingStar)).as("mutating: gated").isTrue();
+        assertThat(GatingPolicy.of("write_file", Map.of(), TOOLS, "none", Map.of()).gated("acme", ToolMode.WRITE, "write_file",
+                readOnlyStar)).as("by name, whatever the harness gating").isTrue();
+    }
+
+    @Test
     void harnessRunTools_areGatedByWhatTheyAre_perTenantAndMode_andByNameWhenTheyShareAGatedToolsName() {
         var send = new dev.tether.core.event.HarnessTool("send_email", true, false, false);
         var search = new dev.tether.core.event.HarnessTool("search", false, false, false);
         var ownRunCommand = new dev.tether.core.event.HarnessTool("run_command", false, false, false);
 
         GatingPolicy defaults = GatingPolicy.defaults();
-        assertThat(defaults.gated("acme", ToolMode.WRITE, send)).as("mutating: gated by default").isTrue();
-        assertThat(defaults.gated("acme", ToolMode.WRITE, search)).as("read-only: not gated by default").isFalse();
-        assertThat(defaults.gated("acme", ToolMode.WRITE, ownRunCommand)).as("the name of a gated tool").isTrue();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, "send_email", send)).as("mutating: gated by default").isTrue();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, "search", search)).as("read-only: not gated by default").isFalse();
+        assertThat(defaults.gated("acme", ToolMode.WRITE, "run_command", ownRunCommand)).as("the name of a gated tool").isTrue();
 
         GatingPolicy policy = GatingPolicy.of("write_file", Map.of(), TOOLS, "none", Map.of("acme.WRITE", "all", "globex.read_only", "mutating"));
-        assertThat(policy.gated("acme", ToolMode.WRITE, search)).isTrue();
-        assertThat(policy.gated("acme", ToolMode.READ_ONLY, send)).isFalse();
-        assertThat(policy.gated("globex", ToolMode.READ_ONLY, send)).isTrue();
-        assertThat(policy.gated("initech", ToolMode.WRITE, send)).isFalse();
+        assertThat(policy.gated("acme", ToolMode.WRITE, "search", search)).isTrue();
+        assertThat(policy.gated("acme", ToolMode.READ_ONLY, "send_email", send)).isFalse();
+        assertThat(policy.gated("globex", ToolMode.READ_ONLY, "send_email", send)).isTrue();
+        assertThat(policy.gated("initech", ToolMode.WRITE, "send_email", send)).isFalse();
         assertThatThrownBy(() -> GatingPolicy.of("write_file", Map.of(), TOOLS, "some", Map.of()))
                 .hasMessage("tether.policy.harness-gated: 'some' is none of mutating, all, none");
         assertThatThrownBy(() -> GatingPolicy.of("write_file", Map.of(), TOOLS, "all", Map.of("acme.ADMIN", "all")))

@@ -6,6 +6,7 @@ import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.PlanUpdated;
 import dev.tether.core.event.SessionClaimed;
 import dev.tether.core.event.SessionClosed;
@@ -45,8 +46,8 @@ import java.util.function.Supplier;
  *   <li>everything else is bookkeeping the model needs not see and is left out: the start (already in the
  *       header), forks, claims, approvals and authorizations (a denial reaches the model as the ERROR result
  *       of its call), a harness-run call's start (its result comes as any call's, and a start with none is
- *       dangling, closed as any call), compactions (the caller passes the latest one apart) and types this version does not
- *       know.
+ *       dangling, closed as any call), compactions (the caller passes the latest one apart), a framework's own state
+ *       ({@code framework_state}: Tether keeps it, the model never sees it) and types this version does not know.
  * </ul>
  */
 final class TranscriptWalk {
@@ -98,6 +99,7 @@ final class TranscriptWalk {
                 || payload instanceof ApprovalDenied
                 || payload instanceof ToolCallAuthorized
                 || payload instanceof ToolCallStarted
+                || payload instanceof FrameworkState
                 || payload instanceof ContextCompacted
                 || payload instanceof UnknownEvent;
     }

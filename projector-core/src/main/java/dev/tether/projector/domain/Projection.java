@@ -9,6 +9,7 @@ import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanItem;
@@ -122,7 +123,10 @@ public final class Projection {
             s = status(s, Status.CLOSED);
         } else if (payload instanceof SessionStarted || payload instanceof SessionForked) {
             throw new IllegalStateException(payload.type() + " after the first event of " + event.sessionId());
-        } else if (!(payload instanceof UnknownEvent)) {
+        } else if (payload instanceof FrameworkState || payload instanceof UnknownEvent) {
+            // a framework's own state is Tether's to keep, never to interpret: like a type this version does not know, it
+            // moves only the position
+        } else {
             throw new IllegalStateException("unhandled event type " + payload.type());
         }
         return settle(s, event.seq());

@@ -382,6 +382,32 @@ class ContextRendererTest {
         }
 
         @Test
+        void givenFrameworkState_whenRenderedInBothFormats_thenNothingOfItShows_andOnlyTheVolatileTailMoves() {
+            var ref = BlobRef.of("d".repeat(64), 90_000, "{\"v\":1,\"channel_values\":{\"secret_plan\"");
+            var with = new SessionFixture().user("go").assistant("Reading.", call("c-1"))
+                    .append(new dev.tether.core.event.FrameworkState("langgraph", "checkpoint", "[\"\",\"cp-1\"]",
+                            "{\"v\":1,\"channel_values\":{\"hidden_channel\":\"never shown\"}}"))
+                    .append(new dev.tether.core.event.FrameworkState("langgraph", "writes", "[\"\",\"cp-1\",\"t-1\"]",
+                            ref.preview(), ref));
+            with.result("c-1", ToolStatus.OK, "file text");
+            var without = new SessionFixture().user("go").assistant("Reading.", call("c-1"));
+            without.result("c-1", ToolStatus.OK, "file text");
+
+            for (ContextFormat format : ContextFormat.values()) {
+                ModelContext withState = ContextRenderer.render(with.input(), format);
+                ModelContext withoutState = ContextRenderer.render(without.input(), format);
+
+                assertThat(withState.messages().subList(0, withState.messages().size() - 1)).as(format.name())
+                        .isEqualTo(withoutState.messages().subList(0, withoutState.messages().size() - 1));
+                assertThat(withState.stablePrefixSize()).as(format.name()).isEqualTo(withoutState.stablePrefixSize());
+                assertThat(json(withState.messages())).as(format.name())
+                        .doesNotContain("langgraph", "hidden_channel", "never shown", "secret_plan", "cp-1", "d".repeat(64));
+                assertThat(json(withState.messages().get(withState.messages().size() - 1))).as("the tail's last seq")
+                        .contains("last seq: 6");
+            }
+        }
+
+        @Test
         void givenCompactionAmongTheEvents_whenRendered_thenItRendersNothing() {
             var log = new SessionFixture().user("go")
                     .append(new ContextCompacted(2, "a compaction the caller should have passed apart", null, List.of()));

@@ -14,6 +14,7 @@ import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanItem;
 import dev.tether.core.event.PlanItemStatus;
@@ -314,13 +315,30 @@ class ProjectionTest {
     }
 
     @Test
+    void frameworkState_inlineOrOffloaded_onlyMovesThePosition_andIsNoArtifact() {
+        Script script = Script.started().add(asking(10, 5, call("c1", "read_file")), new ToolCallAuthorized("c1", AuthorizationBasis.POLICY),
+                new PlanUpdated(List.of(new PlanItem("rename", PlanItemStatus.IN_PROGRESS))));
+        SessionProjection before = script.state;
+        var ref = BlobRef.of("f".repeat(64), 90_000, "{\"v\":1,\"channel_values\":");
+
+        script.add(new FrameworkState("langgraph", "checkpoint", "[\"\",\"cp-1\"]", "{\"v\":1,\"versions_seen\":{}}"),
+                new FrameworkState("langgraph", "writes", "[\"\",\"cp-1\",\"task-1\"]", "{\"v\":1,\"channel_values\":", ref));
+
+        assertThat(script.state.lastSeq()).isEqualTo(before.lastSeq() + 2);
+        assertThat(script.state.position().lastOffset()).isEqualTo(100 + before.lastSeq() + 2);
+        assertThat(script.state).usingRecursiveComparison().ignoringFields("lastSeq", "updatedAt", "position").isEqualTo(before);
+        assertThat(script.state.artifacts()).isEmpty();
+        assertThat(script.state.pendingAction()).isEqualTo(before.pendingAction());
+    }
+
+    @Test
     void everyEventType_isHandled() {
         for (Class<?> type : EventPayload.class.getPermittedSubclasses()) {
             assertThat(type.getSimpleName()).as("a new event type needs a rule in Projection.evolve and a test here")
                     .isIn("SessionStarted", "UserMessage", "AssistantMessage", "ApprovalRequested", "ApprovalGranted", "ApprovalDenied",
                             "ToolCallAuthorized", "ToolResult", "TurnInterrupted", "ContextCompacted", "PlanUpdated", "StepCompleted",
                             "SessionClaimed", "SessionResumed", "SessionMigrated", "SessionForked", "SubagentResult", "SessionClosed",
-                            "ToolOutcomeResolved", "ToolCallStarted", "UnknownEvent");
+                            "ToolOutcomeResolved", "ToolCallStarted", "FrameworkState", "UnknownEvent");
         }
     }
 }

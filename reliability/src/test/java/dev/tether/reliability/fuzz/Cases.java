@@ -46,7 +46,7 @@ final class Cases {
      * {@code TEXT} is any string (an empty message is a message); {@code TEXT_REQUIRED} must not be blank.
      */
     enum Kind { TEXT, TEXT_REQUIRED, ID, TOOL_MODE, POSITIVE, NON_NEGATIVE, WEIGHT, BOOL, TEXT_LIST, EVENTS, VERSION_STATE, DECISION, EVENT_TYPE,
-        HARNESS_TOOLS }
+        HARNESS_TOOLS, FRAMEWORK_NAME, FRAMEWORK_KEY, JSON_TEXT }
 
     record Field(String name, Kind kind, boolean required) {}
 
@@ -86,6 +86,12 @@ final class Cases {
                         UUID.randomUUID().toString()).put("type", "user_message").put("content", "hello"), "events[0].",
                         List.of(new Field("eventId", Kind.ID, true), new Field("type", Kind.EVENT_TYPE, true),
                                 new Field("content", Kind.TEXT, true)), "events[0]"),
+                new BodyTarget(Endpoint.EVENTS_APPEND, () -> Call.of("POST", ro + "/events", agent), () -> obj().put("eventId",
+                        UUID.randomUUID().toString()).put("type", "framework_state").put("framework", "langgraph").put("kind", "checkpoint")
+                        .put("key", "[\"\",\"cp-1\"]").put("content", "{\"v\":1,\"versions_seen\":{}}"), "events[0].",
+                        List.of(new Field("eventId", Kind.ID, true), new Field("framework", Kind.FRAMEWORK_NAME, true),
+                                new Field("kind", Kind.FRAMEWORK_NAME, true), new Field("key", Kind.FRAMEWORK_KEY, true),
+                                new Field("content", Kind.JSON_TEXT, true)), "events[0]"),
                 new BodyTarget(Endpoint.SESSION_CLAIM, () -> Call.of("POST", ro + "/claim", agent), () -> obj().put("workerId", "w")
                         .put("harnessVersion", "v1"), "", List.of(new Field("workerId", Kind.TEXT_REQUIRED, true),
                         new Field("harnessVersion", Kind.TEXT_REQUIRED, true), new Field("rollout", Kind.BOOL, false),
@@ -238,7 +244,8 @@ final class Cases {
 
     private static JsonNode wrongType(Kind kind, int variant, String junk) {
         List<JsonNode> candidates = switch (kind) {
-            case TEXT, TEXT_REQUIRED, ID, TOOL_MODE, VERSION_STATE, DECISION, EVENT_TYPE -> List.of(NODES.numberNode(42), NODES.numberNode(-1.5),
+            case TEXT, TEXT_REQUIRED, ID, TOOL_MODE, VERSION_STATE, DECISION, EVENT_TYPE, FRAMEWORK_NAME, FRAMEWORK_KEY, JSON_TEXT -> List.of(
+                    NODES.numberNode(42), NODES.numberNode(-1.5),
                     NODES.booleanNode(true), NODES.arrayNode().add(junk), NODES.objectNode().put("value", junk),
                     NODES.numberNode(Long.MAX_VALUE), NODES.arrayNode(), NODES.booleanNode(false), NODES.objectNode(),
                     NODES.numberNode(new java.math.BigInteger("123456789012345678901234567890")));
@@ -279,13 +286,24 @@ final class Cases {
             case BOOL, TEXT_LIST -> List.of();
             case EVENTS -> List.of(NODES.arrayNode());
             // the valid bodies create READ_ONLY sessions, where a mutating harness tool is refused
-            case HARNESS_TOOLS -> List.of(tools(tool("")), tools(tool("   ")), tools(tool("x".repeat(129))),
-                    tools(tool("search"), tool("search")), tools(tool("send_email").put("mutating", true)),
-                    tools(tool("lookup").put("recordedOnly", true).put("canReconcile", true)), tools(NODES.objectNode()),
-                    tools(tool("search").put("approved", true)), manyTools(65));
+            case HARNESS_TOOLS -> List.of(tools(declared("", false, false)), tools(declared("   ", false, false)),
+                    tools(declared("x".repeat(129), false, false)), tools(declared("search", false, false), declared("search", false, false)),
+                    tools(declared("send_email", true, false)), tools(declared("lookup", false, true).put("canReconcile", true)),
+                    tools(NODES.objectNode()),
+                    tools(tool("search").put("approved", true)), manyTools(65), tools(declared("*", false, true), declared("search", false, false), declared("*", false, false)),
+                    tools(declared("*", true, true)));
             case VERSION_STATE -> List.of(NODES.textNode("active"), NODES.textNode("DELETED"), NODES.textNode(""), NODES.textNode(junk + "X"));
             case DECISION -> List.of(NODES.textNode("grant"), NODES.textNode("APPROVE"), NODES.textNode(""), NODES.textNode(junk + "X"),
                     NODES.textNode("MARK_DONE"), NODES.textNode("RETRY"), NODES.textNode("ABANDON"), NODES.textNode("GRANT_ALL"));
+            case FRAMEWORK_NAME -> List.of(NODES.textNode(""), NODES.textNode("LangGraph"), NODES.textNode("-x"), NODES.textNode(".x"),
+                    NODES.textNode("lang graph"), NODES.textNode("lang/graph"), NODES.textNode("x".repeat(65)), NODES.textNode("ünïcödé"),
+                    NODES.textNode(junk + "X"), NODES.textNode("a\u0000b"));
+            case FRAMEWORK_KEY -> List.of(NODES.textNode(""), NODES.textNode("k".repeat(513)), NODES.textNode("a\nb"),
+                    NODES.textNode("a\u0000b"), NODES.textNode("del\u007f"), NODES.textNode("\t"));
+            // content is JSON text in a string: text that is not one JSON value is refused, whatever else it holds
+            case JSON_TEXT -> List.of(NODES.textNode(""), NODES.textNode("{"), NODES.textNode("{a:1}"), NODES.textNode("[1,]"),
+                    NODES.textNode("'x'"), NODES.textNode("NaN"), NODES.textNode("{} {}"), NODES.textNode("\"open"),
+                    NODES.textNode("[".repeat(50_000)), NODES.textNode(junk + "\u0001"));
             case EVENT_TYPE -> List.of(NODES.textNode("UserMessage"), NODES.textNode(""), NODES.textNode("user_message "),
                     NODES.textNode(junk + "_x"), NODES.textNode("dev.tether.core.event.UserMessage"), NODES.textNode("tool_result"),
                     NODES.textNode("approval_granted"), NODES.textNode("tool_call_authorized"));
@@ -295,6 +313,11 @@ final class Cases {
 
     private static ObjectNode tool(String name) {
         return NODES.objectNode().put("name", name);
+    }
+
+    /** A declaration with every field, so that it is refused for what it declares, not for a missing field. */
+    private static ObjectNode declared(String name, boolean mutating, boolean recordedOnly) {
+        return tool(name).put("mutating", mutating).put("canReconcile", false).put("recordedOnly", recordedOnly);
     }
 
     private static JsonNode tools(JsonNode... tools) {
@@ -308,7 +331,7 @@ final class Cases {
     private static JsonNode manyTools(int count) {
         var array = NODES.arrayNode();
         for (int i = 0; i < count; i++) {
-            array.add(tool("tool_" + i));
+            array.add(declared("tool_" + i, false, false));
         }
         return array;
     }
@@ -369,7 +392,8 @@ final class Cases {
     private FuzzCase hugeString(BodyTarget target, int size, int pick) {
         // a field that must be short (an id, an enum, a type) or unknown, holding a huge string
         List<Field> shortFields = target.fields().stream().filter(f -> f.kind() == Kind.ID || f.kind() == Kind.TOOL_MODE
-                || f.kind() == Kind.EVENT_TYPE || f.kind() == Kind.VERSION_STATE || f.kind() == Kind.DECISION).toList();
+                || f.kind() == Kind.EVENT_TYPE || f.kind() == Kind.VERSION_STATE || f.kind() == Kind.DECISION
+                || f.kind() == Kind.FRAMEWORK_NAME || f.kind() == Kind.FRAMEWORK_KEY).toList();
         ObjectNode body = target.valid().get();
         String huge = "x".repeat(size);
         Expect expect;

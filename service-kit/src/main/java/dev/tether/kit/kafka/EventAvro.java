@@ -33,6 +33,7 @@ import dev.tether.core.event.ToolCallAuthorized;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolCallStarted;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
@@ -140,6 +141,8 @@ public final class EventAvro {
                     dev.tether.avro.OutcomeResolution.valueOf(r.resolution().name()), r.approver(), r.reason()));
         } else if (payload instanceof ToolCallStarted t) {
             p.setToolCallStarted(new dev.tether.avro.ToolCallStarted(t.callId(), t.idempotencyKey(), t.epoch(), t.attempt()));
+        } else if (payload instanceof FrameworkState f) {
+            p.setFrameworkState(new dev.tether.avro.FrameworkState(f.framework(), f.kind(), f.key(), f.content(), toAvro(f.artifact())));
         } else if (payload instanceof UnknownEvent u) {
             throw new IllegalArgumentException("an event of unknown type '" + u.type() + "' cannot be written");
         } else {
@@ -194,6 +197,9 @@ public final class EventAvro {
             case ToolCallStarted.TYPE -> p.getToolCallStarted() == null ? null : new ToolCallStarted(
                     p.getToolCallStarted().getCallId(), p.getToolCallStarted().getIdempotencyKey(), p.getToolCallStarted().getEpoch(),
                     p.getToolCallStarted().getAttempt());
+            case FrameworkState.TYPE -> p.getFrameworkState() == null ? null : new FrameworkState(p.getFrameworkState().getFramework(),
+                    p.getFrameworkState().getKind(), p.getFrameworkState().getKey(), p.getFrameworkState().getContent(),
+                    fromAvro(p.getFrameworkState().getArtifact()));
             default -> null;
         };
         return payload == null ? new UnknownEvent(type) : payload;

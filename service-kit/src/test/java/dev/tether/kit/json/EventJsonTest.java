@@ -13,6 +13,7 @@ import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.event.SessionForked;
 import dev.tether.core.event.TokenUsage;
@@ -101,6 +102,27 @@ class EventJsonTest {
     }
 
     @Test
+    void readsAFrameworkState_andRefusesEachBadField_namingIt() throws Exception {
+        var p = json.readProposal(parse("""
+                {"eventId":"e1","type":"framework_state","framework":"langgraph","kind":"checkpoint","key":"[\\"\\",\\"cp-1\\"]",
+                 "content":"{\\"v\\":1,\\"channel_versions\\":{\\"messages\\":2}}"}"""));
+        assertThat(p.payload()).isEqualTo(new FrameworkState("langgraph", "checkpoint", "[\"\",\"cp-1\"]",
+                "{\"v\":1,\"channel_versions\":{\"messages\":2}}"));
+
+        String state = "{\"eventId\":\"e\",\"type\":\"framework_state\",";
+        assertField(state + "\"framework\":\"LangGraph\",\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":\"{}\"}", "framework");
+        assertField(state + "\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":\"{}\"}", "framework");
+        assertField(state + "\"framework\":\"langgraph\",\"kind\":\"check point\",\"key\":\"k\",\"content\":\"{}\"}", "kind");
+        assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"a\\nb\",\"content\":\"{}\"}", "key");
+        assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"\",\"content\":\"{}\"}", "key");
+        assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":\"{v:1}\"}", "content");
+        assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\"}", "content");
+        assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":{\"v\":1}}", "content");
+        assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":\"{}\","
+                + "\"artifact\":{\"uri\":\"u\",\"sha256\":\"s\",\"size\":1,\"preview\":\"\"}}", "artifact");
+    }
+
+    @Test
     void aClientsDenial_isAnApproversDenial_andCannotSayItExpired() throws Exception {
         var p = json.readProposal(parse("""
                 {"eventId":"e1","type":"approval_denied","callId":"c1","scope":"ONCE","approver":"alice","reason":"no"}"""));
@@ -151,6 +173,8 @@ class EventJsonTest {
                 new AssistantMessage("calling", null, List.of(new ToolCall("c1", "shell", "{\"cmd\":\"ls\"}")), new TokenUsage(10, 2)),
                 new ToolResult("c1", "s1/4/c1", ToolStatus.OK, "", BlobRef.of("a".repeat(64), 1, "")),
                 new ContextCompacted(4, "so far", null, List.of(1L, 2L, 3L, 4L)),
+                new FrameworkState("langgraph", "checkpoint", "cp-1", "{\"v\":1}"),
+                new FrameworkState("langgraph", "writes", "cp-1", "[{\"task", BlobRef.of("c".repeat(64), 90_000, "[{\"task")),
                 new UnknownEvent("from_a_newer_version"));
         long seq = 1;
         for (EventPayload payload : payloads) {

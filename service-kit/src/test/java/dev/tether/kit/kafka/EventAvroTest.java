@@ -3,12 +3,14 @@ package dev.tether.kit.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.avro.SessionEvent;
+import dev.tether.core.blob.BlobRef;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
 import dev.tether.core.event.ApprovalDenied;
 import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.Event;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.UnknownEvent;
@@ -50,6 +52,23 @@ class EventAvroTest {
                     .isEqualTo(event);
         }
         assertThat(EventAvro.toAvro(plain).getPayload().getSessionStarted().getHarnessTools()).isNull();
+    }
+
+    @Test
+    void frameworkState_roundTrips_inlineAndOffloaded() throws Exception {
+        var inline = new Event("e-6", "s-1", "acme", 6, Instant.parse("2026-12-02T10:00:00Z"), new Actor(ActorKind.MODEL, "agent-1"), "v1",
+                new FrameworkState("langgraph", "checkpoint", "[\"\",\"cp-1\"]", "{\"v\":1,\"versions_seen\":{}}"));
+        var ref = BlobRef.of("b".repeat(64), 70_000, "{\"v\":1,\"chan");
+        var offloaded = new Event("e-7", "s-1", "acme", 7, Instant.parse("2026-12-02T10:00:01Z"), new Actor(ActorKind.MODEL, "agent-1"),
+                "v1", new FrameworkState("langgraph", "writes", "cp-1", "{\"v\":1,\"chan", ref));
+
+        for (Event event : java.util.List.of(inline, offloaded)) {
+            SessionEvent avro = EventAvro.toAvro(event);
+            assertThat(avro.getType()).isEqualTo("framework_state");
+            assertThat(EventAvro.fromAvro(SessionEvent.fromByteBuffer(avro.toByteBuffer()))).as(event.eventId()).isEqualTo(event);
+        }
+        assertThat(EventAvro.toAvro(offloaded).getPayload().getFrameworkState().getArtifact().getSha256()).isEqualTo("b".repeat(64));
+        assertThat(EventAvro.toAvro(inline).getPayload().getFrameworkState().getArtifact()).isNull();
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanUpdated;
@@ -154,7 +155,7 @@ public final class Sequencer {
             next = next.withLastInterruptSeq(event.seq());
         } else if (payload instanceof UserMessage || payload instanceof ContextCompacted
                 || payload instanceof PlanUpdated || payload instanceof StepCompleted || payload instanceof SubagentResult
-                || payload instanceof UnknownEvent) {
+                || payload instanceof FrameworkState || payload instanceof UnknownEvent) {
             // position only
         } else {
             throw new IllegalStateException("unhandled event type " + payload.type());
@@ -173,7 +174,7 @@ public final class Sequencer {
         ActorKind kind = switch (type) {
             case SessionStarted.TYPE, UserMessage.TYPE, TurnInterrupted.TYPE, SessionClosed.TYPE ->
                     principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.USER;
-            case AssistantMessage.TYPE, PlanUpdated.TYPE, StepCompleted.TYPE -> ActorKind.MODEL;
+            case AssistantMessage.TYPE, PlanUpdated.TYPE, StepCompleted.TYPE, FrameworkState.TYPE -> ActorKind.MODEL;
             case ToolResult.TYPE, ToolCallStarted.TYPE -> ActorKind.TOOL;
             case ApprovalDenied.TYPE -> principal.has(Role.SERVICE) ? ActorKind.SYSTEM : ActorKind.APPROVER;
             case ApprovalGranted.TYPE -> ActorKind.APPROVER;
@@ -324,6 +325,11 @@ public final class Sequencer {
         }
         if (payload instanceof ContextCompacted c) {
             return compaction(field, c, h);
+        }
+        if (payload instanceof FrameworkState) {
+            // the framework's own record: its agent writes it; no service has any to write
+            return principal.has(Role.SERVICE) ? illegal(field + ".type", "'" + FrameworkState.TYPE + "' is written by clients, not by"
+                    + " Tether's services") : null;
         }
         if (payload instanceof UserMessage || payload instanceof TurnInterrupted || payload instanceof PlanUpdated
                 || payload instanceof StepCompleted || payload instanceof SessionClosed || payload instanceof SubagentResult) {

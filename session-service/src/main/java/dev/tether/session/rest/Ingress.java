@@ -11,6 +11,7 @@ import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.UserMessage;
 import dev.tether.core.secrets.SecretScrubber;
@@ -41,14 +42,26 @@ public class Ingress {
         return blobs;
     }
 
-    /** Scrubs every string of {@code body} in place; returns how many secrets were redacted. */
+    /**
+     * Scrubs every string of {@code body} in place; returns how many secrets were redacted. A {@code framework_state}'s
+     * content, JSON text, stays JSON text ({@link JsonTextScrubbing}).
+     */
     public int scrub(JsonNode body) {
         if (body instanceof ObjectNode object) {
             int count = 0;
+            boolean frameworkState = FrameworkState.TYPE.equals(object.path("type").textValue());
             var renamed = new ArrayList<Map.Entry<String, JsonNode>>();
             for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
                 var field = it.next();
                 var name = scrubber.scrub(field.getKey());
+                if (frameworkState && field.getKey().equals("content") && field.getValue().isTextual()) {
+                    var scrubbed = JsonTextScrubbing.scrub(scrubber, field.getValue().textValue());
+                    if (scrubbed.redactedAny()) {
+                        object.put("content", scrubbed.text());
+                    }
+                    count += scrubbed.redactions();
+                    continue;
+                }
                 count += scrubValue(object, field.getKey(), field.getValue());
                 if (name.redactions() > 0) {
                     count += name.redactions();
@@ -104,6 +117,10 @@ public class Ingress {
         if (payload instanceof ApprovalRequested r) {
             var o = offloader.offload(tenantId, r.shown());
             return o.offloaded() ? new ApprovalRequested(r.callId(), r.tool(), o.text(), o.ref()) : r;
+        }
+        if (payload instanceof FrameworkState f) {
+            var o = offloader.offload(tenantId, f.content());
+            return o.offloaded() ? new FrameworkState(f.framework(), f.kind(), f.key(), o.text(), o.ref()) : f;
         }
         if (payload instanceof ContextCompacted c) {
             var o = offloader.offload(tenantId, c.summary());

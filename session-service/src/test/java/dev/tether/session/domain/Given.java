@@ -186,6 +186,10 @@ final class Given {
      * A valid instance of every {@link EventPayload} subtype, for the callId {@code c1}; fails for a
      * type this fixture does not know, so a new event type cannot slip past the evolve test.
      */
+    static dev.tether.core.event.FrameworkState frameworkState(String key) {
+        return new dev.tether.core.event.FrameworkState("langgraph", "checkpoint", key, "{\"v\":1,\"versions_seen\":{}}");
+    }
+
     static EventPayload sampleOf(Class<?> type) {
         if (type == SessionStarted.class) {
             return started();
@@ -227,6 +231,8 @@ final class Given {
             return resolved("c1", OutcomeResolution.ABANDON, APPROVER.id());
         } else if (type == dev.tether.core.event.ToolCallStarted.class) {
             return new dev.tether.core.event.ToolCallStarted("c1", "idem-c1", 0, 1);
+        } else if (type == dev.tether.core.event.FrameworkState.class) {
+            return frameworkState("cp-1");
         } else if (type == UnknownEvent.class) {
             return new UnknownEvent("from_the_future");
         }

@@ -268,6 +268,23 @@ class SequencerHarnessRunTest {
             w.accept(fenced(w, AGENT, 0, result(ToolStatus.OK, KEY)));
             assertThat(w.head.openCalls()).isEmpty();
         }
+
+        @Test
+        void aCallOfAnUndeclaredTool_underARecordedOnlyWildcard_takesItsResultWithoutAStart_andANamedToolKeepsItsOwnRunner() {
+            World w = World.started(SESSION, new SessionStarted("send the report", "", MODEL, V1, ToolMode.WRITE, List.of(), null, null,
+                    List.of(new HarnessTool("*", false, false, true), SEND)));
+            w.accept(w.append(AGENT, asking(call("c1", "some_unknown_tool"), call("c2", "read_file"), call("c3", "send_email"))));
+            assertThat(w.head.openCalls().get("c1").runBy()).isEqualTo(CallRunner.RECORDED);
+            assertThat(w.head.openCalls().get("c2").runBy()).as("a built-in tool's name too").isEqualTo(CallRunner.RECORDED);
+            assertThat(w.head.openCalls().get("c3").runBy()).as("declared by its name").isEqualTo(CallRunner.HARNESS);
+
+            assertIllegal(w.reject(fenced(w, AGENT, 0, start(0, 1))), "events[0].callId", "is recorded-only");
+            assertIllegal(w.reject(w.append(SERVICE, result(ToolStatus.OK, KEY))), "events[0].callId", "never the tool-executor's");
+            w.accept(fenced(w, AGENT, 0, result(ToolStatus.OK, KEY)));
+
+            assertThat(w.head.openCalls()).containsOnlyKeys("c2", "c3");
+            assertThat(w.log.get(w.log.size() - 1).payload()).isEqualTo(result(ToolStatus.OK, KEY));
+        }
     }
 
     @Nested

@@ -1803,7 +1803,7 @@ class SequencerTest {
             var softly = new SoftAssertions();
 
             for (EventPayload p : List.of(user("x"), compacted(1, 1L), plan(), step(2), subagentResult("child-1"),
-                    new UnknownEvent("from_the_future"))) {
+                    Given.frameworkState("cp-1"), new UnknownEvent("from_the_future"))) {
                 softly.assertThat(Sequencer.evolve(base, Given.event(seq, p))).as(p.type()).isEqualTo(base.withLastSeq(seq));
             }
             softly.assertAll();

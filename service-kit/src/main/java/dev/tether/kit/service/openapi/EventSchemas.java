@@ -9,6 +9,7 @@ import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.EventTypes;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.PlanItem;
 import dev.tether.core.event.SessionClaimed;
@@ -72,6 +73,7 @@ public final class EventSchemas {
             Map.entry(SubagentResult.class, Set.of("childSessionId")),
             Map.entry(ToolOutcomeResolved.class, Set.of("callId", "resolution", "approver")),
             Map.entry(ToolCallStarted.class, Set.of("callId", "idempotencyKey", "attempt")),
+            Map.entry(FrameworkState.class, Set.of("framework", "kind", "key", "content")),
             Map.entry(ToolCall.class, Set.of("callId", "tool")),
             Map.entry(PlanItem.class, Set.of("text")),
             Map.entry(HarnessTool.class, Set.of("name")),
@@ -89,6 +91,7 @@ public final class EventSchemas {
             Map.entry(ApprovalGranted.class, Set.of("tool", "pathGlob")),
             Map.entry(ApprovalDenied.class, Set.of("tool", "pathGlob", "expired")),
             Map.entry(ToolResult.class, Set.of("artifact")),
+            Map.entry(FrameworkState.class, Set.of("artifact")),
             Map.entry(ContextCompacted.class, Set.of("summaryRef")),
             Map.entry(StepCompleted.class, Set.of("evidence")),
             Map.entry(SessionForked.class, Set.of("harnessTools")),
@@ -104,6 +107,10 @@ public final class EventSchemas {
     static void describe(ApiSchemas schemas) {
         REQUIRED_ON_REQUEST.forEach(schemas::requiredOnRequest);
         schemas.describe(AuthorizationBasis.class, "approvalSeq", "the seq of the grant it rests on; required when kind is APPROVAL");
+        schemas.describe(HarnessTool.class, "name", "the tool's name as a call's tool names it, or * for every tool the declaration does "
+                + "not name (at most one; a name wins over it)");
+        schemas.describe(FrameworkState.class, "content", "JSON text that parses as one JSON value; when artifact is set, only its "
+                + "preview (GET /v1/artifacts/{sha256} serves the whole)");
         for (Class<?> nested : NESTED) {
             schemas.absentFromAnswers(nested, ABSENT_FROM_ANSWERS.getOrDefault(nested, Set.of()));
         }

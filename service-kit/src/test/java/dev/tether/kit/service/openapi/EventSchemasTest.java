@@ -82,6 +82,8 @@ class EventSchemasTest {
         s.put("session_closed", "{\"outcome\": \"o\"}");
         s.put("tool_outcome_resolved", "{\"callId\": \"c1\", \"resolution\": \"RETRY\", \"approver\": \"a\", \"reason\": \"r\"}");
         s.put("tool_call_started", "{\"callId\": \"c1\", \"idempotencyKey\": \"k\", \"epoch\": 2, \"attempt\": 1}");
+        s.put("framework_state", """
+                {"framework": "langgraph", "kind": "checkpoint", "key": "[\\"\\",\\"cp-1\\"]", "content": "{\\"v\\":1}"}""");
         return s;
     }
 

@@ -1,0 +1,126 @@
+package dev.tether.session.rest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.tether.core.event.JsonSyntax;
+import dev.tether.core.secrets.Scrubbed;
+import dev.tether.core.secrets.SecretScrubber;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Secret scrubbing of a client string that holds JSON text (a {@code framework_state}'s content) such that it stays
+ * JSON. It is scrubbed as text, like every client string, which catches a secret by its shape or by the name it is
+ * assigned to ({@code "password":"…"}). Where that redacted a value JSON does not quote ({@code "token": null},
+ * {@code "api_key": 1234}), the text would no longer parse; such a text is scrubbed value by value instead: every
+ * member name and string scrubbed as text, and every member whose {@code "name": value} the scrubber finds a secret in
+ * given the redaction marker as its value, a string. That text is written anew (compact, numbers exact, a member
+ * named twice kept once, as Jackson keeps it): only the rare text whose plain scrubbing broke it is rewritten.
+ * Thread-safe.
+ */
+final class JsonTextScrubbing {
+
+    private static final Pattern MARKER = Pattern.compile("\\[REDACTED:[a-z0-9-]+]");
+
+    /** Reads numbers exactly, so writing the tree back changes none. */
+    private static final JsonMapper MAPPER = JsonMapper.builder()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+            .build();
+
+    private JsonTextScrubbing() {}
+
+    /** {@code json} with its secrets redacted; JSON text still if it was JSON text (and not nested beyond Jackson's limit). */
+    static Scrubbed scrub(SecretScrubber scrubber, String json) {
+        Scrubbed asText = scrubber.scrub(json);
+        if (!asText.redactedAny() || JsonSyntax.isValue(asText.text()) || !JsonSyntax.isValue(json)) {
+            return asText; // still JSON, or never was: the event's own check refuses the latter
+        }
+        JsonNode tree;
+        try {
+            tree = MAPPER.readTree(json);
+        } catch (JsonProcessingException e) {
+            return asText; // deeper than Jackson reads: the event's check refuses what scrubbing broke, naming content
+        }
+        var tally = new Tally(scrubber);
+        JsonNode scrubbed = tally.value(tree);
+        try {
+            return new Scrubbed(MAPPER.writeValueAsString(scrubbed), tally.redactions, tally.byKind);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree read from text could not be written back", e);
+        }
+    }
+
+    /** Walks a tree, counting what it redacts. */
+    private static final class Tally {
+        private final SecretScrubber scrubber;
+        private final Map<String, Integer> byKind = new LinkedHashMap<>();
+        private int redactions;
+
+        Tally(SecretScrubber scrubber) {
+            this.scrubber = scrubber;
+        }
+
+        JsonNode value(JsonNode node) {
+            if (node instanceof ObjectNode object) {
+                return object(object);
+            }
+            if (node instanceof ArrayNode array) {
+                ArrayNode copy = MAPPER.createArrayNode();
+                array.forEach(element -> copy.add(value(element)));
+                return copy;
+            }
+            return node.isTextual() ? TextNode.valueOf(text(node.asText())) : node;
+        }
+
+        private ObjectNode object(ObjectNode object) {
+            ObjectNode copy = MAPPER.createObjectNode();
+            for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+                var member = it.next();
+                String name = text(member.getKey());
+                JsonNode value = member.getValue();
+                if (value.isContainerNode()) {
+                    copy.set(name, value(value));
+                    continue;
+                }
+                // the value alone first (a token by its shape), then as assigned to its name (a password by its name)
+                String alone = value.isTextual() ? text(value.asText()) : null;
+                boolean changed = alone != null && !alone.equals(value.asText());
+                Scrubbed assigned = changed ? null : scrubber.scrub(quoted(name) + ":" + value);
+                if (assigned != null && assigned.redactedAny()) {
+                    count(assigned);
+                    Matcher marker = MARKER.matcher(assigned.text());
+                    copy.put(name, marker.find() ? marker.group() : "[REDACTED:secret-assignment]");
+                } else {
+                    copy.set(name, alone != null ? TextNode.valueOf(alone) : value);
+                }
+            }
+            return copy;
+        }
+
+        private String text(String text) {
+            Scrubbed s = scrubber.scrub(text);
+            count(s);
+            return s.text();
+        }
+
+        private void count(Scrubbed s) {
+            redactions += s.redactions();
+            s.byKind().forEach((kind, n) -> byKind.merge(kind, n, Integer::sum));
+        }
+
+        private static String quoted(String name) {
+            return TextNode.valueOf(name).toString();
+        }
+    }
+}

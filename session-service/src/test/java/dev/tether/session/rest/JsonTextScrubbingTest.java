@@ -1,0 +1,72 @@
+package dev.tether.session.rest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.core.event.JsonSyntax;
+import dev.tether.core.secrets.Scrubbed;
+import dev.tether.core.secrets.SecretScrubber;
+import org.junit.jupiter.api.Test;
+
+class JsonTextScrubbingTest {
+
+    private static final SecretScrubber SCRUBBER = SecretScrubber.standard();
+
+    private static Scrubbed scrub(String json) {
+        return JsonTextScrubbing.scrub(SCRUBBER, json);
+    }
+
+    @Test
+    void jsonWhoseSecretsAreQuoted_isScrubbedAsText_byteForByteElsewhere() {
+        String json = "{ \"password\" : \"hunter2\",\n  \"messages\": [{\"content\": \"use ghp_abcdefghijklmnopqrstuvwxyz0123456789\"}], \"n\": 1.50 }";
+
+        Scrubbed s = scrub(json);
+
+        assertThat(s.text()).isEqualTo(SCRUBBER.scrub(json).text()).doesNotContain("hunter2", "ghp_abcdef").contains("\"n\": 1.50 }");
+        assertThat(s.redactions()).isEqualTo(2);
+        assertThat(JsonSyntax.isValue(s.text())).isTrue();
+    }
+
+    @Test
+    void jsonWhoseTextScrubbingWouldBreakIt_isScrubbedValueByValue_andStaysJson() throws Exception {
+        String json = "{\"token\": null, \"password\": 1234, \"api_key\": true, \"max_tokens\": 100,"
+                + " \"note\": \"the key sk-abcdefghijklmnopqrstuvwx is here\", \"db_password\": \"hunter2\","
+                + " \"nested\": {\"access_token\": 12345678, \"list\": [\"AKIATETHERFAKE000001\", 7, null]}}";
+        assertThat(JsonSyntax.isValue(SCRUBBER.scrub(json).text())).as("scrubbed as text, it would not parse").isFalse();
+
+        Scrubbed s = scrub(json);
+
+        assertThat(JsonSyntax.isValue(s.text())).as(s.text()).isTrue();
+        var tree = new ObjectMapper().readTree(s.text());
+        assertThat(tree.get("token").asText()).isEqualTo("[REDACTED:secret-assignment]");
+        assertThat(tree.get("password").asText()).isEqualTo("[REDACTED:password-assignment]");
+        assertThat(tree.get("api_key").asText()).isEqualTo("[REDACTED:secret-assignment]");
+        assertThat(tree.get("db_password").asText()).isEqualTo("[REDACTED:password-assignment]");
+        assertThat(tree.get("nested").get("access_token").asText()).isEqualTo("[REDACTED:secret-assignment]");
+        assertThat(tree.get("max_tokens").asInt()).as("a count is no secret").isEqualTo(100);
+        assertThat(tree.get("note").asText()).isEqualTo("the key [REDACTED:openai-key] is here");
+        assertThat(tree.get("nested").get("list").toString()).isEqualTo("[\"[REDACTED:aws-access-key]\",7,null]");
+        assertThat(s.text()).doesNotContain("1234", "hunter2", "12345678", "sk-abcdef", "AKIATETHER");
+        assertThat(s.redactions()).isEqualTo(7);
+        assertThat(s.byKind()).containsEntry("secret-assignment", 3).containsEntry("password-assignment", 2)
+                .containsEntry("openai-key", 1).containsEntry("aws-access-key", 1);
+    }
+
+    @Test
+    void numbersKeepTheirExactText_whenTheTextIsWrittenAnew() {
+        String json = "{\"token\":null,\"big\":123456789012345678901234567890,\"f\":0.1000000000000000055511151231257827,\"e\":1E+5,"
+                + "\"i\":-0}";
+
+        Scrubbed s = scrub(json);
+
+        assertThat(s.text()).isEqualTo("{\"token\":\"[REDACTED:secret-assignment]\",\"big\":123456789012345678901234567890,"
+                + "\"f\":0.1000000000000000055511151231257827,\"e\":1E+5,\"i\":0}");
+    }
+
+    @Test
+    void textThatIsNotJson_orHasNoSecret_isScrubbedAsText() {
+        assertThat(scrub("{\"token\": 12345678").text()).isEqualTo(SCRUBBER.scrub("{\"token\": 12345678").text());
+        assertThat(scrub("{\"channel_versions\":{\"messages\":3}}").text()).isEqualTo("{\"channel_versions\":{\"messages\":3}}");
+        assertThat(scrub("{\"channel_versions\":{\"messages\":3}}").redactions()).isZero();
+    }
+}
