@@ -83,7 +83,7 @@ export function planMessage(message: LcMessage, seq: number, log: ThreadLog, bat
 
 /** The `framework_state` event that holds `message` whole. */
 export function messageRecord(message: LcMessage): Event {
-  const id = typeof message.kwargs.id === "string" && message.kwargs.id !== "" ? message.kwargs.id.slice(0, 512) : "-";
+  const id = typeof message.kwargs.id === "string" && message.kwargs.id !== "" ? message.kwargs.id : "-";
   return NewEvent.of("framework_state", { framework: FRAMEWORK, kind: MESSAGE, key: printable(id), content: JSON.stringify(message) });
 }
 
@@ -224,9 +224,9 @@ function usageOf(value: unknown): { inputTokens: number; outputTokens: number } 
   return { inputTokens: count(u.input_tokens), outputTokens: count(u.output_tokens) };
 }
 
-/** `text` without control characters (a record's key may hold none). */
+/** `text` as a record's key may hold it: no control characters (C0, DEL, C1), at most 512 characters. */
 function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f]/g, "?");
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 512);
   return clean === "" ? "-" : clean;
 }

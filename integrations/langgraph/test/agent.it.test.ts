@@ -128,8 +128,8 @@ describe("a LangGraph agent in a process of its own, on TetherSaver", () => {
     // every checkpoint's parent is the checkpoint written before it: no fork
     const records = log
       .filter((e) => e.type === "framework_state" && e.json.kind === "checkpoint")
-      .map((e) => JSON.parse(String(e.json.content)) as { id: string; parent: string | null; ns: string })
-      .filter((r) => r.ns === "");
+      .map((e) => JSON.parse(String(e.json.content)) as { id: string; parent: string | null; ns?: string })
+      .filter((r) => (r.ns ?? "") === "");
     expect(records.length).toBeGreaterThan(8);
     records.forEach((r, i) => expect(r.parent, `checkpoint ${i}`).toBe(i === 0 ? null : records[i - 1]!.id));
     // nothing writer-a sent after writer-b's claim is in the log
