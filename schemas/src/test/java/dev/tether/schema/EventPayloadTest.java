@@ -38,6 +38,40 @@ class EventPayloadTest {
                 "sessionForked", "subagentResult", "sessionClosed", "toolOutcomeResolved", "toolCallStarted", "frameworkState");
     }
 
+    /**
+     * A generated class embeds the schemas of the types it uses: the commands and events that carry an EventPayload
+     * must carry today's, or a new event type written by one service reaches another as unknown (what a stale
+     * incremental build of this module produced once: the clean in the pom now prevents it).
+     */
+    @Test
+    void everyRecordCarryingAPayload_embedsTodaysPayloadSchema() {
+        for (Schema carrier : new Schema[] {SessionEvent.getClassSchema(), dev.tether.avro.SessionCommand.getClassSchema()}) {
+            assertThat(payloadsIn(carrier)).as(carrier.getName()).isNotEmpty().allSatisfy(p -> assertThat(p).isEqualTo(EventPayload.getClassSchema()));
+        }
+    }
+
+    private static java.util.List<Schema> payloadsIn(Schema schema) {
+        var found = new java.util.ArrayList<Schema>();
+        collectPayloads(schema, found, new java.util.HashSet<>());
+        return found;
+    }
+
+    private static void collectPayloads(Schema schema, java.util.List<Schema> found, java.util.Set<String> seen) {
+        switch (schema.getType()) {
+            case RECORD -> {
+                if (schema.getFullName().equals(EventPayload.getClassSchema().getFullName())) {
+                    found.add(schema);
+                } else if (seen.add(schema.getFullName())) {
+                    schema.getFields().forEach(f -> collectPayloads(f.schema(), found, seen));
+                }
+            }
+            case UNION -> schema.getTypes().forEach(t -> collectPayloads(t, found, seen));
+            case ARRAY -> collectPayloads(schema.getElementType(), found, seen);
+            case MAP -> collectPayloads(schema.getValueType(), found, seen);
+            default -> { }
+        }
+    }
+
     @Test
     void sessionEvent_roundTripsThroughItsBinaryEncoding() throws IOException {
         var event = SessionEvent.newBuilder()
