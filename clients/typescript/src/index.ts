@@ -69,6 +69,8 @@ export type {
   ToolReconciler,
   ToolResolvedByPerson,
 } from "./harness-tools.js";
+export { SessionLog, SessionTakenOverError } from "./session-log.js";
+export type { SessionFold, SessionLogOptions, SessionLogPort } from "./session-log.js";
 export { Subscription } from "./subscription.js";
 export type { SessionEventListener, SubscriptionEnd } from "./subscription.js";
 export type {

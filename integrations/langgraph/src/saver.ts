@@ -20,7 +20,18 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import type { DynamicStructuredTool } from "@langchain/core/tools";
-import { NewEvent, TetherClient, type Claimed, type HarnessTool, type NewEvent as Event, type NewSession, type SessionEvent, type ToolMode } from "@tether/client";
+import {
+  NewEvent,
+  SessionLog,
+  SessionTakenOverError,
+  TetherClient,
+  type Claimed,
+  type HarnessTool,
+  type NewEvent as Event,
+  type NewSession,
+  type SessionEvent,
+  type ToolMode,
+} from "@tether/client";
 import { canonicalJson, planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
 import type { TetherPort } from "./port.js";
 import { declarationOf, wrapTool, type TetherToolSpec, type ToolHost } from "./tools.js";
@@ -114,19 +125,16 @@ export class ThreadTakenOverError extends TetherSaverError {
 
 const DEFAULT_PREFIX = "lg-";
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-const PAGE = 500;
-const CONFLICT_RETRIES = 8;
 
 interface Thread {
   readonly sessionId: string;
   readonly threadId: string;
-  log: ThreadLog;
-  /** This saver's claim of the session, once it wrote to it. */
-  claim?: Claimed | undefined;
-  lost?: ThreadTakenOverError | undefined;
-  queue: Promise<unknown>;
+  /** The fold of the session's log: its records, messages and calls. */
+  readonly log: ThreadLog;
+  /** The session's log as this saver writes it: the claim, the optimistic appends, the serialised work. */
+  readonly session: SessionLog;
   /** The last message list written or read per channel, its messages' JSON and references: the next put usually extends it. */
-  lists: Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>;
+  readonly lists: Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>;
 }
 
 interface ListItem {
@@ -191,10 +199,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   /** This saver's claim of the thread's session, claiming it (and creating the session) first if it has none. */
   async claimFor(threadId: string): Promise<Claimed> {
     const thread = this.thread(threadId);
-    return this.exclusive(thread, async () => {
-      await this.writable(thread);
-      return thread.claim!;
-    });
+    return this.exclusive(thread, () => this.writable(thread));
   }
 
   /** The seq of the assistant message that asked for call `callId` in the thread. */
@@ -725,89 +730,49 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   }
 
   /**
-   * Appends what `plan` puts into a batch, under the thread's epoch and at the log's last seq as this saver knows it
-   * (so the seqs a plan refers to are the ones its events get). When the log moved meanwhile — an approval, a tool
-   * result, another writer — the sequencer answers a conflict and appends nothing: the log is read again and the batch
-   * planned again, with the same step (the same eventIds). One request when nothing moved.
+   * Appends what `plan` puts into a batch under the thread's claim, at the log's last seq as this saver knows it (the
+   * SDK's SessionLog: a conflict reads the log and plans again, with the same eventIds); then remembers the message
+   * lists the batch stored.
    */
   private async appendPlanned(thread: Thread, step: string, plan: (batch: Batch) => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const batch: Batch = { events: [], calls: { asked: new Map() }, lists: new Map() };
-      await plan(batch);
-      const expectedSeq = thread.log.lastSeq;
-      const result = await this.port.append(thread.sessionId, { step, events: batch.events, epoch: thread.claim?.epoch, expectedSeq });
-      switch (result.kind) {
-        case "appended": {
-          if (result.redactions > 0 || result.events.some((e) => e.duplicate)) {
-            await this.sync(thread); // what the log holds is not exactly what was sent: read it
-          } else {
-            result.events.forEach((e, i) => thread.log.add(sent(thread.sessionId, e.seq, e.eventId, batch.events[i]!)));
-          }
-          const recordSeq = result.seqs[result.seqs.length - 1]!;
-          for (const [channel, items] of batch.lists) {
-            thread.lists.set(channel, { seq: recordSeq, items });
-          }
-          return;
-        }
-        case "conflict":
-          if (attempt >= CONFLICT_RETRIES) {
-            throw new TetherSaverError(`thread ${thread.threadId}: the log kept moving (${attempt} attempts): ${result.message}`);
-          }
-          await this.sync(thread);
-          continue;
-        case "fenced":
-          thread.lost = new ThreadTakenOverError(thread.threadId, thread.sessionId, thread.claim?.epoch ?? 0, result.currentEpoch);
-          throw thread.lost;
-        case "not_found":
-          thread.claim = undefined;
-          throw new TetherSaverError(`thread ${thread.threadId}: its session ${thread.sessionId} is gone (erased?)`);
-        case "rejected":
-          throw new TetherSaverError(
-            `thread ${thread.threadId}: Tether refused the write (${result.status} ${result.code}${result.field === undefined ? "" : `, field ${result.field}`}): ${result.message}`,
-          );
+    let batch: Batch | undefined;
+    try {
+      const appended = await thread.session.appendPlanned(step, async () => {
+        batch = { events: [], calls: { asked: new Map() }, lists: new Map() };
+        await plan(batch);
+        return batch.events;
+      });
+      const recordSeq = appended.seqs[appended.seqs.length - 1]!;
+      for (const [channel, items] of batch!.lists) {
+        thread.lists.set(channel, { seq: recordSeq, items });
       }
+    } catch (e) {
+      throw this.translated(thread, e);
     }
   }
 
-  /** Makes sure this saver has claimed the thread's session (creating the session first if there is none). */
-  private async writable(thread: Thread): Promise<void> {
-    if (thread.lost !== undefined) {
-      throw thread.lost;
-    }
-    if (thread.claim !== undefined) {
-      return; // appends say when the log moved: read it then
-    }
-    let harnessVersion = this.options.harnessVersion;
-    const info = await this.port.session(thread.sessionId);
-    if (info === undefined) {
-      const created = await this.port.createSession(this.newSession(thread));
-      if (created.kind !== "created") {
-        throw new TetherSaverError(`cannot start a session for thread ${thread.threadId}: ${created.code}${created.field === undefined ? "" : ` (field ${created.field})`}: ${created.message}`);
-      }
-      harnessVersion ??= created.harnessVersion;
-    } else {
-      harnessVersion ??= info.harnessVersion;
-    }
-    if (harnessVersion === undefined) {
-      throw new TetherSaverError(`thread ${thread.threadId}: its session names no harness version to claim it as`);
-    }
-    const claim = await this.port.claim(thread.sessionId, { workerId: this.workerId, harnessVersion });
-    if (claim.kind !== "claimed") {
-      throw new TetherSaverError(`cannot claim thread ${thread.threadId} (session ${thread.sessionId}): ${claim.kind}: ${"message" in claim ? claim.message : ""}`);
-    }
-    thread.claim = claim;
-    await this.sync(thread);
+  /** A SessionLog error as this saver says it: a takeover names the thread. */
+  private translated(thread: Thread, e: unknown): unknown {
+    return e instanceof SessionTakenOverError ? new ThreadTakenOverError(thread.threadId, thread.sessionId, e.epoch, e.currentEpoch) : e;
   }
 
-  private newSession(thread: Thread): NewSession {
-    const wanted = this.options.session?.(thread.threadId) ?? {};
+  /** This saver's claim of the thread's session (the session created first when there is none). */
+  private async writable(thread: Thread): Promise<Claimed> {
+    try {
+      return await thread.session.claimed();
+    } catch (e) {
+      throw this.translated(thread, e);
+    }
+  }
+
+  private newSession(threadId: string): NewSession {
+    const wanted = this.options.session?.(threadId) ?? {};
     const tools: HarnessTool[] = (this.options.tools ?? []).map(declarationOf);
     if ((this.options.otherTools ?? "recorded") === "recorded" && !tools.some((t) => t.name === "*")) {
       tools.push({ name: "*", mutating: false, canReconcile: false, recordedOnly: true });
     }
     return {
-      sessionId: thread.sessionId,
-      objective: wanted.objective ?? `LangGraph thread ${thread.threadId}`,
+      objective: wanted.objective ?? `LangGraph thread ${threadId}`,
       modelId: wanted.modelId ?? "langgraph",
       toolMode: wanted.toolMode ?? "WRITE",
       systemPrompt: wanted.systemPrompt,
@@ -819,35 +784,14 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
 
   /** Reads the events appended since the log's last seq (and the offloaded records among them); false if there is no such session. */
   private async sync(thread: Thread): Promise<boolean> {
-    for (;;) {
-      const page = await this.port.events(thread.sessionId, thread.log.lastSeq + 1, PAGE);
-      if (page === undefined) {
-        if (thread.log.lastSeq > 0) {
-          // erased meanwhile (by deleteThread elsewhere): start over
-          thread.log = new ThreadLog(thread.sessionId);
-          thread.lists.clear();
-          thread.claim = undefined;
-        }
-        return false;
-      }
-      if (page.lastSeq < thread.log.lastSeq) {
-        // the session was erased and started again: read it from its start
-        thread.log = new ThreadLog(thread.sessionId);
-        thread.lists.clear();
-        thread.claim = undefined;
-        continue;
-      }
-      for (const event of page.events) {
-        thread.log.add(event);
-      }
-      if (page.atEnd || page.events.length === 0) {
-        break;
-      }
-    }
+    return thread.session.sync();
+  }
+
+  /** Reads the records that were offloaded (a large checkpoint), after every read of the log. */
+  private async readOffloaded(thread: Thread): Promise<void> {
     for (const event of thread.log.offloadedRecords()) {
       thread.log.index(event.seq, String(event.json.kind), JSON.parse(await this.artifact(offloadedSha(event)!)));
     }
-    return true;
   }
 
   private thread(threadId: string): Thread {
@@ -857,13 +801,24 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   private threadOfSession(sessionId: string, threadId: string | undefined): Thread {
     let thread = this.threads.get(sessionId);
     if (thread === undefined) {
-      thread = {
-        sessionId,
-        threadId: threadId ?? sessionId.slice(this.prefix.length),
-        log: new ThreadLog(sessionId),
-        queue: Promise.resolve(),
-        lists: new Map(),
-      };
+      const id = threadId ?? sessionId.slice(this.prefix.length);
+      const log = new ThreadLog(sessionId);
+      const lists = new Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>();
+      const session = new SessionLog(this.port, sessionId, {
+        workerId: this.workerId,
+        harnessVersion: this.options.harnessVersion,
+        newSession: () => this.newSession(id),
+        fold: {
+          add: (event) => log.add(event),
+          reset: () => {
+            log.reset();
+            lists.clear();
+          },
+        },
+        afterSync: () => this.readOffloaded(created),
+      });
+      const created: Thread = { sessionId, threadId: id, log, session, lists };
+      thread = created;
       this.threads.set(sessionId, thread);
     }
     return thread;
@@ -876,9 +831,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
 
   /** Runs `work` after the work queued on the thread before it. */
   private exclusive<T>(thread: Thread, work: () => Promise<T>): Promise<T> {
-    const run = thread.queue.then(work, work);
-    thread.queue = run.catch(() => undefined);
-    return run;
+    return thread.session.exclusive(work);
   }
 
   private async dump(value: unknown): Promise<TypedValue> {
@@ -943,20 +896,6 @@ interface Batch {
   readonly calls: BatchCalls;
   /** The message lists this batch's checkpoint stores, to remember once it is appended. */
   readonly lists: Map<string, readonly ListItem[]>;
-}
-
-/** An event this saver appended, as the log holds it (the sequencer scrubbed nothing from it). */
-function sent(sessionId: string, seq: number, eventId: string, event: Event): SessionEvent {
-  return Object.freeze({
-    seq,
-    eventId,
-    type: event.type,
-    sessionId,
-    occurredAt: undefined,
-    actor: { kind: "UNKNOWN", id: "" },
-    harnessVersion: undefined,
-    json: Object.freeze({ eventId, type: event.type, ...event.fields, seq, sessionId }),
-  });
 }
 
 function frameworkState(kind: string, key: string, record: CheckpointRecord | WritesRecord): Event {

@@ -57,6 +57,18 @@ export class ThreadLog {
     return this.thread;
   }
 
+  /** Forgets everything: the session was erased (the new log, if any, follows from seq 1). */
+  reset(): void {
+    this.last = 0;
+    this.events.clear();
+    this.checkpoints.clear();
+    this.writes.clear();
+    this.calls.clear();
+    this.records.clear();
+    this.declared = [];
+    this.thread = undefined;
+  }
+
   /** Folds the next event of the log. */
   add(event: SessionEvent): void {
     if (event.seq !== this.last + 1) {

@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import {
+  NewEvent,
+  SessionLog,
+  SessionTakenOverError,
+  TetherError,
+  eventIdsOf,
+  type AppendBatch,
+  type AppendResult,
+  type ClaimResult,
+  type CreateResult,
+  type EventPage,
+  type NewSession,
+  type SessionEvent,
+  type SessionInfo,
+  type SessionLogPort,
+} from "../src/index.js";
+
+/**
+ * SessionLog against an in-memory session-service that keeps the rules it relies on: eventIds already in the log are
+ * duplicates (before any check), a stale epoch is fenced, a stale expectedSeq a conflict, a batch all or nothing.
+ */
+class MemoryLog implements SessionLogPort {
+  logged: SessionEvent[] = [];
+  exists = false;
+  epoch = 0;
+  appends: AppendBatch[] = [];
+  /** Scrubs this many secrets from the next append's answer. */
+  redactNext = 0;
+
+  async createSession(session: NewSession): Promise<CreateResult> {
+    this.exists = true;
+    this.add("session_started", `start`, { objective: session.objective });
+    return { kind: "created", sessionId: session.sessionId!, seq: 1, harnessVersion: "v1", modelId: "m", redactions: 0 };
+  }
+  async session(sessionId: string): Promise<SessionInfo | undefined> {
+    return this.exists ? { sessionId, tenantId: "acme", owner: "a", status: "open", lastSeq: this.logged.length, epoch: this.epoch, workerId: undefined, modelId: "m", harnessVersion: "v1", parentSessionId: undefined } : undefined;
+  }
+  async claim(sessionId: string): Promise<ClaimResult> {
+    this.epoch++;
+    this.add("session_claimed", `claim-${this.epoch}`, { epoch: this.epoch });
+    return { kind: "claimed", sessionId, workerId: "w", epoch: this.epoch, resumeReason: undefined, resumed: false, lastSeq: this.logged.length, nextSeq: this.logged.length + 1 };
+  }
+  async append(sessionId: string, batch: AppendBatch): Promise<AppendResult> {
+    this.appends.push(batch);
+    const ids = eventIdsOf(sessionId, batch);
+    const known = ids.map((id) => this.logged.find((e) => e.eventId === id));
+    if (known.every((e) => e !== undefined)) {
+      return { kind: "appended", events: known.map((e) => ({ eventId: e!.eventId, seq: e!.seq, duplicate: true })), seqs: known.map((e) => e!.seq), allDuplicates: true, lastSeq: this.logged.length, redactions: 0 };
+    }
+    if (batch.epoch !== this.epoch) {
+      return { kind: "fenced", currentEpoch: this.epoch, message: "stale epoch" };
+    }
+    if (batch.expectedSeq !== this.logged.length) {
+      return { kind: "conflict", lastSeq: this.logged.length, message: "seq conflict" };
+    }
+    const seqs = batch.events.map((e, i) => this.add(e.type, ids[i]!, { ...e.fields }));
+    const redactions = this.redactNext;
+    this.redactNext = 0;
+    return { kind: "appended", events: seqs.map((seq, i) => ({ eventId: ids[i]!, seq, duplicate: false })), seqs, allDuplicates: false, lastSeq: this.logged.length, redactions };
+  }
+  async events(_sessionId: string, fromSeq = 1, limit = 500): Promise<EventPage | undefined> {
+    if (!this.exists) {
+      return undefined;
+    }
+    const events = this.logged.slice(fromSeq - 1, fromSeq - 1 + limit);
+    return { events, lastSeq: this.logged.length, nextSeq: fromSeq + events.length, atEnd: fromSeq + events.length > this.logged.length };
+  }
+  add(type: string, eventId: string, fields: Record<string, unknown>): number {
+    const seq = this.logged.length + 1;
+    this.logged.push({ seq, eventId, type, sessionId: "s", occurredAt: undefined, actor: { kind: "SYSTEM", id: "x" }, harnessVersion: "v1", json: { eventId, type, seq, ...fields } });
+    return seq;
+  }
+}
+
+function logOf(port: MemoryLog) {
+  const folded: SessionEvent[] = [];
+  let resets = 0;
+  const log = new SessionLog(port, "s", {
+    workerId: "w",
+    newSession: () => ({ objective: "o", toolMode: "WRITE" }),
+    fold: { add: (e) => void folded.push(e), reset: () => void (resets++, (folded.length = 0)) },
+  });
+  return { log, folded, resets: () => resets };
+}
+
+describe("SessionLog", () => {
+  it("creates and claims the session on its first append, and folds what it sent without reading the log again", async () => {
+    const port = new MemoryLog();
+    const { log, folded } = logOf(port);
+    const appended = await log.appendPlanned("step-1", (first) => [NewEvent.userMessage(`first seq ${first}`)]);
+    expect(appended.seqs).toEqual([3]);
+    expect(folded.map((e) => e.type)).toEqual(["session_started", "session_claimed", "user_message"]);
+    expect(folded[2]!.json.content).toBe("first seq 3");
+    expect(log.lastSeq).toBe(3);
+    expect(port.appends[0]!.epoch).toBe(1);
+    expect(port.appends[0]!.expectedSeq).toBe(2);
+  });
+
+  it("plans again, with the same step, when the log moved: the plan sees the seqs its events get", async () => {
+    const port = new MemoryLog();
+    const { log, folded } = logOf(port);
+    await log.claimed();
+    port.add("tool_call_authorized", "by-the-approval-service", { callId: "c1" });
+    const plans: number[] = [];
+    const appended = await log.appendPlanned("step-2", (first) => {
+      plans.push(first);
+      return [NewEvent.userMessage(`at ${first}`)];
+    });
+    expect(plans).toEqual([3, 4]);
+    expect(appended.seqs).toEqual([4]);
+    expect(port.appends.map((a) => a.step)).toEqual(["step-2", "step-2"]);
+    expect(folded.map((e) => e.type)).toEqual(["session_started", "session_claimed", "tool_call_authorized", "user_message"]);
+  });
+
+  it("is fenced once another writer claims the session, and then refuses every append without sending it", async () => {
+    const port = new MemoryLog();
+    const { log } = logOf(port);
+    await log.appendPlanned("a", () => [NewEvent.userMessage("one")]);
+    await port.claim("s"); // another writer
+    const error = await log.appendPlanned("b", () => [NewEvent.userMessage("two")]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionTakenOverError);
+    expect(error).toMatchObject({ sessionId: "s", epoch: 1, currentEpoch: 2 });
+    const sent = port.appends.length;
+    await expect(log.appendPlanned("c", () => [NewEvent.userMessage("three")])).rejects.toBeInstanceOf(SessionTakenOverError);
+    await expect(log.claimed()).rejects.toBeInstanceOf(SessionTakenOverError);
+    expect(port.appends).toHaveLength(sent);
+    expect(port.logged.filter((e) => e.type === "user_message").map((e) => e.json.content)).toEqual(["one"]);
+  });
+
+  it("reads the log when the sequencer changed what was sent (a secret scrubbed) or answered duplicates", async () => {
+    const port = new MemoryLog();
+    const { log, folded } = logOf(port);
+    await log.claimed();
+    port.redactNext = 1;
+    await log.appendPlanned("a", () => [NewEvent.userMessage("key sk-123")]);
+    expect(folded.at(-1)!.eventId).toBe(port.logged.at(-1)!.eventId);
+    expect(folded.at(-1)!.actor.kind).toBe("SYSTEM"); // read from the log, not as sent
+    const again = await log.appendPlanned("a", () => [NewEvent.userMessage("key sk-123")]);
+    expect(again.allDuplicates).toBe(true);
+    expect(folded).toHaveLength(port.logged.length);
+  });
+
+  it("starts its fold over when the session was erased and started again", async () => {
+    const port = new MemoryLog();
+    const { log, folded, resets } = logOf(port);
+    await log.appendPlanned("a", () => [NewEvent.userMessage("one"), NewEvent.userMessage("two")]);
+    port.logged = [];
+    port.add("session_started", "start-again", { objective: "again" });
+    expect(await log.sync()).toBe(true);
+    expect(resets()).toBe(1);
+    expect(folded.map((e) => e.eventId)).toEqual(["start-again"]);
+    port.exists = false;
+    expect(await log.sync()).toBe(false);
+    expect(resets()).toBe(2);
+  });
+
+  it("names the refused field", async () => {
+    const port = new MemoryLog();
+    port.append = async () => ({ kind: "rejected", status: 400, code: "invalid_field", message: "bad", field: "events[0].content" });
+    const { log } = logOf(port);
+    const error = await log.appendPlanned("a", () => [NewEvent.userMessage("x")]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TetherError);
+    expect(String((error as Error).message)).toContain("field events[0].content");
+  });
+});
