@@ -114,15 +114,19 @@ export class SessionLog {
 
   /**
    * Appends the events `plan` makes for a batch whose first event gets seq `firstSeq`, under this writer's claim (made
-   * first if need be), at the last seq it knows; see the class comment for conflicts.
+   * first if need be), at the last seq it knows; see the class comment for conflicts. A plan of no events appends
+   * nothing (and answers undefined).
    *
    * @throws SessionTakenOverError once another writer claimed the session
    * @throws TetherError when the session is gone or the sequencer refused the batch (naming the field)
    */
-  async appendPlanned(step: string, plan: (firstSeq: number) => Promise<readonly NewEvent[]> | readonly NewEvent[]): Promise<Appended> {
+  async appendPlanned(step: string, plan: (firstSeq: number) => Promise<readonly NewEvent[]> | readonly NewEvent[]): Promise<Appended | undefined> {
     const claim = await this.claimed();
     for (let attempt = 1; ; attempt++) {
       const events = await plan(this.last + 1);
+      if (events.length === 0) {
+        return undefined; // nothing to change
+      }
       const result = await this.port.append(this.sessionId, { step, events, epoch: claim.epoch, expectedSeq: this.last });
       switch (result.kind) {
         case "appended":

@@ -89,7 +89,7 @@ describe("SessionLog", () => {
     const port = new MemoryLog();
     const { log, folded } = logOf(port);
     const appended = await log.appendPlanned("step-1", (first) => [NewEvent.userMessage(`first seq ${first}`)]);
-    expect(appended.seqs).toEqual([3]);
+    expect(appended!.seqs).toEqual([3]);
     expect(folded.map((e) => e.type)).toEqual(["session_started", "session_claimed", "user_message"]);
     expect(folded[2]!.json.content).toBe("first seq 3");
     expect(log.lastSeq).toBe(3);
@@ -108,7 +108,7 @@ describe("SessionLog", () => {
       return [NewEvent.userMessage(`at ${first}`)];
     });
     expect(plans).toEqual([3, 4]);
-    expect(appended.seqs).toEqual([4]);
+    expect(appended!.seqs).toEqual([4]);
     expect(port.appends.map((a) => a.step)).toEqual(["step-2", "step-2"]);
     expect(folded.map((e) => e.type)).toEqual(["session_started", "session_claimed", "tool_call_authorized", "user_message"]);
   });
@@ -137,7 +137,7 @@ describe("SessionLog", () => {
     expect(folded.at(-1)!.eventId).toBe(port.logged.at(-1)!.eventId);
     expect(folded.at(-1)!.actor.kind).toBe("SYSTEM"); // read from the log, not as sent
     const again = await log.appendPlanned("a", () => [NewEvent.userMessage("key sk-123")]);
-    expect(again.allDuplicates).toBe(true);
+    expect(again!.allDuplicates).toBe(true);
     expect(folded).toHaveLength(port.logged.length);
   });
 
@@ -153,6 +153,13 @@ describe("SessionLog", () => {
     port.exists = false;
     expect(await log.sync()).toBe(false);
     expect(resets()).toBe(2);
+  });
+
+  it("appends nothing for a plan of no events", async () => {
+    const port = new MemoryLog();
+    const { log } = logOf(port);
+    expect(await log.appendPlanned("none", () => [])).toBeUndefined();
+    expect(port.appends).toHaveLength(0);
   });
 
   it("names the refused field", async () => {

@@ -742,7 +742,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         await plan(batch);
         return batch.events;
       });
-      const recordSeq = appended.seqs[appended.seqs.length - 1]!;
+      const recordSeq = appended!.seqs[appended!.seqs.length - 1]!; // a batch always has its record
       for (const [channel, items] of batch!.lists) {
         thread.lists.set(channel, { seq: recordSeq, items });
       }

@@ -12,7 +12,7 @@ import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TetherSaver } from "../src/index.js";
-import { FakeTether } from "./fake-tether.js";
+import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
 import { ScriptedChatModel } from "./support/scripted-model.js";
 
 function script(): AIMessage[] {

@@ -5,7 +5,7 @@
  */
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
 import { TetherSaver } from "../src/index.js";
-import { FakeTether } from "./fake-tether.js";
+import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
 
 const tether = new FakeTether(2_000); // offload content over 2,000 characters, as Tether does over 64 KiB
 let n = 0;

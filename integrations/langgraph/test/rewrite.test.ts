@@ -8,7 +8,7 @@ import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-chec
 import { END, MessagesAnnotation, REMOVE_ALL_MESSAGES, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { TetherSaver } from "../src/index.js";
-import { FakeTether } from "./fake-tether.js";
+import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
 
 type State = typeof MessagesAnnotation.State;
 

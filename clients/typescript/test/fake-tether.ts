@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto";
-import type {
-  AppendBatch,
-  AppendResult,
-  ClaimRequest,
-  ClaimResult,
-  CreateResult,
-  EraseResult,
-  EventPage,
-  NewSession,
-  SessionEvent,
-  SessionInfo,
-} from "@tether/client";
-import { eventIdsOf } from "@tether/client";
-import type { TetherPort } from "../src/port.js";
+import {
+  eventIdsOf,
+  type AppendBatch,
+  type AppendResult,
+  type ClaimRequest,
+  type ClaimResult,
+  type CreateResult,
+  type EraseResult,
+  type EventPage,
+  type NewSession,
+  type SessionEvent,
+  type SessionInfo,
+  type SessionLogPort,
+} from "../src/index.js";
 
 interface FakeSession {
   readonly info: { sessionId: string; harnessVersion: string; modelId: string; epoch: number; workerId: string | undefined };
@@ -22,13 +22,13 @@ interface FakeSession {
 }
 
 /**
- * One tenant's sessions in memory, for unit tests of TetherSaver: the session-service's create, claim, append and
+ * One tenant's sessions in memory, for unit tests of the framework integrations (integrations/*) and SessionLog: the session-service's create, claim, append and
  * events page with the rules the saver relies on — an eventId already in the log is a duplicate answered with its
  * original seq (before any check), a stale epoch is `fenced`, a stale `expectedSeq` a `conflict`, a batch is all or
  * nothing — and content over `offloadAbove` characters offloaded to a blob, as Tether does over 64 KiB. Not the
  * sequencer (the integration tests run against the real one): it checks no other rule.
  */
-export class FakeTether implements TetherPort {
+export class FakeTether implements SessionLogPort {
   readonly sessionsById = new Map<string, FakeSession>();
   readonly blobs = new Map<string, string>();
   appends = 0;
