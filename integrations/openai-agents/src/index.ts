@@ -1,0 +1,7 @@
+/**
+ * The OpenAI Agents SDK (TypeScript) on Tether: TetherSession. See the README.
+ *
+ * @module
+ */
+export { TetherSession } from "./session.js";
+export type { TetherSessionOptions, TetherToolSpec, SettledApprovals, ResumeReport } from "./session.js";

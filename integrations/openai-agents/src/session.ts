@@ -1,0 +1,544 @@
+import { createHash, randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { UserError, type AgentInputItem, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from "@openai/agents-core";
+import type { SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from "@openai/agents-core";
+import {
+  HarnessTool,
+  HarnessToolRunner,
+  NewEvent,
+  SessionLog,
+  ToolOutput,
+  type Claimed,
+  type HarnessRunResult,
+  type NewEvent as Event,
+  type NewSession,
+  type Reconciliation,
+  type SessionEvent,
+  type TetherClient,
+  type ToolInvocation,
+  type ToolMode,
+} from "@tether/client";
+import { HistoryFold, offloadedSha, type LoggedCall } from "./history.js";
+import { FRAMEWORK, HISTORY, RUN_STATE, canonical, planItem, restore, type BatchCalls, type HistoryRecord, type Item, type ItemRef } from "./items.js";
+
+/** A function tool the agent runs through Tether as a harness-run tool (docs/ARCHITECTURE.md §6). */
+export interface TetherToolSpec {
+  /** The tool as the agent would have run it (`tool({...})` of @openai/agents-core). */
+  readonly tool: FunctionTool<any, any, any>;
+  /** It changes something outside the conversation: gated by default (an approver decides each call). Default false. */
+  readonly mutating?: boolean;
+  /**
+   * Finds out, by the attempt's idempotency key, whether an attempt that started and has no result took effect (see
+   * `ToolReconciler` of @tether/client). Without one, such an attempt ends UNKNOWN for a person to decide.
+   */
+  readonly reconcile?: (attempt: ToolInvocation) => Reconciliation | Promise<Reconciliation>;
+}
+
+export interface TetherSessionOptions {
+  /** Tether, with an agent's token: the session is its tenant's. */
+  readonly client: TetherClient;
+  /** The Tether session's id; default a new one (`oa-<uuid>`). Give the same id to continue a conversation. */
+  readonly sessionId?: string;
+  /** This process, as its claims name it; default `openai-agents-<host>-<pid>`. */
+  readonly workerId?: string;
+  /** The harness version to claim the session as; default the session's own. */
+  readonly harnessVersion?: string;
+  /** What a new session is created with; every field has a default. */
+  readonly session?: {
+    readonly objective?: string;
+    readonly modelId?: string;
+    readonly toolMode?: ToolMode;
+    readonly systemPrompt?: string;
+    readonly constraints?: readonly string[];
+    readonly tokenBudget?: number;
+  };
+  /** The function tools that run through Tether; give the agent {@link TetherSession.tools}. */
+  readonly tools?: readonly TetherToolSpec[];
+  /** The other tools' calls: recorded-only (`recorded`, the default: `*`) or Tether's tool-executor's (`executor`). */
+  readonly otherTools?: "recorded" | "executor";
+  /** How long a tool's call waits for its authorization when it runs (an approver's decision comes through the run's interruption); default 60 s. */
+  readonly authorizationTimeoutMs?: number;
+}
+
+/** What {@link TetherSession.settleApprovals} did with a run's interruptions. */
+export interface SettledApprovals {
+  readonly approved: readonly string[];
+  readonly rejected: readonly string[];
+  /** Calls nobody has decided yet: run the state again once they are (or it interrupts again). */
+  readonly pending: readonly string[];
+}
+
+/** What {@link TetherSession.resume} found and did. */
+export interface ResumeReport {
+  /** The harness-run calls the runner took up again: reconciled, run, or left to a person. */
+  readonly calls: readonly HarnessRunResult[];
+  /** Items added to the history for calls Tether knows and the history did not have yet. */
+  readonly restoredItems: number;
+}
+
+/**
+ * A `Session` of the OpenAI Agents SDK (@openai/agents-core 0.20) whose history is a Tether session — see the README.
+ *
+ * - **Typed, once.** Items go into the log as the typed events that fit them (user and assistant messages, function
+ *   calls, function call outputs), each once; other items are kept whole. A history record per change refers to them,
+ *   so storage grows with the items, and Tether's context, recovery report and secret scrubbing see the conversation.
+ * - **Append-only.** `popItem`, `clearSession`, a replaced suffix and a compaction are records too: the originals stay
+ *   in the log (and in time-travel reads); only the history the model is given changes. Clearing and compacting are
+ *   also Tether compactions, so Tether's own context agrees.
+ * - **Atomic, idempotent transactions.** `applyHistoryTransaction` appends its events and record in one append at the
+ *   log's last seq (a replaced suffix is checked against the log as it is then); a retried operation id is recognised
+ *   from the log, a different transaction under the same id refused.
+ * - **One writer, tools once, approvals that survive a restart** — see {@link tools}, {@link saveRunState},
+ *   {@link settleApprovals} and {@link resume}.
+ */
+export class TetherSession implements SessionHistoryTransactionAwareSession {
+  /** The wrappers of the `tools` option, for the agent: each call runs through Tether, once. */
+  readonly tools: readonly FunctionTool<any, any, any>[];
+  readonly sessionId: string;
+  private readonly client: TetherClient;
+  private readonly fold: HistoryFold;
+  private readonly log: SessionLog;
+  private readonly texts = new Map<string, string>();
+
+  constructor(private readonly options: TetherSessionOptions) {
+    this.client = options.client;
+    this.sessionId = options.sessionId ?? `oa-${randomUUID()}`;
+    this.fold = new HistoryFold(this.sessionId);
+    this.log = new SessionLog(options.client, this.sessionId, {
+      workerId: options.workerId ?? `openai-agents-${hostname()}-${process.pid}`,
+      harnessVersion: options.harnessVersion,
+      newSession: () => this.newSession(),
+      fold: this.fold,
+      afterSync: () => this.readOffloaded(),
+    });
+    this.tools = Object.freeze((options.tools ?? []).map((spec) => this.wrap(spec)));
+  }
+
+  // --- Session -------------------------------------------------------------------------------------------------------
+
+  async getSessionId(): Promise<string> {
+    return this.sessionId;
+  }
+
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    return this.log.exclusive(async () => {
+      if (!(await this.log.sync())) {
+        return [];
+      }
+      const refs = this.fold.history();
+      const wanted = limit === undefined ? refs : limit <= 0 ? [] : refs.slice(Math.max(0, refs.length - limit));
+      return (await Promise.all(wanted.map((r) => this.item(r)))) as AgentInputItem[];
+    });
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    if (items.length === 0) {
+      return;
+    }
+    await this.change(`add/${digest(canonical(items))}/${randomUUID()}`, async (plan) => plan.history({ op: "add", drop: 0, items: items as Item[] }));
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    let popped: Item | undefined;
+    await this.change(`pop/${randomUUID()}`, async (plan) => {
+      const refs = this.fold.history();
+      if (refs.length === 0) {
+        popped = undefined;
+        return;
+      }
+      popped = await this.item(refs[refs.length - 1]!);
+      plan.history({ op: "pop", drop: 1, items: [] });
+    });
+    return popped as AgentInputItem | undefined;
+  }
+
+  async clearSession(): Promise<void> {
+    await this.change(`clear/${randomUUID()}`, async (plan) => {
+      const refs = this.fold.history();
+      if (refs.length === 0) {
+        return;
+      }
+      // Tether's context drops them too: a compaction through the log's last event, the originals kept
+      plan.events.push(NewEvent.contextCompacted(this.fold.lastSeq, "The conversation's history was cleared by the application.", sources(refs, this.fold.lastSeq)));
+      plan.history({ op: "clear", drop: refs.length, items: [] });
+    });
+  }
+
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    const { operationId, transaction } = args;
+    if (typeof operationId !== "string" || operationId.trim() === "") {
+      throw new UserError("Session history transaction operationId must be a non-empty string.");
+    }
+    const tx = digest(canonical(transaction));
+    await this.change(`tx/${digest(operationId)}/${tx}`, async (plan) => {
+      const done = this.fold.operation(operationId);
+      if (done !== undefined) {
+        if (done.tx !== tx) {
+          throw new UserError("Session history operation was already applied with a different transaction.");
+        }
+        return; // a retry: nothing to do
+      }
+      if (transaction.type === "append_items") {
+        plan.history({ op: "add", drop: 0, items: transaction.items as Item[], id: operationId, tx });
+      } else if (transaction.type === "replace_suffix") {
+        const refs = this.fold.history();
+        const expected = transaction.expectedSuffix as Item[];
+        const actual = refs.length < expected.length ? undefined : await Promise.all(refs.slice(refs.length - expected.length).map((r) => this.item(r)));
+        if (actual === undefined || canonical(actual) !== canonical(expected)) {
+          throw new UserError("Session history suffix no longer matches the transaction precondition.");
+        }
+        plan.history({ op: "replace_suffix", drop: expected.length, items: transaction.replacement as Item[], id: operationId, tx });
+      } else {
+        throw new UserError(`Session history transaction of an unknown type: ${String((transaction as { type?: unknown }).type)}`);
+      }
+    });
+  }
+
+  async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    await this.change(`compaction/${digest(canonical(items))}/${randomUUID()}`, async (plan) => {
+      const refs = this.fold.history();
+      const current = await Promise.all(refs.map((r) => this.item(r)));
+      // what stays is referred to, not stored again; what goes is Tether's compaction too, when it is the oldest
+      const kept = new Map(current.map((item, i) => [canonical(item), refs[i]!] as const));
+      const keptSeqs = (items as Item[]).map((i) => kept.get(canonical(i))?.s).filter((s): s is number => s !== undefined);
+      const dropped = refs.filter((r) => !keptSeqs.includes(r.s)).map((r) => r.s);
+      const through = dropped.length === 0 ? undefined : Math.max(...dropped);
+      if (through !== undefined && keptSeqs.every((s) => s > through)) {
+        plan.events.push(NewEvent.contextCompacted(through, "Compacted by the OpenAI Agents SDK.", [...new Set(dropped)].sort((a, b) => a - b)));
+      }
+      plan.history({ op: "compaction", base: null, items: items as Item[], reuse: kept });
+    });
+  }
+
+  // --- run states and approvals --------------------------------------------------------------------------------------
+
+  /**
+   * Keeps a run's state in the session (a `framework_state` record), e.g. when a run stopped for approvals: another
+   * process resumes it with {@link loadRunState}.
+   */
+  async saveRunState(state: RunState<any, any>): Promise<void> {
+    const json = state.toString();
+    await this.change(`run-state/${digest(json)}`, async (plan) => {
+      plan.events.push(NewEvent.frameworkState(FRAMEWORK, RUN_STATE, `run:${digest(json).slice(0, 16)}`, json));
+    });
+  }
+
+  /** The run state last saved, for `agent` (the agent the run was at is found by name from it); undefined if none. */
+  async loadRunState<TAgent extends Agent<any, any>>(agent: TAgent): Promise<RunState<any, TAgent> | undefined> {
+    const json = await this.log.exclusive(async () => ((await this.log.sync()) ? this.fold.savedRunState : undefined));
+    if (json === undefined) {
+      return undefined;
+    }
+    const { RunState: State } = await import("@openai/agents-core");
+    return State.fromString(agent, json);
+  }
+
+  /**
+   * Applies Tether's decisions to a run's interruptions: a call an approver granted (or the policy authorized) is
+   * approved, one denied or cancelled rejected; one nobody decided stays. Run the state again afterwards.
+   */
+  async settleApprovals(state: RunState<any, any>): Promise<SettledApprovals> {
+    await this.log.exclusive(() => this.log.sync());
+    const approved: string[] = [];
+    const rejected: string[] = [];
+    const pending: string[] = [];
+    for (const item of state.getInterruptions() as RunToolApprovalItem[]) {
+      const callId = callIdOf(item);
+      const call = callId === undefined ? undefined : this.fold.call(callId);
+      if (call?.authorized === true) {
+        state.approve(item);
+        approved.push(callId!);
+      } else if (call?.refused !== undefined || call?.resultSeq !== undefined) {
+        state.reject(item);
+        rejected.push(callId!);
+      } else {
+        pending.push(callId ?? "?");
+      }
+    }
+    return { approved, rejected, pending };
+  }
+
+  /**
+   * What a new process does before it continues a conversation whose last run was cut short (a crash): the
+   * harness-run calls that started and have no result are reconciled (or left to a person: never run again blindly),
+   * authorized ones not started are run, and the history gets the calls Tether knows of and the history does not (a
+   * call asked for, or answered, after the last history change), so the model sees what happened.
+   */
+  async resume(): Promise<ResumeReport> {
+    const claim = await this.log.exclusive(async () => {
+      const claimed = await this.log.claimed();
+      await this.log.sync();
+      return claimed;
+    });
+    const calls = (this.options.tools?.length ?? 0) === 0 ? [] : await this.runner(claim).resume();
+    let restored = 0;
+    await this.change(`restore/${randomUUID()}`, async (plan) => {
+      const present = new Set<string>();
+      for (const ref of this.fold.history()) {
+        const item = await this.item(ref);
+        if (typeof item.callId === "string") {
+          present.add(`${String(item.type)}:${item.callId}`);
+        }
+      }
+      const items: Item[] = [];
+      for (const call of this.fold.allCalls()) {
+        if (!present.has(`function_call:${call.callId}`)) {
+          items.push({ type: "function_call", callId: call.callId, name: call.tool, arguments: call.argumentsJson, status: "completed" });
+        }
+        if (call.resultSeq !== undefined && !present.has(`function_call_result:${call.callId}`)) {
+          const result = this.fold.event(call.resultSeq);
+          const text = await this.wholeText(result);
+          items.push({ type: "function_call_result", callId: call.callId, name: call.tool, status: "completed", output: { type: "text", text: text ?? "" } });
+        }
+      }
+      restored = items.length;
+      if (items.length > 0) {
+        plan.history({ op: "restore", drop: 0, items });
+      }
+    });
+    return { calls, restoredItems: restored };
+  }
+
+  // --- tools ---------------------------------------------------------------------------------------------------------
+
+  private wrap(spec: TetherToolSpec): FunctionTool<any, any, any> {
+    const original = spec.tool;
+    return {
+      ...original,
+      needsApproval: async (_runContext, input, callId) => {
+        if (callId === undefined) {
+          return false;
+        }
+        const call = await this.ask(callId, original.name, JSON.stringify(input ?? {}));
+        const decided = await this.awaitDecisionPoint(call.callId);
+        return decided.itemSeq !== undefined && decided.authorized !== true && decided.refused === undefined && decided.resultSeq === undefined;
+      },
+      invoke: async (runContext, input, details) => {
+        const callId = (details as { toolCall?: { callId?: string } } | undefined)?.toolCall?.callId;
+        if (callId === undefined) {
+          throw new UserError(`tool ${original.name} runs through Tether: it needs its call's id`);
+        }
+        const call = await this.ask(callId, original.name, input);
+        const claim = await this.log.exclusive(() => this.log.claimed());
+        const result = await this.runner(claim, spec, async () => String(await original.invoke(runContext, input, details))).run(
+          call.askSeq,
+          callId,
+          this.options.authorizationTimeoutMs ?? 60_000,
+        );
+        return outputOf(result, original.name);
+      },
+    } as FunctionTool<any, any, any>;
+  }
+
+  /** Makes sure Tether knows the call (the SDK may run a tool before it saves the call's item): its request. */
+  private async ask(callId: string, tool: string, argumentsJson: string): Promise<LoggedCall> {
+    return this.log.exclusive(async () => {
+      await this.log.claimed();
+      await this.log.sync();
+      const known = this.fold.call(callId);
+      if (known !== undefined) {
+        return known;
+      }
+      await this.log.appendPlanned(`call/${digest(callId)}`, () => [NewEvent.assistantMessage("", [{ callId, tool, arguments: argumentsJson }])]);
+      return this.fold.call(callId)!;
+    });
+  }
+
+  /** Waits (up to 30 s) until Tether answered the call: authorized, an approver asked, refused or answered. */
+  private async awaitDecisionPoint(callId: string): Promise<LoggedCall> {
+    const answered = (c: LoggedCall | undefined) => c !== undefined && (c.authorized === true || c.itemSeq !== undefined || c.refused !== undefined || c.resultSeq !== undefined);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const call = await this.log.exclusive(async () => {
+        await this.log.sync();
+        return this.fold.call(callId);
+      });
+      if (answered(call) || Date.now() > deadline) {
+        return call!;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private runner(claim: Claimed, spec?: TetherToolSpec, run?: () => Promise<string>): HarnessToolRunner {
+    const specs = spec === undefined ? this.options.tools ?? [] : [spec];
+    return new HarnessToolRunner(this.client, claim, {
+      tools: specs.map((s) => ({
+        tool: declarationOf(s),
+        run: async () => {
+          if (run === undefined) {
+            throw new Error(`tool ${s.tool.name}: a resumed call that was never started runs with the agent's next run, not here`);
+          }
+          return ToolOutput.ok(await run());
+        },
+        reconcile: s.reconcile,
+      })),
+    });
+  }
+
+  // --- writing -------------------------------------------------------------------------------------------------------
+
+  /** One change of the session: what `plan` puts in a batch, appended at once (see SessionLog.appendPlanned). */
+  private async change(step: string, plan: (batch: Plan) => Promise<void>): Promise<void> {
+    await this.log.exclusive(async () => {
+      await this.log.claimed();
+      await this.log.sync();
+      await this.log.appendPlanned(step, async (firstSeq) => {
+        const batch = new Plan(firstSeq, this.fold);
+        await plan(batch);
+        return batch.events;
+      });
+    });
+  }
+
+  private newSession(): NewSession {
+    const wanted = this.options.session ?? {};
+    const tools: HarnessTool[] = (this.options.tools ?? []).map(declarationOf);
+    if ((this.options.otherTools ?? "recorded") === "recorded") {
+      tools.push(HarnessTool.recorded("*", false));
+    }
+    return {
+      objective: wanted.objective ?? "An OpenAI Agents SDK conversation",
+      modelId: wanted.modelId ?? "openai-agents",
+      toolMode: wanted.toolMode ?? "WRITE",
+      systemPrompt: wanted.systemPrompt,
+      constraints: wanted.constraints,
+      tokenBudget: wanted.tokenBudget,
+      harnessTools: tools,
+    };
+  }
+
+  // --- reading -------------------------------------------------------------------------------------------------------
+
+  /** The item a reference stands for. */
+  private async item(ref: ItemRef): Promise<Item> {
+    const event = this.fold.event(ref.s);
+    if (event.type === "framework_state") {
+      return this.fold.itemAt(ref.s);
+    }
+    return restore(ref, { type: event.type, fields: event.json }, await this.wholeText(event), undefined);
+  }
+
+  private async wholeText(event: SessionEvent): Promise<string | undefined> {
+    const sha = offloadedSha(event);
+    if (sha === undefined) {
+      const text = event.type === "context_compacted" ? event.json.summary : event.json.content;
+      return typeof text === "string" ? text : undefined;
+    }
+    let text = this.texts.get(sha);
+    if (text === undefined) {
+      text = await this.client.artifactText(sha);
+      if (text === undefined) {
+        throw new Error(`the blob ${sha} event ${event.seq} refers to is not there`);
+      }
+      this.texts.set(sha, text);
+    }
+    return text;
+  }
+
+  private async readOffloaded(): Promise<void> {
+    for (const event of this.fold.offloadedRecords()) {
+      const text = await this.wholeText(event);
+      this.fold.record(event.seq, String(event.json.kind), JSON.parse(text ?? "null"));
+    }
+  }
+}
+
+/** The events of one change, planned against the log as it is: items as typed events or records, then its history record. */
+class Plan {
+  readonly events: Event[] = [];
+  private readonly calls: BatchCalls = new Map();
+
+  constructor(
+    private readonly firstSeq: number,
+    private readonly fold: HistoryFold,
+  ) {}
+
+  /** Plans `items` and the history record of the change (after whatever events were planned before it). */
+  history(change: { op: HistoryRecord["op"]; drop?: number; base?: null; items: readonly Item[]; id?: string; tx?: string; reuse?: Map<string, ItemRef> }): void {
+    const add: ItemRef[] = [];
+    for (const item of change.items) {
+      const reused = change.reuse?.get(canonical(item));
+      add.push(reused ?? this.plan(item));
+    }
+    const base = change.base === null ? undefined : this.fold.historySeq;
+    const record: HistoryRecord = {
+      op: change.op,
+      ...(base === undefined ? {} : { base }),
+      ...(change.drop === undefined || change.drop === 0 ? {} : { drop: change.drop }),
+      add,
+      ...(change.id === undefined ? {} : { id: change.id, tx: change.tx! }),
+    };
+    this.events.push(NewEvent.frameworkState(FRAMEWORK, HISTORY, change.op, JSON.stringify(record)));
+  }
+
+  private plan(item: Item): ItemRef {
+    const seq = this.firstSeq + this.events.length;
+    const planned = planItem(item, seq, this.view(), this.calls);
+    switch (planned.kind) {
+      case "typed":
+        this.events.push(planned.event);
+        return { s: seq, r: planned.residual };
+      case "existing":
+        return { s: planned.seq, r: planned.residual };
+      case "record":
+        this.events.push(planned.event);
+        return { s: seq };
+    }
+  }
+
+  private view() {
+    const fold = this.fold;
+    return {
+      sessionId: fold.sessionId,
+      call: (callId: string) => {
+        const c = fold.call(callId);
+        return c === undefined ? undefined : { askSeq: c.askSeq, resultSeq: c.resultSeq, tool: c.tool };
+      },
+      runnerOf: (tool: string) => fold.runnerOf(tool),
+      fields: (seq: number) => fold.event(seq).json,
+    };
+  }
+}
+
+/** The seqs of a history's typed events at or before `through`: what a compaction summarises. */
+function sources(refs: readonly ItemRef[], through: number): number[] {
+  return [...new Set(refs.map((r) => r.s).filter((s) => s <= through))].sort((a, b) => a - b);
+}
+
+function declarationOf(spec: TetherToolSpec): HarnessTool {
+  const reconcilable = spec.reconcile !== undefined;
+  return spec.mutating === true ? HarnessTool.mutating(spec.tool.name, { reconcilable }) : HarnessTool.readOnly(spec.tool.name, { reconcilable });
+}
+
+/** The tool output a run's end makes for the model. */
+function outputOf(result: HarnessRunResult, tool: string): string {
+  switch (result.kind) {
+    case "completed":
+      return result.content ?? "";
+    case "denied":
+      return `The call of ${tool} was denied: ${result.reason}`;
+    case "cancelled":
+      return `The call of ${tool} was cancelled: ${result.reason}`;
+    case "resolved_by_person":
+      return result.resolution === "MARK_DONE" ? `Done (marked by ${result.approver}): ${result.reason}` : `Abandoned by ${result.approver}: ${result.reason}`;
+    case "outcome_unknown":
+      return `The outcome of ${tool} is unknown; a person decides whether it took effect. Do not call it again.`;
+    case "not_yet_authorized":
+      return `The call of ${tool} is waiting for an approver.`;
+    case "fenced":
+      throw new Error(`tool ${tool}: another process claimed the session (epoch ${result.currentEpoch}); stop working on it here`);
+    case "not_found":
+    case "rejected":
+      throw new Error(`tool ${tool}: Tether refused the call: ${result.message}`);
+  }
+}
+
+function callIdOf(item: RunToolApprovalItem): string | undefined {
+  const raw = item.rawItem as { callId?: unknown };
+  return typeof raw.callId === "string" ? raw.callId : undefined;
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex").slice(0, 32);
+}

@@ -1,0 +1,138 @@
+/**
+ * TetherSession against an in-memory session-service (clients/typescript/test/fake-tether.ts): the Session contract of
+ * @openai/agents-core with the SDK's own item types, the history kept append-only in the log, transactions, and a real
+ * Runner with a scripted model beside the SDK's MemorySession.
+ */
+import { Agent, MemorySession, Runner, tool, type AgentInputItem } from "@openai/agents-core";
+import { TetherClient } from "@tether/client";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
+import { TetherSession } from "../src/index.js";
+import { ScriptedModel, callTool, say } from "./support/scripted-model.js";
+
+const ITEMS: AgentInputItem[] = [
+  { role: "user", content: "Book me a flight to Lisbon" },
+  { role: "user", content: [{ type: "input_text", text: "tomorrow morning" }] },
+  { type: "reasoning", id: "rs-1", content: [], providerData: { encrypted: "abc" } } as unknown as AgentInputItem,
+  { type: "function_call", callId: "call-1", name: "search_flights", arguments: '{"to":"LIS"}', status: "completed", id: "fc-1" },
+  { type: "function_call_result", callId: "call-1", name: "search_flights", status: "completed", output: { type: "text", text: "TP1234 at 07:05" } },
+  { type: "message", role: "assistant", status: "completed", id: "msg-1", content: [{ type: "output_text", text: "I found a morning flight." }] },
+  { role: "system", content: "Be brief." },
+];
+
+function session(tether: FakeTether, sessionId: string) {
+  return new TetherSession({ client: tether as unknown as TetherClient, sessionId, workerId: "test" });
+}
+
+describe("TetherSession, the Session contract", () => {
+  it("gives back exactly the items added, the newest `limit` in order, to any new session object (a new process)", async () => {
+    const tether = new FakeTether();
+    const s = session(tether, "oa-contract");
+    await s.addItems(ITEMS.slice(0, 3));
+    await s.addItems(ITEMS.slice(3));
+    expect(await s.getItems()).toEqual(ITEMS);
+    expect(await s.getItems(2)).toEqual(ITEMS.slice(-2));
+    expect(await s.getItems(0)).toEqual([]);
+    expect(await session(tether, "oa-contract").getItems()).toEqual(ITEMS);
+    expect(await s.getSessionId()).toBe("oa-contract");
+  });
+
+  it("stores each item once, as the typed event that fits it; the rest whole", async () => {
+    const tether = new FakeTether();
+    await session(tether, "oa-typed").addItems(ITEMS);
+    const log = tether.sessionsById.get("oa-typed")!.events;
+    expect(log.filter((e) => e.type === "user_message").map((e) => e.json.content)).toEqual(["Book me a flight to Lisbon", "tomorrow morning"]);
+    const asks = log.filter((e) => e.type === "assistant_message");
+    expect(asks.map((e) => e.json.content)).toEqual(["", "I found a morning flight."]);
+    expect(asks[0]!.json.toolCalls).toEqual([{ callId: "call-1", tool: "search_flights", argumentsJson: '{"to":"LIS"}' }]);
+    const result = log.find((e) => e.type === "tool_result")!;
+    expect(result.json).toMatchObject({ callId: "call-1", status: "OK", content: "TP1234 at 07:05", idempotencyKey: `oa-typed/${asks[0]!.seq}/call-1` });
+    const records = log.filter((e) => e.type === "framework_state" && e.json.kind === "item").map((e) => JSON.parse(String(e.json.content)));
+    expect(records).toEqual([ITEMS[2], ITEMS[6]]);
+    const all = log.map((e) => JSON.stringify(e.json)).join("\n");
+    for (const text of ["Book me a flight", "tomorrow morning", "TP1234 at 07:05", "I found a morning flight"]) {
+      expect(all.split(text).length - 1, text).toBe(1);
+    }
+  });
+
+  it("pops and clears by appending records: the originals stay in the log, the history changes, a clear is a compaction", async () => {
+    const tether = new FakeTether();
+    const s = session(tether, "oa-pop");
+    await s.addItems(ITEMS.slice(0, 2));
+    expect(await s.popItem()).toEqual(ITEMS[1]);
+    expect(await s.getItems()).toEqual(ITEMS.slice(0, 1));
+    await s.clearSession();
+    expect(await s.getItems()).toEqual([]);
+    expect(await s.popItem()).toBeUndefined();
+    const log = tether.sessionsById.get("oa-pop")!.events;
+    expect(log.filter((e) => e.type === "user_message")).toHaveLength(2);
+    const compaction = log.find((e) => e.type === "context_compacted")!;
+    expect(compaction.json.summarySourceSeqs).toEqual([log.find((e) => e.type === "user_message")!.seq]);
+    const ops = log.filter((e) => e.json.kind === "history").map((e) => JSON.parse(String(e.json.content)).op);
+    expect(ops).toEqual(["add", "pop", "clear"]);
+    await s.addItems(ITEMS.slice(5, 6));
+    expect(await session(tether, "oa-pop").getItems()).toEqual(ITEMS.slice(5, 6));
+  });
+
+  it("applies a history transaction once per operation id, refuses another under the same id, and checks a suffix", async () => {
+    const tether = new FakeTether();
+    const s = session(tether, "oa-tx");
+    const append = { operationId: "op-1", transaction: { type: "append_items" as const, items: ITEMS.slice(0, 2) } };
+    await s.applyHistoryTransaction(append);
+    await s.applyHistoryTransaction(append); // a retry
+    expect(await s.getItems()).toEqual(ITEMS.slice(0, 2));
+    await expect(s.applyHistoryTransaction({ operationId: "op-1", transaction: { type: "append_items", items: ITEMS.slice(2, 3) } })).rejects.toThrow(/different transaction/);
+    await expect(
+      s.applyHistoryTransaction({ operationId: "op-2", transaction: { type: "replace_suffix", expectedSuffix: [ITEMS[0]!], replacement: [] } }),
+    ).rejects.toThrow(/no longer matches/);
+    expect(await s.getItems()).toEqual(ITEMS.slice(0, 2));
+    await s.applyHistoryTransaction({ operationId: "op-3", transaction: { type: "replace_suffix", expectedSuffix: [ITEMS[1]!], replacement: [ITEMS[5]!] } });
+    expect(await s.getItems()).toEqual([ITEMS[0], ITEMS[5]]);
+    // a new session object (another process) knows the operations too
+    await session(tether, "oa-tx").applyHistoryTransaction({ operationId: "op-3", transaction: { type: "replace_suffix", expectedSuffix: [ITEMS[1]!], replacement: [ITEMS[5]!] } });
+    expect(await session(tether, "oa-tx").getItems()).toEqual([ITEMS[0], ITEMS[5]]);
+    expect(tether.sessionsById.get("oa-tx")!.events.filter((e) => e.type === "user_message")).toHaveLength(2);
+  });
+
+  it("replaces the history with a compaction: what stays is referred to, what goes is Tether's compaction", async () => {
+    const tether = new FakeTether();
+    const s = session(tether, "oa-compact");
+    await s.addItems(ITEMS.slice(0, 6));
+    const compaction = { type: "compaction", encrypted_content: "opaque", id: "cmp-1" } as unknown as AgentInputItem;
+    await s.replaceHistoryWithCompaction([compaction, ITEMS[5]!]);
+    expect(await s.getItems()).toEqual([compaction, ITEMS[5]]);
+    const log = tether.sessionsById.get("oa-compact")!.events;
+    expect(log.filter((e) => e.type === "assistant_message" && e.json.content === "I found a morning flight.")).toHaveLength(1);
+    const tetherCompaction = log.find((e) => e.type === "context_compacted")!;
+    expect(tetherCompaction.json.throughSeq).toBe(log.find((e) => e.type === "tool_result")!.seq);
+  });
+});
+
+describe("a Runner on TetherSession", () => {
+  it("keeps the history MemorySession keeps, over two runs with a tool", async () => {
+    const script = [
+      (t: number) => [callTool("lookup", `call-${t}`, { city: "Lisbon" })],
+      () => [say("Sunny in Lisbon.", "msg-final")],
+    ];
+    const lookup = tool({ name: "lookup", description: "The weather", parameters: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` });
+    async function twoRuns(s: TetherSession | MemorySession) {
+      const agent = new Agent({ name: "weather", instructions: "Answer briefly.", model: new ScriptedModel(script), tools: [lookup] });
+      const runner = new Runner({ tracingDisabled: true });
+      await runner.run(agent, "Weather in Lisbon?", { session: s });
+      await runner.run(agent, "And tomorrow?", { session: s });
+      return s.getItems();
+    }
+    const tether = new FakeTether();
+    const onTether = await twoRuns(session(tether, "oa-runner"));
+    const onMemory = await twoRuns(new MemorySession());
+    expect(onTether).toEqual(onMemory);
+    // the second run's model sees the first run's result and answers at once
+    expect(onTether.filter((i) => (i as { type?: string }).type === "function_call_result")).toHaveLength(1);
+    expect(onTether.filter((i) => (i as { role?: string }).role === "user")).toHaveLength(2);
+    const log = tether.sessionsById.get("oa-runner")!.events;
+    expect(log.filter((e) => e.type === "tool_result").map((e) => e.json.content)).toEqual(["sunny in Lisbon"]);
+    expect(log.filter((e) => e.type === "user_message").map((e) => e.json.content)).toEqual(["Weather in Lisbon?", "And tomorrow?"]);
+    expect(log[0]!.json.harnessTools, "tools not given to the session are recorded-only").toEqual([{ name: "*", mutating: false, canReconcile: false, recordedOnly: true }]);
+  });
+});

@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/**/*.it.test.ts", "node_modules/**"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+  },
+});
