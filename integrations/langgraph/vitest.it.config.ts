@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.it.test.ts"],
     // one real stack for every integration test file (it takes minutes to start on the build machines)
-    globalSetup: ["test/real-stack.global.ts"],
+    globalSetup: ["../../clients/typescript/test/real-stack.global.ts"],
     globals: true,
     testTimeout: 600_000,
     hookTimeout: 600_000,
