@@ -43,7 +43,6 @@ import dev.tether.langchain4j.MemoryRecords.Item;
 import dev.tether.langchain4j.MemoryRecords.Kept;
 import dev.tether.langchain4j.MemoryRecords.Memory;
 import dev.tether.langchain4j.MemoryRecords.Ref;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
