@@ -553,6 +553,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
                 }
                 sync(state);
                 synced = true;
+                if (next.equals(state.messages())) {
+                    return; // the log has it already (an earlier attempt of this write got there)
+                }
             } else if (result instanceof Fenced f) {
                 state.lost = new MemoryTakenOverException(state.sessionId, state.claim.epoch(), f.currentEpoch());
                 throw state.lost;

@@ -216,6 +216,20 @@ class LangChain4jIT {
         assertThat(out.get(out.size() - 1)).matches("\\d+ tokens in the model context");
     }
 
+    @Test
+    void aMessageOverTheOffloadThreshold_isStoredOnce_andReadBackWhole_fromItsArtifact() {
+        String memoryId = "large-" + UUID.randomUUID().toString().substring(0, 8);
+        String large = "line of a long tool output\n".repeat(3_000); // about 80 KB, over the session-service's 64 KiB
+        List<dev.langchain4j.data.message.ChatMessage> messages = List.of(dev.langchain4j.data.message.UserMessage.from(large),
+                dev.langchain4j.data.message.AiMessage.from("That is long."));
+        TetherChatMemoryStore.builder(agent).build().updateMessages(memoryId, messages);
+
+        List<SessionEvent> log = agent.allEvents("lc4j-" + memoryId).orElseThrow();
+        assertThat(log).filteredOn(e -> e.type().equals("user_message")).singleElement()
+                .satisfies(e -> assertThat(e.field("contentRef")).isPresent());
+        assertThat(TetherChatMemoryStore.builder(agent).build().getMessages(memoryId)).containsExactlyElementsOf(messages);
+    }
+
     // --- helpers ----------------------------------------------------------------------------------------------------
 
     private static <T> java.util.stream.Collector<T, ?, T> onlyOne() {
