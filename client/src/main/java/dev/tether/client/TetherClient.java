@@ -100,6 +100,16 @@ public interface TetherClient extends AutoCloseable {
     Optional<List<SessionEvent>> allEvents(String sessionId);
 
     /**
+     * The text of content the session-service offloaded to its blob store: an event whose content was over the offload
+     * threshold keeps a preview and a reference ({@code contentRef}, {@code artifact}, {@code summaryRef}: {@code {uri,
+     * sha256, size}}); this reads the whole text back (UTF-8) by the reference's {@code sha256}.
+     *
+     * @param sha256 64 lower-case hex digits
+     * @return the text; empty when the caller's tenant has no such blob
+     */
+    Optional<String> artifactText(String sha256);
+
+    /**
      * Follows the session's events from {@code fromSeq} (from 1): catch-up, then live; reconnects
      * and resumes by itself after a disconnect. The subscription starts at once; an unknown session
      * ends it with {@link SubscriptionEnd.Reason#NOT_FOUND}.

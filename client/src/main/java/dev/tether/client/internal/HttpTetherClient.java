@@ -179,6 +179,23 @@ public final class HttpTetherClient implements TetherClient {
     }
 
     @Override
+    public Optional<String> artifactText(String sha256) {
+        Objects.requireNonNull(sha256, "sha256");
+        if (!sha256.matches("[0-9a-f]{64}")) {
+            throw new IllegalArgumentException("sha256 must be 64 lower-case hex digits");
+        }
+        open();
+        Answer answer = transport.get(sessionsApi().path("/v1/artifacts").segment(sha256).build());
+        if (answer.ok()) {
+            return Optional.of(answer.body());
+        }
+        if (answer.status() == 404) {
+            return Optional.empty();
+        }
+        throw Outcomes.failure("reading artifact " + sha256, answer.error());
+    }
+
+    @Override
     public Optional<List<SessionEvent>> allEvents(String sessionId) {
         var all = new ArrayList<SessionEvent>();
         long from = 1;

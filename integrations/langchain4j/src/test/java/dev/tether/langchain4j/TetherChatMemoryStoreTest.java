@@ -1,0 +1,243 @@
+package dev.tether.langchain4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.output.TokenUsage;
+import dev.langchain4j.observability.api.event.AiServiceResponseReceivedEvent;
+import dev.tether.client.NewEvent;
+import dev.tether.client.SessionEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The memory store against an in-memory session-service ({@link FakeTether}): what each update appends, and what reads give back. */
+class TetherChatMemoryStoreTest {
+
+    private final FakeTether tether = new FakeTether();
+    private final TetherChatMemoryStore store = TetherChatMemoryStore.builder(tether).workerId("worker-a").build();
+
+    private ChatMemory window(Object id, int max) {
+        return MessageWindowChatMemory.builder().id(id).maxMessages(max).chatMemoryStore(store).build();
+    }
+
+    private List<SessionEvent> log(Object memoryId) {
+        return tether.log(store.sessionIdOf(memoryId));
+    }
+
+    private static List<SessionEvent> ofType(List<SessionEvent> log, String type) {
+        return log.stream().filter(e -> e.type().equals(type)).toList();
+    }
+
+    private static List<SessionEvent> memoryRecords(List<SessionEvent> log) {
+        return log.stream().filter(e -> e.type().equals("framework_state") && e.text("kind").equals(Optional.of("memory"))).toList();
+    }
+
+    private static JsonNode content(SessionEvent record) throws Exception {
+        return MessageMapping.JSON.readTree(record.text("content").orElseThrow());
+    }
+
+    @Test
+    void aNewMemory_isASessionOfItsOwn_withTheFirstSystemMessageAsItsPrompt_andEachAddAppendsOnlyTheNewMessage() throws Exception {
+        ChatMemory memory = window("user-1", 100);
+        memory.add(SystemMessage.from("You help with orders."));
+        memory.add(UserMessage.from("Where is A-17?"));
+        int before = tether.appendRequests;
+        memory.add(AiMessage.from("It has shipped."));
+
+        assertThat(tether.appendRequests - before).isEqualTo(1);
+        List<SessionEvent> log = log("user-1");
+        assertThat(store.sessionIdOf("user-1")).isEqualTo("lc4j-user-1");
+        assertThat(log).extracting(SessionEvent::type).containsExactly("session_started", "session_claimed", "framework_state",
+                "user_message", "framework_state", "assistant_message", "framework_state");
+        assertThat(log.get(0).text("systemPrompt")).contains("You help with orders.");
+        assertThat(log.get(0).field("harnessTools").orElseThrow().toString()).contains("\"name\":\"*\"", "\"recordedOnly\":true");
+        // the last record extends the one before: it keeps its two messages by range and adds the new one's reference
+        assertThat(content(log.get(6)).toString()).isEqualTo("{\"base\":5,\"items\":[[0,2],{\"s\":6}]}");
+        assertThat(store.getMessages("user-1")).containsExactly(SystemMessage.from("You help with orders."), UserMessage.from("Where is A-17?"),
+                AiMessage.from("It has shipped."));
+    }
+
+    @Test
+    void aWindowThatEvicts_isRecordedAsCompactions_theOriginalsStay_andEachRecordIsAsSmallAsTheChange() throws Exception {
+        ChatMemory memory = window("chat", 6);
+        memory.add(SystemMessage.from("Be brief."));
+        for (int i = 1; i <= 30; i++) {
+            memory.add(UserMessage.from("question " + i));
+            memory.add(AiMessage.from("answer " + i));
+        }
+        List<SessionEvent> log = log("chat");
+
+        // every message is in the log once, as its typed event, whatever the window evicted
+        assertThat(ofType(log, "user_message")).hasSize(30);
+        assertThat(ofType(log, "assistant_message")).hasSize(30);
+        // each eviction is a compaction through the last message evicted, its sources the originals
+        List<SessionEvent> compactions = ofType(log, "context_compacted");
+        assertThat(compactions).hasSize(60 + 1 - 6);
+        SessionEvent last = compactions.get(compactions.size() - 1);
+        long throughSeq = last.longField("throughSeq").orElseThrow();
+        assertThat(log.get((int) throughSeq - 1).text("content")).contains("question 28");
+        assertThat(last.field("summarySourceSeqs").orElseThrow()).hasSize(1);
+        assertThat(last.text("summary")).contains("1 message earlier dropped from the chat memory.");
+        // storage linear in the conversation: no record holds more than two ranges and one new message
+        for (SessionEvent record : memoryRecords(log)) {
+            assertThat(content(record).path("items").size()).isLessThanOrEqualTo(3);
+        }
+        List<ChatMessage> expected = new ArrayList<>(List.of(SystemMessage.from("Be brief.")));
+        for (int i = 28; i <= 30; i++) {
+            if (i > 28) {
+                expected.add(UserMessage.from("question " + i));
+            }
+            expected.add(AiMessage.from("answer " + i));
+        }
+        assertThat(memory.messages()).containsExactlyElementsOf(expected);
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("chat")).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void aSummarizer_isACompactionWhoseSummaryIsItsNewFirstMessage_andThatMessageRefersToIt() throws Exception {
+        List<ChatMessage> before = List.of(SystemMessage.from("s"), UserMessage.from("u1"), AiMessage.from("a1"), UserMessage.from("u2"),
+                AiMessage.from("a2"));
+        store.updateMessages("sum", before);
+        AiMessage summary = AiMessage.from("Summary: the user asked u1, got a1.");
+        List<ChatMessage> after = List.of(SystemMessage.from("s"), summary, UserMessage.from("u2"), AiMessage.from("a2"));
+        store.updateMessages("sum", after);
+
+        List<SessionEvent> log = log("sum");
+        SessionEvent compaction = ofType(log, "context_compacted").get(0);
+        long u1 = ofType(log, "user_message").get(0).seq();
+        long a1 = ofType(log, "assistant_message").get(0).seq();
+        assertThat(compaction.text("summary")).contains("Summary: the user asked u1, got a1.");
+        assertThat(compaction.longField("throughSeq")).hasValue(a1);
+        assertThat(compaction.field("summarySourceSeqs").orElseThrow().toString()).isEqualTo("[" + u1 + "," + a1 + "]");
+        assertThat(ofType(log, "assistant_message")).hasSize(2); // the summary is no model turn
+        JsonNode record = content(memoryRecords(log).get(1));
+        assertThat(record.path("items").get(1).path("s").asLong()).isEqualTo(compaction.seq());
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("sum")).containsExactlyElementsOf(after);
+    }
+
+    @Test
+    void whenTheLogMovedMeanwhile_theUpdateIsPlannedAgainAtItsNewEnd() {
+        store.updateMessages("moved", List.of(UserMessage.from("u1")));
+        tether.serviceAppends(store.sessionIdOf("moved"), "MODEL", NewEvent.of("plan_updated", java.util.Map.of("items", List.of())));
+        int before = tether.appendRequests;
+        List<ChatMessage> next = List.of(UserMessage.from("u1"), AiMessage.from("a1"));
+
+        store.updateMessages("moved", next);
+
+        assertThat(tether.appendRequests - before).isEqualTo(2); // refused at the old end, then appended at the new one
+        assertThat(log("moved")).extracting(SessionEvent::type).endsWith("plan_updated", "assistant_message", "framework_state");
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("moved")).containsExactlyElementsOf(next);
+    }
+
+    @Test
+    void anotherProcessesClaim_fencesThisStore_andNothingItWritesIsAppended() {
+        store.updateMessages("shared", List.of(UserMessage.from("u1")));
+        TetherChatMemoryStore other = TetherChatMemoryStore.builder(tether).workerId("worker-b").build();
+        other.updateMessages("shared", List.of(UserMessage.from("u1"), AiMessage.from("from b")));
+        int events = log("shared").size();
+
+        assertThatThrownBy(() -> store.updateMessages("shared", List.of(UserMessage.from("u1"), AiMessage.from("from a"))))
+                .isInstanceOfSatisfying(MemoryTakenOverException.class, e -> {
+                    assertThat(e.epoch()).isEqualTo(1);
+                    assertThat(e.currentEpoch()).isEqualTo(2);
+                });
+        assertThatThrownBy(() -> store.updateMessages("shared", List.of(UserMessage.from("again")))).isInstanceOf(MemoryTakenOverException.class);
+        assertThat(log("shared")).hasSize(events);
+        assertThat(other.getMessages("shared")).containsExactly(UserMessage.from("u1"), AiMessage.from("from b"));
+    }
+
+    @Test
+    void aSecretInAMessage_isNeverStored_andComesBackRedacted_fromTheWriterAsFromTheLog() {
+        String token = "ghp_" + "a".repeat(36);
+        store.updateMessages("secret", List.of(UserMessage.from("my token is " + token), AiMessage.from("noted")));
+
+        List<ChatMessage> expected = List.of(UserMessage.from("my token is [REDACTED:github-token]"), AiMessage.from("noted"));
+        assertThat(store.getMessages("secret")).containsExactlyElementsOf(expected);
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("secret")).containsExactlyElementsOf(expected);
+        assertThat(log("secret")).noneMatch(e -> e.toJson().contains(token));
+    }
+
+    @Test
+    void offloadedMessagesAndRecords_readBackWhole() {
+        tether.offloadingOver(200);
+        String longText = "x".repeat(5_000);
+        List<ChatMessage> messages = new ArrayList<>();
+        messages.add(UserMessage.from(longText));
+        messages.add(AiMessage.from(ToolExecutionRequest.builder().id("c1").name("fetch").arguments("{}").build()));
+        messages.add(ToolExecutionResultMessage.builder().id("c1").toolName("fetch").text(longText + "!").isError(false).build());
+        messages.add(UserMessage.from("bob", longText + "?"));
+        for (int i = 0; i < 20; i++) {
+            messages.add(AiMessage.from("reply " + i)); // a long list: its records grow past the threshold too
+        }
+        store.updateMessages("big", messages);
+
+        assertThat(log("big")).anyMatch(e -> e.field("artifact").isPresent() || e.field("contentRef").isPresent());
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("big")).containsExactlyElementsOf(messages);
+    }
+
+    @Test
+    void deleteMessages_erasesTheSession_andTheNextUpdateStartsAFreshOne() {
+        store.updateMessages("gone", List.of(UserMessage.from("first life")));
+        store.deleteMessages("gone");
+
+        assertThat(tether.exists(store.sessionIdOf("gone"))).isFalse();
+        assertThat(store.getMessages("gone")).isEmpty();
+        store.updateMessages("gone", List.of(UserMessage.from("second life")));
+        assertThat(store.getMessages("gone")).containsExactly(UserMessage.from("second life"));
+        assertThat(ofType(log("gone"), "user_message")).singleElement().satisfies(e -> assertThat(e.text("content")).contains("second life"));
+    }
+
+    @Test
+    void theUsageListener_givesAnAssistantMessageItsTokens() {
+        AiMessage answer = AiMessage.from("42");
+        var response = ChatResponse.builder().aiMessage(answer).tokenUsage(new TokenUsage(120, 7)).build();
+        store.usageListener().onEvent(AiServiceResponseReceivedEvent.builder()
+                .invocationContext(dev.langchain4j.invocation.InvocationContext.builder().chatMemoryId("u").build())
+                .request(ChatRequest.builder().messages(UserMessage.from("q")).build()).response(response).build());
+        store.updateMessages("u", List.of(UserMessage.from("q"), answer));
+
+        SessionEvent assistant = ofType(log("u"), "assistant_message").get(0);
+        assertThat(assistant.field("usage").orElseThrow().toString()).isEqualTo("{\"inputTokens\":120,\"outputTokens\":7}");
+    }
+
+    @Test
+    void aResultOfAToolTetherRuns_thatTetherHasNoResultOf_isRefused_andNothingIsAppended() {
+        TetherChatMemoryStore withTools = TetherChatMemoryStore.builder(tether).tools(new Object() {
+            @Tool("looks an order up")
+            public String lookup_order(String order) {
+                return order;
+            }
+        }).build();
+        var ask = AiMessage.from(ToolExecutionRequest.builder().id("c1").name("lookup_order").arguments("{\"order\":\"A\"}").build());
+        withTools.updateMessages("t", List.of(UserMessage.from("q"), ask));
+        int events = log("t").size();
+
+        assertThatThrownBy(() -> withTools.updateMessages("t", List.of(UserMessage.from("q"), ask,
+                ToolExecutionResultMessage.builder().id("c1").toolName("lookup_order").text("made up").isError(false).build())))
+                .isInstanceOf(TetherMemoryException.class).hasMessageContaining("c1").hasMessageContaining("resume");
+        assertThat(log("t")).hasSize(events);
+        assertThat(log("t").get(0).field("harnessTools").orElseThrow().toString())
+                .contains("{\"name\":\"lookup_order\",\"mutating\":false,\"canReconcile\":true,\"recordedOnly\":false}");
+    }
+
+    @Test
+    void aMemoryIdThatIsNoSessionId_isHashed() {
+        assertThat(store.sessionIdOf(42)).isEqualTo("lc4j-42");
+        assertThat(store.sessionIdOf("a user/with spaces")).matches("lc4j-h[0-9a-f]{40}");
+        assertThat(TetherChatMemoryStore.builder(tether).sessionPrefix("orders-").build().sessionIdOf("u1")).isEqualTo("orders-u1");
+    }
+}
