@@ -103,7 +103,7 @@ export class HistoryFold implements SessionFold {
     } else if (kind === ITEM) {
       this.items.set(seq, content as Item);
     } else if (kind === RUN_STATE) {
-      this.runState = { seq, json: JSON.stringify(content) };
+      this.runState = content === null ? undefined : { seq, json: JSON.stringify(content) };
     }
   }
 

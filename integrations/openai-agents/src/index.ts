@@ -3,5 +3,5 @@
  *
  * @module
  */
-export { TetherSession } from "./session.js";
+export { TetherSession, idempotencyKeyOf } from "./session.js";
 export type { TetherSessionOptions, TetherToolSpec, SettledApprovals, ResumeReport } from "./session.js";

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { UserError, type AgentInputItem, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from "@openai/agents-core";
+import { RunContext, UserError, type AgentInputItem, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from "@openai/agents-core";
 import type { SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from "@openai/agents-core";
 import {
   HarnessTool,
@@ -135,7 +135,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     if (items.length === 0) {
       return;
     }
-    await this.change(`add/${digest(canonical(items))}/${randomUUID()}`, async (plan) => plan.history({ op: "add", drop: 0, items: items as Item[] }));
+    await this.change(`add/${digest(canonical(items))}/${randomUUID()}`, async (plan) => plan.history({ op: "add", drop: 0, items: items as Item[] }, await this.callKeys()));
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
@@ -179,7 +179,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         return; // a retry: nothing to do
       }
       if (transaction.type === "append_items") {
-        plan.history({ op: "add", drop: 0, items: transaction.items as Item[], id: operationId, tx });
+        plan.history({ op: "add", drop: 0, items: transaction.items as Item[], id: operationId, tx }, await this.callKeys());
       } else if (transaction.type === "replace_suffix") {
         const refs = this.fold.history();
         const expected = transaction.expectedSuffix as Item[];
@@ -220,6 +220,15 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     const json = state.toString();
     await this.change(`run-state/${digest(json)}`, async (plan) => {
       plan.events.push(NewEvent.frameworkState(FRAMEWORK, RUN_STATE, `run:${digest(json).slice(0, 16)}`, json));
+    });
+  }
+
+  /** Forgets the run state last saved (the run it belongs to completed): {@link loadRunState} answers undefined. */
+  async clearRunState(): Promise<void> {
+    await this.change(`run-state/cleared/${randomUUID()}`, async (plan) => {
+      if (this.fold.savedRunState !== undefined) {
+        plan.events.push(NewEvent.frameworkState(FRAMEWORK, RUN_STATE, "run:none", "null"));
+      }
     });
   }
 
@@ -271,6 +280,14 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
       return claimed;
     });
     const calls = (this.options.tools?.length ?? 0) === 0 ? [] : await this.runner(claim).resume();
+    // the calls a saved run state will take up itself when it runs again (an approval it stopped for)
+    const pendingInState = new Set<string>();
+    const saved = this.fold.savedRunState;
+    if (saved !== undefined) {
+      for (const m of saved.matchAll(/"callId":"([^"\\]*)"/g)) {
+        pendingInState.add(m[1]!);
+      }
+    }
     let restored = 0;
     await this.change(`restore/${randomUUID()}`, async (plan) => {
       const present = new Set<string>();
@@ -282,6 +299,9 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
       }
       const items: Item[] = [];
       for (const call of this.fold.allCalls()) {
+        if (pendingInState.has(call.callId) || this.fold.runnerOf(call.tool) === "EXECUTOR") {
+          continue;
+        }
         if (!present.has(`function_call:${call.callId}`)) {
           items.push({ type: "function_call", callId: call.callId, name: call.tool, arguments: call.argumentsJson, status: "completed" });
         }
@@ -320,7 +340,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         }
         const call = await this.ask(callId, original.name, input);
         const claim = await this.log.exclusive(() => this.log.claimed());
-        const result = await this.runner(claim, spec, async () => String(await original.invoke(runContext, input, details))).run(
+        const result = await this.runner(claim, spec, async (invocation) => String(await original.invoke(runContext, input, withKey(details, invocation)))).run(
           call.askSeq,
           callId,
           this.options.authorizationTimeoutMs ?? 60_000,
@@ -360,16 +380,21 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     }
   }
 
-  private runner(claim: Claimed, spec?: TetherToolSpec, run?: () => Promise<string>): HarnessToolRunner {
+  /**
+   * A harness-run tools runner for the session: for one spec's call with the run's own invocation (`run`), or, to
+   * resume, for every spec with its tool invoked as the SDK would (a new run context, the call as its details).
+   */
+  private runner(claim: Claimed, spec?: TetherToolSpec, run?: (invocation: ToolInvocation) => Promise<string>): HarnessToolRunner {
     const specs = spec === undefined ? this.options.tools ?? [] : [spec];
     return new HarnessToolRunner(this.client, claim, {
       tools: specs.map((s) => ({
         tool: declarationOf(s),
-        run: async () => {
-          if (run === undefined) {
-            throw new Error(`tool ${s.tool.name}: a resumed call that was never started runs with the agent's next run, not here`);
+        run: async (invocation: ToolInvocation) => {
+          if (run !== undefined) {
+            return ToolOutput.ok(await run(invocation));
           }
-          return ToolOutput.ok(await run());
+          const call = { type: "function_call" as const, callId: invocation.callId, name: invocation.tool, arguments: invocation.argumentsJson, status: "completed" as const };
+          return ToolOutput.ok(String(await s.tool.invoke(new RunContext(), invocation.argumentsJson, withKey({ toolCall: call }, invocation))));
         },
         reconcile: s.reconcile,
       })),
@@ -409,6 +434,18 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
   }
 
   // --- reading -------------------------------------------------------------------------------------------------------
+
+  /** The call items the history has (see {@link callKey}). */
+  private async callKeys(): Promise<Set<string>> {
+    const keys = new Set<string>();
+    for (const ref of this.fold.history()) {
+      const key = callKey(await this.item(ref));
+      if (key !== undefined) {
+        keys.add(key);
+      }
+    }
+    return keys;
+  }
 
   /** The item a reference stands for. */
   private async item(ref: ItemRef): Promise<Item> {
@@ -455,9 +492,17 @@ class Plan {
   ) {}
 
   /** Plans `items` and the history record of the change (after whatever events were planned before it). */
-  history(change: { op: HistoryRecord["op"]; drop?: number; base?: null; items: readonly Item[]; id?: string; tx?: string; reuse?: Map<string, ItemRef> }): void {
+  history(change: { op: HistoryRecord["op"]; drop?: number; base?: null; items: readonly Item[]; id?: string; tx?: string; reuse?: Map<string, ItemRef> }, present?: ReadonlySet<string>): void {
     const add: ItemRef[] = [];
+    const seen = new Set(present);
     for (const item of change.items) {
+      const key = callKey(item);
+      if (key !== undefined && seen.has(key)) {
+        continue; // a call's request and its result are in a history once, whoever added them first
+      }
+      if (key !== undefined) {
+        seen.add(key);
+      }
       const reused = change.reuse?.get(canonical(item));
       add.push(reused ?? this.plan(item));
     }
@@ -501,6 +546,11 @@ class Plan {
   }
 }
 
+/** `function_call:<callId>` or `function_call_result:<callId>` for a call's items; undefined for any other item. */
+export function callKey(item: Item): string | undefined {
+  return (item.type === "function_call" || item.type === "function_call_result") && typeof item.callId === "string" ? `${item.type}:${item.callId}` : undefined;
+}
+
 /** The seqs of a history's typed events at or before `through`: what a compaction summarises. */
 function sources(refs: readonly ItemRef[], through: number): number[] {
   return [...new Set(refs.map((r) => r.s).filter((s) => s <= through))].sort((a, b) => a - b);
@@ -532,6 +582,22 @@ function outputOf(result: HarnessRunResult, tool: string): string {
     case "rejected":
       throw new Error(`tool ${tool}: Tether refused the call: ${result.message}`);
   }
+}
+
+/** The details a tool's execute gets, with the attempt Tether runs it in (see {@link idempotencyKeyOf}). */
+function withKey<D extends object | undefined>(details: D, invocation: ToolInvocation): D {
+  return { ...(details ?? {}), [ATTEMPT]: { idempotencyKey: invocation.idempotencyKey, attempt: invocation.attempt } } as D;
+}
+
+const ATTEMPT = "tetherAttempt";
+
+/**
+ * The idempotency key of the attempt a tool runs in — from the `details` its `execute(input, context, details)` gets —
+ * for the external system it changes; undefined when the tool is not run through Tether.
+ */
+export function idempotencyKeyOf(details: unknown): string | undefined {
+  const attempt = (details as Record<string, { idempotencyKey?: unknown }> | undefined)?.[ATTEMPT];
+  return typeof attempt?.idempotencyKey === "string" ? attempt.idempotencyKey : undefined;
 }
 
 function callIdOf(item: RunToolApprovalItem): string | undefined {
