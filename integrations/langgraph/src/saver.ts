@@ -21,15 +21,16 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { DynamicStructuredTool } from "@langchain/core/tools";
 import {
+  EventTexts,
   NewEvent,
   SessionLog,
+  offloadedSha,
   SessionTakenOverError,
   TetherClient,
   type Claimed,
   type HarnessTool,
   type NewEvent as Event,
   type NewSession,
-  type SessionEvent,
   type ToolMode,
 } from "@tether/client";
 import { canonicalJson, planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
@@ -49,7 +50,7 @@ import {
   type WritesRecord,
   isLcMessage,
 } from "./records.js";
-import { ThreadLog, offloadedSha, type At } from "./thread-log.js";
+import { ThreadLog, type At } from "./thread-log.js";
 
 /** What a session TetherSaver starts for a new thread is created with; every field has a default. */
 export interface ThreadSession {
@@ -171,13 +172,14 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   private readonly prefix: string;
   private readonly workerId: string;
   private readonly threads = new Map<string, Thread>();
-  private readonly texts = new Map<string, string>();
+  private readonly texts: EventTexts;
   private readonly jsonOf = new WeakMap<object, { readonly id: unknown; readonly json: string }>();
 
   constructor(private readonly options: TetherSaverOptions) {
     super(options.serde);
     this.port = options.client;
     this.client = options.client as TetherClient;
+    this.texts = new EventTexts(options.client);
     if ((options.tools?.length ?? 0) > 0 && !(options.client instanceof TetherClient)) {
       throw new TypeError("the tools option runs tools through Tether's harness-run protocol: it needs client to be a TetherClient");
     }
@@ -471,29 +473,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     if (event.type === "framework_state") {
       return thread.log.recordAt(seq).record as LcMessage;
     }
-    return restore(residual, await this.fullText(event), undefined, event.type, event.json);
-  }
-
-  /** The whole text of a typed event (a compaction's summary), from its artifact when it was offloaded. */
-  private async fullText(event: SessionEvent): Promise<string | undefined> {
-    const sha = offloadedSha(event);
-    if (sha === undefined) {
-      const text = event.type === "context_compacted" ? event.json.summary : event.json.content;
-      return typeof text === "string" ? text : undefined;
-    }
-    return this.artifact(sha);
-  }
-
-  private async artifact(sha: string): Promise<string> {
-    let text = this.texts.get(sha);
-    if (text === undefined) {
-      text = await this.port.artifactText(sha);
-      if (text === undefined) {
-        throw new TetherSaverError(`the blob ${sha} an event refers to is not there`);
-      }
-      this.texts.set(sha, text);
-    }
-    return text;
+    return restore(residual, await this.texts.of(event), undefined, event.type, event.json);
   }
 
   // --- writing ---------------------------------------------------------------------------------------------------------
@@ -790,7 +770,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   /** Reads the records that were offloaded (a large checkpoint), after every read of the log. */
   private async readOffloaded(thread: Thread): Promise<void> {
     for (const event of thread.log.offloadedRecords()) {
-      thread.log.index(event.seq, String(event.json.kind), JSON.parse(await this.artifact(offloadedSha(event)!)));
+      thread.log.index(event.seq, String(event.json.kind), JSON.parse(await this.texts.blob(offloadedSha(event)!)));
     }
   }
 

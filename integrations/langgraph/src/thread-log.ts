@@ -1,4 +1,4 @@
-import type { HarnessTool, SessionEvent } from "@tether/client";
+import { offloadedSha, type HarnessTool, type SessionEvent } from "@tether/client";
 import {
   CHECKPOINT,
   FRAMEWORK,
@@ -228,17 +228,6 @@ export function contentOf(event: SessionEvent): unknown {
     return undefined;
   }
   return JSON.parse(content);
-}
-
-/** The sha256 of an event's offloaded text (`contentRef`, `artifact`, a compaction's `summaryRef`), if it was offloaded. */
-export function offloadedSha(event: SessionEvent): string | undefined {
-  for (const field of ["contentRef", "artifact", "summaryRef"]) {
-    const ref = event.json[field];
-    if (typeof ref === "object" && ref !== null && typeof (ref as Record<string, unknown>).sha256 === "string") {
-      return (ref as Record<string, unknown>).sha256 as string;
-    }
-  }
-  return undefined;
 }
 
 /** Who runs a call of `tool` under `declared`: its own declaration, else a `*` declaration, else the executor. */

@@ -1,4 +1,4 @@
-import type { HarnessTool, SessionEvent, SessionFold } from "@tether/client";
+import { offloadedSha, type HarnessTool, type SessionEvent, type SessionFold } from "@tether/client";
 import { FRAMEWORK, HISTORY, ITEM, RUN_STATE, type HistoryRecord, type Item, type ItemRef } from "./items.js";
 
 /** A tool call the log asked for. */
@@ -201,15 +201,4 @@ export class HistoryFold implements SessionFold {
 /** Whether an event's text was offloaded to the blob store (a preview and a reference kept instead). */
 export function offloaded(event: SessionEvent): boolean {
   return offloadedSha(event) !== undefined;
-}
-
-/** The sha256 of an event's offloaded text, if it was offloaded. */
-export function offloadedSha(event: SessionEvent): string | undefined {
-  for (const field of ["contentRef", "artifact", "summaryRef"]) {
-    const ref = event.json[field];
-    if (typeof ref === "object" && ref !== null && typeof (ref as Record<string, unknown>).sha256 === "string") {
-      return (ref as Record<string, unknown>).sha256 as string;
-    }
-  }
-  return undefined;
 }

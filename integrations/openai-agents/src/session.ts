@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { RunContext, UserError, type AgentInputItem, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from "@openai/agents-core";
 import type { SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from "@openai/agents-core";
 import {
+  EventTexts,
   HarnessTool,
   HarnessToolRunner,
   NewEvent,
@@ -13,12 +14,11 @@ import {
   type NewEvent as Event,
   type NewSession,
   type Reconciliation,
-  type SessionEvent,
   type TetherClient,
   type ToolInvocation,
   type ToolMode,
 } from "@tether/client";
-import { HistoryFold, offloadedSha, type LoggedCall } from "./history.js";
+import { HistoryFold, type LoggedCall } from "./history.js";
 import { FRAMEWORK, HISTORY, RUN_STATE, canonical, planItem, restore, type BatchCalls, type HistoryRecord, type Item, type ItemRef } from "./items.js";
 
 /** A function tool the agent runs through Tether as a harness-run tool (docs/ARCHITECTURE.md §6). */
@@ -98,10 +98,11 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
   private readonly client: TetherClient;
   private readonly fold: HistoryFold;
   private readonly log: SessionLog;
-  private readonly texts = new Map<string, string>();
+  private readonly texts: EventTexts;
 
   constructor(private readonly options: TetherSessionOptions) {
     this.client = options.client;
+    this.texts = new EventTexts(options.client);
     this.sessionId = options.sessionId ?? `oa-${randomUUID()}`;
     this.fold = new HistoryFold(this.sessionId);
     this.log = new SessionLog(options.client, this.sessionId, {
@@ -307,7 +308,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         }
         if (call.resultSeq !== undefined && !present.has(`function_call_result:${call.callId}`)) {
           const result = this.fold.event(call.resultSeq);
-          const text = await this.wholeText(result);
+          const text = await this.texts.of(result);
           items.push({ type: "function_call_result", callId: call.callId, name: call.tool, status: "completed", output: { type: "text", text: text ?? "" } });
         }
       }
@@ -453,29 +454,12 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     if (event.type === "framework_state") {
       return this.fold.itemAt(ref.s);
     }
-    return restore(ref, { type: event.type, fields: event.json }, await this.wholeText(event), undefined);
-  }
-
-  private async wholeText(event: SessionEvent): Promise<string | undefined> {
-    const sha = offloadedSha(event);
-    if (sha === undefined) {
-      const text = event.type === "context_compacted" ? event.json.summary : event.json.content;
-      return typeof text === "string" ? text : undefined;
-    }
-    let text = this.texts.get(sha);
-    if (text === undefined) {
-      text = await this.client.artifactText(sha);
-      if (text === undefined) {
-        throw new Error(`the blob ${sha} event ${event.seq} refers to is not there`);
-      }
-      this.texts.set(sha, text);
-    }
-    return text;
+    return restore(ref, { type: event.type, fields: event.json }, await this.texts.of(event), undefined);
   }
 
   private async readOffloaded(): Promise<void> {
     for (const event of this.fold.offloadedRecords()) {
-      const text = await this.wholeText(event);
+      const text = await this.texts.of(event);
       this.fold.record(event.seq, String(event.json.kind), JSON.parse(text ?? "null"));
     }
   }
