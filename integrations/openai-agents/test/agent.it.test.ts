@@ -55,6 +55,24 @@ describe("an OpenAI Agents SDK agent on TetherSession", () => {
     expect(log.filter((e) => e.type === "approval_requested"), "asked once").toHaveLength(1);
   });
 
+  it("a booking the approver denies through Tether is rejected in the run a new process takes up; it never runs", async () => {
+    const sessionId = `oa-denied-${RUN}`;
+    const first = await travel({ sessionId, input: "Book me a flight to Lisbon" });
+    expect(first.last).toMatchObject({ event: "interrupted", calls: ["call-book-0"] });
+    const item = await pendingApproval(sessionId, "call-book-0");
+    expect((await approver.decide(item.id, ApprovalDecision.deny("not this week"))).kind).toBe("decided");
+
+    const second = await travel({ sessionId });
+    expect(second.last.event, second.output).toBe("done");
+    expect(booking.forThread(sessionId)).toHaveLength(0);
+    const log = (await agent.allEvents(sessionId))!;
+    expect(log.filter((e) => e.type === "tool_call_started" && e.json.callId === "call-book-0")).toHaveLength(0);
+    const result = log.find((e) => e.type === "tool_result" && e.json.callId === "call-book-0")!;
+    expect(result.json.status).toBe("ERROR"); // the approval-service's answer to a denial
+    const items = second.last.items as Record<string, unknown>[];
+    expect(items.filter((i) => i.type === "function_call_result" && i.callId === "call-book-0")).toHaveLength(1);
+  });
+
   for (const killAt of ["before-effect", "after-effect"] as const) {
     it(`SIGKILLed ${killAt === "before-effect" ? "before the booking" : "after the booking, before its output"}: a new process resumes with one booking`, async () => {
       const sessionId = `oa-kill-${killAt}-${RUN}`;
