@@ -40,6 +40,8 @@ export class ThreadLog {
   private last = 0;
   private readonly events = new Map<number, SessionEvent>();
   private readonly checkpoints = new Map<string, Map<string, At<CheckpointRecord>>>();
+  /** The newest checkpoint of each namespace (LangGraph's ids sort by time), kept as they come. */
+  private readonly newest = new Map<string, At<CheckpointRecord>>();
   private readonly writes = new Map<string, At<WritesRecord>[]>();
   private readonly calls = new Map<string, LoggedCall>();
   private declared: readonly HarnessTool[] = [];
@@ -62,6 +64,7 @@ export class ThreadLog {
     this.last = 0;
     this.events.clear();
     this.checkpoints.clear();
+    this.newest.clear();
     this.writes.clear();
     this.calls.clear();
     this.records.clear();
@@ -148,7 +151,7 @@ export class ThreadLog {
 
   /** The newest checkpoint of `ns`. */
   latest(ns: string): At<CheckpointRecord> | undefined {
-    return this.checkpointsOf(ns)[0];
+    return this.newest.get(ns);
   }
 
   /** The writes records pending on checkpoint `id` of `ns`, in the order they were appended. */
@@ -192,6 +195,10 @@ export class ThreadLog {
         this.checkpoints.set(r.ns ?? "", ns);
       }
       ns.set(r.id, { seq, record: r });
+      const newest = this.newest.get(r.ns ?? "");
+      if (newest === undefined || r.id > newest.record.id) {
+        this.newest.set(r.ns ?? "", { seq, record: r });
+      }
     } else if (kind === WRITES) {
       const r = record as WritesRecord;
       this.thread ??= r.thread;
