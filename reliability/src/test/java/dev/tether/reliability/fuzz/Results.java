@@ -22,9 +22,14 @@ final class Results {
 
     /** Writes the part's file; {@code figures} values are numbers or strings, in the order given. */
     static Path write(String part, Map<String, ?> figures, List<String> failures) {
+        return write(part, COMMAND, figures, failures);
+    }
+
+    /** The same, for a part that {@code command} (rather than {@link #COMMAND}) reproduces. */
+    static Path write(String part, String command, Map<String, ?> figures, List<String> failures) {
         ObjectNode out = Http.JSON.createObjectNode();
         out.put("part", part);
-        out.put("command", COMMAND);
+        out.put("command", command);
         ObjectNode f = out.putObject("figures");
         figures.forEach((name, value) -> {
             if (value instanceof Double || value instanceof Float) {
