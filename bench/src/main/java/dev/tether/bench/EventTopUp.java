@@ -58,7 +58,6 @@ final class EventTopUp {
         Map<String, Object> props = ProducerSettings.reliable(clientConfig)
                 .with(ProducerConfig.CLIENT_ID_CONFIG, "bench-top-up")
                 .partitionedBySession()
-                .with(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none") // as the services write: no compression configured
                 .lingerMs(20)
                 .with(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024)
                 .with(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024)

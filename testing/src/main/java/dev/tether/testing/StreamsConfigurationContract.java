@@ -40,6 +40,7 @@ public abstract class StreamsConfigurationContract {
                 Map.entry("kafka-streams.group.instance.id", serviceName() + "-localhost-" + port()),
                 Map.entry("kafka-streams.session.timeout.ms", "15000"),
                 Map.entry("kafka-streams.replication.factor", "1"),
+                Map.entry("kafka-streams.producer.compression.type", "zstd"),
                 // changelogs small segments that compact, so a restore reads the live keys, not every write ever made
                 Map.entry("kafka-streams.topic.segment.bytes", "16777216"),
                 Map.entry("kafka-streams.topic.segment.ms", "600000"),

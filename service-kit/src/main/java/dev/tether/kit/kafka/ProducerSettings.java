@@ -7,7 +7,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 /**
  * Producer settings, starting from the ones every Tether producer writes with ({@link #reliable}): each record is
  * acknowledged by every in-sync replica ({@code acks=all}) and the producer is idempotent, so a record the broker
- * acknowledged is written exactly once, never lost and never doubled by a retry. What a producer adds to that (its
+ * acknowledged is written exactly once, never lost and never doubled by a retry; batches are compressed with zstd, as
+ * the services' Kafka Streams applications write theirs. What a producer adds to that (its
  * linger, its partitioner, its timeouts) it adds with {@link #with}.
  *
  * <p>Immutable and thread-safe: every {@code with…} returns a copy.
@@ -30,6 +31,7 @@ public final class ProducerSettings {
         var values = new LinkedHashMap<String, Object>(clientConfig);
         values.put(ProducerConfig.ACKS_CONFIG, "all");
         values.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        values.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
         return new ProducerSettings(values);
     }
 

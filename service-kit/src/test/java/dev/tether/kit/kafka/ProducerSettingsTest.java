@@ -10,14 +10,15 @@ import org.junit.jupiter.api.Test;
 class ProducerSettingsTest {
 
     @Test
-    void reliable_waitsForEveryInSyncReplica_andIsIdempotent() {
+    void reliable_waitsForEveryInSyncReplica_isIdempotent_andCompresses() {
         Map<String, Object> settings = ProducerSettings.reliable("broker:9092", "writer").toMap();
 
         assertThat(settings).containsExactlyInAnyOrderEntriesOf(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "broker:9092",
                 ProducerConfig.CLIENT_ID_CONFIG, "writer",
                 ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true));
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd"));
     }
 
     @Test
