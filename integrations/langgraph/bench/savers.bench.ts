@@ -5,7 +5,8 @@
  * figure was taken.
  *
  * The graph: a StateGraph over MessagesAnnotation with one node that answers; a turn is `graph.invoke` with a user
- * message of 650 characters, answered with 650 (~1.3 KiB of payload per turn). Figures, per saver:
+ * message of 650 characters of words in a pseudo-random order, answered with 650 (~1.3 KiB of payload per turn).
+ * Figures, per saver:
  *  1. one thread of TURNS turns: each turn's latency; medians of turns 1-50 and of the last 50, and their ratio;
  *  2. bytes stored per payload byte after those turns (PostgreSQL: the growth of its checkpoint tables; Tether: of the
  *     broker's log segments of session-events, the thread's durable log, and of every Tether topic, changelogs
@@ -61,8 +62,33 @@ function graph(saver: BaseCheckpointSaver) {
     .compile({ checkpointer: saver });
 }
 
+/**
+ * Words drawn from a vocabulary of a few hundred in a fixed pseudo-random order: text that compresses about as much as
+ * prose does (zstd: 2-3×), where a repeated phrase would compress to almost nothing and flatter every compressing store.
+ */
+const VOCABULARY = (
+  "the a of to and in is it that for on with as was be by this are or from at an not have has had but which they you we " +
+  "agent model tool call result user asks plan step file line read write order refund booking flight hotel date price " +
+  "check confirm cancel approve deny request answer context summary session thread turn message error retry timeout " +
+  "customer account invoice payment amount total currency balance report table column value record update delete " +
+  "search query index match score rank list item first last next previous before after during while until because " +
+  "should could would might must can will shall may need want know think see look find give take make use get keep " +
+  "small large short long early late quick slow new old good bad right wrong same other each every some many few more " +
+  "today tomorrow yesterday morning evening week month year time hour minute second number name address email phone " +
+  "open close start stop begin end run build test deploy release version change fix issue note comment review merge"
+).split(" ");
+let seed = 0x2f6b1d;
+function word(): string {
+  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+  return VOCABULARY[(seed >>> 8) % VOCABULARY.length]!;
+}
+
 function text(head: string): string {
-  return (head + " " + "lorem ipsum dolor sit amet ".repeat(30)).slice(0, TEXT);
+  let s = head;
+  while (s.length < TEXT) {
+    s += ` ${word()}`;
+  }
+  return s.slice(0, TEXT);
 }
 
 async function turns(saver: BaseCheckpointSaver, threadId: string, count: number): Promise<number[]> {
