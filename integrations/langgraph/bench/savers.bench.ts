@@ -7,7 +7,9 @@
  * The graph: a StateGraph over MessagesAnnotation with one node that answers; a turn is `graph.invoke` with a user
  * message of 650 characters of words in a pseudo-random order, answered with 650 (~1.3 KiB of payload per turn).
  * Figures, per saver:
- *  1. one thread of TURNS turns: each turn's latency; medians of turns 1-50 and of the last 50, and their ratio;
+ *  1. one thread of TURNS turns, after WARM_UP_TURNS on another thread (the same code paths, so the first turns of the
+ *     measured thread meet a warm process, as the last ones do): each turn's latency; medians of turns 1-50 and of the
+ *     last 50, and their ratio;
  *  2. bytes stored per payload byte after those turns (PostgreSQL: the growth of its checkpoint tables; Tether: of the
  *     broker's log segments of session-events, the thread's durable log, and of every Tether topic, changelogs
  *     included, before compaction);
@@ -31,6 +33,8 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 1000);
 const THREADS = Number(process.env.BENCH_THREADS ?? 20);
 const CONCURRENT_TURNS = Number(process.env.BENCH_CONCURRENT_TURNS ?? 100);
 const WINDOW = Math.min(50, Math.floor(TURNS / 4));
+/** Turns on a thread of their own before the measured one, so the first window measures a short thread, not a cold process. */
+const WARM_UP_TURNS = Number(process.env.BENCH_WARM_UP_TURNS ?? WINDOW);
 const TEXT = 650;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL;
 const RESULTS = process.env.BENCH_RESULTS ?? join(REPO, "bench/results/langgraph");
@@ -179,6 +183,7 @@ it("measures TetherSaver and PostgresSaver side by side", async () => {
   const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: THREADS + 2 });
   const postgres = new PostgresSaver(pool);
   await postgres.setup();
+  await turns(postgres, "warm-up", WARM_UP_TURNS);
   const pgBefore = await postgresBytes(pool);
   const pgLatencies = await turns(postgres, "long", TURNS);
   await pool.query("checkpoint");
@@ -211,6 +216,7 @@ it("measures TetherSaver and PostgresSaver side by side", async () => {
     const dataDir = join(stack.work, "stack/kafka/data");
     const isEvents = (d: string) => /session-events-\d+$/.test(d);
     const isTether = (d: string) => !d.startsWith("__") && /-\d+$/.test(d);
+    await turns(saver, "warm-up", WARM_UP_TURNS);
     const eventsBefore = segmentBytes(dataDir, isEvents);
     const allBefore = segmentBytes(dataDir, isTether);
     const latencies = await turns(saver, "long", TURNS);
@@ -249,7 +255,7 @@ it("measures TetherSaver and PostgresSaver side by side", async () => {
     benchmark: "langgraph-savers",
     at: new Date().toISOString(),
     machine: { loadAverageBefore: loadBefore, loadAverageAfter: loadAverage(), cores: execFileSync("nproc", { encoding: "utf8" }).trim() },
-    settings: { turns: TURNS, window: WINDOW, threads: THREADS, concurrentTurns: CONCURRENT_TURNS, messageCharacters: TEXT },
+    settings: { turns: TURNS, window: WINDOW, warmUpTurns: WARM_UP_TURNS, threads: THREADS, concurrentTurns: CONCURRENT_TURNS, messageCharacters: TEXT },
     figures,
   };
   mkdirSync(RESULTS, { recursive: true });
