@@ -1,6 +1,7 @@
 package dev.tether.core.event;
 
 import java.time.Instant;
+import java.util.regex.Pattern;
 
 /**
  * One event of a session's log as the sequencer accepted it: the envelope every event carries
@@ -14,9 +15,14 @@ import java.time.Instant;
  * @param actor          who it is attributed to
  * @param harnessVersion the harness version the session was pinned to at the time
  * @param payload        the typed payload
+ * @param traceId        the W3C trace id (32 lowercase hex digits) of the trace the sequencer appended it in, the same
+ *                       as the {@code traceparent} header of its record; null when none was recorded (tracing off, or
+ *                       an event appended before the field existed). Never part of what an event means.
  */
 public record Event(String eventId, String sessionId, String tenantId, long seq, Instant occurredAt, Actor actor,
-                    String harnessVersion, EventPayload payload) {
+                    String harnessVersion, EventPayload payload, String traceId) {
+
+    private static final Pattern TRACE_ID = Pattern.compile("[0-9a-f]{32}");
 
     public Event {
         Fields.nonBlank(eventId, "eventId");
@@ -27,10 +33,29 @@ public record Event(String eventId, String sessionId, String tenantId, long seq,
         Fields.required(actor, "actor");
         Fields.text(harnessVersion, "harnessVersion");
         Fields.required(payload, "payload");
+        if (traceId != null && !isTraceId(traceId)) {
+            throw new InvalidEventException("traceId", "must be a W3C trace id: 32 lowercase hexadecimal digits, not all zero");
+        }
+    }
+
+    /** An event with no trace id recorded. */
+    public Event(String eventId, String sessionId, String tenantId, long seq, Instant occurredAt, Actor actor,
+                 String harnessVersion, EventPayload payload) {
+        this(eventId, sessionId, tenantId, seq, occurredAt, actor, harnessVersion, payload, null);
     }
 
     /** The wire name of the event's type. */
     public String type() {
         return payload.type();
+    }
+
+    /** Whether {@code text} is a W3C trace id as an event records it: 32 lowercase hexadecimal digits, not all zero. */
+    public static boolean isTraceId(String text) {
+        return text != null && TRACE_ID.matcher(text).matches() && !text.chars().allMatch(c -> c == '0');
+    }
+
+    /** This event as appended in the trace {@code traceId} (null: none recorded). */
+    public Event withTraceId(String traceId) {
+        return new Event(eventId, sessionId, tenantId, seq, occurredAt, actor, harnessVersion, payload, traceId);
     }
 }

@@ -34,7 +34,7 @@ import java.util.stream.Collectors;
 /**
  * Events in the REST API's JSON: one object per event, {@code {"eventId", "type", ...payload fields}}
  * (camelCase, as docs/ARCHITECTURE.md §4 fixes them); read back with the envelope fields added
- * ({@code seq, sessionId, occurredAt, actor, harnessVersion}).
+ * ({@code seq, sessionId, occurredAt, actor, harnessVersion}, and {@code traceId} where one was recorded).
  *
  * <p>Reading is strict, and every refusal is an {@link InvalidEventException} naming the field:
  * unknown fields, wrong types (no coercion of {@code "12"} to 12), missing required fields,
@@ -109,6 +109,9 @@ public final class EventJson {
         ObjectNode fields = ((ObjectNode) node).deepCopy();
         fields.remove("eventId");
         fields.remove("type");
+        if (fields.has("traceId")) {
+            throw new InvalidEventException("traceId", "is recorded by the sequencer from the request's trace, not sent by clients");
+        }
         for (String serverSet : SERVER_SET_FIELDS) {
             if (fields.has(serverSet)) {
                 throw new InvalidEventException(serverSet, "is set by Tether when it offloads large content, not by clients");
@@ -150,6 +153,9 @@ public final class EventJson {
         actor.put("kind", event.actor().kind().name());
         actor.put("id", event.actor().id());
         node.put("harnessVersion", event.harnessVersion());
+        if (event.traceId() != null) {
+            node.put("traceId", event.traceId());
+        }
         ObjectNode payload = strict.valueToTree(event.payload());
         payload.remove("type"); // the envelope's type comes first
         if (payload.path("harnessTools").isArray() && payload.get("harnessTools").isEmpty()) {
@@ -176,6 +182,7 @@ public final class EventJson {
         String type = requiredText(node, "type");
         Actor actor = read(fields.remove("actor"), Actor.class);
         fields.remove(List.of("eventId", "sessionId", "occurredAt", "type"));
+        JsonNode traceId = fields.remove("traceId");
         if (seq == null || !seq.canConvertToLong()) {
             throw new InvalidEventException("seq", "must be a number");
         }
@@ -187,7 +194,8 @@ public final class EventJson {
         EventPayload payload = payloadType.<EventPayload>map(t -> read(fields, t)).orElseGet(() -> new UnknownEvent(type));
         try {
             return new Event(eventId, sessionId, tenantId, seq.asLong(), Instant.parse(occurredAt), actor,
-                    harnessVersion == null || harnessVersion.isNull() ? null : harnessVersion.asText(), payload);
+                    harnessVersion == null || harnessVersion.isNull() ? null : harnessVersion.asText(), payload,
+                    traceId != null && Event.isTraceId(traceId.asText()) ? traceId.asText() : null);
         } catch (DateTimeParseException e) {
             throw new InvalidEventException("occurredAt", "must be an ISO-8601 instant");
         }

@@ -62,12 +62,14 @@ public final class EventAvro {
                 .setHarnessVersion(e.harnessVersion())
                 .setType(e.type())
                 .setPayload(toAvro(e.payload()))
+                .setTraceId(e.traceId())
                 .build();
     }
 
     public static Event fromAvro(dev.tether.avro.SessionEvent e) {
         return new Event(e.getEventId(), e.getSessionId(), e.getTenantId(), e.getSeq(), e.getOccurredAt(),
-                fromAvro(e.getActor()), e.getHarnessVersion(), fromAvro(e.getType(), e.getPayload()));
+                fromAvro(e.getActor()), e.getHarnessVersion(), fromAvro(e.getType(), e.getPayload()),
+                Event.isTraceId(e.getTraceId()) ? e.getTraceId() : null); // only the sequencer writes it; anything else is no trace id
     }
 
     public static dev.tether.avro.ProposedEvent toAvro(ProposedEvent e) {

@@ -184,6 +184,25 @@ class EventJsonTest {
         }
     }
 
+    @Test
+    void anEventsTraceId_isWrittenAfterItsEnvelope_readBack_andNeverTakenFromAClient() throws Exception {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        var traced = new Event("e1", "s1", "acme", 7, Instant.parse("2026-11-29T10:00:00Z"), new Actor(ActorKind.USER, "alice"), "v1",
+                new UserMessage("hello", null), traceId);
+
+        var node = json.write(traced);
+
+        assertThat(node.toString()).isEqualTo("{\"seq\":7,\"eventId\":\"e1\",\"type\":\"user_message\",\"sessionId\":\"s1\","
+                + "\"occurredAt\":\"2026-11-29T10:00:00Z\",\"actor\":{\"kind\":\"USER\",\"id\":\"alice\"},\"harnessVersion\":\"v1\","
+                + "\"traceId\":\"" + traceId + "\",\"content\":\"hello\"}");
+        assertThat(json.readEvent(node, "acme")).isEqualTo(traced);
+        assertThat(json.write(traced.withTraceId(null)).has("traceId")).as("none recorded: no field").isFalse();
+        node.put("traceId", "not-a-trace-id");
+        assertThat(json.readEvent(node, "acme").traceId()).as("another instance's malformed trace id reads as none").isNull();
+        assertField("{\"eventId\":\"e1\",\"type\":\"user_message\",\"content\":\"hi\",\"traceId\":\"" + traceId + "\"}", "traceId");
+        assertThatThrownBy(() -> traced.withTraceId("0".repeat(32))).isInstanceOf(InvalidEventException.class);
+    }
+
     private void assertField(String text, String field) throws Exception {
         JsonNode node = parse(text);
         assertThatThrownBy(() -> json.readProposal(node)).as(text)

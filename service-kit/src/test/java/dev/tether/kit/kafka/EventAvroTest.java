@@ -32,6 +32,22 @@ class EventAvroTest {
     }
 
     @Test
+    void aTraceId_roundTrips_noneStaysNone_andAMalformedOneReadsAsNone() throws Exception {
+        var event = new Event("e-5", "s-1", "acme", 5, Instant.parse("2026-11-29T10:00:00Z"), new Actor(ActorKind.USER, "alice"),
+                "v1", new dev.tether.core.event.UserMessage("hi", null), "0af7651916cd43dd8448eb211c80319c");
+
+        SessionEvent read = SessionEvent.fromByteBuffer(EventAvro.toAvro(event).toByteBuffer());
+
+        assertThat(read.getTraceId()).isEqualTo("0af7651916cd43dd8448eb211c80319c");
+        assertThat(EventAvro.fromAvro(read)).isEqualTo(event);
+        assertThat(EventAvro.toAvro(event.withTraceId(null)).getTraceId()).isNull();
+        read.setTraceId("00000000000000000000000000000000");
+        assertThat(EventAvro.fromAvro(read).traceId()).as("an invalid (all-zero) trace id is none").isNull();
+        read.setTraceId("0AF7651916CD43DD8448EB211C80319C");
+        assertThat(EventAvro.fromAvro(read).traceId()).isNull();
+    }
+
+    @Test
     void harnessToolsAndToolCallStarted_roundTrip_andAStartWithoutTools_writesNullAsBeforeTheField() throws Exception {
         var tools = java.util.List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false),
                 new dev.tether.core.event.HarnessTool("search", false, false, true));

@@ -84,7 +84,9 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
             SessionHead before = heads.get(sessionId);
             Decision decision = decide(command, before);
             if (decision instanceof Decision.Accepted accepted) {
-                apply(sessionId, before, accepted, record);
+                // each event records the trace it was appended in: the one its record's traceparent header carries
+                String traceId = span.getSpanContext().isValid() ? span.getSpanContext().getTraceId() : null;
+                apply(sessionId, before, accepted, record, traceId);
             } else {
                 span.setAttribute("tether.rejection", ((Decision.Rejected) decision).reason().wireName());
             }
@@ -123,10 +125,11 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         return Sequencer.decide(envelope, before, history, Instant.ofEpochMilli(context.currentSystemTimeMs()));
     }
 
-    private void apply(String sessionId, SessionHead before, Decision.Accepted accepted, Record<String, SessionCommand> record) {
+    private void apply(String sessionId, SessionHead before, Decision.Accepted accepted, Record<String, SessionCommand> record,
+                       String traceId) {
         Headers headers = record.headers();
         for (Event event : accepted.events()) {
-            SessionEvent value = EventAvro.toAvro(event);
+            SessionEvent value = EventAvro.toAvro(event.withTraceId(traceId));
             context.forward(new Record<Object, Object>(new SessionEventKey(sessionId, event.seq()), value, record.timestamp(), headers),
                     EVENTS_SINK);
             eventIds.put(StoreKey.of(sessionId, event.eventId()), event.seq());

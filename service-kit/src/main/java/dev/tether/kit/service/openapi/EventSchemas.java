@@ -133,7 +133,7 @@ public final class EventSchemas {
             newEvents.getDiscriminator().addMapping(wireName, ApiSchemas.ref("New" + name).getRef());
         }
         schemas.define(EVENT, events.description("An event as read back: its envelope (seq, eventId, type, sessionId, occurredAt, "
-                + "actor, harnessVersion) and its payload fields (docs/ARCHITECTURE.md §4)."));
+                + "actor, harnessVersion, traceId where one was recorded) and its payload fields (docs/ARCHITECTURE.md §4)."));
         schemas.define(NEW_EVENT, newEvents.description("An event a client appends: eventId (chosen by the client; sending it again "
                 + "appends nothing), type, and the payload fields of that type (docs/ARCHITECTURE.md §4). No other field is accepted."));
     }
@@ -156,6 +156,8 @@ public final class EventSchemas {
         properties.put("harnessVersion", string().addType(SchemaType.NULL)
                 .description("the session's harness version when it was appended"));
         var required = new ArrayList<>(properties.keySet());
+        properties.put("traceId", string().pattern("^[0-9a-f]{32}$").description("the W3C trace id of the trace the sequencer "
+                + "appended it in (its record's traceparent); absent when none was recorded"));
         payload.getProperties().forEach((field, schema) -> {
             if (!field.equals("type")) {
                 properties.putIfAbsent(field, schema);

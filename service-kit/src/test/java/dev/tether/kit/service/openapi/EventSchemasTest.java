@@ -103,9 +103,14 @@ class EventSchemasTest {
     }
 
     private static JsonNode readBack(JsonNode sent) {
+        return readBack(sent, null);
+    }
+
+    /** The event {@code sent} as it is read back, recorded in the trace {@code traceId} (null: none recorded). */
+    private static JsonNode readBack(JsonNode sent, String traceId) {
         EventJson.Proposal proposal = EVENTS.readProposal(sent);
         return EVENTS.write(new Event(proposal.eventId(), "s-1", "acme", 7, Instant.parse("2026-12-01T10:00:00Z"),
-                new Actor(ActorKind.USER, "u"), "v1", proposal.payload()));
+                new Actor(ActorKind.USER, "u"), "v1", proposal.payload(), traceId));
     }
 
     @Test
@@ -218,7 +223,9 @@ class EventSchemasTest {
     void anEventReadBack_fitsTheDocument_fullOrBare(String type) throws Exception {
         Schema event = DOCUMENT.getComponents().getSchemas().get(EventSchemas.EVENT);
         ObjectNode full = sample(type);
-        assertThat(CHECK.problems(readBack(full), event)).isEmpty();
+        JsonNode traced = readBack(full, "4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(traced.get("traceId").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(CHECK.problems(traced, event)).isEmpty();
         ObjectNode bare = full.deepCopy();
         for (Omission omission : omissions(full, sent(type), "")) {
             if (!omission.required() && !CONDITIONAL.contains(type + " " + omission.path()) && bare.at(omission.parent()).isObject()) {
@@ -237,6 +244,7 @@ class EventSchemasTest {
         Schema schema = DOCUMENT.getComponents().getSchemas().get(EventSchemas.EVENT);
         assertThat(CHECK.problems(event.deepCopy().put("surprise", 1), schema)).containsExactly("/surprise: not a documented property");
         assertThat(CHECK.problems(event.deepCopy().put("seq", "7"), schema)).hasSize(1);
+        assertThat(CHECK.problems(event.deepCopy().put("traceId", 7), schema)).as("a trace id is a string").hasSize(1);
         ObjectNode withoutContent = event.deepCopy();
         withoutContent.remove("content");
         assertThat(CHECK.problems(withoutContent, schema)).containsExactly("/content: required, absent");
