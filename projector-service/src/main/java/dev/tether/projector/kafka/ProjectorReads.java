@@ -9,11 +9,15 @@ import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.CallRecord;
+import dev.tether.projector.domain.SessionOverview;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.migration.UnmigratableCheckpointException;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
@@ -43,15 +47,37 @@ public class ProjectorReads {
         if (c == null || !c.getTenantId().equals(tenantId)) {
             return Optional.empty();
         }
+        return Optional.of(load(tenantId, sessionId, c));
+    }
+
+    private SessionProjection load(String tenantId, String sessionId, Checkpoint c) {
         try {
-            return Optional.of(CheckpointAvro.load(c).projection());
+            return CheckpointAvro.load(c).projection();
         } catch (UnmigratableCheckpointException e) {
             SessionProjection rebuilt = log().fold(sessionId, Long.MAX_VALUE);
             if (rebuilt == null || !rebuilt.tenantId().equals(tenantId)) {
                 throw ApiException.unavailable(e.getMessage() + " This instance does not hold the session's events yet.", 5);
             }
-            return Optional.of(rebuilt);
+            return rebuilt;
         }
+    }
+
+    /**
+     * The overviews of {@code tenantId}'s sessions whose partitions this instance holds, most recently active first: a scan
+     * of this instance's checkpoints (every tenant's: the store is keyed by session), each loaded as
+     * {@link #checkpoint} loads it.
+     */
+    public List<SessionOverview> sessions(String tenantId) {
+        var found = new ArrayList<SessionOverview>();
+        try (KeyValueIterator<String, Checkpoint> all = stores.<String, Checkpoint>keyValue(ProjectorStores.CHECKPOINTS).all()) {
+            all.forEachRemaining(kv -> {
+                if (kv.value != null && kv.value.getTenantId().equals(tenantId)) {
+                    found.add(SessionOverview.of(load(tenantId, kv.key, kv.value)));
+                }
+            });
+        }
+        found.sort(SessionOverview.LATEST_FIRST);
+        return found;
     }
 
     /** Returns if this instance holds {@code sessionId}'s partition, restored; otherwise throws 503 with {@code Retry-After}. */

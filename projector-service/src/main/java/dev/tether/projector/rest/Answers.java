@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.core.event.Event;
 import dev.tether.kit.service.openapi.ApiField;
 import dev.tether.kit.service.openapi.ApiType;
+import dev.tether.projector.domain.SessionOverview;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,4 +33,7 @@ final class Answers {
 
     @ApiType(description = "The events of a tool call's story: the event that asked for it, its authorization and its result.")
     record CallEvents(Event requestedBy, Optional<Event> authorizedBy, Optional<Event> result) {}
+
+    @ApiType(description = "The caller's tenant's sessions as the projection has them, most recently active first.")
+    record SessionOverviews(List<SessionOverview> sessions) {}
 }

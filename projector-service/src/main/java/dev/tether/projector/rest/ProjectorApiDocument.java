@@ -5,6 +5,7 @@ import dev.tether.kit.service.openapi.ApiSchemas;
 import dev.tether.kit.service.openapi.ApiSchemas.Use;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.RecoveryReport;
+import dev.tether.projector.domain.SessionOverview;
 import dev.tether.projector.domain.SessionProjection;
 import java.util.List;
 import java.util.Set;
@@ -33,5 +34,15 @@ public class ProjectorApiDocument extends ApiDocument {
                         + "with the events of its story.")
                 .allOf(List.of(ApiSchemas.ref("CallRecord"), ApiSchemas.ref("CallEvents"))));
         schemas.answer("CallStory");
+        schemas.absentFromAnswers(SessionOverview.class, Set.of("workerId"));
+        schemas.describe(SessionOverview.class, "workerId", "the worker holding the latest claim; absent if none claimed it");
+        schemas.describe(SessionOverview.class, "epoch", "that claim's epoch; 0 if none");
+        schemas.describe(SessionOverview.class, "lastActivity", "when the sequencer accepted the session's latest event");
+        schemas.describe(SessionOverview.class, "openCalls", "calls asked for with no result yet (requested, awaiting approval, "
+                + "authorized, running, started)");
+        schemas.describe(SessionOverview.class, "pendingApprovals", "calls waiting for an approver's decision");
+        schemas.describe(SessionOverview.class, "unknownOutcomes", "calls whose outcome is unknown, waiting for a person to resolve them");
+        schemas.define("SessionOverview", SessionOverview.class, Use.ANSWER);
+        schemas.answer("SessionOverviews", Answers.SessionOverviews.class, Use.ANSWER);
     }
 }
