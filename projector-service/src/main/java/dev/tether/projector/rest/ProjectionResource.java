@@ -25,7 +25,10 @@ import dev.tether.projector.kafka.ProjectorReads;
 import dev.tether.projector.kafka.ProjectorStores;
 import dev.tether.projector.kafka.SessionLog;
 import jakarta.annotation.security.RolesAllowed;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -35,6 +38,8 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -71,6 +76,7 @@ public class ProjectionResource {
     private final TokenCounter tokens;
     private final OwnerRouting routing;
     private final StoreSignals signals;
+    private final LiveRelay relay;
 
     @Context
     UriInfo uri;
@@ -79,7 +85,7 @@ public class ProjectionResource {
     HttpHeaders headers;
 
     ProjectionResource(Caller caller, ProjectorReads reads, EventJson json, ProjectorConfig config, TokenCounter tokens,
-                       OwnerRouting routing, StoreSignals signals) {
+                       OwnerRouting routing, StoreSignals signals, LiveRelay relay) {
         this.caller = caller;
         this.reads = reads;
         this.json = json;
@@ -87,6 +93,7 @@ public class ProjectionResource {
         this.tokens = tokens;
         this.routing = routing;
         this.signals = signals;
+        this.relay = relay;
     }
 
     @GET
@@ -227,10 +234,17 @@ public class ProjectionResource {
      */
     @GET
     @Path("events")
-    @Operation(summary = "A page of the session's events from the projector's message store (clients read the session-service's)")
-    @APIResponse(responseCode = "200", ref = "EventPage")
+    @Operation(summary = "A page of the session's events from the projector's message store (clients read the session-service's); "
+            + "with Accept: text/event-stream, the session-service's live subscription relayed: the events from fromSeq (or after "
+            + "Last-Event-ID) and then live, each SSE event's id its seq, its data the event")
+    @APIResponse(responseCode = "200", description = "a page of events, or the live stream", content = {
+            @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "EventPage")),
+            @Content(mediaType = MediaType.SERVER_SENT_EVENTS, schema = @Schema(ref = "Event"))})
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "503", ref = "Unavailable")
+    @Parameter(name = "Last-Event-ID", in = ParameterIn.HEADER, schema = @Schema(type = SchemaType.STRING),
+            description = "with text/event-stream: the seq of the last event received; the stream goes on after it")
     @Parameter(name = "fromSeq", in = ParameterIn.QUERY, description = "the first seq wanted (default 1)",
             schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
     @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most events wanted",
@@ -254,6 +268,50 @@ public class ProjectionResource {
         long to = toSeq == null ? current.lastSeq() : Math.min(toSeq, current.lastSeq());
         List<Event> events = reads.log().events(sessionId, query.fromSeq(), query.lastWanted(to));
         return EventPage.of(events, query.fromSeq(), current.lastSeq()).toJson(json);
+    }
+
+    /**
+     * The session-service's live subscription of the session, relayed ({@link LiveRelay}): catch-up from {@code fromSeq}
+     * (or after {@code Last-Event-ID}), then live, each SSE event's {@code id} its seq, as the session-service streams it.
+     * The session explorer follows a running session through it without calling another origin.
+     */
+    @GET
+    @Path("events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Blocking // the session-service is asked first whether the caller sees the session
+    @Operation(hidden = true) // the same operation as events(), which documents both media types
+    public Multi<OutboundSseEvent> live(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
+                                        @HeaderParam("Last-Event-ID") String lastEventId, @Context Sse sse) {
+        if (!ID.matcher(sessionId).matches()) {
+            throw ApiException.notFound("session");
+        }
+        Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
+        if (fromSeq != null && fromSeq < 1) {
+            throw ApiException.badRequest("fromSeq", "must be at least 1");
+        }
+        long from = fromSeq == null ? 1 : fromSeq;
+        if (lastEventId != null && !lastEventId.isBlank()) {
+            long last;
+            try {
+                last = Long.parseLong(lastEventId.trim());
+            } catch (NumberFormatException e) {
+                throw ApiException.badRequest("Last-Event-ID", "must be the seq of the last event received");
+            }
+            if (last < 0 || last == Long.MAX_VALUE) {
+                throw ApiException.badRequest("Last-Event-ID", "must be the seq of the last event received");
+            }
+            from = last + 1;
+        }
+        return relay.open(sessionId, from, headers.getHeaderString(HttpHeaders.AUTHORIZATION)).map(frame -> {
+            OutboundSseEvent.Builder event = sse.newEventBuilder().data(frame.data());
+            if (frame.id() != null) {
+                event.id(frame.id());
+            }
+            if (frame.event() != null) {
+                event.name(frame.event());
+            }
+            return event.build();
+        });
     }
 
     @GET

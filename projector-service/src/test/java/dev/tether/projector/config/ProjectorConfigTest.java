@@ -3,6 +3,7 @@ package dev.tether.projector.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Windows by modelId and the 75 % threshold of {@code compactionAdvised}. */
@@ -23,6 +24,16 @@ class ProjectorConfigTest {
         @Override
         public int maxPageSize() {
             return 1_000;
+        }
+
+        @Override
+        public String sessionServiceUrl() {
+            return "http://127.0.0.1:8080";
+        }
+
+        @Override
+        public Optional<String> explorerTraceUrl() {
+            return Optional.empty();
         }
     };
 

@@ -1,0 +1,116 @@
+package dev.tether.projector.rest;
+
+import dev.tether.kit.service.rest.ApiException;
+import dev.tether.projector.config.ProjectorConfig;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Flow;
+
+/**
+ * A session's live subscription, relayed from the session-service (its {@code GET /v1/sessions/{id}/events} with
+ * {@code Accept: text/event-stream}, docs/ARCHITECTURE.md §10), so that a page served by the projector (the session
+ * explorer) follows a running session on its own origin: the browser never calls the session-service, which needs no
+ * CORS. The caller's own {@code Authorization} is sent on, so the session-service scopes the stream to the caller's
+ * tenant exactly as it scopes its own callers; this class adds and keeps nothing. Thread-safe.
+ */
+@ApplicationScoped
+public class LiveRelay {
+
+    private static final Duration CHECK_TIMEOUT = Duration.ofSeconds(10);
+
+    private final String sessionService;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Inject
+    LiveRelay(ProjectorConfig config) {
+        this(config.sessionServiceUrl());
+    }
+
+    LiveRelay(String sessionServiceUrl) {
+        this.sessionService = sessionServiceUrl.replaceAll("/+$", "");
+    }
+
+    /**
+     * The session's events from {@code fromSeq} on, then live, as the session-service streams them to the holder of
+     * {@code authorization}. Asks the session-service first whether the caller sees the session at all, so that a missing
+     * session, or another tenant's, is this request's 404 (and an outage its 503) rather than a stream that ends at once;
+     * the stream itself is opened when it is subscribed to, and ends (an error) when the session-service's does. Blocks
+     * for that first answer: call it on a worker thread.
+     *
+     * @throws ApiException 404 for a session the caller does not see, 503 with {@code Retry-After} when the session-service
+     *                      does not answer as it should
+     */
+    public Multi<SseReader.Frame> open(String sessionId, long fromSeq, String authorization) {
+        String path = "/v1/sessions/" + URLEncoder.encode(sessionId, StandardCharsets.UTF_8);
+        int status = check(path, authorization);
+        if (status == 404) {
+            throw ApiException.notFound("session");
+        }
+        if (status != 200) {
+            throw ApiException.unavailable("the session-service answered " + status + " for the session; try again shortly", 2);
+        }
+        HttpRequest stream = request(path + "/events?fromSeq=" + fromSeq, authorization).header("Accept", "text/event-stream").GET().build();
+        return Uni.createFrom().completionStage(() -> http.sendAsync(stream, HttpResponse.BodyHandlers.ofPublisher()))
+                .onItem().transformToMulti(response -> {
+                    if (response.statusCode() != 200) {
+                        discard(response.body());
+                        return Multi.createFrom().failure(new IOException("the session-service's live stream answered "
+                                + response.statusCode()));
+                    }
+                    var reader = new SseReader();
+                    return Multi.createFrom().publisher(response.body())
+                            .onItem().transformToIterable((List<ByteBuffer> chunks) -> reader.read(chunks));
+                });
+    }
+
+    private int check(String path, String authorization) {
+        try {
+            return http.send(request(path, authorization).timeout(CHECK_TIMEOUT).GET().build(), HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+        } catch (IOException e) {
+            throw ApiException.unavailable("the session-service is not reachable for the live stream; try again shortly", 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        }
+    }
+
+    private HttpRequest.Builder request(String pathAndQuery, String authorization) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(sessionService + pathAndQuery));
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return request;
+    }
+
+    /** Reads and drops a body nobody wants, so that the connection is released. */
+    private static void discard(Flow.Publisher<List<ByteBuffer>> body) {
+        body.subscribe(new Flow.Subscriber<>() {
+            @Override
+            public void onSubscribe(Flow.Subscription subscription) {
+                subscription.cancel();
+            }
+
+            @Override
+            public void onNext(List<ByteBuffer> item) {}
+
+            @Override
+            public void onError(Throwable throwable) {}
+
+            @Override
+            public void onComplete() {}
+        });
+    }
+}
