@@ -2,6 +2,42 @@
 // Do not edit: cd clients/typescript && npm run generate
 
 export interface paths {
+    "/explorer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session explorer's web page; it calls /v1/sessions… of this service with the reader's token */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/q/health": {
         parameters: {
             query?: never;
@@ -74,6 +110,38 @@ export interface paths {
          * @description Check the startup of the application
          */
         get: operations["microprofile_health_startup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's tenant's sessions as the projection has them: status, pins, worker, last activity, open calls, pending approvals and unknown outcomes; most recently active first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: components["responses"]["SessionOverviews"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
         put?: never;
         post?: never;
         delete?: never;
@@ -255,7 +323,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the session's events from the projector's message store (clients read the session-service's) */
+        /** A page of the session's events from the projector's message store (clients read the session-service's); with Accept: text/event-stream, the session-service's live subscription relayed: the events from fromSeq (or after Last-Event-ID) and then live, each SSE event's id its seq, its data the event */
         get: {
             parameters: {
                 query?: {
@@ -266,7 +334,10 @@ export interface paths {
                     /** @description the last seq wanted */
                     toSeq?: number;
                 };
-                header?: never;
+                header?: {
+                    /** @description with text/event-stream: the seq of the last event received; the stream goes on after it */
+                    "Last-Event-ID"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -274,8 +345,16 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: components["responses"]["EventPage"];
+                /** @description a page of events, or the live stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EventPage"];
+                        "text/event-stream": components["schemas"]["Event"];
+                    };
+                };
                 400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
@@ -361,6 +440,8 @@ export interface components {
             seq: number;
             sessionId: string;
             tool?: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -388,6 +469,8 @@ export interface components {
             seq: number;
             sessionId: string;
             tool?: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -412,6 +495,8 @@ export interface components {
             shown: string;
             shownRef?: components["schemas"]["BlobRef"];
             tool: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -435,6 +520,8 @@ export interface components {
             seq: number;
             sessionId: string;
             toolCalls: components["schemas"]["ToolCall"][];
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -571,6 +658,8 @@ export interface components {
             summarySourceSeqs: number[];
             /** Format: int64 */
             throughSeq: number;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -596,7 +685,7 @@ export interface components {
             /** @description what is wrong, for a person */
             message: string;
         };
-        /** @description An event as read back: its envelope (seq, eventId, type, sessionId, occurredAt, actor, harnessVersion) and its payload fields (docs/ARCHITECTURE.md §4). */
+        /** @description An event as read back: its envelope (seq, eventId, type, sessionId, occurredAt, actor, harnessVersion, traceId where one was recorded) and its payload fields (docs/ARCHITECTURE.md §4). */
         Event: components["schemas"]["SessionStartedEvent"] | components["schemas"]["UserMessageEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalGrantedEvent"] | components["schemas"]["ApprovalDeniedEvent"] | components["schemas"]["ToolCallAuthorizedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnInterruptedEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["PlanUpdatedEvent"] | components["schemas"]["StepCompletedEvent"] | components["schemas"]["SessionClaimedEvent"] | components["schemas"]["SessionResumedEvent"] | components["schemas"]["SessionMigratedEvent"] | components["schemas"]["SessionForkedEvent"] | components["schemas"]["SubagentResultEvent"] | components["schemas"]["SessionClosedEvent"] | components["schemas"]["ToolOutcomeResolvedEvent"] | components["schemas"]["ToolCallStartedEvent"] | components["schemas"]["FrameworkStateEvent"];
         /** @description A page of a session's events: at most limit of them from fromSeq, the session's lastSeq, and the nextSeq to ask for next (past lastSeq once the log is read through). */
         EventPage: {
@@ -626,6 +715,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -699,6 +790,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -784,6 +877,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -806,6 +901,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -836,6 +933,8 @@ export interface components {
             systemPrompt: string;
             /** @enum {string} */
             toolMode: "READ_ONLY" | "WRITE";
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -858,11 +957,55 @@ export interface components {
             seq: number;
             sessionId: string;
             toVersion: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session_migrated";
+        };
+        SessionOverview: {
+            /**
+             * Format: int64
+             * @description that claim's epoch; 0 if none
+             */
+            epoch: number;
+            harnessVersion: string;
+            /**
+             * Format: date-time
+             * @description when the sequencer accepted the session's latest event
+             */
+            lastActivity: string;
+            /** Format: int64 */
+            lastSeq: number;
+            modelId: string;
+            objective: string;
+            /**
+             * Format: int32
+             * @description calls asked for with no result yet (requested, awaiting approval, authorized, running, started)
+             */
+            openCalls: number;
+            owner: string;
+            /**
+             * Format: int32
+             * @description calls waiting for an approver's decision
+             */
+            pendingApprovals: number;
+            sessionId: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "AWAITING_APPROVAL" | "RECOVERING" | "INTERRUPTED" | "CLOSED";
+            /**
+             * Format: int32
+             * @description calls whose outcome is unknown, waiting for a person to resolve them
+             */
+            unknownOutcomes: number;
+            /** @description the worker holding the latest claim; absent if none claimed it */
+            workerId?: string;
+        };
+        /** @description The caller's tenant's sessions as the projection has them, most recently active first. */
+        SessionOverviews: {
+            sessions: components["schemas"]["SessionOverview"][];
         };
         "SessionProjection.Artifact": {
             label?: string;
@@ -971,6 +1114,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1001,6 +1146,8 @@ export interface components {
             tokenBudget?: number;
             /** @enum {string} */
             toolMode: "READ_ONLY" | "WRITE";
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1025,6 +1172,8 @@ export interface components {
             sessionId: string;
             /** Format: int32 */
             step: number;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1048,6 +1197,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1081,6 +1232,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1107,6 +1260,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1132,6 +1287,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1158,6 +1315,8 @@ export interface components {
             sessionId: string;
             /** @enum {string} */
             status: "OK" | "ERROR" | "CANCELLED" | "UNKNOWN";
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1180,6 +1339,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1202,6 +1363,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1307,6 +1470,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["RecoveryReport"];
+            };
+        };
+        /** @description The caller's tenant's sessions as the projection has them, most recently active first. */
+        SessionOverviews: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SessionOverviews"];
             };
         };
         /** @description 413: the request is over the size limit (too_large) */

@@ -600,6 +600,8 @@ export interface components {
             seq: number;
             sessionId: string;
             tool?: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -627,6 +629,8 @@ export interface components {
             seq: number;
             sessionId: string;
             tool?: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -651,6 +655,8 @@ export interface components {
             shown: string;
             shownRef?: components["schemas"]["BlobRef"];
             tool: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -674,6 +680,8 @@ export interface components {
             seq: number;
             sessionId: string;
             toolCalls: components["schemas"]["ToolCall"][];
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -742,6 +750,8 @@ export interface components {
             summarySourceSeqs: number[];
             /** Format: int64 */
             throughSeq: number;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -801,7 +811,7 @@ export interface components {
             /** @description what is wrong, for a person */
             message: string;
         };
-        /** @description An event as read back: its envelope (seq, eventId, type, sessionId, occurredAt, actor, harnessVersion) and its payload fields (docs/ARCHITECTURE.md §4). */
+        /** @description An event as read back: its envelope (seq, eventId, type, sessionId, occurredAt, actor, harnessVersion, traceId where one was recorded) and its payload fields (docs/ARCHITECTURE.md §4). */
         Event: components["schemas"]["SessionStartedEvent"] | components["schemas"]["UserMessageEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalGrantedEvent"] | components["schemas"]["ApprovalDeniedEvent"] | components["schemas"]["ToolCallAuthorizedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnInterruptedEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["PlanUpdatedEvent"] | components["schemas"]["StepCompletedEvent"] | components["schemas"]["SessionClaimedEvent"] | components["schemas"]["SessionResumedEvent"] | components["schemas"]["SessionMigratedEvent"] | components["schemas"]["SessionForkedEvent"] | components["schemas"]["SubagentResultEvent"] | components["schemas"]["SessionClosedEvent"] | components["schemas"]["ToolOutcomeResolvedEvent"] | components["schemas"]["ToolCallStartedEvent"] | components["schemas"]["FrameworkStateEvent"];
         /** @description A page of a session's events: at most limit of them from fromSeq, the session's lastSeq, and the nextSeq to ask for next (past lastSeq once the log is read through). */
         EventPage: {
@@ -849,6 +859,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1251,6 +1263,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1273,6 +1287,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1295,6 +1311,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1335,6 +1353,8 @@ export interface components {
             systemPrompt: string;
             /** @enum {string} */
             toolMode: "READ_ONLY" | "WRITE";
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1357,6 +1377,8 @@ export interface components {
             seq: number;
             sessionId: string;
             toVersion: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1382,6 +1404,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1412,6 +1436,8 @@ export interface components {
             tokenBudget?: number;
             /** @enum {string} */
             toolMode: "READ_ONLY" | "WRITE";
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1454,6 +1480,8 @@ export interface components {
             sessionId: string;
             /** Format: int32 */
             step: number;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1489,6 +1517,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1528,6 +1558,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1559,6 +1591,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1584,6 +1618,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1610,6 +1646,8 @@ export interface components {
             sessionId: string;
             /** @enum {string} */
             status: "OK" | "ERROR" | "CANCELLED" | "UNKNOWN";
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1632,6 +1670,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1654,6 +1694,8 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
+            traceId?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
