@@ -42,6 +42,16 @@ enum Endpoint {
      * the contract of {@link #EVENTS_PAGE} ({@code fromSeq}, {@code limit}), plus an upper bound {@code toSeq}.
      */
     PROJECTOR_EVENTS(Service.PROJECTOR, "GET", "/v1/sessions/{id}/events", Scope.SESSION, "agent", "approver", "operator", "admin"),
+    /**
+     * The same path as {@link #PROJECTOR_EVENTS}, with {@code Accept: text/event-stream}: the session-service's live stream
+     * ({@link #EVENTS_STREAM}), relayed for the session explorer with the caller's credentials.
+     */
+    PROJECTOR_EVENTS_STREAM(Service.PROJECTOR, "GET", "/v1/sessions/{id}/events", Scope.SESSION, "agent", "approver", "operator",
+            "admin"),
+    /** The caller's tenant's sessions as the projection has them (the session explorer's list). */
+    PROJECTOR_SESSION_LIST(Service.PROJECTOR, "GET", "/v1/sessions", Scope.TENANT_LIST, "agent", "approver", "operator", "admin"),
+    /** The session explorer's web page: static HTML that holds no data (its script calls the API with the reader's token). */
+    EXPLORER_PAGE(Service.PROJECTOR, "GET", "/explorer", Scope.PUBLIC),
     APPROVALS_LIST(Service.APPROVAL, "GET", "/v1/approvals", Scope.TENANT_LIST, "approver", "admin"),
     APPROVALS_GRANTS(Service.APPROVAL, "GET", "/v1/approvals/grants", Scope.TENANT_LIST, "approver", "admin"),
     APPROVAL_GET(Service.APPROVAL, "GET", "/v1/approvals/{id}", Scope.SESSION, "approver", "admin"),

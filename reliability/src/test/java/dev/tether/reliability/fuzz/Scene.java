@@ -86,6 +86,9 @@ record Scene(String label, String session, String erasable, String callId, Strin
             case RECOVERY -> Call.of("GET", p + "recovery", token);
             case CALL -> Call.of("GET", p + "calls/" + callId(), token);
             case PROJECTOR_EVENTS -> Call.of("GET", p + "events?fromSeq=1", token);
+            case PROJECTOR_EVENTS_STREAM -> Call.of("GET", p + "events?fromSeq=1", token).withHeader("Accept", "text/event-stream");
+            case PROJECTOR_SESSION_LIST -> Call.of("GET", tether.url(Service.PROJECTOR) + "/v1/sessions", token);
+            case EXPLORER_PAGE -> Call.of("GET", tether.url(Service.PROJECTOR) + "/explorer", token);
             case APPROVALS_LIST -> Call.of("GET", a + "/v1/approvals?status=ALL", token);
             case APPROVALS_GRANTS -> Call.of("GET", a + "/v1/approvals/grants", token);
             case APPROVAL_GET -> Call.of("GET", a + "/v1/approvals/" + itemId(), token);

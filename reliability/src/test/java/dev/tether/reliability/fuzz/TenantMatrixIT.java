@@ -128,7 +128,7 @@ class TenantMatrixIT {
                     if (!ok) {
                         failures.add(e + " × " + c.name() + ": expected " + want + ", got " + answer);
                     }
-                    rows.computeIfAbsent(e.service.module + " " + e.method + " " + e.path + (e == Endpoint.EVENTS_STREAM ? " (SSE)" : ""),
+                    rows.computeIfAbsent(e.service.module + " " + e.method + " " + e.path + (e == Endpoint.EVENTS_STREAM || e == Endpoint.PROJECTOR_EVENTS_STREAM ? " (SSE)" : ""),
                             k -> new LinkedHashMap<>()).put(c.column(), answer.status() + (ok ? "" : "≠" + want));
                 }
             }

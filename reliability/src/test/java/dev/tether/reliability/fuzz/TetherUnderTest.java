@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,7 +58,12 @@ final class TetherUnderTest {
                 "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString(),
                 "MP_JWT_VERIFY_PUBLICKEY", Tokens.trustedPublicKey(), "TETHER_JWT_ISSUER", Tokens.ISSUER);
         for (Service s : Service.values()) {
-            services.put(s, new ServiceProcess(ROOT.resolve(s.module), workDir.resolve(s.module), env, List.of()));
+            var own = new HashMap<>(env);
+            if (s == Service.PROJECTOR) {
+                // the live stream the projector relays (the session explorer's) comes from this session-service
+                own.put("TETHER_PROJECTOR_SESSION_SERVICE_URL", services.get(Service.SESSION).baseUrl());
+            }
+            services.put(s, new ServiceProcess(ROOT.resolve(s.module), workDir.resolve(s.module), own, List.of()));
         }
     }
 
