@@ -347,6 +347,7 @@ class SessionExplorerBrowserIT {
         // most recently active first
         List<String> order = browser.findElements(By.cssSelector("#sessions tbody tr")).stream().map(r -> r.getDomAttribute("data-session")).toList();
         assertThat(order.indexOf(id)).isLessThan(order.indexOf(demo.sessionId()));
+        assertThat(browser.findElement(By.id("session-view")).isDisplayed()).as("the session's view, hidden on the list").isFalse();
         screenshot("session-explorer-list.png");
 
         row.findElement(By.linkText(id)).click();
@@ -381,6 +382,7 @@ class SessionExplorerBrowserIT {
 
         assertThat(opened).isLessThan(2000);
         assertThat(browser.findElements(By.cssSelector("#timeline li.ev"))).hasSize(200);
+        assertThat(browser.findElement(By.id("earlier")).isDisplayed()).as("nothing before the first event").isFalse();
         var wait = new WebDriverWait(browser, WAIT);
         wait.until(d -> "yes".equals(d.findElement(By.id("timeline")).getDomAttribute("data-complete")));
         assertThat(browser.findElement(By.id("timeline-count")).getText()).isEqualTo("(10,001 events)");
