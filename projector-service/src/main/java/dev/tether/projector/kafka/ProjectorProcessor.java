@@ -33,6 +33,8 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -42,13 +44,18 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.jboss.logging.Logger;
 
 /**
- * Folds each event of {@code session-events} into its session's checkpoint, writes the
- * checkpoint to {@code session-checkpoints}, keeps a record per tool call, and emits a
+ * Folds each event of {@code session-events} into its session's checkpoint, keeps a record per tool call, and emits a
  * {@code ToolRequest} for every {@code tool_call_authorized}. Also reads the executor's ledger
  * ({@code tool-outcomes}, partitioned by session like the events) to mark calls RUNNING and
  * record their attempts. Exactly-once; an event it has folded already (a replay) changes nothing.
  * After each event it signals {@link StoreSignals} with the session's id on {@value ProjectorStores#CHECKPOINTS}: a
  * read waiting for the checkpoint to reach a seq looks again then.
+ *
+ * <p>The checkpoint store has a record cache: a session's checkpoint is written to the store (and seen by reads) at
+ * every event, but reaches the store's changelog and {@code session-checkpoints} once per commit, the latest one, in
+ * the commit's transaction ({@link FlushForwarding}). Between events the processor keeps the checkpoints it wrote
+ * since that commit as it folded them ({@link #folded}), so that the next event of a session is folded without reading
+ * and decoding the stored one: the same value, since a checkpoint reads back from its Avro as it was written.
  */
 final class ProjectorProcessor implements Processor<Object, Object, Object, Object> {
 
@@ -57,8 +64,21 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
 
     private static final Logger LOG = Logger.getLogger(ProjectorProcessor.class);
 
+    /** The most checkpoints {@link #folded} keeps per task (the latest ones), whatever the sessions written between commits. */
+    static final int FOLDED_SESSIONS = 1_000;
+
     private final KafkaTracing tracing;
     private final StoreSignals signals;
+    /**
+     * The checkpoints written to the store since its cache last flushed them, as folded (sessionId → checkpoint): each
+     * equal to the stored one. A flushed session leaves it, so it holds the sessions of the current commit interval.
+     */
+    private final Map<String, SessionProjection> folded = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, SessionProjection> eldest) {
+            return size() > FOLDED_SESSIONS;
+        }
+    };
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, Checkpoint> checkpoints;
     private KeyValueStore<String, CallRecord> calls;
@@ -72,7 +92,9 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     @Override
     public void init(ProcessorContext<Object, Object> context) {
         this.context = context;
+        folded.clear(); // a task revived after a failure starts from its stores
         checkpoints = context.getStateStore(ProjectorStores.CHECKPOINTS);
+        FlushForwarding.install(context, checkpoints, CHECKPOINTS_SINK, folded::remove);
         calls = context.getStateStore(ProjectorStores.CALLS);
         log = new SessionLog(context.getStateStore(ProjectorStores.MESSAGES));
     }
@@ -81,7 +103,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     public void process(Record<Object, Object> record) {
         if (record.key() instanceof SessionEventKey key) {
             if (record.value() == null) {
-                erase(key.sessionId(), record);
+                erase(key.sessionId());
             } else {
                 project(key, (SessionEvent) record.value(), record);
             }
@@ -108,9 +130,8 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             loaded.report();
             RecordMetadata at = context.recordMetadata().orElseThrow();
             SessionProjection after = Projection.evolve(before, event, at.partition(), at.offset());
-            checkpoints.put(sessionId, CheckpointAvro.toAvro(after));
-            context.forward(new Record<Object, Object>(sessionId, CheckpointAvro.toAvro(after), record.timestamp(), record.headers()),
-                    CHECKPOINTS_SINK);
+            checkpoints.put(sessionId, CheckpointAvro.toAvro(after)); // to session-checkpoints when the cache flushes it
+            folded.put(sessionId, after);
             recordCalls(after, event, record, span.getSpanContext().getTraceId());
         } finally {
             span.end();
@@ -123,6 +144,10 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
      * lost), or the stored one cannot be migrated, the fold of its events so far, from the log.
      */
     private Before current(String sessionId, long seq) {
+        SessionProjection kept = folded.get(sessionId);
+        if (kept != null) {
+            return new Before(kept, null, null, kept.lastSeq());
+        }
         Checkpoint stored = checkpoints.get(sessionId);
         if (stored != null) {
             try {
@@ -267,8 +292,12 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
                 outcome.getState().name(), outcome.getExecutorId(), outcome.getStartedAt(), outcome.getFinishedAt())));
     }
 
-    /** The session was erased (a tombstone per event): its checkpoint and call records go too. */
-    private void erase(String sessionId, Record<Object, Object> record) {
+    /**
+     * The session was erased (a tombstone per event): its checkpoint and call records go too. The checkpoint's tombstone
+     * reaches {@code session-checkpoints} when the cache flushes the delete (none if no checkpoint of it was ever sent).
+     */
+    private void erase(String sessionId) {
+        folded.remove(sessionId);
         if (checkpoints.get(sessionId) == null) {
             return;
         }
@@ -278,6 +307,10 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(calls::delete);
-        context.forward(new Record<Object, Object>(sessionId, null, record.timestamp(), record.headers()), CHECKPOINTS_SINK);
+    }
+
+    @Override
+    public void close() {
+        folded.clear();
     }
 }
