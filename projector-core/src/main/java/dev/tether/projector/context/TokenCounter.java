@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingType;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -41,6 +42,32 @@ public final class TokenCounter {
             tokens += encoding.countTokensOrdinary(json(message));
         }
         return tokens;
+    }
+
+    /**
+     * A count of contexts that share messages, such as the candidates of one trimming: each distinct message is encoded
+     * once, later contexts look its count up by its JSON text. For one request; not thread-safe.
+     */
+    public Memo memo() {
+        return new Memo();
+    }
+
+    /** Counts as {@link TokenCounter#count} does, remembering each message's count. */
+    public final class Memo {
+
+        private final Map<String, Integer> byJson = new HashMap<>();
+
+        private Memo() {}
+
+        /** The tokens of {@code context}, as {@link TokenCounter#count} counts them. */
+        public int count(ModelContext context) {
+            Objects.requireNonNull(context, "context");
+            int tokens = context.system() == null ? 0 : byJson.computeIfAbsent(context.system(), encoding::countTokensOrdinary);
+            for (Map<String, Object> message : context.messages()) {
+                tokens += byJson.computeIfAbsent(json(message), encoding::countTokensOrdinary);
+            }
+            return tokens;
+        }
     }
 
     private static String json(Map<String, Object> message) {

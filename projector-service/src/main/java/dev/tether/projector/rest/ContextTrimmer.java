@@ -9,6 +9,7 @@ import dev.tether.projector.context.ContextRenderer;
 import dev.tether.projector.context.ModelContext;
 import dev.tether.projector.context.TokenCounter;
 import dev.tether.projector.domain.ContextInput;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,46 +21,91 @@ import java.util.Map;
  * separated from its result. The system prompt, the pinned objective, the summary, the facts and the tail
  * always stay. Dropping events changes the prefix: a client that wants a stable prefix compacts
  * instead (the response's {@code compactionAdvised}).
+ *
+ * <p>It leaves out as few exchanges as it can: the context it returns has at most {@code maxTokens} tokens, and with
+ * one exchange more it would have more. What that costs does not grow with the part left out: the exchanges are
+ * counted from the newest back, each once, until the next one would not fit (an exchange's messages are the same in
+ * every context it is part of, so each message is encoded once, {@link TokenCounter.Memo}); then the context found is
+ * counted whole, and if the provider's format merges messages across exchanges (Anthropic's consecutive runs of one
+ * role) so that the sum was not its count, exchanges are dropped or taken back one at a time until it is exact.
  */
 final class ContextTrimmer {
 
-    record Trimmed(ModelContext context, int droppedEvents) {}
+    /**
+     * @param droppedEvents the events left out, from the first after the compaction point
+     * @param tokens        the context's tokens, as {@link TokenCounter#count} counts them
+     */
+    record Trimmed(ModelContext context, int droppedEvents, int tokens) {}
 
     private ContextTrimmer() {}
 
     static Trimmed fit(ContextInput input, ContextFormat format, Integer maxTokens, TokenCounter tokens) {
-        ModelContext full = ContextRenderer.render(input, format);
-        if (maxTokens == null || tokens.count(full) <= maxTokens) {
-            return new Trimmed(full, 0);
+        if (maxTokens == null) {
+            ModelContext full = ContextRenderer.render(input, format);
+            return new Trimmed(full, 0, tokens.count(full));
         }
+        TokenCounter.Memo counted = tokens.memo();
         List<Event> events = input.events();
-        int dropped = 0;
-        ModelContext context = full;
-        while (dropped < events.size() && tokens.count(context) > maxTokens) {
-            dropped = nextExchange(events, dropped + 1);
-            var fewer = new ContextInput(input.start(), input.compaction(), input.facts(), events.subList(dropped, events.size()),
-                    input.tail());
-            context = ContextRenderer.render(fewer, format);
+        List<Integer> starts = exchangeStarts(events);
+
+        // the header and the tail alone, then whole exchanges from the newest back while they fit
+        int bare = counted.count(render(input, events.size(), events.size(), format));
+        int at = starts.size() - 1; // starts.get(at): the first event kept; the last entry keeps none
+        long sum = bare;
+        while (at > 0) {
+            int exchange = counted.count(render(input, starts.get(at - 1), starts.get(at), format)) - bare;
+            if (sum + exchange > maxTokens) {
+                break;
+            }
+            sum += exchange;
+            at--;
         }
-        return new Trimmed(context, dropped);
+
+        ModelContext context = render(input, starts.get(at), events.size(), format);
+        int count = counted.count(context);
+        while (count > maxTokens && at < starts.size() - 1) {
+            at++;
+            context = render(input, starts.get(at), events.size(), format);
+            count = counted.count(context);
+        }
+        while (at > 0) {
+            ModelContext more = render(input, starts.get(at - 1), events.size(), format);
+            int moreCount = counted.count(more);
+            if (moreCount > maxTokens) {
+                break;
+            }
+            at--;
+            context = more;
+            count = moreCount;
+        }
+        return new Trimmed(context, starts.get(at), count);
+    }
+
+    /** The context of {@code input} with only its events {@code from} (inclusive) to {@code to} (exclusive). */
+    private static ModelContext render(ContextInput input, int from, int to, ContextFormat format) {
+        return ContextRenderer.render(new ContextInput(input.start(), input.compaction(), input.facts(), input.events().subList(from, to),
+                input.tail()), format);
     }
 
     /**
-     * The index of the first user message at or after {@code from} that no tool call before it has its
-     * result after (a result may come after the user spoke again), or the end.
+     * Where the context may start, in order: 0 (nothing left out), the index of every user message that no tool call
+     * before it has its result after (a result may come after the user spoke again), and the number of events (all left
+     * out).
      */
-    private static int nextExchange(List<Event> events, int from) {
+    static List<Integer> exchangeStarts(List<Event> events) {
         Map<String, Integer> resultAt = new HashMap<>();
         for (int i = 0; i < events.size(); i++) {
             if (events.get(i).payload() instanceof ToolResult r) {
                 resultAt.putIfAbsent(r.callId(), i);
             }
         }
+        var starts = new ArrayList<Integer>();
+        starts.add(0);
         int lastResultOfEarlierCalls = -1;
         for (int i = 0; i < events.size(); i++) {
             Event event = events.get(i);
-            if (i >= from && event.payload() instanceof UserMessage && lastResultOfEarlierCalls < i) {
-                return i;
+            if (i > 0 && event.payload() instanceof UserMessage && lastResultOfEarlierCalls < i) {
+                starts.add(i);
             }
             if (event.payload() instanceof AssistantMessage m) {
                 for (var call : m.toolCalls()) {
@@ -67,6 +113,9 @@ final class ContextTrimmer {
                 }
             }
         }
-        return events.size();
+        if (!events.isEmpty()) {
+            starts.add(events.size());
+        }
+        return starts;
     }
 }

@@ -155,7 +155,7 @@ public class ProjectionResource {
         ContextTrimmer.Trimmed trimmed = ContextTrimmer.fit(input, f, maxTokens, tokens);
         ModelContext context = trimmed.context();
         int window = config.windowOf(state.modelId());
-        int count = tokens.count(context);
+        int count = trimmed.tokens();
         ObjectNode out = json.mapper().createObjectNode();
         out.put("format", f.name().toLowerCase());
         if (context.system() != null) {

@@ -41,7 +41,8 @@ class ContextTrimmerTest {
         ContextInput input = threeExchanges();
         ModelContext full = ContextRenderer.render(input, ContextFormat.OPENAI);
 
-        assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, null, TOKENS)).isEqualTo(new ContextTrimmer.Trimmed(full, 0));
+        assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, null, TOKENS)).isEqualTo(new ContextTrimmer.Trimmed(full, 0,
+                TOKENS.count(full)));
         assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, TOKENS.count(full), TOKENS).droppedEvents()).isZero();
     }
 
@@ -109,6 +110,58 @@ class ContextTrimmerTest {
 
         assertThat(trimmed.droppedEvents()).isEqualTo(3);
         assertThat(trimmed.context()).isEqualTo(ContextRenderer.render(from(input, 3), ContextFormat.ANTHROPIC));
+    }
+
+    @Test
+    void givenAVariedSession_whateverTheLimitAndTheFormat_thenAsFewExchangesAsPossibleAreDropped_asByDroppingThemOneByOne() {
+        // user turns of varied length, tool calls answered at once, late (after the user spoke again) or never, an interruption
+        var random = new java.util.Random(7);
+        var payloads = new ArrayList<EventPayload>();
+        for (int i = 0; i < 40; i++) {
+            payloads.add(new UserMessage("turn " + i + " lorem".repeat(random.nextInt(60)), null));
+            switch (random.nextInt(4)) {
+                case 0 -> payloads.add(new AssistantMessage("just text" + " ipsum".repeat(random.nextInt(40)), null, List.of(),
+                        new TokenUsage(1, 1)));
+                case 1 -> {
+                    payloads.add(new AssistantMessage("reading", null, List.of(new ToolCall("c" + i, "read_file", "{}")), new TokenUsage(1, 1)));
+                    payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.OK, "contents" + " dolor".repeat(random.nextInt(50)), null));
+                }
+                case 2 -> {
+                    payloads.add(new AssistantMessage("reading late", null, List.of(new ToolCall("c" + i, "read_file", "{}")),
+                            new TokenUsage(1, 1)));
+                    payloads.add(new UserMessage("meanwhile " + i, null));
+                    payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.OK, "late contents " + i, null));
+                }
+                default -> {
+                    payloads.add(new AssistantMessage("calling", null, List.of(new ToolCall("c" + i, "run_command", "{}")),
+                            new TokenUsage(1, 1)));
+                    payloads.add(new dev.tether.core.event.TurnInterrupted("half", "user"));
+                }
+            }
+        }
+        ContextInput input = input(payloads.toArray(EventPayload[]::new));
+        for (ContextFormat format : ContextFormat.values()) {
+            int full = TOKENS.count(ContextRenderer.render(input, format));
+            for (int max = 1; max <= full + 10; max += 173) {
+                var trimmed = ContextTrimmer.fit(input, format, max, TOKENS);
+                int expected = droppedOneByOne(input, format, max);
+
+                assertThat(trimmed.droppedEvents()).as("%s at max %d", format, max).isEqualTo(expected);
+                assertThat(trimmed.context()).isEqualTo(ContextRenderer.render(from(input, expected), format));
+                assertThat(trimmed.tokens()).isEqualTo(TOKENS.count(trimmed.context()));
+            }
+        }
+    }
+
+    /** What the trimmer returned before it counted exchanges from the newest back: drop the oldest exchange until it fits. */
+    private static int droppedOneByOne(ContextInput input, ContextFormat format, int max) {
+        List<Integer> starts = ContextTrimmer.exchangeStarts(input.events());
+        for (int start : starts) {
+            if (TOKENS.count(ContextRenderer.render(from(input, start), format)) <= max) {
+                return start;
+            }
+        }
+        return input.events().size();
     }
 
     // ---------------------------------------------------------------------------------------------
