@@ -80,9 +80,11 @@ public final class Bench {
         Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
 
         // (5) the pure fold first, on a machine not yet busy with the broker
-        if (!settings.appendOnly()) {
+        if (settings.measures(5)) {
+            report.starting("5_fold_jmh");
             List<FoldJmh.Result> fold = new FoldJmh(workDir.resolve("jmh")).run(settings.jmhLengths(), settings.jmhOptions());
             fold.forEach(r -> log("fold at %d events: %.0f ns/event", r.length(), r.nsPerEvent()));
+            report.starting("5_fold_cpu");
             List<FoldCpu.Result> foldCpu = FoldCpu.run(settings.jmhLengths(), settings.foldCpuWindows());
             foldCpu.forEach(r -> log("fold at %d events: %.0f ns CPU/event", r.length(), r.nsPerEvent()));
             report.fold(fold, foldCpu);
@@ -115,69 +117,94 @@ public final class Bench {
                     URI.create(projector.baseUrl()), URI.create("http://127.0.0.1:9")).withToken("dev-acme-agent")
                     .withTimeout(Duration.ofSeconds(30)).withRetry(RetryPolicy.of(3, Duration.ofMillis(100), Duration.ofSeconds(1))))) {
                 var load = new AppendLoad(client, settings.recordBytes());
-                List<SessionWriter> writers = load.sessions("tput", settings.sessions(), 8);
+                if (settings.measures(2)) {
+                    List<SessionWriter> writers = load.sessions("tput", settings.sessions(), 8);
 
-                // (1) and (2), interleaved so that drift of the shared machine hits both alike
-                var produced = new ArrayList<RawCeiling.Produced>();
-                var appended = new ArrayList<AppendLoad.Throughput>();
-                for (int rep = 0; rep < settings.repetitions(); rep++) {
-                    produced.add(raw.produce(rawTopic, settings.rawRecords(), settings.recordBytes()));
-                    appended.add(load.throughput(writers, settings.batch(), settings.warmupMs(), settings.measureMs()));
-                    log("rep %d: raw produce %.0f rec/s, append %.0f events/s", rep + 1, produced.get(rep).recordsPerSec(),
-                            appended.get(rep).eventsPerSec());
+                    // (1) and (2), interleaved so that drift of the shared machine hits both alike
+                    report.starting("1_raw_produce", "2_append_throughput");
+                    var produced = new ArrayList<RawCeiling.Produced>();
+                    var appended = new ArrayList<AppendLoad.Throughput>();
+                    for (int rep = 0; rep < settings.repetitions(); rep++) {
+                        produced.add(raw.produce(rawTopic, settings.rawRecords(), settings.recordBytes()));
+                        appended.add(load.throughput(writers, settings.batch(), settings.warmupMs(), settings.measureMs()));
+                        log("rep %d: raw produce %.0f rec/s, append %.0f events/s", rep + 1, produced.get(rep).recordsPerSec(),
+                                appended.get(rep).eventsPerSec());
+                    }
+                    report.rawProduce(produced);
+                    report.appendThroughput(appended);
+
+                    // (3)
+                    List<SessionWriter> latencyWriters = load.sessions("lat", settings.latencySessions(), 8);
+                    report.starting("3_append_latency");
+                    var latency = load.latency(latencyWriters, settings.latencyRate(), Math.min(64, settings.latencySessions()),
+                            settings.warmupMs(), settings.latencyMeasureMs());
+                    log("latency at %d/s: p50 %.1f ms, p99 %.1f ms", latency.targetRate(), latency.p50Ms(), latency.p99Ms());
+                    report.appendLatency(latency);
                 }
-                report.rawProduce(produced);
-                report.appendThroughput(appended);
-
-                // (3)
-                List<SessionWriter> latencyWriters = load.sessions("lat", settings.latencySessions(), 8);
-                var latency = load.latency(latencyWriters, settings.latencyRate(), Math.min(64, settings.latencySessions()),
-                        settings.warmupMs(), settings.latencyMeasureMs());
-                log("latency at %d/s: p50 %.1f ms, p99 %.1f ms", latency.targetRate(), latency.p50Ms(), latency.p99Ms());
-                report.appendLatency(latency);
                 if (settings.appendOnly()) {
                     return report.finished(Instant.now());
                 }
 
-                // (4) the raw topic is full of 1 KiB records: the consume ceiling; then the projector over session-events
                 var watch = new ProjectionCatchUp(admin);
-                long rawRecords = settings.rawRecords() * settings.repetitions();
-                var consumed = raw.consume(rawTopic, rawRecords);
-                log("raw consume %.0f rec/s (fetch phase)", consumed.fetchRecordsPerSec());
-                report.rawConsume(consumed);
-                long eventRecords = TopicCount.records(stack.clientConfig(), eventsTopic);
-                double recordShare = (double) eventRecords / watch.endOffsets(eventsTopic);
+                if (settings.measures(4)) {
+                    // (4) the raw topic is full of 1 KiB records: the consume ceiling; then the projector over session-events
+                    long rawRecords = settings.rawRecords() * settings.repetitions();
+                    report.starting("1_raw_consume");
+                    var consumed = raw.consume(rawTopic, rawRecords);
+                    log("raw consume %.0f rec/s (fetch phase)", consumed.fetchRecordsPerSec());
+                    report.rawConsume(consumed);
+                    long eventRecords = TopicCount.records(stack.clientConfig(), eventsTopic);
+                    double recordShare = (double) eventRecords / watch.endOffsets(eventsTopic);
 
-                long p0 = System.nanoTime();
-                var started = CompletableFuture.runAsync(projector::start);
-                var catchUp = watch.await(prefix + "tether-projector-service", eventsTopic, recordShare, Duration.ofMinutes(10), 100);
-                started.get(5, TimeUnit.MINUTES);
-                report.info("projector-service start to ready (ms)", (System.nanoTime() - p0) / 1e6);
-                log("projection %.0f events/s over %d records", catchUp.eventsPerSec(), eventRecords);
-                report.projection(catchUp, eventRecords);
+                    report.starting("4_projection_throughput");
+                    long p0 = System.nanoTime();
+                    var started = CompletableFuture.runAsync(projector::start);
+                    var catchUp = watch.await(prefix + "tether-projector-service", eventsTopic, recordShare, Duration.ofMinutes(10), 100);
+                    started.get(5, TimeUnit.MINUTES);
+                    report.info("projector-service start to ready (ms)", (System.nanoTime() - p0) / 1e6);
+                    log("projection %.0f events/s over %d records", catchUp.eventsPerSec(), eventRecords);
+                    report.projection(catchUp, eventRecords);
+                } else {
+                    projector.start();
+                }
+                if (!settings.measures(5) && !settings.measures(6) && !settings.measures(7) && !settings.measures(8)) {
+                    return report.finished(Instant.now());
+                }
 
                 var rig = new Rig(client, load, prefix, watch, new StoreSizes(admin), new ServiceCpu(root.resolve("projector-service"),
                         prefix + "tether-projector-service"), new ServiceCpu(root.resolve("session-service"), prefix + "tether-session-service"));
 
                 // (5) end to end: the projector's CPU and store bytes per event at each session length
-                report.constantCost(new ConstantCost(rig).measure(settings.costLengths(), settings.costWindow(), settings.repetitions(),
-                        settings.costEventBytes(), COST_BATCH));
+                if (settings.measures(5)) {
+                    report.starting("5_constant_cost");
+                    report.constantCost(new ConstantCost(rig).measure(settings.costLengths(), settings.costWindow(), settings.repetitions(),
+                            settings.costEventBytes(), COST_BATCH));
+                }
 
                 // (6)
-                var amplification = new ArrayList<Amplification.Run>();
-                for (int turns : settings.amplificationTurns()) {
-                    var run = new Amplification(rig).measure(turns, settings.amplificationEvents(), settings.recordBytes());
-                    log("amplification at %d turns: %.2f bytes stored per payload byte", turns, run.ratio());
-                    amplification.add(run);
+                if (settings.measures(6)) {
+                    report.starting("6_storage_amplification");
+                    var amplification = new ArrayList<Amplification.Run>();
+                    for (int turns : settings.amplificationTurns()) {
+                        var run = new Amplification(rig).measure(turns, settings.amplificationEvents(), settings.recordBytes());
+                        log("amplification at %d turns: %.2f bytes stored per payload byte", turns, run.ratio());
+                        amplification.add(run);
+                    }
+                    report.amplification(amplification);
                 }
-                report.amplification(amplification);
 
                 // (7)
-                var resume = new Resume(rig).measure(settings.resumeLength(), settings.resumeRepetitions(), settings.costEventBytes(),
-                        COST_BATCH);
-                resume.forEach(r -> log("resume of %d events (compacted: %s): p50 %.1f ms, p99 %.1f ms", r.sessionLength(), r.compacted(),
-                        r.p50Ms(), r.p99Ms()));
-                report.resume(resume);
+                if (settings.measures(7)) {
+                    report.starting("7_resume_latency");
+                    var resume = new Resume(rig).measure(settings.resumeLength(), settings.resumeRepetitions(), settings.costEventBytes(),
+                            COST_BATCH);
+                    resume.forEach(r -> log("resume of %d events (%s): p50 %.1f ms, p99 %.1f ms, claim %.1f ms at p50", r.sessionLength(),
+                            r.shape(), r.p50Ms(), r.p99Ms(), r.claimP50Ms()));
+                    report.resume(resume);
+                }
+                if (!settings.measures(8)) {
+                    return report.finished(Instant.now());
+                }
 
                 // (8) topped up to the projector's size at the kill, straight into session-events (EventTopUp)
                 long held = TopicCount.records(stack.clientConfig(), eventsTopic);
@@ -202,6 +229,7 @@ public final class Bench {
                     warnings.stream().limit(5).forEach(w -> log("  %s", w));
                     report.recoveryTopUp(written, foldSeconds, warnings.size());
                 }
+                report.starting("8_recovery");
                 var recovery = new Recovery(rig).measure(projector, workDir.resolve("projector-service").resolve("state"), held,
                         written.sessions());
                 report.recovery(recovery);
@@ -214,6 +242,7 @@ public final class Bench {
 
         // (9) with the benchmark's services stopped (its broker and registry idle)
         if (settings.coldStart()) {
+            report.starting("9_cold_start");
             var cold = new ColdStart().measure(root, workDir.resolve("cold-start"));
             log("cold start: all four services ready in %.0f ms", cold.allHealthyMs());
             report.coldStart(cold);

@@ -68,8 +68,24 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
 
     /** Figures 1-3 only, at the full run's sizes: for trying service settings that bear on appends (about 4 minutes). */
     public static BenchSettings append() {
-        BenchSettings f = full();
-        return new BenchSettings("append", f.repetitions, f.recordBytes, f.rawRecords, f.sessions, f.batch, f.warmupMs,
+        return narrowed(full(), "append");
+    }
+
+    /**
+     * Figures 1-4 only, at the full run's sizes: the raw ceilings, the appends that fill {@code session-events}, and the
+     * projector catching up on them (about 6 minutes), for trying a change of the projector.
+     */
+    public static BenchSettings projection() {
+        return narrowed(full(), "projection");
+    }
+
+    /** Figure 7 only, at the full run's sizes: the resume of a long session (about 4 minutes), for trying a change of a read. */
+    public static BenchSettings resume() {
+        return narrowed(full(), "resume");
+    }
+
+    private static BenchSettings narrowed(BenchSettings f, String profile) {
+        return new BenchSettings(profile, f.repetitions, f.recordBytes, f.rawRecords, f.sessions, f.batch, f.warmupMs,
                 f.measureMs, f.latencyRate, f.latencySessions, f.latencyMeasureMs, f.costLengths, f.costWindow, f.costEventBytes,
                 f.amplificationTurns, f.amplificationEvents, f.resumeLength, f.resumeRepetitions, 0, 0, 0, false,
                 f.jmhLengths, f.jmhOptions, f.foldCpuWindows);
@@ -80,13 +96,26 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return profile.equals("append");
     }
 
+    /** Whether the run measures figure {@code n} (1-9): every one, but in the narrow profiles. */
+    public boolean measures(int n) {
+        return switch (profile) {
+            case "append" -> n <= 3;
+            case "projection" -> n <= 4;
+            case "resume" -> n == 7;
+            default -> true;
+        };
+    }
+
     public static BenchSettings named(String profile) {
         return switch (profile) {
             case "full" -> full();
             case "smoke" -> smoke();
             case "issue-sizes" -> issueSizes();
             case "append" -> append();
-            default -> throw new IllegalArgumentException("profile must be full, smoke, issue-sizes or append, not " + profile);
+            case "projection" -> projection();
+            case "resume" -> resume();
+            default -> throw new IllegalArgumentException("profile must be full, smoke, issue-sizes, append, projection or resume, not "
+                    + profile);
         };
     }
 }

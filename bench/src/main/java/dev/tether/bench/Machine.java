@@ -14,7 +14,7 @@ final class Machine {
 
     static Map<String, Object> describe() {
         var m = new LinkedHashMap<String, Object>();
-        m.put("cores", Runtime.getRuntime().availableProcessors());
+        m.put("cores", cores());
         m.put("memory", memory());
         m.put("java", System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vm.name") + ")");
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
@@ -31,6 +31,19 @@ final class Machine {
         } catch (IOException e) {
             return "unknown";
         }
+    }
+
+    /** The 1-minute load average, NaN where the system does not say. */
+    static double load1() {
+        try {
+            return Double.parseDouble(loadAverage().split(" ")[0]);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    static int cores() {
+        return Runtime.getRuntime().availableProcessors();
     }
 
     private static String memory() {

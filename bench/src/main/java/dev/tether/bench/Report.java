@@ -25,6 +25,12 @@ final class Report {
     private final Map<String, Object> figures = new LinkedHashMap<>();
     private final Map<String, Object> info = new LinkedHashMap<>();
     private final StringBuilder rows = new StringBuilder();
+    /** The 1-minute load average when each figure started ({@link #starting}), by figure key. */
+    private final Map<String, Double> loadAtStart = new java.util.HashMap<>();
+    /** The 1-minute load average when each figure's result was reported, by figure key. */
+    private final Map<String, Double> loadAtEnd = new java.util.HashMap<>();
+    /** Whether any figure was taken at a load above the core count. */
+    private boolean anyBusy;
     private Samples rawProduce;
     private Samples rawConsumeFetch;
     /** The pure fold's rows, measured first but shown with the other rows of figure 5. */
@@ -44,39 +50,82 @@ final class Report {
         root.put("info", info);
     }
 
+    /**
+     * Notes the load average as the figures {@code keys} start; their results record it with the load when they are
+     * reported, and mark the figure busy when either is above the core count (figures 1 and 2, measured interleaved,
+     * share one window).
+     */
+    void starting(String... keys) {
+        double now = Machine.load1();
+        for (String key : keys) {
+            loadAtStart.put(key, now);
+        }
+    }
+
+    /** The figure's entry in the JSON, with its load window: the load now is its end. */
+    private void figure(String key, Map<String, Object> values) {
+        double start = loadAtStart.getOrDefault(key, Double.NaN);
+        double end = Machine.load1();
+        var load = new LinkedHashMap<String, Object>();
+        load.put("start", start);
+        load.put("end", end);
+        load.put("cores", Machine.cores());
+        load.put("aboveCores", busy(start, end));
+        loadAtEnd.put(key, end);
+        var m = new LinkedHashMap<String, Object>(values);
+        m.put("load", load);
+        figures.put(key, m);
+    }
+
+    private static boolean busy(double start, double end) {
+        return start > Machine.cores() || end > Machine.cores();
+    }
+
+    /**
+     * The table's load cell of a figure already reported ({@link #figure}): the 1-minute load average at its start and
+     * end, as in the JSON, marked when above the cores.
+     */
+    private String loadCell(String key) {
+        double start = loadAtStart.getOrDefault(key, Double.NaN);
+        double end = loadAtEnd.getOrDefault(key, Double.NaN);
+        boolean busy = busy(start, end);
+        anyBusy |= busy;
+        return String.format(Locale.ROOT, "%.1f–%.1f%s", start, end, busy ? " ⚠" : "");
+    }
+
     void rawProduce(List<RawCeiling.Produced> runs) {
         rawProduce = Samples.of(runs.stream().map(RawCeiling.Produced::recordsPerSec).toList());
-        figures.put("1_raw_produce", Map.of("runs", runs, "recordsPerSec", summary(rawProduce)));
-        row("1 raw produce (ProducerPerformance, acks=all, 1 KiB)", rawProduce, "rec/s", null, "ceiling");
+        figure("1_raw_produce", Map.of("runs", runs, "recordsPerSec", summary(rawProduce)));
+        row("1_raw_produce", "1 raw produce (ProducerPerformance, acks=all, 1 KiB)", rawProduce, "rec/s", null, "ceiling");
     }
 
     void appendThroughput(List<AppendLoad.Throughput> runs) {
         Samples eps = Samples.of(runs.stream().map(AppendLoad.Throughput::eventsPerSec).toList());
         Samples ratio = eps.ratioTo(rawProduce);
-        figures.put("2_append_throughput", Map.of("runs", runs, "eventsPerSec", summary(eps), "ratioToRawProduce", summary(ratio),
+        figure("2_append_throughput", Map.of("runs", runs, "eventsPerSec", summary(eps), "ratioToRawProduce", summary(ratio),
                 "target", "ratio >= 0.5"));
-        row("2 append throughput (SDK, %d sessions, batches of %d)".formatted(settings.sessions(), settings.batch()), eps,
+        row("2_append_throughput", "2 append throughput (SDK, %d sessions, batches of %d)".formatted(settings.sessions(), settings.batch()), eps,
                 "events/s", ratio, "≥ 0.5");
     }
 
     void appendLatency(AppendLoad.Latency run) {
-        figures.put("3_append_latency", Map.of("run", run, "target", "p50 <= 25 ms, p99 <= 100 ms"));
-        rows.append(String.format(Locale.ROOT, "| 3 append latency (%d/s single events over %d sessions) | p50 %.1f ms, p99 %.1f ms, max %.0f ms (achieved %.0f/s, %d failed) | — | p50 ≤ 25 ms, p99 ≤ 100 ms |%n",
+        figure("3_append_latency", Map.of("run", run, "target", "p50 <= 25 ms, p99 <= 100 ms"));
+        row("3_append_latency", String.format(Locale.ROOT, "| 3 append latency (%d/s single events over %d sessions) | p50 %.1f ms, p99 %.1f ms, max %.0f ms (achieved %.0f/s, %d failed) | — | p50 ≤ 25 ms, p99 ≤ 100 ms |%n",
                 run.targetRate(), settings.latencySessions(), run.p50Ms(), run.p99Ms(), run.maxMs(), run.achievedRate(), run.failures()));
     }
 
     void rawConsume(RawCeiling.Consumed run) {
         rawConsumeFetch = Samples.of(List.of(run.fetchRecordsPerSec()));
-        figures.put("1_raw_consume", Map.of("run", run));
-        row("1 raw consume (ConsumerPerformance, fetch phase)", rawConsumeFetch, "rec/s", null, "ceiling");
+        figure("1_raw_consume", Map.of("run", run));
+        row("1_raw_consume", "1 raw consume (ConsumerPerformance, fetch phase)", rawConsumeFetch, "rec/s", null, "ceiling");
     }
 
     void projection(ProjectionCatchUp.CatchUp run, long eventRecords) {
         Samples eps = Samples.of(List.of(run.eventsPerSec()));
         Samples ratio = eps.ratioTo(rawConsumeFetch);
-        figures.put("4_projection_throughput", Map.of("run", run, "sessionEventsRecords", eventRecords, "ratioToRawConsume",
+        figure("4_projection_throughput", Map.of("run", run, "sessionEventsRecords", eventRecords, "ratioToRawConsume",
                 summary(ratio), "target", "ratio >= 0.5"));
-        row("4 projection throughput (projector catching up on %d events)".formatted(eventRecords), eps, "events/s", ratio, "≥ 0.5");
+        row("4_projection_throughput", "4 projection throughput (projector catching up on %d events)".formatted(eventRecords), eps, "events/s", ratio, "≥ 0.5");
     }
 
     void fold(List<FoldJmh.Result> runs, List<FoldCpu.Result> cpu) {
@@ -84,8 +133,8 @@ final class Report {
         double last = runs.get(runs.size() - 1).nsPerEvent();
         double cpuFirst = cpu.get(0).nsPerEvent();
         double cpuLast = cpu.get(cpu.size() - 1).nsPerEvent();
-        figures.put("5_fold_jmh", Map.of("runs", runs, "lastToFirst", last / first, "target", "lastToFirst <= 1.2"));
-        figures.put("5_fold_cpu", Map.of("runs", cpu, "lastToFirst", cpuLast / cpuFirst, "target", "lastToFirst <= 1.2"));
+        figure("5_fold_jmh", Map.of("runs", runs, "lastToFirst", last / first, "target", "lastToFirst <= 1.2"));
+        figure("5_fold_cpu", Map.of("runs", cpu, "lastToFirst", cpuLast / cpuFirst, "target", "lastToFirst <= 1.2"));
         StringBuilder cells = new StringBuilder();
         for (FoldJmh.Result r : runs) {
             cells.append(cells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s: %.0f ± %.0f ns", lengthName(r.length()), r.nsPerEvent(), r.error()));
@@ -96,9 +145,10 @@ final class Report {
                     r.nsPerEvent(), r.minNs(), r.maxNs()));
         }
         String target = "≤ 1.2 (" + lengthName(runs.get(runs.size() - 1).length()) + " vs " + lengthName(runs.get(0).length()) + ")";
-        foldRows = String.format(Locale.ROOT, "| 5 fold per event, pure (JMH, wall time, at session length) | %s | %.2f | %s |%n", cells, last / first, target)
-                + String.format(Locale.ROOT, "| 5 fold per event, pure (thread CPU time, %d windows of 1,000) | %s | %.2f | %s |%n",
-                        cpu.get(0).windows(), cpuCells, cpuLast / cpuFirst, target);
+        foldRows = String.format(Locale.ROOT, "| 5 fold per event, pure (JMH, wall time, at session length) | %s | %.2f | %s | %s |%n", cells,
+                last / first, target, loadCell("5_fold_jmh"))
+                + String.format(Locale.ROOT, "| 5 fold per event, pure (thread CPU time, %d windows of 1,000) | %s | %.2f | %s | %s |%n",
+                        cpu.get(0).windows(), cpuCells, cpuLast / cpuFirst, target, loadCell("5_fold_cpu"));
     }
 
     void constantCost(List<ConstantCost.AtLength> lengths) {
@@ -111,7 +161,7 @@ final class Report {
             byLength.put(Integer.toString(l.length()), Map.of("windows", l.windows(), "projectorStreamMicrosPerEvent", summary(l.projectorCpu()),
                     "projectorStoreBytesPerEvent", summary(l.storeBytes())));
         }
-        figures.put("5_constant_cost", Map.of("byLength", byLength, "cpuLastToFirst", cpuRatio, "storeBytesLastToFirst", bytesRatio,
+        figure("5_constant_cost", Map.of("byLength", byLength, "cpuLastToFirst", cpuRatio, "storeBytesLastToFirst", bytesRatio,
                 "target", "lastToFirst <= 1.2"));
         StringBuilder cpu = new StringBuilder();
         StringBuilder bytes = new StringBuilder();
@@ -121,30 +171,31 @@ final class Report {
         }
         String target = "≤ 1.2 (" + lengthName(last.length()) + " vs " + lengthName(first.length()) + ")";
         rows.append(foldRows);
-        rows.append(String.format(Locale.ROOT, "| 5 projector CPU per event, end to end (its Kafka Streams threads, %d-event windows) | %s | %.2f | %s |%n",
+        row("5_constant_cost", String.format(Locale.ROOT, "| 5 projector CPU per event, end to end (its Kafka Streams threads, %d-event windows) | %s | %.2f | %s |%n",
                 first.windows().get(0).events(), cpu, cpuRatio, target));
-        rows.append(String.format(Locale.ROOT, "| 5 projector store bytes written per event (changelogs, checkpoints) | %s | %.2f | %s |%n",
+        row("5_constant_cost", String.format(Locale.ROOT, "| 5 projector store bytes written per event (changelogs, checkpoints) | %s | %.2f | %s |%n",
                 bytes, bytesRatio, target));
     }
 
     void amplification(List<Amplification.Run> runs) {
         double flat = runs.get(runs.size() - 1).ratio() / runs.get(0).ratio();
-        figures.put("6_storage_amplification", Map.of("runs", runs, "lastToFirst", flat, "target", "ratio <= 3, flat in session length"));
+        figure("6_storage_amplification", Map.of("runs", runs, "lastToFirst", flat, "target", "ratio <= 3, flat in session length"));
         StringBuilder cells = new StringBuilder();
         for (Amplification.Run r : runs) {
             cells.append(cells.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d turns: %.2f (%.2f without commands)", r.turns(),
                     r.ratio(), r.ratioWithoutCommands()));
         }
-        rows.append(String.format(Locale.ROOT, "| 6 bytes stored per payload byte (all topics, before compaction) | %s | %.2f (long/short) | ≤ 3, flat |%n",
+        row("6_storage_amplification", String.format(Locale.ROOT, "| 6 bytes stored per payload byte (all topics, before compaction) | %s | %.2f (long/short) | ≤ 3, flat |%n",
                 cells, flat));
     }
 
     void resume(List<Resume.Run> runs) {
-        figures.put("7_resume_latency", Map.of("runs", runs, "target", "p99 <= 100 ms"));
+        figure("7_resume_latency", Map.of("runs", runs, "target", "p99 <= 50 ms compacted, p99 <= 100 ms never compacted within the model's window"));
         for (Resume.Run run : runs) {
-            rows.append(String.format(Locale.ROOT, "| 7 resume: claim + recovery + context, session of %,d events%s (%d rounds) | p50 %.1f ms, p99 %.1f ms (claim %.1f, recovery %.1f, context %.1f ms at p50; context %,d chars) | — | p99 ≤ 100 ms |%n",
-                    run.sessionLength(), run.compacted() ? ", compacted but for the last " + Resume.AFTER_COMPACTION : ", never compacted",
-                    run.rounds(), run.p50Ms(), run.p99Ms(), run.claimP50Ms(), run.recoveryP50Ms(), run.contextP50Ms(), run.contextChars()));
+            row("7_resume_latency", String.format(Locale.ROOT, "| 7 resume: claim + recovery + context, session of %,d events%s (%d rounds) | p50 %.1f ms, p99 %.1f ms (claim %.1f / %.1f, recovery %.1f / %.1f, context %.1f / %.1f ms at p50 / p99; context %,d chars) | — | %s |%n",
+                    run.sessionLength(), ", " + run.shape(),
+                    run.rounds(), run.p50Ms(), run.p99Ms(), run.claimP50Ms(), run.claimP99Ms(), run.recoveryP50Ms(), run.recoveryP99Ms(),
+                    run.contextP50Ms(), run.contextP99Ms(), run.contextChars(), run.target()));
         }
     }
 
@@ -166,18 +217,18 @@ final class Report {
         if (topUp != null) {
             m.put("topUp", topUp);
         }
-        figures.put("8_recovery", m);
-        rows.append(String.format(Locale.ROOT, "| 8 projector SIGKILLed holding %,d events in %,d sessions%s: until it serves again | %.1f s (ready after %.1f s) | — | — |%n",
+        figure("8_recovery", m);
+        row("8_recovery", String.format(Locale.ROOT, "| 8 projector SIGKILLed holding %,d events in %,d sessions%s: until it serves again | %.1f s (ready after %.1f s) | — | — |%n",
                 run.events(), run.sessions(), topUp == null ? "" : String.format(Locale.ROOT, " (%,d of them in %,d sessions written straight to session-events)",
                         (Long) topUp.get("events"), (Integer) topUp.get("sessions")),
                 run.killToServingMs() / 1e3, run.killToReadyMs() / 1e3));
-        rows.append(String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s (%.0f events/s) | — | — |%n",
+        row("8_recovery", String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s (%.0f events/s) | — | — |%n",
                 run.emptyStateToServingMs() / 1e3, run.emptyStateEventsPerSec()));
     }
 
     void coldStart(ColdStart.Run run) {
-        figures.put("9_cold_start", Map.of("run", run));
-        rows.append(String.format(Locale.ROOT, "| 9 cold start: `bin/run --no-demo` until all four services are ready%s | %.1f s | — | — |%n",
+        figure("9_cold_start", Map.of("run", run));
+        row("9_cold_start", String.format(Locale.ROOT, "| 9 cold start: `bin/run --no-demo` until all four services are ready%s | %.1f s | — | — |%n",
                 run.built() ? " (it built first!)" : ", built, warm Maven cache", run.allHealthyMs() / 1e3));
     }
 
@@ -209,9 +260,12 @@ final class Report {
         var machine = (Map<String, Object>) root.get("machine");
         return "Run of " + started + " (" + settings.profile() + ", " + settings.repetitions() + " repetitions; median [min–max]); "
                 + machine.get("cores") + " cores, " + machine.get("memory") + ", Java " + machine.get("java")
-                + ", load average at start " + machine.get("loadAverage") + ".\n\n"
-                + "| figure | result | ratio (to raw; in 5 and 6 longest to shortest) | target |\n|---|---|---|---|\n" + rows
-                + info.entrySet().stream().map(e -> String.format(Locale.ROOT, "| %s | %s | | |%n", e.getKey(), format(e.getValue())))
+                + ", load average at start " + machine.get("loadAverage") + ", at end " + root.get("loadAverageAtEnd") + ". "
+                + "Load: the 1-minute load average when the figure started and ended, which counts the benchmark's own broker, "
+                + "registry, services and load too; ⚠ marks a figure taken at a load above the " + machine.get("cores") + " cores"
+                + (anyBusy ? "" : " (none was)") + ".\n\n"
+                + "| figure | result | ratio (to raw; in 5 and 6 longest to shortest) | target | load |\n|---|---|---|---|---|\n" + rows
+                + info.entrySet().stream().map(e -> String.format(Locale.ROOT, "| %s | %s | | | |%n", e.getKey(), format(e.getValue())))
                         .reduce("", String::concat);
     }
 
@@ -227,9 +281,14 @@ final class Report {
         Files.writeString(readme, text.substring(0, start) + table + text.substring(end));
     }
 
-    private void row(String figure, Samples values, String unit, Samples ratio, String target) {
-        rows.append("| ").append(figure).append(" | ").append(range(values, "%.0f")).append(' ').append(unit).append(" | ")
-                .append(ratio == null ? "—" : range(ratio, "%.2f")).append(" | ").append(target).append(" |\n");
+    private void row(String key, String figure, Samples values, String unit, Samples ratio, String target) {
+        row(key, "| " + figure + " | " + range(values, "%.0f") + ' ' + unit + " | " + (ratio == null ? "—" : range(ratio, "%.2f")) + " | "
+                + target + " |");
+    }
+
+    /** A row of the table, its figure's load cell appended. */
+    private void row(String key, String cells) {
+        rows.append(cells.stripTrailing()).append(' ').append(loadCell(key)).append(" |\n");
     }
 
     private static String range(Samples s, String format) {

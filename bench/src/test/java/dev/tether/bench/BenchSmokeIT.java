@@ -45,6 +45,21 @@ class BenchSmokeIT {
         assertThat(figures.at("/5_constant_cost/byLength").size()).isEqualTo(2);
         assertThat(figures.at("/5_constant_cost/byLength/100/projectorStreamMicrosPerEvent/median").asDouble()).isNotNegative();
         assertThat(figures.at("/7_resume_latency/runs/0/rounds").asInt()).isPositive();
+        assertThat(figures.at("/7_resume_latency/runs")).as("whole context, within the model's window, compacted").hasSize(3);
+        assertThat(figures.at("/7_resume_latency/runs/1/maxTokens").asInt()).isEqualTo(Resume.MODEL_WINDOW);
+        assertThat(figures.at("/7_resume_latency/runs/2/compacted").asBoolean()).isTrue();
+        // every figure records the load average at its start and end, marked when above the core count
+        figures.fields().forEachRemaining(f -> {
+            JsonNode load = f.getValue().get("load");
+            assertThat(load).as("the load of %s", f.getKey()).isNotNull();
+            double start = load.get("start").asDouble();
+            double end = load.get("end").asDouble();
+            assertThat(start).as("%s load at start", f.getKey()).isNotNegative();
+            assertThat(end).as("%s load at end", f.getKey()).isNotNegative();
+            assertThat(load.get("cores").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
+            assertThat(load.get("aboveCores").asBoolean()).as("%s marked busy", f.getKey())
+                    .isEqualTo(Math.max(start, end) > load.get("cores").asInt());
+        });
         // figure 8's top-up, written straight into session-events, was folded to every session's last seq (Recovery checks)
         assertThat(figures.at("/8_recovery/topUp/events").asLong()).isEqualTo(2_000);
         assertThat(figures.at("/8_recovery/run/sessions").asInt()).isGreaterThan(1);
@@ -55,7 +70,7 @@ class BenchSmokeIT {
         assertThat(latency.get("p50Ms").asDouble()).isPositive();
         assertThat(latency.get("p99Ms").asDouble()).isGreaterThanOrEqualTo(latency.get("p50Ms").asDouble());
         assertThat(figures.at("/2_append_throughput/runs/0/failures").asLong()).isZero();
-        assertThat(report.markdown()).contains("| 2 append throughput", "| 4 projection throughput", "| 5 fold per event",
+        assertThat(report.markdown()).contains("| target | load |", "| 2 append throughput", "| 4 projection throughput", "| 5 fold per event",
                 "| 6 bytes stored", "| 7 resume", "| 8 projector SIGKILLed", "| 9 cold start");
     }
 }
