@@ -35,6 +35,7 @@ public final class Bench {
     static final Map<String, String> SERVICE_SETTINGS = Map.of(
             "processing.guarantee", "exactly_once_v2",
             "commit.interval.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.commit.interval.ms", "20"),
+            "poll.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.poll.ms", "10"),
             "partitions per topic", "6",
             "replication factor", "1",
             "service heap", "-Xmx384m");
@@ -271,12 +272,19 @@ public final class Bench {
         return since.lines().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
     }
 
-    /** The sequencer's settings as measured: {@code -Dbench.sequencer.commit.interval.ms} overrides its commit interval. */
+    /**
+     * The sequencer's settings as measured: {@code -Dbench.sequencer.commit.interval.ms} overrides its commit interval,
+     * {@code -Dbench.sequencer.poll.ms} its stream thread's poll time.
+     */
     private static List<String> sessionServiceProperties() {
         var properties = new ArrayList<>(flightRecording("session-service"));
         String interval = System.getProperty("bench.sequencer.commit.interval.ms");
         if (interval != null) {
             properties.add("-Dkafka-streams.commit.interval.ms=" + interval);
+        }
+        String poll = System.getProperty("bench.sequencer.poll.ms");
+        if (poll != null) {
+            properties.add("-Dkafka-streams.poll.ms=" + poll);
         }
         return properties;
     }

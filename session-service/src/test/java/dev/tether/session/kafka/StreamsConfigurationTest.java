@@ -21,9 +21,12 @@ class StreamsConfigurationTest extends StreamsConfigurationContract {
         return "session-commands,session-events,harness-versions";
     }
 
-    /** A 20 ms commit interval (the verdict of an append waits for its commit) and no standby replicas. */
+    /**
+     * A 20 ms commit interval (the verdict of an append waits for its commit), polls that block at most 10 ms (so an idle
+     * thread checks for a due commit every 10 ms, not every 100) and no standby replicas.
+     */
     @Override
     protected Map<String, String> ownSettings() {
-        return Map.of("kafka-streams.commit.interval.ms", "20", "kafka-streams.num.standby.replicas", "0");
+        return Map.of("kafka-streams.commit.interval.ms", "20", "kafka-streams.poll.ms", "10", "kafka-streams.num.standby.replicas", "0");
     }
 }
