@@ -87,10 +87,18 @@ public final class ServiceProcess implements AutoCloseable {
      */
     private static final Duration READY_WITHIN = Duration.ofMinutes(4);
 
-    /** Starts the service and waits until {@code /q/health/ready} answers 200 (at most {@link #READY_WITHIN}). */
+    /**
+     * Starts the service and waits until {@code /q/health/ready} answers 200 (at most {@link #READY_WITHIN}); a service
+     * that is not ready by then is stopped before the failure is thrown, since the caller holds no handle to stop it with.
+     */
     public ServiceProcess start() {
         launch();
-        awaitReady(READY_WITHIN);
+        try {
+            awaitReady(READY_WITHIN);
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
         return this;
     }
 
