@@ -71,7 +71,7 @@ export type {
 } from "./harness-tools.js";
 export { SessionLog, SessionTakenOverError } from "./session-log.js";
 export { EventTexts, offloadedSha } from "./event-text.js";
-export type { SessionFold, SessionLogOptions, SessionLogPort } from "./session-log.js";
+export type { Plan, SessionFold, SessionLogOptions, SessionLogPort } from "./session-log.js";
 export { Subscription } from "./subscription.js";
 export type { SessionEventListener, SubscriptionEnd } from "./subscription.js";
 export type {

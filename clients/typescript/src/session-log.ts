@@ -1,6 +1,6 @@
 import { TetherError } from "./errors.js";
 import type { SessionEvent, SessionInfo, EventPage } from "./models.js";
-import { requireText } from "./ids.js";
+import { eventIdOf, requireText } from "./ids.js";
 import type { AppendBatch, ClaimRequest, NewEvent, NewSession } from "./requests.js";
 import type { Appended, AppendResult, ClaimResult, Claimed, CreateResult } from "./results.js";
 
@@ -20,14 +20,27 @@ import type { Appended, AppendResult, ClaimResult, Claimed, CreateResult } from 
  *   again and the batch planned again, with the same step (so the same eventIds). One request when nothing moved.
  *   The events appended go to the fold as they were sent, unless the sequencer changed them (scrubbed a secret) or
  *   they were duplicates: then the log is read.
+ * - **Group commit.** {@link enqueue} plans and folds a batch at once and sends it when no append of this log is in
+ *   flight; batches planned while one is in flight are sent together when it is answered, as one append (one
+ *   transaction, one commit marker, one compressed batch on the broker). A later plan builds on the events planned
+ *   before it, folded before they are in the log; when an append is not accepted, the fold is rolled back to the
+ *   last event appended ({@link SessionFold.rollback}) and what was not appended is planned again. Each batch keeps
+ *   the eventIds of its own step, so how batches were grouped never changes what a resend finds.
  *
  * Not thread-safe by itself: run the work on one session through {@link exclusive}.
  */
 export class SessionLog {
+  /** The last seq folded: the last appended, and after it the events planned and not yet appended. */
   private last = 0;
+  /** The last seq known to be in the log. */
+  private appended = 0;
   private claim: Claimed | undefined;
   private lost: SessionTakenOverError | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Batches planned and folded, not sent yet, in the order they were planned. */
+  private waiting: Planned[] = [];
+  /** The append in flight, if any: the batches it holds were planned before the waiting ones. */
+  private flight: Flight | undefined;
 
   constructor(
     private readonly port: SessionLogPort,
@@ -37,7 +50,7 @@ export class SessionLog {
     requireText(options.workerId, "workerId");
   }
 
-  /** The last seq folded (0 before any). */
+  /** The last seq folded (0 before any), including events planned and not appended yet. */
   get lastSeq(): number {
     return this.last;
   }
@@ -54,28 +67,13 @@ export class SessionLog {
     return run;
   }
 
-  /** Reads and folds what was appended since the last seq folded; false if the session does not exist for the caller. */
+  /**
+   * Waits until every batch planned is appended (or refused), then reads and folds what was appended since the last
+   * seq folded; false if the session does not exist for the caller.
+   */
   async sync(): Promise<boolean> {
-    for (;;) {
-      const page = await this.port.events(this.sessionId, this.last + 1, PAGE);
-      if (page === undefined) {
-        if (this.last > 0) {
-          this.restart(); // erased meanwhile
-        }
-        return false;
-      }
-      if (page.lastSeq < this.last) {
-        this.restart(); // erased and started again: read it from its start
-        continue;
-      }
-      for (const event of page.events) {
-        this.fold(event);
-      }
-      if (page.atEnd || page.events.length === 0) {
-        await this.options.afterSync?.();
-        return true;
-      }
-    }
+    await this.drain();
+    return this.read();
   }
 
   /**
@@ -114,44 +112,212 @@ export class SessionLog {
 
   /**
    * Appends the events `plan` makes for a batch whose first event gets seq `firstSeq`, under this writer's claim (made
-   * first if need be), at the last seq it knows; see the class comment for conflicts. A plan of no events appends
-   * nothing (and answers undefined).
+   * first if need be), at the last seq it knows, and waits for it; see the class comment for conflicts. A plan of no
+   * events appends nothing (and answers undefined). Holding {@link exclusive} while it waits, it is sent with no later
+   * batch: {@link enqueue} is the one that groups.
    *
    * @throws SessionTakenOverError once another writer claimed the session
    * @throws TetherError when the session is gone or the sequencer refused the batch (naming the field)
    */
-  async appendPlanned(step: string, plan: (firstSeq: number) => Promise<readonly NewEvent[]> | readonly NewEvent[]): Promise<Appended | undefined> {
-    const claim = await this.claimed();
-    for (let attempt = 1; ; attempt++) {
-      const events = await plan(this.last + 1);
-      if (events.length === 0) {
-        return undefined; // nothing to change
+  async appendPlanned(step: string, plan: Plan): Promise<Appended | undefined> {
+    const { appended } = await this.enqueue(step, plan);
+    await this.drain();
+    return appended;
+  }
+
+  /**
+   * Plans a batch now — against the log as this writer knows it, with the batches it planned before and has not
+   * appended yet — folds it, and sends it with whatever else is planned until the append before it is answered (see
+   * the class comment). Call it inside {@link exclusive} and await `appended` outside: while the caller holds the log,
+   * nothing else can be planned to go with it. `appended` settles as {@link appendPlanned}'s answer would; its
+   * `redactions` count the whole append the batch went with.
+   *
+   * @throws SessionTakenOverError once another writer claimed the session (and `appended` rejects with it after)
+   */
+  async enqueue(step: string, plan: Plan): Promise<{ readonly appended: Promise<Appended | undefined> }> {
+    requireText(step, "step");
+    await this.claimed();
+    const planned = newPlanned(step, plan);
+    if (!(await this.planAndFold(planned))) {
+      return { appended: Promise.resolve(undefined) }; // nothing to change
+    }
+    this.waiting.push(planned);
+    if (this.flight === undefined) {
+      this.send();
+    }
+    return { appended: planned.answer };
+  }
+
+  /** Plans `planned` at the last seq folded and folds its events; false when it plans none. */
+  private async planAndFold(planned: Planned): Promise<boolean> {
+    const first = this.last + 1;
+    const events = await planned.plan(first);
+    planned.events = events.map((e, i) => (e.eventId === undefined ? Object.freeze({ ...e, eventId: eventIdOf(this.sessionId, planned.step, i) }) : e));
+    planned.events.forEach((e, i) => this.fold(sent(this.sessionId, first + i, e.eventId!, e)));
+    return events.length > 0;
+  }
+
+  /** Sends the waiting batches — up to one that must go alone — as one append at the last seq appended. */
+  private send(): void {
+    const claim = this.claim;
+    if (claim === undefined) {
+      // the session was erased and started again while these were planned: they were for the old one
+      fail(this.waiting.splice(0), new TetherError(`session ${this.sessionId} is gone (erased?)`));
+      return;
+    }
+    const alone = this.waiting.findIndex((p, i) => i > 0 && p.alone);
+    const group = this.waiting[0]!.alone ? this.waiting.splice(0, 1) : this.waiting.splice(0, alone === -1 ? this.waiting.length : alone);
+    const batch: AppendBatch = { step: group[0]!.step, events: group.flatMap((p) => p.events), epoch: claim.epoch, expectedSeq: this.appended };
+    const outcome = this.port.append(this.sessionId, batch).then(
+      (result): Outcome => ({ result }),
+      (error: unknown): Outcome => ({ error }),
+    );
+    const flight: Flight = { group, epoch: claim.epoch, outcome };
+    this.flight = flight;
+    void outcome.then(() => this.exclusive(() => this.settle(flight))).catch(() => undefined);
+  }
+
+  /** Waits for the append in flight and every one after it until none is left; inside {@link exclusive}. */
+  private async drain(): Promise<void> {
+    while (this.flight !== undefined) {
+      await this.settle(this.flight);
+    }
+  }
+
+  /**
+   * Takes the answer to `flight` (once: the first caller does; inside {@link exclusive}) into the fold and settles its
+   * batches; then sends what waits.
+   */
+  private async settle(flight: Flight): Promise<void> {
+    if (this.flight !== flight) {
+      return;
+    }
+    const outcome = await flight.outcome;
+    this.flight = undefined;
+    const group = flight.group;
+    try {
+      if (outcome.error !== undefined) {
+        await this.rollBack();
+        fail(group, outcome.error);
+        await this.planAgain([]);
+      } else {
+        await this.answer(group, outcome.result!, flight.epoch);
       }
-      const result = await this.port.append(this.sessionId, { step, events, epoch: claim.epoch, expectedSeq: this.last });
-      switch (result.kind) {
-        case "appended":
-          if (result.redactions > 0 || result.events.some((e) => e.duplicate)) {
-            await this.sync(); // what the log holds is not exactly what was sent: read it
-          } else {
-            result.events.forEach((e, i) => this.fold(sent(this.sessionId, e.seq, e.eventId, events[i]!)));
-          }
-          return result;
-        case "conflict":
-          if (attempt >= CONFLICT_RETRIES) {
-            throw new TetherError(`session ${this.sessionId}: the log kept moving (${attempt} attempts): ${result.message}`);
-          }
-          await this.sync();
-          continue;
-        case "fenced":
-          this.lost = new SessionTakenOverError(this.sessionId, claim.epoch, result.currentEpoch);
-          throw this.lost;
-        case "not_found":
-          this.claim = undefined;
-          throw new TetherError(`session ${this.sessionId} is gone (erased?)`);
-        case "rejected":
-          throw new TetherError(
+    } catch (e) {
+      // the log could not be read again: nothing planned can go on what this writer knows
+      fail([...group, ...this.waiting.splice(0)], e);
+    }
+    if (this.waiting.length > 0 && this.flight === undefined) {
+      this.send();
+    }
+  }
+
+  private async answer(group: readonly Planned[], result: AppendResult, epoch: number): Promise<void> {
+    switch (result.kind) {
+      case "appended": {
+        const count = group.reduce((n, p) => n + p.events.length, 0);
+        if (result.redactions > 0 || result.events.some((e) => e.duplicate)) {
+          // what the log holds is not exactly what was folded: read it, and plan what waits on top of it
+          await this.rollBack();
+          await this.read();
+          await this.planAgain([]);
+        } else {
+          this.appended += count;
+        }
+        let at = 0;
+        for (const p of group) {
+          const n = p.events.length;
+          p.settle({ ...result, events: result.events.slice(at, at + n), seqs: result.seqs.slice(at, at + n), allDuplicates: result.events.slice(at, at + n).every((e) => e.duplicate) });
+          at += n;
+        }
+        return;
+      }
+      case "conflict": {
+        const again = group.filter((p) => ++p.conflicts < CONFLICT_RETRIES);
+        fail(group.filter((p) => !again.includes(p)), new TetherError(`session ${this.sessionId}: the log kept moving (${CONFLICT_RETRIES} attempts): ${result.message}`));
+        await this.rollBack();
+        await this.read();
+        await this.planAgain(again);
+        return;
+      }
+      case "fenced":
+        this.lost = new SessionTakenOverError(this.sessionId, epoch, result.currentEpoch);
+        await this.rollBack();
+        fail([...group, ...this.waiting.splice(0)], this.lost);
+        return;
+      case "not_found":
+        this.claim = undefined;
+        await this.rollBack();
+        fail([...group, ...this.waiting.splice(0)], new TetherError(`session ${this.sessionId} is gone (erased?)`));
+        return;
+      case "rejected":
+        await this.rollBack();
+        if (group.length > 1) {
+          // one of them is refused: send each alone, so the others are appended and the refusal names its own batch
+          group.forEach((p) => (p.alone = true));
+          await this.planAgain(group);
+        } else {
+          fail(group, new TetherError(
             `session ${this.sessionId}: the sequencer refused the batch (${result.status} ${result.code}${result.field === undefined ? "" : `, field ${result.field}`}): ${result.message}`,
-          );
+          ));
+          await this.planAgain([]);
+        }
+    }
+  }
+
+  /** Plans `first` and then the waiting batches again, in order, on the log as read (none of them is folded). */
+  private async planAgain(first: readonly Planned[]): Promise<void> {
+    const all = [...first, ...this.waiting.splice(0)];
+    for (const p of all) {
+      try {
+        if (await this.planAndFold(p)) {
+          this.waiting.push(p);
+        } else {
+          p.settle(undefined);
+        }
+      } catch (e) {
+        p.fail(e);
+      }
+    }
+  }
+
+  /** Forgets the events folded after the last one appended (planned, and not in the log). */
+  private async rollBack(): Promise<void> {
+    if (this.last === this.appended) {
+      return;
+    }
+    if (this.options.fold.rollback !== undefined) {
+      this.options.fold.rollback(this.appended);
+      this.last = this.appended;
+    } else {
+      this.last = 0;
+      this.appended = 0;
+      this.options.fold.reset();
+      await this.read();
+    }
+  }
+
+  /** Reads and folds what was appended after the last seq folded (none folded is unappended); false if the session does not exist for the caller. */
+  private async read(): Promise<boolean> {
+    for (;;) {
+      const page = await this.port.events(this.sessionId, this.last + 1, PAGE);
+      if (page === undefined) {
+        if (this.last > 0) {
+          this.restart(); // erased meanwhile
+        }
+        return false;
+      }
+      if (page.lastSeq < this.last) {
+        this.restart(); // erased and started again: read it from its start
+        continue;
+      }
+      for (const event of page.events) {
+        this.fold(event);
+      }
+      this.appended = this.last;
+      if (page.atEnd || page.events.length === 0) {
+        await this.options.afterSync?.();
+        return true;
       }
     }
   }
@@ -166,9 +332,49 @@ export class SessionLog {
 
   private restart(): void {
     this.last = 0;
+    this.appended = 0;
     this.claim = undefined;
     this.options.fold.reset();
   }
+}
+
+/** What a batch's plan is given: the seq its first event gets. */
+export type Plan = (firstSeq: number) => Promise<readonly NewEvent[]> | readonly NewEvent[];
+
+/** A batch planned: its events (eventIds fixed), and its caller's answer. */
+interface Planned {
+  readonly step: string;
+  readonly plan: Plan;
+  events: readonly NewEvent[];
+  conflicts: number;
+  /** Sent in an append of its own (its group was refused). */
+  alone: boolean;
+  readonly answer: Promise<Appended | undefined>;
+  settle(appended: Appended | undefined): void;
+  fail(error: unknown): void;
+}
+
+interface Flight {
+  readonly group: readonly Planned[];
+  readonly epoch: number;
+  readonly outcome: Promise<Outcome>;
+}
+
+type Outcome = { readonly result?: AppendResult; readonly error?: unknown };
+
+function newPlanned(step: string, plan: Plan): Planned {
+  let settle!: (appended: Appended | undefined) => void;
+  let fail!: (error: unknown) => void;
+  const answer = new Promise<Appended | undefined>((resolve, reject) => {
+    settle = resolve;
+    fail = reject;
+  });
+  answer.catch(() => undefined); // its caller may look at it only later
+  return { step, plan, events: [], conflicts: 0, alone: false, answer, settle, fail };
+}
+
+function fail(planned: readonly Planned[], error: unknown): void {
+  planned.forEach((p) => p.fail(error));
 }
 
 /** What a {@link SessionLog} folds its events into: the integration's view of the log. */
@@ -177,6 +383,11 @@ export interface SessionFold {
   add(event: SessionEvent): void;
   /** The session was erased (and maybe started again): forget everything; the new log follows from seq 1. */
   reset(): void;
+  /**
+   * Forget the events after `seq`: they were folded when planned, and the append that carried them was not accepted.
+   * Without it, a refused group append resets the fold and reads the log again from its start.
+   */
+  rollback?(seq: number): void;
 }
 
 export interface SessionLogOptions {

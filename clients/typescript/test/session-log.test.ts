@@ -27,6 +27,16 @@ class MemoryLog implements SessionLogPort {
   appends: AppendBatch[] = [];
   /** Scrubs this many secrets from the next append's answer. */
   redactNext = 0;
+  /** Refuses a batch with an event whose content is this (as the sequencer refuses an invalid field). */
+  refuse: string | undefined;
+  private held: Promise<void> | undefined;
+
+  /** Holds the next append in flight (unanswered, nothing appended) until `release` is called. */
+  holdNext(): { release: () => void } {
+    let release!: () => void;
+    this.held = new Promise((r) => (release = r));
+    return { release };
+  }
 
   async createSession(session: NewSession): Promise<CreateResult> {
     this.exists = true;
@@ -43,6 +53,9 @@ class MemoryLog implements SessionLogPort {
   }
   async append(sessionId: string, batch: AppendBatch): Promise<AppendResult> {
     this.appends.push(batch);
+    const held = this.held;
+    this.held = undefined;
+    await held;
     const ids = eventIdsOf(sessionId, batch);
     const known = ids.map((id) => this.logged.find((e) => e.eventId === id));
     if (known.every((e) => e !== undefined)) {
@@ -53,6 +66,10 @@ class MemoryLog implements SessionLogPort {
     }
     if (batch.expectedSeq !== this.logged.length) {
       return { kind: "conflict", lastSeq: this.logged.length, message: "seq conflict" };
+    }
+    const refused = batch.events.findIndex((e) => e.fields.content === this.refuse);
+    if (refused >= 0) {
+      return { kind: "rejected", status: 400, code: "invalid_field", message: "refused", field: `events[${refused}].content` };
     }
     const seqs = batch.events.map((e, i) => this.add(e.type, ids[i]!, { ...e.fields }));
     const redactions = this.redactNext;
@@ -73,16 +90,36 @@ class MemoryLog implements SessionLogPort {
   }
 }
 
-function logOf(port: MemoryLog) {
+function logOf(port: MemoryLog, options: { rollback: boolean } = { rollback: true }) {
   const folded: SessionEvent[] = [];
+  const rollbacks: number[] = [];
   let resets = 0;
   const log = new SessionLog(port, "s", {
     workerId: "w",
     newSession: () => ({ objective: "o", toolMode: "WRITE" }),
-    fold: { add: (e) => void folded.push(e), reset: () => void (resets++, (folded.length = 0)) },
+    fold: {
+      add: (e) => void folded.push(e),
+      reset: () => void (resets++, (folded.length = 0)),
+      ...(options.rollback ? { rollback: (seq: number) => void (rollbacks.push(seq), (folded.length = seq)) } : {}),
+    },
   });
-  return { log, folded, resets: () => resets };
+  return { log, folded, rollbacks, resets: () => resets };
 }
+
+/** Plans `step` on the log's queue (as an integration does) and answers its `appended`, not waited for. */
+async function enqueue(log: SessionLog, step: string, ...contents: string[]) {
+  const plans: number[] = [];
+  const { appended } = await log.exclusive(() =>
+    log.enqueue(step, (first) => {
+      plans.push(first);
+      return contents.map((c, i) => NewEvent.userMessage(i === 0 ? `${c} at ${first}` : c));
+    }),
+  );
+  return { appended, plans };
+}
+
+const contentsOf = (events: readonly SessionEvent[]) => events.filter((e) => e.type === "user_message").map((e) => e.json.content);
+const idsOf = (events: readonly SessionEvent[]) => events.map((e) => `${e.seq} ${e.eventId}`);
 
 describe("SessionLog", () => {
   it("creates and claims the session on its first append, and folds what it sent without reading the log again", async () => {
@@ -169,5 +206,114 @@ describe("SessionLog", () => {
     const error = await log.appendPlanned("a", () => [NewEvent.userMessage("x")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TetherError);
     expect(String((error as Error).message)).toContain("field events[0].content");
+  });
+
+  describe("group commit", () => {
+    it("sends the batches planned while an append is in flight as one append, each with its own step's eventIds and seqs", async () => {
+      const port = new MemoryLog();
+      const { log, folded } = logOf(port);
+      await log.claimed();
+      const gate = port.holdNext();
+      const a = await enqueue(log, "a", "a");
+      const b = await enqueue(log, "b", "b", "b2");
+      const c = await enqueue(log, "c", "c");
+      expect(log.lastSeq).toBe(6); // folded as planned: each plan saw the seqs its events get
+      expect([a.plans, b.plans, c.plans]).toEqual([[3], [4], [6]]);
+      expect(port.appends).toHaveLength(1);
+      gate.release();
+      const [ra, rb, rc] = await Promise.all([a.appended, b.appended, c.appended]);
+      expect(port.appends).toHaveLength(2);
+      expect(port.appends[1]).toMatchObject({ expectedSeq: 3, epoch: 1 });
+      expect(port.appends[1]!.events).toHaveLength(3);
+      expect([ra!.seqs, rb!.seqs, rc!.seqs]).toEqual([[3], [4, 5], [6]]);
+      expect(port.logged.slice(2).map((e) => e.eventId)).toEqual([
+        ...eventIdsOf("s", { step: "a", events: [NewEvent.userMessage("x")] }),
+        ...eventIdsOf("s", { step: "b", events: [NewEvent.userMessage("x"), NewEvent.userMessage("x")] }),
+        ...eventIdsOf("s", { step: "c", events: [NewEvent.userMessage("x")] }),
+      ]);
+      expect(contentsOf(port.logged)).toEqual(["a at 3", "b at 4", "b2", "c at 6"]);
+      expect(idsOf(folded)).toEqual(idsOf(port.logged));
+    });
+
+    it("on a conflict rolls the fold back to the last event appended and plans every batch again, in order, on the log as read", async () => {
+      const port = new MemoryLog();
+      const { log, folded, rollbacks } = logOf(port);
+      await log.claimed();
+      const gate = port.holdNext();
+      const a = await enqueue(log, "a", "a");
+      const b = await enqueue(log, "b", "b");
+      port.add("tool_call_authorized", "by-the-approval-service", { callId: "c1" }); // seq 3, while a is in flight
+      gate.release();
+      const [ra, rb] = await Promise.all([a.appended, b.appended]);
+      expect(rollbacks).toEqual([2]);
+      expect([a.plans, b.plans]).toEqual([[3, 4], [4, 5]]);
+      expect([ra!.seqs, rb!.seqs]).toEqual([[4], [5]]);
+      expect(port.appends.map((x) => x.events.length)).toEqual([1, 2]); // after the conflict, both in one append
+      expect(contentsOf(port.logged)).toEqual(["a at 4", "b at 5"]);
+      expect(idsOf(folded)).toEqual(idsOf(port.logged));
+    });
+
+    it("without a rollback of its fold, resets it and reads the log from its start", async () => {
+      const port = new MemoryLog();
+      const { log, folded, resets } = logOf(port, { rollback: false });
+      await log.claimed();
+      const gate = port.holdNext();
+      const a = await enqueue(log, "a", "a");
+      port.add("tool_call_authorized", "by-the-approval-service", { callId: "c1" });
+      gate.release();
+      expect((await a.appended)!.seqs).toEqual([4]);
+      expect(resets()).toBe(1);
+      expect(idsOf(folded)).toEqual(idsOf(port.logged));
+    });
+
+    it("sends each batch of a refused append alone: the others are appended, and the refusal names its own field", async () => {
+      const port = new MemoryLog();
+      const { log, folded } = logOf(port);
+      await log.claimed();
+      port.refuse = "bad";
+      const gate = port.holdNext();
+      const a = await enqueue(log, "a", "a");
+      const b = await enqueue(log, "b", "b", "bad");
+      const c = await enqueue(log, "c", "c");
+      gate.release();
+      const [ra, rb, rc] = await Promise.allSettled([a.appended, b.appended, c.appended]);
+      expect(ra.status).toBe("fulfilled");
+      expect(rb.status).toBe("rejected");
+      expect(String((rb as PromiseRejectedResult).reason.message)).toContain("field events[1].content");
+      expect(rc.status).toBe("fulfilled");
+      expect(port.appends.map((x) => x.events.length)).toEqual([1, 3, 2, 1]); // a; b+c refused; b alone refused; c alone
+      expect(contentsOf(port.logged)).toEqual(["a at 3", "c at 4"]);
+      expect(idsOf(folded)).toEqual(idsOf(port.logged));
+    });
+
+    it("once fenced, refuses every batch planned, in flight or waiting, and takes them out of its fold", async () => {
+      const port = new MemoryLog();
+      const { log, folded } = logOf(port);
+      await log.claimed();
+      const gate = port.holdNext();
+      const a = await enqueue(log, "a", "a");
+      const b = await enqueue(log, "b", "b");
+      await port.claim("s"); // another writer, while a is in flight
+      gate.release();
+      const settled = await Promise.allSettled([a.appended, b.appended]);
+      expect(settled.map((r) => r.status === "rejected" && r.reason instanceof SessionTakenOverError)).toEqual([true, true]);
+      expect(port.appends).toHaveLength(1);
+      expect(folded.map((e) => e.seq)).toEqual([1, 2]);
+      await expect(log.exclusive(() => log.enqueue("c", () => [NewEvent.userMessage("c")]))).rejects.toBeInstanceOf(SessionTakenOverError);
+    });
+
+    it("reads the log only after what is in flight was answered", async () => {
+      const port = new MemoryLog();
+      const { log, folded } = logOf(port);
+      await log.claimed();
+      const gate = port.holdNext();
+      const a = await enqueue(log, "a", "a");
+      const synced = log.exclusive(() => log.sync());
+      gate.release();
+      expect(await synced).toBe(true);
+      expect((await a.appended)!.seqs).toEqual([3]);
+      expect(idsOf(folded)).toEqual(idsOf(port.logged));
+      expect(port.appends).toHaveLength(1);
+    });
   });
 });

@@ -304,39 +304,36 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     const { channel_values: values, id: _id, ...rest } = checkpoint;
     void _id;
     const [checkpointValue, metadataValue] = await Promise.all([this.dump(rest), this.dump(metadata)]);
-    await this.exclusive(thread, async () => {
-      await this.writable(thread);
-      await this.appendPlanned(thread, `langgraph/${digest(ns)}/${checkpoint.id}`, async (batch) => {
-        const parent = parentId === undefined ? undefined : thread.log.checkpoint(ns, parentId);
-        // a message this step's input or its nodes' writes put in the log already is referred to, not appended again
-        const scope = this.scope(thread, parent === undefined ? [] : [parent.record, ...thread.log.writesOf(ns, parent.record.id).map((w) => w.record)]);
-        const located: Record<string, ValueLocation> = {};
-        const stored: Record<string, StoredValue> = {};
-        for (const [channel, version] of Object.entries(checkpoint.channel_versions)) {
-          if (channel in newVersions && channel in values) {
-            const inParent = parent?.record.values[channel];
-            const base = inParent === undefined ? undefined : inParent.at === 0 ? parent!.seq : inParent.at;
-            stored[channel] = await this.encode(thread, batch, scope, (values as Record<string, unknown>)[channel], { channel, base });
-            located[channel] = { at: 0, v: version };
-          } else {
-            const inParent = parent?.record.values[channel];
-            if (inParent !== undefined && inParent.v === version) {
-              located[channel] = { at: inParent.at === 0 ? parent!.seq : inParent.at, v: version };
-            }
+    await this.appendPlanned(thread, `langgraph/${digest(ns)}/${checkpoint.id}`, async (batch) => {
+      const parent = parentId === undefined ? undefined : thread.log.checkpoint(ns, parentId);
+      // a message this step's input or its nodes' writes put in the log already is referred to, not appended again
+      const scope = this.scope(thread, parent === undefined ? [] : [parent.record, ...thread.log.writesOf(ns, parent.record.id).map((w) => w.record)]);
+      const located: Record<string, ValueLocation> = {};
+      const stored: Record<string, StoredValue> = {};
+      for (const [channel, version] of Object.entries(checkpoint.channel_versions)) {
+        if (channel in newVersions && channel in values) {
+          const inParent = parent?.record.values[channel];
+          const base = inParent === undefined ? undefined : inParent.at === 0 ? parent!.seq : inParent.at;
+          stored[channel] = await this.encode(thread, batch, scope, (values as Record<string, unknown>)[channel], { channel, base });
+          located[channel] = { at: 0, v: version };
+        } else {
+          const inParent = parent?.record.values[channel];
+          if (inParent !== undefined && inParent.v === version) {
+            located[channel] = { at: inParent.at === 0 ? parent!.seq : inParent.at, v: version };
           }
         }
-        const record: CheckpointRecord = {
-          ...this.threadField(thread),
-          ...(ns === "" ? {} : { ns }),
-          id: checkpoint.id,
-          parent: parentId ?? null,
-          checkpoint: checkpointValue,
-          metadata: metadataValue,
-          values: located,
-          stored,
-        };
-        batch.events.push(frameworkState(CHECKPOINT, checkpoint.id, record));
-      });
+      }
+      const record: CheckpointRecord = {
+        ...this.threadField(thread),
+        ...(ns === "" ? {} : { ns }),
+        id: checkpoint.id,
+        parent: parentId ?? null,
+        checkpoint: checkpointValue,
+        metadata: metadataValue,
+        values: located,
+        stored,
+      };
+      batch.events.push(frameworkState(CHECKPOINT, checkpoint.id, record));
     });
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
@@ -351,19 +348,16 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     const thread = this.thread(threadId);
     const serialized = await Promise.all(writes.map(async ([channel, value]) => [channel, await this.dump(value)] as const));
     const step = `langgraph-w/${digest(ns)}/${checkpointId}/${digest(taskId)}/${digest(JSON.stringify([taskPath ?? "", serialized]))}`;
-    await this.exclusive(thread, async () => {
-      await this.writable(thread);
-      await this.appendPlanned(thread, step, async (batch) => {
-        const pendingOn = thread.log.checkpoint(ns, checkpointId);
-        const scope = this.scope(thread, pendingOn === undefined ? [] : [pendingOn.record]);
-        const stored: [string, number, StoredValue][] = [];
-        for (let i = 0; i < writes.length; i++) {
-          const [channel, value] = writes[i]!;
-          stored.push([channel, WRITES_IDX_MAP[channel] ?? i, await this.encode(thread, batch, scope, value, undefined)]);
-        }
-        const record: WritesRecord = { ...this.threadField(thread), ...(ns === "" ? {} : { ns }), checkpoint: checkpointId, task: taskId, path: taskPath ?? "", writes: stored };
-        batch.events.push(frameworkState(WRITES, checkpointId, record));
-      });
+    await this.appendPlanned(thread, step, async (batch) => {
+      const pendingOn = thread.log.checkpoint(ns, checkpointId);
+      const scope = this.scope(thread, pendingOn === undefined ? [] : [pendingOn.record]);
+      const stored: [string, number, StoredValue][] = [];
+      for (let i = 0; i < writes.length; i++) {
+        const [channel, value] = writes[i]!;
+        stored.push([channel, WRITES_IDX_MAP[channel] ?? i, await this.encode(thread, batch, scope, value, undefined)]);
+      }
+      const record: WritesRecord = { ...this.threadField(thread), ...(ns === "" ? {} : { ns }), checkpoint: checkpointId, task: taskId, path: taskPath ?? "", writes: stored };
+      batch.events.push(frameworkState(WRITES, checkpointId, record));
     });
   }
 
@@ -710,22 +704,27 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   }
 
   /**
-   * Appends what `plan` puts into a batch under the thread's claim, at the log's last seq as this saver knows it (the
-   * SDK's SessionLog: a conflict reads the log and plans again, with the same eventIds); then remembers the message
-   * lists the batch stored.
+   * Appends what `plan` puts into a batch under the thread's claim, at the log's last seq as this saver knows it, and
+   * waits until it is in the log. The plan runs on the thread's queue; the wait does not hold it, so the calls
+   * LangGraph makes meanwhile (the next writes, the next checkpoint) are planned on top of this batch and sent together
+   * with it or right after it, as one append (SessionLog.enqueue: a conflict reads the log and plans again, with the same
+   * eventIds). The message lists the batch stores are remembered as planned; a rollback forgets them.
    */
   private async appendPlanned(thread: Thread, step: string, plan: (batch: Batch) => Promise<void>): Promise<void> {
-    let batch: Batch | undefined;
     try {
-      const appended = await thread.session.appendPlanned(step, async () => {
-        batch = { events: [], calls: { asked: new Map() }, lists: new Map() };
-        await plan(batch);
-        return batch.events;
+      const { appended } = await this.exclusive(thread, async () => {
+        await this.writable(thread);
+        return thread.session.enqueue(step, async (firstSeq) => {
+          const batch: Batch = { events: [], calls: { asked: new Map() }, lists: new Map() };
+          await plan(batch);
+          const recordSeq = firstSeq + batch.events.length - 1; // a batch always ends with its record
+          for (const [channel, items] of batch.lists) {
+            thread.lists.set(channel, { seq: recordSeq, items });
+          }
+          return batch.events;
+        });
       });
-      const recordSeq = appended!.seqs[appended!.seqs.length - 1]!; // a batch always has its record
-      for (const [channel, items] of batch!.lists) {
-        thread.lists.set(channel, { seq: recordSeq, items });
-      }
+      await appended;
     } catch (e) {
       throw this.translated(thread, e);
     }
@@ -792,6 +791,10 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           add: (event) => log.add(event),
           reset: () => {
             log.reset();
+            lists.clear();
+          },
+          rollback: (seq) => {
+            log.rollback(seq);
             lists.clear();
           },
         },

@@ -33,8 +33,8 @@ export interface At<R> {
 /**
  * One thread's session log as TetherSaver reads it: the fold of its events into what the saver looks up — the
  * checkpoint and writes records by namespace and id, the events that hold messages, the tool calls and who runs them,
- * the last seq. Events are added in seq order ({@link add}); nothing else changes it. Not thread-safe (the saver
- * serialises the work on one thread).
+ * the last seq. Events are added in seq order ({@link add}), and taken back only by {@link rollback}. Not thread-safe
+ * (the saver serialises the work on one thread).
  */
 export class ThreadLog {
   private last = 0;
@@ -70,6 +70,22 @@ export class ThreadLog {
     this.records.clear();
     this.declared = [];
     this.thread = undefined;
+  }
+
+  /**
+   * Forgets the events after `seq` — folded when TetherSaver planned them, in an append that was not accepted — by
+   * folding the rest again (the records of offloaded content kept as read). Rare: only after a conflict or a refusal.
+   */
+  rollback(seq: number): void {
+    const kept = [...this.events.values()].filter((e) => e.seq <= seq);
+    const read = [...this.records].filter(([at]) => at <= seq);
+    this.reset();
+    kept.forEach((e) => this.add(e));
+    for (const [at, { kind, record }] of read) {
+      if (!this.records.has(at)) {
+        this.index(at, kind, record);
+      }
+    }
   }
 
   /** Folds the next event of the log. */
