@@ -3,6 +3,7 @@ package dev.tether.bench;
 import dev.tether.client.NewEvent;
 import dev.tether.client.SessionWriter;
 import dev.tether.client.TokenUsage;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,8 @@ import java.util.Map;
  * changelogs count every version written.
  */
 final class Amplification {
+    /** Turns per append (a batch of 20 events), each turn with texts of its own. */
+    private static final int TURNS_PER_BATCH = 10;
 
     /**
      * @param turns                 turns per session
@@ -38,15 +41,20 @@ final class Amplification {
     }
 
     Run measure(int turns, int totalEvents, int textBytes) throws Exception {
-        String text = AppendLoad.text(textBytes);
-        var turn = List.of(NewEvent.userMessage(text), NewEvent.assistantMessage(text, List.of(), new TokenUsage(300, 250)));
+        // a batch holds ten turns of different text: compressed, it shrinks no further than the text's letters allow
+        List<String> texts = AppendLoad.texts(2 * TURNS_PER_BATCH, textBytes);
+        var cycle = new ArrayList<NewEvent>();
+        for (int i = 0; i < texts.size(); i += 2) {
+            cycle.add(NewEvent.userMessage(texts.get(i)));
+            cycle.add(NewEvent.assistantMessage(texts.get(i + 1), List.of(), new TokenUsage(300, 250)));
+        }
         int sessions = Math.max(1, totalEvents / (2 * turns));
         rig.awaitProjected();
         Map<String, Long> before = rig.tetherTopicBytes();
         List<SessionWriter> writers = rig.load().sessions("amp" + turns, sessions, Math.min(sessions, 8));
         // a session's log starts with session_started and session_claimed
-        List<Long> reached = rig.load().fill(writers, Collections.nCopies(sessions, 2L), Collections.nCopies(sessions, 2 + 2 * turns), 20,
-                turn);
+        List<Long> reached = rig.load().fill(writers, Collections.nCopies(sessions, 2L), Collections.nCopies(sessions, 2 + 2 * turns),
+                cycle.size(), cycle);
         long events = reached.stream().mapToLong(Long::longValue).sum();
         long payload = (events - 2L * sessions) * textBytes;
         rig.awaitProjected();

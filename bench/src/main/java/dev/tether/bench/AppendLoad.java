@@ -48,15 +48,28 @@ final class AppendLoad {
 
     /** {@code bytes} characters of ASCII text, varied enough that nothing compresses it to nothing. */
     static String text(int bytes) {
-        var text = new StringBuilder(bytes);
+        return texts(1, bytes).get(0);
+    }
+
+    /**
+     * {@code count} different texts of {@code bytes} random letters and spaces, the same on every call: a batch of
+     * them compresses only as far as the letters' entropy allows (zstd, which every producer uses, would shrink a
+     * batch of one text repeated to almost nothing).
+     */
+    static List<String> texts(int count, int bytes) {
+        var texts = new ArrayList<String>(count);
         var random = new java.util.Random(42);
-        while (text.length() < bytes) {
-            text.append((char) ('a' + random.nextInt(26)));
-            if (random.nextInt(7) == 0) {
-                text.append(' ');
+        for (int i = 0; i < count; i++) {
+            var text = new StringBuilder(bytes);
+            while (text.length() < bytes) {
+                text.append((char) ('a' + random.nextInt(26)));
+                if (random.nextInt(7) == 0) {
+                    text.append(' ');
+                }
             }
+            texts.add(text.substring(0, bytes));
         }
-        return text.substring(0, bytes);
+        return texts;
     }
 
     /**
