@@ -4,6 +4,7 @@ import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
+import dev.tether.kit.kafka.MemoSerde;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.StoreFormat;
@@ -66,11 +67,13 @@ public final class ProjectorTopology {
         var strings = Serdes.String();
         var topology = new Topology();
 
-        // the events source feeds the message store first, then the projector: the event is stored when it is folded
+        // the events source feeds the message store first, then the projector: the event is stored when it is folded,
+        // as the bytes it arrived as (MemoSerde: not encoded again)
+        var events = MemoSerde.of(serdes.events());
         topology.addReadOnlyStateStore(
-                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.MESSAGES), keys, serdes.events())
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.MESSAGES), keys, events)
                         .withLoggingDisabled(),
-                "events-source", keys, serdes.events().deserializer(), input.name(Topics.SESSION_EVENTS), "messages-materializer",
+                "events-source", keys, events.deserializer(), input.name(Topics.SESSION_EVENTS), "messages-materializer",
                 TopicMaterializer.into(ProjectorStores.MESSAGES));
         topology.addSource("outcomes-source", strings.deserializer(), serdes.outcomes().deserializer(), input.name(Topics.TOOL_OUTCOMES));
         topology.addProcessor("projector", () -> new ProjectorProcessor(tracing, signals), "events-source", "outcomes-source");

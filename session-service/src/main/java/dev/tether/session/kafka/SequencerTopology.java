@@ -6,6 +6,7 @@ import dev.tether.avro.HarnessVersion;
 import dev.tether.avro.SessionCommand;
 import dev.tether.avro.SessionEvent;
 import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.MemoSerde;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
@@ -89,9 +90,10 @@ public final class SequencerTopology {
         topology.addSink(SequencerProcessor.CHECKPOINTS_SINK, layout.name(Topics.SESSION_CHECKPOINTS), strings.serializer(),
                 serdes.checkpoints().serializer(), "sequencer");
 
+        var events = MemoSerde.of(serdes.events()); // an event is stored as the bytes it arrived as, not encoded again
         topology.addReadOnlyStateStore(
-                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS), keys, serdes.events()).withLoggingDisabled(),
-                "events-source", keys, serdes.events().deserializer(), layout.name(Topics.SESSION_EVENTS), "events-materializer",
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS), keys, events).withLoggingDisabled(),
+                "events-source", keys, events.deserializer(), layout.name(Topics.SESSION_EVENTS), "events-materializer",
                 TopicMaterializer.<SessionEventKey, SessionEvent>into(StoreNames.EVENTS, signals, SessionEventKey::sessionId));
 
         topology.addGlobalStore(
