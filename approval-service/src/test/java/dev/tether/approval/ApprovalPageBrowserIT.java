@@ -7,33 +7,20 @@ import static dev.tether.approval.TetherServices.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.File;
+import dev.tether.testing.HeadlessChromium;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.remote.RemoteWebDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -45,68 +32,35 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * authorized without a prompt; other items are decided with the keyboard alone. Screenshots go to
  * {@code target/approvals-page.png} (the pending requests) and {@code target/approvals-page-after.png}.
  *
- * <p>The test starts chromedriver itself, on a free loopback port, and stops it and every browser process under it
- * by PID.
+ * <p>The browser is a {@link HeadlessChromium}: chromedriver on a free loopback port, stopped with every browser process
+ * under it by PID.
  */
 class ApprovalPageBrowserIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     private static TetherServices services;
-    private static Process chromedriver;
+    private static HeadlessChromium chromium;
     private static RemoteWebDriver browser;
-    private static Path profile;
 
     @BeforeAll
     static void start() throws Exception {
-        Path chromium = executable("chromium");
-        Path driver = executable("chromedriver");
+        HeadlessChromium.requireInstalled();
         services = TetherServices.start("approval-page", false, Map.of());
-        int port = freePort();
-        Path log = Path.of("target", "chromedriver.log").toAbsolutePath();
-        chromedriver = new ProcessBuilder(driver.toString(), "--port=" + port, "--allowed-ips=127.0.0.1")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        awaitDriver(port);
-        var options = new ChromeOptions();
-        options.setBinary(chromium.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-dev-shm-usage", "--window-size=1280,1500", "--user-data-dir=" + (profile = Files.createTempDirectory("approval-chromium-")));
-        browser = new RemoteWebDriver(new URL("http://127.0.0.1:" + port), options);
-        browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
+        chromium = HeadlessChromium.start("approval-chromium-", 1280, 1500);
+        browser = chromium.browser();
     }
 
     @AfterAll
-    static void stop() throws InterruptedException {
+    static void stop() {
         try {
-            if (browser != null) {
-                browser.quit();
+            if (chromium != null) {
+                chromium.close();
             }
         } finally {
-            if (chromedriver != null) {
-                List<ProcessHandle> children = chromedriver.descendants().toList();
-                children.forEach(ProcessHandle::destroy);
-                chromedriver.destroy();
-                if (!chromedriver.waitFor(10, TimeUnit.SECONDS)) {
-                    chromedriver.destroyForcibly();
-                }
-                children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-            }
             if (services != null) {
                 services.close();
             }
-            deleteProfile();
-        }
-    }
-
-    /** The browser's profile directory, once the browser is gone (it was left in the temp directory before). */
-    private static void deleteProfile() {
-        if (profile == null) {
-            return;
-        }
-        try (var paths = Files.walk(profile)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            System.err.println("could not delete the browser profile " + profile + ": " + e);
         }
     }
 
@@ -195,39 +149,5 @@ class ApprovalPageBrowserIT {
     private static void screenshot(String name) throws IOException {
         Path target = Path.of("target").toAbsolutePath().resolve(name);
         Files.write(target, browser.getScreenshotAs(OutputType.BYTES));
-    }
-
-    /** The program on the PATH; the test fails, saying what to install, when it is missing. */
-    private static Path executable(String name) {
-        Optional<Path> found = java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                .map(dir -> Path.of(dir, name)).filter(Files::isExecutable).findFirst();
-        return found.orElseThrow(() -> new IllegalStateException(name + " is not on the PATH: install Debian's chromium and "
-                + "chromium-driver (apt-get install chromium chromium-driver; .ci/run does it when they are missing)"));
-    }
-
-    private static void awaitDriver(int port) throws InterruptedException {
-        var http = HttpClient.newHttpClient();
-        var status = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/status")).timeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!chromedriver.isAlive()) {
-                throw new IllegalStateException("chromedriver exited; see target/chromedriver.log");
-            }
-            try {
-                if (http.send(status, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("chromedriver did not answer within 30 s; see target/chromedriver.log");
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

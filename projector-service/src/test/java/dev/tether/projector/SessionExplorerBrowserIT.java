@@ -14,12 +14,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ToolCallAuthorized;
-import java.io.File;
+import dev.tether.testing.HeadlessChromium;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
-import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -27,10 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
@@ -41,7 +35,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.remote.RemoteWebDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -57,8 +50,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * a live append within 2 s, and a session of 10,000 events within 2 s. Screenshots go to {@code target/}
  * ({@code session-explorer.png}, the one in the README, and {@code session-explorer-list.png}).
  *
- * <p>The test starts chromedriver itself, on a free loopback port, and stops it and every browser process under it by
- * PID.
+ * <p>The browser is a {@link HeadlessChromium}: chromedriver on a free loopback port, stopped with every browser process
+ * under it by PID.
  */
 class SessionExplorerBrowserIT {
 
@@ -66,9 +59,8 @@ class SessionExplorerBrowserIT {
 
     private static ExplorerStack stack;
     private static Demo demo;
-    private static Process chromedriver;
+    private static HeadlessChromium chromium;
     private static RemoteWebDriver browser;
-    private static Path profile;
 
     /** The played session: its id and the seqs of the events the tests look at. */
     record Demo(String sessionId, String childId, String forkId, long grantSeq, long approvalAuthorizedSeq, long resumedSeq,
@@ -76,43 +68,23 @@ class SessionExplorerBrowserIT {
 
     @BeforeAll
     static void start() throws Exception {
-        Path chromium = executable("chromium");
-        Path driver = executable("chromedriver");
+        HeadlessChromium.requireInstalled();
         stack = ExplorerStack.start("explorer");
         demo = play(stack);
-        int port = freePort();
-        Path log = Path.of("target", "chromedriver.log").toAbsolutePath();
-        chromedriver = new ProcessBuilder(driver.toString(), "--port=" + port, "--allowed-ips=127.0.0.1")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        awaitDriver(port);
-        var options = new ChromeOptions();
-        options.setBinary(chromium.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-dev-shm-usage", "--window-size=1440,900", "--user-data-dir=" + (profile = Files.createTempDirectory("explorer-chromium-")));
-        browser = new RemoteWebDriver(new URL("http://127.0.0.1:" + port), options);
-        browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
+        chromium = HeadlessChromium.start("explorer-chromium-", 1440, 900);
+        browser = chromium.browser();
     }
 
     @AfterAll
-    static void stop() throws InterruptedException {
+    static void stop() {
         try {
-            if (browser != null) {
-                browser.quit();
+            if (chromium != null) {
+                chromium.close();
             }
         } finally {
-            if (chromedriver != null) {
-                List<ProcessHandle> children = chromedriver.descendants().toList();
-                children.forEach(ProcessHandle::destroy);
-                chromedriver.destroy();
-                if (!chromedriver.waitFor(10, TimeUnit.SECONDS)) {
-                    chromedriver.destroyForcibly();
-                }
-                children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-            }
             if (stack != null) {
                 stack.close();
             }
-            deleteProfile();
         }
     }
 
@@ -560,51 +532,5 @@ class SessionExplorerBrowserIT {
 
     private static void screenshot(String name) throws IOException {
         Files.write(Path.of("target").toAbsolutePath().resolve(name), browser.getScreenshotAs(OutputType.BYTES));
-    }
-
-    /** The program on the PATH; the test fails, saying what to install, when it is missing. */
-    private static Path executable(String name) {
-        Optional<Path> found = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                .map(dir -> Path.of(dir, name)).filter(Files::isExecutable).findFirst();
-        return found.orElseThrow(() -> new IllegalStateException(name + " is not on the PATH: install Debian's chromium and "
-                + "chromium-driver (apt-get install chromium chromium-driver; .ci/run does it when they are missing)"));
-    }
-
-    private static void awaitDriver(int port) throws InterruptedException {
-        var http = HttpClient.newHttpClient();
-        var status = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/status")).timeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!chromedriver.isAlive()) {
-                throw new IllegalStateException("chromedriver exited; see target/chromedriver.log");
-            }
-            try {
-                if (http.send(status, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("chromedriver did not answer within 30 s; see target/chromedriver.log");
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
-    /** The browser's profile directory, once the browser is gone. */
-    private static void deleteProfile() {
-        if (profile == null) {
-            return;
-        }
-        try (var paths = Files.walk(profile)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            System.err.println("could not delete the browser profile " + profile + ": " + e);
-        }
     }
 }
