@@ -73,7 +73,7 @@ public final class ProjectorTopology {
         topology.addReadOnlyStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.MESSAGES), keys, events)
                         .withLoggingDisabled(),
-                "events-source", keys, events.deserializer(), input.name(Topics.SESSION_EVENTS), "messages-materializer",
+                "events-source", keys, events.sourceDeserializer(), input.name(Topics.SESSION_EVENTS), "messages-materializer",
                 TopicMaterializer.into(ProjectorStores.MESSAGES));
         topology.addSource("outcomes-source", strings.deserializer(), serdes.outcomes().deserializer(), input.name(Topics.TOOL_OUTCOMES));
         topology.addProcessor("projector", () -> new ProjectorProcessor(tracing, signals), "events-source", "outcomes-source");

@@ -14,10 +14,11 @@ import org.apache.kafka.common.serialization.Serializer;
  * bench/README.md "Where the time goes"). A restore from the topic writes those same bytes into the store, so the store
  * holds what it would hold after a restore.
  *
- * <p>Kafka Streams decodes the next record of each of a task's partitions before it processes the current one, so the
- * memo holds the last {@value #REMEMBERED} values a thread decoded, found by identity; a value decoded longer ago is
- * encoded as usual. Sound as long as a value is not changed after it was decoded: Tether treats the Avro values it
- * reads as immutable.
+ * <p>Only {@link #sourceDeserializer()} — the source's — remembers what it decodes; the store's own {@link #deserializer()}
+ * (its reads, on any thread) keeps nothing. Kafka Streams decodes the next record of each of a task's partitions before
+ * it processes the current one, so the memo holds the last {@value #REMEMBERED} values a stream thread decoded, found by
+ * identity; a value decoded longer ago is encoded as usual. Sound as long as a value is not changed after it was
+ * decoded: Tether treats the Avro values it reads as immutable.
  */
 public final class MemoSerde<T> implements Serde<T> {
 
@@ -39,7 +40,7 @@ public final class MemoSerde<T> implements Serde<T> {
             return known != null ? known : serde.serializer().serialize(topic, headers, data);
         }
     };
-    private final Deserializer<T> deserializer = new Deserializer<>() {
+    private final Deserializer<T> sourceDeserializer = new Deserializer<>() {
         @Override
         public T deserialize(String topic, byte[] data) {
             return remembered(data, serde.deserializer().deserialize(topic, data));
@@ -55,7 +56,7 @@ public final class MemoSerde<T> implements Serde<T> {
         this.serde = serde;
     }
 
-    /** {@code serde} with the memo; closing it closes {@code serde}. */
+    /** {@code serde} with the memo; closing it closes {@code serde}. Give the source {@link #sourceDeserializer()}. */
     public static <T> MemoSerde<T> of(Serde<T> serde) {
         return new MemoSerde<>(serde);
     }
@@ -65,9 +66,15 @@ public final class MemoSerde<T> implements Serde<T> {
         return serializer;
     }
 
+    /** The store's deserializer: the wrapped serde's, remembering nothing. */
     @Override
     public Deserializer<T> deserializer() {
-        return deserializer;
+        return serde.deserializer();
+    }
+
+    /** The deserializer of the topic the store is kept equal to: remembers the values it decodes on each thread. */
+    public Deserializer<T> sourceDeserializer() {
+        return sourceDeserializer;
     }
 
     @Override

@@ -30,7 +30,7 @@ class MemoSerdeTest {
     @Test
     void theValueJustDecoded_isAnsweredWithTheBytesItCameFrom_withoutEncoding() {
         byte[] arrived = "hello".getBytes(StandardCharsets.UTF_8);
-        Box box = serde.deserializer().deserialize("session-events", arrived);
+        Box box = serde.sourceDeserializer().deserialize("session-events", arrived);
 
         assertThat(serde.serializer().serialize("store-changelog", box)).isSameAs(arrived);
         assertThat(serde.serializer().serialize("store-changelog", null, box)).isSameAs(arrived);
@@ -39,7 +39,7 @@ class MemoSerdeTest {
 
     @Test
     void anEqualValueThatIsAnotherInstance_isEncoded() {
-        serde.deserializer().deserialize("t", "two".getBytes(StandardCharsets.UTF_8));
+        serde.sourceDeserializer().deserialize("t", "two".getBytes(StandardCharsets.UTF_8));
 
         assertThat(serde.serializer().serialize("t", new Box("two"))).containsExactly("two".getBytes(StandardCharsets.UTF_8));
         assertThat(encoded).hasValue(1);
@@ -48,28 +48,37 @@ class MemoSerdeTest {
     @Test
     void theValuesDecodedAhead_areRemembered_untilMoreThanTheMemoHoldsWereDecodedAfterThem() {
         // Kafka Streams decodes the next record of every partition before it processes the current one
-        Box first = serde.deserializer().deserialize("t", "first".getBytes(StandardCharsets.UTF_8));
+        Box first = serde.sourceDeserializer().deserialize("t", "first".getBytes(StandardCharsets.UTF_8));
         for (int i = 1; i < MemoSerde.REMEMBERED; i++) {
-            serde.deserializer().deserialize("t", ("ahead " + i).getBytes(StandardCharsets.UTF_8));
+            serde.sourceDeserializer().deserialize("t", ("ahead " + i).getBytes(StandardCharsets.UTF_8));
         }
         serde.serializer().serialize("t", first);
         assertThat(encoded).hasValue(0);
 
-        serde.deserializer().deserialize("t", "one too many".getBytes(StandardCharsets.UTF_8));
+        serde.sourceDeserializer().deserialize("t", "one too many".getBytes(StandardCharsets.UTF_8));
         assertThat(serde.serializer().serialize("t", first)).containsExactly("first".getBytes(StandardCharsets.UTF_8));
         assertThat(encoded).hasValue(1);
     }
 
     @Test
     void nullsPassThrough() {
-        assertThat(serde.deserializer().deserialize("t", null)).isNull();
+        assertThat(serde.sourceDeserializer().deserialize("t", null)).isNull();
         assertThat(serde.serializer().serialize("t", null)).isNull();
         assertThat(encoded).hasValue(0);
     }
 
     @Test
+    void theStoresOwnReads_rememberNothing() {
+        byte[] stored = "read by a query".getBytes(StandardCharsets.UTF_8);
+        Box read = serde.deserializer().deserialize("store-changelog", stored);
+
+        assertThat(serde.serializer().serialize("store-changelog", read)).isNotSameAs(stored);
+        assertThat(encoded).hasValue(1);
+    }
+
+    @Test
     void eachThreadHasItsOwnMemo() {
-        Box box = serde.deserializer().deserialize("t", "mine".getBytes(StandardCharsets.UTF_8));
+        Box box = serde.sourceDeserializer().deserialize("t", "mine".getBytes(StandardCharsets.UTF_8));
 
         CompletableFuture.runAsync(() -> serde.serializer().serialize("t", box)).join();
 

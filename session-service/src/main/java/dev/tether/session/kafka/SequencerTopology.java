@@ -93,7 +93,7 @@ public final class SequencerTopology {
         var events = MemoSerde.of(serdes.events()); // an event is stored as the bytes it arrived as, not encoded again
         topology.addReadOnlyStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS), keys, events).withLoggingDisabled(),
-                "events-source", keys, events.deserializer(), layout.name(Topics.SESSION_EVENTS), "events-materializer",
+                "events-source", keys, events.sourceDeserializer(), layout.name(Topics.SESSION_EVENTS), "events-materializer",
                 TopicMaterializer.<SessionEventKey, SessionEvent>into(StoreNames.EVENTS, signals, SessionEventKey::sessionId));
 
         topology.addGlobalStore(
