@@ -1,6 +1,7 @@
 package dev.tether.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -85,20 +86,24 @@ class SequencerCrashIT {
     @Test
     void sigkillInTheMiddleOfBatches_losesNothing_andDuplicatesNothing() throws Exception {
         String session = createSession();
-        int batches = 40;
+        int batches = 200;
         var accepted = new LinkedHashSet<String>();
         var attempts = new AtomicInteger();
+        var done = new AtomicInteger();
         Thread client = new Thread(() -> {
             for (int b = 0; b < batches; b++) {
                 List<String> ids = List.of(session + "-" + b + "-a", session + "-" + b + "-b", session + "-" + b + "-c");
                 JsonNode reply = appendUntilAccepted(session, ids, attempts);
                 reply.get("appended").forEach(a -> accepted.add(a.get("eventId").asText()));
+                done.incrementAndGet();
             }
         }, "crash-it-client");
         client.start();
 
-        for (int kill = 0; kill < 2; kill++) {
-            Thread.sleep(2_000);
+        // each kill lands while the client is appending, however fast the machine (on a quiet one, 40 batches took
+        // less than the 2 s the test used to wait before its first kill, and no kill hit a batch)
+        for (int killAt : List.of(10, 60)) {
+            await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(5)).until(() -> done.get() >= killAt);
             service.kill();
             Thread.sleep(500);
             service.start();
