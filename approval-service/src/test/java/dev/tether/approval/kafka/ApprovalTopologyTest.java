@@ -40,6 +40,7 @@ import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.schema.ReleasedSchemas;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,9 +63,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The real topology, driven without a broker: events in, commands out, state and index in the stores. */
 class ApprovalTopologyTest {
+
+    /** The stores' directory, this test's own: under the fixed default two builds running the test at once collide. */
+    @TempDir
+    Path stateDir;
 
     private static final TopicLayout LAYOUT = TopicLayout.local();
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
@@ -94,6 +100,7 @@ class ApprovalTopologyTest {
                 new PlainAvroSerde<>(SessionCommand.getClassSchema()));
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "approval-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(ApprovalTopology.build(LAYOUT, serdes, settings, new KafkaTracing(OpenTelemetry.noop(), "test"),
                 signals), props, T0);

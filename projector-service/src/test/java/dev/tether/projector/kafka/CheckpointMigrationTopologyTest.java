@@ -32,6 +32,7 @@ import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +46,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The projector's processor meets a stored checkpoint of another version, as after an upgrade: it folds the next
@@ -52,6 +54,10 @@ import org.junit.jupiter.api.Test;
  * carries an objective the log does not have: it survives a migration and disappears in a rebuild.
  */
 class CheckpointMigrationTopologyTest {
+
+    /** The stores' directory, this test's own: under the fixed default two builds running the test at once collide. */
+    @TempDir
+    Path stateDir;
 
     private static final TopicLayout LAYOUT = TopicLayout.local();
     private static final String STORED_ONLY = "an objective only the stored checkpoint has";
@@ -71,6 +77,7 @@ class CheckpointMigrationTopologyTest {
                 new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-migration-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), new StoreSignals()), props);
         events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());

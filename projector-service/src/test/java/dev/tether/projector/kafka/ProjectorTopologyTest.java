@@ -34,6 +34,7 @@ import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -54,9 +55,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The whole projector topology, driven without a broker. */
 class ProjectorTopologyTest {
+
+    /** The stores' directory, this test's own: under the fixed default two builds running the test at once collide. */
+    @TempDir
+    Path stateDir;
 
     private static final TopicLayout LAYOUT = TopicLayout.local();
 
@@ -74,6 +80,7 @@ class ProjectorTopologyTest {
                 new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), signals),
                 props);

@@ -3,6 +3,7 @@ package dev.tether.kit.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Optional;
@@ -19,9 +20,14 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A store kept equal to its topic, as the sequencer's and the projector's read-only stores are, and its readers woken. */
 class TopicMaterializerTest {
+
+    /** The stores' directory, this test's own: under the fixed default two builds running the test at once collide. */
+    @TempDir
+    Path stateDir;
 
     @Test
     void aValueIsPut_aNewerValueReplacesIt_andATombstoneDeletesIt() {
@@ -78,9 +84,10 @@ class TopicMaterializerTest {
         return topology;
     }
 
-    private static Properties properties() {
+    private Properties properties() {
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "materializer-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         return props;
     }

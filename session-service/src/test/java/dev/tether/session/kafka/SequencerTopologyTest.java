@@ -29,6 +29,7 @@ import dev.tether.session.domain.CommandEnvelope;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,9 +52,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The whole session-service topology, driven without a broker. */
 class SequencerTopologyTest {
+
+    /** The stores' directory, this test's own: under the fixed default two builds running the test at once collide. */
+    @TempDir
+    Path stateDir;
 
     private static final TopicLayout LAYOUT = TopicLayout.local();
     private static final TetherPrincipal AGENT = new TetherPrincipal("agent-1", "acme", Set.of(Role.AGENT));
@@ -76,6 +82,7 @@ class SequencerTopologyTest {
                 new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(HarnessVersion.getClassSchema()));
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "sequencer-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(SequencerTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), signals),
                 props);

@@ -32,6 +32,7 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
@@ -44,6 +45,7 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every event the sequencer appends records the trace it was appended in: the trace of the command's {@code traceparent}
@@ -51,6 +53,10 @@ import org.junit.jupiter.api.Test;
  * tracing, no trace id.
  */
 class SequencerTracingTest {
+
+    /** The stores' directory, this test's own: under the fixed default two builds running the test at once collide. */
+    @TempDir
+    Path stateDir;
 
     private static final TopicLayout LAYOUT = TopicLayout.local();
     private static final TetherPrincipal AGENT = new TetherPrincipal("agent-1", "acme", Set.of(Role.AGENT));
@@ -91,9 +97,10 @@ class SequencerTracingTest {
         }
     }
 
-    private static TopologyTestDriver driver(KafkaTracing tracing) {
+    private TopologyTestDriver driver(KafkaTracing tracing) {
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "sequencer-tracing-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         return new TopologyTestDriver(SequencerTopology.build(LAYOUT, serdes(), tracing, new StoreSignals()), props);
     }
