@@ -10,7 +10,7 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ApprovalDecision, type SessionEvent, type TetherClient } from "@tether/client";
+import { ApprovalDecision, ReadAt, type SessionEvent, type TetherClient } from "@tether/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { BookingService } from "../../../clients/typescript/test/booking-service.js";
 import { stackClient } from "./it-client.js";
@@ -84,8 +84,8 @@ describe("an OpenAI Agents SDK agent on TetherSession", () => {
       const killed = await travel({ sessionId, killAt });
       expect(killed.signal, killed.output).toBe("SIGKILL");
       expect(killed.last).toMatchObject({ event: "killing", where: killAt });
-      // meanwhile the recovery report knows the booking started and has no result
-      const report = (await agent.recovery(sessionId))!;
+      // meanwhile the recovery report, once its checkpoint has folded the whole log, knows the booking started and has no result
+      const report = (await agent.recovery(sessionId, ReadAt.atLeast((await agent.allEvents(sessionId))!.at(-1)!.seq)))!;
       const harness = (report.json.effects as { harnessRun?: { callId: string; outcome: string }[] }).harnessRun ?? [];
       expect(harness.find((c) => c.callId === "call-book-0")?.outcome, JSON.stringify(report.json.effects)).toBe("UNKNOWN");
       expect(booking.forThread(sessionId)).toHaveLength(killAt === "after-effect" ? 1 : 0);
