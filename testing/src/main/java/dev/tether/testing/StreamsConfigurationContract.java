@@ -39,6 +39,10 @@ public abstract class StreamsConfigurationContract {
                 Map.entry("kafka-streams.state.dir", ".tether/state/" + serviceName()),
                 Map.entry("kafka-streams.group.instance.id", serviceName() + "-localhost-" + port()),
                 Map.entry("kafka-streams.session.timeout.ms", "15000"),
+                Map.entry("kafka-streams.heartbeat.interval.ms", "3000"),
+                // a single instance's: a service run twice or more overrides them (deploy/k8s, compose's ha profile)
+                Map.entry("kafka-streams.num.standby.replicas", "0"),
+                Map.entry("kafka-streams.producer.transaction.timeout.ms", "10000"),
                 Map.entry("kafka-streams.replication.factor", "1"),
                 Map.entry("kafka-streams.producer.compression.type", "zstd"),
                 // changelogs small segments that compact, so a restore reads the live keys, not every write ever made

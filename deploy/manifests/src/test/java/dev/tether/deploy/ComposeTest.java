@@ -19,7 +19,8 @@ class ComposeTest {
     void runsKafkaTheRegistryAndTheFourServices_builtFromTheirModulesDockerfiles() {
         Map<String, Object> services = Yaml.map(Manifests.compose(), "services");
 
-        assertThat(services).containsOnlyKeys(List.of("kafka", "registry", "session-service", "projector-service", "approval-service", "tool-executor"));
+        assertThat(services).containsOnlyKeys(List.of("kafka", "registry", "session-service", "projector-service", "approval-service", "tool-executor",
+                "session-service-2", "projector-service-2"));
         for (String service : Repo.SERVICES) {
             Map<String, Object> definition = Manifests.composeService(service);
             Path context = Manifests.composeFile().getParent().resolve(Yaml.string(definition, "build", "context")).normalize();
@@ -68,6 +69,30 @@ class ComposeTest {
             assertThat(Yaml.list(Manifests.composeService(other), "ports")).as(other)
                     .allSatisfy(p -> assertThat(p.toString()).startsWith("127.0.0.1:"));
         }
+    }
+
+    @Test
+    void haProfile_addsASecondSessionServiceAndProjector_keptHotByStandbys() {
+        for (String service : List.of("session-service", "projector-service")) {
+            Map<String, Object> second = Manifests.composeService(service + "-2");
+            Map<String, String> env = Manifests.composeEnvironment(service + "-2");
+
+            assertThat(Yaml.list(second, "profiles")).as(service + "-2").containsExactly("ha");
+            assertThat(Yaml.string(second, "image")).isEqualTo(Yaml.string(Manifests.composeService(service), "image"));
+            assertThat(env).as(service + "-2").containsEntry("TETHER_INSTANCE_ID", service + "-2")
+                    .containsEntry("TETHER_ADVERTISED_HOST", service + "-2");
+            assertThat(Yaml.list(second, "ports")).as(service + "-2").singleElement()
+                    .satisfies(p -> assertThat(p.toString()).startsWith("127.0.0.1:").endsWith(":" + Repo.httpPort(service)));
+            assertThat(Yaml.list(second, "healthcheck", "test").get(1).toString()).contains(":" + Repo.httpPort(service) + "/q/health/ready");
+        }
+        for (String service : Repo.STREAMS_SERVICES) {
+            assertThat(Manifests.composeEnvironment(service)).as(service)
+                    .containsEntry("KAFKA_STREAMS_NUM_STANDBY_REPLICAS", "1")
+                    .containsEntry("KAFKA_STREAMS_SESSION_TIMEOUT_MS", "6000")
+                    .containsEntry("KAFKA_STREAMS_PRODUCER_TRANSACTION_TIMEOUT_MS", "5000");
+        }
+        assertThat(Manifests.composeEnvironment("kafka"))
+                .containsEntry("KAFKA_TRANSACTION_ABORT_TIMED_OUT_TRANSACTION_CLEANUP_INTERVAL_MS", "1000");
     }
 
     @Test

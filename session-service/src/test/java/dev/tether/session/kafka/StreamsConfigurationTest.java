@@ -23,10 +23,10 @@ class StreamsConfigurationTest extends StreamsConfigurationContract {
 
     /**
      * A 20 ms commit interval (the verdict of an append waits for its commit), polls that block at most 10 ms (so an idle
-     * thread checks for a due commit every 10 ms, not every 100) and no standby replicas.
+     * thread checks for a due commit every 10 ms, not every 100).
      */
     @Override
     protected Map<String, String> ownSettings() {
-        return Map.of("kafka-streams.commit.interval.ms", "20", "kafka-streams.poll.ms", "10", "kafka-streams.num.standby.replicas", "0");
+        return Map.of("kafka-streams.commit.interval.ms", "20", "kafka-streams.poll.ms", "10");
     }
 }
