@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two projector instances share the partitions: a read sent to either instance answers for every
- * session, served locally or forwarded to the instance that holds the session's partition.
+ * session, served locally or forwarded to the instance that holds the session's partition; with standbys, from a warm
+ * copy while the partition changes hands.
  */
 class OwnerRoutingIT {
 
@@ -69,6 +70,75 @@ class OwnerRoutingIT {
                 }
             }
         }
+    }
+
+    /**
+     * With standbys, a SIGKILLed instance's sessions are read from the other's warm copy at once: their checkpoint,
+     * recovery report and context answer through the survivor long before the group, with a 60 s session timeout here,
+     * could notice the death and hand it the partitions. A read asking for a seq the copy does not have still waits and
+     * answers 503.
+     */
+    @Test
+    void aKilledInstancesSessions_areReadFromTheOthersWarmCopy_beforeTheGroupHandsThemOver() throws Exception {
+        String prefix = "copy-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        TopicLayout layout = TopicLayout.local().withPrefix(prefix);
+        Path dirA = Files.createTempDirectory("projector-a-");
+        Path dirB = Files.createTempDirectory("projector-b-");
+        var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "KAFKA_STREAMS_NUM_STANDBY_REPLICAS", "1",
+                "KAFKA_STREAMS_SESSION_TIMEOUT_MS", "60000");
+        try (var a = new ServiceProcess(Path.of("").toAbsolutePath(), dirA, env, List.of()).start();
+                var b = new ServiceProcess(Path.of("").toAbsolutePath(), dirB, env, List.of()).start();
+                var writer = new EventWriter(layout, "acme")) {
+            var sessions = new ArrayList<String>();
+            for (int i = 0; i < 12; i++) {
+                String id = prefix + "s" + i;
+                sessions.add(id);
+                writer.session(id).add(ProjectionApiIT.started(), new UserMessage("hello " + i, null));
+            }
+            await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500)).ignoreExceptionsInstanceOf(java.io.IOException.class)
+                    .untilAsserted(() -> {
+                for (String id : sessions) {
+                    assertThat(get(b, "/v1/sessions/" + id + "/checkpoint").statusCode()).as(id).isEqualTo(200);
+                }
+                // b's standbys of a's partitions have caught up (an exactly-once changelog ends in a marker no store reads)
+                assertThat(storeLag(b)).isLessThanOrEqualTo(20);
+            });
+            List<String> onA = new ArrayList<>();
+            for (String id : sessions) {
+                if (get(a, "/v1/sessions/" + id + "/checkpoint", "1").statusCode() == 200) {
+                    onA.add(id);
+                }
+            }
+            assertThat(onA).as("sessions instance A holds").isNotEmpty().hasSizeLessThan(sessions.size());
+
+            long killed = System.nanoTime();
+            a.kill();
+            for (String id : onA) {
+                for (String read : List.of("checkpoint", "recovery", "context?maxTokens=1000")) {
+                    var response = get(b, "/v1/sessions/" + id + "/" + read);
+                    assertThat(response.statusCode()).as("%s of %s through B: %s", read, id, response.body()).isEqualTo(200);
+                }
+                assertThat(json.readTree(get(b, "/v1/sessions/" + id + "/checkpoint").body()).get("lastSeq").asLong()).isEqualTo(2);
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - killed)).as("answered from the copy, not after a hand-over")
+                    .isLessThan(Duration.ofSeconds(30));
+            var unseen = get(b, "/v1/sessions/" + onA.get(0) + "/checkpoint?minSeq=3");
+            assertThat(unseen.statusCode()).as("a seq the copy has not folded: %s", unseen.body()).isEqualTo(503);
+        } finally {
+            for (Path dir : List.of(dirA, dirB)) {
+                try (var paths = Files.walk(dir)) {
+                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }
+    }
+
+    /** {@code tether_streams_store_lag_records} of {@code instance}: how far its stores, standbys included, are behind. */
+    private double storeLag(ServiceProcess instance) throws Exception {
+        String metrics = http.send(HttpRequest.newBuilder(URI.create(instance.baseUrl() + "/q/metrics")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        return metrics.lines().filter(l -> l.startsWith("tether_streams_store_lag_records")).mapToDouble(l -> Double.parseDouble(
+                l.substring(l.lastIndexOf(' ') + 1))).findFirst().orElse(Double.NaN);
     }
 
     private HttpResponse<String> get(ServiceProcess instance, String path) throws Exception {

@@ -16,6 +16,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -43,18 +44,33 @@ public class ProjectorReads {
      * not hold the session's events yet, the answer is 503 with the reason.
      */
     public Optional<SessionProjection> checkpoint(String tenantId, String sessionId) {
-        Checkpoint c = stores.<String, Checkpoint>keyValue(ProjectorStores.CHECKPOINTS).get(sessionId);
+        return checkpoint(tenantId, sessionId, OptionalInt.empty());
+    }
+
+    /**
+     * As {@link #checkpoint(String, String)}, from this instance's warm copy of partition {@code copy} when it is set
+     * ({@link OwnerRouting#serveLocallyOrForwardOrCopy}).
+     */
+    public Optional<SessionProjection> checkpoint(String tenantId, String sessionId, OptionalInt copy) {
+        Checkpoint c = this.<String, Checkpoint>store(ProjectorStores.CHECKPOINTS, copy).get(sessionId);
         if (c == null || !c.getTenantId().equals(tenantId)) {
             return Optional.empty();
         }
-        return Optional.of(load(tenantId, sessionId, c));
+        return Optional.of(load(tenantId, sessionId, c, copy));
     }
 
+    /** The stores whose copies a read of a session's checkpoint, context or recovery report uses. */
+    public static final List<String> SESSION_STORES = List.of(ProjectorStores.CHECKPOINTS, ProjectorStores.MESSAGES);
+
     private SessionProjection load(String tenantId, String sessionId, Checkpoint c) {
+        return load(tenantId, sessionId, c, OptionalInt.empty());
+    }
+
+    private SessionProjection load(String tenantId, String sessionId, Checkpoint c, OptionalInt copy) {
         try {
             return CheckpointAvro.load(c).projection();
         } catch (UnmigratableCheckpointException e) {
-            SessionProjection rebuilt = log().fold(sessionId, Long.MAX_VALUE);
+            SessionProjection rebuilt = log(copy).fold(sessionId, Long.MAX_VALUE);
             if (rebuilt == null || !rebuilt.tenantId().equals(tenantId)) {
                 throw ApiException.unavailable(e.getMessage() + " This instance does not hold the session's events yet.", 5);
             }
@@ -86,8 +102,17 @@ public class ProjectorReads {
     }
 
     public SessionLog log() {
-        ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> messages = stores.keyValue(ProjectorStores.MESSAGES);
+        return log(OptionalInt.empty());
+    }
+
+    /** The log of this instance's partitions, or of its warm copy of partition {@code copy} when it is set. */
+    public SessionLog log(OptionalInt copy) {
+        ReadOnlyKeyValueStore<SessionEventKey, SessionEvent> messages = store(ProjectorStores.MESSAGES, copy);
         return new SessionLog(messages);
+    }
+
+    private <K, V> ReadOnlyKeyValueStore<K, V> store(String name, OptionalInt copy) {
+        return copy.isPresent() ? stores.copy(name, copy.getAsInt()) : stores.keyValue(name);
     }
 
     public Optional<CallRecord> call(String sessionId, String callId) {

@@ -52,6 +52,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Pattern;
 
 /**
@@ -110,8 +111,9 @@ public class ProjectionResource {
                                  @QueryParam("minSeq") String minSeqParam) {
         Long atSeq = StrictInput.longParam(atSeqParam, "atSeq");
         Long minSeq = StrictInput.longParam(minSeqParam, "minSeq");
-        SessionProjection current = visible(sessionId, minSeq);
-        SessionProjection at = at(current, atSeq);
+        Found found = found(sessionId, minSeq);
+        SessionProjection current = found.current();
+        SessionProjection at = at(found, atSeq);
         ObjectNode out = json.mapper().valueToTree(at);
         if (at != current) {
             out.putNull("position"); // offsets of a past seq are not kept; the fold is otherwise the same
@@ -144,12 +146,13 @@ public class ProjectionResource {
         if (maxTokens != null && maxTokens < 1) {
             throw ApiException.badRequest("maxTokens", "must be at least 1");
         }
-        SessionProjection current = visible(sessionId, minSeq);
-        SessionProjection state = at(current, atSeq);
+        Found found = found(sessionId, minSeq);
+        SessionProjection state = at(found, atSeq);
         String tenantId = caller.principal().tenantId();
-        SessionLog log = reads.log();
+        SessionLog log = reads.log(found.copy());
+        // read from a warm copy, the session's own events are in it; a fork's parent is asked of its owner as usual
         var events = new RoutedEvents((id, from, to) -> tenantEvents(log, tenantId, id, from, to),
-                (id, from, to) -> ownersPage(tenantId, id, from, to));
+                (id, from, to) -> found.copy().isPresent() && id.equals(sessionId) ? Optional.empty() : ownersPage(tenantId, id, from, to));
         ContextInput input = ContextSource.at(events, state, state.lastSeq())
                 .orElseThrow(() -> new ApiException(410, "parent_gone", "the session is a fork of a session that no longer exists"));
         ContextTrimmer.Trimmed trimmed = ContextTrimmer.fit(input, f, maxTokens, tokens);
@@ -324,7 +327,7 @@ public class ProjectionResource {
             schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
     public Response recovery(@PathParam("id") String sessionId, @QueryParam("minSeq") String minSeq) {
         // a Response, not the record: SmallRye would describe the record over the RecoveryReport of ProjectorApiDocument
-        return Response.ok(RecoveryReport.of(visible(sessionId, StrictInput.longParam(minSeq, "minSeq")))).build();
+        return Response.ok(RecoveryReport.of(found(sessionId, StrictInput.longParam(minSeq, "minSeq")).current())).build();
     }
 
     @GET
@@ -349,46 +352,60 @@ public class ProjectionResource {
 
     // ---------------------------------------------------------------------------------------------
 
+    /** The session's checkpoint, read here if this instance holds its partition, else the request goes to the one that does. */
     private SessionProjection visible(String sessionId) {
-        return visible(sessionId, null);
+        requireId(sessionId);
+        routing.serveLocallyOrForward(ProjectorStores.CHECKPOINTS, sessionId, uri, headers);
+        return reads.checkpoint(caller.principal().tenantId(), sessionId).orElseThrow(() -> ApiException.notFound("session"));
     }
 
+    /** A session's checkpoint as a read found it, and this instance's warm copy it came from, if it did. */
+    private record Found(SessionProjection current, OptionalInt copy) {}
+
     /**
-     * The session's checkpoint, read here if this instance holds its partition, else the request
-     * goes to the one that does. With {@code minSeq}, waits (up to 5 s, then 503) until the
-     * projection has folded at least that seq: a client reads its own writes made through the
-     * session-service, which the projection follows a moment later. The fold wakes the wait
-     * ({@link StoreSignals}); nothing polls.
+     * The session's checkpoint for a read of it, its context or its recovery report: read here if this instance holds
+     * its partition, else the request goes to the one that does; while the partition changes hands (its owner killed a
+     * moment ago, or this instance taking it over) from this instance's warm copy of it, if it keeps one
+     * ({@link OwnerRouting#serveLocallyOrForwardOrCopy}). With {@code minSeq}, waits (up to 5 s, then 503) until the
+     * projection has folded at least that seq: a client reads its own writes made through the session-service, which
+     * the projection follows a moment later. The fold wakes the wait ({@link StoreSignals}); nothing polls.
      */
-    private SessionProjection visible(String sessionId, Long minSeq) {
-        if (!ID.matcher(sessionId).matches()) {
-            throw ApiException.notFound("session");
-        }
-        routing.serveLocallyOrForward(ProjectorStores.CHECKPOINTS, sessionId, uri, headers);
+    private Found found(String sessionId, Long minSeq) {
+        requireId(sessionId);
+        OptionalInt copy = routing.serveLocallyOrForwardOrCopy(ProjectorStores.CHECKPOINTS, sessionId, uri, headers,
+                ProjectorReads.SESSION_STORES);
         String tenantId = caller.principal().tenantId();
         if (minSeq == null) {
-            return reads.checkpoint(tenantId, sessionId).orElseThrow(() -> ApiException.notFound("session"));
+            return new Found(reads.checkpoint(tenantId, sessionId, copy).orElseThrow(() -> ApiException.notFound("session")), copy);
         }
         try {
             // the fold signals each session whose checkpoint it wrote
-            return signals.await(ProjectorStores.CHECKPOINTS, sessionId, CATCH_UP,
-                    () -> reads.checkpoint(tenantId, sessionId).filter(found -> found.lastSeq() >= minSeq)).orElseThrow(
-                            () -> ApiException.unavailable("the projection has not reached seq " + minSeq + " yet; try again shortly", 1));
+            return new Found(signals.await(ProjectorStores.CHECKPOINTS, sessionId, CATCH_UP,
+                    () -> reads.checkpoint(tenantId, sessionId, copy).filter(found -> found.lastSeq() >= minSeq)).orElseThrow(
+                            () -> ApiException.unavailable("the projection has not reached seq " + minSeq + " yet; try again shortly", 1)),
+                    copy);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted", 1);
         }
     }
 
+    private static void requireId(String sessionId) {
+        if (!ID.matcher(sessionId).matches()) {
+            throw ApiException.notFound("session");
+        }
+    }
+
     /** The checkpoint as of {@code atSeq}: the same fold, stopped there. */
-    private SessionProjection at(SessionProjection current, Long atSeq) {
+    private SessionProjection at(Found found, Long atSeq) {
+        SessionProjection current = found.current();
         if (atSeq == null || atSeq == current.lastSeq()) {
             return current;
         }
         if (atSeq < 1 || atSeq > current.lastSeq()) {
             throw ApiException.badRequest("atSeq", "must be from 1 to the session's last seq " + current.lastSeq());
         }
-        return reads.log().fold(current.sessionId(), atSeq);
+        return reads.log(found.copy()).fold(current.sessionId(), atSeq);
     }
 
     /**

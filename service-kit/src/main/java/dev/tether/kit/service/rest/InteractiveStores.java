@@ -44,4 +44,24 @@ public final class InteractiveStores {
             throw ApiException.unavailable(what + " is restoring; try again shortly", 1);
         }
     }
+
+    /**
+     * This instance's copy of partition {@code partition} of store {@code name}, whatever its task — a standby, or
+     * active and restoring — and however far behind: for a read {@link OwnerRouting#serveLocallyOrForwardOrCopy}
+     * found a warm copy for. Readable while the application runs or rebalances.
+     *
+     * @throws ApiException 503 with {@code Retry-After} when there is no such copy here (any more)
+     */
+    public <K, V> ReadOnlyKeyValueStore<K, V> copy(String name, int partition) {
+        KafkaStreams.State state = streams.state();
+        if (state != KafkaStreams.State.RUNNING && state != KafkaStreams.State.REBALANCING) {
+            throw ApiException.unavailable(what + " is " + state.name().toLowerCase(Locale.ROOT) + "; try again shortly", 1);
+        }
+        try {
+            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<K, V>keyValueStore())
+                    .enableStaleStores().withPartition(partition));
+        } catch (InvalidStateStoreException e) {
+            throw ApiException.unavailable(what + " is being handed over; try again shortly", 1);
+        }
+    }
 }

@@ -16,7 +16,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.LagInfo;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -57,13 +60,16 @@ public class OwnerRouting {
     private final Instance<KafkaStreams> streams;
     private final boolean advertised;
     private final HostInfo self;
+    private final long warmCopyMaxLag;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
 
     OwnerRouting(Instance<KafkaStreams> streams,
-                 @ConfigProperty(name = "quarkus.kafka-streams.application-server") Optional<String> applicationServer) {
+                 @ConfigProperty(name = "quarkus.kafka-streams.application-server") Optional<String> applicationServer,
+                 @ConfigProperty(name = "tether.streams.warm-copy-max-lag", defaultValue = "1000") long warmCopyMaxLag) {
         this.streams = streams;
         this.advertised = applicationServer.isPresent();
         this.self = applicationServer.map(HostInfo::buildFromEndpoint).orElse(null);
+        this.warmCopyMaxLag = warmCopyMaxLag;
     }
 
     /** Thrown to answer with another instance's response. */
@@ -100,6 +106,67 @@ public class OwnerRouting {
         owner(store, sessionId, headers).ifPresent(host -> {
             throw new RemoteAnswer(forward(host, uri, headers, body));
         });
+    }
+
+    /**
+     * Like {@link #serveLocallyOrForward(String, String, UriInfo, HttpHeaders)} for a read that a warm copy may answer
+     * while the session's partition changes hands: when the owner does not answer (an instance killed a moment ago, which
+     * the group has not noticed yet), or this instance is the owner but not running its task yet (it is taking the
+     * partition over), and this instance keeps a copy of the partition — a standby, or the task restoring — no more than
+     * {@code tether.streams.warm-copy-max-lag} records (default 1,000) behind its changelog in each of {@code copied},
+     * returns the partition: the caller reads that copy ({@link InteractiveStores#copy}). Such an answer is as fresh as
+     * the copy: a read with a seq to reach waits for it as usual and answers 503 if it is not there. Empty when the
+     * read is answered here as usual; throws {@link RemoteAnswer} with the owner's answer when it is forwarded, and 503
+     * as before when neither the owner nor a warm copy can answer.
+     */
+    public OptionalInt serveLocallyOrForwardOrCopy(String store, String sessionId, UriInfo uri, HttpHeaders headers,
+                                                   List<String> copied) {
+        if (headers.getHeaderString(FORWARDED) != null || !streams.isResolvable() || !advertised) {
+            return OptionalInt.empty();
+        }
+        KafkaStreams kafkaStreams = streams.get();
+        KeyQueryMetadata owner = kafkaStreams.queryMetadataForKey(store, sessionId, new SessionPartitioner());
+        if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+            throw ApiException.unavailable("the session's partition is being reassigned; try again shortly", 1);
+        }
+        int partition = owner.partition();
+        boolean active = holdsLocally(kafkaStreams, store, partition);
+        if (owner.activeHost().equals(self) || active) {
+            return active && kafkaStreams.state() == KafkaStreams.State.RUNNING ? OptionalInt.empty()
+                    : warmCopy(kafkaStreams, partition, copied).map(OptionalInt::of).orElse(OptionalInt.empty());
+        }
+        HttpResponse<byte[]> answer;
+        try {
+            answer = http.send(request(owner.activeHost(), uri, headers, null, READ_TIMEOUT), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            return OptionalInt.of(warmCopy(kafkaStreams, partition, copied).orElseThrow(
+                    () -> ApiException.unavailable("the instance holding this session is not reachable; try again shortly", 2)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        }
+        throw new RemoteAnswer(relay(answer));
+    }
+
+    /**
+     * {@code partition} if this instance keeps a copy of it in every store of {@code copied} (standby, or active and
+     * restoring) within {@link #warmCopyMaxLag} records of its changelog's end. Asks the broker for the changelogs'
+     * ends: only for a read whose owner cannot answer.
+     */
+    private Optional<Integer> warmCopy(KafkaStreams kafkaStreams, int partition, List<String> copied) {
+        Map<String, Map<Integer, LagInfo>> lags;
+        try {
+            lags = kafkaStreams.allLocalStorePartitionLags();
+        } catch (RuntimeException e) {
+            return Optional.empty(); // the broker did not answer, or the application is not running
+        }
+        for (String store : copied) {
+            LagInfo lag = lags.getOrDefault(store, Map.of()).get(partition);
+            if (lag == null || lag.offsetLag() > warmCopyMaxLag) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(partition);
     }
 
     /** The instance to forward to, or empty to serve here (always here for a request that was forwarded already). */
