@@ -92,6 +92,10 @@ public final class Bench {
         }
 
         TetherStack stack = startStack();
+        if (settings.profile().equals("failover")) {
+            failover(report, stack, root);
+            return report.finished(Instant.now());
+        }
         String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         String rawTopic = prefix + "raw";
         String eventsTopic = prefix + "session-events";
@@ -99,7 +103,7 @@ public final class Bench {
         var sessionService = new ServiceProcess(root.resolve("session-service"), workDir.resolve("session-service"), env,
                 sessionServiceProperties());
         var projector = new ServiceProcess(root.resolve("projector-service"), workDir.resolve("projector-service"), env,
-                flightRecording("projector-service"));
+                serviceProperties("projector-service"));
         // Ctrl-C: the services go too (the stack has its own hook)
         Thread hook = new Thread(() -> {
             projector.stop();
@@ -241,6 +245,11 @@ public final class Bench {
             Runtime.getRuntime().removeShutdownHook(hook);
         }
 
+        // (10) services of its own, two of each, with the first ones stopped
+        if (settings.measures(10)) {
+            failover(report, stack, root);
+        }
+
         // (9) with the benchmark's services stopped (its broker and registry idle)
         if (settings.coldStart()) {
             report.starting("9_cold_start");
@@ -249,6 +258,13 @@ public final class Bench {
             report.coldStart(cold);
         }
         return report.finished(Instant.now());
+    }
+
+    private void failover(Report report, TetherStack stack, Path root) throws Exception {
+        report.starting("10_failover");
+        var run = new Failover(stack, root, workDir, settings.costEventBytes()).measure(settings.failoverSizes(), settings.failoverSessions());
+        log("failover: the largest size took %.2f× the smallest", run.growth());
+        report.failover(run);
     }
 
     /**
@@ -277,7 +293,7 @@ public final class Bench {
      * {@code -Dbench.sequencer.poll.ms} its stream thread's poll time.
      */
     private static List<String> sessionServiceProperties() {
-        var properties = new ArrayList<>(flightRecording("session-service"));
+        var properties = new ArrayList<>(serviceProperties("session-service"));
         String interval = System.getProperty("bench.sequencer.commit.interval.ms");
         if (interval != null) {
             properties.add("-Dkafka-streams.commit.interval.ms=" + interval);
@@ -285,6 +301,21 @@ public final class Bench {
         String poll = System.getProperty("bench.sequencer.poll.ms");
         if (poll != null) {
             properties.add("-Dkafka-streams.poll.ms=" + poll);
+        }
+        return properties;
+    }
+
+    /**
+     * The options {@code service} ({@code session-service} or {@code projector-service}) starts with: its flight
+     * recording ({@link #flightRecording}) and the space-separated options of {@code -Dbench.<service>.options}
+     * ({@code BENCH_PROJECTOR_OPTS} and {@code BENCH_SESSION_SERVICE_OPTS} of bench/run), for trying a setting such
+     * as {@code -Dkafka-streams.restore.consumer.max.poll.records=10000}.
+     */
+    private static List<String> serviceProperties(String service) {
+        var properties = new ArrayList<>(flightRecording(service));
+        String options = System.getProperty("bench." + service + ".options", "").trim();
+        if (!options.isEmpty()) {
+            properties.addAll(List.of(options.split("\\s+")));
         }
         return properties;
     }

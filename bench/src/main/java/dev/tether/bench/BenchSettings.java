@@ -32,12 +32,14 @@ import java.util.List;
  * @param jmhLengths          (5) session lengths of the JMH fold benchmark
  * @param jmhOptions          JMH's iteration options (forks, warm-up, measurement)
  * @param foldCpuWindows      (5) windows of the fold measured in thread CPU time per length ({@link FoldCpu})
+ * @param failoverSizes       (10) events in {@code session-events} at each kill of the failover, ascending (none: not run)
+ * @param failoverSessions    (10) sessions those events are in
  */
 public record BenchSettings(String profile, int repetitions, int recordBytes, long rawRecords, int sessions, int batch,
         long warmupMs, long measureMs, int latencyRate, int latencySessions, long latencyMeasureMs,
         List<Integer> costLengths, int costWindow, int costEventBytes, List<Integer> amplificationTurns, int amplificationEvents,
         int resumeLength, int resumeRepetitions, long recoveryEvents, int recoverySessions, long recoveryTopUpMin, boolean coldStart,
-        List<Integer> jmhLengths, List<String> jmhOptions, int foldCpuWindows) {
+        List<Integer> jmhLengths, List<String> jmhOptions, int foldCpuWindows, List<Long> failoverSizes, int failoverSessions) {
 
     /**
      * About 13 minutes on the 2-core build machine (18 with bench/run's build), at a load average of 20-26. The latency rate is 200/s, not the issue's example of
@@ -50,7 +52,8 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return new BenchSettings("full", 3, 1024, 200_000, 64, 10, 5_000, 15_000, 200, 100, 20_000,
                 List.of(1_000, 10_000, 100_000), 2_000, 256, List.of(100, 2_000), 4_000,
                 10_000, 30, 1_000_000, 1_000, 0, true,
-                List.of(1_000, 10_000, 100_000), List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"), 300);
+                List.of(1_000, 10_000, 100_000), List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"), 300,
+                List.of(100_000L, 1_000_000L), 1_000);
     }
 
     /** The full run under its former name: since figure 8's top-up bypasses the SDK, the full run has the issue's sizes. */
@@ -63,7 +66,8 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return new BenchSettings("smoke", 1, 1024, 10_000, 8, 10, 500, 3_000, 50, 10, 3_000,
                 List.of(100, 300), 100, 256, List.of(5, 20), 80,
                 200, 5, 0, 0, 2_000, true,
-                List.of(100, 1_000), List.of("-f", "1", "-wi", "1", "-w", "200ms", "-i", "1", "-r", "300ms"), 20);
+                List.of(100, 1_000), List.of("-f", "1", "-wi", "1", "-w", "200ms", "-i", "1", "-r", "300ms"), 20,
+                List.of(2_000L, 4_000L), 100);
     }
 
     /** Figures 1-3 only, at the full run's sizes: for trying service settings that bear on appends (about 4 minutes). */
@@ -84,11 +88,30 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return narrowed(full(), "resume");
     }
 
+    /**
+     * Figure 10 only, at the full run's sizes: two instances of each service with standbys, the one holding active tasks
+     * SIGKILLed at 100,000 and at 1,000,000 events in 1,000 sessions (about 10 minutes).
+     */
+    public static BenchSettings failover() {
+        return narrowed(full(), "failover");
+    }
+
+    /**
+     * Figure 8 only, at the full run's sizes: the projector killed holding 1,000,000 events in 1,000 sessions (all of them
+     * written straight into {@code session-events}), then started on an empty state (about 5 minutes), for trying a
+     * change of the restore.
+     */
+    public static BenchSettings recovery() {
+        return narrowed(full(), "recovery");
+    }
+
     private static BenchSettings narrowed(BenchSettings f, String profile) {
+        boolean recovery = profile.equals("recovery");
         return new BenchSettings(profile, f.repetitions, f.recordBytes, f.rawRecords, f.sessions, f.batch, f.warmupMs,
                 f.measureMs, f.latencyRate, f.latencySessions, f.latencyMeasureMs, f.costLengths, f.costWindow, f.costEventBytes,
-                f.amplificationTurns, f.amplificationEvents, f.resumeLength, f.resumeRepetitions, 0, 0, 0, false,
-                f.jmhLengths, f.jmhOptions, f.foldCpuWindows);
+                f.amplificationTurns, f.amplificationEvents, f.resumeLength, f.resumeRepetitions, recovery ? f.recoveryEvents : 0,
+                recovery ? f.recoverySessions : 0, 0, false,
+                f.jmhLengths, f.jmhOptions, f.foldCpuWindows, profile.equals("failover") ? f.failoverSizes : List.of(), f.failoverSessions);
     }
 
     /** Whether the run stops after figure 3 (and runs neither JMH nor the cold start). */
@@ -96,12 +119,14 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         return profile.equals("append");
     }
 
-    /** Whether the run measures figure {@code n} (1-9): every one, but in the narrow profiles. */
+    /** Whether the run measures figure {@code n} (1-10): every one, but in the narrow profiles. */
     public boolean measures(int n) {
         return switch (profile) {
             case "append" -> n <= 3;
             case "projection" -> n <= 4;
             case "resume" -> n == 7;
+            case "failover" -> n == 10;
+            case "recovery" -> n == 8;
             default -> true;
         };
     }
@@ -114,7 +139,9 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
             case "append" -> append();
             case "projection" -> projection();
             case "resume" -> resume();
-            default -> throw new IllegalArgumentException("profile must be full, smoke, issue-sizes, append, projection or resume, not "
+            case "failover" -> failover();
+            case "recovery" -> recovery();
+            default -> throw new IllegalArgumentException("profile must be full, smoke, issue-sizes, append, projection, resume, recovery or failover, not "
                     + profile);
         };
     }

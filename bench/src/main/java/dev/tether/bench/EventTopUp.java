@@ -55,6 +55,15 @@ final class EventTopUp {
      */
     static Written write(Map<String, Object> clientConfig, String registryUrl, String topic, String idPrefix, int sessions,
             long events, int textBytes) throws InterruptedException {
+        return write(clientConfig, registryUrl, topic, idPrefix, sessions, 1, events, textBytes);
+    }
+
+    /**
+     * Writes {@code events} more events over the sessions {@code idPrefix-0…} that this top-up wrote before, each of them
+     * then at seq {@code fromSeq - 1} (as {@link #write} leaves them when the events divide evenly); 1 for new sessions.
+     */
+    static Written write(Map<String, Object> clientConfig, String registryUrl, String topic, String idPrefix, int sessions,
+            long fromSeq, long events, int textBytes) throws InterruptedException {
         Map<String, Object> props = ProducerSettings.reliable(clientConfig)
                 .with(ProducerConfig.CLIENT_ID_CONFIG, "bench-top-up")
                 .partitionedBySession()
@@ -74,9 +83,10 @@ final class EventTopUp {
         long start = System.nanoTime();
         try (Serde<SessionEvent> values = AvroSerdes.valueSerde(registryUrl);
              var producer = new KafkaProducer<>(props, new SessionEventKeySerde(), values.serializer())) {
-            for (long seq = 1; seq <= longest; seq++) {
+            for (long n = 0; n < longest; n++) {
+                long seq = fromSeq + n;
                 for (int i = 0; i < sessions; i++) {
-                    if (seq > lengths[i]) {
+                    if (n >= lengths[i]) {
                         continue;
                     }
                     String sessionId = idPrefix + "-" + i;
@@ -94,7 +104,7 @@ final class EventTopUp {
         double seconds = (System.nanoTime() - start) / 1e9;
         var last = new LinkedHashMap<String, Long>();
         for (int i = 0; i < sessions; i++) {
-            last.put(idPrefix + "-" + i, lengths[i]);
+            last.put(idPrefix + "-" + i, fromSeq + lengths[i] - 1);
         }
         return new Written(last, written, seconds);
     }

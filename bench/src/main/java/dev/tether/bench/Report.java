@@ -226,6 +226,16 @@ final class Report {
                 run.emptyStateToServingMs() / 1e3, run.emptyStateEventsPerSec()));
     }
 
+    void failover(Failover.Run run) {
+        figure("10_failover", Map.of("run", run, "growth", run.growth(), "target", "<= 10 s at each size, <= 1.2x from the smallest to the largest"));
+        for (Failover.Round r : run.rounds()) {
+            row("10_failover", String.format(Locale.ROOT, "| 10 failover: two instances of each service with standbys, instance %s SIGKILLed (%d of the projector's 6 active tasks) holding %,d events in %,d sessions: until the other serves every partition (probes of each) | reads %.1f s, appends %.1f s (all %,d checkpoints read by 8 readers %.1f s after it, a pass before it %.1f s; load %.1f at the kill) | — | ≤ 10 s |%n",
+                    r.killed(), r.activeTasksKilled(), r.events(), r.sessions(), r.readsMs() / 1e3, r.appendsMs() / 1e3, r.sessions(),
+                    r.allCheckpointsMs() / 1e3, r.passBeforeKillMs() / 1e3, r.loadAtKill()));
+        }
+        row("10_failover", String.format(Locale.ROOT, "| 10 failover: the largest size over the smallest | %.2f× | — | ≤ 1.2× |%n", run.growth()));
+    }
+
     void coldStart(ColdStart.Run run) {
         figure("9_cold_start", Map.of("run", run));
         row("9_cold_start", String.format(Locale.ROOT, "| 9 cold start: `bin/run --no-demo` until all four services are ready%s | %.1f s | — | — |%n",

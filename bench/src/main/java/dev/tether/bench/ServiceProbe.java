@@ -19,6 +19,9 @@ final class ServiceProbe {
     /** The old generation: a full GC leaves every live object there, and what is allocated after it goes elsewhere. */
     private static final Pattern HEAP = Pattern.compile("^jvm_memory_used_bytes\\{[^}]*area=\"heap\",id=\"[^\"]*(Old|Tenured) Gen\"[^}]*} ([0-9.E+-]+)$",
             Pattern.MULTILINE);
+    private static final Pattern LAG = Pattern.compile("^tether_streams_store_lag_records(\\{[^}]*})? ([0-9.E+-]+)$", Pattern.MULTILINE);
+    /** At most a marker per store partition, and a batch in flight: far below what a restore from scratch reads. */
+    private static final double RESTORED_LAG = 100;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ServiceProbe() {
@@ -41,6 +44,26 @@ final class ServiceProbe {
             bytes += Double.parseDouble(matcher.group(2));
         }
         return bytes / (1024 * 1024);
+    }
+
+    /**
+     * Waits until the service's stores (active, warm-up and standby) are within {@link #RESTORED_LAG} records of their
+     * changelogs' ends ({@code tether_streams_store_lag_records}), twice in a row: nothing is written meanwhile, and an
+     * exactly-once changelog ends in a transaction marker, which a restored store never reads, so a restored instance's
+     * lag is a few records, not 0.
+     */
+    static void awaitStoresRestored(ServiceProcess service, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int restored = 0;
+        while (restored < 2) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the stores of " + service.baseUrl() + " did not catch up within " + timeout);
+            }
+            var matcher = LAG.matcher(metrics(service));
+            double lag = matcher.find() ? Double.parseDouble(matcher.group(2)) : Double.NaN;
+            restored = lag <= RESTORED_LAG ? restored + 1 : 0;
+            Thread.sleep(500);
+        }
     }
 
     /** The service's {@code /q/metrics}, in the Prometheus text format. */

@@ -30,7 +30,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
@@ -51,9 +50,6 @@ import org.apache.kafka.clients.admin.Admin;
  */
 public final class StreamSoak {
 
-    private static final Pattern LAG = Pattern.compile("^tether_streams_store_lag_records(\\{[^}]*})? ([0-9.E+-]+)$", Pattern.MULTILINE);
-    /** At most a marker per store partition, and a batch in flight: far below what a restore from scratch reads. */
-    private static final double RESTORED_LAG = 100;
     private static final int THREADS = Integer.getInteger("soak.threads", 32);
     private static final String TEXT = AppendLoad.text(200);
 
@@ -209,24 +205,10 @@ public final class StreamSoak {
         void call() throws Exception;
     }
 
-    /**
-     * Waits until the successor's stores (active, warm-up and standby) are within {@link #RESTORED_LAG} records of their
-     * changelogs' ends, twice in a row: nothing is written meanwhile, and an exactly-once changelog ends in a transaction
-     * marker, which a restored store never reads, so a restored instance's lag is a few records, not 0.
-     */
+    /** Waits until the successor, given its tasks, has restored them ({@link ServiceProbe#awaitStoresRestored}). */
     private static void awaitRestored(ServiceProcess service) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
-        int restored = 0;
         Thread.sleep(3_000); // the group has rebalanced over both and given the successor its tasks
-        while (restored < 2) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the successor's stores did not catch up within 30 minutes");
-            }
-            var matcher = LAG.matcher(ServiceProbe.metrics(service));
-            double lag = matcher.find() ? Double.parseDouble(matcher.group(2)) : Double.NaN;
-            restored = lag <= RESTORED_LAG ? restored + 1 : 0;
-            Thread.sleep(500);
-        }
+        ServiceProbe.awaitStoresRestored(service, Duration.ofMinutes(30));
     }
 
     private ServiceProcess service(List<ServiceProcess> instances, String module, int generation) {

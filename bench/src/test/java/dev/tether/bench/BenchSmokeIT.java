@@ -29,7 +29,7 @@ class BenchSmokeIT {
         assertThat(figures.fieldNames()).toIterable()
                 .containsExactlyInAnyOrder("1_raw_produce", "1_raw_consume", "2_append_throughput", "3_append_latency",
                         "4_projection_throughput", "5_fold_jmh", "5_fold_cpu", "5_constant_cost", "6_storage_amplification", "7_resume_latency",
-                        "8_recovery", "9_cold_start");
+                        "8_recovery", "9_cold_start", "10_failover");
         for (JsonNode value : List.of(figures.at("/1_raw_produce/recordsPerSec/median"), figures.at("/2_append_throughput/eventsPerSec/median"),
                 figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/1_raw_consume/run/fetchRecordsPerSec"),
                 figures.at("/4_projection_throughput/run/eventsPerSec"), figures.at("/4_projection_throughput/ratioToRawConsume/median"),
@@ -37,7 +37,9 @@ class BenchSmokeIT {
                 figures.at("/5_constant_cost/storeBytesLastToFirst"), figures.at("/6_storage_amplification/runs/0/ratio"),
                 figures.at("/6_storage_amplification/runs/1/ratio"), figures.at("/7_resume_latency/runs/1/p99Ms"),
                 figures.at("/8_recovery/run/killToServingMs"), figures.at("/8_recovery/run/emptyStateEventsPerSec"),
-                figures.at("/9_cold_start/run/allHealthyMs"))) {
+                figures.at("/9_cold_start/run/allHealthyMs"), figures.at("/10_failover/run/rounds/0/readsMs"),
+                figures.at("/10_failover/run/rounds/1/appendsMs"), figures.at("/10_failover/run/rounds/1/allCheckpointsMs"),
+                figures.at("/10_failover/growth"))) {
             assertThat(value.isNumber()).as("a number: %s", value).isTrue();
             assertThat(value.asDouble()).isPositive().isFinite();
         }
@@ -64,6 +66,12 @@ class BenchSmokeIT {
         assertThat(figures.at("/8_recovery/topUp/events").asLong()).isEqualTo(2_000);
         assertThat(figures.at("/8_recovery/run/sessions").asInt()).isGreaterThan(1);
         assertThat(figures.at("/9_cold_start/run/readyMs").size()).isEqualTo(4);
+        // figure 10 killed each instance once, the second time at the larger size, with appends going on through the other
+        JsonNode rounds = figures.at("/10_failover/run/rounds");
+        assertThat(rounds).hasSize(2);
+        assertThat(rounds.findValuesAsText("killed")).containsExactly("a", "b");
+        assertThat(rounds.get(1).get("events").asLong()).isEqualTo(4_000);
+        assertThat(rounds.get(0).get("backgroundAppends").asLong()).isPositive();
         JsonNode latency = figures.at("/3_append_latency/run");
         assertThat(latency.get("requests").asLong()).isPositive();
         assertThat(latency.get("failures").asLong()).isZero();
@@ -71,6 +79,7 @@ class BenchSmokeIT {
         assertThat(latency.get("p99Ms").asDouble()).isGreaterThanOrEqualTo(latency.get("p50Ms").asDouble());
         assertThat(figures.at("/2_append_throughput/runs/0/failures").asLong()).isZero();
         assertThat(report.markdown()).contains("| target | load |", "| 2 append throughput", "| 4 projection throughput", "| 5 fold per event",
-                "| 6 bytes stored", "| 7 resume", "| 8 projector SIGKILLed", "| 9 cold start");
+                "| 6 bytes stored", "| 7 resume", "| 8 projector SIGKILLed", "| 9 cold start",
+                "| 10 failover");
     }
 }
