@@ -246,15 +246,21 @@ final class Failover {
 
     /** {@code PROBES_PER_PARTITION} of {@code ids} on each partition. */
     private static List<String> perPartition(Iterable<String> ids, int partitions) {
+        List<String> probes = probes(ids, partitions);
+        if (probes.stream().map(id -> SessionPartitioner.partition(id, partitions)).distinct().count() < partitions) {
+            throw new IllegalStateException("sessions on fewer than " + partitions + " partitions: use more");
+        }
+        return probes;
+    }
+
+    /** Up to {@code PROBES_PER_PARTITION} of {@code ids} on each partition they are on. */
+    static List<String> probes(Iterable<String> ids, int partitions) {
         var byPartition = new LinkedHashMap<Integer, List<String>>();
         for (String id : ids) {
             var of = byPartition.computeIfAbsent(SessionPartitioner.partition(id, partitions), p -> new ArrayList<>());
             if (of.size() < PROBES_PER_PARTITION) {
                 of.add(id);
             }
-        }
-        if (byPartition.size() < partitions) {
-            throw new IllegalStateException("sessions on " + byPartition.size() + " of " + partitions + " partitions only: use more");
         }
         return byPartition.values().stream().flatMap(List::stream).toList();
     }

@@ -97,6 +97,11 @@ final class ProjectionCatchUp {
                 .mapToLong(e -> e.getValue().offset()).sum();
     }
 
+    /** The partitions of {@code topic}. */
+    int partitions(String topic) throws Exception {
+        return admin.describeTopics(java.util.List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic).partitions().size();
+    }
+
     private Map<TopicPartition, Long> endOffsetsByPartition(String topic) throws Exception {
         int partitions = admin.describeTopics(java.util.List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic)
                 .partitions().size();
