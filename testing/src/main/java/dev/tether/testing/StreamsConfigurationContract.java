@@ -43,6 +43,8 @@ public abstract class StreamsConfigurationContract {
                 // a single instance's: a service run twice or more overrides them (deploy/k8s, compose's ha profile)
                 Map.entry("kafka-streams.num.standby.replicas", "0"),
                 Map.entry("kafka-streams.producer.transaction.timeout.ms", "10000"),
+                // a restore's last steps are not held half a second each at the broker
+                Map.entry("kafka-streams.restore.consumer.fetch.max.wait.ms", "100"),
                 Map.entry("kafka-streams.replication.factor", "1"),
                 Map.entry("kafka-streams.producer.compression.type", "zstd"),
                 // changelogs small segments that compact, so a restore reads the live keys, not every write ever made
