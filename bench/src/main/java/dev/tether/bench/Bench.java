@@ -138,10 +138,14 @@ public final class Bench {
                     report.rawProduce(produced);
                     report.appendThroughput(appended);
 
-                    // (3)
+                    // (3), at the rate of -Dbench.latency.rate (BENCH_LATENCY_RATE) if set
                     List<SessionWriter> latencyWriters = load.sessions("lat", settings.latencySessions(), 8);
+                    int rate = Integer.getInteger("bench.latency.rate", settings.latencyRate());
+                    if (rate != settings.latencyRate()) {
+                        report.info("append latency rate (BENCH_LATENCY_RATE, per second)", rate);
+                    }
                     report.starting("3_append_latency");
-                    var latency = load.latency(latencyWriters, settings.latencyRate(), Math.min(64, settings.latencySessions()),
+                    var latency = load.latency(latencyWriters, rate, Math.min(64, settings.latencySessions()),
                             settings.warmupMs(), settings.latencyMeasureMs());
                     log("latency at %d/s: p50 %.1f ms, p99 %.1f ms", latency.targetRate(), latency.p50Ms(), latency.p99Ms());
                     report.appendLatency(latency);
