@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.core.event.UserMessage;
+import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.testing.ServiceProcess;
 import java.net.URI;
@@ -111,6 +112,16 @@ class OwnerRoutingIT {
             }
             assertThat(onA).as("sessions instance A holds").isNotEmpty().hasSizeLessThan(sessions.size());
 
+            // a session that does not exist, on a partition instance A holds (of the 6 of TETHER_TOPICS_PARTITIONS's
+            // default): "not found" while A answers
+            String ghost = null;
+            for (int i = 0; ghost == null; i++) {
+                if (SessionPartitioner.partition(prefix + "ghost" + i, 6) == SessionPartitioner.partition(onA.get(0), 6)) {
+                    ghost = prefix + "ghost" + i;
+                }
+            }
+            assertThat(get(b, "/v1/sessions/" + ghost + "/checkpoint").statusCode()).isEqualTo(404);
+
             long killed = System.nanoTime();
             a.kill();
             for (String id : onA) {
@@ -124,6 +135,9 @@ class OwnerRoutingIT {
                     .isLessThan(Duration.ofSeconds(30));
             var unseen = get(b, "/v1/sessions/" + onA.get(0) + "/checkpoint?minSeq=3");
             assertThat(unseen.statusCode()).as("a seq the copy has not folded: %s", unseen.body()).isEqualTo(503);
+            // a copy may lag behind a session's creation: one it does not have is "try again", never "not found"
+            var missing = get(b, "/v1/sessions/" + ghost + "/checkpoint");
+            assertThat(missing.statusCode()).as("a session the copy does not have: %s", missing.body()).isEqualTo(503);
         } finally {
             for (Path dir : List.of(dirA, dirB)) {
                 try (var paths = Files.walk(dir)) {

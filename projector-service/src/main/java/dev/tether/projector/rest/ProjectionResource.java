@@ -366,7 +366,8 @@ public class ProjectionResource {
      * The session's checkpoint for a read of it, its context or its recovery report: read here if this instance holds
      * its partition, else the request goes to the one that does; while the partition changes hands (its owner killed a
      * moment ago, or this instance taking it over) from this instance's warm copy of it, if it keeps one
-     * ({@link OwnerRouting#serveLocallyOrForwardOrCopy}). With {@code minSeq}, waits (up to 5 s, then 503) until the
+     * ({@link OwnerRouting#serveLocallyOrForwardOrCopy}), where a session it does not have answers 503, not 404. With
+     * {@code minSeq}, waits (up to 5 s, then 503) until the
      * projection has folded at least that seq: a client reads its own writes made through the session-service, which
      * the projection follows a moment later. The fold wakes the wait ({@link StoreSignals}); nothing polls.
      */
@@ -376,7 +377,10 @@ public class ProjectionResource {
                 ProjectorReads.SESSION_STORES);
         String tenantId = caller.principal().tenantId();
         if (minSeq == null) {
-            return new Found(reads.checkpoint(tenantId, sessionId, copy).orElseThrow(() -> ApiException.notFound("session")), copy);
+            return new Found(reads.checkpoint(tenantId, sessionId, copy).orElseThrow(() -> copy.isPresent()
+                    // a copy may lag behind the session's creation: never a "not found" for something that may exist
+                    ? ApiException.unavailable("the session's partition is changing hands and this instance's copy does not have it; try again shortly", 1)
+                    : ApiException.notFound("session")), copy);
         }
         try {
             // the fold signals each session whose checkpoint it wrote
