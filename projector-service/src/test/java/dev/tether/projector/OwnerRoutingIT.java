@@ -12,13 +12,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two projector instances share the partitions: a read sent to either instance answers for every
@@ -30,22 +30,19 @@ class OwnerRoutingIT {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new ObjectMapper();
 
+    /** The two instances' work directories (state, logs). */
+    @TempDir
+    Path dirA;
+    @TempDir
+    Path dirB;
+
     @Test
     void eitherInstance_answersForEverySession() throws Exception {
         String prefix = "route-" + UUID.randomUUID().toString().substring(0, 8) + ".";
-        TopicLayout layout = TopicLayout.local().withPrefix(prefix);
-        Path dirA = Files.createTempDirectory("projector-a-");
-        Path dirB = Files.createTempDirectory("projector-b-");
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix);
         try (var a = new ServiceProcess(Path.of("").toAbsolutePath(), dirA, env, List.of()).start();
-                var b = new ServiceProcess(Path.of("").toAbsolutePath(), dirB, env, List.of()).start();
-                var writer = new EventWriter(layout, "acme")) {
-            var sessions = new ArrayList<String>();
-            for (int i = 0; i < 12; i++) {
-                String id = prefix + "s" + i;
-                sessions.add(id);
-                writer.session(id).add(ProjectionApiIT.started(), new UserMessage("hello " + i, null));
-            }
+                var b = new ServiceProcess(Path.of("").toAbsolutePath(), dirB, env, List.of()).start()) {
+            List<String> sessions = twelveSessions(prefix);
             int[] servedBy = new int[2];
             // a request that times out while the two instances still rebalance (slow on a loaded machine) is asked again
             await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500)).ignoreExceptionsInstanceOf(java.io.IOException.class)
@@ -64,12 +61,6 @@ class OwnerRoutingIT {
                 servedBy[local.statusCode() == 200 ? 0 : 1]++;
             }
             assertThat(servedBy[0]).as("sessions instance A holds").isBetween(1, 11);
-        } finally {
-            for (Path dir : List.of(dirA, dirB)) {
-                try (var paths = Files.walk(dir)) {
-                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
-            }
         }
     }
 
@@ -82,20 +73,11 @@ class OwnerRoutingIT {
     @Test
     void aKilledInstancesSessions_areReadFromTheOthersWarmCopy_beforeTheGroupHandsThemOver() throws Exception {
         String prefix = "copy-" + UUID.randomUUID().toString().substring(0, 8) + ".";
-        TopicLayout layout = TopicLayout.local().withPrefix(prefix);
-        Path dirA = Files.createTempDirectory("projector-a-");
-        Path dirB = Files.createTempDirectory("projector-b-");
         var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "KAFKA_STREAMS_NUM_STANDBY_REPLICAS", "1",
                 "KAFKA_STREAMS_SESSION_TIMEOUT_MS", "60000");
         try (var a = new ServiceProcess(Path.of("").toAbsolutePath(), dirA, env, List.of()).start();
-                var b = new ServiceProcess(Path.of("").toAbsolutePath(), dirB, env, List.of()).start();
-                var writer = new EventWriter(layout, "acme")) {
-            var sessions = new ArrayList<String>();
-            for (int i = 0; i < 12; i++) {
-                String id = prefix + "s" + i;
-                sessions.add(id);
-                writer.session(id).add(ProjectionApiIT.started(), new UserMessage("hello " + i, null));
-            }
+                var b = new ServiceProcess(Path.of("").toAbsolutePath(), dirB, env, List.of()).start()) {
+            List<String> sessions = twelveSessions(prefix);
             await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500)).ignoreExceptionsInstanceOf(java.io.IOException.class)
                     .untilAsserted(() -> {
                 for (String id : sessions) {
@@ -138,13 +120,20 @@ class OwnerRoutingIT {
             // a copy may lag behind a session's creation: one it does not have is "try again", never "not found"
             var missing = get(b, "/v1/sessions/" + ghost + "/checkpoint");
             assertThat(missing.statusCode()).as("a session the copy does not have: %s", missing.body()).isEqualTo(503);
-        } finally {
-            for (Path dir : List.of(dirA, dirB)) {
-                try (var paths = Files.walk(dir)) {
-                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
+        }
+    }
+
+    /** Twelve sessions of two events each, written to {@code prefix}'s session-events as the sequencer would. */
+    private static List<String> twelveSessions(String prefix) throws Exception {
+        var sessions = new ArrayList<String>();
+        try (var writer = new EventWriter(TopicLayout.local().withPrefix(prefix), "acme")) {
+            for (int i = 0; i < 12; i++) {
+                String id = prefix + "s" + i;
+                sessions.add(id);
+                writer.session(id).add(ProjectionApiIT.started(), new UserMessage("hello " + i, null));
             }
         }
+        return sessions;
     }
 
     /** {@code tether_streams_store_lag_records} of {@code instance}: how far its stores, standbys included, are behind. */
