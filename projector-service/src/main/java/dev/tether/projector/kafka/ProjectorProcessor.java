@@ -19,6 +19,7 @@ import dev.tether.core.event.ToolStatus;
 import dev.tether.core.id.IdempotencyKey;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
+import dev.tether.kit.kafka.FlushForwarding;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -51,11 +52,12 @@ import org.jboss.logging.Logger;
  * After each event it signals {@link StoreSignals} with the session's id on {@value ProjectorStores#CHECKPOINTS}: a
  * read waiting for the checkpoint to reach a seq looks again then.
  *
- * <p>The checkpoint store has a record cache: a session's checkpoint is written to the store (and seen by reads) at
- * every event, but reaches the store's changelog and {@code session-checkpoints} once per commit, the latest one, in
- * the commit's transaction ({@link FlushForwarding}). Between events the processor keeps the checkpoints it wrote
- * since that commit as it folded them ({@link #folded}), so that the next event of a session is folded without reading
- * and decoding the stored one: the same value, since a checkpoint reads back from its Avro as it was written.
+ * <p>The checkpoint store writes back ({@link dev.tether.kit.kafka.WriteBackStore}): a session's checkpoint is written to
+ * the store (and seen by reads) at every event, but is encoded and reaches the store's changelog and
+ * {@code session-checkpoints} once per commit, the latest one, in the commit's transaction ({@link FlushForwarding}).
+ * Between events the processor keeps the checkpoints it wrote since that commit as it folded them ({@link #folded}), so
+ * that the next event of a session is folded without converting the stored one back: the same value, since a
+ * checkpoint reads back from its Avro as it was written.
  */
 final class ProjectorProcessor implements Processor<Object, Object, Object, Object> {
 
@@ -70,7 +72,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     private final KafkaTracing tracing;
     private final StoreSignals signals;
     /**
-     * The checkpoints written to the store since its cache last flushed them, as folded (sessionId → checkpoint): each
+     * The checkpoints written to the store since it last flushed them, as folded (sessionId → checkpoint): each
      * equal to the stored one. A flushed session leaves it, so it holds the sessions of the current commit interval.
      */
     private final Map<String, SessionProjection> folded = new LinkedHashMap<>(64, 0.75f, true) {

@@ -11,6 +11,7 @@ import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.TopicMaterializer;
+import dev.tether.kit.kafka.WriteBackStore;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import java.util.Map;
@@ -25,8 +26,8 @@ import org.apache.kafka.streams.state.Stores;
  * <ul>
  * <li>{@value ProjectorStores#MESSAGES}: every event by (sessionId, seq), restored from
  *     {@code session-events} itself, so storing a message costs no extra write;</li>
- * <li>{@link ProjectorProcessor}: the checkpoint fold ({@value ProjectorStores#CHECKPOINTS}, cached: its changelog and
- *     {@code session-checkpoints} get a session's latest checkpoint once per commit), the call records
+ * <li>{@link ProjectorProcessor}: the checkpoint fold ({@value ProjectorStores#CHECKPOINTS}, a {@link WriteBackStore}: its
+ *     changelog and {@code session-checkpoints} get a session's latest checkpoint once per commit, encoded then), the call records
  *     ({@value ProjectorStores#CALLS}), and the outputs {@code session-checkpoints} and {@code tool-requests}.</li>
  * </ul>
  * Each event costs a constant amount of work and of store writes, whatever the session's length.
@@ -78,9 +79,10 @@ public final class ProjectorTopology {
         topology.addSource("outcomes-source", strings.deserializer(), serdes.outcomes().deserializer(), input.name(Topics.TOOL_OUTCOMES));
         topology.addProcessor("projector", () -> new ProjectorProcessor(tracing, signals), "events-source", "outcomes-source");
         topology.connectProcessorAndStateStores("projector", ProjectorStores.MESSAGES);
-        // cached: a session's checkpoint reaches the changelog and session-checkpoints once per commit, not once per event
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CHECKPOINTS), strings,
-                serdes.checkpoints()).withCachingEnabled(), "projector");
+        // written back: a session's checkpoint is encoded and reaches the changelog and session-checkpoints once per commit,
+        // not once per event
+        topology.addStateStore(WriteBackStore.builder(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CHECKPOINTS),
+                strings, serdes.checkpoints()), strings.serializer()), "projector");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CALLS), strings,
                 ProjectorStoreFormats.CALLS.writing(writeVersions)), "projector");
 

@@ -1,4 +1,4 @@
-package dev.tether.projector.kafka;
+package dev.tether.kit.kafka;
 
 import java.util.function.Consumer;
 import org.apache.kafka.streams.kstream.internals.Change;
@@ -11,7 +11,8 @@ import org.apache.kafka.streams.state.internals.CacheFlushListener;
 import org.apache.kafka.streams.state.internals.CachedStateStore;
 
 /**
- * Forwards the writes of a cached key-value store to a sink as the store's record cache flushes them, the way a
+ * Forwards the writes of a cached key-value store to a sink as the store's cache flushes them (Kafka Streams' record cache,
+ * or a {@link WriteBackStore}'s pending values), the way a
  * KTable's changes go downstream: the latest value of each key written since the last flush (a delete as a
  * tombstone), once. Kafka Streams flushes the cache when it commits a task, inside the exactly-once transaction that
  * commits the input offsets and the changelog writes (and earlier, for a key the full cache evicts), so every value the
@@ -21,9 +22,9 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * <p>The Processor API has no public hook for this; the DSL's KTables use the same internal one
  * ({@code CachedStateStore.setFlushListener}, with the context's current node set to the forwarding processor while it
  * forwards, as {@code TimestampedCacheFlushListener} does). Pinned by the Kafka Streams version of the Quarkus BOM;
- * {@code ProjectorTopologyTest} and the projector's ITs fail if it stops forwarding.
+ * {@code WriteBackStoreTest}, {@code ProjectorTopologyTest} and the projector's ITs fail if it stops forwarding.
  */
-final class FlushForwarding<K, V> implements CacheFlushListener<K, V> {
+public final class FlushForwarding<K, V> implements CacheFlushListener<K, V> {
 
     private final InternalProcessorContext<Object, Object> context;
     private final ProcessorNode<?, ?, ?, ?> node;
@@ -41,10 +42,11 @@ final class FlushForwarding<K, V> implements CacheFlushListener<K, V> {
      * Sends what {@code store} flushes to the child {@code sink} of the processor whose {@code init} this is called from,
      * then tells {@code flushed} the key.
      *
-     * @throws IllegalStateException if the store has no record cache ({@code withCachingEnabled()}): nothing would be sent
+     * @throws IllegalStateException if the store has no cache that flushes ({@code withCachingEnabled()}, or a write-back
+     *         store): nothing would be sent
      */
     @SuppressWarnings("unchecked")
-    static <K, V> void install(ProcessorContext<Object, Object> context, KeyValueStore<K, V> store, String sink, Consumer<K> flushed) {
+    public static <K, V> void install(ProcessorContext<Object, Object> context, KeyValueStore<K, V> store, String sink, Consumer<K> flushed) {
         var forwarding = new FlushForwarding<K, V>((InternalProcessorContext<Object, Object>) context, sink, flushed);
         if (!(store instanceof CachedStateStore<?, ?> cached) || !((CachedStateStore<K, V>) cached).setFlushListener(forwarding, false)) {
             throw new IllegalStateException("the store " + store.name() + " has no record cache: its writes would never be forwarded to "

@@ -1,0 +1,172 @@
+package dev.tether.kit.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The write-back store in a topology: a processor writes it (one input record is a script of writes), reads it back
+ * before the commit, and {@link FlushForwarding} sends what the commit flushes to a topic. The test driver commits after
+ * each input record, as Kafka Streams does at a commit interval.
+ */
+class WriteBackStoreTest {
+
+    @TempDir
+    Path stateDir;
+
+    /** What the processor read from the store after running a script, before the commit: get and every iterator. */
+    private final List<String> seen = new ArrayList<>();
+    /** Values the store's serde encoded: a value is encoded once per commit, not once per write. */
+    private final AtomicInteger encoded = new AtomicInteger();
+
+    @Test
+    void writesToAKeyBetweenTwoCommits_areEncodedAndSentOnce_asTheLatestValue_withTheTimestampOfItsWriter() {
+        try (var driver = driver()) {
+            var scripts = driver.createInputTopic("scripts", Serdes.String().serializer(), Serdes.String().serializer());
+            var flushed = driver.createOutputTopic("flushed", Serdes.String().deserializer(), Serdes.String().deserializer());
+
+            scripts.pipeInput("r1", "put a=1;put a=2;put b=1;put a=3", 1_000L);
+
+            List<TestRecord<String, String>> sent = flushed.readRecordsToList();
+            assertThat(sent).extracting(TestRecord::key, TestRecord::value).containsExactlyInAnyOrder(
+                    tuple("a", "3"), tuple("b", "1"));
+            assertThat(sent).extracting(TestRecord::timestamp).containsOnly(1_000L);
+            assertThat(encoded.get()).as("one encoding per key and commit for the store, none per put").isEqualTo(2);
+            KeyValueStore<String, String> store = driver.getKeyValueStore("things");
+            assertThat(store.get("a")).isEqualTo("3");
+            assertThat(store.get("b")).isEqualTo("1");
+
+            scripts.pipeInput("r2", "put b=2", 2_000L);
+
+            assertThat(flushed.readRecordsToList()).extracting(TestRecord::key, TestRecord::value, TestRecord::timestamp)
+                    .containsExactly(tuple("b", "2", 2_000L));
+        }
+    }
+
+    @Test
+    void readsBeforeTheCommit_seeThePendingWrites_mergedWithTheStoredOnesInKeyOrder() {
+        try (var driver = driver()) {
+            var scripts = driver.createInputTopic("scripts", Serdes.String().serializer(), Serdes.String().serializer());
+            var flushed = driver.createOutputTopic("flushed", Serdes.String().deserializer(), Serdes.String().deserializer());
+            scripts.pipeInput("r1", "put a=1;put c=1;put e=1;put ab=1");
+            flushed.readRecordsToList();
+            seen.clear();
+
+            // pending: b new, c replaced, e deleted, ac new; stored: a, ab, c, e
+            scripts.pipeInput("r2", "put b=2;put c=2;delete e;put ac=2;read");
+
+            assertThat(seen).containsExactly(
+                    "get a=1 b=2 c=2 e=null",
+                    "all a=1 ab=1 ac=2 b=2 c=2",
+                    "reverseAll c=2 b=2 ac=2 ab=1 a=1",
+                    "range ab..b ab=1 ac=2 b=2",
+                    "reverseRange ab..b b=2 ac=2 ab=1",
+                    "prefix a a=1 ab=1 ac=2");
+            assertThat(flushed.readRecordsToList()).extracting(TestRecord::key, TestRecord::value).containsExactlyInAnyOrder(
+                    tuple("b", "2"), tuple("c", "2"),
+                    tuple("e", null), tuple("ac", "2"));
+            KeyValueStore<String, String> store = driver.getKeyValueStore("things");
+            assertThat(contents(store.all())).isEqualTo("a=1 ab=1 ac=2 b=2 c=2");
+        }
+    }
+
+    @Test
+    void aWriteBackStore_isItsOwnCache() {
+        var builder = WriteBackStore.builder(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("things"), Serdes.String(),
+                Serdes.String()), new StringSerializer());
+
+        assertThatThrownBy(builder::withCachingEnabled).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("its own cache");
+        assertThat(builder.name()).isEqualTo("things");
+        assertThat(builder.loggingEnabled()).isTrue();
+    }
+
+    private TopologyTestDriver driver() {
+        var topology = new Topology();
+        topology.addSource("scripts-source", Serdes.String().deserializer(), Serdes.String().deserializer(), "scripts");
+        topology.addProcessor("writer", Writer::new, "scripts-source");
+        topology.addStateStore(WriteBackStore.builder(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("things"),
+                Serdes.String(), counting(Serdes.String())), new StringSerializer()), "writer");
+        topology.addSink("flushed-sink", "flushed", Serdes.String().serializer(), Serdes.String().serializer(), "writer");
+        var props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "write-back-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        return new TopologyTestDriver(topology, props);
+    }
+
+    private Serde<String> counting(Serde<String> serde) {
+        return Serdes.serdeFrom((topic, value) -> {
+            encoded.incrementAndGet();
+            return serde.serializer().serialize(topic, value);
+        }, serde.deserializer());
+    }
+
+    private static String contents(KeyValueIterator<String, String> iterator) {
+        var found = new ArrayList<String>();
+        try (iterator) {
+            iterator.forEachRemaining(kv -> found.add(kv.key + "=" + kv.value));
+        }
+        return String.join(" ", found);
+    }
+
+    /** Runs an input record's script of {@code put k=v}, {@code delete k} and {@code read} against the store. */
+    private final class Writer implements Processor<String, String, Object, Object> {
+
+        private KeyValueStore<String, String> store;
+
+        @Override
+        public void init(ProcessorContext<Object, Object> context) {
+            store = context.getStateStore("things");
+            FlushForwarding.install(context, store, "flushed-sink", key -> {});
+        }
+
+        @Override
+        public void process(Record<String, String> record) {
+            for (String step : record.value().split(";")) {
+                String[] words = step.split("[ =]");
+                switch (words[0]) {
+                    case "put" -> store.put(words[1], words[2]);
+                    case "delete" -> store.delete(words[1]);
+                    case "read" -> read();
+                    default -> throw new IllegalArgumentException(step);
+                }
+            }
+        }
+
+        private void read() {
+            var values = new ArrayList<String>();
+            for (String key : List.of("a", "b", "c", "e")) {
+                values.add(key + "=" + store.get(key));
+            }
+            seen.add("get " + String.join(" ", values));
+            seen.add("all " + contents(store.all()));
+            seen.add("reverseAll " + contents(store.reverseAll()));
+            seen.add("range ab..b " + contents(store.range("ab", "b")));
+            seen.add("reverseRange ab..b " + contents(store.reverseRange("ab", "b")));
+            seen.add("prefix a " + contents(store.prefixScan("a", new StringSerializer())));
+        }
+    }
+}
