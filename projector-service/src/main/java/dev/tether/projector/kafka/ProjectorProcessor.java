@@ -55,9 +55,9 @@ import org.jboss.logging.Logger;
  * <p>The checkpoint store writes back ({@link dev.tether.kit.kafka.WriteBackStore}): a session's checkpoint is written to
  * the store (and seen by reads) at every event, but is encoded and reaches the store's changelog and
  * {@code session-checkpoints} once per commit, the latest one, in the commit's transaction ({@link FlushForwarding}).
- * Between events the processor keeps the checkpoints it wrote since that commit as it folded them ({@link #folded}), so
- * that the next event of a session is folded without converting the stored one back: the same value, since a
- * checkpoint reads back from its Avro as it was written.
+ * Between events the processor keeps the checkpoints of the sessions it folded last as it folded them ({@link #folded}),
+ * so that the next event of a session is folded without reading, decoding and converting the stored one back: the same
+ * value, since the processor is the store's only writer and a checkpoint reads back from its Avro as it was written.
  */
 final class ProjectorProcessor implements Processor<Object, Object, Object, Object> {
 
@@ -66,14 +66,14 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
 
     private static final Logger LOG = Logger.getLogger(ProjectorProcessor.class);
 
-    /** The most checkpoints {@link #folded} keeps per task (the latest ones), whatever the sessions written between commits. */
+    /** The most checkpoints {@link #folded} keeps per task: those of the sessions folded last. */
     static final int FOLDED_SESSIONS = 1_000;
 
     private final KafkaTracing tracing;
     private final StoreSignals signals;
     /**
-     * The checkpoints written to the store since it last flushed them, as folded (sessionId → checkpoint): each
-     * equal to the stored one. A flushed session leaves it, so it holds the sessions of the current commit interval.
+     * The checkpoints of the sessions folded last, as folded (sessionId → checkpoint): each equal to the stored one, since
+     * only this processor writes the store. Emptied when the task (re)starts, so it never outlives the store's state.
      */
     private final Map<String, SessionProjection> folded = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -96,7 +96,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         this.context = context;
         folded.clear(); // a task revived after a failure starts from its stores
         checkpoints = context.getStateStore(ProjectorStores.CHECKPOINTS);
-        FlushForwarding.install(context, checkpoints, CHECKPOINTS_SINK, folded::remove);
+        FlushForwarding.install(context, checkpoints, CHECKPOINTS_SINK);
         calls = context.getStateStore(ProjectorStores.CALLS);
         log = new SessionLog(context.getStateStore(ProjectorStores.MESSAGES));
     }

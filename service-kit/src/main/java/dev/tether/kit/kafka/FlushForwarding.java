@@ -1,6 +1,5 @@
 package dev.tether.kit.kafka;
 
-import java.util.function.Consumer;
 import org.apache.kafka.streams.kstream.internals.Change;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -29,25 +28,22 @@ public final class FlushForwarding<K, V> implements CacheFlushListener<K, V> {
     private final InternalProcessorContext<Object, Object> context;
     private final ProcessorNode<?, ?, ?, ?> node;
     private final String sink;
-    private final Consumer<K> flushed;
 
-    private FlushForwarding(InternalProcessorContext<Object, Object> context, String sink, Consumer<K> flushed) {
+    private FlushForwarding(InternalProcessorContext<Object, Object> context, String sink) {
         this.context = context;
         this.node = context.currentNode();
         this.sink = sink;
-        this.flushed = flushed;
     }
 
     /**
-     * Sends what {@code store} flushes to the child {@code sink} of the processor whose {@code init} this is called from,
-     * then tells {@code flushed} the key.
+     * Sends what {@code store} flushes to the child {@code sink} of the processor whose {@code init} this is called from.
      *
      * @throws IllegalStateException if the store has no cache that flushes ({@code withCachingEnabled()}, or a write-back
      *         store): nothing would be sent
      */
     @SuppressWarnings("unchecked")
-    public static <K, V> void install(ProcessorContext<Object, Object> context, KeyValueStore<K, V> store, String sink, Consumer<K> flushed) {
-        var forwarding = new FlushForwarding<K, V>((InternalProcessorContext<Object, Object>) context, sink, flushed);
+    public static <K, V> void install(ProcessorContext<Object, Object> context, KeyValueStore<K, V> store, String sink) {
+        var forwarding = new FlushForwarding<K, V>((InternalProcessorContext<Object, Object>) context, sink);
         if (!(store instanceof CachedStateStore<?, ?> cached) || !((CachedStateStore<K, V>) cached).setFlushListener(forwarding, false)) {
             throw new IllegalStateException("the store " + store.name() + " has no record cache: its writes would never be forwarded to "
                     + sink);
@@ -63,6 +59,5 @@ public final class FlushForwarding<K, V> implements CacheFlushListener<K, V> {
         } finally {
             context.setCurrentNode(previous);
         }
-        flushed.accept(record.key());
     }
 }

@@ -140,7 +140,7 @@ class WriteBackStoreTest {
         @Override
         public void init(ProcessorContext<Object, Object> context) {
             store = context.getStateStore("things");
-            FlushForwarding.install(context, store, "flushed-sink", key -> {});
+            FlushForwarding.install(context, store, "flushed-sink");
         }
 
         @Override
