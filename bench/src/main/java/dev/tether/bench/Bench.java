@@ -126,6 +126,8 @@ public final class Bench {
                     List<SessionWriter> writers = load.sessions("tput", settings.sessions(), 8);
 
                     // (1) and (2), interleaved so that drift of the shared machine hits both alike
+                    var writes = new BrokerWrites(admin, stack.clientConfig(), prefix); // only the session-service writes until figure 4
+                    BrokerWrites.Snapshot beforeThroughput = writes.snapshot();
                     report.starting("1_raw_produce", "2_append_throughput");
                     var produced = new ArrayList<RawCeiling.Produced>();
                     var appended = new ArrayList<AppendLoad.Throughput>();
@@ -136,7 +138,7 @@ public final class Bench {
                                 appended.get(rep).eventsPerSec());
                     }
                     report.rawProduce(produced);
-                    report.appendThroughput(appended);
+                    report.appendThroughput(appended, BrokerWrites.between("2_append_throughput", beforeThroughput, writes.snapshot()));
 
                     // (3), at the rate of -Dbench.latency.rate (BENCH_LATENCY_RATE) if set
                     List<SessionWriter> latencyWriters = load.sessions("lat", settings.latencySessions(), 8);
@@ -144,11 +146,12 @@ public final class Bench {
                     if (rate != settings.latencyRate()) {
                         report.info("append latency rate (BENCH_LATENCY_RATE, per second)", rate);
                     }
+                    BrokerWrites.Snapshot beforeLatency = writes.snapshot();
                     report.starting("3_append_latency");
                     var latency = load.latency(latencyWriters, rate, Math.min(64, settings.latencySessions()),
                             settings.warmupMs(), settings.latencyMeasureMs());
                     log("latency at %d/s: p50 %.1f ms, p99 %.1f ms", latency.targetRate(), latency.p50Ms(), latency.p99Ms());
-                    report.appendLatency(latency);
+                    report.appendLatency(latency, BrokerWrites.between("3_append_latency", beforeLatency, writes.snapshot()));
                 }
                 if (settings.appendOnly()) {
                     return report.finished(Instant.now());
@@ -171,8 +174,13 @@ public final class Bench {
                     var catchUp = watch.await(prefix + "tether-projector-service", eventsTopic, recordShare, Duration.ofMinutes(10), 100);
                     started.get(5, TimeUnit.MINUTES);
                     report.info("projector-service start to ready (ms)", (System.nanoTime() - p0) / 1e6);
-                    log("projection %.0f events/s over %d records", catchUp.eventsPerSec(), eventRecords);
-                    report.projection(catchUp, eventRecords);
+                    // the CPU of its Kafka Streams threads since it started (the start restores nothing): cost per event that the
+                    // load of a shared machine moves far less than the rate
+                    double streamMicrosPerEvent = new ServiceCpu(root.resolve("projector-service"), prefix + "tether-projector-service")
+                            .streamThreadNanos() / 1e3 / eventRecords;
+                    log("projection %.0f events/s over %d records, %.1f µs of stream-thread CPU per event", catchUp.eventsPerSec(),
+                            eventRecords, streamMicrosPerEvent);
+                    report.projection(catchUp, eventRecords, streamMicrosPerEvent);
                 } else {
                     projector.start();
                 }
