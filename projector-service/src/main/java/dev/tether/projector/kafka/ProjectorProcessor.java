@@ -22,6 +22,7 @@ import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.FlushForwarding;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.kafka.WriteBackStore;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.CallRecord;
@@ -52,9 +53,10 @@ import org.jboss.logging.Logger;
  * After each event it signals {@link StoreSignals} with the session's id on {@value ProjectorStores#CHECKPOINTS}: a
  * read waiting for the checkpoint to reach a seq looks again then.
  *
- * <p>The checkpoint store writes back ({@link dev.tether.kit.kafka.WriteBackStore}): a session's checkpoint is written to
- * the store (and seen by reads) at every event, but is encoded and reaches the store's changelog and
- * {@code session-checkpoints} once per commit, the latest one, in the commit's transaction ({@link FlushForwarding}).
+ * <p>The checkpoint store writes back ({@link WriteBackStore}): a session's checkpoint is written to the store (and seen
+ * by reads) at every event, but is converted to Avro only when read or flushed, and encoded and reaches the store's
+ * changelog and {@code session-checkpoints} once per commit, the latest one, in the commit's transaction
+ * ({@link FlushForwarding}).
  * Between events the processor keeps the checkpoints of the sessions it folded last as it folded them ({@link #folded}),
  * so that the next event of a session is folded without reading, decoding and converting the stored one back: the same
  * value, since the processor is the store's only writer and a checkpoint reads back from its Avro as it was written.
@@ -82,7 +84,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         }
     };
     private ProcessorContext<Object, Object> context;
-    private KeyValueStore<String, Checkpoint> checkpoints;
+    private WriteBackStore<String, Checkpoint> checkpoints;
     private KeyValueStore<String, CallRecord> calls;
     private SessionLog log;
 
@@ -95,8 +97,9 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     public void init(ProcessorContext<Object, Object> context) {
         this.context = context;
         folded.clear(); // a task revived after a failure starts from its stores
-        checkpoints = context.getStateStore(ProjectorStores.CHECKPOINTS);
-        FlushForwarding.install(context, checkpoints, CHECKPOINTS_SINK);
+        KeyValueStore<String, Checkpoint> stored = context.getStateStore(ProjectorStores.CHECKPOINTS);
+        FlushForwarding.install(context, stored, CHECKPOINTS_SINK);
+        checkpoints = WriteBackStore.of(stored);
         calls = context.getStateStore(ProjectorStores.CALLS);
         log = new SessionLog(context.getStateStore(ProjectorStores.MESSAGES));
     }
@@ -132,7 +135,8 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             loaded.report();
             RecordMetadata at = context.recordMetadata().orElseThrow();
             SessionProjection after = Projection.evolve(before, event, at.partition(), at.offset());
-            checkpoints.put(sessionId, CheckpointAvro.toAvro(after)); // to session-checkpoints when the cache flushes it
+            // converted to Avro when read or flushed, and encoded then: to session-checkpoints when the store flushes it
+            checkpoints.putLazily(sessionId, () -> CheckpointAvro.toAvro(after));
             folded.put(sessionId, after);
             recordCalls(after, event, record, span.getSpanContext().getTraceId());
         } finally {

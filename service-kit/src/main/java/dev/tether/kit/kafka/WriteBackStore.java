@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -34,7 +35,7 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * input offsets, as Kafka Streams' own record cache does ({@code withCachingEnabled()}). The difference is when a value
  * is encoded: the record cache holds bytes, so every {@code put} encodes the value (for a store written at every record,
  * such as the projector's checkpoints, once per event); this store encodes it once per commit, whatever the number of
- * writes to the key in between.
+ * writes to the key in between. {@link #putLazily} defers making the value too, until a read or the flush asks for it.
  *
  * <p>Reads — the stream thread's and interactive queries' on other threads — see the pending values first, then the
  * store beneath; iterators merge the two in the order of the serialized keys, as the store beneath orders them. A
@@ -50,8 +51,33 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  */
 public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<K, V>, K, V> implements KeyValueStore<K, V> {
 
-    /** A value written since the last flush ({@code null}: a delete) and the context of the record that wrote it. */
-    private record Pending<V>(V value, ProcessorRecordContext context) {}
+    /**
+     * A value written since the last flush ({@code null}: a delete), made when first asked for, and the context of the
+     * record that wrote it.
+     */
+    private static final class Pending<V> {
+        private final ProcessorRecordContext context;
+        private Supplier<V> make;
+        private V value;
+
+        Pending(Supplier<V> make, V value, ProcessorRecordContext context) {
+            this.make = make;
+            this.value = value;
+            this.context = context;
+        }
+
+        synchronized V value() { // the stream thread flushes it while an interactive query may read it
+            if (make != null) {
+                value = make.get();
+                make = null;
+            }
+            return value;
+        }
+
+        ProcessorRecordContext context() {
+            return context;
+        }
+    }
 
     private final Serializer<K> keys;
     private final Map<K, Pending<V>> pending = new ConcurrentHashMap<>();
@@ -69,6 +95,24 @@ public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<
      */
     public static <K, V> StoreBuilder<KeyValueStore<K, V>> builder(StoreBuilder<KeyValueStore<K, V>> store, Serializer<K> keys) {
         return new Builder<>(store.withCachingDisabled(), keys);
+    }
+
+    /**
+     * The write-back store {@code store} is, or wraps: a processor gets a store from its context wrapped in a decorator,
+     * which hides {@link #putLazily}.
+     *
+     * @throws IllegalArgumentException if it is not a write-back store
+     */
+    @SuppressWarnings("unchecked")
+    public static <K, V> WriteBackStore<K, V> of(KeyValueStore<K, V> store) {
+        StateStore found = store;
+        while (!(found instanceof WriteBackStore<?, ?>) && found instanceof WrappedStateStore<?, ?, ?> wrapper) {
+            found = wrapper.wrapped();
+        }
+        if (found instanceof WriteBackStore<?, ?> writeBack) {
+            return (WriteBackStore<K, V>) writeBack;
+        }
+        throw new IllegalArgumentException("the store " + store.name() + " is not a write-back store");
     }
 
     @Override
@@ -94,18 +138,18 @@ public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<
         try {
             for (Map.Entry<K, Pending<V>> entry : pending.entrySet()) {
                 K key = entry.getKey();
-                Pending<V> value = entry.getValue();
-                context.setRecordContext(value.context());
-                if (value.value() == null) {
+                Pending<V> written = entry.getValue();
+                V value = written.value();
+                context.setRecordContext(written.context());
+                if (value == null) {
                     wrapped().delete(key);
                 } else {
-                    wrapped().put(key, value.value());
+                    wrapped().put(key, value);
                 }
                 if (listener != null) {
-                    listener.apply(new Record<>(key, new Change<>(value.value(), null), value.context().timestamp(),
-                            value.context().headers()));
+                    listener.apply(new Record<>(key, new Change<>(value, null), written.context().timestamp(), written.context().headers()));
                 }
-                pending.remove(key, value); // a reader that missed it here finds it in the store beneath
+                pending.remove(key, written); // a reader that missed it here finds it in the store beneath
             }
         } finally {
             context.setRecordContext(current);
@@ -135,7 +179,19 @@ public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<
     public void put(K key, V value) {
         Objects.requireNonNull(key, "key cannot be null");
         requireOpen();
-        pending.put(key, new Pending<>(value, context.recordContext()));
+        pending.put(key, new Pending<>(null, value, context.recordContext()));
+    }
+
+    /**
+     * Puts the value {@code value} makes, made when it is first needed — by a read, or when the store flushes it — and
+     * at most once: for a value that costs to make (a conversion), written at every record and read far less often.
+     * {@code value} may run on any thread that reads the store, so it must only compute.
+     */
+    public void putLazily(K key, Supplier<V> value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        Objects.requireNonNull(value, "value cannot be null");
+        requireOpen();
+        pending.put(key, new Pending<>(value, null, context.recordContext()));
     }
 
     @Override

@@ -39,6 +39,8 @@ class WriteBackStoreTest {
     private final List<String> seen = new ArrayList<>();
     /** Values the store's serde encoded: a value is encoded once per commit, not once per write. */
     private final AtomicInteger encoded = new AtomicInteger();
+    /** Values made of the lazily put ones. */
+    private final AtomicInteger made = new AtomicInteger();
 
     @Test
     void writesToAKeyBetweenTwoCommits_areEncodedAndSentOnce_asTheLatestValue_withTheTimestampOfItsWriter() {
@@ -92,6 +94,34 @@ class WriteBackStoreTest {
     }
 
     @Test
+    void aLazilyPutValue_isMadeOnce_whenFirstReadOrFlushed_andOnlyTheLatestOfAKey() {
+        try (var driver = driver()) {
+            var scripts = driver.createInputTopic("scripts", Serdes.String().serializer(), Serdes.String().serializer());
+            var flushed = driver.createOutputTopic("flushed", Serdes.String().deserializer(), Serdes.String().deserializer());
+
+            scripts.pipeInput("r1", "lazy a=1;lazy a=2;lazy a=3");
+
+            assertThat(made.get()).as("only the latest value of a, at the flush").isEqualTo(1);
+            assertThat(flushed.readRecordsToList()).extracting(TestRecord::key, TestRecord::value).containsExactly(tuple("a", "3"));
+
+            scripts.pipeInput("r2", "lazy b=1;read;lazy c=1");
+
+            assertThat(seen).contains("get a=3 b=1 c=null e=null");
+            assertThat(made.get()).as("b made by the read, not again by the flush; c by the flush").isEqualTo(3);
+            assertThat(flushed.readRecordsToList()).extracting(TestRecord::key, TestRecord::value)
+                    .containsExactlyInAnyOrder(tuple("b", "1"), tuple("c", "1"));
+        }
+    }
+
+    @Test
+    void aPlainStore_isNotAWriteBackStore() {
+        try (var driver = driver()) {
+            assertThatThrownBy(() -> WriteBackStore.of(driver.getKeyValueStore("plain")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("plain is not a write-back store");
+        }
+    }
+
+    @Test
     void aWriteBackStore_isItsOwnCache() {
         var builder = WriteBackStore.builder(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("things"), Serdes.String(),
                 Serdes.String()), new StringSerializer());
@@ -108,6 +138,8 @@ class WriteBackStoreTest {
         topology.addProcessor("writer", Writer::new, "scripts-source");
         topology.addStateStore(WriteBackStore.builder(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("things"),
                 Serdes.String(), counting(Serdes.String())), new StringSerializer()), "writer");
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("plain"), Serdes.String(), Serdes.String()),
+                "writer");
         topology.addSink("flushed-sink", "flushed", Serdes.String().serializer(), Serdes.String().serializer(), "writer");
         var props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "write-back-test");
@@ -149,6 +181,10 @@ class WriteBackStoreTest {
                 String[] words = step.split("[ =]");
                 switch (words[0]) {
                     case "put" -> store.put(words[1], words[2]);
+                    case "lazy" -> WriteBackStore.of(store).putLazily(words[1], () -> {
+                        made.incrementAndGet();
+                        return words[2];
+                    });
                     case "delete" -> store.delete(words[1]);
                     case "read" -> read();
                     default -> throw new IllegalArgumentException(step);
