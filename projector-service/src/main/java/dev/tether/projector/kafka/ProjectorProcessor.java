@@ -56,10 +56,10 @@ import org.jboss.logging.Logger;
  * <p>The checkpoint store writes back ({@link WriteBackStore}): a session's checkpoint is written to the store (and seen
  * by reads) at every event, but is converted to Avro only when read or flushed, and encoded and reaches the store's
  * changelog and {@code session-checkpoints} once per commit, the latest one, in the commit's transaction
- * ({@link FlushForwarding}).
- * Between events the processor keeps the checkpoints of the sessions it folded last as it folded them ({@link #folded}),
- * so that the next event of a session is folded without reading, decoding and converting the stored one back: the same
- * value, since the processor is the store's only writer and a checkpoint reads back from its Avro as it was written.
+ * ({@link FlushForwarding}). Between events the processor keeps the checkpoints of the sessions it folded last as it
+ * folded them ({@link #folded}), so that the next event of a session is folded without reading, decoding and converting
+ * the stored one back: the same value, since the processor is the store's only writer and a checkpoint reads back from
+ * its Avro as it was written.
  */
 final class ProjectorProcessor implements Processor<Object, Object, Object, Object> {
 

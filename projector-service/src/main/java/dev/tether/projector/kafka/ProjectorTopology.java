@@ -11,8 +11,8 @@ import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.TopicMaterializer;
-import dev.tether.kit.kafka.WriteBackStore;
 import dev.tether.kit.kafka.Topics;
+import dev.tether.kit.kafka.WriteBackStore;
 import dev.tether.kit.tracing.KafkaTracing;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
@@ -27,8 +27,9 @@ import org.apache.kafka.streams.state.Stores;
  * <li>{@value ProjectorStores#MESSAGES}: every event by (sessionId, seq), restored from
  *     {@code session-events} itself, so storing a message costs no extra write;</li>
  * <li>{@link ProjectorProcessor}: the checkpoint fold ({@value ProjectorStores#CHECKPOINTS}, a {@link WriteBackStore}: its
- *     changelog and {@code session-checkpoints} get a session's latest checkpoint once per commit, encoded then), the call records
- *     ({@value ProjectorStores#CALLS}), and the outputs {@code session-checkpoints} and {@code tool-requests}.</li>
+ *     changelog and {@code session-checkpoints} get a session's latest checkpoint once per commit, encoded then), the
+ *     call records ({@value ProjectorStores#CALLS}), and the outputs {@code session-checkpoints} and
+ *     {@code tool-requests}.</li>
  * </ul>
  * Each event costs a constant amount of work and of store writes, whatever the session's length.
  */
