@@ -131,9 +131,17 @@ public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<
         return true;
     }
 
-    /** Writes every pending value to the store beneath and tells the flush listener, each with its writer's context. */
+    /**
+     * Writes every pending value to the store beneath and tells the flush listener, each with its writer's context. With
+     * nothing pending it touches no context: a standby task's store (which nothing writes but the restore) is flushed
+     * too, and a standby's context refuses {@code recordContext()}.
+     */
     @Override
     public void flushCache() {
+        if (pending.isEmpty()) {
+            super.flushCache();
+            return;
+        }
         ProcessorRecordContext current = context.recordContext();
         try {
             for (Map.Entry<K, Pending<V>> entry : pending.entrySet()) {
