@@ -4,22 +4,35 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
@@ -118,6 +131,161 @@ class WriteBackStoreTest {
         try (var driver = driver()) {
             assertThatThrownBy(() -> WriteBackStore.of(driver.getKeyValueStore("plain")))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("plain is not a write-back store");
+        }
+    }
+
+    /**
+     * Kafka Streams flushes a standby task's stores too, and a standby's context refuses {@code recordContext()}: a store
+     * with nothing pending must flush without asking for it (it did, and a projector with standbys stopped at start).
+     */
+    @Test
+    void aStoreWithNothingPending_flushesWithoutTheRecordContext_whichAStandbysContextRefuses() {
+        var beneath = new MapStore();
+        KeyValueStore<String, String> store = WriteBackStore.builder(new BuilderOf(beneath), new StringSerializer()).build();
+        store.init(standbyContext(), store);
+
+        store.flush();
+
+        assertThat(beneath.flushes).isEqualTo(1);
+        assertThatThrownBy(() -> store.put("a", "1")).as("a write asks for it: only an active task writes")
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    /** A context that refuses {@code recordContext()} as a standby task's does, and answers nothing else. */
+    private static StateStoreContext standbyContext() {
+        return (StateStoreContext) Proxy.newProxyInstance(WriteBackStoreTest.class.getClassLoader(),
+                new Class<?>[] {InternalProcessorContext.class}, (proxy, method, args) -> {
+                    throw new UnsupportedOperationException(method.getName() + "() is not supported in standby tasks");
+                });
+    }
+
+    /** The store beneath: a map that counts its flushes. */
+    private static final class MapStore implements KeyValueStore<String, String> {
+        final TreeMap<String, String> map = new TreeMap<>();
+        int flushes;
+        boolean open;
+
+        @Override
+        public void init(StateStoreContext context, StateStore root) {
+            open = true;
+        }
+
+        @Override
+        public void flush() {
+            flushes++;
+        }
+
+        @Override
+        public void close() {
+            open = false;
+        }
+
+        @Override
+        public String name() {
+            return "things";
+        }
+
+        @Override
+        public boolean persistent() {
+            return false;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public <R> QueryResult<R> query(Query<R> query, PositionBound bound, QueryConfig config) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Position getPosition() {
+            return Position.emptyPosition();
+        }
+
+        @Override
+        public void put(String key, String value) {
+            map.put(key, value);
+        }
+
+        @Override
+        public String putIfAbsent(String key, String value) {
+            return map.putIfAbsent(key, value);
+        }
+
+        @Override
+        public void putAll(List<KeyValue<String, String>> entries) {
+            entries.forEach(e -> map.put(e.key, e.value));
+        }
+
+        @Override
+        public String delete(String key) {
+            return map.remove(key);
+        }
+
+        @Override
+        public String get(String key) {
+            return map.get(key);
+        }
+
+        @Override
+        public KeyValueIterator<String, String> range(String from, String to) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public KeyValueIterator<String, String> all() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long approximateNumEntries() {
+            return map.size();
+        }
+    }
+
+    /** Builds {@code store}, whatever it is asked to cache or log. */
+    private record BuilderOf(KeyValueStore<String, String> store) implements StoreBuilder<KeyValueStore<String, String>> {
+        @Override
+        public StoreBuilder<KeyValueStore<String, String>> withCachingEnabled() {
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<KeyValueStore<String, String>> withCachingDisabled() {
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<KeyValueStore<String, String>> withLoggingEnabled(Map<String, String> config) {
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<KeyValueStore<String, String>> withLoggingDisabled() {
+            return this;
+        }
+
+        @Override
+        public KeyValueStore<String, String> build() {
+            return store;
+        }
+
+        @Override
+        public Map<String, String> logConfig() {
+            return Map.of();
+        }
+
+        @Override
+        public boolean loggingEnabled() {
+            return false;
+        }
+
+        @Override
+        public String name() {
+            return store.name();
         }
     }
 
