@@ -158,6 +158,7 @@ public final class Bench {
                 }
 
                 var watch = new ProjectionCatchUp(admin);
+                var projectorCpu = new ServiceCpu(root.resolve("projector-service"), prefix + "tether-projector-service");
                 if (settings.measures(4)) {
                     // (4) the raw topic is full of 1 KiB records: the consume ceiling; then the projector over session-events
                     long rawRecords = settings.rawRecords() * settings.repetitions();
@@ -176,8 +177,7 @@ public final class Bench {
                     report.info("projector-service start to ready (ms)", (System.nanoTime() - p0) / 1e6);
                     // the CPU of its Kafka Streams threads since it started (the start restores nothing): cost per event that the
                     // load of a shared machine moves far less than the rate
-                    double streamMicrosPerEvent = new ServiceCpu(root.resolve("projector-service"), prefix + "tether-projector-service")
-                            .streamThreadNanos() / 1e3 / eventRecords;
+                    double streamMicrosPerEvent = projectorCpu.streamThreadNanos() / 1e3 / eventRecords;
                     log("projection %.0f events/s over %d records, %.1f µs of stream-thread CPU per event", catchUp.eventsPerSec(),
                             eventRecords, streamMicrosPerEvent);
                     report.projection(catchUp, eventRecords, streamMicrosPerEvent);
@@ -188,8 +188,8 @@ public final class Bench {
                     return report.finished(Instant.now());
                 }
 
-                var rig = new Rig(client, load, prefix, watch, new StoreSizes(admin), new ServiceCpu(root.resolve("projector-service"),
-                        prefix + "tether-projector-service"), new ServiceCpu(root.resolve("session-service"), prefix + "tether-session-service"));
+                var rig = new Rig(client, load, prefix, watch, new StoreSizes(admin), projectorCpu,
+                        new ServiceCpu(root.resolve("session-service"), prefix + "tether-session-service"));
 
                 // (5) end to end: the projector's CPU and store bytes per event at each session length
                 if (settings.measures(5)) {

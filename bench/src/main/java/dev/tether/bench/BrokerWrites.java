@@ -48,17 +48,16 @@ final class BrokerWrites {
     }
 
     Snapshot snapshot() throws Exception {
-        List<String> topics = admin.listTopics().names().get(10, TimeUnit.SECONDS).stream().filter(this::isTether).sorted().toList();
+        List<String> topics = admin.listTopics().names().get(10, TimeUnit.SECONDS).stream()
+                .filter(topic -> StoreSizes.isTether(prefix, topic)).sorted().toList();
         Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames().get(10, TimeUnit.SECONDS);
         Map<TopicPartition, OffsetSpec> latest = described.values().stream()
                 .flatMap(d -> d.partitions().stream().map(p -> new TopicPartition(d.name(), p.partition())))
                 .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
         var offsets = new TreeMap<String, Long>();
-        ends.forEach((tp, end) -> offsets.merge(unprefixed(tp.topic()), end.offset(), Long::sum));
-        var bytes = new TreeMap<String, Long>();
-        sizes.bytes(this::isTether).forEach((topic, size) -> bytes.put(unprefixed(topic), size));
-        return new Snapshot(offsets, bytes, TopicCount.records(clientConfig, prefix + "session-events"));
+        ends.forEach((tp, end) -> offsets.merge(tp.topic().substring(prefix.length()), end.offset(), Long::sum));
+        return new Snapshot(offsets, sizes.tetherBytes(prefix), TopicCount.records(clientConfig, prefix + "session-events"));
     }
 
     /** The writes between {@code before} and {@code after}, per event appended between them. */
@@ -84,13 +83,5 @@ final class BrokerWrites {
 
     private static double sum(Map<String, Double> values) {
         return values.values().stream().mapToDouble(Double::doubleValue).sum();
-    }
-
-    private boolean isTether(String topic) {
-        return topic.startsWith(prefix) && !topic.equals(prefix + "raw");
-    }
-
-    private String unprefixed(String topic) {
-        return topic.substring(prefix.length());
     }
 }

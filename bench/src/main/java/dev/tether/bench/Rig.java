@@ -29,10 +29,7 @@ record Rig(TetherClient client, AppendLoad load, String prefix, ProjectionCatchU
 
     /** Bytes on disk of every topic of Tether in this run (not the raw ceiling's topic), by name without the prefix. */
     Map<String, Long> tetherTopicBytes() throws Exception {
-        var named = new java.util.TreeMap<String, Long>();
-        sizes.bytes(t -> t.startsWith(prefix) && !t.equals(prefix + "raw"))
-                .forEach((topic, bytes) -> named.put(topic.substring(prefix.length()), bytes));
-        return named;
+        return sizes.tetherBytes(prefix);
     }
 
     /** Whether {@code topic} (without the prefix) holds what the projector writes: its changelogs, checkpoints and tool requests. */

@@ -36,6 +36,18 @@ final class StoreSizes {
         return sizes;
     }
 
+    /** Bytes on disk of every Tether topic of the run with topic prefix {@code prefix} (not the raw ceiling's), by name without the prefix. */
+    Map<String, Long> tetherBytes(String prefix) throws Exception {
+        var named = new TreeMap<String, Long>();
+        bytes(topic -> isTether(prefix, topic)).forEach((topic, bytes) -> named.put(topic.substring(prefix.length()), bytes));
+        return named;
+    }
+
+    /** Whether {@code topic} is one of Tether's topics in the run with prefix {@code prefix}: not the raw ceiling's. */
+    static boolean isTether(String prefix, String topic) {
+        return topic.startsWith(prefix) && !topic.equals(prefix + "raw");
+    }
+
     /** {@code after - before}, per topic; topics new in {@code after} count from zero. */
     static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
         var d = new TreeMap<String, Long>();

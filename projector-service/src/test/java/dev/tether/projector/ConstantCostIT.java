@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A long session does not make each event dearer: after 20,000 events the checkpoint is within
  * 10 % of its size at event 1,000, and the bytes the projector writes to its stores per event
- * (measured on their changelog topics) are the same late in the session as early on. The checkpoint store is cached:
+ * (measured on their changelog topics) are the same late in the session as early on. The checkpoint store writes back:
  * its changelog and {@code session-checkpoints} get the session's checkpoint once per commit, not once per event, and
  * each write is no larger late than early at the same point of a turn.
  */
