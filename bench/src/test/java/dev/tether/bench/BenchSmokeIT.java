@@ -31,7 +31,9 @@ class BenchSmokeIT {
                         "4_projection_throughput", "5_fold_jmh", "5_fold_cpu", "5_constant_cost", "6_storage_amplification", "7_resume_latency",
                         "8_recovery", "9_cold_start", "10_failover");
         for (JsonNode value : List.of(figures.at("/1_raw_produce/recordsPerSec/median"), figures.at("/2_append_throughput/eventsPerSec/median"),
-                figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/1_raw_consume/run/fetchRecordsPerSec"),
+                figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/2_append_throughput/brokerWritesPerEvent/records"),
+                figures.at("/3_append_latency/brokerWritesPerEvent/bytes"), figures.at("/4_projection_throughput/streamThreadMicrosPerEvent"),
+                figures.at("/1_raw_consume/run/fetchRecordsPerSec"),
                 figures.at("/4_projection_throughput/run/eventsPerSec"), figures.at("/4_projection_throughput/ratioToRawConsume/median"),
                 figures.at("/5_fold_jmh/runs/0/nsPerEvent"), figures.at("/5_fold_jmh/lastToFirst"), figures.at("/5_fold_cpu/runs/1/nsPerEvent"),
                 figures.at("/5_constant_cost/storeBytesLastToFirst"), figures.at("/6_storage_amplification/runs/0/ratio"),
