@@ -3,11 +3,10 @@ package dev.tether.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.testing.ChildJvm;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TopicReader;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,14 +15,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -53,7 +51,7 @@ class HarnessRunIT {
     private static ServiceProcess projector;
     private static TetherClient agent;
     private static TetherClient approver;
-    private static final List<Process> workers = new ArrayList<>();
+    private static final List<ChildJvm> workers = new ArrayList<>();
     private static final ExecutorService threads = Executors.newCachedThreadPool();
 
     @BeforeAll
@@ -79,7 +77,7 @@ class HarnessRunIT {
     @AfterAll
     static void stop() throws IOException {
         threads.shutdownNow();
-        workers.forEach(Process::destroyForcibly);
+        workers.forEach(ChildJvm::close);
         for (TetherClient c : new TetherClient[] {agent, approver}) {
             if (c != null) {
                 c.close();
@@ -164,14 +162,12 @@ class HarnessRunIT {
         agent.createSession(NewSession.of("Record the payment", "claude-sonnet-4", ToolMode.WRITE).withSessionId(id)
                 .withHarnessTools(List.of(PaymentWorker.declaration()))).createdOrThrow();
         var payments = new PaymentWorker.Payments(Files.createDirectories(workDir.resolve("payments-" + id)));
-        Worker worker = worker(id, "worker-1", payments, point);
+        ChildJvm worker = worker(id, "worker-1", payments, point);
         // record_payment is mutating, so an approver decides (tether.policy.harness-gated=mutating by default)
         Approval item = awaitPending(id, PaymentWorker.CALL);
         assertThat(item.shown()).contains(PaymentWorker.TOOL, "\"amount\":42");
         approver.decide(item.id(), ApprovalDecision.grantOnce("the invoice is due")).decidedOrThrow();
-        worker.awaitLine("PAUSED " + point);
-        worker.process().destroyForcibly(); // SIGKILL, at exactly that point
-        assertThat(worker.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
+        worker.killAt("PAUSED " + point, PATIENCE); // SIGKILL, at exactly that point
         List<SessionEvent> events = agent.allEvents(id).orElseThrow();
         long requestSeq = seqOf(events, "assistant_message");
         return new Killed(id, requestSeq, events.get(events.size() - 1).seq(), events, payments);
@@ -192,10 +188,7 @@ class HarnessRunIT {
 
     /** A fresh worker process (no kill point) resumes the session; its output once it exited 0. */
     private static List<String> freshWorker(Killed killed) throws Exception {
-        Worker fresh = worker(killed.sessionId(), "worker-2", killed.payments(), "NONE");
-        assertThat(fresh.process().waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("the fresh worker exits").isTrue();
-        List<String> out = fresh.lines();
-        assertThat(fresh.process().exitValue()).as(String.join("\n", out)).isZero();
+        List<String> out = worker(killed.sessionId(), "worker-2", killed.payments(), "NONE").awaitExit(PATIENCE);
         assertThat(out).contains("CLAIMED epoch 2");
         return out;
     }
@@ -405,52 +398,11 @@ class HarnessRunIT {
                 .orElseThrow();
     }
 
-    private record Worker(Process process, BlockingQueue<String> queue, List<String> seen, Future<?> reader) {
-
-        void awaitLine(String line) throws InterruptedException {
-            long end = System.nanoTime() + PATIENCE.toNanos();
-            while (System.nanoTime() < end) {
-                String next = queue.poll(200, TimeUnit.MILLISECONDS);
-                if (line.equals(next)) {
-                    return;
-                }
-                if (next == null && !process.isAlive() && queue.isEmpty()) {
-                    break;
-                }
-            }
-            throw new AssertionError("the worker did not print '" + line + "'; it printed " + seen);
-        }
-
-        /** Every line, once the process has ended and its output is read to the end. */
-        List<String> lines() throws Exception {
-            reader.get(30, TimeUnit.SECONDS);
-            synchronized (seen) {
-                return List.copyOf(seen);
-            }
-        }
-    }
-
     /** {@link PaymentWorker} in a JVM of its own, on this JVM's class path; its output lines collected. */
-    private static Worker worker(String sessionId, String workerId, PaymentWorker.Payments payments, String killPoint) throws IOException {
-        String javaBin = ProcessHandle.current().info().command().orElse("java");
-        var command = new ArrayList<String>();
-        command.add(javaBin);
-        command.addAll(ServiceProcess.jvmOptions());
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), PaymentWorker.class.getName(), sessions.baseUrl(),
-                projector.baseUrl(), approvalService.baseUrl(), "dev-acme-agent", sessionId, workerId, payments.dir().toString(), killPoint));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        workers.add(process);
-        var queue = new LinkedBlockingQueue<String>();
-        var seen = java.util.Collections.synchronizedList(new ArrayList<String>());
-        Future<?> reader = threads.submit(() -> {
-            try (var in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    seen.add(line);
-                    queue.add(line);
-                }
-            }
-            return null;
-        });
-        return new Worker(process, queue, seen, reader);
+    private static ChildJvm worker(String sessionId, String workerId, PaymentWorker.Payments payments, String killPoint) throws IOException {
+        ChildJvm worker = ChildJvm.start(List.of(PaymentWorker.class.getName(), sessions.baseUrl(), projector.baseUrl(), approvalService.baseUrl(),
+                "dev-acme-agent", sessionId, workerId, payments.dir().toString(), killPoint), Map.of());
+        workers.add(worker);
+        return worker;
     }
 }

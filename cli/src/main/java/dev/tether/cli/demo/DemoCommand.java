@@ -83,7 +83,7 @@ public final class DemoCommand implements Callable<Integer> {
                 if (!killPoint.await(5, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("worker-1 did not reach the middle of the task within 5 minutes");
                 }
-                first.destroyForcibly(); // SIGKILL
+                first.toHandle().destroyForcibly(); // SIGKILL; unlike Process.destroyForcibly, leaves what it printed last readable
                 first.waitFor(30, TimeUnit.SECONDS);
                 heading("SIGKILL worker-1 (pid " + first.pid() + ") while its edit of Main.java is in flight");
 

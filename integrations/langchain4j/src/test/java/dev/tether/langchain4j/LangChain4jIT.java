@@ -14,28 +14,19 @@ import dev.tether.client.RetryPolicy;
 import dev.tether.client.SessionEvent;
 import dev.tether.client.TetherClient;
 import dev.tether.client.TetherOptions;
+import dev.tether.testing.ChildJvm;
 import dev.tether.testing.ServiceProcess;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,8 +53,7 @@ class LangChain4jIT {
     private static ServiceProcess projector;
     private static TetherClient agent;
     private static TetherClient approver;
-    private static final List<Process> processes = Collections.synchronizedList(new ArrayList<>());
-    private static final ExecutorService threads = Executors.newCachedThreadPool();
+    private static final List<ChildJvm> workers = new ArrayList<>();
 
     @BeforeAll
     static void start() throws IOException {
@@ -87,8 +77,7 @@ class LangChain4jIT {
 
     @AfterAll
     static void stop() throws IOException {
-        threads.shutdownNow();
-        processes.forEach(Process::destroyForcibly);
+        workers.forEach(ChildJvm::close);
         for (TetherClient c : new TetherClient[] {agent, approver}) {
             if (c != null) {
                 c.close();
@@ -118,9 +107,9 @@ class LangChain4jIT {
         var refunds = new RefundWorker.Refunds(Files.createDirectories(workDir.resolve("refunds-" + memoryId)));
 
         // (1) killed between the refund of A-17 and its result: the refund is applied, Tether knows it started, not how it ended
-        Worker first = worker(memoryId, refunds, "AFTER_EFFECT:A-17");
+        ChildJvm first = worker(memoryId, refunds, "AFTER_EFFECT:A-17");
         grant(sessionId, "t1-refund-A-17");
-        first.killAt("PAUSED AFTER_EFFECT:A-17");
+        first.killAt("PAUSED AFTER_EFFECT:A-17", PATIENCE);
         assertThat(refunds.requests()).hasSize(1);
         long startedA = seqOf(sessionId, "tool_call_started", "t1-refund-A-17");
         RecoveryReport report = agent.recovery(sessionId, ReadAt.atLeast(startedA)).orElseThrow();
@@ -130,27 +119,27 @@ class LangChain4jIT {
         });
 
         // (2) the next process reconciles A-17 by its key (it took effect), goes on, and is killed while B-9 waits for its approval
-        Worker second = worker(memoryId, refunds, "NONE");
+        ChildJvm second = worker(memoryId, refunds, "NONE");
         Approval itemB = awaitPending(sessionId, "t1-refund-B-9");
-        second.killNow();
+        second.kill();
         assertThat(second.lines()).contains("RESUMED MODEL 1");
         approver.decide(itemB.id(), ApprovalDecision.grantOnce("B-9 was returned")).decidedOrThrow(); // while no process runs
         assertThat(refunds.requests()).hasSize(1);
 
         // (3) the next one runs the authorized refund of B-9 and is killed after its start, before its effect
-        Worker third = worker(memoryId, refunds, "BEFORE_EFFECT:B-9");
-        third.killAt("PAUSED BEFORE_EFFECT:B-9");
+        ChildJvm third = worker(memoryId, refunds, "BEFORE_EFFECT:B-9");
+        third.killAt("PAUSED BEFORE_EFFECT:B-9", PATIENCE);
         assertThat(refunds.requests()).hasSize(1);
 
         // (4) the next one finds B-9 had no effect (RETRY, attempt 2 under the RETRY's key), finishes turn 1, starts turn 2 and
         // is killed while the model answers it
-        Worker fourth = worker(memoryId, refunds, "MODEL_FINAL_2");
-        fourth.killAt("PAUSED MODEL_FINAL_2");
+        ChildJvm fourth = worker(memoryId, refunds, "MODEL_FINAL_2");
+        fourth.killAt("PAUSED MODEL_FINAL_2", PATIENCE);
         assertThat(fourth.lines()).contains("RESUMED MODEL 1", "ANSWER Refunded A-17 and B-9.");
 
         // the last one goes on with the model and finishes
-        Worker last = worker(memoryId, refunds, "NONE");
-        List<String> out = last.awaitExit();
+        ChildJvm last = worker(memoryId, refunds, "NONE");
+        List<String> out = last.awaitExit(PATIENCE);
         assertThat(out).contains("RESUMED MODEL 0", "ANSWER Status: order A-17: 42.00 EUR, refunded", "DONE");
 
         // exactly one refund per order, each under the key of the attempt that ran it
@@ -203,9 +192,9 @@ class LangChain4jIT {
     @Test
     void theReadmeExample_runsAsWritten() throws Exception {
         String memoryId = "readme-" + UUID.randomUUID().toString().substring(0, 8);
-        Worker example = start(List.of("example.Quickstart"), Map.of("TETHER_SESSIONS_URL", sessions.baseUrl(), "TETHER_PROJECTOR_URL",
+        ChildJvm example = start(List.of("example.Quickstart"), Map.of("TETHER_SESSIONS_URL", sessions.baseUrl(), "TETHER_PROJECTOR_URL",
                 projector.baseUrl(), "TETHER_APPROVALS_URL", approvalService.baseUrl(), "MEMORY_ID", memoryId));
-        List<String> out = example.awaitExit();
+        List<String> out = example.awaitExit(PATIENCE);
 
         String sessionId = "lc4j-" + memoryId;
         long ask = seqOf(sessionId, "assistant_message", "call-1");
@@ -262,71 +251,15 @@ class LangChain4jIT {
         approver.decide(item.id(), ApprovalDecision.grantOnce("refund approved")).decidedOrThrow();
     }
 
-    private record Worker(Process process, BlockingQueue<String> queue, List<String> seen, Future<?> reader) {
-
-        void killAt(String line) throws InterruptedException {
-            long end = System.nanoTime() + PATIENCE.toNanos();
-            while (System.nanoTime() < end) {
-                String next = queue.poll(200, TimeUnit.MILLISECONDS);
-                if (line.equals(next)) {
-                    killNow();
-                    return;
-                }
-                if (next == null && !process.isAlive() && queue.isEmpty()) {
-                    break;
-                }
-            }
-            throw new AssertionError("the worker did not print '" + line + "'; it printed " + seen);
-        }
-
-        void killNow() throws InterruptedException {
-            process.destroyForcibly(); // SIGKILL
-            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        }
-
-        List<String> lines() throws Exception {
-            reader.get(30, TimeUnit.SECONDS);
-            synchronized (seen) {
-                return List.copyOf(seen);
-            }
-        }
-
-        List<String> awaitExit() throws Exception {
-            assertThat(process.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("the process exits").isTrue();
-            List<String> out = lines();
-            assertThat(process.exitValue()).as(String.join("\n", out)).isZero();
-            return out;
-        }
-    }
-
     /** {@link RefundWorker} in a JVM of its own, on this JVM's class path. */
-    private static Worker worker(String memoryId, RefundWorker.Refunds refunds, String killPoint) throws IOException {
+    private static ChildJvm worker(String memoryId, RefundWorker.Refunds refunds, String killPoint) throws IOException {
         return start(List.of(RefundWorker.class.getName(), sessions.baseUrl(), projector.baseUrl(), approvalService.baseUrl(), "dev-acme-agent",
                 memoryId, refunds.dir().toString(), killPoint), Map.of());
     }
 
-    private static Worker start(List<String> mainAndArgs, Map<String, String> env) throws IOException {
-        String javaBin = ProcessHandle.current().info().command().orElse("java");
-        var command = new ArrayList<String>();
-        command.add(javaBin);
-        command.addAll(ServiceProcess.jvmOptions());
-        command.addAll(List.of("-cp", System.getProperty("java.class.path")));
-        command.addAll(mainAndArgs);
-        var builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().putAll(env);
-        Process process = builder.start();
-        processes.add(process);
-        var queue = new LinkedBlockingQueue<String>();
-        var seen = Collections.synchronizedList(new ArrayList<String>());
-        Future<?> reader = threads.submit(() -> {
-            try (var in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    seen.add(line);
-                    queue.add(line);
-                }
-            }
-            return null;
-        });
-        return new Worker(process, queue, seen, reader);
+    private static ChildJvm start(List<String> mainAndArgs, Map<String, String> env) throws IOException {
+        ChildJvm worker = ChildJvm.start(mainAndArgs, env);
+        workers.add(worker);
+        return worker;
     }
 }
