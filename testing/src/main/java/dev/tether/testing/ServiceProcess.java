@@ -115,6 +115,9 @@ public final class ServiceProcess implements AutoCloseable {
             var command = new ArrayList<String>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("-Xmx384m");
+            // as the images run it: a JVM out of memory may have lost a thread it needs (Kafka Streams' state updater), so it
+            // exits rather than serve on with that part dead; the test sees a dead process, not a hang
+            command.add("-XX:+ExitOnOutOfMemoryError");
             command.addAll(jvmOptions());
             command.addAll(classData.options());
             command.addAll(systemProperties);
