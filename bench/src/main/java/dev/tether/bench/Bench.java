@@ -323,7 +323,7 @@ public final class Bench {
      * ({@code BENCH_PROJECTOR_OPTS} and {@code BENCH_SESSION_SERVICE_OPTS} of bench/run), for trying a setting such
      * as {@code -Dkafka-streams.restore.consumer.max.poll.records=10000}.
      */
-    private static List<String> serviceProperties(String service) {
+    static List<String> serviceProperties(String service) {
         var properties = new ArrayList<>(flightRecording(service));
         String options = System.getProperty("bench." + service + ".options", "").trim();
         if (!options.isEmpty()) {

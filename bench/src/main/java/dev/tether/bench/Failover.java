@@ -374,7 +374,8 @@ final class Failover {
     private ServiceProcess service(String module, String instance, Map<String, String> env) {
         var own = new LinkedHashMap<>(env);
         own.put("TETHER_INSTANCE_ID", instanceId(module, instance));
-        var service = new ServiceProcess(root.resolve(module), workDir.resolve("failover-" + module + "-" + instance), own, List.of());
+        var service = new ServiceProcess(root.resolve(module), workDir.resolve("failover-" + module + "-" + instance), own,
+                Bench.serviceProperties(module));
         started.add(service);
         return service;
     }
