@@ -1,6 +1,8 @@
 package dev.tether.kit.kafka;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,6 +18,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.tether.kit.json.WireNames;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -189,7 +192,11 @@ public final class StoreFormat<T> implements Serde<T>, Serializer<T>, Deserializ
         if (value == null) {
             return null;
         }
-        ObjectNode fields = MAPPER.valueToTree(codec.stored(value));
+        Object stored = codec.stored(value);
+        if (writes == version() && writes > 0) {
+            return withVersionFirst(stored);
+        }
+        ObjectNode fields = MAPPER.valueToTree(stored);
         for (int v = version(); v > writes; v--) {
             fields = steps.get(v - 1 - first).down().orElseThrow().apply(fields);
         }
@@ -214,6 +221,10 @@ public final class StoreFormat<T> implements Serde<T>, Serializer<T>, Deserializ
     public T deserialize(String topic, byte[] data) {
         if (data == null) {
             return null;
+        }
+        T current = readCurrent(data);
+        if (current != null) {
+            return current;
         }
         JsonNode tree;
         try {
@@ -240,6 +251,45 @@ public final class StoreFormat<T> implements Serde<T>, Serializer<T>, Deserializ
             }
         }
         return codec.value(store, version, version(), fields);
+    }
+
+    /**
+     * The current version written straight from the stored record, without the tree the older versions' steps need: the
+     * record's JSON object with the version field put first. The same bytes as through the tree ({@code StoreFormatTest}).
+     */
+    private byte[] withVersionFirst(Object stored) {
+        byte[] fields;
+        try {
+            fields = MAPPER.writeValueAsBytes(stored);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(store + ": cannot write a value as JSON", e);
+        }
+        byte[] version = ("{\"" + VERSION_FIELD + "\":" + writes + (fields.length > 2 ? "," : "")).getBytes(StandardCharsets.UTF_8);
+        byte[] out = Arrays.copyOf(version, version.length + fields.length - 1);
+        System.arraycopy(fields, 1, out, version.length, fields.length - 1); // the record's fields and its closing brace
+        return out;
+    }
+
+    /**
+     * A value of the current version, with its version field first (as this format writes it), read straight into the
+     * stored record, without the tree that carrying older versions up needs; {@code null} for any other value, or for
+     * one this reading fails on: the tree's reading then takes it and names what is wrong, as it always did.
+     */
+    private T readCurrent(byte[] data) {
+        try (JsonParser parser = MAPPER.createParser(data)) {
+            parser.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION); // as FAIL_ON_READING_DUP_TREE_KEY does for the tree
+            if (parser.nextToken() != JsonToken.START_OBJECT || parser.nextToken() != JsonToken.FIELD_NAME
+                    || !VERSION_FIELD.equals(parser.currentName()) || parser.nextToken() != JsonToken.VALUE_NUMBER_INT
+                    || parser.getNumberType() != JsonParser.NumberType.INT || parser.getIntValue() != version()) {
+                return null;
+            }
+            if (parser.nextToken() != JsonToken.FIELD_NAME) {
+                return null; // a value without fields: rare enough for the tree
+            }
+            return codec.read(parser);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** The value's version, removing its field; a value without one is of version 0, if the store had such values. */
@@ -331,6 +381,11 @@ public final class StoreFormat<T> implements Serde<T>, Serializer<T>, Deserializ
 
         Object stored(T value) {
             return toStored.apply(value);
+        }
+
+        /** The value the rest of the object {@code parser} is in (at its first field) holds. */
+        T read(JsonParser parser) throws IOException {
+            return toValue.apply(MAPPER.readValue(parser, type));
         }
 
         /** The value {@code fields} (of {@code version}, carried up to {@code current}) hold. */

@@ -57,6 +57,36 @@ class StoreFormatTest {
         assertThat(V1.deserialize("t", bytes(beforeOutcomeUnknown)).calls().get("c1").outcomeUnknown()).isFalse();
     }
 
+    /**
+     * The current version is written and read without the tree older versions go through: the same bytes as the tree
+     * writes (version 1 written by V2, through its step down), and the same value wherever the version field is.
+     */
+    @Test
+    void theCurrentVersion_readsAndWritesAsThroughTheTree() {
+        var values = List.of(VALUE, new Stored("", Long.MAX_VALUE, -1L, Map.of(), List.of()),
+                new Stored("\"quoted\" \\ ünïcødé \u2028 \ud83d\ude00", -7, 0L,
+                        Map.of("a", new Call("x", false, Mode.READ), "b", new Call("y", true, Mode.WRITE)), List.of("z", "")));
+        for (Stored value : values) {
+            byte[] direct = V1.serialize("t", value);
+            var same = new StoredV2(value.id(), value.seq(), value.budget(), value.calls(), value.tags(), "nobody");
+            assertThat(text(direct)).isEqualTo(text(V2.writing(1).serialize("t", same)));
+
+            String json = text(direct);
+            String versionLast = "{" + json.substring(json.indexOf(',') + 1, json.length() - 1) + ",\"version\":1}";
+            assertThat(V1.deserialize("t", direct)).isEqualTo(value).isEqualTo(V1.deserialize("t", bytes(versionLast)));
+        }
+    }
+
+    @Test
+    void aDuplicateField_orAnythingAfterTheValue_fails() {
+        expect(() -> V1.deserialize("t", bytes("{\"version\":1,\"id\":\"t0\"," + V0_JSON.substring(1))), OptionalInt.empty(), null,
+                "not a JSON document");
+        expect(() -> V1.deserialize("t", bytes("{\"version\":1," + V0_JSON.substring(1, V0_JSON.length() - 1) + ",\"version\":1}")),
+                OptionalInt.empty(), null, "not a JSON document");
+        expect(() -> V1.deserialize("t", bytes("{\"version\":1," + V0_JSON.substring(1) + "{}")), OptionalInt.empty(), null,
+                "not a JSON document");
+    }
+
     @Test
     void writingVersion0_writesTheUnversionedBytes() {
         assertThat(text(V1.writing(0).serialize("t", VALUE))).isEqualTo(V0_JSON);
