@@ -25,7 +25,9 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -38,7 +40,8 @@ import org.jboss.logging.Logger;
  * The only writer of {@code session-events}. For each command of {@code session-commands} it
  * loads the session's head, lets {@link Sequencer#decide} judge it, and in the same exactly-once
  * transaction appends the accepted events, updates its stores and answers the waiting caller on
- * {@code session-replies}. Holds only its context and stores.
+ * {@code session-replies}. Besides its context and stores it keeps the heads it wrote last, decoded
+ * ({@link #recentHeads}), so that a session's next command does not decode its head from the store again.
  */
 final class SequencerProcessor implements Processor<String, SessionCommand, Object, Object> {
 
@@ -49,6 +52,9 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
 
     private static final Logger LOG = Logger.getLogger(SequencerProcessor.class);
 
+    /** The most heads {@link #recentHeads} keeps per task: those of the sessions written last. */
+    static final int RECENT_HEADS = 1_000;
+
     private final KafkaTracing tracing;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, SessionHead> heads;
@@ -56,6 +62,18 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
     private KeyValueStore<String, Long> callIds;
     private KeyValueStore<String, SessionSummary> byTenant;
     private KeyValueStore<String, Long> openByVersion;
+
+    /**
+     * The heads this task wrote last (sessionId → head), each equal to the stored one: this processor is the only writer
+     * of its task's heads, and {@link #init} (a task started, or revived after a failure, its aborted writes gone) empties
+     * it.
+     */
+    private final Map<String, SessionHead> recentHeads = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, SessionHead> eldest) {
+            return size() > RECENT_HEADS;
+        }
+    };
 
     SequencerProcessor(KafkaTracing tracing) {
         this.tracing = tracing;
@@ -69,6 +87,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         callIds = context.getStateStore(StoreNames.CALL_IDS);
         byTenant = context.getStateStore(StoreNames.SESSIONS_BY_TENANT);
         openByVersion = context.getStateStore(StoreNames.OPEN_BY_VERSION);
+        recentHeads.clear();
     }
 
     @Override
@@ -81,7 +100,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         try (Scope ignored = span.makeCurrent()) {
             tracing.inject(Context.current(), record.headers());
             String sessionId = command.getSessionId();
-            SessionHead before = heads.get(sessionId);
+            SessionHead before = head(sessionId);
             Decision decision = decide(command, before);
             if (decision instanceof Decision.Accepted accepted) {
                 // each event records the trace it was appended in: the one its record's traceparent header carries
@@ -97,6 +116,11 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         } finally {
             span.end();
         }
+    }
+
+    private SessionHead head(String sessionId) {
+        SessionHead recent = recentHeads.get(sessionId);
+        return recent != null ? recent : heads.get(sessionId);
     }
 
     private Decision decide(SessionCommand command, SessionHead before) {
@@ -140,6 +164,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         SessionHead after = accepted.head();
         if (after != null) {
             heads.put(sessionId, after);
+            recentHeads.put(sessionId, after);
             byTenant.put(StoreKey.of(after.tenantId(), sessionId), SessionSummary.of(after));
             countOpenSessions(before, after);
         }
@@ -193,6 +218,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         }
         context.forward(new Record<Object, Object>(sessionId, null, record.timestamp(), record.headers()), CHECKPOINTS_SINK);
         heads.delete(sessionId);
+        recentHeads.remove(sessionId);
         byTenant.delete(StoreKey.of(erase.tenantId(), sessionId));
         deletePrefix(eventIds, sessionId);
         deletePrefix(callIds, sessionId);
