@@ -122,6 +122,7 @@ public final class Bench {
                     URI.create(projector.baseUrl()), URI.create("http://127.0.0.1:9")).withToken("dev-acme-agent")
                     .withTimeout(Duration.ofSeconds(30)).withRetry(RetryPolicy.of(3, Duration.ofMillis(100), Duration.ofSeconds(1))))) {
                 var load = new AppendLoad(client, settings.recordBytes());
+                var sessionServiceCpu = new ServiceCpu(root.resolve("session-service"), prefix + "tether-session-service");
                 if (settings.measures(2)) {
                     List<SessionWriter> writers = load.sessions("tput", settings.sessions(), 8);
 
@@ -131,14 +132,26 @@ public final class Bench {
                     report.starting("1_raw_produce", "2_append_throughput");
                     var produced = new ArrayList<RawCeiling.Produced>();
                     var appended = new ArrayList<AppendLoad.Throughput>();
+                    long cpuNanos = 0;
+                    long streamNanos = 0;
                     for (int rep = 0; rep < settings.repetitions(); rep++) {
                         produced.add(raw.produce(rawTopic, settings.rawRecords(), settings.recordBytes()));
+                        long cpu0 = sessionServiceCpu.nanos();
+                        long stream0 = sessionServiceCpu.streamThreadNanos();
                         appended.add(load.throughput(writers, settings.batch(), settings.warmupMs(), settings.measureMs()));
+                        cpuNanos += sessionServiceCpu.nanos() - cpu0;
+                        streamNanos += sessionServiceCpu.streamThreadNanos() - stream0;
                         log("rep %d: raw produce %.0f rec/s, append %.0f events/s", rep + 1, produced.get(rep).recordsPerSec(),
                                 appended.get(rep).eventsPerSec());
                     }
                     report.rawProduce(produced);
-                    report.appendThroughput(appended, BrokerWrites.between("2_append_throughput", beforeThroughput, writes.snapshot()));
+                    var throughputWrites = BrokerWrites.between("2_append_throughput", beforeThroughput, writes.snapshot());
+                    // the session-service's CPU while it appended (warm-ups included), per event appended (idem): a cost the load of a
+                    // shared machine moves far less than the rate
+                    var cpu = new Report.CpuPerEvent(cpuNanos / 1e3 / throughputWrites.events(), streamNanos / 1e3 / throughputWrites.events());
+                    log("append: the session-service took %.1f µs of CPU per event, %.1f µs of it in its stream threads", cpu.processMicros(),
+                            cpu.streamThreadMicros());
+                    report.appendThroughput(appended, throughputWrites, cpu);
 
                     // (3), at the rate of -Dbench.latency.rate (BENCH_LATENCY_RATE) if set
                     List<SessionWriter> latencyWriters = load.sessions("lat", settings.latencySessions(), 8);
@@ -188,8 +201,7 @@ public final class Bench {
                     return report.finished(Instant.now());
                 }
 
-                var rig = new Rig(client, load, prefix, watch, new StoreSizes(admin), projectorCpu,
-                        new ServiceCpu(root.resolve("session-service"), prefix + "tether-session-service"));
+                var rig = new Rig(client, load, prefix, watch, new StoreSizes(admin), projectorCpu, sessionServiceCpu);
 
                 // (5) end to end: the projector's CPU and store bytes per event at each session length
                 if (settings.measures(5)) {

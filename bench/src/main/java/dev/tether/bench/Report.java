@@ -99,13 +99,18 @@ final class Report {
         row("1_raw_produce", "1 raw produce (ProducerPerformance, acks=all, 1 KiB)", rawProduce, "rec/s", null, "ceiling");
     }
 
-    void appendThroughput(List<AppendLoad.Throughput> runs, BrokerWrites.PerEvent writes) {
+    /** A service's CPU time per event: the whole process's, and its Kafka Streams threads' alone. */
+    record CpuPerEvent(double processMicros, double streamThreadMicros) {}
+
+    void appendThroughput(List<AppendLoad.Throughput> runs, BrokerWrites.PerEvent writes, CpuPerEvent cpu) {
         Samples eps = Samples.of(runs.stream().map(AppendLoad.Throughput::eventsPerSec).toList());
         Samples ratio = eps.ratioTo(rawProduce);
         figure("2_append_throughput", Map.of("runs", runs, "eventsPerSec", summary(eps), "ratioToRawProduce", summary(ratio),
-                "brokerWritesPerEvent", writes, "target", "ratio >= 0.3"));
+                "brokerWritesPerEvent", writes, "sessionServiceCpuMicrosPerEvent", cpu, "target", "ratio >= 0.3"));
         row("2_append_throughput", "2 append throughput (SDK, %d sessions, batches of %d)".formatted(settings.sessions(), settings.batch()), eps,
                 "events/s", ratio, "≥ 0.3");
+        row("2_append_throughput", String.format(Locale.ROOT, "| 2 session-service CPU per appended event | %.1f µs (stream threads %.1f µs) | — | — |%n",
+                cpu.processMicros(), cpu.streamThreadMicros()));
         brokerWritesRow("2_append_throughput", "2", writes);
     }
 

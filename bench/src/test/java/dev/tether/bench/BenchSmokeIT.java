@@ -33,6 +33,7 @@ class BenchSmokeIT {
         for (JsonNode value : List.of(figures.at("/1_raw_produce/recordsPerSec/median"), figures.at("/2_append_throughput/eventsPerSec/median"),
                 figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/2_append_throughput/brokerWritesPerEvent/records"),
                 figures.at("/3_append_latency/brokerWritesPerEvent/bytes"), figures.at("/4_projection_throughput/streamThreadMicrosPerEvent"),
+                figures.at("/2_append_throughput/sessionServiceCpuMicrosPerEvent/streamThreadMicros"),
                 figures.at("/1_raw_consume/run/fetchRecordsPerSec"),
                 figures.at("/4_projection_throughput/run/eventsPerSec"), figures.at("/4_projection_throughput/ratioToRawConsume/median"),
                 figures.at("/5_fold_jmh/runs/0/nsPerEvent"), figures.at("/5_fold_jmh/lastToFirst"), figures.at("/5_fold_cpu/runs/1/nsPerEvent"),
