@@ -224,9 +224,10 @@ class TetherCliIT {
             assertThat(now.out()).isEqualTo("v1 is DRAINING: " + (open.size() == 1 ? "1 session" : open.size() + " sessions") + " still open\n");
             assertThat(CliRun.run(env, "versions", "list").out()).containsPattern("(?m)^v1 +DRAINING +0 +0% +- +" + open.size() + "$");
 
-            CompletableFuture<CliRun> drain = CompletableFuture.supplyAsync(
-                    () -> CliRun.run(env, "versions", "drain", "v1", "--wait", "--interval", "300ms", "--json"));
-            Thread.sleep(1000);
+            var progress = new StringWriter();
+            CompletableFuture<CliRun> drain = CliRun.start(env, progress, "versions", "drain", "v1", "--wait", "--interval", "300ms", "--json");
+            // it has counted the open sessions once (a fixed sleep was too short on a loaded machine)
+            await().atMost(PATIENCE).until(() -> progress.toString().contains("drain v1: "));
             for (SessionInfo s : open) {
                 assertThat(agent.append(s.sessionId(), AppendBatch.forStep("close", NewEvent.sessionClosed("done")))).isInstanceOf(Appended.class);
             }
