@@ -194,24 +194,6 @@ final class AppendLoad {
     }
 
     /**
-     * Appends as {@link #throughput} does, in windows of {@code windowMs}, until two windows in a row differ by less than
-     * a tenth (the service's JIT has settled: on a slow machine it compiles for minutes, and a fresh service then
-     * spends more CPU compiling than appending), or for {@code maxMs} at most; the rate of each window, in events/s.
-     */
-    List<Double> warmUp(List<SessionWriter> writers, int batch, long windowMs, long maxMs) throws InterruptedException {
-        var rates = new ArrayList<Double>();
-        long end = System.nanoTime() + maxMs * 1_000_000;
-        while (System.nanoTime() < end) {
-            rates.add(throughput(writers, batch, 0, windowMs).eventsPerSec());
-            int n = rates.size();
-            if (n >= 2 && Math.abs(rates.get(n - 1) - rates.get(n - 2)) < 0.1 * rates.get(n - 2)) {
-                break;
-            }
-        }
-        return rates;
-    }
-
-    /**
      * Single-event appends at {@code rate} per second spread over {@code writers} round robin, for
      * {@code warmupMs + measureMs}; latencies of appends scheduled in the last {@code measureMs} count.
      */

@@ -13,12 +13,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
@@ -127,10 +125,6 @@ public final class Bench {
                 var sessionServiceCpu = new ServiceCpu(root.resolve("session-service"), prefix + "tether-session-service");
                 if (settings.measures(2)) {
                     List<SessionWriter> writers = load.sessions("tput", settings.sessions(), 8);
-                    List<Double> warmUp = load.warmUp(writers, settings.batch(), settings.warmupMs(), 12 * settings.warmupMs());
-                    String windows = warmUp.stream().map(r -> String.format(Locale.ROOT, "%.0f", r)).collect(Collectors.joining(", "));
-                    log("append warm-up: %s events/s in windows of %d ms", windows, settings.warmupMs());
-                    report.info("append warm-up, until two windows differ by less than 10% (events/s per window)", windows);
 
                     // (1) and (2), interleaved so that drift of the shared machine hits both alike
                     var writes = new BrokerWrites(admin, stack.clientConfig(), prefix); // only the session-service writes until figure 4
