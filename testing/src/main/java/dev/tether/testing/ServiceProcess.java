@@ -37,6 +37,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final ClassDataArchive classData;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
     private Process process;
+    private boolean killed;
     private int starts;
 
     /**
@@ -138,6 +139,7 @@ public final class ServiceProcess implements AutoCloseable {
             Files.writeString(log(), "---- start " + (++starts) + "\n", java.nio.file.StandardOpenOption.CREATE,
                     java.nio.file.StandardOpenOption.APPEND);
             process = builder.start();
+            killed = false;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -157,13 +159,22 @@ public final class ServiceProcess implements AutoCloseable {
     /** SIGKILL: the process dies at once, as in a machine crash; nothing is flushed or closed. */
     public void kill() {
         if (process != null) {
+            killed = true;
             process.destroyForcibly();
             waitFor();
         }
     }
 
-    /** SIGTERM, then SIGKILL after 30 s. */
+    /**
+     * SIGTERM, then SIGKILL after 30 s. A service that ended by itself before (not {@link #kill()}ed: out of memory, say)
+     * is reported on stderr with its exit status and the end of its log, which the test's clean-up may delete: a test
+     * that failed because it was gone then says so.
+     */
     public void stop() {
+        if (process != null && !process.isAlive() && !killed) {
+            System.err.println("ServiceProcess: " + jar.getParent().getParent().getParent().getFileName() + " (pid " + process.pid()
+                    + ") had ended by itself, with exit status " + process.exitValue() + "; the end of its log:\n" + logTail(40));
+        }
         if (process != null && process.isAlive()) {
             process.destroy();
             try {
@@ -189,6 +200,15 @@ public final class ServiceProcess implements AutoCloseable {
     @Override
     public void close() {
         stop();
+    }
+
+    private String logTail(int lines) {
+        try {
+            List<String> all = Files.readAllLines(log());
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(" + log() + " cannot be read: " + e + ")";
+        }
     }
 
     private void waitFor() {
