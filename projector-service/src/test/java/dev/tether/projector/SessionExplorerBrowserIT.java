@@ -200,8 +200,10 @@ class SessionExplorerBrowserIT {
         assertContextShown(at, "openai");
         new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("ctx-format"))).selectByValue("anthropic");
         assertContextShown(at, "anthropic");
-        // [ and ] step the seq from anywhere but a field
-        browser.findElement(By.tagName("body")).click();
+        // [ and ] step the seq from anywhere but a field; Escape leaves the field (here the format's select). Not a click
+        // on the body: WebDriver clicks its centre, which can be a timeline row, and a row travels to its own seq 120 ms on.
+        new Actions(browser).sendKeys(Keys.ESCAPE).perform();
+        assertThat(browser.switchTo().activeElement().getTagName()).isEqualTo("body");
         new Actions(browser).sendKeys("[").perform();
         checkpointShownAt(at - 1);
         new Actions(browser).sendKeys("]").sendKeys("]").perform();
