@@ -236,6 +236,7 @@ class SessionApiIT {
     @Test
     void listsOnlyTheCallersTenantsOpenSessions() {
         String open = created();
+        append(AGENT, open, batch(userMessage(uuid(), "one"), userMessage(uuid(), "two"))).statusCode(200);
         String closed = created();
         append(AGENT, closed, batch(Map.of("eventId", uuid(), "type", "session_closed", "outcome", "done"))).statusCode(200);
         String globex = newSessionId();
@@ -244,6 +245,11 @@ class SessionApiIT {
         JsonPath acme = given().auth().oauth2(AGENT).queryParam("status", "open").get("/v1/sessions").then().statusCode(200).extract().jsonPath();
         assertThat(acme.getList("sessions.sessionId", String.class)).contains(open).doesNotContain(closed, globex);
         assertThat(acme.getList("sessions.status", String.class)).containsOnly("open");
+        // the stored summary is written at creation, not on each append: the list takes the last seq from the head
+        assertThat(acme.getLong("sessions.find { it.sessionId == '" + open + "' }.lastSeq")).isEqualTo(3);
+        JsonPath all = given().auth().oauth2(AGENT).get("/v1/sessions").then().statusCode(200).extract().jsonPath();
+        assertThat(all.getString("sessions.find { it.sessionId == '" + closed + "' }.status")).isEqualTo("closed");
+        assertThat(all.getLong("sessions.find { it.sessionId == '" + closed + "' }.lastSeq")).isEqualTo(2);
         JsonPath other = given().auth().oauth2(OTHER_TENANT).get("/v1/sessions").then().statusCode(200).extract().jsonPath();
         assertThat(other.getList("sessions.sessionId", String.class)).contains(globex).doesNotContain(open, closed);
     }

@@ -165,7 +165,11 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         if (after != null) {
             heads.put(sessionId, after);
             recentHeads.put(sessionId, after);
-            byTenant.put(StoreKey.of(after.tenantId(), sessionId), SessionSummary.of(after));
+            // most appends change only the summary's lastSeq, which the list reads from the head: one write less per command
+            SessionSummary summary = SessionSummary.of(after);
+            if (before == null || !summary.listsAs(SessionSummary.of(before))) {
+                byTenant.put(StoreKey.of(after.tenantId(), sessionId), summary);
+            }
             countOpenSessions(before, after);
         }
         for (Decision.FollowUp followUp : accepted.followUps()) {

@@ -98,14 +98,19 @@ public class SessionStores {
         return page;
     }
 
-    /** The tenant's sessions, optionally only those with {@code status} (open, closed). */
+    /**
+     * The tenant's sessions, optionally only those with {@code status} (open, closed), each with the last seq of its head
+     * (the stored summary's is that of its last change; {@link SessionSummary#listsAs}).
+     */
     public List<SessionSummary> sessions(String tenantId, String status) {
         ReadOnlyKeyValueStore<String, SessionSummary> index = stores.keyValue(StoreNames.SESSIONS_BY_TENANT);
+        ReadOnlyKeyValueStore<String, SessionHead> heads = stores.keyValue(StoreNames.HEADS);
         var found = new ArrayList<SessionSummary>();
         try (var it = index.prefixScan(StoreKey.prefix(tenantId), new StringSerializer())) {
             it.forEachRemaining(kv -> {
                 if (status == null || status.equals(kv.value.status())) {
-                    found.add(kv.value);
+                    SessionHead head = heads.get(kv.value.sessionId());
+                    found.add(head == null ? kv.value : kv.value.withLastSeq(head.lastSeq()));
                 }
             });
         }

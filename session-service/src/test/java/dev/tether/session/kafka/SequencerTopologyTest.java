@@ -18,6 +18,7 @@ import dev.tether.core.event.SessionClosed;
 import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.StoreSignals;
@@ -27,6 +28,7 @@ import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
 import dev.tether.session.domain.SessionHead;
+import dev.tether.session.domain.SessionSummary;
 import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
 import java.nio.file.Path;
@@ -154,6 +156,29 @@ class SequencerTopologyTest {
         assertThat(repeat.getLastSeq()).isEqualTo(3);
         KeyValueStore<SessionEventKey, SessionEvent> stored = driver.getKeyValueStore(StoreNames.EVENTS);
         assertThat(stored.get(new SessionEventKey("s1", 3)).getEventId()).isEqualTo("s1-e3");
+    }
+
+    @Test
+    void theSessionSummary_isWrittenWhenMoreThanItsLastSeqChanges_notOnEveryAppend() {
+        var summaries = driver.createOutputTopic("sequencer-test-" + StoreNames.SESSIONS_BY_TENANT + "-changelog",
+                Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
+        send(AGENT, "s1", append(started("e1", null)));
+        send(AGENT, "s1", append(message("e2", "a")));
+        send(AGENT, "s1", append(message("e3", "b"), message("e4", "c")));
+        assertThat(summaries.readKeyValuesToList()).as("written when the session started, not by its appends").hasSize(1);
+
+        send(AGENT, "s1", new Command.ClaimSession("w1", "v1", false));
+        send(AGENT, "s1", append(message("e5", "d")));
+        send(AGENT, "s1", append(new ProposedEvent("e6", actor(), new SessionClosed("done"))));
+
+        assertThat(summaries.readKeyValuesToList()).as("the claim and the close").hasSize(2);
+        KeyValueStore<String, SessionSummary> stored = driver.getKeyValueStore(StoreNames.SESSIONS_BY_TENANT);
+        SessionSummary summary = stored.get(StoreKey.of("acme", "s1"));
+        assertThat(summary.status()).isEqualTo(SessionSummary.CLOSED);
+        assertThat(summary.workerId()).isEqualTo("w1");
+        assertThat(summary.epoch()).isEqualTo(1);
+        KeyValueStore<String, SessionHead> heads = driver.getKeyValueStore(StoreNames.HEADS);
+        assertThat(summary.listsAs(SessionSummary.of(heads.get("s1")))).isTrue();
     }
 
     @Test
