@@ -25,6 +25,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordDeserializationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +72,8 @@ public final class CommandChannel implements AutoCloseable {
      */
     public record Settings(String replyTo, Duration timeout, String retryAdvice) {}
 
-    private final Producer<String, SessionCommand> producer;
+    private final Producer<String, byte[]> producer;
+    private final Serializer<SessionCommand> serializer;
     private final Consumer<String, CommandReply> replies;
     private final String commandsTopic;
     private final String repliesTopic;
@@ -83,9 +85,10 @@ public final class CommandChannel implements AutoCloseable {
     private final Thread reader;
     private volatile State state = State.WAITING_FOR_TOPIC;
 
-    private CommandChannel(Producer<String, SessionCommand> producer, Consumer<String, CommandReply> replies, TopicLayout layout,
-                           KafkaTracing tracing, Settings settings) {
+    private CommandChannel(Producer<String, byte[]> producer, Serializer<SessionCommand> serializer, Consumer<String, CommandReply> replies,
+                           TopicLayout layout, KafkaTracing tracing, Settings settings) {
         this.producer = producer;
+        this.serializer = serializer;
         this.replies = replies;
         this.commandsTopic = layout.name(Topics.SESSION_COMMANDS);
         this.repliesTopic = layout.name(Topics.SESSION_REPLIES);
@@ -96,12 +99,13 @@ public final class CommandChannel implements AutoCloseable {
     }
 
     /**
-     * A channel writing with {@code producer} and reading verdicts with {@code replies} (a consumer with no group and
-     * no subscription, see {@link #consumerConfig}); both are the channel's from now on. Starts the reader.
+     * A channel writing the commands {@code serializer} encodes with {@code producer} and reading verdicts with
+     * {@code replies} (a consumer with no group and no subscription, see {@link #consumerConfig}); all three are the
+     * channel's from now on. Starts the reader.
      */
-    public static CommandChannel open(Producer<String, SessionCommand> producer, Consumer<String, CommandReply> replies,
-                                      TopicLayout layout, KafkaTracing tracing, Settings settings) {
-        var channel = new CommandChannel(producer, replies, layout, tracing, settings);
+    public static CommandChannel open(Producer<String, byte[]> producer, Serializer<SessionCommand> serializer,
+                                      Consumer<String, CommandReply> replies, TopicLayout layout, KafkaTracing tracing, Settings settings) {
+        var channel = new CommandChannel(producer, serializer, replies, layout, tracing, settings);
         channel.reader.start();
         return channel;
     }
@@ -134,30 +138,52 @@ public final class CommandChannel implements AutoCloseable {
     }
 
     /**
+     * A command addressed to this channel and encoded as it will be written: {@link Encoded#size()} is the size of the
+     * record's value in {@code session-commands}. Encoding once lets a caller check a size limit without encoding twice.
+     *
+     * @throws NoVerdictException when the registry does not give the command's schema (nothing is written)
+     */
+    public Encoded encode(SessionCommand command) {
+        command.setReplyTo(settings.replyTo());
+        try {
+            return new Encoded(command.getCommandId(), command.getSessionId(), serializer.serialize(commandsTopic, command));
+        } catch (RuntimeException e) {
+            // the command's schema could not be looked up (the serializer's failure, perhaps wrapped)
+            var unavailable = RegistryUnavailableException.in(e).orElseThrow(() -> e);
+            LOG.warn("command {} not sent: {}", command.getCommandId(), unavailable.getMessage());
+            throw new NoVerdictException("the schema registry does not answer; " + settings.retryAdvice(), REGISTRY_RETRY_AFTER_SECONDS);
+        }
+    }
+
+    /**
      * Writes {@code command}, addressed to this channel (its {@code replyTo} is set to {@link #replyTo()}), keyed by
      * its session, and returns the sequencer's verdict.
      *
-     * @throws NoVerdictException when the channel does not read verdicts within the timeout, the command could not be
-     *                            written, or no verdict came within the timeout
+     * @throws NoVerdictException when the command's schema cannot be looked up, the channel does not read verdicts
+     *                            within the timeout, the command could not be written, or no verdict came within the
+     *                            timeout
      */
     public CommandVerdict send(SessionCommand command) {
+        return send(encode(command));
+    }
+
+    /**
+     * Writes a command {@link #encode}d by this channel, keyed by its session, and returns the sequencer's verdict.
+     *
+     * @throws NoVerdictException as {@link #send(SessionCommand)}
+     */
+    public CommandVerdict send(Encoded command) {
         awaitReading();
-        command.setReplyTo(settings.replyTo());
-        String commandId = command.getCommandId();
+        String commandId = command.commandId();
         long timeoutMillis = settings.timeout().toMillis();
         var verdict = new CompletableFuture<CommandVerdict>();
         waiting.put(commandId, verdict);
         try {
             var headers = new RecordHeaders();
             tracing.inject(Context.current(), headers);
-            producer.send(new ProducerRecord<>(commandsTopic, null, command.getSessionId(), command, headers))
+            producer.send(new ProducerRecord<>(commandsTopic, null, command.sessionId(), command.bytes(), headers))
                     .get(timeoutMillis, TimeUnit.MILLISECONDS);
             return verdict.get(timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (RuntimeException e) {
-            // the command's schema could not be looked up (the serializer's failure, perhaps wrapped): nothing was written
-            var unavailable = RegistryUnavailableException.in(e).orElseThrow(() -> e);
-            LOG.warn("command {} not sent: {}", commandId, unavailable.getMessage());
-            throw new NoVerdictException("the schema registry does not answer; " + settings.retryAdvice(), REGISTRY_RETRY_AFTER_SECONDS);
         } catch (TimeoutException e) {
             throw new NoVerdictException("the sequencer did not answer within " + settings.timeout().toSeconds() + " s; "
                     + settings.retryAdvice(), 1);
@@ -172,7 +198,15 @@ public final class CommandChannel implements AutoCloseable {
         }
     }
 
-    /** Stops the reader (at once, wherever it waits) and closes the consumer and the producer. Idempotent. */
+    /** A command as {@link #encode} wrote it: its id, its session (the record's key) and the record's value. */
+    public record Encoded(String commandId, String sessionId, byte[] bytes) {
+        /** The size of the record's value, in bytes. */
+        public int size() {
+            return bytes.length;
+        }
+    }
+
+    /** Stops the reader (at once, wherever it waits) and closes the consumer, the producer and the serializer. Idempotent. */
     @Override
     public synchronized void close() {
         if (closing.getCount() == 0) {
@@ -186,6 +220,7 @@ public final class CommandChannel implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         producer.close();
+        serializer.close();
     }
 
     private void awaitReading() {

@@ -17,8 +17,10 @@ import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -72,8 +74,11 @@ public class ServiceKafka {
      * for 1 ms, so a record the broker acknowledged is never lost or doubled. The caller closes it.
      */
     public <V extends SpecificRecord> Producer<String, V> reliableProducer(String clientId) {
-        return new KafkaProducer<>(ProducerSettings.reliable(bootstrapServers, clientId).lingerMs(1).toMap(), new StringSerializer(),
-                this.<V>avroSerde().serializer());
+        return reliableProducer(clientId, this.<V>avroSerde().serializer());
+    }
+
+    private <V> Producer<String, V> reliableProducer(String clientId, Serializer<V> values) {
+        return new KafkaProducer<>(ProducerSettings.reliable(bootstrapServers, clientId).lingerMs(1).toMap(), new StringSerializer(), values);
     }
 
     /**
@@ -85,9 +90,10 @@ public class ServiceKafka {
      */
     public CommandChannel commandChannel(String clientId, Duration timeout, String retryAdvice, KafkaTracing tracing) {
         String replyTo = applicationName + "-" + UUID.randomUUID();
-        Producer<String, SessionCommand> producer = reliableProducer(clientId);
+        Producer<String, byte[]> producer = reliableProducer(clientId, new ByteArraySerializer()); // the channel encodes
         var replies = new KafkaConsumer<>(CommandChannel.consumerConfig(bootstrapServers, replyTo + "-replies"), new StringDeserializer(),
                 this.<CommandReply>avroSerde().deserializer());
-        return CommandChannel.open(producer, replies, layout(), tracing, new CommandChannel.Settings(replyTo, timeout, retryAdvice));
+        return CommandChannel.open(producer, this.<SessionCommand>avroSerde().serializer(), replies, layout(), tracing,
+                new CommandChannel.Settings(replyTo, timeout, retryAdvice));
     }
 }

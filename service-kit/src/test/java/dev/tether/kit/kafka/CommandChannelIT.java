@@ -26,6 +26,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -53,7 +54,8 @@ class CommandChannelIT {
 
         try (var channel = CommandChannel.open(
                 new KafkaProducer<>(ProducerSettings.reliable(stack.bootstrapServers(), "channel-it").toMap(), new StringSerializer(),
-                        commandSerde.serializer()),
+                        new ByteArraySerializer()),
+                commandSerde.serializer(),
                 new KafkaConsumer<>(CommandChannel.consumerConfig(stack.bootstrapServers(), replyTo + "-replies"), new StringDeserializer(),
                         replySerde.deserializer()),
                 layout, new KafkaTracing(OpenTelemetry.noop(), "test"),

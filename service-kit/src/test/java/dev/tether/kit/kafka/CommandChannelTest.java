@@ -41,7 +41,10 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordDeserializationException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,8 +62,9 @@ class CommandChannelTest {
     private static final TetherPrincipal APPROVER = new TetherPrincipal("ann", "acme", Set.of(Role.APPROVER));
     private static final String ADVICE = "retrying with the same eventIds is safe";
 
-    private final MockProducer<String, SessionCommand> producer = new MockProducer<>(true, null, new StringSerializer(),
-            new PlainAvroSerde<SessionCommand>(SessionCommand.getClassSchema()).serializer());
+    private static final PlainAvroSerde<SessionCommand> COMMANDS = new PlainAvroSerde<>(SessionCommand.getClassSchema());
+
+    private final MockProducer<String, byte[]> producer = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
     private final BlockingMockConsumer replies = new BlockingMockConsumer();
     private CommandChannel channel;
 
@@ -100,13 +104,14 @@ class CommandChannelTest {
         try (Scope ignored = Span.wrap(span).makeCurrent()) {
             verdict = CompletableFuture.supplyAsync(io.opentelemetry.context.Context.current().wrapSupplier(() -> channel.send(command)));
         }
-        ProducerRecord<String, SessionCommand> written = awaitWritten(1);
+        ProducerRecord<String, byte[]> written = awaitWritten(1);
         reply(P1, 0, "another-instance", rejected(command.getCommandId()));
         reply(P0, 0, channel.replyTo(), accepted(command.getCommandId(), 7));
 
         assertThat(written.topic()).isEqualTo(LAYOUT.name(Topics.SESSION_COMMANDS));
         assertThat(written.key()).isEqualTo("s-1");
-        assertThat(written.value().getReplyTo()).isEqualTo(channel.replyTo());
+        assertThat(decoded(written).getReplyTo()).isEqualTo(channel.replyTo());
+        assertThat(decoded(written).getCommandId()).isEqualTo(command.getCommandId());
         assertThat(new String(written.headers().lastHeader("traceparent").value(), StandardCharsets.UTF_8))
                 .contains("0af7651916cd43dd8448eb211c80319c");
         assertThat(verdict.join()).isEqualTo(CommandVerdict.accepted(
@@ -137,9 +142,8 @@ class CommandChannelTest {
 
     @Test
     void send_whenTheBrokerRefusesTheCommand_answersNoVerdict_kafkaNotReachable() {
-        var refusing = new MockProducer<>(false, null, new StringSerializer(),
-                new PlainAvroSerde<SessionCommand>(SessionCommand.getClassSchema()).serializer());
-        channel = CommandChannel.open(refusing, replies, LAYOUT, noTracing(),
+        var refusing = new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer());
+        channel = CommandChannel.open(refusing, COMMANDS.serializer(), replies, LAYOUT, noTracing(),
                 new CommandChannel.Settings("test-" + UUID.randomUUID(), Duration.ofSeconds(5), ADVICE));
         createReplyTopic(0, 0);
         await().atMost(Duration.ofSeconds(5)).until(channel::ready);
@@ -153,6 +157,43 @@ class CommandChannelTest {
                     assertThat(e.getMessage()).isEqualTo("Kafka is not reachable; " + ADVICE);
                     assertThat(e.retryAfterSeconds()).isEqualTo(2);
                 });
+    }
+
+    @Test
+    void encode_addressesTheCommandToTheChannel_andSendWritesExactlyThoseBytes() {
+        channel = readyChannel(Duration.ofSeconds(5));
+        SessionCommand command = command("s-1");
+
+        CommandChannel.Encoded encoded = channel.encode(command);
+        var verdict = CompletableFuture.supplyAsync(() -> channel.send(encoded));
+        ProducerRecord<String, byte[]> written = awaitWritten(1);
+        reply(P0, 0, channel.replyTo(), accepted(command.getCommandId(), 3));
+
+        assertThat(encoded.commandId()).isEqualTo(command.getCommandId());
+        assertThat(encoded.sessionId()).isEqualTo("s-1");
+        assertThat(encoded.size()).isEqualTo(encoded.bytes().length).isPositive();
+        assertThat(written.value()).isSameAs(encoded.bytes());
+        assertThat(decoded(written).getReplyTo()).isEqualTo(channel.replyTo());
+        assertThat(verdict.join()).isInstanceOf(CommandVerdict.Accepted.class);
+        assertThat(producer.history()).hasSize(1);
+    }
+
+    @Test
+    void encode_whenTheRegistryDoesNotAnswer_answersNoVerdict_andWritesNothing() {
+        Serializer<SessionCommand> unreachable = (topic, command) -> {
+            throw new SerializationException("lookup failed",
+                    new RegistryUnavailableException("http://127.0.0.1:1", "connection refused", null));
+        };
+        channel = CommandChannel.open(producer, unreachable, replies, LAYOUT, noTracing(),
+                new CommandChannel.Settings("test-" + UUID.randomUUID(), Duration.ofSeconds(5), ADVICE));
+        createReplyTopic(0, 0);
+        await().atMost(Duration.ofSeconds(5)).until(channel::ready);
+
+        assertThatThrownBy(() -> channel.send(command("s-1"))).isInstanceOfSatisfying(NoVerdictException.class, e -> {
+            assertThat(e.getMessage()).isEqualTo("the schema registry does not answer; " + ADVICE);
+            assertThat(e.retryAfterSeconds()).isEqualTo(5);
+        });
+        assertThat(producer.history()).isEmpty();
     }
 
     @Test
@@ -216,7 +257,8 @@ class CommandChannelTest {
     // ---------------------------------------------------------------------------------------------
 
     private CommandChannel open(Duration timeout, KafkaTracing tracing) {
-        return CommandChannel.open(producer, replies, LAYOUT, tracing, new CommandChannel.Settings("test-" + UUID.randomUUID(), timeout, ADVICE));
+        return CommandChannel.open(producer, COMMANDS.serializer(), replies, LAYOUT, tracing,
+                new CommandChannel.Settings("test-" + UUID.randomUUID(), timeout, ADVICE));
     }
 
     private CommandChannel readyChannel(Duration timeout) {
@@ -237,9 +279,13 @@ class CommandChannelTest {
                 new PartitionInfo(REPLIES, 1, node, new Node[] {node}, new Node[] {node})));
     }
 
-    private ProducerRecord<String, SessionCommand> awaitWritten(int count) {
+    private ProducerRecord<String, byte[]> awaitWritten(int count) {
         await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() >= count);
         return producer.history().get(count - 1);
+    }
+
+    private static SessionCommand decoded(ProducerRecord<String, byte[]> written) {
+        return COMMANDS.deserializer().deserialize(written.topic(), written.value());
     }
 
     private void reply(TopicPartition partition, long offset, String replyTo, CommandReply reply) {

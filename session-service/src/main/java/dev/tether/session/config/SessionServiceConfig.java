@@ -17,7 +17,10 @@ public interface SessionServiceConfig {
     @WithDefault("PT10S")
     Duration replyTimeout();
 
-    /** Largest command, in bytes of Avro, after large content was offloaded; larger requests get 413. */
+    /**
+     * Largest command, in bytes as written to {@code session-commands} (its Avro and the schema id), after large content
+     * was offloaded; larger requests get 413.
+     */
     @WithDefault("524288")
     int maxCommandBytes();
 

@@ -22,8 +22,16 @@ public class CommandGateway {
         this.channel = channel;
     }
 
-    /** Sends the command and returns the sequencer's verdict; {@link NoVerdictException} when none arrives in time. */
-    public CommandVerdict send(CommandEnvelope envelope) {
-        return channel.send(CommandAvro.toAvro(envelope, channel.replyTo()));
+    /**
+     * The command as it will be written ({@link CommandChannel.Encoded#size()}: its size in {@code session-commands});
+     * {@link NoVerdictException} when the registry does not give its schema.
+     */
+    public CommandChannel.Encoded encode(CommandEnvelope envelope) {
+        return channel.encode(CommandAvro.toAvro(envelope, channel.replyTo()));
+    }
+
+    /** Sends a command {@link #encode}d and returns the sequencer's verdict; {@link NoVerdictException} when none arrives in time. */
+    public CommandVerdict send(CommandChannel.Encoded command) {
+        return channel.send(command);
     }
 }

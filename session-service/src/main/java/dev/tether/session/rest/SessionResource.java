@@ -24,7 +24,6 @@ import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
 import dev.tether.session.domain.Sequencer;
 import dev.tether.session.domain.SessionHead;
-import dev.tether.session.kafka.CommandAvro;
 import dev.tether.session.kafka.CommandGateway;
 import dev.tether.session.kafka.SessionStores;
 import dev.tether.session.kafka.StoreNames;
@@ -437,12 +436,12 @@ public class SessionResource {
     }
 
     private CommandVerdict.Accepted send(CommandEnvelope envelope) {
-        int size = sizeOf(envelope);
-        if (size > config.maxCommandBytes()) {
-            throw new ApiException(413, "too_large", "the request is " + size + " bytes after large content was offloaded; the limit is "
-                    + config.maxCommandBytes());
+        var command = gateway.encode(envelope);
+        if (command.size() > config.maxCommandBytes()) {
+            throw new ApiException(413, "too_large", "the request is " + command.size() + " bytes after large content was offloaded; "
+                    + "the limit is " + config.maxCommandBytes());
         }
-        CommandVerdict verdict = gateway.send(envelope);
+        CommandVerdict verdict = gateway.send(command);
         if (verdict instanceof CommandVerdict.Accepted accepted) {
             return accepted;
         }
@@ -450,14 +449,6 @@ public class SessionResource {
             throw Verdicts.refusal(rejected);
         }
         throw new IllegalStateException("unhandled verdict " + verdict.getClass().getName());
-    }
-
-    private static int sizeOf(CommandEnvelope envelope) {
-        try {
-            return CommandAvro.toAvro(envelope, "").toByteBuffer().remaining();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     private SessionHead visibleHead(String sessionId) {
