@@ -3,10 +3,18 @@ package dev.tether.bench;
 import dev.tether.client.Checkpoint;
 import dev.tether.client.SessionInfo;
 import dev.tether.testing.ServiceProcess;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Figure 8: the projector, holding every event of the run, is killed with SIGKILL and started again on its
@@ -28,9 +36,36 @@ final class Recovery {
      * @param emptyStateToServingMs   start on an empty state directory until every partition served
      * @param emptyStateToAllReadMs   start on an empty state directory until every checkpoint had been read back
      * @param emptyStateEventsPerSec  events / (empty-state start until every partition served)
+     * @param emptyStateRestore       the restore itself on the empty state, as the projector logged it ({@code RestoreLog})
      */
     record Run(long events, int sessions, double killToReadyMs, double killToServingMs, double killToAllReadMs, double emptyStateToReadyMs,
-            double emptyStateToServingMs, double emptyStateToAllReadMs, double emptyStateEventsPerSec) {
+            double emptyStateToServingMs, double emptyStateToAllReadMs, double emptyStateEventsPerSec, Restore emptyStateRestore) {
+    }
+
+    /**
+     * What the projector's {@code RestoreLog} said of its restores in a stretch of its log: the records restored and the
+     * milliseconds restoring, summed over its waves (one, unless a rebalance came in between), and the run's events per
+     * second of that time — the restore's own rate, without the service's start and the group's join around it.
+     */
+    record Restore(int waves, long records, long millis, double recordsPerSec, double eventsPerSec) {
+
+        private static final Pattern WAVE = Pattern.compile("restored ([\\d,]+) records into \\d+ store partitions \\(.*\\) in ([\\d,]+) ms");
+
+        static Restore of(List<String> logLines, long events) {
+            int waves = 0;
+            long records = 0;
+            long millis = 0;
+            for (String line : logLines) {
+                Matcher m = WAVE.matcher(line);
+                if (m.find()) {
+                    waves++;
+                    records += Long.parseLong(m.group(1).replace(",", ""));
+                    millis += Long.parseLong(m.group(2).replace(",", ""));
+                }
+            }
+            double seconds = Math.max(millis, 1) / 1e3;
+            return new Restore(waves, records, millis, records / seconds, events / seconds);
+        }
     }
 
     private final Rig rig;
@@ -78,6 +113,7 @@ final class Recovery {
 
         projector.stop();
         Bench.deleteTree(stateDir);
+        long logFrom = Files.size(projector.log());
         long t1 = System.nanoTime();
         projector.launch();
         var emptyReady = readyClock(projector, t1);
@@ -86,10 +122,22 @@ final class Recovery {
         awaitServing(expected);
         double emptyToAllRead = (System.nanoTime() - t1) / 1e6;
         double emptyToReady = emptyReady.get(16, java.util.concurrent.TimeUnit.MINUTES);
-        Bench.log("recovery on an empty state: ready in %.0f ms, every partition serving in %.0f ms, every checkpoint read in %.0f ms",
-                emptyToReady, emptyToServing, emptyToAllRead);
+        var restore = Restore.of(linesFrom(projector.log(), logFrom), events);
+        Bench.log("recovery on an empty state: ready in %.0f ms, every partition serving in %.0f ms, every checkpoint read in %.0f ms; "
+                + "the restore itself %d ms (%d records, %d waves)", emptyToReady, emptyToServing, emptyToAllRead, restore.millis(),
+                restore.records(), restore.waves());
         return new Run(events, expected.size(), killToReady, killToServing, killToAllRead, emptyToReady, emptyToServing, emptyToAllRead,
-                events / (emptyToServing / 1e3));
+                events / (emptyToServing / 1e3), restore);
+    }
+
+    /** The lines of {@code log} from byte {@code from} on. */
+    private static List<String> linesFrom(Path log, long from) throws IOException {
+        try (var channel = Files.newByteChannel(log)) {
+            channel.position(from);
+            try (var reader = new BufferedReader(Channels.newReader(channel, StandardCharsets.UTF_8))) {
+                return reader.lines().toList();
+            }
+        }
     }
 
     /** The time from {@code from} until the launched projector reports ready, taken in the background. */

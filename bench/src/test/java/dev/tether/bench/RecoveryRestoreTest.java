@@ -1,0 +1,38 @@
+package dev.tether.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.kit.kafka.RestoreLog;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Figure 8 reads the restore's own time from the projector's log: the lines {@link RestoreLog} writes. */
+class RecoveryRestoreTest {
+
+    @Test
+    void sumsTheWavesTheProjectorLogged_andTakesTheRunsEventsPerSecondOfThem() {
+        var first = new RestoreLog.Wave(900_000, 12, List.of("checkpoints", "messages"), 3_000);
+        var second = new RestoreLog.Wave(100_500, 6, List.of("messages"), 1_000);
+        List<String> log = List.of(
+                "07:01:02.003 INFO  traceId= [de.te.ki.ka.RestoreLog] (StateUpdater-1) restoring messages from session-events-0 (offsets 0 to 5)",
+                "07:01:05.003 INFO  traceId= [de.te.ki.ka.RestoreLog] (StateUpdater-1) " + first + " (900,100 offsets to read)",
+                "07:01:05.100 WARN  traceId= [or.ap.ka.st.pr.in.StreamThread] (StreamThread-1) a rebalance",
+                "07:01:06.100 INFO  traceId= [de.te.ki.ka.RestoreLog] (StateUpdater-1) " + second + " (100,500 offsets to read)");
+
+        Recovery.Restore restore = Recovery.Restore.of(log, 1_000_000);
+
+        assertThat(restore.waves()).isEqualTo(2);
+        assertThat(restore.records()).isEqualTo(1_000_500);
+        assertThat(restore.millis()).isEqualTo(4_000);
+        assertThat(restore.recordsPerSec()).isEqualTo(250_125.0);
+        assertThat(restore.eventsPerSec()).isEqualTo(250_000.0);
+    }
+
+    @Test
+    void aLogWithoutARestore_saysNoWave() {
+        Recovery.Restore restore = Recovery.Restore.of(List.of("07:01:02.003 INFO  traceId= [io.quarkus] (main) started"), 1_000);
+
+        assertThat(restore.waves()).isZero();
+        assertThat(restore.records()).isZero();
+    }
+}
