@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * starts on an empty state directory, or after a crash under exactly-once (which wipes the stores of the tasks it ran),
  * serves those partitions only once they are restored. One line when a restore begins — the first store partition of
  * a wave of restores — and one when the last store partition restoring ends:
- * <pre>restored 1,002,345 records into 24 store partitions (checkpoints, messages) in 4,512 ms: 222,151 records/s</pre>
+ * <pre>restored 1,002,345 records into 24 store partitions (checkpoints, messages) in 4,512 ms: 222,150 records/s</pre>
  * Restores that overlap are one wave; a store partition that begins after the others ended starts the next. A restore
  * suspended (its task moved away before it finished) ends with the records it had read. Standby replicas' updates are
  * not restores and are not counted here.
