@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -43,28 +44,38 @@ final class Recovery {
     }
 
     /**
-     * What the projector's {@code RestoreLog} said of its restores in a stretch of its log: the records restored and the
-     * milliseconds restoring, summed over its waves (one, unless a rebalance came in between), and the run's events per
-     * second of that time — the restore's own rate, without the service's start and the group's join around it.
+     * What the projector's {@code RestoreLog} said of its restores in a stretch of its log: the records restored (in
+     * all and by store) and the milliseconds restoring, summed over its waves (one, unless a rebalance came in between),
+     * and the run's events per second of that time — the restore's own rate, without the service's start and the
+     * group's join around it.
      */
-    record Restore(int waves, long records, long millis, double recordsPerSec, double eventsPerSec) {
+    record Restore(int waves, long records, Map<String, Long> recordsByStore, long millis, double recordsPerSec, double eventsPerSec) {
 
-        private static final Pattern WAVE = Pattern.compile("restored ([\\d,]+) records into \\d+ store partitions \\(.*\\) in ([\\d,]+) ms");
+        private static final Pattern WAVE = Pattern.compile("restored ([\\d,]+) records into \\d+ store partitions \\((.*)\\) in ([\\d,]+) ms");
 
         static Restore of(List<String> logLines, long events) {
             int waves = 0;
             long records = 0;
+            var byStore = new TreeMap<String, Long>();
             long millis = 0;
             for (String line : logLines) {
                 Matcher m = WAVE.matcher(line);
                 if (m.find()) {
                     waves++;
-                    records += Long.parseLong(m.group(1).replace(",", ""));
-                    millis += Long.parseLong(m.group(2).replace(",", ""));
+                    records += number(m.group(1));
+                    for (String store : m.group(2).split(", ")) { // "checkpoints 2,345, messages 1,000,000"
+                        int space = store.lastIndexOf(' ');
+                        byStore.merge(store.substring(0, space), number(store.substring(space + 1)), Long::sum);
+                    }
+                    millis += number(m.group(3));
                 }
             }
             double seconds = Math.max(millis, 1) / 1e3;
-            return new Restore(waves, records, millis, records / seconds, events / seconds);
+            return new Restore(waves, records, byStore, millis, records / seconds, events / seconds);
+        }
+
+        private static long number(String withCommas) {
+            return Long.parseLong(withCommas.replace(",", ""));
         }
     }
 

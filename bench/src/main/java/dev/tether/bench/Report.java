@@ -239,9 +239,11 @@ final class Report {
                         (Long) topUp.get("events"), (Integer) topUp.get("sessions")),
                 run.killToServingMs() / 1e3, run.killToReadyMs() / 1e3, run.killToAllReadMs() / 1e3));
         Recovery.Restore restore = run.emptyStateRestore();
-        row("8_recovery", String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s: %.0f events/s (ready after %.1f s; every checkpoint read back after %.1f s); the restore itself, as the projector logged it: %.1f s, %.0f events/s (%,d records in %d wave%s) | — | ≥ 150,000 events/s |%n",
+        row("8_recovery", String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s: %.0f events/s (ready after %.1f s; every checkpoint read back after %.1f s); the restore itself, as the projector logged it: %.1f s, %.0f events/s (%,d records in %d wave%s: %s) | — | ≥ 150,000 events/s |%n",
                 run.emptyStateToServingMs() / 1e3, run.emptyStateEventsPerSec(), run.emptyStateToReadyMs() / 1e3, run.emptyStateToAllReadMs() / 1e3,
-                restore.millis() / 1e3, restore.eventsPerSec(), restore.records(), restore.waves(), restore.waves() == 1 ? "" : "s"));
+                restore.millis() / 1e3, restore.eventsPerSec(), restore.records(), restore.waves(), restore.waves() == 1 ? "" : "s",
+                restore.recordsByStore().entrySet().stream().map(e -> String.format(Locale.ROOT, "%s %,d", e.getKey(), e.getValue()))
+                        .collect(java.util.stream.Collectors.joining(", "))));
     }
 
     void failover(Failover.Run run) {

@@ -1,9 +1,11 @@
 package dev.tether.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.tether.kit.kafka.RestoreLog;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Figure 8 reads the restore's own time from the projector's log: the lines {@link RestoreLog} writes. */
@@ -11,8 +13,8 @@ class RecoveryRestoreTest {
 
     @Test
     void sumsTheWavesTheProjectorLogged_andTakesTheRunsEventsPerSecondOfThem() {
-        var first = new RestoreLog.Wave(900_000, 12, List.of("checkpoints", "messages"), 3_000);
-        var second = new RestoreLog.Wave(100_500, 6, List.of("messages"), 1_000);
+        var first = new RestoreLog.Wave(900_000, 12, Map.of("checkpoints", 1_234L, "messages", 898_766L), 3_000);
+        var second = new RestoreLog.Wave(100_500, 6, Map.of("messages", 100_500L), 1_000);
         List<String> log = List.of(
                 "07:01:02.003 INFO  traceId= [de.te.ki.ka.RestoreLog] (StateUpdater-1) restoring messages from session-events-0 (offsets 0 to 5)",
                 "07:01:05.003 INFO  traceId= [de.te.ki.ka.RestoreLog] (StateUpdater-1) " + first + " (900,100 offsets to read)",
@@ -23,6 +25,7 @@ class RecoveryRestoreTest {
 
         assertThat(restore.waves()).isEqualTo(2);
         assertThat(restore.records()).isEqualTo(1_000_500);
+        assertThat(restore.recordsByStore()).containsExactly(entry("checkpoints", 1_234L), entry("messages", 999_266L));
         assertThat(restore.millis()).isEqualTo(4_000);
         assertThat(restore.recordsPerSec()).isEqualTo(250_125.0);
         assertThat(restore.eventsPerSec()).isEqualTo(250_000.0);
@@ -34,5 +37,6 @@ class RecoveryRestoreTest {
 
         assertThat(restore.waves()).isZero();
         assertThat(restore.records()).isZero();
+        assertThat(restore.recordsByStore()).isEmpty();
     }
 }

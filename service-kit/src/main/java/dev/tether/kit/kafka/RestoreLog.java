@@ -1,9 +1,11 @@
 package dev.tether.kit.kafka;
 
-import java.util.List;
+import java.util.Collections;
 import java.util.Locale;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StateRestoreListener;
@@ -15,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * starts on an empty state directory, or after a crash under exactly-once (which wipes the stores of the tasks it ran),
  * serves those partitions only once they are restored. One line when a restore begins — the first store partition of
  * a wave of restores — and one when the last store partition restoring ends:
- * <pre>restored 1,002,345 records into 24 store partitions (checkpoints, messages) in 4,512 ms: 222,150 records/s</pre>
+ * <pre>restored 1,002,345 records into 24 store partitions (checkpoints 2,345, messages 1,000,000) in 4,512 ms: 222,150 records/s</pre>
  * Restores that overlap are one wave; a store partition that begins after the others ended starts the next. A restore
  * suspended (its task moved away before it finished) ends with the records it had read. Standby replicas' updates are
  * not restores and are not counted here.
@@ -27,8 +29,12 @@ public final class RestoreLog implements StateRestoreListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoreLog.class);
 
-    /** A wave's summary, as the log line says it. */
-    public record Wave(long records, int storePartitions, List<String> stores, long millis) {
+    /** A wave's summary, as the log line says it: the records restored into each store, by name (in name order). */
+    public record Wave(long records, int storePartitions, Map<String, Long> recordsByStore, long millis) {
+
+        public Wave {
+            recordsByStore = Collections.unmodifiableSortedMap(new TreeMap<>(recordsByStore));
+        }
 
         /** Records restored per second of the wave. */
         public double recordsPerSecond() {
@@ -37,8 +43,10 @@ public final class RestoreLog implements StateRestoreListener {
 
         @Override
         public String toString() {
+            String byStore = recordsByStore.entrySet().stream()
+                    .map(e -> String.format(Locale.ROOT, "%s %,d", e.getKey(), e.getValue())).collect(Collectors.joining(", "));
             return String.format(Locale.ROOT, "restored %,d records into %d store partitions (%s) in %,d ms: %,.0f records/s", records,
-                    storePartitions, String.join(", ", stores), millis, recordsPerSecond());
+                    storePartitions, byStore, millis, recordsPerSecond());
         }
     }
 
@@ -48,7 +56,7 @@ public final class RestoreLog implements StateRestoreListener {
     private long records;
     private long offsetsToRestore;
     private int storePartitions;
-    private final Set<String> stores = new TreeSet<>();
+    private final SortedMap<String, Long> recordsByStore = new TreeMap<>();
     private Wave last;
 
     public RestoreLog() {
@@ -66,13 +74,13 @@ public final class RestoreLog implements StateRestoreListener {
             records = 0;
             offsetsToRestore = 0;
             storePartitions = 0;
-            stores.clear();
+            recordsByStore.clear();
             LOG.info("restoring {} from {} (offsets {} to {}), and any store that joins before the restore ends", storeName, partition,
                     startingOffset, endingOffset);
         }
         storePartitions++;
         offsetsToRestore += Math.max(0, endingOffset - startingOffset);
-        stores.add(storeName);
+        recordsByStore.putIfAbsent(storeName, 0L);
     }
 
     @Override
@@ -82,12 +90,12 @@ public final class RestoreLog implements StateRestoreListener {
 
     @Override
     public synchronized void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
-        ended(totalRestored);
+        ended(storeName, totalRestored);
     }
 
     @Override
     public synchronized void onRestoreSuspended(TopicPartition partition, String storeName, long totalRestored) {
-        ended(totalRestored);
+        ended(storeName, totalRestored);
     }
 
     /** The last wave that ended; null before the first. */
@@ -95,14 +103,14 @@ public final class RestoreLog implements StateRestoreListener {
         return last;
     }
 
-    private void ended(long totalRestored) {
+    private void ended(String storeName, long totalRestored) {
         if (restoring == 0) {
             return; // an end without its start: a listener registered mid-restore
         }
         records += totalRestored;
+        recordsByStore.merge(storeName, totalRestored, Long::sum);
         if (--restoring == 0) {
-            last = new Wave(records, storePartitions, List.copyOf(stores),
-                    (nanoClock.getAsLong() - startNanos) / 1_000_000);
+            last = new Wave(records, storePartitions, recordsByStore, (nanoClock.getAsLong() - startNanos) / 1_000_000);
             LOG.info("{} ({} offsets to read, transaction markers included)", last, offsetsToRestore);
         }
     }

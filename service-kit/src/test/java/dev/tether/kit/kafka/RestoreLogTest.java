@@ -2,7 +2,7 @@ package dev.tether.kit.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -32,10 +32,10 @@ class RestoreLogTest {
         log.onRestoreEnd(MESSAGES_1, "messages", 399_500);
 
         RestoreLog.Wave wave = log.lastWave();
-        assertThat(wave).isEqualTo(new RestoreLog.Wave(1_000_000, 3, List.of("checkpoints", "messages"), 4_000));
+        assertThat(wave).isEqualTo(new RestoreLog.Wave(1_000_000, 3, Map.of("messages", 999_500L, "checkpoints", 500L), 4_000));
         assertThat(wave.recordsPerSecond()).isEqualTo(250_000.0);
         assertThat(wave).hasToString(
-                "restored 1,000,000 records into 3 store partitions (checkpoints, messages) in 4,000 ms: 250,000 records/s");
+                "restored 1,000,000 records into 3 store partitions (checkpoints 500, messages 999,500) in 4,000 ms: 250,000 records/s");
     }
 
     @Test
@@ -46,7 +46,7 @@ class RestoreLogTest {
         log.onRestoreSuspended(MESSAGES_1, "messages", 300);
         log.onRestoreEnd(MESSAGES_0, "messages", 1_000);
 
-        assertThat(log.lastWave()).isEqualTo(new RestoreLog.Wave(1_300, 2, List.of("messages"), 500));
+        assertThat(log.lastWave()).isEqualTo(new RestoreLog.Wave(1_300, 2, Map.of("messages", 1_300L), 500));
     }
 
     @Test
@@ -60,7 +60,7 @@ class RestoreLogTest {
         advanceMillis(20);
         log.onRestoreEnd(CHECKPOINTS_0, "checkpoints", 40);
 
-        assertThat(log.lastWave()).isEqualTo(new RestoreLog.Wave(40, 1, List.of("checkpoints"), 20));
+        assertThat(log.lastWave()).isEqualTo(new RestoreLog.Wave(40, 1, Map.of("checkpoints", 40L), 20));
     }
 
     @Test
@@ -72,7 +72,7 @@ class RestoreLogTest {
         log.onRestoreStart(MESSAGES_1, "messages", 0, 10);
         log.onRestoreEnd(MESSAGES_1, "messages", 10);
 
-        assertThat(log.lastWave()).isEqualTo(new RestoreLog.Wave(10, 1, List.of("messages"), 0));
+        assertThat(log.lastWave()).isEqualTo(new RestoreLog.Wave(10, 1, Map.of("messages", 10L), 0));
     }
 
     private void advanceMillis(long millis) {
