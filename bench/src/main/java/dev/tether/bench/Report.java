@@ -2,6 +2,7 @@ package dev.tether.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tether.kit.kafka.RestoreLog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,8 @@ final class Report {
 
     private final BenchSettings settings;
     private final Instant started;
+    /** The 1-minute load average when the run started (the machine's description gives all three). */
+    private final double loadAtRunStart;
     private final Map<String, Object> root = new LinkedHashMap<>();
     private final Map<String, Object> figures = new LinkedHashMap<>();
     private final Map<String, Object> info = new LinkedHashMap<>();
@@ -44,6 +47,7 @@ final class Report {
         root.put("started", started.toString());
         root.put("profile", settings.profile());
         root.put("machine", Machine.describe());
+        loadAtRunStart = Machine.load1();
         root.put("settings", settings);
         root.put("serviceSettings", new java.util.TreeMap<>(Bench.SERVICE_SETTINGS));
         root.put("figures", figures);
@@ -242,8 +246,7 @@ final class Report {
         row("8_recovery", String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s: %.0f events/s (ready after %.1f s; every checkpoint read back after %.1f s); the restore itself, as the projector logged it: %.1f s, %.0f events/s (%,d records in %d wave%s: %s) | — | ≥ 150,000 events/s |%n",
                 run.emptyStateToServingMs() / 1e3, run.emptyStateEventsPerSec(), run.emptyStateToReadyMs() / 1e3, run.emptyStateToAllReadMs() / 1e3,
                 restore.millis() / 1e3, restore.eventsPerSec(), restore.records(), restore.waves(), restore.waves() == 1 ? "" : "s",
-                restore.recordsByStore().entrySet().stream().map(e -> String.format(Locale.ROOT, "%s %,d", e.getKey(), e.getValue()))
-                        .collect(java.util.stream.Collectors.joining(", "))));
+                RestoreLog.byStore(restore.recordsByStore())));
     }
 
     void failover(Failover.Run run) {
@@ -273,13 +276,25 @@ final class Report {
     Report finished(Instant at) {
         root.put("finished", at.toString());
         root.put("loadAverageAtEnd", Machine.loadAverage());
+        root.put("loaded", loaded());
         return this;
     }
 
+    /**
+     * Whether the run was loaded: the 1-minute load average above the cores when it started or while any figure ran. Its
+     * figures are then no quiet machine's, and its file says so in its name.
+     */
+    private boolean loaded() {
+        return loadAtRunStart > Machine.cores() || figures.values().stream().anyMatch(f -> f instanceof Map<?, ?> m && m.get("load") instanceof Map<?, ?> load
+                && Boolean.TRUE.equals(load.get("aboveCores")));
+    }
+
+    /** Writes the run to {@code dir}: {@code <UTC time>[-<profile>][-loaded].json}. */
     Path writeJson(Path dir) throws IOException {
         Files.createDirectories(dir);
         String name = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HHmmss'Z'").withZone(ZoneOffset.UTC).format(started)
-                + (settings.profile().equals("full") ? "" : "-" + settings.profile()) + ".json";
+                + (settings.profile().equals("full") ? "" : "-" + settings.profile())
+                + (Boolean.TRUE.equals(root.get("loaded")) ? "-loaded" : "") + ".json";
         Path file = dir.resolve(name);
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), root);
         return file;

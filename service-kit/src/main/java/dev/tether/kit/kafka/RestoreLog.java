@@ -43,11 +43,15 @@ public final class RestoreLog implements StateRestoreListener {
 
         @Override
         public String toString() {
-            String byStore = recordsByStore.entrySet().stream()
-                    .map(e -> String.format(Locale.ROOT, "%s %,d", e.getKey(), e.getValue())).collect(Collectors.joining(", "));
             return String.format(Locale.ROOT, "restored %,d records into %d store partitions (%s) in %,d ms: %,.0f records/s", records,
-                    storePartitions, byStore, millis, recordsPerSecond());
+                    storePartitions, byStore(recordsByStore), millis, recordsPerSecond());
         }
+    }
+
+    /** Records by store as the log line gives them: {@code checkpoints 2,345, messages 1,000,000}, in name order. */
+    public static String byStore(Map<String, Long> recordsByStore) {
+        return new TreeMap<>(recordsByStore).entrySet().stream()
+                .map(e -> String.format(Locale.ROOT, "%s %,d", e.getKey(), e.getValue())).collect(Collectors.joining(", "));
     }
 
     private final LongSupplier nanoClock;
