@@ -28,7 +28,8 @@ import org.apache.kafka.streams.state.Stores;
  *     {@code session-events} itself, so storing a message costs no extra write;</li>
  * <li>{@link ProjectorProcessor}: the checkpoint fold ({@value ProjectorStores#CHECKPOINTS}, a {@link WriteBackStore}: its
  *     changelog and {@code session-checkpoints} get a session's latest checkpoint once per commit, encoded then), the
- *     call records ({@value ProjectorStores#CALLS}), and the outputs {@code session-checkpoints} and
+ *     call records ({@value ProjectorStores#CALLS}, written back as well: a call's request, authorization and result
+ *     folded between two commits reach its changelog as one record), and the outputs {@code session-checkpoints} and
  *     {@code tool-requests}.</li>
  * </ul>
  * Each event costs a constant amount of work and of store writes, whatever the session's length.
@@ -84,8 +85,9 @@ public final class ProjectorTopology {
         // not once per event
         topology.addStateStore(WriteBackStore.builder(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CHECKPOINTS),
                 strings, serdes.checkpoints()), strings.serializer()), "projector");
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CALLS), strings,
-                ProjectorStoreFormats.CALLS.writing(writeVersions)), "projector");
+        // written back too: a call's request, authorization and result folded within one commit reach the changelog once
+        topology.addStateStore(WriteBackStore.builder(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CALLS),
+                strings, ProjectorStoreFormats.CALLS.writing(writeVersions)), strings.serializer()), "projector");
 
         topology.addSink(ProjectorProcessor.CHECKPOINTS_SINK, output.name(Topics.SESSION_CHECKPOINTS), strings.serializer(),
                 serdes.checkpoints().serializer(), new SessionPartitioner(), "projector");

@@ -45,9 +45,10 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * <p>Pending values are dropped, not written, when Kafka Streams clears the task's caches (a task revived after an
  * error) or closes the store: under exactly-once a clean close commits first, and what was not committed belongs to an
  * aborted transaction. Holds one value per key written since the last commit, without bound: meant for stores whose
- * keys written per commit interval are few (sessions), not for arbitrary keys. Uses Kafka Streams' internal cache hooks
- * ({@code CachedStateStore}, the record context of {@code InternalProcessorContext}), as the record cache does; pinned
- * by the Kafka Streams version of the Quarkus BOM, and {@code WriteBackStoreTest} drives it through a real topology.
+ * keys written per commit interval are few (a key per session or tool call the commit's records touch), not for
+ * arbitrary keys. Uses Kafka Streams' internal cache hooks ({@code CachedStateStore}, the record context of
+ * {@code InternalProcessorContext}), as the record cache does; pinned by the Kafka Streams version of the Quarkus BOM,
+ * and {@code WriteBackStoreTest} drives it through a real topology.
  */
 public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<K, V>, K, V> implements KeyValueStore<K, V> {
 
