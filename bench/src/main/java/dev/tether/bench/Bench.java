@@ -12,8 +12,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,14 +33,11 @@ import org.apache.kafka.clients.admin.NewTopic;
  */
 public final class Bench {
 
-    /** Kafka Streams settings of both services, as their application.properties set them; recorded with the results. */
-    static final Map<String, String> SERVICE_SETTINGS = Map.of(
-            "processing.guarantee", "exactly_once_v2",
-            "commit.interval.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.commit.interval.ms", "20"),
-            "poll.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.poll.ms", "10"),
-            "partitions per topic", "6",
-            "replication factor", "1",
-            "service heap", "-Xmx384m");
+    /**
+     * Kafka Streams settings of both services, as their application.properties set them, and the options a run added to
+     * a service's start ({@link #serviceProperties}); recorded with the results.
+     */
+    static final Map<String, String> SERVICE_SETTINGS = serviceSettings();
 
     /** Events per append when the long sessions of figures 5 and 7 are filled. */
     static final int COST_BATCH = 200;
@@ -329,6 +328,28 @@ public final class Bench {
         return properties;
     }
 
+    private static Map<String, String> serviceSettings() {
+        var settings = new TreeMap<>(Map.of(
+                "processing.guarantee", "exactly_once_v2",
+                "commit.interval.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.commit.interval.ms", "20"),
+                "poll.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.poll.ms", "10"),
+                "partitions per topic", "6",
+                "replication factor", "1",
+                "service heap", "-Xmx384m"));
+        for (String service : List.of("projector-service", "session-service")) {
+            String options = addedOptions(service);
+            if (!options.isEmpty()) {
+                settings.put(service + " options", options);
+            }
+        }
+        return Collections.unmodifiableMap(settings);
+    }
+
+    /** The options of {@code -Dbench.<service>.options}, trimmed. */
+    private static String addedOptions(String service) {
+        return System.getProperty("bench." + service + ".options", "").trim();
+    }
+
     /**
      * The options {@code service} ({@code session-service} or {@code projector-service}) starts with: its flight
      * recording ({@link #flightRecording}) and the space-separated options of {@code -Dbench.<service>.options}
@@ -337,7 +358,7 @@ public final class Bench {
      */
     static List<String> serviceProperties(String service) {
         var properties = new ArrayList<>(flightRecording(service));
-        String options = System.getProperty("bench." + service + ".options", "").trim();
+        String options = addedOptions(service);
         if (!options.isEmpty()) {
             properties.addAll(List.of(options.split("\\s+")));
         }

@@ -49,7 +49,7 @@ final class Report {
         root.put("machine", Machine.describe());
         loadAtRunStart = Machine.load1();
         root.put("settings", settings);
-        root.put("serviceSettings", new java.util.TreeMap<>(Bench.SERVICE_SETTINGS));
+        root.put("serviceSettings", Bench.SERVICE_SETTINGS);
         root.put("figures", figures);
         root.put("info", info);
     }
