@@ -285,8 +285,8 @@ final class Report {
      * figures are then no quiet machine's, and its file says so in its name.
      */
     private boolean loaded() {
-        return loadAtRunStart > Machine.cores() || figures.values().stream().anyMatch(f -> f instanceof Map<?, ?> m && m.get("load") instanceof Map<?, ?> load
-                && Boolean.TRUE.equals(load.get("aboveCores")));
+        return loadAtRunStart > Machine.cores() || figures.values().stream().anyMatch(
+                f -> f instanceof Map<?, ?> m && m.get("load") instanceof Map<?, ?> load && Boolean.TRUE.equals(load.get("aboveCores")));
     }
 
     /** Writes the run to {@code dir}: {@code <UTC time>[-<profile>][-loaded].json}. */

@@ -13,8 +13,8 @@ class RecoveryRestoreTest {
 
     @Test
     void sumsTheWavesTheProjectorLogged_andTakesTheRunsEventsPerSecondOfThem() {
-        var first = new RestoreLog.Wave(900_000, 12, Map.of("checkpoints", 1_234L, "messages", 898_766L), 3_000);
-        var second = new RestoreLog.Wave(100_500, 6, Map.of("messages", 100_500L), 1_000);
+        var first = new RestoreLog.Wave(12, Map.of("checkpoints", 1_234L, "messages", 898_766L), 3_000);
+        var second = new RestoreLog.Wave(6, Map.of("messages", 100_500L), 1_000);
         List<String> log = List.of(
                 "07:01:02.003 INFO  traceId= [de.te.ki.ka.RestoreLog] (StateUpdater-1) restoring messages from session-events-0 (offsets 0 to 5)",
                 "07:01:05.003 INFO  traceId= [de.te.ki.ka.RestoreLog] (StateUpdater-1) " + first + " (900,100 offsets to read)",

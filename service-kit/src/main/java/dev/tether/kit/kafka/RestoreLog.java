@@ -30,20 +30,25 @@ public final class RestoreLog implements StateRestoreListener {
     private static final Logger LOG = LoggerFactory.getLogger(RestoreLog.class);
 
     /** A wave's summary, as the log line says it: the records restored into each store, by name (in name order). */
-    public record Wave(long records, int storePartitions, Map<String, Long> recordsByStore, long millis) {
+    public record Wave(int storePartitions, Map<String, Long> recordsByStore, long millis) {
 
         public Wave {
             recordsByStore = Collections.unmodifiableSortedMap(new TreeMap<>(recordsByStore));
         }
 
+        /** Records restored into all the stores. */
+        public long records() {
+            return recordsByStore.values().stream().mapToLong(Long::longValue).sum();
+        }
+
         /** Records restored per second of the wave. */
         public double recordsPerSecond() {
-            return millis == 0 ? records * 1000.0 : records * 1000.0 / millis;
+            return millis == 0 ? records() * 1000.0 : records() * 1000.0 / millis;
         }
 
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "restored %,d records into %d store partitions (%s) in %,d ms: %,.0f records/s", records,
+            return String.format(Locale.ROOT, "restored %,d records into %d store partitions (%s) in %,d ms: %,.0f records/s", records(),
                     storePartitions, byStore(recordsByStore), millis, recordsPerSecond());
         }
     }
@@ -57,7 +62,6 @@ public final class RestoreLog implements StateRestoreListener {
     private final LongSupplier nanoClock;
     private int restoring;
     private long startNanos;
-    private long records;
     private long offsetsToRestore;
     private int storePartitions;
     private final SortedMap<String, Long> recordsByStore = new TreeMap<>();
@@ -75,7 +79,6 @@ public final class RestoreLog implements StateRestoreListener {
     public synchronized void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {
         if (restoring++ == 0) {
             startNanos = nanoClock.getAsLong();
-            records = 0;
             offsetsToRestore = 0;
             storePartitions = 0;
             recordsByStore.clear();
@@ -111,10 +114,9 @@ public final class RestoreLog implements StateRestoreListener {
         if (restoring == 0) {
             return; // an end without its start: a listener registered mid-restore
         }
-        records += totalRestored;
         recordsByStore.merge(storeName, totalRestored, Long::sum);
         if (--restoring == 0) {
-            last = new Wave(records, storePartitions, recordsByStore, (nanoClock.getAsLong() - startNanos) / 1_000_000);
+            last = new Wave(storePartitions, recordsByStore, (nanoClock.getAsLong() - startNanos) / 1_000_000);
             LOG.info("{} ({} offsets to read, transaction markers included)", last, offsetsToRestore);
         }
     }
