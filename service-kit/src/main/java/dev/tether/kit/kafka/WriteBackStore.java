@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -173,9 +174,9 @@ public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<
     }
 
     @Override
-    public void flush() {
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
         flushCache();
-        super.flush();
+        super.commit(changelogOffsets);
     }
 
     @Override

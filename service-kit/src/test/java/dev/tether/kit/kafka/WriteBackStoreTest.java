@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -135,18 +136,18 @@ class WriteBackStoreTest {
     }
 
     /**
-     * Kafka Streams flushes a standby task's stores too, and a standby's context refuses {@code recordContext()}: a store
-     * with nothing pending must flush without asking for it (it did, and a projector with standbys stopped at start).
+     * Kafka Streams commits a standby task's stores too, and a standby's context refuses {@code recordContext()}: a store
+     * with nothing pending must commit without asking for it (it did, and a projector with standbys stopped at start).
      */
     @Test
-    void aStoreWithNothingPending_flushesWithoutTheRecordContext_whichAStandbysContextRefuses() {
+    void aStoreWithNothingPending_commitsWithoutTheRecordContext_whichAStandbysContextRefuses() {
         var beneath = new MapStore();
         KeyValueStore<String, String> store = WriteBackStore.builder(new BuilderOf(beneath), new StringSerializer()).build();
         store.init(standbyContext(), store);
 
-        store.flush();
+        store.commit(Map.of());
 
-        assertThat(beneath.flushes).isEqualTo(1);
+        assertThat(beneath.commits).isEqualTo(1);
         assertThatThrownBy(() -> store.put("a", "1")).as("a write asks for it: only an active task writes")
                 .isInstanceOf(UnsupportedOperationException.class);
     }
@@ -159,10 +160,10 @@ class WriteBackStoreTest {
                 });
     }
 
-    /** The store beneath: a map that counts its flushes. */
+    /** The store beneath: a map that counts its commits. */
     private static final class MapStore implements KeyValueStore<String, String> {
         final TreeMap<String, String> map = new TreeMap<>();
-        int flushes;
+        int commits;
         boolean open;
 
         @Override
@@ -171,8 +172,8 @@ class WriteBackStoreTest {
         }
 
         @Override
-        public void flush() {
-            flushes++;
+        public void commit(Map<TopicPartition, Long> changelogOffsets) {
+            commits++;
         }
 
         @Override
