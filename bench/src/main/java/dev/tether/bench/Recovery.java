@@ -9,6 +9,8 @@ import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,21 +46,38 @@ final class Recovery {
     }
 
     /**
-     * What the projector's {@code RestoreLog} said of its restores in a stretch of its log: the records restored (in
-     * all and by store) and the milliseconds restoring, summed over its waves (one, unless a rebalance came in between),
-     * and the run's events per second of that time — the restore's own rate, without the service's start and the
-     * group's join around it.
+     * What the projector's log said of its start and its restores in a stretch of it: the records restored (in all and
+     * by store) and the milliseconds restoring, summed over its waves (one, unless a rebalance came in between), and the
+     * run's events per second of that time — the restore's own rate, without the service's start and the group's join
+     * around it; and where the time before the restore went: the milliseconds from the launch to Quarkus' "started" line
+     * (the JVM's and the service's start) and to the first store partition restoring (after the group's join and the
+     * tasks' assignment too), each -1 when its line is not in the log.
      */
-    record Restore(int waves, long records, Map<String, Long> recordsByStore, long millis, double recordsPerSec, double eventsPerSec) {
+    record Restore(int waves, long records, Map<String, Long> recordsByStore, long millis, double recordsPerSec, double eventsPerSec,
+            long startedMs, long restoreBeganMs) {
 
         private static final Pattern WAVE = Pattern.compile("restored ([\\d,]+) records into \\d+ store partitions \\((.*)\\) in ([\\d,]+) ms");
+        private static final Pattern STARTED = Pattern.compile("\\(powered by Quarkus [^)]*\\) started in ");
+        private static final Pattern RESTORING = Pattern.compile(" restoring \\S+ from \\S+ \\(offsets ");
 
-        static Restore of(List<String> logLines, long events) {
+        /**
+         * @param logLines  the projector's log from its launch on (each line beginning with its time, HH:mm:ss.SSS)
+         * @param launched  the local time of the launch, by the clock the projector logs by
+         */
+        static Restore of(List<String> logLines, long events, LocalTime launched) {
             int waves = 0;
             long records = 0;
             var byStore = new TreeMap<String, Long>();
             long millis = 0;
+            LocalTime started = null;
+            LocalTime restoring = null;
             for (String line : logLines) {
+                if (started == null && STARTED.matcher(line).find()) {
+                    started = timeOf(line);
+                }
+                if (restoring == null && RESTORING.matcher(line).find()) {
+                    restoring = timeOf(line);
+                }
                 Matcher m = WAVE.matcher(line);
                 if (m.find()) {
                     waves++;
@@ -71,7 +90,21 @@ final class Recovery {
                 }
             }
             double seconds = Math.max(millis, 1) / 1e3;
-            return new Restore(waves, records, byStore, millis, records / seconds, events / seconds);
+            return new Restore(waves, records, byStore, millis, records / seconds, events / seconds, since(launched, started),
+                    since(launched, restoring));
+        }
+
+        private static LocalTime timeOf(String line) {
+            return LocalTime.parse(line.substring(0, "HH:mm:ss.SSS".length()));
+        }
+
+        /** Milliseconds from {@code from} to the later {@code to} (across midnight if need be), or -1 without {@code to}. */
+        private static long since(LocalTime from, LocalTime to) {
+            if (to == null) {
+                return -1;
+            }
+            long ms = Duration.between(from, to).toMillis();
+            return ms < 0 ? ms + Duration.ofDays(1).toMillis() : ms;
         }
 
         private static long number(String withCommas) {
@@ -126,6 +159,7 @@ final class Recovery {
         Bench.deleteTree(stateDir);
         long logFrom = Files.size(projector.log());
         long t1 = System.nanoTime();
+        LocalTime launched = LocalTime.now();
         projector.launch();
         var emptyReady = readyClock(projector, t1);
         awaitServing(probes);
@@ -133,7 +167,7 @@ final class Recovery {
         awaitServing(expected);
         double emptyToAllRead = (System.nanoTime() - t1) / 1e6;
         double emptyToReady = emptyReady.get(16, java.util.concurrent.TimeUnit.MINUTES);
-        var restore = Restore.of(linesFrom(projector.log(), logFrom), events);
+        var restore = Restore.of(linesFrom(projector.log(), logFrom), events, launched);
         Bench.log("recovery on an empty state: ready in %.0f ms, every partition serving in %.0f ms, every checkpoint read in %.0f ms; "
                 + "the restore itself %d ms (%d records, %d waves)", emptyToReady, emptyToServing, emptyToAllRead, restore.millis(),
                 restore.records(), restore.waves());

@@ -243,10 +243,10 @@ final class Report {
                         (Long) topUp.get("events"), (Integer) topUp.get("sessions")),
                 run.killToServingMs() / 1e3, run.killToReadyMs() / 1e3, run.killToAllReadMs() / 1e3));
         Recovery.Restore restore = run.emptyStateRestore();
-        row("8_recovery", String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s: %.0f events/s (ready after %.1f s; every checkpoint read back after %.1f s); the restore itself, as the projector logged it: %.1f s, %.0f events/s (%,d records in %d wave%s: %s) | — | ≥ 150,000 events/s |%n",
+        row("8_recovery", String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s: %.0f events/s (ready after %.1f s; every checkpoint read back after %.1f s); the restore itself, as the projector logged it: %.1f s, %.0f events/s (%,d records in %d wave%s: %s); from the launch, Quarkus started at %s and the restore began at %s | — | ≥ 150,000 events/s |%n",
                 run.emptyStateToServingMs() / 1e3, run.emptyStateEventsPerSec(), run.emptyStateToReadyMs() / 1e3, run.emptyStateToAllReadMs() / 1e3,
                 restore.millis() / 1e3, restore.eventsPerSec(), restore.records(), restore.waves(), restore.waves() == 1 ? "" : "s",
-                RestoreLog.byStore(restore.recordsByStore())));
+                RestoreLog.byStore(restore.recordsByStore()), seconds(restore.startedMs()), seconds(restore.restoreBeganMs())));
     }
 
     void failover(Failover.Run run) {
@@ -263,6 +263,11 @@ final class Report {
         figure("9_cold_start", Map.of("run", run));
         row("9_cold_start", String.format(Locale.ROOT, "| 9 cold start: `bin/run --no-demo` until all four services are ready%s | %.1f s | — | — |%n",
                 run.built() ? " (it built first!)" : ", built, warm Maven cache", run.allHealthyMs() / 1e3));
+    }
+
+    /** Milliseconds as seconds, or "not logged" for the -1 of a time whose log line was missing. */
+    private static String seconds(long millis) {
+        return millis < 0 ? "not logged" : String.format(Locale.ROOT, "%.1f s", millis / 1e3);
     }
 
     private static String lengthName(int length) {

@@ -41,6 +41,7 @@ class BenchSmokeIT {
                 figures.at("/6_storage_amplification/runs/1/ratio"), figures.at("/7_resume_latency/runs/1/p99Ms"),
                 figures.at("/8_recovery/run/killToServingMs"), figures.at("/8_recovery/run/emptyStateEventsPerSec"),
                 figures.at("/8_recovery/run/emptyStateRestore/records"), figures.at("/8_recovery/run/emptyStateRestore/eventsPerSec"),
+                figures.at("/8_recovery/run/emptyStateRestore/startedMs"), figures.at("/8_recovery/run/emptyStateRestore/restoreBeganMs"),
                 figures.at("/9_cold_start/run/allHealthyMs"), figures.at("/10_failover/run/rounds/0/readsMs"),
                 figures.at("/10_failover/run/rounds/1/appendsMs"), figures.at("/10_failover/run/rounds/1/allCheckpointsMs"),
                 figures.at("/10_failover/growth"))) {
