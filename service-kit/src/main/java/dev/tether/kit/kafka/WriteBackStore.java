@@ -48,8 +48,9 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * aborted transaction. Holds one value per key written since the last commit, without bound: meant for stores whose
  * keys written per commit interval are few (a key per session or tool call the commit's records touch), not for
  * arbitrary keys. Uses Kafka Streams' internal cache hooks ({@code CachedStateStore}, the record context of
- * {@code InternalProcessorContext}), as the record cache does; pinned by the Kafka Streams version of the Quarkus BOM,
- * and {@code WriteBackStoreTest} drives it through a real topology.
+ * {@code InternalProcessorContext}), as the record cache does, and the store commit of Kafka Streams 4.3
+ * ({@link #commit(Map)}, which replaced {@code flush()}): an upgrade of Kafka Streams must run
+ * {@code WriteBackStoreTest}, which drives it through a real topology, and the projector's tests.
  */
 public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<K, V>, K, V> implements KeyValueStore<K, V> {
 
@@ -173,6 +174,7 @@ public final class WriteBackStore<K, V> extends WrappedStateStore<KeyValueStore<
         super.clearCache();
     }
 
+    /** Writes what is still pending (Kafka Streams flushes the caches before a task commits, so mostly nothing) first. */
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
         flushCache();
