@@ -40,9 +40,12 @@ final class Recovery {
      * @param emptyStateToAllReadMs   start on an empty state directory until every checkpoint had been read back
      * @param emptyStateEventsPerSec  events / (empty-state start until every partition served)
      * @param emptyStateRestore       the restore itself on the empty state, as the projector logged it ({@code RestoreLog})
+     * @param killRestore             the restore after the SIGKILL, as the projector logged it: what of its local state it
+     *                                could not keep
      */
     record Run(long events, int sessions, double killToReadyMs, double killToServingMs, double killToAllReadMs, double emptyStateToReadyMs,
-            double emptyStateToServingMs, double emptyStateToAllReadMs, double emptyStateEventsPerSec, Restore emptyStateRestore) {
+            double emptyStateToServingMs, double emptyStateToAllReadMs, double emptyStateEventsPerSec, Restore emptyStateRestore,
+            Restore killRestore) {
     }
 
     /**
@@ -143,8 +146,10 @@ final class Recovery {
         // two of each partition (a small run's sessions may leave one out: it is served with the others)
         Failover.probes(expected.keySet(), rig.watch().partitions(rig.eventsTopic())).forEach(id -> probes.put(id, expected.get(id)));
 
+        long killLogFrom = Files.size(projector.log());
         long t0 = System.nanoTime();
         projector.kill();
+        LocalTime relaunched = LocalTime.now();
         projector.launch();
         var killReady = readyClock(projector, t0);
         awaitServing(probes);
@@ -154,6 +159,8 @@ final class Recovery {
         double killToReady = killReady.get(16, java.util.concurrent.TimeUnit.MINUTES);
         Bench.log("recovery after SIGKILL: ready in %.0f ms, every partition serving in %.0f ms, every checkpoint read in %.0f ms",
                 killToReady, killToServing, killToAllRead);
+
+        var killRestore = Restore.of(linesFrom(projector.log(), killLogFrom), events, relaunched);
 
         projector.stop();
         Bench.deleteTree(stateDir);
@@ -172,7 +179,7 @@ final class Recovery {
                 + "the restore itself %d ms (%d records, %d waves)", emptyToReady, emptyToServing, emptyToAllRead, restore.millis(),
                 restore.records(), restore.waves());
         return new Run(events, expected.size(), killToReady, killToServing, killToAllRead, emptyToReady, emptyToServing, emptyToAllRead,
-                events / (emptyToServing / 1e3), restore);
+                events / (emptyToServing / 1e3), restore, killRestore);
     }
 
     /** The lines of {@code log} from byte {@code from} on. */

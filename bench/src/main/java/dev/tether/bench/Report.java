@@ -238,10 +238,11 @@ final class Report {
             m.put("topUp", topUp);
         }
         figure("8_recovery", m);
-        row("8_recovery", String.format(Locale.ROOT, "| 8 projector SIGKILLed holding %,d events in %,d sessions%s: until every partition serves again | %.1f s (ready after %.1f s; every checkpoint read back after %.1f s) | — | — |%n",
+        row("8_recovery", String.format(Locale.ROOT, "| 8 projector SIGKILLed holding %,d events in %,d sessions%s: until every partition serves again | %.1f s (ready after %.1f s; every checkpoint read back after %.1f s); it restored %,d records (%s) in %.1f s, as the projector logged it | — | — |%n",
                 run.events(), run.sessions(), topUp == null ? "" : String.format(Locale.ROOT, " (%,d of them in %,d sessions written straight to session-events)",
                         (Long) topUp.get("events"), (Integer) topUp.get("sessions")),
-                run.killToServingMs() / 1e3, run.killToReadyMs() / 1e3, run.killToAllReadMs() / 1e3));
+                run.killToServingMs() / 1e3, run.killToReadyMs() / 1e3, run.killToAllReadMs() / 1e3, run.killRestore().records(),
+                RestoreLog.byStore(run.killRestore().recordsByStore()), run.killRestore().millis() / 1e3));
         Recovery.Restore restore = run.emptyStateRestore();
         row("8_recovery", String.format(Locale.ROOT, "| 8 the same from an empty local state | %.1f s: %.0f events/s (ready after %.1f s; every checkpoint read back after %.1f s); the restore itself, as the projector logged it: %.1f s, %.0f events/s (%,d records in %d wave%s: %s); from the launch, Quarkus started at %s and the restore began at %s | — | ≥ 150,000 events/s |%n",
                 run.emptyStateToServingMs() / 1e3, run.emptyStateEventsPerSec(), run.emptyStateToReadyMs() / 1e3, run.emptyStateToAllReadMs() / 1e3,

@@ -42,6 +42,7 @@ class BenchSmokeIT {
                 figures.at("/8_recovery/run/killToServingMs"), figures.at("/8_recovery/run/emptyStateEventsPerSec"),
                 figures.at("/8_recovery/run/emptyStateRestore/records"), figures.at("/8_recovery/run/emptyStateRestore/eventsPerSec"),
                 figures.at("/8_recovery/run/emptyStateRestore/startedMs"), figures.at("/8_recovery/run/emptyStateRestore/restoreBeganMs"),
+                figures.at("/8_recovery/run/killRestore/startedMs"),
                 figures.at("/9_cold_start/run/allHealthyMs"), figures.at("/10_failover/run/rounds/0/readsMs"),
                 figures.at("/10_failover/run/rounds/1/appendsMs"), figures.at("/10_failover/run/rounds/1/allCheckpointsMs"),
                 figures.at("/10_failover/growth"))) {
