@@ -6,6 +6,7 @@ import dev.tether.client.TetherClient;
 import dev.tether.client.TetherOptions;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
+import dev.tether.testing.Trees;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,7 +65,7 @@ public final class Bench {
             if (readme != null) {
                 report.updateReadme(readme, results.relativize(json).toString());
             }
-            deleteTree(workDir);
+            Trees.delete(workDir);
         } catch (Exception e) {
             e.printStackTrace();
             System.err.println("bench: the services' logs and state are kept in " + workDir);
@@ -383,18 +384,6 @@ public final class Bench {
         // the repository inside DIR too: a SIGKILLed service writes no recording, but its chunks stay there
         return List.of("-XX:StartFlightRecording=settings=profile,filename=" + into + "/",
                 "-XX:FlightRecorderOptions=repository=" + into.resolve("repository"));
-    }
-
-    /** Deletes {@code dir} and everything under it, if it exists. */
-    static void deleteTree(Path dir) throws java.io.IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 
     static void log(String format, Object... args) {

@@ -10,6 +10,7 @@ import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
+import dev.tether.testing.Trees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,7 +68,7 @@ public final class ExecutorSoak {
         try {
             new ExecutorSoak(size.count(), size.sessions(), size.step(), root, workDir).run();
         } finally {
-            Bench.deleteTree(workDir);
+            Trees.delete(workDir);
         }
         System.exit(0); // the stack's shutdown hook stops the broker and registry
     }

@@ -3,6 +3,7 @@ package dev.tether.bench;
 import dev.tether.client.Checkpoint;
 import dev.tether.client.SessionInfo;
 import dev.tether.testing.ServiceProcess;
+import dev.tether.testing.Trees;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.channels.Channels;
@@ -163,7 +164,7 @@ final class Recovery {
         var killRestore = Restore.of(linesFrom(projector.log(), killLogFrom), events, relaunched);
 
         projector.stop();
-        Bench.deleteTree(stateDir);
+        Trees.delete(stateDir);
         long logFrom = Files.size(projector.log());
         long t1 = System.nanoTime();
         LocalTime launched = LocalTime.now();

@@ -14,6 +14,7 @@ import dev.tether.client.ToolMode;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
+import dev.tether.testing.Trees;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,7 +89,7 @@ public final class StreamSoak {
         try {
             new StreamSoak(size.count(), size.sessions(), size.step(), root, workDir, properties).run();
         } finally {
-            Bench.deleteTree(workDir);
+            Trees.delete(workDir);
         }
         System.exit(0); // the stack's shutdown hook stops the broker and registry
     }

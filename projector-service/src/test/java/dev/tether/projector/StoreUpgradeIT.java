@@ -20,6 +20,7 @@ import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.projector.kafka.ProjectorStores;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.StoreUpgrade;
+import dev.tether.testing.Trees;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -66,7 +67,7 @@ class StoreUpgradeIT {
             projector.close();
         }
         if (workDir != null) {
-            StoreUpgrade.deleteTree(workDir);
+            Trees.delete(workDir);
         }
     }
 

@@ -8,6 +8,7 @@ import dev.tether.session.kafka.SequencerStoreFormats;
 import dev.tether.session.kafka.StoreNames;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.StoreUpgrade;
+import dev.tether.testing.Trees;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -50,7 +51,7 @@ class StoreUpgradeIT {
             service.close();
         }
         if (workDir != null) {
-            StoreUpgrade.deleteTree(workDir);
+            Trees.delete(workDir);
         }
     }
 

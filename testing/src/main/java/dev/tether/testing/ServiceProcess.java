@@ -82,6 +82,11 @@ public final class ServiceProcess implements AutoCloseable {
         return workDir.resolve("state");
     }
 
+    /** Its {@code java.io.tmpdir}, emptied at each start. */
+    Path tempDirectory() {
+        return workDir.resolve("tmp");
+    }
+
     /**
      * How long {@link #start} waits for readiness. A service is ready in about 20 s on the build machine; on a shared one
      * at load 30 (a CI run beside other builds) starts of 2 minutes and more were seen, which is slow, not broken.
@@ -113,9 +118,15 @@ public final class ServiceProcess implements AutoCloseable {
         }
         try {
             Files.createDirectories(workDir);
+            // its temp files in its work directory, emptied at each start, so a kill() leaves none in the machine's /tmp:
+            // RocksDB unpacks its native library (15 MB) and Vert.x makes its file cache there, and both remove them only
+            // at a clean exit
+            Trees.delete(tempDirectory());
+            Files.createDirectories(tempDirectory());
             var command = new ArrayList<String>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("-Xmx384m");
+            command.add("-Djava.io.tmpdir=" + tempDirectory());
             // as the images run it: a JVM out of memory may have lost a thread it needs (Kafka Streams' state updater), so it
             // exits rather than serve on with that part dead; the test sees a dead process, not a hang
             command.add("-XX:+ExitOnOutOfMemoryError");

@@ -1,11 +1,8 @@
 package dev.tether.testing;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,18 +60,6 @@ public final class StoreUpgrade {
         if (service.isAlive()) {
             throw new IllegalStateException("the service is running: stop it before deleting its state");
         }
-        deleteTree(service.stateDirectory());
-    }
-
-    /** Deletes {@code dir} and everything in it, if it exists. */
-    public static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Trees.delete(service.stateDirectory());
     }
 }

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -470,8 +469,8 @@ public abstract class TetherStack {
                         .start();
                 p.waitFor(2, TimeUnit.MINUTES);
                 keepLogs();
-                deleteRecursively(dir);
-            } catch (IOException e) {
+                Trees.delete(dir);
+            } catch (IOException | UncheckedIOException e) {
                 System.err.println("tether-stack: could not stop the stack in " + dir + ": " + e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -525,17 +524,6 @@ public abstract class TetherStack {
             } finally {
                 for (ServerSocket s : sockets) {
                     s.close();
-                }
-            }
-        }
-
-        private static void deleteRecursively(Path dir) throws IOException {
-            if (!Files.exists(dir)) {
-                return;
-            }
-            try (Stream<Path> paths = Files.walk(dir)) {
-                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
                 }
             }
         }
