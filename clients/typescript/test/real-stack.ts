@@ -150,9 +150,20 @@ export class Service {
   async start(): Promise<void> {
     writeFileSync(this.log, `---- start ${++this.starts}\n`, { flag: "a" });
     const out = openSync(this.log, "a");
+    // its temp files in its own directory, emptied at each start: RocksDB's native library and Vert.x's file cache,
+    // which a killed service cannot remove, stay out of the machine's temp directory
+    const temp = join(this.dir, "tmp");
+    rmSync(temp, { recursive: true, force: true });
+    mkdirSync(temp, { recursive: true });
     const child = spawn(
       process.env.JAVA ?? "java",
-      ["-Xmx384m", ...JVM_OPTIONS, "-jar", join(artifacts, this.name, "target/quarkus-app/quarkus-run.jar")],
+      [
+        "-Xmx384m",
+        `-Djava.io.tmpdir=${temp}`,
+        ...JVM_OPTIONS,
+        "-jar",
+        join(artifacts, this.name, "target/quarkus-app/quarkus-run.jar"),
+      ],
       {
         cwd: this.dir,
         stdio: ["ignore", out, out],
