@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -143,9 +142,9 @@ public final class HeadlessChromium implements AutoCloseable {
         if (profile == null) {
             return;
         }
-        try (var paths = Files.walk(profile)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
+        try {
+            Trees.delete(profile);
+        } catch (UncheckedIOException e) {
             System.err.println("could not delete the browser profile " + profile + ": " + e);
         }
     }

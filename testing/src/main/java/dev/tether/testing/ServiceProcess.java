@@ -83,7 +83,7 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     /** Its {@code java.io.tmpdir}, emptied at each start. */
-    Path tempDirectory() {
+    private Path tempDirectory() {
         return workDir.resolve("tmp");
     }
 
@@ -118,9 +118,9 @@ public final class ServiceProcess implements AutoCloseable {
         }
         try {
             Files.createDirectories(workDir);
-            // its temp files in its work directory, emptied at each start, so a kill() leaves none in the machine's /tmp:
-            // RocksDB unpacks its native library (15 MB) and Vert.x makes its file cache there, and both remove them only
-            // at a clean exit
+            // its temp files in its work directory, emptied at each start, so a kill() leaves none in the machine's temp
+            // directory: RocksDB unpacks its native library (15 MB) and Vert.x makes its file cache there, and both remove
+            // them only at a clean exit
             Trees.delete(tempDirectory());
             Files.createDirectories(tempDirectory());
             var command = new ArrayList<String>();
