@@ -60,6 +60,12 @@ import org.jboss.logging.Logger;
  * folded them ({@link #folded}), so that the next event of a session is folded without reading, decoding and converting
  * the stored one back: the same value, since the processor is the store's only writer and a checkpoint reads back from
  * its Avro as it was written.
+ *
+ * <p>A fold continues the trace of its event's record in a span of its own, which the tool requests it emits carry on
+ * (their records get its context). A fold that requests no call, of a trace that is not sampled, starts none
+ * ({@link KafkaTracing#unsampled}): its span would record nothing, and the checkpoint it writes carries the event's
+ * record's trace context instead, the same trace. Extracting, starting, entering and injecting that span took about a
+ * tenth of the stream thread's time per event (bench/README.md, "Where the time goes").
  */
 final class ProjectorProcessor implements Processor<Object, Object, Object, Object> {
 
@@ -119,29 +125,37 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     }
 
     private void project(SessionEventKey key, SessionEvent value, Record<Object, Object> record) {
+        Event event = EventAvro.fromAvro(value);
+        boolean requestsACall = event.payload() instanceof ToolCallAuthorized || event.payload() instanceof ToolOutcomeResolved;
+        if (!requestsACall && tracing.unsampled(record.headers())) {
+            fold(key.sessionId(), event, record, null); // no span: see the class comment; and no call, so no trace id to record
+            return;
+        }
         Span span = tracing.startSpan("projector fold " + value.getType(), SpanKind.CONSUMER, record.headers());
         try (Scope ignored = span.makeCurrent()) {
             tracing.inject(Context.current(), record.headers());
-            String sessionId = key.sessionId();
-            Event event = EventAvro.fromAvro(value);
-            Before loaded = current(sessionId, event.seq());
-            SessionProjection before = loaded.state();
-            if (event.seq() <= loaded.foldedThrough()) {
-                // folded already: a replay after a crash, or a restart of the projection; also when the stored checkpoint
-                // is of a version this projector rebuilds rather than reads (its lastSeq still says how far it folded), so
-                // that a replayed event emits nothing again
-                return;
-            }
-            loaded.report();
-            RecordMetadata at = context.recordMetadata().orElseThrow();
-            SessionProjection after = Projection.evolve(before, event, at.partition(), at.offset());
-            // converted to Avro when read or flushed, and encoded then: to session-checkpoints when the store flushes it
-            checkpoints.putLazily(sessionId, () -> CheckpointAvro.toAvro(after));
-            folded.put(sessionId, after);
-            recordCalls(after, event, record, span.getSpanContext().getTraceId());
+            fold(key.sessionId(), event, record, span.getSpanContext().getTraceId());
         } finally {
             span.end();
         }
+    }
+
+    private void fold(String sessionId, Event event, Record<Object, Object> record, String traceId) {
+        Before loaded = current(sessionId, event.seq());
+        SessionProjection before = loaded.state();
+        if (event.seq() <= loaded.foldedThrough()) {
+            // folded already: a replay after a crash, or a restart of the projection; also when the stored checkpoint
+            // is of a version this projector rebuilds rather than reads (its lastSeq still says how far it folded), so
+            // that a replayed event emits nothing again
+            return;
+        }
+        loaded.report();
+        RecordMetadata at = context.recordMetadata().orElseThrow();
+        SessionProjection after = Projection.evolve(before, event, at.partition(), at.offset());
+        // converted to Avro when read or flushed, and encoded then: to session-checkpoints when the store flushes it
+        checkpoints.putLazily(sessionId, () -> CheckpointAvro.toAvro(after));
+        folded.put(sessionId, after);
+        recordCalls(after, event, record, traceId);
     }
 
     /**
