@@ -45,6 +45,8 @@ public abstract class StreamsConfigurationContract {
                 Map.entry("kafka-streams.producer.transaction.timeout.ms", "10000"),
                 // a restore's last steps are not held half a second each at the broker
                 Map.entry("kafka-streams.restore.consumer.fetch.max.wait.ms", "100"),
+                // a task processes what it has buffered, without asking the broker about its empty partitions first
+                Map.entry("kafka-streams.max.task.idle.ms", "-1"),
                 Map.entry("kafka-streams.replication.factor", "1"),
                 Map.entry("kafka-streams.producer.compression.type", "zstd"),
                 // changelogs small segments that compact, so a restore reads the live keys, not every write ever made
