@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
-import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
@@ -30,15 +29,12 @@ import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
-import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -59,7 +55,7 @@ class CheckpointMigrationTopologyTest {
     @TempDir
     Path stateDir;
 
-    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final TopicLayout LAYOUT = ProjectorDrivers.LAYOUT;
     private static final String STORED_ONLY = "an objective only the stored checkpoint has";
 
     private TopologyTestDriver driver;
@@ -72,14 +68,8 @@ class CheckpointMigrationTopologyTest {
 
     @BeforeEach
     void setUp() {
-        var serdes = new ProjectorTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
-                new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(ToolRequest.getClassSchema()),
-                new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
-        var props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-migration-test");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), new StoreSignals()), props);
+        var serdes = ProjectorDrivers.serdes();
+        driver = ProjectorDrivers.start("projector-migration-test", stateDir, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), new StoreSignals());
         events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
                 serdes.checkpoints().deserializer());

@@ -32,14 +32,12 @@ import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.domain.CallRecord;
-import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.OpenTelemetry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -47,7 +45,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -64,7 +61,7 @@ class ProjectorTopologyTest {
     @TempDir
     Path stateDir;
 
-    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final TopicLayout LAYOUT = ProjectorDrivers.LAYOUT;
 
     private final StoreSignals signals = new StoreSignals();
     private TopologyTestDriver driver;
@@ -75,15 +72,8 @@ class ProjectorTopologyTest {
 
     @BeforeEach
     void setUp() {
-        var serdes = new ProjectorTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
-                new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(ToolRequest.getClassSchema()),
-                new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
-        var props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-test");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), signals),
-                props);
+        var serdes = ProjectorDrivers.serdes();
+        driver = ProjectorDrivers.start("projector-test", stateDir, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"), signals);
         events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         outcomes = driver.createInputTopic(LAYOUT.name(Topics.TOOL_OUTCOMES), Serdes.String().serializer(), serdes.outcomes().serializer());
         checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),

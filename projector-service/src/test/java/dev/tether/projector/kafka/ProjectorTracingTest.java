@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
-import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
@@ -27,7 +26,6 @@ import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.domain.CallRecord;
-import dev.tether.testing.PlainAvroSerde;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -40,12 +38,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.util.Properties;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -61,7 +57,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProjectorTracingTest {
 
-    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final TopicLayout LAYOUT = ProjectorDrivers.LAYOUT;
     private static final String TRACE = "0af7651916cd43dd8448eb211c80319c";
     private static final String SEQUENCER_SPAN = "b7ad6b7169203331";
 
@@ -81,14 +77,8 @@ class ProjectorTracingTest {
 
     @BeforeEach
     void setUp() {
-        var serdes = new ProjectorTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
-                new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(ToolRequest.getClassSchema()),
-                new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
-        var props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "projector-tracing-test");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(ProjectorTopology.build(LAYOUT, serdes, new KafkaTracing(otel, "test"), new StoreSignals()), props);
+        var serdes = ProjectorDrivers.serdes();
+        driver = ProjectorDrivers.start("projector-tracing-test", stateDir, serdes, new KafkaTracing(otel, "test"), new StoreSignals());
         events = driver.createInputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         checkpoints = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_CHECKPOINTS), Serdes.String().deserializer(),
                 serdes.checkpoints().deserializer());
