@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -29,6 +30,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * the serde's default client (which has none). What a serde looked up it keeps for good: a schema id names immutable
  * content, so nothing is asked again once known, and a registry outage only matters to a schema id not seen yet. Such a
  * lookup fails with {@link RegistryUnavailableException} after {@link RegistrySettings#lookupDeadline()}.
+ *
+ * <p>The deserializers read the payload alone, never the record's headers: see {@link PayloadOnly}.
  */
 public final class AvroSerdes {
 
@@ -69,7 +72,7 @@ public final class AvroSerdes {
      */
     public static <T extends SpecificRecord> Serde<T> valueSerde(RegistryConnection registry) {
         var serializer = new AvroKafkaSerializer<T>(registry.facade());
-        var deserializer = new AvroKafkaDeserializer<T>(registry.facade());
+        var deserializer = new PayloadOnly<>(new AvroKafkaDeserializer<T>(registry.facade()));
         Serde<T> serde = Serdes.serdeFrom(serializer, deserializer);
         serde.configure(config(registry.settings().url()), false);
         return serde;
@@ -109,7 +112,7 @@ public final class AvroSerdes {
             }
 
             @Override
-            public T deserialize(String topic, org.apache.kafka.common.header.Headers headers, byte[] data) {
+            public T deserialize(String topic, Headers headers, byte[] data) {
                 return waiting(() -> deserializer.deserialize(topic, headers, data));
             }
 
@@ -137,6 +140,36 @@ public final class AvroSerdes {
                 deserializer.close();
             }
         };
+    }
+
+    /**
+     * Apicurio's deserializer, shown no record headers. Given headers, {@code AvroKafkaDeserializer} looks for an
+     * {@code apicurio.value.encoding} header in every record (a scan of the headers, and the decoding of their keys, per
+     * record: 6 % of the projector's stream-thread samples, bench/README.md "Where the time goes"), and one it finds
+     * switches the deserializer to that encoding for every later record too. Tether writes no such header (headers are
+     * disabled and the schema id travels in the payload), so the payload alone decides, as
+     * {@code deserialize(topic, data)} reads it: magic byte 0, the content id, Avro binary.
+     */
+    private record PayloadOnly<T>(Deserializer<T> deserializer) implements Deserializer<T> {
+        @Override
+        public void configure(Map<String, ?> configs, boolean isKey) {
+            deserializer.configure(configs, isKey);
+        }
+
+        @Override
+        public T deserialize(String topic, byte[] data) {
+            return deserializer.deserialize(topic, data);
+        }
+
+        @Override
+        public T deserialize(String topic, Headers headers, byte[] data) {
+            return deserializer.deserialize(topic, data);
+        }
+
+        @Override
+        public void close() {
+            deserializer.close();
+        }
     }
 
     /** A serde that closes its registry connection when it is closed. */

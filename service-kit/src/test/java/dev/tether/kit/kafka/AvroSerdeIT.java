@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -90,12 +92,7 @@ class AvroSerdeIT {
         String topic = layout.name(Topics.SESSION_EVENTS);
         SessionEvent sent = SampleEvents.userMessage("s-" + UUID.randomUUID(), 1, "rename Foo to Bar");
 
-        try (Serde<SessionEvent> serde = AvroSerdes.valueSerde(stack.registryUrl());
-                var producer = new KafkaProducer<>(producerConfig(), new SessionEventKeySerde(), serde.serializer())) {
-            producer.send(new ProducerRecord<>(topic, new SessionEventKey(sent.getSessionId(), 1), sent)).get();
-        }
-
-        ConsumerRecord<byte[], byte[]> raw = readOne(topic);
+        ConsumerRecord<byte[], byte[]> raw = sentAndReadBack(topic, sent);
         try (Serde<SessionEvent> serde = AvroSerdes.valueSerde(stack.registryUrl())) {
             Deserializer<SessionEvent> deserializer = serde.deserializer();
             SessionEvent received = deserializer.deserialize(topic, raw.headers(), raw.value());
@@ -113,6 +110,25 @@ class AvroSerdeIT {
         assertThat(schema).isEqualTo(SessionEvent.getClassSchema());
         var latest = json.readTree(get("/subjects/" + topic + "-value/versions/latest"));
         assertThat(latest.get("id").asInt()).isEqualTo(id);
+    }
+
+    @Test
+    void deserializer_readsThePayloadAlone_whateverTheHeadersSay() throws Exception {
+        registry.init(layout);
+        String topic = layout.name(Topics.SESSION_EVENTS);
+        SessionEvent sent = SampleEvents.userMessage("s-" + UUID.randomUUID(), 1, "rename Foo to Bar");
+        byte[] payload = sentAndReadBack(topic, sent).value();
+
+        // Apicurio's own deserializer would take this header's encoding for this record and every later one
+        var misleading = new RecordHeaders()
+                .add("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00".getBytes(StandardCharsets.UTF_8))
+                .add("apicurio.value.encoding", "JSON".getBytes(StandardCharsets.UTF_8));
+        try (Serde<SessionEvent> serde = AvroSerdes.valueSerde(stack.registryUrl())) {
+            Deserializer<SessionEvent> deserializer = serde.deserializer();
+            assertThat(deserializer.deserialize(topic, misleading, payload)).isEqualTo(sent);
+            assertThat(deserializer.deserialize(topic, new RecordHeaders(), payload)).isEqualTo(sent);
+            assertThat(deserializer.deserialize(topic, payload)).isEqualTo(sent);
+        }
     }
 
     @Test
@@ -143,6 +159,15 @@ class AvroSerdeIT {
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, SessionPartitioner.class.getName());
         return config;
+    }
+
+    /** {@code event} sent to {@code topic} through the serde as event 1 of its session, and read back as it is in the topic. */
+    private ConsumerRecord<byte[], byte[]> sentAndReadBack(String topic, SessionEvent event) throws Exception {
+        try (Serde<SessionEvent> serde = AvroSerdes.valueSerde(stack.registryUrl());
+                var producer = new KafkaProducer<>(producerConfig(), new SessionEventKeySerde(), serde.serializer())) {
+            producer.send(new ProducerRecord<>(topic, new SessionEventKey(event.getSessionId(), 1), event)).get();
+        }
+        return readOne(topic);
     }
 
     private ConsumerRecord<byte[], byte[]> readOne(String topic) {
