@@ -68,59 +68,69 @@ public final class Projection {
     /**
      * The checkpoint after {@code event}, read from {@code session-events} at {@code offset} of
      * {@code partition}. {@code state} is null before the first event.
+     *
+     * <p>One step of the fold is made on one {@link Builder} and built once: a list is copied only where the event
+     * changes it (the projector folds every event it reads, bench/README.md "Where the time goes").
      */
     public static SessionProjection evolve(SessionProjection state, Event event, int partition, long offset) {
         EventPayload payload = event.payload();
         if (state == null) {
             return started(event, partition, offset);
         }
-        SessionProjection s = at(state, event, partition, offset);
+        long seq = event.seq();
+        Builder b = Builder.of(state);
+        b.lastSeq = seq;
+        b.updatedAt = event.occurredAt();
+        b.position = new Position(partition, state.position().firstOffset(), offset);
         if (payload instanceof UserMessage m) {
-            s = artifact(s, event.seq(), m.contentRef(), "user_message content");
-            s = status(s, s.status() == Status.INTERRUPTED ? Status.ACTIVE : s.status());
+            artifact(b, seq, m.contentRef(), "user_message content");
+            if (b.status == Status.INTERRUPTED) {
+                b.status = Status.ACTIVE;
+            }
         } else if (payload instanceof AssistantMessage m) {
-            s = assistant(s, event, m);
+            assistant(b, seq, m);
         } else if (payload instanceof ApprovalRequested r) {
-            s = artifact(call(s, r.callId(), c -> awaiting(c, true)), event.seq(), r.shownRef(), "approval_requested shown");
+            call(b, r.callId(), c -> awaiting(c, true));
+            artifact(b, seq, r.shownRef(), "approval_requested shown");
         } else if (payload instanceof ApprovalGranted g) {
-            s = call(s, g.callId(), c -> awaiting(c, false));
-            s = decision(s, event.seq(), ApprovalGranted.TYPE, g.callId(), "granted " + g.scope() + scopeText(g.tool(), g.pathGlob())
+            call(b, g.callId(), c -> awaiting(c, false));
+            decision(b, seq, ApprovalGranted.TYPE, g.callId(), "granted " + g.scope() + scopeText(g.tool(), g.pathGlob())
                     + " by " + g.approver() + (g.reason().isBlank() ? "" : ": " + g.reason()));
             if (g.scope() == ApprovalScope.SESSION) {
-                s = grant(s, new Grant(event.seq(), g.tool() != null ? g.tool() : toolOf(s, g.callId()), g.pathGlob(), g.approver()));
+                b.approvals = appendKeepingLast(b.approvals, new Grant(seq, g.tool() != null ? g.tool() : toolOf(b, g.callId()),
+                        g.pathGlob(), g.approver()), GRANTS_KEPT);
             }
         } else if (payload instanceof ApprovalDenied d) {
-            s = call(s, d.callId(), c -> awaiting(c, false));
-            s = decision(s, event.seq(), ApprovalDenied.TYPE, d.callId(), "denied by " + d.approver()
-                    + (d.reason().isBlank() ? "" : ": " + d.reason()));
+            call(b, d.callId(), c -> awaiting(c, false));
+            decision(b, seq, ApprovalDenied.TYPE, d.callId(), "denied by " + d.approver() + (d.reason().isBlank() ? "" : ": " + d.reason()));
         } else if (payload instanceof ToolCallAuthorized a) {
-            s = call(s, a.callId(), c -> c.state() == CallState.REQUESTED ? with(c, CallState.AUTHORIZED) : c);
+            call(b, a.callId(), c -> c.state() == CallState.REQUESTED ? c.in(CallState.AUTHORIZED) : c);
         } else if (payload instanceof ToolCallStarted t) {
-            s = call(s, t.callId(), c -> new CallCursor(c.callId(), c.tool(), c.requestSeq(), c.idempotencyKey(), CallState.STARTED,
+            call(b, t.callId(), c -> new CallCursor(c.callId(), c.tool(), c.requestSeq(), c.idempotencyKey(), CallState.STARTED,
                     c.resultSeq(), c.awaitingApproval(), c.runBy(), t.attempt(), t.epoch()));
         } else if (payload instanceof ToolResult r) {
-            s = result(s, event, r);
+            result(b, seq, r);
         } else if (payload instanceof ToolOutcomeResolved r) {
-            s = resolved(s, event, r);
+            resolved(b, seq, r);
         } else if (payload instanceof TurnInterrupted) {
-            s = status(s, Status.INTERRUPTED);
+            b.status = Status.INTERRUPTED;
         } else if (payload instanceof ContextCompacted c) {
-            s = artifact(s, event.seq(), c.summaryRef(), "context_compacted summary");
-            s = copy(s, b -> b.compaction = new Compaction(c.throughSeq(), event.seq(), Facts.render(b.build())));
+            artifact(b, seq, c.summaryRef(), "context_compacted summary");
+            b.compaction = new Compaction(c.throughSeq(), seq, Facts.render(b.build()));
         } else if (payload instanceof PlanUpdated u) {
-            s = copy(s, b -> b.plan = u.items());
+            b.plan = u.items();
         } else if (payload instanceof StepCompleted st) {
-            s = step(s, event.seq(), st);
+            step(b, seq, st);
         } else if (payload instanceof SessionClaimed c) {
-            s = copy(s, b -> b.lease = new Lease(c.workerId(), c.epoch(), c.harnessVersion(), event.occurredAt()));
+            b.lease = new Lease(c.workerId(), c.epoch(), c.harnessVersion(), event.occurredAt());
         } else if (payload instanceof SessionResumed) {
-            s = status(s, Status.RECOVERING);
+            b.status = Status.RECOVERING;
         } else if (payload instanceof SessionMigrated m) {
-            s = copy(s, b -> b.harnessVersion = m.toVersion());
+            b.harnessVersion = m.toVersion();
         } else if (payload instanceof SubagentResult r) {
-            s = decision(s, event.seq(), SubagentResult.TYPE, null, "subagent " + r.childSessionId() + " finished: " + r.outcome());
+            decision(b, seq, SubagentResult.TYPE, null, "subagent " + r.childSessionId() + " finished: " + r.outcome());
         } else if (payload instanceof SessionClosed) {
-            s = status(s, Status.CLOSED);
+            b.status = Status.CLOSED;
         } else if (payload instanceof SessionStarted || payload instanceof SessionForked) {
             throw new IllegalStateException(payload.type() + " after the first event of " + event.sessionId());
         } else if (payload instanceof FrameworkState || payload instanceof UnknownEvent) {
@@ -129,7 +139,8 @@ public final class Projection {
         } else {
             throw new IllegalStateException("unhandled event type " + payload.type());
         }
-        return settle(s, event.seq());
+        settle(b, seq);
+        return b.build();
     }
 
     // --- the first event -------------------------------------------------------------------------
@@ -165,83 +176,81 @@ public final class Projection {
             throw new IllegalStateException("the first event of " + event.sessionId() + " is " + payload.type()
                     + ", not session_started or session_forked");
         }
-        return settle(b.build(), event.seq());
+        settle(b, event.seq());
+        return b.build();
     }
 
     // --- tool calls ------------------------------------------------------------------------------
 
-    private static SessionProjection assistant(SessionProjection s, Event event, AssistantMessage m) {
-        var cursor = new ArrayList<>(s.toolCursor());
-        for (ToolCall call : m.toolCalls()) {
-            cursor.add(new CallCursor(call.callId(), call.tool(), event.seq(), IdempotencyKey.of(s.sessionId(), event.seq(), call.callId()),
-                    CallState.REQUESTED, null, false, HarnessTool.runnerOf(s.harnessTools(), call.tool()), 0, null));
-        }
-        SessionProjection next = copy(s, b -> {
-            b.usedTokens = s.usedTokens().plus(m.usage());
+    private static void assistant(Builder b, long seq, AssistantMessage m) {
+        if (!m.toolCalls().isEmpty()) {
+            var cursor = new ArrayList<>(b.toolCursor);
+            for (ToolCall call : m.toolCalls()) {
+                cursor.add(new CallCursor(call.callId(), call.tool(), seq, IdempotencyKey.of(b.sessionId, seq, call.callId()),
+                        CallState.REQUESTED, null, false, HarnessTool.runnerOf(b.harnessTools, call.tool()), 0, null));
+            }
             b.toolCursor = cursor;
-            b.status = Status.ACTIVE;
-        });
-        return artifact(next, event.seq(), m.contentRef(), "assistant_message content");
+        }
+        b.usedTokens = b.usedTokens.plus(m.usage());
+        b.status = Status.ACTIVE;
+        artifact(b, seq, m.contentRef(), "assistant_message content");
     }
 
-    private static SessionProjection result(SessionProjection s, Event event, ToolResult r) {
+    private static void result(Builder b, long seq, ToolResult r) {
         CallState state = switch (r.status()) {
             case OK -> CallState.OK;
             case ERROR -> CallState.ERROR;
             case CANCELLED -> CallState.CANCELLED;
             case UNKNOWN -> CallState.UNKNOWN;
         };
-        CallCounts c = s.callCounts();
-        CallCounts counts = switch (state) {
+        CallCounts c = b.callCounts;
+        b.callCounts = switch (state) {
             case OK -> new CallCounts(c.ok() + 1, c.error(), c.cancelled(), c.unknown());
             case ERROR -> new CallCounts(c.ok(), c.error() + 1, c.cancelled(), c.unknown());
             case CANCELLED -> new CallCounts(c.ok(), c.error(), c.cancelled() + 1, c.unknown());
             default -> new CallCounts(c.ok(), c.error(), c.cancelled(), c.unknown() + 1);
         };
-        SessionProjection next = call(s, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(),
-                cursor.idempotencyKey(), state, event.seq(), false, cursor.runBy(), cursor.attempt(), cursor.startedEpoch()));
-        next = copy(next, b -> {
-            b.callCounts = counts;
-            b.toolCursor = trimFinished(b.toolCursor);
-        });
-        return artifact(next, event.seq(), r.artifact(), "tool_result of " + r.callId());
+        call(b, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(), cursor.idempotencyKey(), state,
+                seq, false, cursor.runBy(), cursor.attempt(), cursor.startedEpoch()));
+        b.toolCursor = trimFinished(b.toolCursor);
+        artifact(b, seq, r.artifact(), "tool_result of " + r.callId());
     }
 
     /**
      * A human's decision on a call whose outcome was UNKNOWN: marked done (OK), abandoned (CANCELLED), or retried
      * (AUTHORIZED again, under a new idempotency key derived from the deciding event, so the executor runs it afresh).
      */
-    private static SessionProjection resolved(SessionProjection s, Event event, ToolOutcomeResolved r) {
-        CallCursor before = s.toolCursor().stream().filter(c -> c.callId().equals(r.callId())).findFirst().orElse(null);
+    private static void resolved(Builder b, long seq, ToolOutcomeResolved r) {
+        CallCursor before = find(b.toolCursor, r.callId());
         CallState state = switch (r.resolution()) {
             case MARK_DONE -> CallState.OK;
             case ABANDON -> CallState.CANCELLED;
             case RETRY -> CallState.AUTHORIZED;
         };
-        SessionProjection next = decision(s, event.seq(), ToolOutcomeResolved.TYPE, r.callId(), r.resolution() + " by " + r.approver()
+        decision(b, seq, ToolOutcomeResolved.TYPE, r.callId(), r.resolution() + " by " + r.approver()
                 + (r.reason().isBlank() ? "" : ": " + r.reason()));
         if (before != null && before.state() == CallState.STARTED && r.resolution() == OutcomeResolution.RETRY) {
             // a harness's hook proved the started attempt had no effect: the call may start once more, under the key
             // derived from this decision; nothing was counted for the attempt
-            String key = IdempotencyKey.of(s.sessionId(), event.seq(), r.callId());
-            return call(next, r.callId(), c -> new CallCursor(c.callId(), c.tool(), c.requestSeq(), key, CallState.AUTHORIZED, null,
+            String key = IdempotencyKey.of(b.sessionId, seq, r.callId());
+            call(b, r.callId(), c -> new CallCursor(c.callId(), c.tool(), c.requestSeq(), key, CallState.AUTHORIZED, null,
                     false, c.runBy(), c.attempt(), c.startedEpoch()));
+            return;
         }
         if (before == null || before.state() != CallState.UNKNOWN) {
-            return next;
+            return;
         }
-        CallCounts c = s.callCounts();
+        CallCounts c = b.callCounts;
         int unknown = Math.max(0, c.unknown() - 1);
-        CallCounts counts = switch (r.resolution()) {
+        b.callCounts = switch (r.resolution()) {
             case MARK_DONE -> new CallCounts(c.ok() + 1, c.error(), c.cancelled(), unknown);
             case ABANDON -> new CallCounts(c.ok(), c.error(), c.cancelled() + 1, unknown);
             case RETRY -> new CallCounts(c.ok(), c.error(), c.cancelled(), unknown);
         };
         boolean retry = r.resolution() == OutcomeResolution.RETRY;
-        String key = retry ? IdempotencyKey.of(s.sessionId(), event.seq(), r.callId()) : before.idempotencyKey();
-        next = call(next, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(), key, state,
-                retry ? null : event.seq(), false, cursor.runBy(), cursor.attempt(), cursor.startedEpoch()));
-        return copy(next, b -> b.callCounts = counts);
+        String key = retry ? IdempotencyKey.of(b.sessionId, seq, r.callId()) : before.idempotencyKey();
+        call(b, r.callId(), cursor -> new CallCursor(cursor.callId(), cursor.tool(), cursor.requestSeq(), key, state,
+                retry ? null : seq, false, cursor.runBy(), cursor.attempt(), cursor.startedEpoch()));
     }
 
     /**
@@ -249,12 +258,17 @@ public final class Projection {
      * dropped: it waits for a human's {@code tool_outcome_resolved} (schemaVersion 3; version 2 dropped it too).
      */
     private static List<CallCursor> trimFinished(List<CallCursor> cursor) {
-        long finished = cursor.stream().filter(Projection::closed).count();
+        int finished = 0;
+        for (CallCursor c : cursor) {
+            if (closed(c)) {
+                finished++;
+            }
+        }
         if (finished <= FINISHED_CALLS_KEPT) {
             return cursor;
         }
-        var kept = new ArrayList<CallCursor>();
-        long toDrop = finished - FINISHED_CALLS_KEPT;
+        var kept = new ArrayList<CallCursor>(cursor.size());
+        int toDrop = finished - FINISHED_CALLS_KEPT;
         for (CallCursor c : cursor) {
             if (closed(c) && toDrop > 0) {
                 toDrop--;
@@ -269,22 +283,27 @@ public final class Projection {
         return c.state().finished() && c.state() != CallState.UNKNOWN;
     }
 
-    private static SessionProjection call(SessionProjection s, String callId, UnaryOperator<CallCursor> change) {
-        var cursor = new ArrayList<CallCursor>(s.toolCursor().size());
-        boolean found = false;
-        for (CallCursor c : s.toolCursor()) {
-            if (c.callId().equals(callId) && !found) {
-                cursor.add(change.apply(c));
-                found = true;
-            } else {
-                cursor.add(c);
+    /** Changes the first call {@code callId} in the cursor; a call not in it changes nothing. */
+    private static void call(Builder b, String callId, UnaryOperator<CallCursor> change) {
+        List<CallCursor> cursor = b.toolCursor;
+        for (int i = 0; i < cursor.size(); i++) {
+            CallCursor c = cursor.get(i);
+            if (c.callId().equals(callId)) {
+                var changed = new ArrayList<>(cursor);
+                changed.set(i, change.apply(c));
+                b.toolCursor = changed;
+                return;
             }
         }
-        return found ? copy(s, b -> b.toolCursor = cursor) : s;
     }
 
-    private static CallCursor with(CallCursor c, CallState state) {
-        return c.in(state);
+    private static CallCursor find(List<CallCursor> cursor, String callId) {
+        for (CallCursor c : cursor) {
+            if (c.callId().equals(callId)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     private static CallCursor awaiting(CallCursor c, boolean awaiting) {
@@ -292,39 +311,32 @@ public final class Projection {
                 c.attempt(), c.startedEpoch());
     }
 
-    private static String toolOf(SessionProjection s, String callId) {
-        return s.toolCursor().stream().filter(c -> c.callId().equals(callId)).map(CallCursor::tool).findFirst().orElse(null);
+    private static String toolOf(Builder b, String callId) {
+        CallCursor c = find(b.toolCursor, callId);
+        return c == null ? null : c.tool();
     }
 
     // --- progress, decisions, artifacts ----------------------------------------------------------
 
-    private static SessionProjection step(SessionProjection s, long seq, StepCompleted st) {
-        Progress p = s.progress();
-        SessionProjection next = copy(s, b -> {
-            b.step = Math.max(s.step(), st.step());
-            b.progress = new Progress(st.verified() ? Math.max(p.lastVerifiedStep(), st.step()) : p.lastVerifiedStep(),
-                    p.stepsCompleted() + 1, st.note());
-        });
+    private static void step(Builder b, long seq, StepCompleted st) {
+        Progress p = b.progress;
+        b.step = Math.max(b.step, st.step());
+        b.progress = new Progress(st.verified() ? Math.max(p.lastVerifiedStep(), st.step()) : p.lastVerifiedStep(),
+                p.stepsCompleted() + 1, st.note());
         if (st.evidence() != null && !st.evidence().isBlank()) {
-            next = addArtifact(next, new Artifact(seq, st.evidence(), null, 0, "evidence of step " + st.step()));
+            b.artifacts = appendKeepingLast(b.artifacts, new Artifact(seq, st.evidence(), null, 0, "evidence of step " + st.step()),
+                    RECENT_KEPT);
         }
-        return next;
     }
 
-    private static SessionProjection decision(SessionProjection s, long seq, String kind, String callId, String summary) {
-        return copy(s, b -> b.decisions = keepLast(append(s.decisions(), new Decision(seq, kind, callId, summary)), RECENT_KEPT));
+    private static void decision(Builder b, long seq, String kind, String callId, String summary) {
+        b.decisions = appendKeepingLast(b.decisions, new Decision(seq, kind, callId, summary), RECENT_KEPT);
     }
 
-    private static SessionProjection grant(SessionProjection s, Grant grant) {
-        return copy(s, b -> b.approvals = keepLast(append(s.approvals(), grant), GRANTS_KEPT));
-    }
-
-    private static SessionProjection artifact(SessionProjection s, long seq, BlobRef ref, String label) {
-        return ref == null ? s : addArtifact(s, new Artifact(seq, ref.uri(), ref.sha256(), ref.size(), label));
-    }
-
-    private static SessionProjection addArtifact(SessionProjection s, Artifact artifact) {
-        return copy(s, b -> b.artifacts = keepLast(append(s.artifacts(), artifact), RECENT_KEPT));
+    private static void artifact(Builder b, long seq, BlobRef ref, String label) {
+        if (ref != null) {
+            b.artifacts = appendKeepingLast(b.artifacts, new Artifact(seq, ref.uri(), ref.sha256(), ref.size(), label), RECENT_KEPT);
+        }
     }
 
     private static String scopeText(String tool, String pathGlob) {
@@ -333,16 +345,24 @@ public final class Projection {
 
     // --- status and what the session waits for ---------------------------------------------------
 
-    private static SessionProjection status(SessionProjection s, Status status) {
-        return copy(s, b -> b.status = status);
-    }
-
     /** Derives what follows from the rest: AWAITING_APPROVAL while a decision is pending, and the pending action. */
-    private static SessionProjection settle(SessionProjection s, long seq) {
-        CallCursor approval = first(s, c -> c.awaitingApproval() && !c.state().finished());
-        CallCursor unknown = first(s, c -> c.state() == CallState.UNKNOWN);
-        CallCursor inFlight = first(s, c -> !c.state().finished());
-        Status status = s.status();
+    private static void settle(Builder b, long seq) {
+        CallCursor approval = null;
+        CallCursor unknown = null;
+        CallCursor inFlight = null;
+        for (CallCursor c : b.toolCursor) { // the first of each, in one pass
+            boolean finished = c.state().finished();
+            if (approval == null && c.awaitingApproval() && !finished) {
+                approval = c;
+            }
+            if (unknown == null && c.state() == CallState.UNKNOWN) {
+                unknown = c;
+            }
+            if (inFlight == null && !finished) {
+                inFlight = c;
+            }
+        }
+        Status status = b.status;
         if (status != Status.CLOSED) {
             if (approval != null) {
                 status = Status.AWAITING_APPROVAL;
@@ -361,45 +381,23 @@ public final class Projection {
         } else if (inFlight != null) {
             pending = new PendingAction(PendingAction.Kind.TOOL_RESULT, inFlight.callId(), inFlight.requestSeq());
         } else {
-            PendingAction previous = s.pendingAction();
+            PendingAction previous = b.pendingAction;
             pending = previous != null && previous.kind() == PendingAction.Kind.MODEL_TURN ? previous
                     : new PendingAction(PendingAction.Kind.MODEL_TURN, null, seq);
         }
-        Status settled = status;
-        return copy(s, b -> {
-            b.status = settled;
-            b.pendingAction = pending;
-        });
-    }
-
-    private static CallCursor first(SessionProjection s, java.util.function.Predicate<CallCursor> test) {
-        return s.toolCursor().stream().filter(test).findFirst().orElse(null);
+        b.status = status;
+        b.pendingAction = pending;
     }
 
     // --- plumbing --------------------------------------------------------------------------------
 
-    private static SessionProjection at(SessionProjection s, Event event, int partition, long offset) {
-        return copy(s, b -> {
-            b.lastSeq = event.seq();
-            b.updatedAt = event.occurredAt();
-            b.position = new Position(partition, s.position().firstOffset(), offset);
-        });
-    }
-
-    private static <T> List<T> append(List<T> list, T item) {
-        var copy = new ArrayList<>(list);
-        copy.add(item);
-        return copy;
-    }
-
-    private static <T> List<T> keepLast(List<T> list, int n) {
-        return list.size() <= n ? list : List.copyOf(list.subList(list.size() - n, list.size()));
-    }
-
-    private static SessionProjection copy(SessionProjection s, java.util.function.Consumer<Builder> change) {
-        Builder b = Builder.of(s);
-        change.accept(b);
-        return b.build();
+    /** {@code list} with {@code item} appended, then only its last {@code n}: one copy. */
+    private static <T> List<T> appendKeepingLast(List<T> list, T item, int n) {
+        int from = Math.max(0, list.size() + 1 - n);
+        var kept = new ArrayList<T>(list.size() + 1 - from);
+        kept.addAll(list.subList(from, list.size()));
+        kept.add(item);
+        return kept;
     }
 
     /** Mutable only inside this class, for one step of the fold. */
@@ -476,7 +474,9 @@ public final class Projection {
      * offset must not be handed -1.
      */
     public static SessionProjection placed(SessionProjection s, Position position) {
-        return copy(s, b -> b.position = position);
+        Builder b = Builder.of(s);
+        b.position = position;
+        return b.build();
     }
 
     /** Plan items not done yet, for the facts and the tail. */
