@@ -182,6 +182,18 @@ public final class Bench {
                     long eventRecords = TopicCount.records(stack.clientConfig(), eventsTopic);
                     double recordShare = (double) eventRecords / watch.endOffsets(eventsTopic);
 
+                    // Kafka Streams' own ceiling on the same records, with the services' Streams settings
+                    report.starting("4_streams_ceiling");
+                    var ceiling = new StreamsCeiling(stack.bootstrapServers(), stack.registryUrl(), workDir.resolve("streams-ceiling"));
+                    var twins = new ArrayList<StreamsCeiling.Run>();
+                    for (var twin : StreamsCeiling.Twin.values()) {
+                        var run = ceiling.run(twin, eventsTopic, eventRecords);
+                        log("Kafka Streams, %s: %.0f events/s, %.1f µs of stream-thread CPU per event", twin, run.eventsPerSec(),
+                                run.streamThreadMicrosPerEvent());
+                        twins.add(run);
+                    }
+                    report.streamsCeiling(twins);
+
                     report.starting("4_projection_throughput");
                     long p0 = System.nanoTime();
                     var started = CompletableFuture.runAsync(projector::start);

@@ -139,6 +139,22 @@ final class Report {
         row("1_raw_consume", "1 raw consume (ConsumerPerformance, fetch phase)", rawConsumeFetch, "rec/s", null, "ceiling");
     }
 
+    /** Kafka Streams' own ceiling on figure 4's records ({@link StreamsCeiling}), a row per twin. */
+    void streamsCeiling(List<StreamsCeiling.Run> runs) {
+        var twins = new LinkedHashMap<String, Object>();
+        for (StreamsCeiling.Run run : runs) {
+            Samples eps = Samples.of(List.of(run.eventsPerSec()));
+            twins.put(run.twin().name().toLowerCase(Locale.ROOT), Map.of("run", run, "ratioToRawConsume", summary(eps.ratioTo(rawConsumeFetch))));
+        }
+        figure("4_streams_ceiling", Map.of("twins", twins));
+        for (StreamsCeiling.Run run : runs) {
+            Samples eps = Samples.of(List.of(run.eventsPerSec()));
+            String what = run.twin() == StreamsCeiling.Twin.BYTES ? "the records' bytes" : "each event decoded as the projector's source does";
+            row("4_streams_ceiling", String.format(Locale.ROOT, "4 Kafka Streams alone (the services' settings, a processor that does nothing; %s; %.1f µs of stream-thread CPU per event)",
+                    what, run.streamThreadMicrosPerEvent()), eps, "events/s", eps.ratioTo(rawConsumeFetch), "twin");
+        }
+    }
+
     void projection(ProjectionCatchUp.CatchUp run, long eventRecords, double streamMicrosPerEvent) {
         Samples eps = Samples.of(List.of(run.eventsPerSec()));
         Samples ratio = eps.ratioTo(rawConsumeFetch);

@@ -28,14 +28,17 @@ class BenchSmokeIT {
         JsonNode figures = new ObjectMapper().readTree(json.toFile()).get("figures");
         assertThat(figures.fieldNames()).toIterable()
                 .containsExactlyInAnyOrder("1_raw_produce", "1_raw_consume", "2_append_throughput", "3_append_latency",
-                        "4_projection_throughput", "5_fold_jmh", "5_fold_cpu", "5_constant_cost", "6_storage_amplification", "7_resume_latency",
+                        "4_streams_ceiling", "4_projection_throughput", "5_fold_jmh", "5_fold_cpu", "5_constant_cost", "6_storage_amplification", "7_resume_latency",
                         "8_recovery", "9_cold_start", "10_failover");
         for (JsonNode value : List.of(figures.at("/1_raw_produce/recordsPerSec/median"), figures.at("/2_append_throughput/eventsPerSec/median"),
                 figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/2_append_throughput/brokerWritesPerEvent/records"),
                 figures.at("/3_append_latency/brokerWritesPerEvent/bytes"), figures.at("/4_projection_throughput/streamThreadMicrosPerEvent"),
                 figures.at("/2_append_throughput/sessionServiceCpuMicrosPerEvent/streamThreadMicros"),
                 figures.at("/1_raw_consume/run/fetchRecordsPerSec"),
-                figures.at("/4_projection_throughput/run/eventsPerSec"), figures.at("/4_projection_throughput/ratioToRawConsume/median"),
+                figures.at("/4_projection_throughput/run/eventsPerSec"),
+                figures.at("/4_streams_ceiling/twins/bytes/run/eventsPerSec"), figures.at("/4_streams_ceiling/twins/bytes/ratioToRawConsume/median"),
+                figures.at("/4_streams_ceiling/twins/decoded/run/eventsPerSec"),
+                figures.at("/4_streams_ceiling/twins/decoded/run/streamThreadMicrosPerEvent"), figures.at("/4_projection_throughput/ratioToRawConsume/median"),
                 figures.at("/5_fold_jmh/runs/0/nsPerEvent"), figures.at("/5_fold_jmh/lastToFirst"), figures.at("/5_fold_cpu/runs/1/nsPerEvent"),
                 figures.at("/5_constant_cost/storeBytesLastToFirst"), figures.at("/6_storage_amplification/runs/0/ratio"),
                 figures.at("/6_storage_amplification/runs/1/ratio"), figures.at("/7_resume_latency/runs/1/p99Ms"),
@@ -84,7 +87,7 @@ class BenchSmokeIT {
         assertThat(latency.get("p50Ms").asDouble()).isPositive();
         assertThat(latency.get("p99Ms").asDouble()).isGreaterThanOrEqualTo(latency.get("p50Ms").asDouble());
         assertThat(figures.at("/2_append_throughput/runs/0/failures").asLong()).isZero();
-        assertThat(report.markdown()).contains("| target | load |", "| 2 append throughput", "| 4 projection throughput", "| 5 fold per event",
+        assertThat(report.markdown()).contains("| target | load |", "| 2 append throughput", "| 4 Kafka Streams alone", "| 4 projection throughput", "| 5 fold per event",
                 "| 6 bytes stored", "| 7 resume", "| 8 projector SIGKILLed", "| 9 cold start",
                 "| 10 failover");
     }
