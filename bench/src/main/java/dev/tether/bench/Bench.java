@@ -127,6 +127,13 @@ public final class Bench {
                     List<SessionWriter> writers = load.sessions("tput", settings.sessions(), 8);
 
                     // (1) and (2), interleaved so that drift of the shared machine hits both alike
+                    // the same load first, not measured: the session-service's JIT warms up (BenchSettings.appendWarmupMs)
+                    long appendWarmupMs = Long.getLong("bench.append.warmup.ms", settings.appendWarmupMs());
+                    if (appendWarmupMs > 0) {
+                        report.info("append warm-up before figures 1-2, not measured (ms)", appendWarmupMs);
+                        var warm = load.throughput(writers, settings.batch(), 0, appendWarmupMs);
+                        log("append warm-up: %.0f events/s over %d ms", warm.eventsPerSec(), appendWarmupMs);
+                    }
                     var writes = new BrokerWrites(admin, stack.clientConfig(), prefix); // only the session-service writes until figure 4
                     BrokerWrites.Snapshot beforeThroughput = writes.snapshot();
                     report.starting("1_raw_produce", "2_append_throughput");
