@@ -25,7 +25,8 @@ import java.util.Map;
  * <p>It leaves out as few exchanges as it can: the context it returns has at most {@code maxTokens} tokens, and with
  * one exchange more it would have more. What that costs does not grow with the part left out: the exchanges are
  * counted from the newest back, each once, until the next one would not fit (an exchange's messages are the same in
- * every context it is part of, so each message is encoded once, {@link TokenCounter.Memo}); then the context found is
+ * every context it is part of, so each message is counted once, {@link TokenCounter.Memo}, and encoded only if the
+ * counter did not keep its count from an earlier read); then the context found is
  * counted whole, and if the provider's format merges messages across exchanges (Anthropic's consecutive runs of one
  * role) so that the sum was not its count, exchanges are dropped or taken back one at a time until it is exact.
  */
@@ -39,12 +40,11 @@ final class ContextTrimmer {
 
     private ContextTrimmer() {}
 
-    static Trimmed fit(ContextInput input, ContextFormat format, Integer maxTokens, TokenCounter tokens) {
+    static Trimmed fit(ContextInput input, ContextFormat format, Integer maxTokens, TokenCounter.Memo counted) {
         if (maxTokens == null) {
             ModelContext full = ContextRenderer.render(input, format);
-            return new Trimmed(full, 0, tokens.count(full));
+            return new Trimmed(full, 0, counted.count(full));
         }
-        TokenCounter.Memo counted = tokens.memo();
         List<Event> events = input.events();
         List<Integer> starts = exchangeStarts(events);
 

@@ -155,7 +155,7 @@ public class ProjectionResource {
                 (id, from, to) -> found.copy().isPresent() && id.equals(sessionId) ? Optional.empty() : ownersPage(tenantId, id, from, to));
         ContextInput input = ContextSource.at(events, state, state.lastSeq())
                 .orElseThrow(() -> new ApiException(410, "parent_gone", "the session is a fork of a session that no longer exists"));
-        ContextTrimmer.Trimmed trimmed = ContextTrimmer.fit(input, f, maxTokens, tokens);
+        ContextTrimmer.Trimmed trimmed = ContextTrimmer.fit(input, f, maxTokens, tokens.memo(tenantId));
         ModelContext context = trimmed.context();
         int window = config.windowOf(state.modelId());
         int count = trimmed.tokens();

@@ -41,9 +41,9 @@ class ContextTrimmerTest {
         ContextInput input = threeExchanges();
         ModelContext full = ContextRenderer.render(input, ContextFormat.OPENAI);
 
-        assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, null, TOKENS)).isEqualTo(new ContextTrimmer.Trimmed(full, 0,
+        assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, null, TOKENS.memo("acme"))).isEqualTo(new ContextTrimmer.Trimmed(full, 0,
                 TOKENS.count(full)));
-        assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, TOKENS.count(full), TOKENS).droppedEvents()).isZero();
+        assertThat(ContextTrimmer.fit(input, ContextFormat.OPENAI, TOKENS.count(full), TOKENS.memo("acme")).droppedEvents()).isZero();
     }
 
     @Test
@@ -51,13 +51,13 @@ class ContextTrimmerTest {
         ContextInput input = threeExchanges();
         int withoutFirst = TOKENS.count(ContextRenderer.render(from(input, 3), ContextFormat.OPENAI));
 
-        var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, withoutFirst, TOKENS);
+        var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, withoutFirst, TOKENS.memo("acme"));
 
         assertThat(trimmed.droppedEvents()).isEqualTo(3);
         assertThat(trimmed.context()).isEqualTo(ContextRenderer.render(from(input, 3), ContextFormat.OPENAI));
         assertThat(TOKENS.count(trimmed.context())).isLessThanOrEqualTo(withoutFirst);
 
-        var oneLess = ContextTrimmer.fit(input, ContextFormat.OPENAI, withoutFirst - 1, TOKENS);
+        var oneLess = ContextTrimmer.fit(input, ContextFormat.OPENAI, withoutFirst - 1, TOKENS.memo("acme"));
         assertThat(oneLess.droppedEvents()).as("one token less: the second exchange goes too, whole").isEqualTo(6);
     }
 
@@ -66,7 +66,7 @@ class ContextTrimmerTest {
         ContextInput input = threeExchanges();
         int full = TOKENS.count(ContextRenderer.render(input, ContextFormat.OPENAI));
         for (int max = 1; max <= full; max += 7) {
-            var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, max, TOKENS);
+            var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, max, TOKENS.memo("acme"));
             List<Map<String, Object>> messages = trimmed.context().messages();
 
             assertThat(List.of(0, 3, 6, 9)).as("dropped at max %d", max).contains(trimmed.droppedEvents());
@@ -89,7 +89,7 @@ class ContextTrimmerTest {
                 new AssistantMessage("answer", null, List.of(), new TokenUsage(1, 1)));
         int full = TOKENS.count(ContextRenderer.render(input, ContextFormat.OPENAI));
         for (int max = 1; max <= full; max += 5) {
-            var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, max, TOKENS);
+            var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, max, TOKENS.memo("acme"));
             List<Map<String, Object>> messages = trimmed.context().messages();
 
             assertThat(toolCallIds(messages)).as("tool calls vs tool results at max %d", max).isEqualTo(toolResultIds(messages));
@@ -106,7 +106,7 @@ class ContextTrimmerTest {
         ContextInput input = threeExchanges();
         int withoutFirst = TOKENS.count(ContextRenderer.render(from(input, 3), ContextFormat.ANTHROPIC));
 
-        var trimmed = ContextTrimmer.fit(input, ContextFormat.ANTHROPIC, withoutFirst, TOKENS);
+        var trimmed = ContextTrimmer.fit(input, ContextFormat.ANTHROPIC, withoutFirst, TOKENS.memo("acme"));
 
         assertThat(trimmed.droppedEvents()).isEqualTo(3);
         assertThat(trimmed.context()).isEqualTo(ContextRenderer.render(from(input, 3), ContextFormat.ANTHROPIC));
@@ -143,7 +143,7 @@ class ContextTrimmerTest {
         for (ContextFormat format : ContextFormat.values()) {
             int full = TOKENS.count(ContextRenderer.render(input, format));
             for (int max = 1; max <= full + 10; max += 173) {
-                var trimmed = ContextTrimmer.fit(input, format, max, TOKENS);
+                var trimmed = ContextTrimmer.fit(input, format, max, TOKENS.memo("acme"));
                 int expected = droppedOneByOne(input, format, max);
 
                 assertThat(trimmed.droppedEvents()).as("%s at max %d", format, max).isEqualTo(expected);
