@@ -57,6 +57,7 @@ public abstract class StreamsConfigurationContract {
                 Map.entry("kafka-streams.deserialization.exception.handler", "org.apache.kafka.streams.errors.LogAndFailExceptionHandler"),
                 Map.entry("kafka-streams.processing.exception.handler",
                         "org.apache.kafka.streams.errors.LogAndFailProcessingExceptionHandler"),
+                Map.entry("kafka-streams.processing.exception.handler.global.enabled", "true"),
                 Map.entry("kafka-streams.production.exception.handler",
                         "org.apache.kafka.streams.errors.DefaultProductionExceptionHandler")));
         expected.putAll(ownSettings());
