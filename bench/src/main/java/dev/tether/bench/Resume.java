@@ -31,9 +31,13 @@ final class Resume {
      * @param recoveryP99Ms 99th percentile of the recovery report alone
      * @param contextP99Ms  99th percentile of the context alone
      * @param claimMs       every claim's time, in round order
+     * @param recoveryMs    every recovery report's time, in round order
+     * @param contextMs     every context's time, in round order
+     * @param totalMs       every round's time, in round order
      */
     record Run(long sessionLength, boolean compacted, Integer maxTokens, int rounds, double p50Ms, double p99Ms, double maxMs, double claimP50Ms, double recoveryP50Ms,
-            double contextP50Ms, long contextChars, double claimP99Ms, double recoveryP99Ms, double contextP99Ms, double[] claimMs) {
+            double contextP50Ms, long contextChars, double claimP99Ms, double recoveryP99Ms, double contextP99Ms, double[] claimMs,
+            double[] recoveryMs, double[] contextMs, double[] totalMs) {
 
         /** The target for this shape; none for a whole context larger than any model's window. */
         String target() {
@@ -116,10 +120,8 @@ final class Resume {
             context[i] = (t3 - t2) / 1e6;
             contextChars = ctx.messagesJson().length();
         }
-        Arrays.sort(total);
-        double[] claims = claim.clone();
-        return new Run(length, compacted, maxTokens, rounds, pct(total, 0.5), pct(total, 0.99), total[rounds - 1], median(claim), median(recovery),
-                median(context), contextChars, p99(claim), p99(recovery), p99(context), claims);
+        return new Run(length, compacted, maxTokens, rounds, median(total), p99(total), Arrays.stream(total).max().orElseThrow(), median(claim),
+                median(recovery), median(context), contextChars, p99(claim), p99(recovery), p99(context), claim, recovery, context, total);
     }
 
     private static double p99(double[] values) {
