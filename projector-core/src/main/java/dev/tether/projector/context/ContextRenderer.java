@@ -1,6 +1,10 @@
 package dev.tether.projector.context;
 
+import dev.tether.core.event.Event;
 import dev.tether.projector.domain.ContextInput;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -45,5 +49,25 @@ public final class ContextRenderer {
             case OPENAI -> OpenAiFormat.render(conversation);
             case ANTHROPIC -> AnthropicFormat.render(conversation);
         };
+    }
+
+    /**
+     * The messages of the turns of {@code events} alone, in a format that renders each turn apart
+     * ({@link ContextFormat#rendersTurnsApart}): the same as theirs in any context that holds these events and others
+     * before and after them, provided every tool call among them has its first result among them or none at all, and
+     * none of them is the first result of a call before them (so no result is rendered apart from its call).
+     *
+     * @throws IllegalArgumentException for a format that merges turns, or an event type this renderer does not know
+     */
+    public static List<Map<String, Object>> turnMessages(List<Event> events, ContextFormat format) {
+        Objects.requireNonNull(events, "events");
+        Objects.requireNonNull(format, "format");
+        if (!format.rendersTurnsApart()) {
+            throw new IllegalArgumentException(format + " merges neighbouring turns: render the whole context instead");
+        }
+        Transcript transcript = Transcript.of(events);
+        var turns = new ArrayList<Turn>(transcript.settled());
+        turns.addAll(transcript.unsettled());
+        return OpenAiFormat.messages(turns);
     }
 }

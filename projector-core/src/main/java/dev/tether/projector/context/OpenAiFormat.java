@@ -24,6 +24,13 @@ final class OpenAiFormat {
         return new ModelContext(ContextFormat.OPENAI, null, messages, stablePrefixSize);
     }
 
+    /** The messages of {@code turns}, one after the other: each turn's do not depend on its neighbours. */
+    static List<Map<String, Object>> messages(List<Turn> turns) {
+        var messages = new ArrayList<Map<String, Object>>();
+        turns.forEach(turn -> add(messages, turn));
+        return messages;
+    }
+
     private static void add(List<Map<String, Object>> messages, Turn turn) {
         if (turn instanceof Turn.User user) {
             messages.add(text("user", user.text()));

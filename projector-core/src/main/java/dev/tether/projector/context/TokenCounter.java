@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
@@ -110,8 +111,14 @@ public final class TokenCounter {
         /** The tokens of {@code context}, as {@link TokenCounter#count} counts them. */
         public int count(ModelContext context) {
             Objects.requireNonNull(context, "context");
-            int tokens = context.system() == null ? 0 : byJson.computeIfAbsent(context.system(), this::kept);
-            for (Map<String, Object> message : context.messages()) {
+            int system = context.system() == null ? 0 : byJson.computeIfAbsent(context.system(), this::kept);
+            return system + count(context.messages());
+        }
+
+        /** The tokens of {@code messages}' JSON texts, as {@link TokenCounter#count} counts those of a context's messages. */
+        public int count(List<Map<String, Object>> messages) {
+            int tokens = 0;
+            for (Map<String, Object> message : messages) {
                 tokens += byJson.computeIfAbsent(json(message), this::kept);
             }
             return tokens;

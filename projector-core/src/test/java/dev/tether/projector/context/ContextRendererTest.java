@@ -454,6 +454,38 @@ class ContextRendererTest {
     }
 
     @Nested
+    class TurnsApart {
+
+        @Test
+        void givenOpenAi_whenAContextIsRendered_thenBetweenHeaderAndTailAreTheMessagesOfEachExchangeRenderedAlone() {
+            // a call answered after the user spoke again, an interruption, a second result of an earlier call, and a call in flight
+            var log = new SessionFixture().user("one").assistant("reading", call("c-1")).user("meanwhile").result("c-1", ToolStatus.OK, "r1")
+                    .user("two").assistant("calling", call("c-2")).interrupted("half", "user")
+                    .user("three").result("c-1", ToolStatus.OK, "r1 again").assistant("", call("c-3"));
+            List<dev.tether.core.event.Event> events = log.input().events();
+            ModelContext whole = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            var apart = new java.util.ArrayList<Map<String, Object>>();
+            apart.addAll(ContextRenderer.turnMessages(events.subList(0, 4), ContextFormat.OPENAI));
+            apart.addAll(ContextRenderer.turnMessages(events.subList(4, 7), ContextFormat.OPENAI));
+            apart.addAll(ContextRenderer.turnMessages(events.subList(7, events.size()), ContextFormat.OPENAI));
+
+            int header = 3; // the system prompt, the objective, the facts
+            assertThat(whole.messages().subList(header, whole.messages().size() - 1)).isEqualTo(apart);
+            assertThat(apart).hasSize(12);
+        }
+
+        @Test
+        void givenAnthropic_whenTurnMessagesAreAskedFor_thenRefused() {
+            var log = new SessionFixture().user("one").user("two");
+
+            assertThatThrownBy(() -> ContextRenderer.turnMessages(log.input().events(), ContextFormat.ANTHROPIC))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("ANTHROPIC merges neighbouring turns");
+        }
+    }
+
+    @Nested
     class AnthropicAlternation {
 
         @Test

@@ -26,9 +26,12 @@ import java.util.Map;
  * one exchange more it would have more. What that costs does not grow with the part left out: the exchanges are
  * counted from the newest back, each once, until the next one would not fit (an exchange's messages are the same in
  * every context it is part of, so each message is counted once, {@link TokenCounter.Memo}, and encoded only if the
- * counter did not keep its count from an earlier read); then the context found is
- * counted whole, and if the provider's format merges messages across exchanges (Anthropic's consecutive runs of one
- * role) so that the sum was not its count, exchanges are dropped or taken back one at a time until it is exact.
+ * counter did not keep its count from an earlier read). In a format that renders each turn apart (OpenAI's,
+ * {@link ContextFormat#rendersTurnsApart}) an exchange's messages are rendered alone, without the header and the tail
+ * around them, their sum is the count of the context found, and that context is rendered once. In one that merges
+ * messages across exchanges (Anthropic's consecutive runs of one role) each exchange is rendered between the header and
+ * the tail, the context found is counted whole, and exchanges are dropped or taken back one at a time until the count is
+ * exact.
  */
 final class ContextTrimmer {
 
@@ -47,10 +50,36 @@ final class ContextTrimmer {
         }
         List<Event> events = input.events();
         List<Integer> starts = exchangeStarts(events);
+        return format.rendersTurnsApart() ? fitTurnsApart(input, format, maxTokens, counted, starts)
+                : fitMerged(input, format, maxTokens, counted, starts);
+    }
 
-        // the header and the tail alone, then whole exchanges from the newest back while they fit
-        int bare = counted.count(render(input, events.size(), events.size(), format));
+    /** The header and the tail, then each exchange's own messages from the newest back while they fit: their sum is exact. */
+    private static Trimmed fitTurnsApart(ContextInput input, ContextFormat format, int maxTokens, TokenCounter.Memo counted,
+                                         List<Integer> starts) {
+        List<Event> events = input.events();
+        long sum = counted.count(render(input, events.size(), events.size(), format));
         int at = starts.size() - 1; // starts.get(at): the first event kept; the last entry keeps none
+        while (at > 0) {
+            int exchange = counted.count(ContextRenderer.turnMessages(events.subList(starts.get(at - 1), starts.get(at)), format));
+            if (sum + exchange > maxTokens) {
+                break;
+            }
+            sum += exchange;
+            at--;
+        }
+        return new Trimmed(render(input, starts.get(at), events.size(), format), starts.get(at), Math.toIntExact(sum));
+    }
+
+    /**
+     * As {@link #fitTurnsApart}, each exchange counted with the header and the tail around it; then the context found is
+     * counted whole, and exchanges are dropped or taken back one at a time until that count is exact.
+     */
+    private static Trimmed fitMerged(ContextInput input, ContextFormat format, int maxTokens, TokenCounter.Memo counted,
+                                     List<Integer> starts) {
+        List<Event> events = input.events();
+        int bare = counted.count(render(input, events.size(), events.size(), format));
+        int at = starts.size() - 1;
         long sum = bare;
         while (at > 0) {
             int exchange = counted.count(render(input, starts.get(at - 1), starts.get(at), format)) - bare;
