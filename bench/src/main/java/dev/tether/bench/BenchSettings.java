@@ -55,7 +55,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
     public static BenchSettings full() {
         return new BenchSettings("full", 3, 1024, 200_000, 64, 10, 5_000, 15_000, 200, 100, 20_000,
                 List.of(1_000, 10_000, 100_000), 2_000, 256, List.of(100, 2_000), 4_000,
-                10_000, 30, 1_000_000, 1_000, 0, true,
+                10_000, 100, 1_000_000, 1_000, 0, true,
                 List.of(1_000, 10_000, 100_000), List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"), 300,
                 List.of(100_000L, 1_000_000L), 1_000, 60_000);
     }
