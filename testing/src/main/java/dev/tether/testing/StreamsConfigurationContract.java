@@ -43,6 +43,8 @@ public abstract class StreamsConfigurationContract {
                 // a single instance's: a service run twice or more overrides them (deploy/k8s, compose's ha profile)
                 Map.entry("kafka-streams.num.standby.replicas", "0"),
                 Map.entry("kafka-streams.producer.transaction.timeout.ms", "10000"),
+                // a transaction's offsets refused while the one before completes are sent again 5 ms later, not 100
+                Map.entry("kafka-streams.producer.retry.backoff.ms", "5"),
                 // a restore's last steps are not held half a second each at the broker
                 Map.entry("kafka-streams.restore.consumer.fetch.max.wait.ms", "100"),
                 // a task processes what it has buffered, without asking the broker about its empty partitions first
