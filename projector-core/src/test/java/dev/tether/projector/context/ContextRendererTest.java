@@ -13,6 +13,7 @@ import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ContextCompacted;
+import dev.tether.core.event.Event;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanItem;
 import dev.tether.core.event.PlanItemStatus;
@@ -33,6 +34,7 @@ import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
 import dev.tether.projector.domain.ContextInput;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
@@ -462,10 +464,10 @@ class ContextRendererTest {
             var log = new SessionFixture().user("one").assistant("reading", call("c-1")).user("meanwhile").result("c-1", ToolStatus.OK, "r1")
                     .user("two").assistant("calling", call("c-2")).interrupted("half", "user")
                     .user("three").result("c-1", ToolStatus.OK, "r1 again").assistant("", call("c-3"));
-            List<dev.tether.core.event.Event> events = log.input().events();
+            List<Event> events = log.input().events();
             ModelContext whole = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
 
-            var apart = new java.util.ArrayList<Map<String, Object>>();
+            var apart = new ArrayList<Map<String, Object>>();
             apart.addAll(ContextRenderer.turnMessages(events.subList(0, 4), ContextFormat.OPENAI));
             apart.addAll(ContextRenderer.turnMessages(events.subList(4, 7), ContextFormat.OPENAI));
             apart.addAll(ContextRenderer.turnMessages(events.subList(7, events.size()), ContextFormat.OPENAI));
