@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntBinaryOperator;
 
 /**
  * Fits a context into {@code maxTokens} by leaving out the oldest events after the compaction
@@ -50,39 +51,16 @@ final class ContextTrimmer {
         }
         List<Event> events = input.events();
         List<Integer> starts = exchangeStarts(events);
-        return format.rendersTurnsApart() ? fitTurnsApart(input, format, maxTokens, counted, starts)
-                : fitMerged(input, format, maxTokens, counted, starts);
-    }
 
-    /** The header and the tail, then each exchange's own messages from the newest back while they fit: their sum is exact. */
-    private static Trimmed fitTurnsApart(ContextInput input, ContextFormat format, int maxTokens, TokenCounter.Memo counted,
-                                         List<Integer> starts) {
-        List<Event> events = input.events();
-        long sum = counted.count(render(input, events.size(), events.size(), format));
-        int at = starts.size() - 1; // starts.get(at): the first event kept; the last entry keeps none
-        while (at > 0) {
-            int exchange = counted.count(ContextRenderer.turnMessages(events.subList(starts.get(at - 1), starts.get(at)), format));
-            if (sum + exchange > maxTokens) {
-                break;
-            }
-            sum += exchange;
-            at--;
-        }
-        return new Trimmed(render(input, starts.get(at), events.size(), format), starts.get(at), Math.toIntExact(sum));
-    }
-
-    /**
-     * As {@link #fitTurnsApart}, each exchange counted with the header and the tail around it; then the context found is
-     * counted whole, and exchanges are dropped or taken back one at a time until that count is exact.
-     */
-    private static Trimmed fitMerged(ContextInput input, ContextFormat format, int maxTokens, TokenCounter.Memo counted,
-                                     List<Integer> starts) {
-        List<Event> events = input.events();
+        // the header and the tail alone, then whole exchanges from the newest back while they fit
         int bare = counted.count(render(input, events.size(), events.size(), format));
-        int at = starts.size() - 1;
+        IntBinaryOperator exchangeTokens = format.rendersTurnsApart()
+                ? (from, to) -> counted.count(ContextRenderer.turnMessages(events.subList(from, to), format))
+                : (from, to) -> counted.count(render(input, from, to, format)) - bare;
+        int at = starts.size() - 1; // starts.get(at): the first event kept; the last entry keeps none
         long sum = bare;
         while (at > 0) {
-            int exchange = counted.count(render(input, starts.get(at - 1), starts.get(at), format)) - bare;
+            int exchange = exchangeTokens.applyAsInt(starts.get(at - 1), starts.get(at));
             if (sum + exchange > maxTokens) {
                 break;
             }
@@ -91,6 +69,9 @@ final class ContextTrimmer {
         }
 
         ModelContext context = render(input, starts.get(at), events.size(), format);
+        if (format.rendersTurnsApart()) {
+            return new Trimmed(context, starts.get(at), Math.toIntExact(sum));
+        }
         int count = counted.count(context);
         while (count > maxTokens && at < starts.size() - 1) {
             at++;
