@@ -305,8 +305,9 @@ public final class Bench {
 
     private void failover(Report report, TetherStack stack, Path root) throws Exception {
         report.starting("10_failover");
-        var run = new Failover(stack, root, workDir, settings.costEventBytes()).measure(settings.failoverSizes(), settings.failoverSessions());
-        log("failover: the largest size took %.2f× the smallest", run.growth());
+        int kills = Integer.getInteger("bench.failover.kills", settings.failoverKills());
+        var run = new Failover(stack, root, workDir, settings.costEventBytes()).measure(settings.failoverSizes(), settings.failoverSessions(), kills);
+        log("failover: the largest size's median kill took %.2f× the smallest's", run.growth());
         report.failover(run);
     }
 

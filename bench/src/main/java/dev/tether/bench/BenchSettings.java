@@ -34,6 +34,7 @@ import java.util.List;
  * @param foldCpuWindows      (5) windows of the fold measured in thread CPU time per length ({@link FoldCpu})
  * @param failoverSizes       (10) events in {@code session-events} at each kill of the failover, ascending (none: not run)
  * @param failoverSessions    (10) sessions those events are in
+ * @param failoverKills       (10) kills at each size, compared by their median ({@code -Dbench.failover.kills} overrides it)
  * @param appendWarmupMs      (2) how long figure 2's load runs first, not measured, so that its repetitions measure a
  *                            session-service whose JIT has done most of its work (without it the three repetitions
  *                            rose from 3,500 to 9,500 events/s in one run); {@code -Dbench.append.warmup.ms} overrides it
@@ -43,7 +44,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         List<Integer> costLengths, int costWindow, int costEventBytes, List<Integer> amplificationTurns, int amplificationEvents,
         int resumeLength, int resumeRepetitions, long recoveryEvents, int recoverySessions, long recoveryTopUpMin, boolean coldStart,
         List<Integer> jmhLengths, List<String> jmhOptions, int foldCpuWindows, List<Long> failoverSizes, int failoverSessions,
-        long appendWarmupMs) {
+        int failoverKills, long appendWarmupMs) {
 
     /**
      * About 13 minutes on the 2-core build machine (18 with bench/run's build), at a load average of 20-26. The latency rate is 200/s, not the issue's example of
@@ -57,7 +58,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
                 List.of(1_000, 10_000, 100_000), 2_000, 256, List.of(100, 2_000), 4_000,
                 10_000, 100, 1_000_000, 1_000, 0, true,
                 List.of(1_000, 10_000, 100_000), List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"), 300,
-                List.of(100_000L, 1_000_000L), 1_000, 60_000);
+                List.of(100_000L, 1_000_000L), 1_000, 3, 60_000);
     }
 
     /** The full run under its former name: since figure 8's top-up bypasses the SDK, the full run has the sizes. */
@@ -71,7 +72,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
                 List.of(100, 300), 100, 256, List.of(5, 20), 80,
                 200, 5, 0, 0, 2_000, true,
                 List.of(100, 1_000), List.of("-f", "1", "-wi", "1", "-w", "200ms", "-i", "1", "-r", "300ms"), 20,
-                List.of(2_000L, 4_000L), 100, 1_000);
+                List.of(2_000L, 4_000L), 100, 1, 1_000);
     }
 
     /** Figures 1-3 only, at the full run's sizes: for trying service settings that bear on appends (about 4 minutes). */
@@ -94,7 +95,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
 
     /**
      * Figure 10 only, at the full run's sizes: two instances of each service with standbys, the one holding active tasks
-     * SIGKILLed at 100,000 and at 1,000,000 events in 1,000 sessions (about 10 minutes).
+     * SIGKILLed three times at 100,000 and three times at 1,000,000 events in 1,000 sessions (about 10 minutes).
      */
     public static BenchSettings failover() {
         return narrowed(full(), "failover");
@@ -116,7 +117,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
                 f.amplificationTurns, f.amplificationEvents, f.resumeLength, f.resumeRepetitions, recovery ? f.recoveryEvents : 0,
                 recovery ? f.recoverySessions : 0, 0, false,
                 f.jmhLengths, f.jmhOptions, f.foldCpuWindows, profile.equals("failover") ? f.failoverSizes : List.of(), f.failoverSessions,
-                f.appendWarmupMs);
+                f.failoverKills, f.appendWarmupMs);
     }
 
     /** Whether the run stops after figure 3 (and runs neither JMH nor the cold start). */
