@@ -180,12 +180,14 @@ public final class Bench {
                 var watch = new ProjectionCatchUp(admin);
                 var projectorCpu = new ServiceCpu(root.resolve("projector-service"), prefix + "tether-projector-service");
                 if (settings.measures(4)) {
-                    // (4) the raw topic is full of 1 KiB records: the consume ceiling; then the projector over session-events
+                    // (4) the raw topic is full of 1 KiB records: the consume ceiling, measured before the twins, between
+                    // them and the projector, and after it (one of each repetition): the ratios are to their median, so
+                    // that one swing of the machine does not set them; then the projector over session-events
                     long rawRecords = settings.rawRecords() * settings.repetitions();
+                    int consumes = Math.min(3, settings.repetitions());
+                    var consumed = new ArrayList<RawCeiling.Consumed>();
                     report.starting("1_raw_consume");
-                    var consumed = raw.consume(rawTopic, rawRecords);
-                    log("raw consume %.0f rec/s (fetch phase)", consumed.fetchRecordsPerSec());
-                    report.rawConsume(consumed);
+                    consumed.add(rawConsume(raw, rawTopic, rawRecords));
                     long eventRecords = TopicCount.records(stack.clientConfig(), eventsTopic);
                     double recordShare = (double) eventRecords / watch.endOffsets(eventsTopic);
 
@@ -199,7 +201,10 @@ public final class Bench {
                                 run.streamThreadMicrosPerEvent());
                         twins.add(run);
                     }
-                    report.streamsCeiling(twins);
+                    report.ended("4_streams_ceiling");
+                    if (consumes > 1) {
+                        consumed.add(rawConsume(raw, rawTopic, rawRecords));
+                    }
 
                     report.starting("4_projection_throughput");
                     long p0 = System.nanoTime();
@@ -212,6 +217,12 @@ public final class Bench {
                     double streamMicrosPerEvent = projectorCpu.streamThreadNanos() / 1e3 / eventRecords;
                     log("projection %.0f events/s over %d records, %.1f µs of stream-thread CPU per event", catchUp.eventsPerSec(),
                             eventRecords, streamMicrosPerEvent);
+                    report.ended("4_projection_throughput");
+                    if (consumes > 2) {
+                        consumed.add(rawConsume(raw, rawTopic, rawRecords));
+                    }
+                    report.rawConsume(consumed);
+                    report.streamsCeiling(twins);
                     report.projection(catchUp, eventRecords, streamMicrosPerEvent);
                 } else {
                     projector.start();
@@ -301,6 +312,12 @@ public final class Bench {
             report.coldStart(cold);
         }
         return report.finished(Instant.now());
+    }
+
+    private static RawCeiling.Consumed rawConsume(RawCeiling raw, String topic, long records) throws Exception {
+        var consumed = raw.consume(topic, records);
+        log("raw consume %.0f rec/s (fetch phase)", consumed.fetchRecordsPerSec());
+        return consumed;
     }
 
     private void failover(Report report, TetherStack stack, Path root) throws Exception {

@@ -67,10 +67,21 @@ final class Report {
         }
     }
 
-    /** The figure's entry in the JSON, with its load window: the load now is its end. */
+    /**
+     * Notes the load average as the figures {@code keys} end, for figures reported later than they were measured (figure
+     * 4's, which wait for the raw consume measured after them).
+     */
+    void ended(String... keys) {
+        double now = Machine.load1();
+        for (String key : keys) {
+            loadAtEnd.put(key, now);
+        }
+    }
+
+    /** The figure's entry in the JSON, with its load window: its end noted by {@link #ended}, or else the load now. */
     private void figure(String key, Map<String, Object> values) {
         double start = loadAtStart.getOrDefault(key, Double.NaN);
-        double end = Machine.load1();
+        double end = loadAtEnd.containsKey(key) ? loadAtEnd.get(key) : Machine.load1();
         var load = new LinkedHashMap<String, Object>();
         load.put("start", start);
         load.put("end", end);
@@ -134,10 +145,17 @@ final class Report {
                 figure, writes.records(), largest, writes.bytes()));
     }
 
-    void rawConsume(RawCeiling.Consumed run) {
-        rawConsumeFetch = Samples.of(List.of(run.fetchRecordsPerSec()));
-        figure("1_raw_consume", Map.of("run", run));
-        row("1_raw_consume", "1 raw consume (ConsumerPerformance, fetch phase)", rawConsumeFetch, "rec/s", null, "ceiling");
+    /**
+     * The consume ceiling, measured before figure 4's twins, between them and the projector, and after it: their ratios
+     * are taken to the median ({@link Samples#ratioTo} of a single value).
+     */
+    void rawConsume(List<RawCeiling.Consumed> runs) {
+        Samples fetch = Samples.of(runs.stream().map(RawCeiling.Consumed::fetchRecordsPerSec).toList());
+        rawConsumeFetch = Samples.of(List.of(fetch.median()));
+        figure("1_raw_consume", Map.of("runs", runs, "fetchRecordsPerSec", summary(fetch)));
+        row("1_raw_consume", runs.size() == 1 ? "1 raw consume (ConsumerPerformance, fetch phase)"
+                : "1 raw consume (ConsumerPerformance, fetch phase; before figure 4's twins, before the projector, after it: the ratios are to the median)",
+                fetch, "rec/s", null, "ceiling");
     }
 
     /** Kafka Streams' own ceiling on figure 4's records ({@link StreamsCeiling}), a row per twin. */

@@ -34,7 +34,7 @@ class BenchSmokeIT {
                 figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/2_append_throughput/brokerWritesPerEvent/records"),
                 figures.at("/3_append_latency/brokerWritesPerEvent/bytes"), figures.at("/4_projection_throughput/streamThreadMicrosPerEvent"),
                 figures.at("/2_append_throughput/sessionServiceCpuMicrosPerEvent/streamThreadMicros"),
-                figures.at("/1_raw_consume/run/fetchRecordsPerSec"),
+                figures.at("/1_raw_consume/fetchRecordsPerSec/median"),
                 figures.at("/4_projection_throughput/run/eventsPerSec"),
                 figures.at("/4_streams_ceiling/twins/bytes/run/eventsPerSec"), figures.at("/4_streams_ceiling/twins/bytes/ratioToRawConsume/median"),
                 figures.at("/4_streams_ceiling/twins/decoded/run/eventsPerSec"),
