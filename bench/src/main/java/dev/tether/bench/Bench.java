@@ -42,6 +42,8 @@ public final class Bench {
 
     /** Events per append when the long sessions of figures 5 and 7 are filled. */
     static final int COST_BATCH = 200;
+    /** Events figure 8's top-up writes at least into each fresh session (20 agent turns of five events). */
+    private static final int RECOVERY_TOP_UP_PER_SESSION = 100;
 
     private final BenchSettings settings;
     private final Path workDir;
@@ -181,8 +183,8 @@ public final class Bench {
                 var projectorCpu = new ServiceCpu(root.resolve("projector-service"), prefix + "tether-projector-service");
                 if (settings.measures(4)) {
                     // (4) the raw topic is full of 1 KiB records: the consume ceiling, measured before the twins, between
-                    // them and the projector, and after it (one of each repetition): the ratios are to their median, so
-                    // that one swing of the machine does not set them; then the projector over session-events
+                    // them and the projector, and after it (as many of those as the run has repetitions, the smoke run one):
+                    // the ratios are to their median, so that one swing of the machine does not set them
                     long rawRecords = settings.rawRecords() * settings.repetitions();
                     int consumes = Math.min(3, settings.repetitions());
                     var consumed = new ArrayList<RawCeiling.Consumed>();
@@ -265,12 +267,16 @@ public final class Bench {
                     return report.finished(Instant.now());
                 }
 
-                // (8) topped up to the projector's size at the kill, straight into session-events (EventTopUp)
+                // (8) topped up to the projector's size at the kill, straight into session-events (EventTopUp): to its
+                // events, and to its sessions with at least RECOVERY_TOP_UP_PER_SESSION events each, even when figures 2-7
+                // left more events than that (a fast figure 2 leaves 1.2 million in about 190 sessions)
                 long held = TopicCount.records(stack.clientConfig(), eventsTopic);
-                long missing = Math.max(settings.recoveryEvents() - held, settings.recoveryTopUpMin());
+                int fresh = Math.max(0, settings.recoverySessions() - client.sessions().size());
+                long missing = Math.max(Math.max(settings.recoveryEvents() - held, settings.recoveryTopUpMin()),
+                        (long) fresh * RECOVERY_TOP_UP_PER_SESSION);
                 var written = new EventTopUp.Written(Map.of(), 0, 0);
                 if (missing > 0) {
-                    int sessions = Math.max(1, settings.recoverySessions() - client.sessions().size());
+                    int sessions = Math.max(1, fresh);
                     long logFrom = Files.size(projector.log());
                     written = EventTopUp.write(stack.clientConfig(), stack.registryUrl(), eventsTopic, "recovery", sessions, missing,
                             settings.costEventBytes());

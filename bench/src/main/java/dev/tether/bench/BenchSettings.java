@@ -47,10 +47,10 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
         int failoverKills, long appendWarmupMs) {
 
     /**
-     * About 13 minutes on the 2-core build machine (18 with bench/run's build), at a load average of 20-26. The latency rate is 200/s, not the issue's example of
+     * About 12.5 minutes on the 2-core build machine from a quiet start (and bench/run's build). The latency rate is 200/s, not the issue's example of
      * 1,000/s: on 2 cores shared by broker, registry, service and load generator, single-event appends saturate
      * below 1,000/s, and an open-loop run above capacity measures only the queue. The projector's recovery is
-     * killed holding the issue's 1,000,000 events in 1,000 sessions: the ~200,000 figures 2-7 leave and fresh sessions
+     * killed holding at least the issue's 1,000,000 events in 1,000 sessions: what figures 2-7 leave and fresh sessions
      * written straight into {@code session-events} ({@link EventTopUp}).
      */
     public static BenchSettings full() {
@@ -95,7 +95,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
 
     /**
      * Figure 10 only, at the full run's sizes: two instances of each service with standbys, the one holding active tasks
-     * SIGKILLed three times at 100,000 and three times at 1,000,000 events in 1,000 sessions (about 10 minutes).
+     * SIGKILLed three times at 100,000 and three times at 1,000,000 events in 1,000 sessions (about 8 minutes).
      */
     public static BenchSettings failover() {
         return narrowed(full(), "failover");
