@@ -28,6 +28,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
@@ -94,11 +95,8 @@ final class Failover {
 
         /** The kills at each size, smallest first: the later of reads and appends, in ms. */
         Map<Long, Samples> bySize() {
-            var bySize = new java.util.TreeMap<Long, List<Double>>();
-            rounds.forEach(r -> bySize.computeIfAbsent(r.events(), e -> new ArrayList<>()).add(r.worstMs()));
-            var samples = new LinkedHashMap<Long, Samples>();
-            bySize.forEach((size, ms) -> samples.put(size, Samples.of(ms)));
-            return samples;
+            return rounds.stream().collect(Collectors.groupingBy(Round::events, java.util.TreeMap::new,
+                    Collectors.mapping(Round::worstMs, Collectors.collectingAndThen(Collectors.toList(), Samples::of))));
         }
 
         /** The largest size's median kill over the smallest's (each the later of reads and appends). */
