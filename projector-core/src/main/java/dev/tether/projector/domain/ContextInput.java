@@ -15,14 +15,15 @@ import java.util.Objects;
  *                   context was last compacted, or the start facts (objective, constraints) when never compacted;
  *                   stable between compactions, so it never breaks the stable prefix
  * @param events     the events after the compaction point ({@code seq > compaction.throughSeq()}, or all
- *                   events after seq 1 when never compacted), in seq order, up to the context's seq
+ *                   events after seq 1 when never compacted), in seq order, up to the context's seq; a
+ *                   {@link LazyEvents} is kept as it is, so only the events a rendering looks at are read
  * @param tail       the volatile values, rendered last
  */
 public record ContextInput(SessionStarted start, ContextCompacted compaction, String facts, List<Event> events, VolatileTail tail) {
     public ContextInput {
         Objects.requireNonNull(start, "start");
         Objects.requireNonNull(facts, "facts");
-        events = List.copyOf(events);
+        events = events instanceof LazyEvents lazy ? lazy : List.copyOf(events); // unmodifiable either way
         Objects.requireNonNull(tail, "tail");
     }
 }

@@ -13,7 +13,8 @@ import java.util.Optional;
  * Gathers what a session's model context at a seq is rendered from ({@link ContextInput}): its
  * start, its latest compaction and the facts captured then, the events after the compaction point,
  * and the volatile tail. A fork's context is its parent's at the fork point followed by the
- * fork's own events. Reads events through {@link Events}; otherwise pure.
+ * fork's own events. Reads events through {@link Events}, a session's own when they are first looked at
+ * ({@link LazyEvents}: a context fitted into a window reads its newest events, not all); otherwise pure.
  */
 public final class ContextSource {
 
@@ -48,7 +49,7 @@ public final class ContextSource {
         }
         var started = (SessionStarted) first.payload();
         return Optional.of(new ContextInput(started, null, Facts.start(started.objective(), started.constraints()),
-                events.range(state.sessionId(), 2, atSeq), tail));
+                new LazyEvents(events, state.sessionId(), 2, atSeq, Long.MIN_VALUE), tail));
     }
 
     /** The parent's context source at the fork point, without its tail. */
@@ -67,12 +68,7 @@ public final class ContextSource {
     private static ContextInput compacted(Events events, SessionProjection state, long atSeq, SessionStarted start, VolatileTail tail) {
         SessionProjection.Compaction c = state.compaction();
         Event compactionEvent = events.range(state.sessionId(), c.compactedAtSeq(), c.compactedAtSeq()).get(0);
-        var after = new ArrayList<Event>();
-        for (Event e : events.range(state.sessionId(), c.throughSeq() + 1, atSeq)) {
-            if (e.seq() != c.compactedAtSeq()) {
-                after.add(e);
-            }
-        }
+        var after = new LazyEvents(events, state.sessionId(), c.throughSeq() + 1, atSeq, c.compactedAtSeq());
         return new ContextInput(start, (ContextCompacted) compactionEvent.payload(), c.facts(), after, tail);
     }
 

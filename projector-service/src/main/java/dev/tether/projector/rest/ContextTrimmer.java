@@ -2,6 +2,7 @@ package dev.tether.projector.rest;
 
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.Event;
+import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.UserMessage;
 import dev.tether.projector.context.ContextFormat;
@@ -9,10 +10,15 @@ import dev.tether.projector.context.ContextRenderer;
 import dev.tether.projector.context.ModelContext;
 import dev.tether.projector.context.TokenCounter;
 import dev.tether.projector.domain.ContextInput;
+import dev.tether.projector.domain.LazyEvents;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.IntBinaryOperator;
 
 /**
@@ -27,7 +33,9 @@ import java.util.function.IntBinaryOperator;
  * one exchange more it would have more. What that costs does not grow with the part left out: the exchanges are
  * counted from the newest back, each once, until the next one would not fit (an exchange's messages are the same in
  * every context it is part of, so each message is counted once, {@link TokenCounter.Memo}, and encoded only if the
- * counter did not keep its count from an earlier read). In a format that renders each turn apart (OpenAI's,
+ * counter did not keep its count from an earlier read), and the events are read no further back than those exchanges and
+ * the one that did not fit ({@link ExchangeStarts}; {@link LazyEvents} reads a session's events when first looked at).
+ * In a format that renders each turn apart (OpenAI's,
  * {@link ContextFormat#rendersTurnsApart}) an exchange's messages are rendered alone, without the header and the tail
  * around them, their sum is the count of the context found, and that context is rendered once. In one that merges
  * messages across exchanges (Anthropic's consecutive runs of one role) each exchange is rendered between the header and
@@ -50,45 +58,45 @@ final class ContextTrimmer {
             return new Trimmed(full, 0, counted.count(full));
         }
         List<Event> events = input.events();
-        List<Integer> starts = exchangeStarts(events);
+        var starts = new ExchangeStarts(events);
 
         // the header and the tail alone, then whole exchanges from the newest back while they fit
         int bare = counted.count(render(input, events.size(), events.size(), format));
         IntBinaryOperator exchangeTokens = format.rendersTurnsApart()
                 ? (from, to) -> counted.count(ContextRenderer.turnMessages(events.subList(from, to), format))
                 : (from, to) -> counted.count(render(input, from, to, format)) - bare;
-        int at = starts.size() - 1; // starts.get(at): the first event kept; the last entry keeps none
+        int kept = 0; // exchanges kept: the context starts at starts.fromEnd(kept)
         long sum = bare;
-        while (at > 0) {
-            int exchange = exchangeTokens.applyAsInt(starts.get(at - 1), starts.get(at));
+        while (starts.fromEnd(kept + 1) >= 0) {
+            int exchange = exchangeTokens.applyAsInt(starts.fromEnd(kept + 1), starts.fromEnd(kept));
             if (sum + exchange > maxTokens) {
                 break;
             }
             sum += exchange;
-            at--;
+            kept++;
         }
 
-        ModelContext context = render(input, starts.get(at), events.size(), format);
+        ModelContext context = render(input, starts.fromEnd(kept), events.size(), format);
         if (format.rendersTurnsApart()) {
-            return new Trimmed(context, starts.get(at), Math.toIntExact(sum));
+            return new Trimmed(context, starts.fromEnd(kept), Math.toIntExact(sum));
         }
         int count = counted.count(context);
-        while (count > maxTokens && at < starts.size() - 1) {
-            at++;
-            context = render(input, starts.get(at), events.size(), format);
+        while (count > maxTokens && kept > 0) {
+            kept--;
+            context = render(input, starts.fromEnd(kept), events.size(), format);
             count = counted.count(context);
         }
-        while (at > 0) {
-            ModelContext more = render(input, starts.get(at - 1), events.size(), format);
+        while (starts.fromEnd(kept + 1) >= 0) {
+            ModelContext more = render(input, starts.fromEnd(kept + 1), events.size(), format);
             int moreCount = counted.count(more);
             if (moreCount > maxTokens) {
                 break;
             }
-            at--;
+            kept++;
             context = more;
             count = moreCount;
         }
-        return new Trimmed(context, starts.get(at), count);
+        return new Trimmed(context, starts.fromEnd(kept), count);
     }
 
     /** The context of {@code input} with only its events {@code from} (inclusive) to {@code to} (exclusive). */
@@ -98,34 +106,76 @@ final class ContextTrimmer {
     }
 
     /**
-     * Where the context may start, in order: 0 (nothing left out), the index of every user message that no tool call
-     * before it has its result after (a result may come after the user spoke again), and the number of events (all left
-     * out).
+     * Where the context may start, found from the newest events back, looking no further back than the start asked for
+     * needs: {@link #fromEnd}{@code (0)} is the number of events (all left out), then every user message before which no
+     * tool call has its first result after it (a result may come after the user spoke again), newest first, and last 0
+     * (nothing left out).
+     *
+     * <p>Going back, a call whose first result was seen blocks the user messages between the two: none of them is a start.
+     * A user message is known to be one once every result after it whose call was not seen yet comes before it: the call
+     * of such a result is further back, and may block it, until it is seen (or the events' start is reached: a call before
+     * the compaction point). A session's call ids are unique and each result comes after its call (the sequencer refuses
+     * anything else), so the starts are those a pass over every event from the oldest finds, as {@code ContextTrimmerTest}
+     * checks against one.
      */
-    static List<Integer> exchangeStarts(List<Event> events) {
-        Map<String, Integer> resultAt = new HashMap<>();
-        for (int i = 0; i < events.size(); i++) {
-            if (events.get(i).payload() instanceof ToolResult r) {
-                resultAt.putIfAbsent(r.callId(), i);
-            }
+    static final class ExchangeStarts {
+
+        private final List<Event> events;
+        private final List<Integer> found = new ArrayList<>(); // newest first
+        private final TreeSet<Integer> undecided = new TreeSet<>(); // user messages that may yet be blocked
+        private final Map<String, Integer> firstResults = new HashMap<>(); // call id -> index of its first result seen
+        private final Set<String> calls = new HashSet<>(); // the call ids seen
+        private final TreeMap<Integer, String> awaited = new TreeMap<>(); // first result -> call id, its call not seen yet
+        private int seen; // events[seen..] are looked at
+
+        ExchangeStarts(List<Event> events) {
+            this.events = events;
+            this.seen = events.size();
+            found.add(events.size());
         }
-        var starts = new ArrayList<Integer>();
-        starts.add(0);
-        int lastResultOfEarlierCalls = -1;
-        for (int i = 0; i < events.size(); i++) {
-            Event event = events.get(i);
-            if (i > 0 && event.payload() instanceof UserMessage && lastResultOfEarlierCalls < i) {
-                starts.add(i);
+
+        /** The {@code k}-th start from the newest back, 0 for the number of events; -1 when there are fewer. */
+        int fromEnd(int k) {
+            while (found.size() <= k && found.get(found.size() - 1) > 0) {
+                found.add(next());
             }
-            if (event.payload() instanceof AssistantMessage m) {
-                for (var call : m.toolCalls()) {
-                    lastResultOfEarlierCalls = Math.max(lastResultOfEarlierCalls, resultAt.getOrDefault(call.callId(), -1));
+            return k < found.size() ? found.get(k) : -1;
+        }
+
+        private int next() {
+            while (true) {
+                if (!undecided.isEmpty() && (seen == 0 || awaited.isEmpty() || awaited.lastKey() < undecided.last())) {
+                    return undecided.pollLast();
                 }
+                if (seen == 0) {
+                    return 0; // the results still awaited answer calls before the compaction point
+                }
+                look(--seen);
             }
         }
-        if (!events.isEmpty()) {
-            starts.add(events.size());
+
+        private void look(int i) {
+            EventPayload payload = events.get(i).payload();
+            if (payload instanceof ToolResult r) {
+                Integer later = firstResults.put(r.callId(), i);
+                if (!calls.contains(r.callId())) {
+                    if (later != null) {
+                        awaited.remove(later);
+                    }
+                    awaited.put(i, r.callId());
+                }
+            } else if (payload instanceof AssistantMessage m) {
+                for (var call : m.toolCalls()) {
+                    calls.add(call.callId());
+                    Integer result = firstResults.get(call.callId());
+                    if (result != null) {
+                        undecided.subSet(i, false, result, false).clear();
+                        awaited.remove(result);
+                    }
+                }
+            } else if (payload instanceof UserMessage && i > 0) {
+                undecided.add(i);
+            }
         }
-        return starts;
     }
 }

@@ -19,9 +19,11 @@ import dev.tether.projector.context.ContextRenderer;
 import dev.tether.projector.context.ModelContext;
 import dev.tether.projector.context.TokenCounter;
 import dev.tether.projector.domain.ContextInput;
+import dev.tether.projector.domain.LazyEvents;
 import dev.tether.projector.domain.VolatileTail;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -114,32 +116,7 @@ class ContextTrimmerTest {
 
     @Test
     void givenAVariedSession_whateverTheLimitAndTheFormat_thenAsFewExchangesAsPossibleAreDropped_asByDroppingThemOneByOne() {
-        // user turns of varied length, tool calls answered at once, late (after the user spoke again) or never, an interruption
-        var random = new java.util.Random(7);
-        var payloads = new ArrayList<EventPayload>();
-        for (int i = 0; i < 40; i++) {
-            payloads.add(new UserMessage("turn " + i + " lorem".repeat(random.nextInt(60)), null));
-            switch (random.nextInt(4)) {
-                case 0 -> payloads.add(new AssistantMessage("just text" + " ipsum".repeat(random.nextInt(40)), null, List.of(),
-                        new TokenUsage(1, 1)));
-                case 1 -> {
-                    payloads.add(new AssistantMessage("reading", null, List.of(new ToolCall("c" + i, "read_file", "{}")), new TokenUsage(1, 1)));
-                    payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.OK, "contents" + " dolor".repeat(random.nextInt(50)), null));
-                }
-                case 2 -> {
-                    payloads.add(new AssistantMessage("reading late", null, List.of(new ToolCall("c" + i, "read_file", "{}")),
-                            new TokenUsage(1, 1)));
-                    payloads.add(new UserMessage("meanwhile " + i, null));
-                    payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.OK, "late contents " + i, null));
-                }
-                default -> {
-                    payloads.add(new AssistantMessage("calling", null, List.of(new ToolCall("c" + i, "run_command", "{}")),
-                            new TokenUsage(1, 1)));
-                    payloads.add(new dev.tether.core.event.TurnInterrupted("half", "user"));
-                }
-            }
-        }
-        ContextInput input = input(payloads.toArray(EventPayload[]::new));
+        ContextInput input = variedSession(7, 40);
         for (ContextFormat format : ContextFormat.values()) {
             int full = TOKENS.count(ContextRenderer.render(input, format));
             for (int max = 1; max <= full + 10; max += 173) {
@@ -153,9 +130,87 @@ class ContextTrimmerTest {
         }
     }
 
+    @Test
+    void givenVariedSessions_thenTheStartsFoundFromTheNewestBackAreThoseAPassFromTheOldestFinds() {
+        for (int seed = 0; seed < 300; seed++) {
+            List<Event> events = variedSession(seed, 1 + seed % 30).events();
+            for (int skip = 0; skip <= Math.min(3, events.size()); skip++) {
+                // the first events left out, as by a compaction: their calls' results remain, without the calls
+                List<Event> after = events.subList(skip, events.size());
+                assertThat(startsFromTheNewestBack(after)).as("seed %d, %d left out", seed, skip).isEqualTo(startsFromTheOldest(after));
+            }
+        }
+        assertThat(startsFromTheNewestBack(List.of())).containsExactly(0);
+    }
+
+    @Test
+    void givenALongSessionAndASmallWindow_thenOnlyTheNewestEventsAreRead_andTheContextIsTheSameAsFromAllOfThem() {
+        ContextInput all = variedSession(11, 2_000);
+        var asked = new ArrayList<long[]>();
+        var lazy = new LazyEvents((id, from, to) -> {
+            asked.add(new long[] {from, to});
+            return all.events().stream().filter(e -> e.seq() >= from && e.seq() <= to).toList();
+        }, "s-1", 2, all.events().size() + 1, Long.MIN_VALUE);
+        ContextInput input = new ContextInput(all.start(), null, all.facts(), lazy, all.tail());
+        assertThat(input.events()).as("kept as it is, unread").isSameAs(lazy);
+        assertThat(lazy.read()).isZero();
+
+        for (ContextFormat format : ContextFormat.values()) {
+            var trimmed = ContextTrimmer.fit(input, format, 2_000, TOKENS.memo("acme"));
+
+            assertThat(trimmed).as(format.name()).isEqualTo(ContextTrimmer.fit(all, format, 2_000, TOKENS.memo("acme")));
+            int kept = all.events().size() - trimmed.droppedEvents();
+            assertThat(kept).as("a few exchanges of %d events", all.events().size()).isBetween(1, 100);
+            assertThat(lazy.read()).as("read: the kept events and at most a page more (%s)", format).isLessThanOrEqualTo(Math.max(2 * kept, kept + 64));
+        }
+        assertThat(asked).as("pages of 64, 64, 128, … from the newest back").first().satisfies(range ->
+                assertThat(range).containsExactly(all.events().size() + 1 - 63, all.events().size() + 1));
+    }
+
+    /** The starts as {@link ContextTrimmer.ExchangeStarts} gives them, oldest first. */
+    private static List<Integer> startsFromTheNewestBack(List<Event> events) {
+        var starts = new ContextTrimmer.ExchangeStarts(events);
+        var found = new ArrayList<Integer>();
+        for (int k = 0; starts.fromEnd(k) >= 0; k++) {
+            found.add(0, starts.fromEnd(k));
+        }
+        return found;
+    }
+
+    /**
+     * Where a context may start, by its definition, in one pass from the oldest event: 0, the index of every user message
+     * before which no tool call has its first result after it, and the number of events.
+     */
+    private static List<Integer> startsFromTheOldest(List<Event> events) {
+        Map<String, Integer> resultAt = new HashMap<>();
+        for (int i = 0; i < events.size(); i++) {
+            if (events.get(i).payload() instanceof ToolResult r) {
+                resultAt.putIfAbsent(r.callId(), i);
+            }
+        }
+        var starts = new ArrayList<Integer>();
+        starts.add(0);
+        int lastResultOfEarlierCalls = -1;
+        for (int i = 0; i < events.size(); i++) {
+            Event event = events.get(i);
+            if (i > 0 && event.payload() instanceof UserMessage && lastResultOfEarlierCalls < i) {
+                starts.add(i);
+            }
+            if (event.payload() instanceof AssistantMessage m) {
+                for (var call : m.toolCalls()) {
+                    lastResultOfEarlierCalls = Math.max(lastResultOfEarlierCalls, resultAt.getOrDefault(call.callId(), -1));
+                }
+            }
+        }
+        if (!events.isEmpty()) {
+            starts.add(events.size());
+        }
+        return starts;
+    }
+
     /** What the trimmer returned before it counted exchanges from the newest back: drop the oldest exchange until it fits. */
     private static int droppedOneByOne(ContextInput input, ContextFormat format, int max) {
-        List<Integer> starts = ContextTrimmer.exchangeStarts(input.events());
+        List<Integer> starts = startsFromTheOldest(input.events());
         for (int start : starts) {
             if (TOKENS.count(ContextRenderer.render(from(input, start), format)) <= max) {
                 return start;
@@ -165,6 +220,48 @@ class ContextTrimmerTest {
     }
 
     // ---------------------------------------------------------------------------------------------
+
+    /**
+     * {@code exchanges} user turns of varied length, with tool calls answered at once, late (after the user spoke again,
+     * once or twice), first UNKNOWN and then again, or never (an interruption).
+     */
+    private static ContextInput variedSession(long seed, int exchanges) {
+        var random = new java.util.Random(seed);
+        var payloads = new ArrayList<EventPayload>();
+        for (int i = 0; i < exchanges; i++) {
+            payloads.add(new UserMessage("turn " + i + " lorem".repeat(random.nextInt(60)), null));
+            switch (random.nextInt(5)) {
+                case 0 -> payloads.add(new AssistantMessage("just text" + " ipsum".repeat(random.nextInt(40)), null, List.of(),
+                        new TokenUsage(1, 1)));
+                case 1 -> {
+                    payloads.add(new AssistantMessage("reading", null, List.of(new ToolCall("c" + i, "read_file", "{}")), new TokenUsage(1, 1)));
+                    payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.OK, "contents" + " dolor".repeat(random.nextInt(50)), null));
+                }
+                case 2 -> {
+                    payloads.add(new AssistantMessage("reading late", null, List.of(new ToolCall("c" + i, "read_file", "{}")),
+                            new TokenUsage(1, 1)));
+                    for (int more = random.nextInt(3); more >= 0; more--) {
+                        payloads.add(new UserMessage("meanwhile " + i, null));
+                    }
+                    payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.OK, "late contents " + i, null));
+                }
+                case 3 -> {
+                    payloads.add(new AssistantMessage("two calls", null, List.of(new ToolCall("c" + i, "run_command", "{}"),
+                            new ToolCall("d" + i, "read_file", "{}")), new TokenUsage(1, 1)));
+                    payloads.add(new ToolResult("d" + i, "l" + i, ToolStatus.OK, "read", null));
+                    payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.UNKNOWN, "lost", null));
+                    payloads.add(new UserMessage("was it run? " + i, null));
+                    payloads.add(new ToolResult("c" + i, "k" + i, ToolStatus.OK, "it was", null));
+                }
+                default -> {
+                    payloads.add(new AssistantMessage("calling", null, List.of(new ToolCall("c" + i, "run_command", "{}")),
+                            new TokenUsage(1, 1)));
+                    payloads.add(new dev.tether.core.event.TurnInterrupted("half", "user"));
+                }
+            }
+        }
+        return input(payloads.toArray(EventPayload[]::new));
+    }
 
     /** Three exchanges of three events each: a user message, an assistant turn with one tool call, its result. */
     private static ContextInput threeExchanges() {

@@ -1,0 +1,90 @@
+package dev.tether.projector.domain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tether.core.event.Actor;
+import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.Event;
+import dev.tether.core.event.UserMessage;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+/** {@link LazyEvents}: a session's events read from its log only when looked at, a growing page at a time from the newest. */
+class LazyEventsTest {
+
+    private final List<String> asked = new ArrayList<>();
+    private List<Event> log = events(LongStream.rangeClosed(1, 1_000));
+
+    private final ContextSource.Events reads = (id, from, to) -> {
+        asked.add(from + ".." + to);
+        return log.stream().filter(e -> e.seq() >= from && e.seq() <= to).toList();
+    };
+
+    @Test
+    void givenNothingLookedAt_thenNothingIsRead_andTheSizeIsKnown() {
+        var lazy = new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE);
+
+        assertThat(lazy).hasSize(999);
+        assertThat(lazy.read()).isZero();
+        assertThat(asked).isEmpty();
+    }
+
+    @Test
+    void givenTheNewestLookedAtOneByOne_thenPagesFromTheNewestBack_eachAsLargeAsAllReadBefore() {
+        var lazy = new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE);
+
+        for (int i = lazy.size() - 1; i >= lazy.size() - 300; i--) {
+            assertThat(lazy.get(i).seq()).isEqualTo(i + 2);
+        }
+
+        assertThat(asked).containsExactly("937..1000", "873..936", "745..872", "489..744");
+        assertThat(lazy.read()).isEqualTo(512);
+    }
+
+    @Test
+    void givenAnOldEventLookedAt_thenEverythingDownToItIsReadInOneRange_andTheWholeListIsTheLog() {
+        var lazy = new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE);
+
+        assertThat(lazy.get(0).seq()).isEqualTo(2);
+        assertThat(asked).containsExactly("2..1000");
+        assertThat(lazy).isEqualTo(log.subList(1, 1_000));
+    }
+
+    @Test
+    void givenASkippedSeq_thenItIsLeftOut_andTheOthersKeepTheirPlaces() {
+        var lazy = new LazyEvents(reads, "s-1", 501, 1_000, 700);
+
+        assertThat(lazy).hasSize(499);
+        assertThat(lazy.get(198).seq()).isEqualTo(699);
+        assertThat(lazy.get(199).seq()).isEqualTo(701);
+        assertThat(lazy.get(498).seq()).isEqualTo(1_000);
+        assertThat(lazy).extracting(Event::seq).doesNotContain(700L).hasSize(499);
+        assertThat(new LazyEvents(reads, "s-1", 501, 1_000, 7)).as("a seq outside the range skips none").hasSize(500);
+    }
+
+    @Test
+    void givenALogWithASeqMissing_thenReadingItThrowsAndSaysWhere_neverAShorterList() {
+        log = events(LongStream.rangeClosed(1, 1_000).filter(seq -> seq != 900));
+        var lazy = new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE);
+
+        assertThat(lazy.get(998).seq()).as("the newest page is whole").isEqualTo(1_000);
+        assertThat(lazy.read()).isEqualTo(64);
+        assertThatThrownBy(() -> lazy.get(800)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("session s-1").hasMessageContaining("does not hold every seq from 802 to 936");
+    }
+
+    @Test
+    void givenAnEmptyRange_thenTheListIsEmpty() {
+        assertThat(new LazyEvents(reads, "s-1", 2, 1, Long.MIN_VALUE)).isEmpty();
+        assertThat(asked).isEmpty();
+    }
+
+    private static List<Event> events(LongStream seqs) {
+        return seqs.mapToObj(seq -> new Event("e" + seq, "s-1", "acme", seq, Instant.EPOCH.plusSeconds(seq), new Actor(ActorKind.USER, "alice"),
+                "v1", new UserMessage("message " + seq, null))).toList();
+    }
+}
