@@ -13,9 +13,12 @@ import java.util.RandomAccess;
  * time from the newest back, each page as large as all read before it ({@value #FIRST_PAGE} events at first, at most
  * {@value #LARGEST_PAGE}), or down to the event asked for in one read, and kept.
  *
- * <p>A session's log holds every seq from 1 to its last, so the list's size is known without reading it; a page that
- * comes back with a seq missing or out of place is an {@link IllegalStateException}, never a shorter list. Unmodifiable;
- * for one request, not thread-safe.
+ * <p>The newest page also tells where the list ends: at {@code toSeq}, or where the log ends if that is before it — a
+ * warm copy of a partition (a standby) restores the events and the checkpoints from different topics, so its events
+ * may be behind the checkpoint that says how far to read, and then the list holds the events it has, as one range read
+ * would. Below that a session's log holds every seq, so the list's indexes are its seqs; a page that comes back with a
+ * seq missing or out of place is an {@link IllegalStateException}, never a shorter list. Unmodifiable; for one request,
+ * not thread-safe.
  */
 public final class LazyEvents extends AbstractList<Event> implements RandomAccess {
 
@@ -26,7 +29,8 @@ public final class LazyEvents extends AbstractList<Event> implements RandomAcces
     private final String sessionId;
     private final long fromSeq;
     private final long skippedSeq; // Long.MIN_VALUE when none is skipped
-    private final Event[] events;
+    private final int asked; // the events fromSeq..toSeq but the skipped one
+    private Event[] events; // null until the newest page is read
     private int readFrom; // events[readFrom..] are read
 
     /**
@@ -38,18 +42,17 @@ public final class LazyEvents extends AbstractList<Event> implements RandomAcces
         this.fromSeq = fromSeq;
         boolean skips = skippedSeq >= fromSeq && skippedSeq <= toSeq;
         this.skippedSeq = skips ? skippedSeq : Long.MIN_VALUE;
-        this.events = new Event[Math.toIntExact(Math.max(0, toSeq - fromSeq + 1) - (skips ? 1 : 0))];
-        this.readFrom = events.length;
+        this.asked = Math.toIntExact(Math.max(0, toSeq - fromSeq + 1) - (skips ? 1 : 0));
     }
 
     @Override
     public int size() {
-        return events.length;
+        return events().length;
     }
 
     @Override
     public Event get(int index) {
-        Objects.checkIndex(index, events.length);
+        Objects.checkIndex(index, events().length);
         if (index < readFrom) {
             readDownTo(index);
         }
@@ -58,36 +61,67 @@ public final class LazyEvents extends AbstractList<Event> implements RandomAcces
 
     /** How many of the events have been read from the log. */
     public int read() {
-        return events.length - readFrom;
+        return events == null ? 0 : events.length - readFrom;
+    }
+
+    private Event[] events() {
+        if (events == null) {
+            readNewest();
+        }
+        return events;
+    }
+
+    /** The newest page, which says where the list ends; if the log has none of it, everything before it. */
+    private void readNewest() {
+        int from = Math.max(0, asked - FIRST_PAGE);
+        List<Event> page = asked == 0 ? List.of() : range(from, asked - 1);
+        if (page.isEmpty() && from > 0) {
+            page = range(0, from - 1);
+            from = 0;
+        }
+        events = new Event[page.isEmpty() ? 0 : indexOf(page.get(page.size() - 1).seq()) + 1];
+        readFrom = from;
+        store(page, readFrom, events.length);
     }
 
     private void readDownTo(int index) {
         int pageSize = Math.min(LARGEST_PAGE, Math.max(FIRST_PAGE, read()));
         int from = Math.max(0, Math.min(index, readFrom - pageSize));
-        List<Event> page = log.range(sessionId, seqOf(from), seqOf(readFrom - 1));
-        int at = from;
-        for (Event e : page) {
-            if (e.seq() == skippedSeq) {
-                continue;
-            }
-            if (at == readFrom || e.seq() != seqOf(at)) {
-                throw gap(from);
-            }
-            events[at++] = e;
-        }
-        if (at != readFrom) {
-            throw gap(from);
-        }
+        store(range(from, readFrom - 1), from, readFrom);
         readFrom = from;
     }
 
-    private IllegalStateException gap(int from) {
+    /** The log's events from index {@code from} to {@code to} (inclusive), but the skipped one. */
+    private List<Event> range(int from, int to) {
+        List<Event> page = log.range(sessionId, seqOf(from), seqOf(to));
+        return skippedSeq == Long.MIN_VALUE ? page : page.stream().filter(e -> e.seq() != skippedSeq).toList();
+    }
+
+    /** Puts {@code page} at indexes {@code from} (inclusive) to {@code to} (exclusive), which it must fill in order. */
+    private void store(List<Event> page, int from, int to) {
+        int at = from;
+        for (Event e : page) {
+            if (at == to || e.seq() != seqOf(at)) {
+                throw gap(from, to);
+            }
+            events[at++] = e;
+        }
+        if (at != to) {
+            throw gap(from, to);
+        }
+    }
+
+    private IllegalStateException gap(int from, int to) {
         return new IllegalStateException("the log of session " + sessionId + " does not hold every seq from " + seqOf(from) + " to "
-                + seqOf(readFrom - 1));
+                + seqOf(to - 1));
     }
 
     private long seqOf(int index) {
         long seq = fromSeq + index;
         return skippedSeq != Long.MIN_VALUE && seq >= skippedSeq ? seq + 1 : seq;
+    }
+
+    private int indexOf(long seq) {
+        return Math.toIntExact(seq - fromSeq - (skippedSeq != Long.MIN_VALUE && seq > skippedSeq ? 1 : 0));
     }
 }

@@ -25,12 +25,13 @@ class LazyEventsTest {
     };
 
     @Test
-    void givenNothingLookedAt_thenNothingIsRead_andTheSizeIsKnown() {
+    void givenNothingLookedAt_thenNothingIsRead() {
         var lazy = new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE);
 
-        assertThat(lazy).hasSize(999);
         assertThat(lazy.read()).isZero();
         assertThat(asked).isEmpty();
+        assertThat(lazy).as("the size comes with the newest page").hasSize(999);
+        assertThat(asked).containsExactly("937..1000");
     }
 
     @Test
@@ -46,11 +47,11 @@ class LazyEventsTest {
     }
 
     @Test
-    void givenAnOldEventLookedAt_thenEverythingDownToItIsReadInOneRange_andTheWholeListIsTheLog() {
+    void givenAnOldEventLookedAt_thenEverythingDownToItIsReadInOneRange_afterTheNewestPage_andTheWholeListIsTheLog() {
         var lazy = new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE);
 
         assertThat(lazy.get(0).seq()).isEqualTo(2);
-        assertThat(asked).containsExactly("2..1000");
+        assertThat(asked).containsExactly("937..1000", "2..936");
         assertThat(lazy).isEqualTo(log.subList(1, 1_000));
     }
 
@@ -75,6 +76,25 @@ class LazyEventsTest {
         assertThat(lazy.read()).isEqualTo(64);
         assertThatThrownBy(() -> lazy.get(800)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("session s-1").hasMessageContaining("does not hold every seq from 802 to 936");
+    }
+
+    @Test
+    void givenALogThatEndsBeforeToSeq_asAWarmCopyBehindItsCheckpoint_thenTheListEndsWhereTheLogDoes() {
+        log = events(LongStream.rangeClosed(1, 990));
+        var behind = new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE);
+
+        assertThat(behind).hasSize(989);
+        assertThat(behind.get(988).seq()).isEqualTo(990);
+        assertThat(behind).isEqualTo(log.subList(1, 990));
+
+        log = events(LongStream.rangeClosed(1, 500));
+        asked.clear();
+        var farBehind = new LazyEvents(reads, "s-1", 2, 1_000, 700);
+        assertThat(farBehind).as("nothing in the newest page: the rest, at once").hasSize(499).isEqualTo(log.subList(1, 500));
+        assertThat(asked).containsExactly("937..1000", "2..936");
+
+        log = List.of();
+        assertThat(new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE)).isEmpty();
     }
 
     @Test
