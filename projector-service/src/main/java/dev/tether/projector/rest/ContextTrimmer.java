@@ -35,12 +35,11 @@ import java.util.function.IntBinaryOperator;
  * every context it is part of, so each message is counted once, {@link TokenCounter.Memo}, and encoded only if the
  * counter did not keep its count from an earlier read), and the events are read no further back than those exchanges and
  * the one that did not fit ({@link ExchangeStarts}; {@link LazyEvents} reads a session's events when first looked at).
- * In a format that renders each turn apart (OpenAI's,
- * {@link ContextFormat#rendersTurnsApart}) an exchange's messages are rendered alone, without the header and the tail
- * around them, their sum is the count of the context found, and that context is rendered once. In one that merges
- * messages across exchanges (Anthropic's consecutive runs of one role) each exchange is rendered between the header and
- * the tail, the context found is counted whole, and exchanges are dropped or taken back one at a time until the count is
- * exact.
+ * In a format that renders each turn apart (OpenAI's, {@link ContextFormat#rendersTurnsApart}) an exchange's messages
+ * are rendered alone, without the header and the tail around them, their sum is the count of the context found, and
+ * that context is rendered once. In one that merges messages across exchanges (Anthropic's consecutive runs of one
+ * role) each exchange is rendered between the header and the tail, the context found is counted whole, and exchanges
+ * are dropped or taken back one at a time until the count is exact.
  */
 final class ContextTrimmer {
 
@@ -112,9 +111,9 @@ final class ContextTrimmer {
      * (nothing left out).
      *
      * <p>Going back, a call whose first result was seen blocks the user messages between the two: none of them is a start.
-     * A user message is known to be one once every result after it whose call was not seen yet comes before it: the call
-     * of such a result is further back, and may block it, until it is seen (or the events' start is reached: a call before
-     * the compaction point). A session's call ids are unique and each result comes after its call (the sequencer refuses
+     * A user message is known to be one once no call whose first result lies after it is still unseen: such a call is
+     * further back and would block it; if the events' start comes first, the call was before the compaction point and
+     * blocks nothing. A session's call ids are unique and each result comes after its call (the sequencer refuses
      * anything else), so the starts are those a pass over every event from the oldest finds, as {@code ContextTrimmerTest}
      * checks against one.
      */
