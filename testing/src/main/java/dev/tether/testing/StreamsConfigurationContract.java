@@ -51,6 +51,8 @@ public abstract class StreamsConfigurationContract {
                 Map.entry("kafka-streams.max.task.idle.ms", "-1"),
                 Map.entry("kafka-streams.replication.factor", "1"),
                 Map.entry("kafka-streams.producer.compression.type", "zstd"),
+                // RocksDB's flushes and compactions with direct I/O where the state directory takes it
+                Map.entry("kafka-streams.rocksdb.config.setter", "dev.tether.kit.kafka.RocksDbOptions"),
                 // changelogs small segments that compact, so a restore reads the live keys, not every write ever made
                 Map.entry("kafka-streams.topic.segment.bytes", "16777216"),
                 Map.entry("kafka-streams.topic.segment.ms", "600000"),
