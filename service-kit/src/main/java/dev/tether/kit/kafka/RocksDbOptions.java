@@ -23,14 +23,14 @@ import org.slf4j.LoggerFactory;
  * <p>Why: those background writes are most of what a store costs. In the benchmark's projection catch-up (figure 4,
  * bench/README.md "Where the time goes", Projection) RocksDB's threads used about as much CPU as the stream thread, and
  * most of theirs was the kernel copying each file's bytes into the page cache (about 3 KB written per event: the flush,
- * then the compactions' rewrites). With direct I/O the bytes go from RocksDB's own aligned buffers to the disk. Reads
- * (a store's gets and range scans, a context read's) still go through the page cache and RocksDB's block cache.
+ * then the compactions' rewrites). With direct I/O the bytes go from RocksDB's own aligned buffers to the disk, and
+ * compactions read their inputs the same way. A store's own reads (gets and range scans, a context read's) still go
+ * through the page cache and RocksDB's block cache.
  *
  * <p>Not every file system takes direct I/O (tmpfs did not before Linux 6.6): on one that does not, RocksDB's first
  * flush would fail and take the store with it. So the state directory is tried once per directory and process — a
  * file opened with {@code O_DIRECT} and one block written — and direct I/O is used only if that works; either way it
- * is logged once.
- * The environment variable {@code TETHER_STORES_DIRECT_IO=false} turns it off (an environment variable, because
+ * is logged once. The environment variable {@code TETHER_STORES_DIRECT_IO=false} turns it off (an environment variable, because
  * Kafka Streams creates this class itself, and a {@code tether.*} property unknown to the service's configuration would
  * fail its start).
  */
