@@ -27,7 +27,7 @@ class RocksDbOptionsTest {
     void givenAStateDirThatTakesDirectIo_thenFlushesAndCompactionsUseIt_andTheTrialLeavesNothingBehind() throws IOException {
         assumeTrue(takesDirectIo(onDisk), "the build's temp directory is on a file system that takes direct I/O");
 
-        assertThat(optionsFor(onDisk).useDirectIoForFlushAndCompaction()).isTrue();
+        assertThat(directIoFor(onDisk)).isTrue();
         try (var left = Files.list(onDisk)) {
             assertThat(left).as("the trial's file is deleted").isEmpty();
         }
@@ -40,7 +40,7 @@ class RocksDbOptionsTest {
         Path stateDir = notADirectory.resolve("state");
 
         assertThat(takesDirectIo(stateDir)).isFalse();
-        assertThat(optionsFor(stateDir).useDirectIoForFlushAndCompaction()).isFalse();
+        assertThat(directIoFor(stateDir)).isFalse();
     }
 
     @Test
@@ -59,10 +59,12 @@ class RocksDbOptionsTest {
         }
     }
 
-    private static Options optionsFor(Path stateDir) {
-        var options = new Options();
-        new RocksDbOptions().setConfig("store", options, Map.of(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()));
-        return options;
+    /** Whether {@link RocksDbOptions}, as Kafka Streams creates it, gives a store in {@code stateDir} direct I/O. */
+    private static boolean directIoFor(Path stateDir) {
+        try (var options = new Options()) {
+            new RocksDbOptions().setConfig("store", options, Map.of(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()));
+            return options.useDirectIoForFlushAndCompaction();
+        }
     }
 
     private static boolean takesDirectIo(Path dir) {
