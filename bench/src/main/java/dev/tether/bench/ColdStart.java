@@ -1,8 +1,7 @@
 package dev.tether.bench;
 
+import dev.tether.testing.Ports;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,13 +44,13 @@ final class ColdStart {
         env.put("TETHER_HOME", dir.resolve("home").toString());
         List<Integer> ports = new ArrayList<>();
         for (String variable : PORT_VARIABLES) {
-            int port = freePort();
+            int port = Ports.free();
             ports.add(port);
             env.put(variable, Integer.toString(port));
         }
         for (String variable : List.of("TETHER_KAFKA_PORT", "TETHER_KAFKA_CONTROLLER_PORT", "TETHER_REGISTRY_PORT",
                 "TETHER_REGISTRY_MANAGEMENT_PORT")) {
-            env.put(variable, Integer.toString(freePort()));
+            env.put(variable, Integer.toString(Ports.free()));
         }
         Path log = dir.resolve("bin-run.log");
         var builder = new ProcessBuilder("bash", root.resolve("bin/run").toString(), "--no-demo").directory(root.toFile())
@@ -111,12 +110,6 @@ final class ColdStart {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -3,8 +3,6 @@ package dev.tether.testing;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -67,7 +65,7 @@ public final class HeadlessChromium implements AutoCloseable {
     public static HeadlessChromium start(String profilePrefix, int width, int height) {
         Path chromium = executable("chromium");
         Path driver = executable("chromedriver");
-        int port = freePort();
+        int port = Ports.free();
         Path log = Path.of("target", "chromedriver.log").toAbsolutePath();
         Process chromedriver;
         try {
@@ -181,13 +179,5 @@ public final class HeadlessChromium implements AutoCloseable {
             throw new IllegalStateException("interrupted while waiting for chromedriver", e);
         }
         throw new IllegalStateException("chromedriver did not answer within 30 s; see target/chromedriver.log");
-    }
-
-    private static int freePort() {
-        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -2,8 +2,6 @@ package dev.tether.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -60,7 +58,7 @@ public final class ServiceProcess implements AutoCloseable {
         this.stack = stack;
         this.jar = moduleDir.resolve("target/quarkus-app/quarkus-run.jar");
         this.workDir = workDir;
-        this.port = freePort();
+        this.port = Ports.free();
         this.env = Map.copyOf(env);
         this.systemProperties = List.copyOf(systemProperties);
         if (!Files.exists(jar)) {
@@ -258,14 +256,6 @@ public final class ServiceProcess implements AutoCloseable {
             }
         }
         throw new IllegalStateException("the service was not ready within " + timeout + "; its log: " + log());
-    }
-
-    private static int freePort() {
-        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Environment entries, in order, for {@link #ServiceProcess}. */

@@ -2,8 +2,6 @@ package dev.tether.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -210,7 +208,7 @@ public abstract class TetherStack {
             }
             try {
                 Path dir = Files.createTempDirectory(brokers == 1 ? "tether-stack-" : "tether-cluster-");
-                var ports = freePorts(2 * brokers + 2);
+                var ports = Ports.free(2 * brokers + 2);
                 var command = List.of(script.toString(), "start", "--dir", dir.toString(), "--brokers", Integer.toString(brokers),
                         "--kafka-port", join(ports.subList(0, brokers)), "--controller-port", join(ports.subList(brokers, 2 * brokers)),
                         "--registry-port", ports.get(2 * brokers).toString(), "--registry-mgmt-port", ports.get(2 * brokers + 1).toString(),
@@ -509,23 +507,6 @@ public abstract class TetherStack {
                 }
             }
             return values;
-        }
-
-        private static List<Integer> freePorts(int n) throws IOException {
-            var sockets = new ArrayList<ServerSocket>();
-            try {
-                var ports = new ArrayList<Integer>();
-                for (int i = 0; i < n; i++) {
-                    var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                    sockets.add(s);
-                    ports.add(s.getLocalPort());
-                }
-                return ports;
-            } finally {
-                for (ServerSocket s : sockets) {
-                    s.close();
-                }
-            }
         }
     }
 }
