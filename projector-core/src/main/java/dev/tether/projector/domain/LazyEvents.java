@@ -17,8 +17,8 @@ import java.util.RandomAccess;
  * warm copy of a partition (a standby) restores the events and the checkpoints from different topics, so its events
  * may be behind the checkpoint that says how far to read, and then the list holds the events it has, as one range read
  * would. Below that a session's log holds every seq, so the list's indexes are its seqs; a page that comes back with a
- * seq missing or out of place is an {@link IllegalStateException}, never a shorter list. Unmodifiable; for one request,
- * not thread-safe.
+ * seq missing or out of place is {@link MissingEvents}, never a shorter list. Unmodifiable; for one request, not
+ * thread-safe.
  */
 public final class LazyEvents extends AbstractList<Event> implements RandomAccess {
 
@@ -111,8 +111,8 @@ public final class LazyEvents extends AbstractList<Event> implements RandomAcces
         }
     }
 
-    private IllegalStateException gap(int from, int to) {
-        return new IllegalStateException("the log of session " + sessionId + " does not hold every seq from " + seqOf(from) + " to "
+    private MissingEvents gap(int from, int to) {
+        return new MissingEvents("the log of session " + sessionId + " does not hold every seq from " + seqOf(from) + " to "
                 + seqOf(to - 1));
     }
 
@@ -123,5 +123,15 @@ public final class LazyEvents extends AbstractList<Event> implements RandomAcces
 
     private int indexOf(long seq) {
         return Math.toIntExact(seq - fromSeq - (skippedSeq != Long.MIN_VALUE && seq > skippedSeq ? 1 : 0));
+    }
+
+    /**
+     * The log lacks a seq that the list must hold: the session was erased between two of its page reads (each page is
+     * read from the store as it is then), or its log is damaged.
+     */
+    public static final class MissingEvents extends IllegalStateException {
+        MissingEvents(String message) {
+            super(message);
+        }
     }
 }

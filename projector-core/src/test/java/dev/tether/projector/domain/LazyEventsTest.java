@@ -74,8 +74,20 @@ class LazyEventsTest {
 
         assertThat(lazy.get(998).seq()).as("the newest page is whole").isEqualTo(1_000);
         assertThat(lazy.read()).isEqualTo(64);
-        assertThatThrownBy(() -> lazy.get(800)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> lazy.get(800)).isInstanceOf(LazyEvents.MissingEvents.class)
                 .hasMessageContaining("session s-1").hasMessageContaining("does not hold every seq from 802 to 936");
+    }
+
+    @Test
+    void givenTheSessionErasedAfterTheNewestPage_thenAnOlderEventIsMissingEvents_notAShorterList() {
+        var lazy = new LazyEvents(reads, "s-1", 2, 1_000, Long.MIN_VALUE);
+        assertThat(lazy.get(998).seq()).isEqualTo(1_000);
+
+        log = List.of(); // erased: its events deleted from the store between two page reads
+
+        assertThat(lazy.get(990).seq()).as("what was read is kept").isEqualTo(992);
+        assertThatThrownBy(() -> lazy.get(900)).isInstanceOf(LazyEvents.MissingEvents.class)
+                .hasMessageContaining("does not hold every seq from 873 to 936");
     }
 
     @Test

@@ -19,6 +19,7 @@ import dev.tether.projector.context.TokenCounter;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.ContextInput;
 import dev.tether.projector.domain.ContextSource;
+import dev.tether.projector.domain.LazyEvents;
 import dev.tether.projector.domain.RecoveryReport;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.kafka.ProjectorReads;
@@ -53,6 +54,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -155,7 +157,8 @@ public class ProjectionResource {
                 (id, from, to) -> found.copy().isPresent() && id.equals(sessionId) ? Optional.empty() : ownersPage(tenantId, id, from, to));
         ContextInput input = ContextSource.at(events, state, state.lastSeq())
                 .orElseThrow(() -> new ApiException(410, "parent_gone", "the session is a fork of a session that no longer exists"));
-        ContextTrimmer.Trimmed trimmed = ContextTrimmer.fit(input, f, maxTokens, tokens.memo(tenantId));
+        ContextTrimmer.Trimmed trimmed = readingPages(() -> ContextTrimmer.fit(input, f, maxTokens, tokens.memo(tenantId)),
+                () -> found(sessionId, null));
         ModelContext context = trimmed.context();
         int window = config.windowOf(state.modelId());
         int count = trimmed.tokens();
@@ -360,6 +363,21 @@ public class ProjectionResource {
     }
 
     /** A session's checkpoint as a read found it, and this instance's warm copy it came from, if it did. */
+    /**
+     * Runs {@code read}, which reads a session's events a page at a time ({@link LazyEvents}). When a page lacks a seq,
+     * the session may have been erased since the read began: {@code stillThere} then answers as a read begun after the
+     * erasure would (404, or 503 from a warm copy), and if it finds the session, its log lacks events it must hold and
+     * the read fails (500).
+     */
+    static <T> T readingPages(Supplier<T> read, Runnable stillThere) {
+        try {
+            return read.get();
+        } catch (LazyEvents.MissingEvents e) {
+            stillThere.run();
+            throw e;
+        }
+    }
+
     private record Found(SessionProjection current, OptionalInt copy) {}
 
     /**
