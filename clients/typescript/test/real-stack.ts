@@ -234,16 +234,53 @@ function tail(file: string): string {
   }
 }
 
-/** Free loopback ports. */
+/**
+ * Free loopback ports for the servers the tests start, picked below the kernel's ephemeral range, as the Java tests'
+ * Ports does: a port is probed free here and bound by another process seconds later, and one from the ephemeral range
+ * (where a `listen(0)` probe and every outgoing connection get theirs) can be taken in between. Below that range only
+ * explicit binds compete. Where the range cannot be read, or leaves too few ports below and above it, the kernel picks.
+ */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const s = createServer();
-      await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-      return s;
-    }),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
-  return ports;
+  const [low, high] = portRange();
+  const ports = new Set<number>();
+  for (let tries = 0; ports.size < count; tries++) {
+    if (tries === 100 * count) {
+      throw new Error(`found only ${ports.size} of ${count} free ports in ${low}-${high}`);
+    }
+    const port = await bindable(low === 0 ? 0 : low + Math.floor(Math.random() * (high - low + 1)));
+    if (port !== undefined) {
+      ports.add(port);
+    }
+  }
+  return [...ports];
+}
+
+/** The ports to pick from: below the ephemeral range, or above it; [0, 0] to let the kernel pick. */
+function portRange(): [number, number] {
+  let first = NaN;
+  let last = NaN;
+  try {
+    [first = NaN, last = NaN] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+  } catch {
+    return [0, 0]; // not Linux
+  }
+  if (Number.isInteger(first) && first - 10_000 >= 1_000) {
+    return [10_000, first - 1];
+  }
+  if (Number.isInteger(last) && 65_535 - last >= 1_000) {
+    return [Math.max(10_000, last + 1), 65_535];
+  }
+  return [0, 0];
+}
+
+/** The port if a server can listen on it now (the kernel's pick for 0), else undefined. */
+function bindable(port: number): Promise<number | undefined> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once("error", () => resolve(undefined));
+    server.listen(port, "127.0.0.1", () => {
+      const bound = (server.address() as { port: number }).port;
+      server.close(() => resolve(bound));
+    });
+  });
 }

@@ -19,7 +19,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code new ServerSocket(0)} and every outgoing connection get theirs, can be taken in between: by another build JVM's
  * probe, or by a client's connection. A fresh-clone CI run lost a projector's start that way: its port had become a
  * broker's, probed in a module running alongside. Outside that range only explicit binds compete, and a random pick
- * among thousands makes two JVMs choosing one port within those seconds unlikely.
+ * among thousands makes two JVMs choosing one port within those seconds unlikely. {@code deploy/local/run-smoke-test}
+ * picks its ports the same way, and so do the TypeScript tests' {@code freePorts} (clients/typescript/test/real-stack.ts).
  */
 public final class Ports {
 
