@@ -289,6 +289,32 @@ class ProjectionApiIT {
     }
 
     @Test
+    void fork_whoseOwnCallReusesAParentsCallId_rendersEveryToolUseIdOnce() {
+        String parent = newSession();
+        String fork = newSession();
+        SessionStarted start = started();
+        try (var writer = new EventWriter(TopicLayout.local(), "acme")) {
+            writer.session(parent).add(start,
+                    new AssistantMessage("reading", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(1, 1)),
+                    new ToolResult("c1", parent + "/2/c1", ToolStatus.OK, "the parent's file", null));
+            // the sequencer refuses a call id used before in the session, but the fork's own log has no c1 before this one
+            writer.session(fork).add(new SessionForked(parent, 3, start.objective(), start.systemPrompt(), start.modelId(),
+                            start.harnessVersion(), start.toolMode(), start.constraints()),
+                    new AssistantMessage("reading again", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(1, 1)),
+                    new ToolResult("c1", fork + "/2/c1", ToolStatus.OK, "the fork's file", null));
+        }
+        checkpointAt(fork, 3);
+
+        JsonPath context = given().auth().oauth2(AGENT).queryParam("format", "anthropic").get("/v1/sessions/{id}/context", fork)
+                .then().statusCode(200).extract().jsonPath();
+        assertThat(context.getList("messages.content.flatten().findAll { it.type == 'tool_use' }.id", String.class))
+                .as("Anthropic refuses a context with a tool_use id twice").containsExactly("c1", "c1_2");
+        assertThat(context.getList("messages.content.flatten().findAll { it.type == 'tool_result' }", Map.class))
+                .extracting(r -> r.get("tool_use_id") + ": " + r.get("content"))
+                .containsExactly("c1: the parent's file", "c1_2: the fork's file");
+    }
+
+    @Test
     void recoveryReport_saysWhatIsConfirmedUnknownAndPending() {
         String id = newSession();
         try (var writer = new EventWriter(TopicLayout.local(), "acme")) {

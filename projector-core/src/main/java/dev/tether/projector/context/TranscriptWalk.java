@@ -26,8 +26,10 @@ import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -39,6 +41,10 @@ import java.util.function.Supplier;
  *   <li>{@code tool_result}: the outcome of its call, inside the assistant turn that made the call, so it is
  *       rendered right after that turn whatever came in between; a result whose call is not among the events
  *       (compacted away) or that came a second time becomes a note at its own position;
+ *   <li>a call id already rendered earlier in the context is rendered as {@code <id>_2} (or the next number free): a
+ *       session never reuses a call id, but a fork's own calls may reuse one of its parent's before the fork point,
+ *       and providers refuse a context with one id twice (Anthropic: "tool_use ids must be unique"). Its result
+ *       still finds it by the id the harness used, the latest call with that id;
  *   <li>{@code turn_interrupted}: an assistant turn with the partial text, marked; the calls of the latest
  *       assistant turn that have no result yet are final from then on: cancelled;
  *   <li>{@code plan_updated}, {@code step_completed}, {@code session_resumed}, {@code session_migrated},
@@ -54,6 +60,7 @@ final class TranscriptWalk {
 
     private final List<Supplier<Turn>> turns = new ArrayList<>();
     private final Map<String, OpenCall> awaitingResult = new HashMap<>();
+    private final Set<String> renderedIds = new HashSet<>();
     private List<OpenCall> latestCalls = List.of();
 
     /** Adds the turn of the next event, if it has one. */
@@ -113,11 +120,24 @@ final class TranscriptWalk {
 
     private void addAssistant(AssistantMessage message) {
         String text = ContentText.of(message.content(), message.contentRef());
-        latestCalls = message.toolCalls().stream().map(OpenCall::new).toList();
-        latestCalls.forEach(call -> awaitingResult.put(call.call.callId(), call));
+        latestCalls = message.toolCalls().stream().map(call -> new OpenCall(call.callId(), rendered(call))).toList();
+        latestCalls.forEach(call -> awaitingResult.put(call.askedId, call));
         if (!text.isEmpty() || !latestCalls.isEmpty()) {
             List<OpenCall> calls = latestCalls;
             turns.add(() -> new Turn.Assistant(text, calls.stream().map(OpenCall::outcome).toList()));
+        }
+    }
+
+    /** The call as rendered: under an id no call rendered before it has. */
+    private ToolCall rendered(ToolCall call) {
+        if (renderedIds.add(call.callId())) {
+            return call;
+        }
+        for (int n = 2; ; n++) {
+            String id = call.callId() + "_" + n;
+            if (renderedIds.add(id)) {
+                return new ToolCall(id, call.tool(), call.argumentsJson());
+            }
         }
     }
 
@@ -138,11 +158,13 @@ final class TranscriptWalk {
 
     /** A call of an assistant turn and what has become of it so far. */
     private static final class OpenCall {
-        private final ToolCall call;
+        private final String askedId; // as the harness asked for it, which its result names
+        private final ToolCall call; // as rendered
         private ToolResult result;
         private boolean interrupted;
 
-        OpenCall(ToolCall call) {
+        OpenCall(String askedId, ToolCall call) {
+            this.askedId = askedId;
             this.call = call;
         }
 

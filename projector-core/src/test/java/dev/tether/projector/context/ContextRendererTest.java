@@ -154,6 +154,44 @@ class ContextRendererTest {
         }
 
         @Test
+        void givenACallIdUsedAgain_asAForksOwnCallMayReuseItsParents_whenRendered_thenEveryIdOnce_andEachResultWithItsCall() {
+            // the parent's c-1 before the fork point, then the fork's own c-1 and a c-1_2 that the first renaming would take
+            var log = new SessionFixture().user("go").assistant("Reading.", call("c-1")).result("c-1", ToolStatus.OK, "first")
+                    .user("again").assistant("Reading again.", call("c-1"), call("c-1_2"))
+                    .result("c-1_2", ToolStatus.OK, "third").result("c-1", ToolStatus.OK, "second");
+
+            List<Map<String, Object>> openAi = ContextRenderer.render(log.input(), ContextFormat.OPENAI).messages();
+            List<Object> called = new ArrayList<>();
+            List<List<Object>> answered = new ArrayList<>();
+            for (Map<String, Object> m : openAi) {
+                if (m.get("tool_calls") instanceof List<?> calls) {
+                    calls.forEach(c -> called.add(((Map<?, ?>) c).get("id")));
+                }
+                if ("tool".equals(m.get("role"))) {
+                    answered.add(List.of(m.get("tool_call_id"), m.get("content")));
+                }
+            }
+            assertThat(called).containsExactly("c-1", "c-1_2", "c-1_2_2");
+            assertThat(answered).containsExactly(List.of("c-1", "first"), List.of("c-1_2", "second"), List.of("c-1_2_2", "third"));
+
+            List<Object> used = new ArrayList<>();
+            List<List<Object>> results = new ArrayList<>();
+            for (Map<String, Object> m : ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC).messages()) {
+                if (m.get("content") instanceof List<?>) {
+                    for (Map<String, Object> block : blocks(m)) {
+                        if ("tool_use".equals(block.get("type"))) {
+                            used.add(block.get("id"));
+                        } else if ("tool_result".equals(block.get("type"))) {
+                            results.add(List.of(block.get("tool_use_id"), block.get("content")));
+                        }
+                    }
+                }
+            }
+            assertThat(used).as("tool_use ids must be unique").containsExactly("c-1", "c-1_2", "c-1_2_2");
+            assertThat(results).containsExactly(List.of("c-1", "first"), List.of("c-1_2", "second"), List.of("c-1_2_2", "third"));
+        }
+
+        @Test
         void givenCallWithoutResult_whenRenderedForAnthropic_thenToolResultIsError() {
             var log = new SessionFixture().user("go").assistant("Reading.", call("c-1"));
 
