@@ -3,6 +3,7 @@ package dev.tether.projector.rest;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.UserMessage;
 import dev.tether.projector.context.ContextFormat;
@@ -37,7 +38,8 @@ import java.util.function.IntBinaryOperator;
  * the one that did not fit ({@link ExchangeStarts}; {@link LazyEvents} reads a session's events when first looked at).
  * In a format that renders each turn apart (OpenAI's, {@link ContextFormat#rendersTurnsApart}) an exchange's messages
  * are rendered alone, without the header and the tail around them, their sum is the count of the context found, and
- * that context is rendered once. In one that merges messages across exchanges (Anthropic's consecutive runs of one
+ * that context is rendered once; unless a call id repeats among them (a fork's own call reusing its parent's, renamed in
+ * the whole context only), when the context found is counted whole as below. In one that merges messages across exchanges (Anthropic's consecutive runs of one
  * role) each exchange is rendered between the header and the tail, the context found is counted whole, and exchanges
  * are dropped or taken back one at a time until the count is exact.
  */
@@ -76,9 +78,11 @@ final class ContextTrimmer {
         }
 
         ModelContext context = render(input, starts.fromEnd(kept), events.size(), format);
-        if (format.rendersTurnsApart()) {
+        if (format.rendersTurnsApart() && !reusesACallId(events.subList(starts.fromEnd(kept), events.size()))) {
             return new Trimmed(context, starts.fromEnd(kept), Math.toIntExact(sum));
         }
+        // a format that merges turns across exchanges, or a fork whose own calls reuse its parent's ids (rendered as
+        // <id>_2 in the whole context, but as asked in an exchange rendered alone): counted whole, then made exact
         int count = counted.count(context);
         while (count > maxTokens && kept > 0) {
             kept--;
@@ -96,6 +100,21 @@ final class ContextTrimmer {
             count = moreCount;
         }
         return new Trimmed(context, starts.fromEnd(kept), count);
+    }
+
+    /** Whether a tool call id is asked for twice among {@code events} (a fork's calls may reuse its parent's). */
+    private static boolean reusesACallId(List<Event> events) {
+        var ids = new HashSet<String>();
+        for (Event e : events) {
+            if (e.payload() instanceof AssistantMessage m) {
+                for (ToolCall call : m.toolCalls()) {
+                    if (!ids.add(call.callId())) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** The context of {@code input} with only its events {@code from} (inclusive) to {@code to} (exclusive). */

@@ -104,6 +104,28 @@ class ContextTrimmerTest {
     }
 
     @Test
+    void givenACallIdAskedForTwice_asByAForkAndItsParent_thenTheCountIsTheWholeContexts_andItFits() {
+        var payloads = new ArrayList<EventPayload>();
+        for (int i = 1; i <= 3; i++) { // the same call id in every exchange: renamed c1_2, c1_3 in the whole context
+            payloads.add(new UserMessage("question " + i + FILLER, null));
+            payloads.add(new AssistantMessage("reading " + i, null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(1, 1)));
+            payloads.add(new ToolResult("c1", "k" + i, ToolStatus.OK, "contents " + i + FILLER, null));
+        }
+        ContextInput input = input(payloads.toArray(EventPayload[]::new));
+        ModelContext full = ContextRenderer.render(input, ContextFormat.OPENAI);
+        int whole = TOKENS.count(full);
+
+        var roomy = ContextTrimmer.fit(input, ContextFormat.OPENAI, whole, TOKENS.memo("acme"));
+        assertThat(roomy.droppedEvents()).isZero();
+        assertThat(roomy.context()).isEqualTo(full);
+        assertThat(roomy.tokens()).as("the renamed ids counted too").isEqualTo(whole);
+
+        var tight = ContextTrimmer.fit(input, ContextFormat.OPENAI, whole - 1, TOKENS.memo("acme"));
+        assertThat(tight.droppedEvents()).as("one token less: the first exchange goes").isEqualTo(3);
+        assertThat(tight.tokens()).isEqualTo(TOKENS.count(tight.context())).isLessThanOrEqualTo(whole - 1);
+    }
+
+    @Test
     void givenAnthropicFormat_thenTheSameWholeExchangesAreDropped() {
         ContextInput input = threeExchanges();
         int withoutFirst = TOKENS.count(ContextRenderer.render(from(input, 3), ContextFormat.ANTHROPIC));
