@@ -260,11 +260,14 @@ public final class SecretScrubber {
         @Override
         public List<Secret> find(String text, String lowerCase) {
             var secrets = new ArrayList<Secret>();
-            Matcher matcher = pattern.matcher(text).useTransparentBounds(true); // lookbehinds see before the anchor
+            Matcher matcher = null; // made at the first anchor: most texts have none, and each text would cost one
             for (String anchor : anchors) {
                 int at = lowerCase.indexOf(anchor);
                 while (at >= 0) {
                     int next = at + 1;
+                    if (matcher == null) {
+                        matcher = pattern.matcher(text).useTransparentBounds(true); // lookbehinds see before the anchor
+                    }
                     if (matcher.region(at, text.length()).lookingAt()) {
                         secrets.add(new Secret(matcher.start("secret"), matcher.end("secret"), kind));
                         next = Math.max(next, matcher.end());
@@ -291,6 +294,9 @@ public final class SecretScrubber {
         @Override
         public List<Secret> find(String text, String lowerCase) {
             var blocks = new ArrayList<Secret>();
+            if (!text.contains("-----BEGIN ")) {
+                return blocks; // most texts: no matchers made
+            }
             Matcher begin = BEGIN.matcher(text);
             Matcher end = END.matcher(text);
             Matcher body = BODY.matcher(text);
