@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tether.core.event.SessionForked;
 import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.UserMessage;
 import dev.tether.kit.kafka.TopicLayout;
@@ -57,11 +56,11 @@ class ForkAcrossInstancesIT {
                 String fork = prefix + "fork" + i;
                 forks.add(fork);
                 // the first event of a fork as the session-service's POST /v1/sessions/{id}/fork appends it
-                acme.session(fork).add(forkOf(parent, start), new UserMessage("fork " + i + " one", null),
+                acme.session(fork).add(ProjectionApiIT.forkOf(parent, FORK_POINT, start), new UserMessage("fork " + i + " one", null),
                         new UserMessage("fork " + i + " two", null));
             }
             // another tenant's fork naming acme's session as its parent (the session-service would refuse it)
-            globex.session(strangersFork).add(forkOf(parent, start), new UserMessage("stranger", null));
+            globex.session(strangersFork).add(ProjectionApiIT.forkOf(parent, FORK_POINT, start), new UserMessage("stranger", null));
             List<ServiceProcess> instances = List.of(a, b);
 
             // a request that times out or answers 503 while the two instances still rebalance is asked again
@@ -112,11 +111,6 @@ class ForkAcrossInstancesIT {
                 }
             }
         }
-    }
-
-    private static SessionForked forkOf(String parent, SessionStarted start) {
-        return new SessionForked(parent, FORK_POINT, start.objective(), start.systemPrompt(), start.modelId(), start.harnessVersion(),
-                start.toolMode(), start.constraints());
     }
 
     private long lastSeq(ServiceProcess instance, String session) throws Exception {

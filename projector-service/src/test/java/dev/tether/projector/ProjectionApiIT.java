@@ -70,6 +70,12 @@ class ProjectionApiIT {
                 List.of("keep the tests green"), 50_000L, null);
     }
 
+    /** The first event of a fork of {@code parent} at {@code atSeq}, as the session-service's POST /v1/sessions/{id}/fork appends it. */
+    static SessionForked forkOf(String parent, long atSeq, SessionStarted start) {
+        return new SessionForked(parent, atSeq, start.objective(), start.systemPrompt(), start.modelId(), start.harnessVersion(),
+                start.toolMode(), start.constraints());
+    }
+
     static String newSession() {
         return "proj-" + UUID.randomUUID();
     }
@@ -265,9 +271,7 @@ class ProjectionApiIT {
         try (var writer = new EventWriter(TopicLayout.local(), "acme")) {
             writer.session(parent).add(start, new UserMessage("parent one", null), new UserMessage("parent two", null),
                     new UserMessage("parent after the fork", null));
-            // the first event of a fork as the session-service's POST /v1/sessions/{id}/fork appends it
-            writer.session(fork).add(new SessionForked(parent, 3, start.objective(), start.systemPrompt(), start.modelId(),
-                    start.harnessVersion(), start.toolMode(), start.constraints()), new UserMessage("fork one", null));
+            writer.session(fork).add(forkOf(parent, 3, start), new UserMessage("fork one", null));
         }
         checkpointAt(parent, 4);
         JsonPath forkCheckpoint = checkpointAt(fork, 2);
@@ -298,8 +302,7 @@ class ProjectionApiIT {
                     new AssistantMessage("reading", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(1, 1)),
                     new ToolResult("c1", parent + "/2/c1", ToolStatus.OK, "the parent's file", null));
             // the sequencer refuses a call id used before in the session, but the fork's own log has no c1 before this one
-            writer.session(fork).add(new SessionForked(parent, 3, start.objective(), start.systemPrompt(), start.modelId(),
-                            start.harnessVersion(), start.toolMode(), start.constraints()),
+            writer.session(fork).add(forkOf(parent, 3, start),
                     new AssistantMessage("reading again", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(1, 1)),
                     new ToolResult("c1", fork + "/2/c1", ToolStatus.OK, "the fork's file", null));
         }
