@@ -17,7 +17,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.IntBinaryOperator;
@@ -132,18 +131,19 @@ final class ContextTrimmer {
      * <p>Going back, a call whose first result was seen blocks the user messages between the two: none of them is a start.
      * A user message is known to be one once no call whose first result lies after it is still unseen: such a call is
      * further back and would block it; if the events' start comes first, the call was before the compaction point and
-     * blocks nothing. A session's call ids are unique and each result comes after its call (the sequencer refuses
-     * anything else), so the starts are those a pass over every event from the oldest finds, as {@code ContextTrimmerTest}
-     * checks against one.
+     * blocks nothing. Each result comes after its call (the sequencer refuses anything else) and belongs to the latest
+     * call with its id before it: a session's call ids are unique, but a fork's own calls may reuse its parent's, as
+     * {@code TranscriptWalk} pairs them too. Going back, a call therefore takes the results with its id seen since the
+     * last call with it, and a result further back starts over for an earlier call. So the starts are those a pass over
+     * every event from the oldest finds, as {@code ContextTrimmerTest} checks against one.
      */
     static final class ExchangeStarts {
 
         private final List<Event> events;
         private final List<Integer> found = new ArrayList<>(); // newest first
         private final TreeSet<Integer> undecided = new TreeSet<>(); // user messages that may yet be blocked
-        private final Map<String, Integer> firstResults = new HashMap<>(); // call id -> index of its first result seen
-        private final Set<String> calls = new HashSet<>(); // the call ids seen
-        private final TreeMap<Integer, String> awaited = new TreeMap<>(); // first result -> call id, its call not seen yet
+        private final Map<String, Integer> firstResults = new HashMap<>(); // call id -> first result seen, its call not seen yet
+        private final TreeMap<Integer, String> awaited = new TreeMap<>(); // the same: first result -> call id
         private int seen; // events[seen..] are looked at
 
         ExchangeStarts(List<Event> events) {
@@ -176,16 +176,13 @@ final class ContextTrimmer {
             EventPayload payload = events.get(i).payload();
             if (payload instanceof ToolResult r) {
                 Integer later = firstResults.put(r.callId(), i);
-                if (!calls.contains(r.callId())) {
-                    if (later != null) {
-                        awaited.remove(later);
-                    }
-                    awaited.put(i, r.callId());
+                if (later != null) {
+                    awaited.remove(later);
                 }
+                awaited.put(i, r.callId());
             } else if (payload instanceof AssistantMessage m) {
                 for (var call : m.toolCalls()) {
-                    calls.add(call.callId());
-                    Integer result = firstResults.get(call.callId());
+                    Integer result = firstResults.remove(call.callId()); // an earlier result with this id is an earlier call's
                     if (result != null) {
                         undecided.subSet(i, false, result, false).clear();
                         awaited.remove(result);

@@ -166,6 +166,39 @@ class ContextTrimmerTest {
     }
 
     @Test
+    void givenCallIdsUsedAgain_asByAForksOwnCalls_thenTheStartsFoundFromTheNewestBackAreThoseAPassFromTheOldestFinds() {
+        for (int seed = 0; seed < 300; seed++) {
+            List<Event> events = variedSession(seed, 2 + seed % 30, 1 + seed % 3).events();
+            for (int skip = 0; skip <= 3; skip++) {
+                List<Event> after = events.subList(skip, events.size());
+                assertThat(startsFromTheNewestBack(after)).as("seed %d, %d left out", seed, skip).isEqualTo(startsFromTheOldest(after));
+            }
+        }
+    }
+
+    @Test
+    void givenAParentsCallAnsweredLate_andAForksOwnCallWithItsId_thenNoLimitSeparatesTheParentsCallFromItsResult() {
+        // the parent's c1 is answered only after the user spoke again; the fork then asks for c1 itself (rendered c1_2)
+        ContextInput input = input(new UserMessage("first" + FILLER, null),
+                new AssistantMessage("reading", null, List.of(new ToolCall("c1", "read_file", "{\"path\":\"a\"}")), new TokenUsage(1, 1)),
+                new UserMessage("while you read: also b" + FILLER, null),
+                new ToolResult("c1", "k1", ToolStatus.OK, "contents of a" + FILLER, null),
+                new UserMessage("in the fork: read a again", null),
+                new AssistantMessage("reading again", null, List.of(new ToolCall("c1", "read_file", "{\"path\":\"a\"}")), new TokenUsage(1, 1)),
+                new ToolResult("c1", "k2", ToolStatus.OK, "contents of a, again", null));
+        int full = TOKENS.count(ContextRenderer.render(input, ContextFormat.OPENAI));
+        for (int max = 1; max <= full; max += 5) {
+            var trimmed = ContextTrimmer.fit(input, ContextFormat.OPENAI, max, TOKENS.memo("acme"));
+            List<Map<String, Object>> messages = trimmed.context().messages();
+
+            assertThat(List.of(0, 4, 7)).as("dropped at max %d", max).contains(trimmed.droppedEvents());
+            assertThat(toolCallIds(messages)).as("tool calls vs tool results at max %d", max).isEqualTo(toolResultIds(messages));
+            assertThat(messages).as("no orphaned result at max %d", max)
+                    .noneMatch(m -> "user".equals(m.get("role")) && String.valueOf(m.get("content")).contains("contents of a"));
+        }
+    }
+
+    @Test
     void givenALongSessionAndASmallWindow_thenOnlyTheNewestEventsAreRead_andTheContextIsTheSameAsFromAllOfThem() {
         ContextInput all = variedSession(11, 2_000);
         var asked = new ArrayList<long[]>();
@@ -201,13 +234,20 @@ class ContextTrimmerTest {
 
     /**
      * Where a context may start, by its definition, in one pass from the oldest event: 0, the index of every user message
-     * before which no tool call has its first result after it, and the number of events.
+     * before which no tool call has its first result after it, and the number of events. A result is the latest earlier
+     * call's with its id (ids repeat only when a fork's calls reuse its parent's).
      */
     private static List<Integer> startsFromTheOldest(List<Event> events) {
-        Map<String, Integer> resultAt = new HashMap<>();
+        Map<String, Integer> latestCall = new HashMap<>(); // call id -> index of the latest call with it so far
+        Map<String, Integer> resultAt = new HashMap<>(); // "<call's index> <call id>" -> its first result
         for (int i = 0; i < events.size(); i++) {
-            if (events.get(i).payload() instanceof ToolResult r) {
-                resultAt.putIfAbsent(r.callId(), i);
+            EventPayload payload = events.get(i).payload();
+            if (payload instanceof AssistantMessage m) {
+                for (var call : m.toolCalls()) {
+                    latestCall.put(call.callId(), i);
+                }
+            } else if (payload instanceof ToolResult r && latestCall.containsKey(r.callId())) {
+                resultAt.putIfAbsent(latestCall.get(r.callId()) + " " + r.callId(), i);
             }
         }
         var starts = new ArrayList<Integer>();
@@ -220,7 +260,7 @@ class ContextTrimmerTest {
             }
             if (event.payload() instanceof AssistantMessage m) {
                 for (var call : m.toolCalls()) {
-                    lastResultOfEarlierCalls = Math.max(lastResultOfEarlierCalls, resultAt.getOrDefault(call.callId(), -1));
+                    lastResultOfEarlierCalls = Math.max(lastResultOfEarlierCalls, resultAt.getOrDefault(i + " " + call.callId(), -1));
                 }
             }
         }
@@ -248,10 +288,16 @@ class ContextTrimmerTest {
      * once or twice), first UNKNOWN and then again, or never (an interruption).
      */
     private static ContextInput variedSession(long seed, int exchanges) {
+        return variedSession(seed, exchanges, Integer.MAX_VALUE);
+    }
+
+    /** The same, with the call ids of exchange {@code n} those of exchange {@code n % ids}: as a fork reusing its parent's. */
+    private static ContextInput variedSession(long seed, int exchanges, int ids) {
         var random = new java.util.Random(seed);
         var payloads = new ArrayList<EventPayload>();
-        for (int i = 0; i < exchanges; i++) {
-            payloads.add(new UserMessage("turn " + i + " lorem".repeat(random.nextInt(60)), null));
+        for (int n = 0; n < exchanges; n++) {
+            int i = n % ids;
+            payloads.add(new UserMessage("turn " + n + " lorem".repeat(random.nextInt(60)), null));
             switch (random.nextInt(5)) {
                 case 0 -> payloads.add(new AssistantMessage("just text" + " ipsum".repeat(random.nextInt(40)), null, List.of(),
                         new TokenUsage(1, 1)));
