@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * A Tether service run as its own process from its packaged jar ({@code target/quarkus-app}), for
@@ -35,7 +36,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final ClassDataArchive classData;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
     private Process process;
-    private boolean killed;
+    private boolean ended; // by kill() or stop(): ended as asked, not by itself
     private int starts;
 
     /**
@@ -90,6 +91,8 @@ public final class ServiceProcess implements AutoCloseable {
      * at load 30 (a CI run beside other builds) starts of 2 minutes and more were seen, which is slow, not broken.
      */
     private static final Duration READY_WITHIN = Duration.ofMinutes(4);
+    /** What the executor's {@code CrashPoints} logs before it halts the JVM. */
+    private static final Pattern CRASH_POINT_HALT = Pattern.compile("test crash point \\S+ reached: halting");
 
     /**
      * Starts the service and waits until {@code /q/health/ready} answers 200 (at most {@link #READY_WITHIN}); a service
@@ -148,7 +151,7 @@ public final class ServiceProcess implements AutoCloseable {
             Files.writeString(log(), "---- start " + (++starts) + "\n", java.nio.file.StandardOpenOption.CREATE,
                     java.nio.file.StandardOpenOption.APPEND);
             process = builder.start();
-            killed = false;
+            ended = false;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -168,23 +171,30 @@ public final class ServiceProcess implements AutoCloseable {
     /** SIGKILL: the process dies at once, as in a machine crash; nothing is flushed or closed. */
     public void kill() {
         if (process != null) {
-            killed = true;
+            ended = true;
             process.destroyForcibly();
             waitFor();
         }
     }
 
     /**
-     * SIGTERM, then SIGKILL after 30 s. A service that ended by itself before (not {@link #kill()}ed: out of memory, say)
-     * is reported on stderr with its exit status and the end of its log, which the test's clean-up may delete: a test
-     * that failed because it was gone then says so.
+     * SIGTERM, then SIGKILL after 30 s. A service that ended by itself before (neither {@link #kill()}ed nor stopped: out
+     * of memory, say) is reported on stderr with its exit status and the end of its log, which the test's clean-up may
+     * delete: a test that failed because it was gone then says so. One that halted at a crash point a crash test set (the executor's
+     * {@code CrashPoints}, whose log line says so) is reported in one line, as expected.
      */
     public void stop() {
-        if (process != null && !process.isAlive() && !killed) {
-            System.err.println("ServiceProcess: " + jar.getParent().getParent().getParent().getFileName() + " (pid " + process.pid()
-                    + ") had ended by itself, with exit status " + process.exitValue() + "; the end of its log:\n" + logTail(40));
+        if (process != null && !process.isAlive() && !ended) {
+            String name = jar.getParent().getParent().getParent().getFileName() + " (pid " + process.pid() + ")";
+            String tail = logTail(40);
+            System.err.println(CRASH_POINT_HALT.matcher(tail).find()
+                    ? "ServiceProcess: " + name + " halted at the test crash point it was given, as its test asked (exit status "
+                            + process.exitValue() + ")"
+                    : "ServiceProcess: " + name + " had ended by itself, with exit status " + process.exitValue()
+                            + "; the end of its log:\n" + tail);
         }
         if (process != null && process.isAlive()) {
+            ended = true;
             process.destroy();
             try {
                 if (!process.waitFor(30, TimeUnit.SECONDS)) {
