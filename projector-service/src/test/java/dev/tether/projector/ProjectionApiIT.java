@@ -288,6 +288,8 @@ class ProjectionApiIT {
         List<Map<String, Object>> forkMessages = context.getList("messages");
         assertThat(forkMessages.subList(0, parentAtFork.size() - 1)).as("the parent's context at seq 3 without its volatile tail")
                 .isEqualTo(parentAtFork.subList(0, parentAtFork.size() - 1));
+        assertThat(given().auth().oauth2(AGENT).get("/v1/sessions/{id}/context", fork).then().statusCode(200).extract().jsonPath()
+                .getList("messages")).as("again, from the parent's part kept since the first read").isEqualTo(forkMessages);
 
         given().auth().oauth2("dev-globex-agent").get("/v1/sessions/{id}/context", fork).then().statusCode(404);
     }

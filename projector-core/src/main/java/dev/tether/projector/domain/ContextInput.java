@@ -16,14 +16,15 @@ import java.util.Objects;
  *                   stable between compactions, so it never breaks the stable prefix
  * @param events     the events after the compaction point ({@code seq > compaction.throughSeq()}, or all
  *                   events after seq 1 when never compacted), in seq order, up to the context's seq; a
- *                   {@link LazyEvents} is kept as it is, so only the events a rendering looks at are read
+ *                   {@link LazyEvents} (or a fork's {@link LazyEvents.Joined}) is kept as it is, so only the events a
+ *                   rendering looks at are read
  * @param tail       the volatile values, rendered last
  */
 public record ContextInput(SessionStarted start, ContextCompacted compaction, String facts, List<Event> events, VolatileTail tail) {
     public ContextInput {
         Objects.requireNonNull(start, "start");
         Objects.requireNonNull(facts, "facts");
-        events = events instanceof LazyEvents lazy ? lazy : List.copyOf(events); // unmodifiable either way
+        events = events instanceof LazyEvents || events instanceof LazyEvents.Joined ? events : List.copyOf(events); // unmodifiable either way
         Objects.requireNonNull(tail, "tail");
     }
 }

@@ -126,6 +126,47 @@ public final class LazyEvents extends AbstractList<Event> implements RandomAcces
     }
 
     /**
+     * Lazy lists one after the other, as a fork's context has its parent's events and then its own: an event is read
+     * only when asked for, but each list's newest page is, to learn its size, once an event after it is asked for.
+     * Unmodifiable; for one request, not thread-safe.
+     */
+    public static final class Joined extends AbstractList<Event> implements RandomAccess {
+
+        private final List<LazyEvents> lists;
+
+        public Joined(List<LazyEvents> lists) {
+            this.lists = List.copyOf(lists);
+        }
+
+        @Override
+        public int size() {
+            int size = 0;
+            for (LazyEvents list : lists) {
+                size += list.size();
+            }
+            return size;
+        }
+
+        @Override
+        public Event get(int index) {
+            Objects.checkIndex(index, size());
+            int at = index;
+            for (LazyEvents list : lists) {
+                if (at < list.size()) {
+                    return list.get(at);
+                }
+                at -= list.size();
+            }
+            throw new AssertionError(index);
+        }
+
+        /** How many of the events have been read from the log. */
+        public int read() {
+            return lists.stream().mapToInt(LazyEvents::read).sum();
+        }
+    }
+
+    /**
      * The log lacks a seq that the list must hold: the session was erased between two of its page reads (each page is
      * read from the store as it is then), or its log is damaged.
      */

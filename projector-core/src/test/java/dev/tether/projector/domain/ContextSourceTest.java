@@ -114,6 +114,82 @@ class ContextSourceTest {
         assertThat(ContextSource.at(events, stateOf("fork"), 2)).isEqualTo(Optional.empty());
     }
 
+    @Test
+    void givenKeptForkBases_thenALaterContextReadsNoneOfTheParentsLogButItsEventAtTheForkPoint_andTheSameEvents() {
+        var parent = new ArrayList<EventPayload>(List.of(START));
+        for (int i = 1; i < 3_000; i++) {
+            parent.add(user("parent " + i));
+        }
+        log("parent", parent.toArray(EventPayload[]::new));
+        var fork = new ArrayList<EventPayload>(List.of(forkOf("parent", 2_000)));
+        for (int i = 1; i < 1_000; i++) {
+            fork.add(user("fork " + i));
+        }
+        log("fork", fork.toArray(EventPayload[]::new));
+        var asked = new ArrayList<String>();
+        ContextSource.Events counted = (id, from, to) -> {
+            asked.add(id + " " + from + ".." + to);
+            return events.range(id, from, to);
+        };
+        var bases = new ContextSource.ForkBases();
+        List<Event> expected = ContextSource.at(events, stateOf("fork"), 1_000).orElseThrow().events();
+
+        ContextInput first = ContextSource.at(counted, stateOf("fork"), 1_000, bases).orElseThrow();
+        assertThat(asked).as("the parent's log up to the fork point, folded").contains("parent 1..2000");
+        assertThat(bases.size()).isEqualTo(1);
+        asked.clear();
+        ContextInput again = ContextSource.at(counted, stateOf("fork"), 1_000, bases).orElseThrow();
+
+        assertThat(asked).as("before any event is looked at").containsExactly("fork 1..1", "parent 2000..2000");
+        assertThat(again.events().get(again.events().size() - 1).seq()).isEqualTo(1_000);
+        assertThat(asked.subList(2, asked.size())).as("the newest page of each part").containsExactly("parent 1937..2000", "fork 937..1000");
+        assertThat(again.events()).hasSize(expected.size()).isEqualTo(expected).isEqualTo(first.events());
+        assertThat(new ContextInput(again.start(), again.compaction(), again.facts(), again.events(), again.tail()).events())
+                .as("kept lazy by ContextInput").isSameAs(again.events());
+    }
+
+    @Test
+    void givenKeptForkBases_whenAnAncestorIsErased_orTheCallerIsAnotherTenant_thenNoInput() {
+        log("grandparent", START, user("one"), user("two"));
+        log("parent", forkOf("grandparent", 3), user("parent one"));
+        log("fork", forkOf("parent", 2), user("fork one"));
+        var bases = new ContextSource.ForkBases();
+        assertThat(ContextSource.at(events, stateOf("fork"), 2, bases)).isPresent();
+        assertThat(bases.size()).as("the parent's and the grandparent's fork points").isEqualTo(2);
+
+        ContextSource.Events anotherTenant = (id, from, to) -> id.equals("fork") ? events.range(id, from, to) : List.of();
+        assertThat(ContextSource.at(anotherTenant, stateOf("fork"), 2, bases)).isEmpty();
+
+        logs.remove("grandparent");
+        assertThat(ContextSource.at(events, stateOf("fork"), 2, bases)).isEmpty();
+        assertThat(ContextSource.at(events, stateOf("fork"), 2)).as("as without kept bases").isEmpty();
+    }
+
+    @Test
+    void givenKeptForkBases_whenTheParentIsErasedAndItsIdUsedAgain_thenTheErasedLogIsNeverRendered() {
+        var secret = new SessionStarted("a secret objective, erased later", "Be careful.", "model-1", "v1", ToolMode.WRITE, List.of(),
+                null, null);
+        log("parent", secret, user("one"), new ContextCompacted(2, "A secret summary.", null, List.of(1L, 2L)), user("three"));
+        log("fork", forkOf("parent", 4), user("fork one"));
+        var bases = new ContextSource.ForkBases();
+        ContextInput before = ContextSource.at(events, stateOf("fork"), 2, bases).orElseThrow();
+        assertThat(before.start().objective()).isEqualTo(secret.objective());
+        assertThat(before.compaction().summary()).isEqualTo("A secret summary.");
+
+        // erased, then a new session under the same id: as many events, each another (the sequencer's time is later)
+        log("parent", START, user("one"), user("two"), user("three"));
+        List<Event> later = new ArrayList<>(logs.get("parent"));
+        later.replaceAll(e -> new Event(e.eventId(), e.sessionId(), e.tenantId(), e.seq(), e.occurredAt().plusSeconds(3_600), e.actor(),
+                e.harnessVersion(), e.payload()));
+        logs.put("parent", later);
+
+        ContextInput after = ContextSource.at(events, stateOf("fork"), 2, bases).orElseThrow();
+        assertThat(after.start().objective()).isEqualTo(START.objective());
+        assertThat(after.compaction()).isNull();
+        assertThat(after.facts()).doesNotContain("secret");
+        assertThat(after).isEqualTo(ContextSource.at(events, stateOf("fork"), 2).orElseThrow());
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private void log(String sessionId, EventPayload... payloads) {

@@ -80,6 +80,7 @@ public class ProjectionResource {
     private final OwnerRouting routing;
     private final StoreSignals signals;
     private final LiveRelay relay;
+    private final ContextSource.ForkBases forkBases;
 
     @Context
     UriInfo uri;
@@ -88,7 +89,7 @@ public class ProjectionResource {
     HttpHeaders headers;
 
     ProjectionResource(Caller caller, ProjectorReads reads, EventJson json, ProjectorConfig config, TokenCounter tokens,
-                       OwnerRouting routing, StoreSignals signals, LiveRelay relay) {
+                       OwnerRouting routing, StoreSignals signals, LiveRelay relay, ContextSource.ForkBases forkBases) {
         this.caller = caller;
         this.reads = reads;
         this.json = json;
@@ -97,6 +98,7 @@ public class ProjectionResource {
         this.routing = routing;
         this.signals = signals;
         this.relay = relay;
+        this.forkBases = forkBases;
     }
 
     @GET
@@ -155,10 +157,11 @@ public class ProjectionResource {
         // read from a warm copy, the session's own events are in it; a fork's parent is asked of its owner as usual
         var events = new RoutedEvents((id, from, to) -> tenantEvents(log, tenantId, id, from, to),
                 (id, from, to) -> found.copy().isPresent() && id.equals(sessionId) ? Optional.empty() : ownersPage(tenantId, id, from, to));
-        ContextInput input = ContextSource.at(events, state, state.lastSeq())
-                .orElseThrow(() -> new ApiException(410, "parent_gone", "the session is a fork of a session that no longer exists"));
-        ContextTrimmer.Trimmed trimmed = readingPages(() -> ContextTrimmer.fit(input, f, maxTokens, tokens.memo(tenantId)),
-                () -> found(sessionId, null));
+        ContextInput input = contextInput(events, state, forkBases);
+        ContextTrimmer.Trimmed trimmed = readingPages(() -> ContextTrimmer.fit(input, f, maxTokens, tokens.memo(tenantId)), () -> {
+            found(sessionId, null);
+            contextInput(events, state, forkBases); // a fork's parent erased meanwhile: 410
+        });
         ModelContext context = trimmed.context();
         int window = config.windowOf(state.modelId());
         int count = trimmed.tokens();
@@ -362,7 +365,12 @@ public class ProjectionResource {
         return reads.checkpoint(caller.principal().tenantId(), sessionId).orElseThrow(() -> ApiException.notFound("session"));
     }
 
-    /** A session's checkpoint as a read found it, and this instance's warm copy it came from, if it did. */
+    /** What the context of the session whose checkpoint is {@code state} is rendered from; 410 if it is a fork whose parent is gone. */
+    static ContextInput contextInput(ContextSource.Events events, SessionProjection state, ContextSource.ForkBases forkBases) {
+        return ContextSource.at(events, state, state.lastSeq(), forkBases)
+                .orElseThrow(() -> new ApiException(410, "parent_gone", "the session is a fork of a session that no longer exists"));
+    }
+
     /**
      * Runs {@code read}, which reads a session's events a page at a time ({@link LazyEvents}). When a page lacks a seq,
      * the session may have been erased since the read began: {@code stillThere} then answers as a read begun after the
@@ -378,6 +386,7 @@ public class ProjectionResource {
         }
     }
 
+    /** A session's checkpoint as a read found it, and this instance's warm copy it came from, if it did. */
     private record Found(SessionProjection current, OptionalInt copy) {}
 
     /**

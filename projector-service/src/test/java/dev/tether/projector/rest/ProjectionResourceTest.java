@@ -6,17 +6,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
 import dev.tether.core.event.Event;
+import dev.tether.core.event.EventPayload;
+import dev.tether.core.event.SessionForked;
+import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.UserMessage;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.projector.domain.ContextSource;
 import dev.tether.projector.domain.LazyEvents;
+import dev.tether.projector.domain.Projection;
+import dev.tether.projector.domain.SessionProjection;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
-/** What a context read answers when the session's events go while it reads them a page at a time. */
+/** What a context read answers when the session's events, or its parent's, go while it reads them a page at a time. */
 class ProjectionResourceTest {
 
     private List<Event> log = LongStream.rangeClosed(1, 1_000).mapToObj(seq -> new Event("e" + seq, "s-1", "acme", seq,
@@ -48,6 +56,43 @@ class ProjectionResourceTest {
     void givenEveryPageWhole_thenNothingIsCheckedAgain() {
         assertThat(ProjectionResource.readingPages(() -> readAll(false), rechecks::incrementAndGet)).hasSize(1_000);
         assertThat(rechecks).hasValue(0);
+    }
+
+    @Test
+    void givenAForksParentErasedBetweenTwoPages_thenTheReadAnswersAsAfterTheErasure_410() {
+        var logs = new HashMap<String, List<Event>>();
+        logs.put("parent", events("parent", new SessionStarted("objective", "prompt", "model-1", "v1", ToolMode.WRITE, List.of(), null,
+                null), 500));
+        logs.put("fork", events("fork", new SessionForked("parent", 500, "objective", "prompt", "model-1", "v1", ToolMode.WRITE,
+                List.of()), 100));
+        ContextSource.Events log = (id, from, to) -> logs.getOrDefault(id, List.of()).stream()
+                .filter(e -> e.seq() >= from && e.seq() <= to).toList();
+        SessionProjection fork = null;
+        for (Event e : logs.get("fork")) {
+            fork = Projection.evolve(fork, e, -1, -1);
+        }
+        var bases = new ContextSource.ForkBases();
+        SessionProjection state = fork;
+        ProjectionResource.contextInput(log, state, bases); // the parent's part kept
+        List<Event> input = ProjectionResource.contextInput(log, state, bases).events();
+
+        assertThatThrownBy(() -> ProjectionResource.readingPages(() -> {
+            for (int i = input.size() - 1; i >= 0; i--) {
+                input.get(i);
+                if (i == input.size() - 100) {
+                    logs.remove("parent"); // erased once the fork's own events are read
+                }
+            }
+            return input;
+        }, () -> ProjectionResource.contextInput(log, state, bases))).isInstanceOfSatisfying(ApiException.class,
+                e -> assertThat(e.status()).isEqualTo(410));
+    }
+
+    /** {@code count} events of {@code sessionId}, the first {@code first}, user messages after it. */
+    private static List<Event> events(String sessionId, EventPayload first, int count) {
+        return LongStream.rangeClosed(1, count).mapToObj(seq -> new Event(sessionId + "-e" + seq, sessionId, "acme", seq,
+                Instant.EPOCH.plusSeconds(seq), new Actor(ActorKind.USER, "alice"), "v1",
+                seq == 1 ? first : new UserMessage(sessionId + " " + seq, null))).toList();
     }
 
     /** Reads the events from the newest back; with {@code erase}, the log is emptied after the newest page. */
