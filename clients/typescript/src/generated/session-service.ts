@@ -1072,6 +1072,13 @@ export interface components {
             harnessVersion: string;
             modelId: string;
             objective?: string;
+            /**
+             * Format: date-time
+             * @description when the sequencer accepted the parent's event at atSeq (its occurredAt); absent in a fork made before it was recorded
+             */
+            parentEventAt?: string;
+            /** @description the eventId of the parent's event at atSeq; with parentEventAt, which session of that id was forked (an erased session's id may be used again); absent in a fork made before it was recorded */
+            parentEventId?: string;
             parentSessionId: string;
             systemPrompt?: string;
             /** @enum {string} */
@@ -1346,6 +1353,13 @@ export interface components {
              * @description when the sequencer accepted it
              */
             occurredAt: string;
+            /**
+             * Format: date-time
+             * @description when the sequencer accepted the parent's event at atSeq (its occurredAt); absent in a fork made before it was recorded
+             */
+            parentEventAt?: string;
+            /** @description the eventId of the parent's event at atSeq; with parentEventAt, which session of that id was forked (an erased session's id may be used again); absent in a fork made before it was recorded */
+            parentEventId?: string;
             parentSessionId: string;
             /** Format: int64 */
             seq: number;

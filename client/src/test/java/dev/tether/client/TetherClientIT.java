@@ -421,6 +421,29 @@ class TetherClientIT {
         assertThat(agent.erase(fork.sessionId())).isInstanceOf(NotFound.class);
     }
 
+    /** A session id is a name: free again once its session is erased. A fork of the erased session keeps to it. */
+    @Test
+    void aForksParent_erasedAndMadeAgainUnderItsId_isGoneForTheFork_neverTheNewSession() {
+        String id = newSession("reborn");
+        agent.append(id, AppendBatch.forStep("turn-1", NewEvent.userMessage("the first parent's words"))).appendedOrThrow();
+        Forked fork = agent.fork(id, 2, id + "-fork").forkedOrThrow();
+        ContextQuery query = ContextQuery.of(ContextFormat.OPENAI).at(ReadAt.atLeast(1));
+        assertThat(agent.context(fork.sessionId(), query).orElseThrow().messagesJson()).contains("the first parent's words");
+
+        agent.erase(id).erasedOrThrow();
+        await().atMost(PATIENCE).until(() -> agent.session(id).isEmpty());
+        agent.createSession(NewSession.of("Something else entirely", "claude-sonnet-4", ToolMode.WRITE).withSessionId(id)).createdOrThrow();
+        Appended again = agent.append(id, AppendBatch.forStep("turn-1", NewEvent.userMessage("the new session's words"))).appendedOrThrow();
+        assertThat(again.lastSeq()).as("as long as the parent was at the fork point").isEqualTo(2);
+        await().atMost(PATIENCE).until(() -> agent.checkpoint(id).map(c -> c.lastSeq() == 2).orElse(false));
+
+        assertThatThrownBy(() -> agent.context(fork.sessionId(), query)).isInstanceOfSatisfying(TetherException.class,
+                e -> assertThat(e.error()).hasValueSatisfying(error -> {
+                    assertThat(error.status()).isEqualTo(410);
+                    assertThat(error.code()).isEqualTo("parent_gone");
+                }));
+    }
+
     @Test
     void operatorsWeightAndDrainHarnessVersions_agentsMayNot() {
         try (TetherClient operator = TetherClient.create(options("dev-operator"))) {

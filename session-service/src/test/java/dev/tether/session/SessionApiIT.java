@@ -354,6 +354,10 @@ class SessionApiIT {
         assertThat(page.getList("events.type")).containsExactly("session_forked");
         assertThat(page.getString("events[0].objective")).isEqualTo("Rename Foo to Bar in src/");
         assertThat(page.getInt("events[0].atSeq")).isEqualTo(2);
+        JsonPath atForkPoint = events(AGENT, parent, 2);
+        assertThat(page.getString("events[0].parentEventId")).as("which session of the parent's id was forked")
+                .isEqualTo(atForkPoint.getString("events[0].eventId"));
+        assertThat(page.getString("events[0].parentEventAt")).isEqualTo(atForkPoint.getString("events[0].occurredAt"));
         append(AGENT, fork, batch(userMessage(uuid(), "the fork goes its own way"))).statusCode(200).body("lastSeq", equalTo(2));
         assertThat(events(AGENT, parent, 1).getList("events")).hasSize(4);
         given().auth().oauth2(AGENT).contentType("application/json").body(Map.of("atSeq", 99))

@@ -1,5 +1,6 @@
 package dev.tether.core.event;
 
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -7,9 +8,15 @@ import java.util.List;
  * It carries what the fork is pinned to, copied from the parent as it stood at that seq; the
  * fork's context is the parent's at {@code atSeq} followed by the fork's own events. Its harness runs the tools the
  * parent's did ({@code harnessTools}).
+ *
+ * @param parentEventId the eventId of the parent's event at {@code atSeq}, and {@code parentEventAt} its occurredAt: a
+ *                      session id is a name, free again once its session is erased, and these tell the parent forked
+ *                      from a later session of the same id (which may repeat the eventId, derived from a step, but
+ *                      not the time the sequencer accepted it); null in a fork made before they were recorded
  */
 public record SessionForked(String parentSessionId, long atSeq, String objective, String systemPrompt, String modelId,
-                            String harnessVersion, ToolMode toolMode, List<String> constraints, List<HarnessTool> harnessTools)
+                            String harnessVersion, ToolMode toolMode, List<String> constraints, List<HarnessTool> harnessTools,
+                            String parentEventId, Instant parentEventAt)
         implements EventPayload {
 
     public static final String TYPE = "session_forked";
@@ -24,6 +31,15 @@ public record SessionForked(String parentSessionId, long atSeq, String objective
         Fields.required(toolMode, "toolMode");
         constraints = Fields.list(constraints, "constraints");
         harnessTools = HarnessTool.declaration(harnessTools, toolMode);
+        if (parentEventId != null) {
+            Fields.nonBlank(parentEventId, "parentEventId");
+        }
+    }
+
+    /** A fork whose parent's event at the fork point is not recorded. */
+    public SessionForked(String parentSessionId, long atSeq, String objective, String systemPrompt, String modelId,
+                         String harnessVersion, ToolMode toolMode, List<String> constraints, List<HarnessTool> harnessTools) {
+        this(parentSessionId, atSeq, objective, systemPrompt, modelId, harnessVersion, toolMode, constraints, harnessTools, null, null);
     }
 
     /** A fork of a session whose every call the tool-executor runs. */

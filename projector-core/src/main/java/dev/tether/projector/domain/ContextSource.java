@@ -73,16 +73,18 @@ public final class ContextSource {
     /**
      * The parent's part of a fork's context: as {@code bases} kept it if every ancestor still holds the very event it
      * held at its fork point, read through this tenant's events (an erased session's id may be used again, even by
-     * another tenant, and an erased log must never be rendered); otherwise folded from the parent's log.
+     * another tenant, and an erased log must never be rendered); otherwise folded from the parent's log. Empty when the
+     * parent is gone, or when the session now under its id is not the one forked (its event at the fork point is not
+     * the one the fork recorded: {@link #forkedFrom}).
      */
     private static Optional<Base> parentBase(Events events, SessionForked fork, ForkBases bases) {
         Base kept = bases == null ? null : bases.get(fork.parentSessionId(), fork.atSeq());
         if (kept != null && kept.parts().stream().allMatch(part -> part.end() != null && List.of(part.end()).equals(
                 events.range(part.sessionId(), part.toSeq(), part.toSeq())))) {
-            return Optional.of(kept);
+            return forkedFrom(fork, kept.parts().get(kept.parts().size() - 1).end()) ? Optional.of(kept) : Optional.empty();
         }
         List<Event> parentLog = events.range(fork.parentSessionId(), 1, fork.atSeq());
-        if (parentLog.size() < fork.atSeq()) {
+        if (parentLog.size() < fork.atSeq() || !forkedFrom(fork, parentLog.get(parentLog.size() - 1))) {
             return Optional.empty();
         }
         SessionProjection parentState = null;
@@ -94,6 +96,16 @@ public final class ContextSource {
             base.ifPresent(b -> bases.put(fork.parentSessionId(), fork.atSeq(), b));
         }
         return base;
+    }
+
+    /**
+     * Whether {@code atForkPoint} is the parent's event the fork was made at: its eventId and the time the sequencer
+     * accepted it as the fork recorded them (a later session under the parent's id may repeat the eventId, not the
+     * time); any, in a fork made before they were recorded.
+     */
+    private static boolean forkedFrom(SessionForked fork, Event atForkPoint) {
+        return (fork.parentEventId() == null || fork.parentEventId().equals(atForkPoint.eventId()))
+                && (fork.parentEventAt() == null || fork.parentEventAt().equals(atForkPoint.occurredAt()));
     }
 
     /** The start a fork renders with: its parent's system prompt and objective, as the fork carries them. */

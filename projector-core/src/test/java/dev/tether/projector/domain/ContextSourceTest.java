@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -190,6 +191,29 @@ class ContextSourceTest {
         assertThat(after).isEqualTo(ContextSource.at(events, stateOf("fork"), 2).orElseThrow());
     }
 
+    @Test
+    void givenAForkThatRecordedItsParentsEvent_whenTheParentIsErasedAndItsIdUsedAgain_thenTheParentIsGone() {
+        // made again with the same eventIds (derived from steps) and later times, or, defensively, with other eventIds
+        List<UnaryOperator<Event>> madeAgain = List.of(e -> new Event(e.eventId(), e.sessionId(), e.tenantId(), e.seq(),
+                e.occurredAt().plusSeconds(3_600), e.actor(), e.harnessVersion(), e.payload()), e -> new Event("new-" + e.eventId(),
+                e.sessionId(), e.tenantId(), e.seq(), e.occurredAt(), e.actor(), e.harnessVersion(), e.payload()));
+        for (UnaryOperator<Event> again : madeAgain) {
+            log("parent", START, user("one"), user("two"));
+            log("fork", recordedForkOf("parent", 3), user("fork one"));
+            var bases = new ContextSource.ForkBases();
+            assertThat(ContextSource.at(events, stateOf("fork"), 2, bases)).isPresent();
+
+            log("parent", START, user("a new session under the same id"), user("two"));
+            logs.put("parent", logs.get("parent").stream().map(again).toList());
+
+            assertThat(ContextSource.at(events, stateOf("fork"), 2, bases)).as("with the parent's part kept").isEmpty();
+            assertThat(ContextSource.at(events, stateOf("fork"), 2)).as("without").isEmpty();
+            log("fork", recordedForkOf("parent", 3), user("a fork of the new one"));
+            assertThat(userTexts(ContextSource.at(events, stateOf("fork"), 2, bases).orElseThrow()))
+                    .containsExactly("a new session under the same id", "two", "a fork of the new one");
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private void log(String sessionId, EventPayload... payloads) {
@@ -218,6 +242,13 @@ class ContextSourceTest {
     private static SessionForked forkOf(String parent, long atSeq) {
         return new SessionForked(parent, atSeq, START.objective(), START.systemPrompt(), START.modelId(), START.harnessVersion(),
                 START.toolMode(), START.constraints());
+    }
+
+    /** A fork as the session-service makes it now: recording the parent's event at the fork point. */
+    private SessionForked recordedForkOf(String parent, long atSeq) {
+        return new SessionForked(parent, atSeq, START.objective(), START.systemPrompt(), START.modelId(), START.harnessVersion(),
+                START.toolMode(), START.constraints(), List.of(), logs.get(parent).get((int) atSeq - 1).eventId(),
+                logs.get(parent).get((int) atSeq - 1).occurredAt());
     }
 
     private static UserMessage user(String text) {

@@ -401,10 +401,11 @@ public class SessionResource {
             atFork = Sequencer.evolve(atFork, e);
         }
         var first = log.get(0).payload();
+        Event atForkPoint = log.get(log.size() - 1); // which session of this id is forked: an id is free again after an erasure
         var forked = first instanceof SessionStarted s
                 ? new SessionForked(parentId, request.atSeq(), s.objective(), s.systemPrompt(), atFork.modelId(), atFork.harnessVersion(),
-                        atFork.toolMode(), s.constraints(), atFork.harnessTools())
-                : forkOfFork(parentId, request.atSeq(), (SessionForked) first, atFork);
+                        atFork.toolMode(), s.constraints(), atFork.harnessTools(), atForkPoint.eventId(), atForkPoint.occurredAt())
+                : forkOfFork(parentId, request.atSeq(), (SessionForked) first, atFork, atForkPoint);
         String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
         CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), forked)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
@@ -417,9 +418,11 @@ public class SessionResource {
         return Response.status(Response.Status.CREATED).entity(out).build();
     }
 
-    private static SessionForked forkOfFork(String parentId, long atSeq, SessionForked parentStart, SessionHead atFork) {
+    private static SessionForked forkOfFork(String parentId, long atSeq, SessionForked parentStart, SessionHead atFork,
+                                            Event atForkPoint) {
         return new SessionForked(parentId, atSeq, parentStart.objective(), parentStart.systemPrompt(), atFork.modelId(),
-                atFork.harnessVersion(), atFork.toolMode(), parentStart.constraints(), atFork.harnessTools());
+                atFork.harnessVersion(), atFork.toolMode(), parentStart.constraints(), atFork.harnessTools(), atForkPoint.eventId(),
+                atForkPoint.occurredAt());
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ public final class EventSchemas {
             Map.entry(FrameworkState.class, Set.of("artifact")),
             Map.entry(ContextCompacted.class, Set.of("summaryRef")),
             Map.entry(StepCompleted.class, Set.of("evidence")),
-            Map.entry(SessionForked.class, Set.of("harnessTools")),
+            Map.entry(SessionForked.class, Set.of("harnessTools", "parentEventId", "parentEventAt")),
             Map.entry(AuthorizationBasis.class, Set.of("approvalSeq")));
 
     /** The records inside events: each of their fields is always there in an answer, unless named above. */
@@ -111,6 +111,10 @@ public final class EventSchemas {
                 + "not name (at most one; a name wins over it)");
         schemas.describe(FrameworkState.class, "content", "JSON text that parses as one JSON value; when artifact is set, only its "
                 + "preview (GET /v1/artifacts/{sha256} serves the whole)");
+        schemas.describe(SessionForked.class, "parentEventId", "the eventId of the parent's event at atSeq; with parentEventAt, which "
+                + "session of that id was forked (an erased session's id may be used again); absent in a fork made before it was recorded");
+        schemas.describe(SessionForked.class, "parentEventAt", "when the sequencer accepted the parent's event at atSeq (its "
+                + "occurredAt); absent in a fork made before it was recorded");
         for (Class<?> nested : NESTED) {
             schemas.absentFromAnswers(nested, ABSENT_FROM_ANSWERS.getOrDefault(nested, Set.of()));
         }

@@ -77,7 +77,8 @@ class EventSchemasTest {
         s.put("session_forked", """
                 {"parentSessionId": "p", "atSeq": 2, "objective": "o", "systemPrompt": "s", "modelId": "m", "harnessVersion": "v1",
                  "toolMode": "READ_ONLY", "constraints": ["c"],
-                 "harnessTools": [{"name": "t", "mutating": false, "canReconcile": false, "recordedOnly": true}]}""");
+                 "harnessTools": [{"name": "t", "mutating": false, "canReconcile": false, "recordedOnly": true}],
+                 "parentEventId": "e2", "parentEventAt": "2026-12-01T09:59:00.123Z"}""");
         s.put("subagent_result", "{\"childSessionId\": \"c\", \"outcome\": \"o\"}");
         s.put("session_closed", "{\"outcome\": \"o\"}");
         s.put("tool_outcome_resolved", "{\"callId\": \"c1\", \"resolution\": \"RETRY\", \"approver\": \"a\", \"reason\": \"r\"}");
