@@ -218,8 +218,7 @@ public final class Sequencer {
 
         // fencing first: a worker that lost the session must learn that, not that it should re-read
         if (!creates && append.epoch() != null && append.epoch() != head.epoch()) {
-            return new Rejected(Rejection.STALE_EPOCH, "epoch " + append.epoch() + " is not the session's current epoch "
-                    + head.epoch() + ": another worker claimed it", null);
+            return new Rejected(Rejection.STALE_EPOCH, staleEpoch(append.epoch(), head.epoch()), null);
         }
         if (!creates && head.closed()) {
             return new Rejected(Rejection.SESSION_CLOSED, "the session is closed; nothing may be appended", null);
@@ -520,8 +519,7 @@ public final class Sequencer {
                     + " tool_result without a start");
         }
         if (t.epoch() != h.epoch()) {
-            return new Rejected(Rejection.STALE_EPOCH, "epoch " + t.epoch() + " is not the session's current epoch " + h.epoch()
-                    + ": another worker claimed it", field + ".epoch");
+            return new Rejected(Rejection.STALE_EPOCH, staleEpoch(t.epoch(), h.epoch()), field + ".epoch");
         }
         if (call.running()) {
             return illegal(field + ".callId", "attempt " + call.attempts() + " of call '" + t.callId() + "' started and has no"
@@ -597,6 +595,12 @@ public final class Sequencer {
             }
         }
         return null;
+    }
+
+    /** Why {@code given} is not the session's epoch: a worker's older claim, or an epoch no claim of it has given. */
+    private static String staleEpoch(long given, long current) {
+        return "epoch " + given + " is not the session's current epoch " + current
+                + (given < current ? ": another worker claimed it" : ": no claim of the session has given it yet");
     }
 
     private static FollowUp notifyParent(SessionHead child, SessionClosed closed) {

@@ -572,6 +572,7 @@ class SequencerTest {
             Rejected r = w.reject(w.appendEvents(AGENT, null, 1L, w.ev(AGENT, user("old worker"))));
 
             assertThat(r.reason()).isEqualTo(Rejection.STALE_EPOCH);
+            assertThat(r.message()).isEqualTo("epoch 1 is not the session's current epoch 2: another worker claimed it");
         }
 
         @Test
@@ -581,6 +582,8 @@ class SequencerTest {
             Rejected r = w.reject(w.appendEvents(AGENT, w.lastSeq(), 2L, w.ev(AGENT, user("from the future"))));
 
             assertThat(r.reason()).isEqualTo(Rejection.STALE_EPOCH);
+            assertThat(r.message()).as("not another worker's claim: none gave epoch 2")
+                    .isEqualTo("epoch 2 is not the session's current epoch 1: no claim of the session has given it yet");
         }
 
         @Test
