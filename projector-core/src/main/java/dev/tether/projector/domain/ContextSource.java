@@ -170,11 +170,11 @@ public final class ContextSource {
         static final int KEPT = 256;
 
         private final Map<String, Base> kept = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-                    @Override
-                    protected boolean removeEldestEntry(Map.Entry<String, Base> eldest) {
-                        return size() > KEPT;
-                    }
-                });
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Base> eldest) {
+                return size() > KEPT;
+            }
+        });
 
         Base get(String parentSessionId, long atSeq) {
             return kept.get(key(parentSessionId, atSeq));

@@ -150,6 +150,26 @@ class ContextSourceTest {
     }
 
     @Test
+    void givenMoreForkPointsThanAreKept_thenTheLeastRecentlyUsedGo_andAContextIsTheSameWithoutThem() {
+        var parent = new ArrayList<EventPayload>(List.of(START));
+        for (int i = 1; i <= ContextSource.ForkBases.KEPT; i++) {
+            parent.add(user("parent " + i));
+        }
+        log("parent", parent.toArray(EventPayload[]::new));
+        var bases = new ContextSource.ForkBases();
+        for (long atSeq = 1; atSeq <= ContextSource.ForkBases.KEPT + 1; atSeq++) {
+            log("fork", forkOf("parent", atSeq), user("fork one"));
+            ContextInput input = ContextSource.at(events, stateOf("fork"), 2, bases).orElseThrow();
+            assertThat(input.events()).hasSize((int) atSeq);
+        }
+        assertThat(bases.size()).isEqualTo(ContextSource.ForkBases.KEPT);
+
+        log("fork", forkOf("parent", 1), user("fork one")); // the first fork point, gone from the kept ones: folded again
+        assertThat(ContextSource.at(events, stateOf("fork"), 2, bases).orElseThrow().events()).extracting(e -> e.sessionId() + "#" + e.seq())
+                .containsExactly("fork#2");
+    }
+
+    @Test
     void givenKeptForkBases_whenAnAncestorIsErased_orTheCallerIsAnotherTenant_thenNoInput() {
         log("grandparent", START, user("one"), user("two"));
         log("parent", forkOf("grandparent", 3), user("parent one"));
