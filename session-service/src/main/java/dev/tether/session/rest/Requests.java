@@ -115,8 +115,11 @@ final class Requests {
     @ApiType(description = "A fork at a seq of the parent.", required = "atSeq")
     record Fork(Long atSeq, String sessionId, String eventId) {
         Fork {
-            if (atSeq == null || atSeq < 1) {
+            if (atSeq == null) {
                 throw new InvalidEventException("atSeq", "is required: the parent's seq to fork at, from 1");
+            }
+            if (atSeq < 1) {
+                throw new InvalidEventException("atSeq", "must be at least 1: the parent's seq to fork at");
             }
             id(sessionId, "sessionId");
             id(eventId, "eventId");

@@ -8,7 +8,7 @@ import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.json.EventJson;
 import org.junit.jupiter.api.Test;
 
-/** The bodies of {@code POST /v1/sessions} and its subagents, as the REST edge reads them. */
+/** The bodies of {@code POST /v1/sessions}, its subagents and its forks, as the REST edge reads them. */
 class RequestsTest {
 
     private final EventJson json = new EventJson();
@@ -35,5 +35,17 @@ class RequestsTest {
                   {"name":"","mutating":true,"canReconcile":false,"recordedOnly":false}]}"""), Requests.CreateSession.class))
                 .isInstanceOf(InvalidEventException.class)
                 .extracting(e -> ((InvalidEventException) e).field()).isEqualTo("harnessTools[0].name");
+    }
+
+    @Test
+    void aFork_withoutASeq_orAtSeqZero_isRefusedNamingAtSeq_andSayingWhich() throws Exception {
+        for (String body : new String[] {"{}", "{\"atSeq\":0}"}) {
+            assertThatThrownBy(() -> json.read(json.mapper().readTree(body), Requests.Fork.class)).as(body)
+                    .isInstanceOfSatisfying(InvalidEventException.class, e -> {
+                        assertThat(e.field()).isEqualTo("atSeq");
+                        assertThat(e.getMessage()).contains(body.equals("{}") ? "is required" : "must be at least 1");
+                    });
+        }
+        assertThat(json.read(json.mapper().readTree("{\"atSeq\":1}"), Requests.Fork.class).atSeq()).isEqualTo(1);
     }
 }
