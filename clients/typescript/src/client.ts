@@ -17,7 +17,7 @@ import {
   type NewEvent,
   type NewSession,
 } from "./requests.js";
-import type { AppendResult, AwaitResult, ClaimResult, Claimed, CreateResult, DecisionResult, EraseResult } from "./results.js";
+import type { AppendResult, AwaitResult, ClaimResult, Claimed, CreateResult, DecisionResult, EraseResult, ForkResult } from "./results.js";
 import { Subscription, type SessionEventListener } from "./subscription.js";
 import { errorOf, ok, Transport } from "./transport.js";
 import type { components as ApprovalApi } from "./generated/approval-service.js";
@@ -116,6 +116,31 @@ export class TetherClient {
     // safe to repeat: every eventId is fixed, and the sequencer answers a known one with its original seq
     const answer = await this.transport.send("POST", this.sessionApi(`/v1/sessions/${segment(sessionId)}/events`), appendBody(batch, ids), "safe");
     return ok(answer) ? wire.appended(wire.parseJson(answer.body)) : appendRefusal(errorOf(answer));
+  }
+
+  /**
+   * Forks the session at `atSeq`: a new session, `newSessionId` or a random id, that starts with `session_forked`,
+   * pinned as the parent was at that seq; its model context is the parent's up to `atSeq`, then its own events. Safe to
+   * retry: the fork's eventId is derived from the request as the Java SDK derives it, so a retry after a lost answer
+   * answers the same fork, and never makes a second one.
+   */
+  async forkSession(sessionId: string, atSeq: number, newSessionId?: string): Promise<ForkResult> {
+    this.open();
+    if (!Number.isSafeInteger(atSeq) || atSeq < 1) {
+      throw new RangeError(`atSeq starts at 1, not ${atSeq}`);
+    }
+    const child = newSessionId === undefined ? randomId() : requireId(newSessionId, "newSessionId");
+    const body = {
+      atSeq,
+      sessionId: child,
+      eventId: clientId(child, "session_forked", id(sessionId), String(atSeq)),
+    } satisfies SessionApi["schemas"]["Fork"];
+    const answer = await this.transport.send("POST", this.sessionApi(`/v1/sessions/${segment(sessionId)}/fork`), body, "safe");
+    if (ok(answer)) {
+      return wire.forked(wire.parseJson(answer.body));
+    }
+    const e = errorOf(answer);
+    return e.status === 404 ? notFound(e) : rejected(e);
   }
 
   /**

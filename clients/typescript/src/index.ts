@@ -22,7 +22,7 @@ export type {
   ToolMode,
   ToolStatus,
 } from "./requests.js";
-export { appendedOrThrow, claimedOrThrow, createdOrThrow, decidedOrThrow, settledOrThrow, assertNever } from "./results.js";
+export { appendedOrThrow, claimedOrThrow, createdOrThrow, decidedOrThrow, forkedOrThrow, settledOrThrow, assertNever } from "./results.js";
 export type {
   AlreadyDecided,
   AppendResult,
@@ -39,6 +39,8 @@ export type {
   EraseResult,
   Erased,
   Fenced,
+  ForkResult,
+  Forked,
   NotFound,
   Outcome,
   Rejected,

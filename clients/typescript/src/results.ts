@@ -163,6 +163,19 @@ export interface Erased {
   readonly events: number;
 }
 
+/** A fork created: a new session starting with `session_forked`, pinned as its parent was at `atSeq`. */
+export interface Forked {
+  readonly kind: "forked";
+  /** The new session. */
+  readonly sessionId: string;
+  readonly parentSessionId: string;
+  readonly atSeq: number;
+  /** The seq of its `session_forked`: 1. */
+  readonly seq: number;
+  readonly harnessVersion: string;
+  readonly modelId: string;
+}
+
 /** What `createSession` got. */
 export type CreateResult = Created | Rejected;
 /** What `claim` got; `Fenced` is a retried claim that another worker's claim superseded. */
@@ -175,13 +188,15 @@ export type ClaimResult = Claimed | Fenced | VersionPinned | NotFound | Rejected
 export type AppendResult = Appended | Conflict | Fenced | NotFound | Rejected;
 /** What `eraseSession` got. */
 export type EraseResult = Erased | NotFound | Rejected;
+/** What `forkSession` got: `NotFound` for a parent the caller does not see, `Rejected` (400) for an `atSeq` past its end. */
+export type ForkResult = Forked | NotFound | Rejected;
 /** What `decide` got. */
 export type DecisionResult = Decided | AlreadyDecided | NotFound | Rejected;
 /** What `awaitDecision` got. */
 export type AwaitResult = Settled | StillPending | NotFound;
 
 /** Every outcome kind, for exhaustive checks. */
-export type Outcome = CreateResult | ClaimResult | AppendResult | EraseResult | DecisionResult | AwaitResult;
+export type Outcome = CreateResult | ClaimResult | AppendResult | EraseResult | ForkResult | DecisionResult | AwaitResult;
 
 /** The `Created` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */
 export function createdOrThrow(result: CreateResult): Created {
@@ -196,6 +211,11 @@ export function claimedOrThrow(result: ClaimResult): Claimed {
 /** The `Appended` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */
 export function appendedOrThrow(result: AppendResult): Appended {
   return expect(result, "appended");
+}
+
+/** The `Forked` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */
+export function forkedOrThrow(result: ForkResult): Forked {
+  return expect(result, "forked");
 }
 
 /** The `Decided` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */

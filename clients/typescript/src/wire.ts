@@ -14,7 +14,7 @@ import type {
 import type { components as ApprovalApi } from "./generated/approval-service.js";
 import type { components as ProjectorApi } from "./generated/projector-service.js";
 import type { components as SessionApi } from "./generated/session-service.js";
-import type { Appended, Claimed, Created, Erased } from "./results.js";
+import type { Appended, Claimed, Created, Erased, Forked } from "./results.js";
 
 /**
  * The services' JSON answers read into the SDK's types, one function per answer — the Java SDK's `Wire`. Lenient where
@@ -95,6 +95,19 @@ export function created(n: unknown): Created {
 export function erased(n: unknown): Erased {
   const o = object<Session["Erased"]>(n, "an erase's answer");
   return freeze({ kind: "erased", sessionId: requiredText(o, "erased"), events: number(o, "events", 0) });
+}
+
+export function forked(n: unknown): Forked {
+  const o = object<Session["Forked"]>(n, "a fork's answer");
+  return freeze({
+    kind: "forked",
+    sessionId: requiredText(o, "sessionId"),
+    parentSessionId: requiredText(o, "parentSessionId"),
+    atSeq: requiredNumber(o, "atSeq"),
+    seq: requiredNumber(o, "seq"),
+    harnessVersion: requiredText(o, "harnessVersion"),
+    modelId: requiredText(o, "modelId"),
+  });
 }
 
 export function claimed(n: unknown, sessionId: string, workerId: string): Claimed {

@@ -29,6 +29,7 @@ import {
   createdOrThrow,
   decidedOrThrow,
   eventIdsOf,
+  forkedOrThrow,
   settledOrThrow,
   type HarnessRunResult,
   type SessionEvent,
@@ -245,6 +246,33 @@ describe("the SDK on the real stack", () => {
     expect(anthropic.system).toContain("You are a careful engineer.");
     expect(anthropic.messages.every((m) => (m as { role: string }).role !== "system")).toBe(true);
     expect(await agent.checkpoint(`no-such-${id}`)).toBeUndefined();
+  }, PATIENCE_MS * 2);
+
+  it("forks a session (a retry is the same fork); a fork of an erased parent is gone, even once the parent's id is used again", async () => {
+    const id = uniqueId("parent");
+    const session = { objective: "Rename Foo to Bar in src/", modelId: "claude-sonnet-4", toolMode: "WRITE", sessionId: id } as const;
+    createdOrThrow(await agent.createSession(session));
+    appendedOrThrow(await agent.append(id, { step: "turn-1", events: [NewEvent.userMessage("the first parent's words")] }));
+
+    const fork = forkedOrThrow(await agent.forkSession(id, 2, `${id}-fork`));
+    expect(fork).toEqual({ kind: "forked", sessionId: `${id}-fork`, parentSessionId: id, atSeq: 2, seq: 1, harnessVersion: "v1",
+      modelId: "claude-sonnet-4" });
+    expect(await agent.forkSession(id, 2, `${id}-fork`)).toEqual(fork);
+    const context = (await agent.context(fork.sessionId, { format: "openai", at: ReadAt.atLeast(1) }))!;
+    expect(JSON.stringify(context.messages)).toContain("the first parent's words");
+    expect(await agent.forkSession(id, 3, `${id}-late`)).toMatchObject({ kind: "rejected", status: 400, field: "atSeq" });
+
+    // erased, then a new session under the same id with the same step: the same eventIds, another session
+    expect((await agent.eraseSession(id)).kind).toBe("erased");
+    await poll(async () => ((await agent.session(id)) === undefined ? true : undefined));
+    createdOrThrow(await agent.createSession({ ...session, objective: "Something else entirely" }));
+    const again = appendedOrThrow(await agent.append(id, { step: "turn-1", events: [NewEvent.userMessage("the new session's words")] }));
+    expect(again.lastSeq).toBe(2);
+    await agent.checkpoint(id, ReadAt.atLeast(2));
+
+    const gone = await agent.context(fork.sessionId, "openai").then(() => undefined, (e: unknown) => e);
+    expect(gone).toBeInstanceOf(TetherError);
+    expect((gone as TetherError).apiError).toMatchObject({ status: 410, code: "parent_gone" });
   }, PATIENCE_MS * 2);
 
   it("lists a gated call for approvers, decides it once, and the agent sees the authorization", async () => {
