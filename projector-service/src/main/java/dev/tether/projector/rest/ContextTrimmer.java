@@ -38,9 +38,9 @@ import java.util.function.IntBinaryOperator;
  * In a format that renders each turn apart (OpenAI's, {@link ContextFormat#rendersTurnsApart}) an exchange's messages
  * are rendered alone, without the header and the tail around them, their sum is the count of the context found, and
  * that context is rendered once; unless a call id repeats among them (a fork's own call reusing its parent's, renamed in
- * the whole context only), when the context found is counted whole as below. In one that merges messages across exchanges (Anthropic's consecutive runs of one
- * role) each exchange is rendered between the header and the tail, the context found is counted whole, and exchanges
- * are dropped or taken back one at a time until the count is exact.
+ * the whole context only), when the context found is counted whole as below. In one that merges messages across
+ * exchanges (Anthropic's consecutive runs of one role) each exchange is rendered between the header and the tail, the
+ * context found is counted whole, and exchanges are dropped or taken back one at a time until the count is exact.
  */
 final class ContextTrimmer {
 
