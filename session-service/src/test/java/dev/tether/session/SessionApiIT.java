@@ -321,6 +321,15 @@ class SessionApiIT {
         given().auth().oauth2(AGENT).contentType("application/json")
                 .body(Map.of("objective", "search", "toolMode", "READ_ONLY", "tokenBudget", 5000))
                 .post("/v1/sessions/{id}/subagents", parent).then().statusCode(422).body("error", equalTo("budget_exceeded"));
+        // nor around those checks: a session's first event proposed on the events endpoint is refused, and starts nothing
+        String bypass = newSessionId();
+        append(AGENT, bypass, batch(Map.of("eventId", uuid(), "type", "session_started", "objective", "write", "systemPrompt", "",
+                "modelId", "model-x", "harnessVersion", "v1", "toolMode", "WRITE", "parentSessionId", parent))).statusCode(422).body("error", equalTo("illegal_event"))
+                .body("field", equalTo("events[0].type")).body("message", containsString("POST /v1/sessions/{id}/subagents"));
+        append(AGENT, bypass, batch(Map.of("eventId", uuid(), "type", "session_forked", "parentSessionId", parent, "atSeq", 1,
+                "objective", "write", "systemPrompt", "", "modelId", "model-x", "harnessVersion", "v1", "toolMode", "WRITE")))
+                .statusCode(422).body("field", equalTo("events[0].type")).body("message", containsString("/fork"));
+        given().auth().oauth2(AGENT).get("/v1/sessions/{id}", bypass).then().statusCode(404);
 
         String child = given().auth().oauth2(AGENT).contentType("application/json")
                 .body(Map.of("objective", "find the callers of Foo", "toolMode", "READ_ONLY", "tokenBudget", 300))

@@ -149,6 +149,7 @@ public class SessionResource {
             } catch (InvalidEventException e) {
                 throw e.under("events[" + i + "].");
             }
+            startsNoSession(proposals.get(i).payload(), "events[" + i + "].type");
         }
         CommandVerdict.Accepted reply = append(principal, sessionId, proposals, request.expectedSeq(), request.epoch());
         ObjectNode out = json.mapper().createObjectNode();
@@ -452,6 +453,20 @@ public class SessionResource {
             throw Verdicts.refusal(rejected);
         }
         throw new IllegalStateException("unhandled verdict " + verdict.getClass().getName());
+    }
+
+    /**
+     * A session starts only through the endpoint that checks what its first event says: create pins it to a registered
+     * harness version, subagents keeps a child no wider and within the parent's budget, fork records which parent it forked.
+     * The same event proposed on the events endpoint would skip those checks.
+     */
+    private static void startsNoSession(EventPayload payload, String field) {
+        String instead = payload instanceof SessionStarted ? "POST /v1/sessions (a subagent: POST /v1/sessions/{id}/subagents)"
+                : payload instanceof SessionForked ? "POST /v1/sessions/{id}/fork" : null;
+        if (instead != null) {
+            throw new ApiException(422, "illegal_event", "'" + payload.type() + "' starts a session: " + instead
+                    + " writes it, after checking what it says; the events endpoint does not").with("field", field);
+        }
     }
 
     private SessionHead visibleHead(String sessionId) {
