@@ -1144,7 +1144,13 @@ export interface components {
              * @description when the sequencer accepted it
              */
             occurredAt: string;
+            /** @description a subagent's: the session it was started under; required with parentStartedAt */
             parentSessionId?: string;
+            /**
+             * Format: date-time
+             * @description a subagent's: when the sequencer accepted its parent's first event, which tells the parent it was started under from a later session made under its id after an erasure; set by POST /v1/sessions/{id}/subagents; absent when not a subagent, or not recorded
+             */
+            parentStartedAt?: string;
             /** Format: int64 */
             seq: number;
             sessionId: string;
@@ -1201,6 +1207,11 @@ export interface components {
              */
             occurredAt: string;
             outcome: string;
+            /**
+             * Format: date-time
+             * @description the child's parentStartedAt: a later session under the parent's id refuses the result; absent when the child did not record it
+             */
+            parentStartedAt?: string;
             /** Format: int64 */
             seq: number;
             sessionId: string;

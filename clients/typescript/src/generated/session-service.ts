@@ -1125,7 +1125,13 @@ export interface components {
             harnessVersion: string;
             modelId: string;
             objective: string;
+            /** @description a subagent's: the session it was started under; required with parentStartedAt */
             parentSessionId?: string;
+            /**
+             * Format: date-time
+             * @description a subagent's: when the sequencer accepted its parent's first event, which tells the parent it was started under from a later session made under its id after an erasure; set by POST /v1/sessions/{id}/subagents; absent when not a subagent, or not recorded
+             */
+            parentStartedAt?: string;
             systemPrompt: string;
             /** Format: int64 */
             tokenBudget?: number;
@@ -1158,6 +1164,11 @@ export interface components {
             /** @description chosen by the client: 1-128 letters, digits, '.', '_' or '-' */
             eventId: string;
             outcome?: string;
+            /**
+             * Format: date-time
+             * @description the child's parentStartedAt: a later session under the parent's id refuses the result; absent when the child did not record it
+             */
+            parentStartedAt?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1441,7 +1452,13 @@ export interface components {
              * @description when the sequencer accepted it
              */
             occurredAt: string;
+            /** @description a subagent's: the session it was started under; required with parentStartedAt */
             parentSessionId?: string;
+            /**
+             * Format: date-time
+             * @description a subagent's: when the sequencer accepted its parent's first event, which tells the parent it was started under from a later session made under its id after an erasure; set by POST /v1/sessions/{id}/subagents; absent when not a subagent, or not recorded
+             */
+            parentStartedAt?: string;
             /** Format: int64 */
             seq: number;
             sessionId: string;
@@ -1528,6 +1545,11 @@ export interface components {
              */
             occurredAt: string;
             outcome: string;
+            /**
+             * Format: date-time
+             * @description the child's parentStartedAt: a later session under the parent's id refuses the result; absent when the child did not record it
+             */
+            parentStartedAt?: string;
             /** Format: int64 */
             seq: number;
             sessionId: string;

@@ -348,6 +348,34 @@ class SessionApiIT {
     }
 
     @Test
+    void subagent_ofAnErasedParent_reportsToNoSessionMadeAgainUnderItsId() {
+        String parent = newSessionId();
+        createSession(AGENT, parent, Map.of()).statusCode(201);
+        String orphan = subagent(parent, "outlive the parent");
+        assertThat(events(AGENT, orphan, 1).getString("events[0].parentStartedAt")).as("which session of the parent's id")
+                .isEqualTo(events(AGENT, parent, 1).getString("events[0].occurredAt"));
+        given().auth().oauth2(AGENT).delete("/v1/sessions/{id}", parent).then().statusCode(200);
+        createSession(AGENT, parent, Map.of("objective", "another session, under the same id")).statusCode(201);
+        String child = subagent(parent, "report to the new parent");
+
+        append(AGENT, orphan, batch(Map.of("eventId", uuid(), "type", "session_closed", "outcome", "for the erased parent only")))
+                .statusCode(200);
+        append(AGENT, child, batch(Map.of("eventId", uuid(), "type", "session_closed", "outcome", "for the new parent"))).statusCode(200);
+
+        // both results go to the parent's partition in that order: once the second is in, the first was decided
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(events(AGENT, parent, 1).getList("events.type")).containsExactly("session_started", "subagent_result"));
+        JsonPath page = events(AGENT, parent, 1);
+        assertThat(page.getString("events[1].childSessionId")).isEqualTo(child);
+        assertThat(page.getString("events[1].outcome")).isEqualTo("for the new parent");
+    }
+
+    private String subagent(String parent, String objective) {
+        return given().auth().oauth2(AGENT).contentType("application/json").body(Map.of("objective", objective, "toolMode", "READ_ONLY"))
+                .post("/v1/sessions/{id}/subagents", parent).then().statusCode(201).extract().path("sessionId");
+    }
+
+    @Test
     void fork_startsANewSessionPinnedLikeItsParentAtTheForkPoint() {
         String parent = created();
         append(AGENT, parent, batch(userMessage(uuid(), "one"), userMessage(uuid(), "two"))).statusCode(200);

@@ -94,7 +94,7 @@ public final class EventAvro {
         if (payload instanceof SessionStarted s) {
             p.setSessionStarted(new dev.tether.avro.SessionStarted(s.objective(), s.systemPrompt(), s.modelId(),
                     s.harnessVersion(), dev.tether.avro.ToolMode.valueOf(s.toolMode().name()), s.constraints(),
-                    s.tokenBudget(), s.parentSessionId(), toAvro(s.harnessTools())));
+                    s.tokenBudget(), s.parentSessionId(), toAvro(s.harnessTools()), s.parentStartedAt()));
         } else if (payload instanceof UserMessage m) {
             p.setUserMessage(new dev.tether.avro.UserMessage(m.content(), toAvro(m.contentRef())));
         } else if (payload instanceof AssistantMessage m) {
@@ -135,7 +135,7 @@ public final class EventAvro {
                     f.modelId(), f.harnessVersion(), dev.tether.avro.ToolMode.valueOf(f.toolMode().name()), f.constraints(),
                     toAvro(f.harnessTools()), f.parentEventId(), f.parentEventAt()));
         } else if (payload instanceof SubagentResult r) {
-            p.setSubagentResult(new dev.tether.avro.SubagentResult(r.childSessionId(), r.outcome()));
+            p.setSubagentResult(new dev.tether.avro.SubagentResult(r.childSessionId(), r.outcome(), r.parentStartedAt()));
         } else if (payload instanceof SessionClosed c) {
             p.setSessionClosed(new dev.tether.avro.SessionClosed(c.outcome()));
         } else if (payload instanceof ToolOutcomeResolved r) {
@@ -191,7 +191,8 @@ public final class EventAvro {
                     : new SessionMigrated(p.getSessionMigrated().getFromVersion(), p.getSessionMigrated().getToVersion());
             case SessionForked.TYPE -> p.getSessionForked() == null ? null : sessionForked(p.getSessionForked());
             case SubagentResult.TYPE -> p.getSubagentResult() == null ? null
-                    : new SubagentResult(p.getSubagentResult().getChildSessionId(), p.getSubagentResult().getOutcome());
+                    : new SubagentResult(p.getSubagentResult().getChildSessionId(), p.getSubagentResult().getOutcome(),
+                            p.getSubagentResult().getParentStartedAt());
             case SessionClosed.TYPE -> p.getSessionClosed() == null ? null : new SessionClosed(p.getSessionClosed().getOutcome());
             case ToolOutcomeResolved.TYPE -> p.getToolOutcomeResolved() == null ? null : new ToolOutcomeResolved(
                     p.getToolOutcomeResolved().getCallId(), OutcomeResolution.valueOf(p.getToolOutcomeResolved().getResolution().name()),
@@ -226,7 +227,7 @@ public final class EventAvro {
     private static SessionStarted sessionStarted(dev.tether.avro.SessionStarted s) {
         return new SessionStarted(s.getObjective(), s.getSystemPrompt(), s.getModelId(), s.getHarnessVersion(),
                 ToolMode.valueOf(s.getToolMode().name()), s.getConstraints(), s.getTokenBudget(), s.getParentSessionId(),
-                fromAvro(s.getHarnessTools()));
+                fromAvro(s.getHarnessTools()), s.getParentStartedAt());
     }
 
     private static SessionForked sessionForked(dev.tether.avro.SessionForked f) {

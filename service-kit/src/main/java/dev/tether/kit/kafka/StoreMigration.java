@@ -99,6 +99,23 @@ public record StoreMigration(int from, String description, UnaryOperator<ObjectN
                 value -> each(value, parents, o -> o.remove(field)));
     }
 
+    /**
+     * Version {@code from + 1} adds several fields: {@link #fieldAdded} for each of {@code fields} (path → what its
+     * absence means), in the map's order.
+     */
+    public static StoreMigration fieldsAdded(int from, Map<String, JsonNode> fields) {
+        List<StoreMigration> each = fields.entrySet().stream().map(f -> fieldAdded(from, f.getKey(), f.getValue())).toList();
+        return of(from, "adds " + String.join(", ", fields.keySet()),
+                value -> {
+                    each.forEach(f -> f.up().apply(value));
+                    return value;
+                },
+                value -> {
+                    each.forEach(f -> f.down().orElseThrow().apply(value));
+                    return value;
+                });
+    }
+
     /** {@code path} split at its dots: names and {@code *}, ending with a name. */
     private static List<String> fieldPath(String path) {
         List<String> parts = List.of(path.split("\\.", -1));

@@ -16,6 +16,8 @@ import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.event.SessionForked;
+import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.SubagentResult;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolMode;
@@ -72,7 +74,7 @@ class EventJsonTest {
         var p = json.readProposal(parse("""
                 {"eventId":"e1","type":"session_started","objective":"o","systemPrompt":"","modelId":"m","harnessVersion":"v1",
                  "toolMode":"WRITE","harnessTools":[{"name":"send_email","mutating":true,"canReconcile":true,"recordedOnly":false}]}"""));
-        assertThat(((dev.tether.core.event.SessionStarted) p.payload()).harnessTools())
+        assertThat(((SessionStarted) p.payload()).harnessTools())
                 .containsExactly(new dev.tether.core.event.HarnessTool("send_email", true, true, false));
         assertThat(json.readProposal(parse("""
                 {"eventId":"e2","type":"tool_call_started","callId":"c1","idempotencyKey":"s/3/c1","epoch":2,"attempt":1}""")).payload())
@@ -82,11 +84,11 @@ class EventJsonTest {
                 + "\"modelId\":\"m\",\"harnessVersion\":\"v1\",\"toolMode\":\"READ_ONLY\",\"harnessTools\":";
         var plain = new dev.tether.core.event.Event("e1", "s1", "acme", 1, java.time.Instant.parse("2026-12-01T10:00:00Z"),
                 new dev.tether.core.event.Actor(dev.tether.core.event.ActorKind.USER, "a"), "v1",
-                new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, List.of(), null, null));
+                new SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, List.of(), null, null));
         assertThat(json.write(plain).has("harnessTools")).as("none declared: written as before the field").isFalse();
         assertThat(json.readEvent(json.write(plain), "acme")).isEqualTo(plain);
         var declared = new dev.tether.core.event.Event("e1", "s1", "acme", 1, plain.occurredAt(), plain.actor(), "v1",
-                new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, List.of(), null, null,
+                new SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, List.of(), null, null,
                         List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false))));
         assertThat(json.readEvent(json.write(declared), "acme")).isEqualTo(declared);
 
@@ -177,6 +179,9 @@ class EventJsonTest {
                 new ContextCompacted(4, "so far", null, List.of(1L, 2L, 3L, 4L)),
                 new FrameworkState("langgraph", "checkpoint", "cp-1", "{\"v\":1}"),
                 new FrameworkState("langgraph", "writes", "cp-1", "[{\"task", BlobRef.of("c".repeat(64), 90_000, "[{\"task")),
+                new SessionStarted("o", "", "m", "v1", ToolMode.READ_ONLY, List.of(), 100L, "parent-1", List.of(),
+                        Instant.parse("2026-11-29T09:00:00.007Z")),
+                new SubagentResult("child-1", "done", Instant.parse("2026-11-29T09:00:00.007Z")),
                 new UnknownEvent("from_a_newer_version"));
         long seq = 1;
         for (EventPayload payload : payloads) {

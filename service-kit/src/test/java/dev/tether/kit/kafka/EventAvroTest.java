@@ -63,11 +63,21 @@ class EventAvroTest {
                 new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, java.util.List.of(),
                         null, null));
 
-        for (Event event : java.util.List.of(start, fork, started, plain)) {
+        var subagent = new Event("e-1", "s-4", "acme", 1, Instant.parse("2026-12-01T10:00:00Z"), new Actor(ActorKind.USER, "agent-1"),
+                "v1", new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.READ_ONLY,
+                        java.util.List.of(), 100L, "s-1", java.util.List.of(), Instant.parse("2026-12-01T09:00:00.007Z")));
+        var result = new Event("e-9", "s-1", "acme", 9, Instant.parse("2026-12-01T10:00:09Z"), new Actor(ActorKind.SYSTEM, "session-service"),
+                "v1", new dev.tether.core.event.SubagentResult("s-4", "done", Instant.parse("2026-12-01T09:00:00.007Z")));
+        var legacyResult = new Event("e-9", "s-1", "acme", 9, Instant.parse("2026-12-01T10:00:09Z"),
+                new Actor(ActorKind.SYSTEM, "session-service"), "v1", new dev.tether.core.event.SubagentResult("s-4", "done"));
+
+        for (Event event : java.util.List.of(start, fork, started, plain, subagent, result, legacyResult)) {
             assertThat(EventAvro.fromAvro(SessionEvent.fromByteBuffer(EventAvro.toAvro(event).toByteBuffer()))).as(event.type())
                     .isEqualTo(event);
         }
         assertThat(EventAvro.toAvro(plain).getPayload().getSessionStarted().getHarnessTools()).isNull();
+        assertThat(EventAvro.toAvro(plain).getPayload().getSessionStarted().getParentStartedAt()).isNull();
+        assertThat(EventAvro.toAvro(legacyResult).getPayload().getSubagentResult().getParentStartedAt()).isNull();
     }
 
     @Test

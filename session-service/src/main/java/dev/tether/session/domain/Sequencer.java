@@ -109,12 +109,13 @@ public final class Sequencer {
         if (payload instanceof SessionStarted s) {
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, s.modelId(),
                     s.harnessVersion(), s.toolMode(), false, TokenUsage.NONE, s.tokenBudget(), s.parentSessionId(), Map.of(),
-                    null, null, 0, s.harnessTools());
+                    null, null, 0, s.harnessTools(), event.occurredAt(), s.parentStartedAt());
         }
         if (payload instanceof SessionForked f) {
             // a fork is a session of its own: not a subagent, so nothing reports back to the parent
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, f.modelId(),
-                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, null, null, Map.of(), null, null, 0, f.harnessTools());
+                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, null, null, Map.of(), null, null, 0, f.harnessTools(),
+                    event.occurredAt(), null);
         }
         if (head == null) {
             throw new IllegalStateException("event " + event.seq() + " of " + event.sessionId() + " before its session_started");
@@ -330,11 +331,28 @@ public final class Sequencer {
             return principal.has(Role.SERVICE) ? illegal(field + ".type", "'" + FrameworkState.TYPE + "' is written by clients, not by"
                     + " Tether's services") : null;
         }
+        if (payload instanceof SubagentResult r) {
+            return subagentResult(r, h);
+        }
         if (payload instanceof UserMessage || payload instanceof TurnInterrupted || payload instanceof PlanUpdated
-                || payload instanceof StepCompleted || payload instanceof SessionClosed || payload instanceof SubagentResult) {
+                || payload instanceof StepCompleted || payload instanceof SessionClosed) {
             return null; // nothing to check beyond the caller's role
         }
         throw new IllegalStateException("no append rule for event type " + type); // session_claimed etc. are refused above
+    }
+
+    /**
+     * subagent_result (the sequencer's own, for a child that closed): only for the session of the parent's id the child was
+     * started under. An id is free again once its session is erased, and a later session made under it is another one; a
+     * result of a child that did not record its parent's start, or for a head that did not keep its own, is taken as
+     * before they were recorded.
+     */
+    private static Rejected subagentResult(SubagentResult r, SessionHead h) {
+        if (r.parentStartedAt() != null && h.startedAt() != null && !r.parentStartedAt().equals(h.startedAt())) {
+            return new Rejected(Rejection.NOT_FOUND, "subagent " + r.childSessionId() + " was started under a session of this id that"
+                    + " started at " + r.parentStartedAt() + " and was erased; this one started at " + h.startedAt(), null);
+        }
+        return null;
     }
 
     /** session_started, session_forked: an agent's, on no session yet. */
@@ -606,7 +624,7 @@ public final class Sequencer {
     private static FollowUp notifyParent(SessionHead child, SessionClosed closed) {
         String eventId = DerivedIds.of(child.sessionId(), "subagent_result");
         var event = new ProposedEvent(eventId, new Actor(ActorKind.SYSTEM, "session-service"),
-                new SubagentResult(child.sessionId(), closed.outcome()));
+                new SubagentResult(child.sessionId(), closed.outcome(), child.parentStartedAt()));
         return new Decision.NotifyParent(child.parentSessionId(), child.tenantId(), event);
     }
 

@@ -7,6 +7,7 @@ import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.id.IdempotencyKey;
+import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +26,11 @@ import java.util.TreeMap;
  *                         kept): a call asked for before it is never authorized ({@code TurnInterrupted.cutsOff})
  * @param harnessTools     the tools the session's harness runs itself, as its first event declared them (empty in a head
  *                         stored before they existed); every call of one is the harness's (docs/ARCHITECTURE.md §6)
+ * @param startedAt        when the sequencer accepted the session's first event: which session of its id this is, since an
+ *                         id is free again once its session is erased (null in a head stored before it was kept)
+ * @param parentStartedAt  a subagent's: its parent's {@code startedAt} when it was started ({@code SessionStarted}), which its
+ *                         {@code subagent_result} carries so that only that session of the parent's id accepts it; null if
+ *                         not a subagent, or not recorded
  */
 public record SessionHead(
         String sessionId,
@@ -44,11 +50,22 @@ public record SessionHead(
         String lastClaimEventId,
         ResumeReason lastClaimResume,
         long lastInterruptSeq,
-        List<HarnessTool> harnessTools) {
+        List<HarnessTool> harnessTools,
+        Instant startedAt,
+        Instant parentStartedAt) {
 
     public SessionHead {
         openCalls = Collections.unmodifiableMap(new TreeMap<>(openCalls)); // sorted: deterministic everywhere
         harnessTools = List.copyOf(harnessTools);
+    }
+
+    /** A head that does not know when its session, or its parent, started (as one stored before they were kept). */
+    public SessionHead(String sessionId, String tenantId, String owner, long lastSeq, long epoch, String workerId, String modelId,
+                       String harnessVersion, ToolMode toolMode, boolean closed, TokenUsage used, Long tokenBudget,
+                       String parentSessionId, Map<String, OpenCall> openCalls, String lastClaimEventId, ResumeReason lastClaimResume,
+                       long lastInterruptSeq, List<HarnessTool> harnessTools) {
+        this(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used, tokenBudget,
+                parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools, null, null);
     }
 
     /** A head of a session whose every call the tool-executor runs. */
@@ -119,12 +136,14 @@ public record SessionHead(
 
     SessionHead withLastSeq(long seq) {
         return new SessionHead(sessionId, tenantId, owner, seq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
+                startedAt, parentStartedAt);
     }
 
     SessionHead withLastInterruptSeq(long seq) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, seq, harnessTools);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, seq, harnessTools,
+                startedAt, parentStartedAt);
     }
 
     /**
@@ -137,32 +156,38 @@ public record SessionHead(
 
     SessionHead withClaim(long newEpoch, String newWorkerId) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, newEpoch, newWorkerId, modelId, harnessVersion, toolMode, closed,
-                used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
+                used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
+                startedAt, parentStartedAt);
     }
 
     SessionHead withLastClaim(String eventId, ResumeReason resume) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, eventId, resume, lastInterruptSeq, harnessTools);
+                tokenBudget, parentSessionId, openCalls, eventId, resume, lastInterruptSeq, harnessTools,
+                startedAt, parentStartedAt);
     }
 
     SessionHead withHarnessVersion(String version) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, version, toolMode, closed, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
+                startedAt, parentStartedAt);
     }
 
     SessionHead closedNow() {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, true, used,
-                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
+                tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
+                startedAt, parentStartedAt);
     }
 
     SessionHead withUsage(TokenUsage usage) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
-                used.plus(usage), tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
+                used.plus(usage), tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
+                startedAt, parentStartedAt);
     }
 
     SessionHead withOpenCalls(Map<String, OpenCall> calls) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
-                tokenBudget, parentSessionId, calls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools);
+                tokenBudget, parentSessionId, calls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
+                startedAt, parentStartedAt);
     }
 
     SessionHead withCall(String callId, OpenCall call) {

@@ -107,7 +107,13 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
                 String traceId = span.getSpanContext().isValid() ? span.getSpanContext().getTraceId() : null;
                 apply(sessionId, before, accepted, record, traceId);
             } else {
-                span.setAttribute("tether.rejection", ((Decision.Rejected) decision).reason().wireName());
+                var rejected = (Decision.Rejected) decision;
+                span.setAttribute("tether.rejection", rejected.reason().wireName());
+                if (command.getReplyTo() == null) {
+                    // a command of Tether's own (a subagent's result, an approval-service answer): nobody else hears of it
+                    LOG.infof("refused command %s of session %s, which no caller waits for: %s (%s)", command.getCommandId(), sessionId,
+                            rejected.message(), rejected.reason().wireName());
+                }
             }
             if (command.getReplyTo() != null) {
                 CommandReply reply = CommandAvro.reply(command, decision, before);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.tether.core.event.CallRunner;
@@ -13,6 +14,7 @@ import dev.tether.kit.kafka.StoreFormatException;
 import dev.tether.kit.kafka.StoreMigration;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.domain.SessionSummary;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -31,13 +33,16 @@ public final class SequencerStoreFormats {
      * before it was never interrupted after the calls it holds were asked for, as far as it can tell: 0. Version 3 adds
      * harness-run tools (docs/ARCHITECTURE.md §6): {@code harnessTools}, and per open call {@code runBy}, {@code attempts},
      * {@code running} and {@code retrySeq}; a head written before them has none (empty, EXECUTOR, 0, false, 0), which is
-     * what it meant. Writing version 2 refuses a head that has harness-run tools or calls rather than drop them.
+     * what it meant. Writing version 2 refuses a head that has harness-run tools or calls rather than drop them. Version 4
+     * adds {@code startedAt} and {@code parentStartedAt} (which session of its id the head is, and which of its parent's id
+     * a subagent was started under); a head written before them does not know (null), and its session's subagents report
+     * to its id as they did. Writing version 3 drops them, with the same effect.
      */
     public static final StoreFormat<SessionHead> HEADS = StoreFormat.of(StoreNames.HEADS, StoredHead.class, StoredHead::of,
                     StoredHead::toHead)
             .fromUnversioned(StoreMigration.fromUnversioned("heads written before store formats had versions",
                     Map.of("openCalls.*.outcomeUnknown", BooleanNode.FALSE)))
-            .steps(StoreMigration.fieldAdded(1, "lastInterruptSeq", LongNode.valueOf(0)), harnessToolsAdded());
+            .steps(StoreMigration.fieldAdded(1, "lastInterruptSeq", LongNode.valueOf(0)), harnessToolsAdded(), startsAdded());
 
     /** {@value StoreNames#SESSIONS_BY_TENANT}. Version 0: as releases before versioned formats wrote it; 1: the same, versioned. */
     public static final StoreFormat<SessionSummary> SUMMARIES = StoreFormat.of(StoreNames.SESSIONS_BY_TENANT, StoredSummary.class,
@@ -49,25 +54,29 @@ public final class SequencerStoreFormats {
 
     /** The step 2 → 3: harness-run tools; its {@code down} refuses what version 2 cannot hold. */
     private static StoreMigration harnessToolsAdded() {
-        List<StoreMigration> fields = List.of(
-                StoreMigration.fieldAdded(2, "harnessTools", JsonNodeFactory.instance.arrayNode()),
-                StoreMigration.fieldAdded(2, "openCalls.*.runBy", TextNode.valueOf(CallRunner.EXECUTOR.name())),
-                StoreMigration.fieldAdded(2, "openCalls.*.attempts", IntNode.valueOf(0)),
-                StoreMigration.fieldAdded(2, "openCalls.*.running", BooleanNode.FALSE),
-                StoreMigration.fieldAdded(2, "openCalls.*.retrySeq", LongNode.valueOf(0)));
-        return StoreMigration.of(2, "adds harness-run tools: harnessTools, openCalls.*.runBy/attempts/running/retrySeq",
-                value -> {
-                    fields.forEach(f -> f.up().apply(value));
-                    return value;
-                },
+        var fields = new LinkedHashMap<String, JsonNode>();
+        fields.put("harnessTools", JsonNodeFactory.instance.arrayNode());
+        fields.put("openCalls.*.runBy", TextNode.valueOf(CallRunner.EXECUTOR.name()));
+        fields.put("openCalls.*.attempts", IntNode.valueOf(0));
+        fields.put("openCalls.*.running", BooleanNode.FALSE);
+        fields.put("openCalls.*.retrySeq", LongNode.valueOf(0));
+        StoreMigration added = StoreMigration.fieldsAdded(2, fields);
+        return StoreMigration.of(2, "adds harness-run tools: harnessTools, openCalls.*.runBy/attempts/running/retrySeq", added.up(),
                 value -> {
                     if (hasHarnessRunTools(value)) {
                         throw StoreFormatException.unmigratable(StoreNames.HEADS, 2, "the session declares harness-run tools,"
                                 + " which version 2 cannot hold: finish the rollout before sessions declare them");
                     }
-                    fields.forEach(f -> f.down().orElseThrow().apply(value));
-                    return value;
+                    return added.down().orElseThrow().apply(value);
                 });
+    }
+
+    /** The step 3 → 4: when the session, and a subagent's parent, started; a head written before does not know (null). */
+    private static StoreMigration startsAdded() {
+        var fields = new LinkedHashMap<String, JsonNode>();
+        fields.put("startedAt", NullNode.getInstance());
+        fields.put("parentStartedAt", NullNode.getInstance());
+        return StoreMigration.fieldsAdded(3, fields);
     }
 
     private static boolean hasHarnessRunTools(ObjectNode head) {

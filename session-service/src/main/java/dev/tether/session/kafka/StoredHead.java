@@ -6,6 +6,7 @@ import dev.tether.core.event.ResumeReason;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
 import dev.tether.session.domain.SessionHead;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,9 @@ record StoredHead(
         String lastClaimEventId,
         ResumeReason lastClaimResume,
         long lastInterruptSeq,
-        List<Tool> harnessTools) {
+        List<Tool> harnessTools,
+        Instant startedAt,
+        Instant parentStartedAt) {
 
     /** The token counters. */
     record Usage(long inputTokens, long outputTokens) {}
@@ -52,7 +55,8 @@ record StoredHead(
         return new StoredHead(h.sessionId(), h.tenantId(), h.owner(), h.lastSeq(), h.epoch(), h.workerId(), h.modelId(), h.harnessVersion(),
                 h.toolMode(), h.closed(), new Usage(h.used().inputTokens(), h.used().outputTokens()), h.tokenBudget(), h.parentSessionId(),
                 calls, h.lastClaimEventId(), h.lastClaimResume(), h.lastInterruptSeq(),
-                h.harnessTools().stream().map(t -> new Tool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList());
+                h.harnessTools().stream().map(t -> new Tool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList(),
+                h.startedAt(), h.parentStartedAt());
     }
 
     SessionHead toHead() {
@@ -62,6 +66,7 @@ record StoredHead(
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
                 new TokenUsage(used.inputTokens(), used.outputTokens()), tokenBudget, parentSessionId, calls, lastClaimEventId,
                 lastClaimResume, lastInterruptSeq,
-                harnessTools.stream().map(t -> new HarnessTool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList());
+                harnessTools.stream().map(t -> new HarnessTool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList(),
+                startedAt, parentStartedAt);
     }
 }

@@ -359,7 +359,7 @@ public class SessionResource {
         }
         String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
         var started = new SessionStarted(request.objective(), request.systemPrompt(), parent.modelId(), parent.harnessVersion(),
-                request.toolMode(), request.constraints(), budget, parentId, request.harnessTools());
+                request.toolMode(), request.constraints(), budget, parentId, request.harnessTools(), parent.startedAt());
         CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", childId);

@@ -94,8 +94,13 @@ final class Given {
     }
 
     static SessionStarted started(Long tokenBudget, String parentSessionId) {
+        return started(tokenBudget, parentSessionId, null);
+    }
+
+    /** A subagent's start, which records when the parent it was started under started. */
+    static SessionStarted started(Long tokenBudget, String parentSessionId, Instant parentStartedAt) {
         return new SessionStarted("fix the failing build", "You are a careful coding agent.", MODEL, V1, ToolMode.WRITE,
-                List.of("no network"), tokenBudget, parentSessionId);
+                List.of("no network"), tokenBudget, parentSessionId, List.of(), parentStartedAt);
     }
 
     static UserMessage user(String text) {

@@ -1660,6 +1660,69 @@ class SequencerTest {
         }
 
         @Test
+        void aSession_knowsWhenItStarted_andAChild_whenTheParentItWasStartedUnderDid_whichItsResultCarries() {
+            World parent = World.started(PARENT_SESSION, started());
+            assertThat(parent.head.startedAt()).isEqualTo(NOW);
+            assertThat(parent.head.parentStartedAt()).isNull();
+            World child = World.empty(CHILD);
+            child.now = LATER;
+            child.accept(child.append(AGENT, started(BUDGET, PARENT_SESSION, parent.head.startedAt())));
+            assertThat(child.head.startedAt()).isEqualTo(LATER);
+            assertThat(child.head.parentStartedAt()).isEqualTo(NOW);
+
+            NotifyParent n = (NotifyParent) child.accept(child.append(AGENT, closed("done"))).followUps().get(0);
+
+            assertThat(n.event().payload()).isEqualTo(new SubagentResult(CHILD, "done", NOW));
+            assertThat(parent.accept(parent.appendEvents(SERVICE, null, null, n.event())).events()).hasSize(1);
+        }
+
+        @Test
+        void aSessionMadeUnderAnErasedParentsId_refusesTheResultOfTheErasedOnesChild_asNotFound() {
+            World erased = World.started(PARENT_SESSION, started());
+            World child = World.started(CHILD, started(BUDGET, PARENT_SESSION, erased.head.startedAt()));
+            erased.accept(erased.erase(AGENT));
+            World again = World.empty(PARENT_SESSION);
+            again.now = LATER;
+            again.accept(again.append(AGENT, started()));
+            NotifyParent n = (NotifyParent) child.accept(child.append(AGENT, closed("the erased parent's secret"))).followUps().get(0);
+
+            Rejected r = again.reject(again.appendEvents(SERVICE, null, null, n.event()));
+
+            assertThat(r.reason()).isEqualTo(Rejection.NOT_FOUND);
+            assertThat(r.message()).contains(CHILD, NOW.toString(), LATER.toString());
+            assertThat(again.seqs()).containsExactly(1L);
+        }
+
+        @Test
+        void whatDoesNotKnowWhenTheParentStarted_isTakenAsBefore() {
+            World parent = World.empty(PARENT_SESSION);
+            parent.now = LATER;
+            parent.accept(parent.append(AGENT, started()));
+            // a child started before parents' starts were recorded
+            parent.accept(parent.appendEvents(SERVICE, null, null, parent.ev(SERVICE, new SubagentResult("old-child", "done"))));
+            // a parent whose head was stored before it kept its start (store format 3)
+            SessionHead stored = parent.head;
+            parent.head = new SessionHead(stored.sessionId(), stored.tenantId(), stored.owner(), stored.lastSeq(), stored.epoch(),
+                    stored.workerId(), stored.modelId(), stored.harnessVersion(), stored.toolMode(), stored.closed(), stored.used(),
+                    stored.tokenBudget(), stored.parentSessionId(), stored.openCalls(), stored.lastClaimEventId(),
+                    stored.lastClaimResume(), stored.lastInterruptSeq(), stored.harnessTools());
+            parent.accept(parent.appendEvents(SERVICE, null, null, parent.ev(SERVICE, new SubagentResult("child", "done", NOW))));
+
+            assertThat(parent.seqs()).containsExactly(1L, 2L, 3L);
+        }
+
+        @Test
+        void aForkKnowsWhenItStarted_andHasNoParentToReportTo() {
+            World fork = World.empty(CHILD);
+            fork.now = LATER;
+            fork.accept(fork.append(AGENT, new SessionForked(PARENT_SESSION, 1, "o", "", MODEL, V1, ToolMode.WRITE, List.of())));
+
+            assertThat(fork.head.startedAt()).isEqualTo(LATER);
+            assertThat(fork.head.parentStartedAt()).isNull();
+            assertThat(fork.head.parentSessionId()).isNull();
+        }
+
+        @Test
         void closingATopLevelSession_notifiesNoOne() {
             World w = World.started();
 
@@ -1851,12 +1914,13 @@ class SequencerTest {
 
         @Test
         void evolve_sessionStarted_buildsTheHeadFromNothing() {
-            Event e = new Event("ev-1", SESSION, TENANT, 1, NOW, new Actor(ActorKind.USER, "agent-1"), V1, started(500L, PARENT_SESSION));
+            Event e = new Event("ev-1", SESSION, TENANT, 1, LATER, new Actor(ActorKind.USER, "agent-1"), V1,
+                    started(500L, PARENT_SESSION, NOW));
 
             SessionHead h = Sequencer.evolve(null, e);
 
             assertThat(h).isEqualTo(new SessionHead(SESSION, TENANT, "agent-1", 1, 0, null, MODEL, V1, ToolMode.WRITE, false,
-                    TokenUsage.NONE, 500L, PARENT_SESSION, Map.of(), null, null, 0));
+                    TokenUsage.NONE, 500L, PARENT_SESSION, Map.of(), null, null, 0, List.of(), LATER, NOW));
         }
 
         @Test

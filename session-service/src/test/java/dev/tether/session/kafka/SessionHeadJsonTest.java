@@ -22,10 +22,10 @@ class SessionHeadJsonTest {
 
         byte[] stored = SequencerStoreFormats.HEADS.serialize("heads", head);
 
-        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":3," + BEFORE_VERSIONS.substring(1, BEFORE_VERSIONS.length() - 1)
+        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":4," + BEFORE_VERSIONS.substring(1, BEFORE_VERSIONS.length() - 1)
                 .replace("\"outcomeUnknown\":false}", "\"outcomeUnknown\":false,\"runBy\":\"EXECUTOR\",\"attempts\":0,\"running\":false,"
                         + "\"retrySeq\":0}")
-                + ",\"lastInterruptSeq\":6,\"harnessTools\":[]}");
+                + ",\"lastInterruptSeq\":6,\"harnessTools\":[],\"startedAt\":null,\"parentStartedAt\":null}");
         assertThat(SequencerStoreFormats.HEADS.deserialize("heads", stored)).isEqualTo(head);
     }
 

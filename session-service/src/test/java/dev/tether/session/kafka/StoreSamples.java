@@ -5,6 +5,7 @@ import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.domain.SessionSummary;
+import java.time.Instant;
 import java.util.Map;
 
 /**
@@ -17,17 +18,20 @@ final class StoreSamples {
     private StoreSamples() {}
 
     static SessionHead fullHead() {
-        return fullHead(11);
+        return fullHead(11, Instant.parse("2026-12-04T10:00:00.123Z"), Instant.parse("2026-12-04T09:58:00.456Z"));
     }
 
-    /** The full head with another {@code lastInterruptSeq}: how versions 0 and 1, which cannot hold it, read. */
-    static SessionHead fullHead(long lastInterruptSeq) {
+    /**
+     * The full head with another {@code lastInterruptSeq} and starts: how versions 0 and 1 (no {@code lastInterruptSeq}) and
+     * versions before 4 (no {@code startedAt}, {@code parentStartedAt}) read.
+     */
+    static SessionHead fullHead(long lastInterruptSeq, Instant startedAt, Instant parentStartedAt) {
         return new SessionHead("s-golden", "acme", "agent-1", 12, 3, "worker-2", "model-x", "v7", ToolMode.WRITE, false,
                 new TokenUsage(1200, 340), 100_000L, "s-parent",
                 Map.of("c1", new SessionHead.OpenCall("edit_file", 5, SessionHead.Approval.REQUESTED, false, false),
                         "c2", new SessionHead.OpenCall("run_command", 9, SessionHead.Approval.GRANTED, true, false),
                         "c3", new SessionHead.OpenCall("read_file", 10, SessionHead.Approval.NONE, false, true)),
-                "claim-3", ResumeReason.CRASH, lastInterruptSeq);
+                "claim-3", ResumeReason.CRASH, lastInterruptSeq, java.util.List.of(), startedAt, parentStartedAt);
     }
 
     static SessionHead minimalHead() {

@@ -84,7 +84,7 @@ public final class EventSchemas {
      * and {@code harnessTools} when none were declared ({@link EventJson#write}). Every other field is always there.
      */
     static final Map<Class<?>, Set<String>> ABSENT_FROM_ANSWERS = Map.ofEntries(
-            Map.entry(SessionStarted.class, Set.of("tokenBudget", "parentSessionId", "harnessTools")),
+            Map.entry(SessionStarted.class, Set.of("tokenBudget", "parentSessionId", "harnessTools", "parentStartedAt")),
             Map.entry(UserMessage.class, Set.of("contentRef")),
             Map.entry(AssistantMessage.class, Set.of("contentRef")),
             Map.entry(ApprovalRequested.class, Set.of("shownRef")),
@@ -95,6 +95,7 @@ public final class EventSchemas {
             Map.entry(ContextCompacted.class, Set.of("summaryRef")),
             Map.entry(StepCompleted.class, Set.of("evidence")),
             Map.entry(SessionForked.class, Set.of("harnessTools", "parentEventId", "parentEventAt")),
+            Map.entry(SubagentResult.class, Set.of("parentStartedAt")),
             Map.entry(AuthorizationBasis.class, Set.of("approvalSeq")));
 
     /** The records inside events: each of their fields is always there in an answer, unless named above. */
@@ -115,6 +116,13 @@ public final class EventSchemas {
                 + "session of that id was forked (an erased session's id may be used again); absent in a fork made before it was recorded");
         schemas.describe(SessionForked.class, "parentEventAt", "when the sequencer accepted the parent's event at atSeq (its "
                 + "occurredAt); absent in a fork made before it was recorded");
+        schemas.describe(SessionStarted.class, "parentSessionId", "a subagent's: the session it was started under; required with "
+                + "parentStartedAt");
+        schemas.describe(SessionStarted.class, "parentStartedAt", "a subagent's: when the sequencer accepted its parent's first "
+                + "event, which tells the parent it was started under from a later session made under its id after an erasure; set by "
+                + "POST /v1/sessions/{id}/subagents; absent when not a subagent, or not recorded");
+        schemas.describe(SubagentResult.class, "parentStartedAt", "the child's parentStartedAt: a later session under the parent's "
+                + "id refuses the result; absent when the child did not record it");
         for (Class<?> nested : NESTED) {
             schemas.absentFromAnswers(nested, ABSENT_FROM_ANSWERS.getOrDefault(nested, Set.of()));
         }

@@ -46,16 +46,18 @@ class EventSchemasTest {
 
     /**
      * Fields the document lists as optional that a record requires only with another value: {@code basis.approvalSeq}
-     * for an APPROVAL basis (its description says so).
+     * for an APPROVAL basis, a subagent's {@code parentSessionId} with its {@code parentStartedAt} (their descriptions say
+     * so).
      */
-    private static final Set<String> CONDITIONAL = Set.of("tool_call_authorized basis.approvalSeq");
+    private static final Set<String> CONDITIONAL = Set.of("tool_call_authorized basis.approvalSeq", "session_started parentSessionId");
 
     private static Map<String, String> samples() {
         var s = new LinkedHashMap<String, String>();
         s.put("session_started", """
                 {"objective": "o", "systemPrompt": "s", "modelId": "m", "harnessVersion": "v1", "toolMode": "WRITE",
                  "constraints": ["c"], "tokenBudget": 1000, "parentSessionId": "p",
-                 "harnessTools": [{"name": "t", "mutating": true, "canReconcile": true, "recordedOnly": false}]}""");
+                 "harnessTools": [{"name": "t", "mutating": true, "canReconcile": true, "recordedOnly": false}],
+                 "parentStartedAt": "2026-12-01T09:00:00.007Z"}""");
         s.put("user_message", "{\"content\": \"hi\"}");
         s.put("assistant_message", """
                 {"content": "x", "toolCalls": [{"callId": "c1", "tool": "read_file", "argumentsJson": "{}"}],
@@ -79,7 +81,7 @@ class EventSchemasTest {
                  "toolMode": "READ_ONLY", "constraints": ["c"],
                  "harnessTools": [{"name": "t", "mutating": false, "canReconcile": false, "recordedOnly": true}],
                  "parentEventId": "e2", "parentEventAt": "2026-12-01T09:59:00.123Z"}""");
-        s.put("subagent_result", "{\"childSessionId\": \"c\", \"outcome\": \"o\"}");
+        s.put("subagent_result", "{\"childSessionId\": \"c\", \"outcome\": \"o\", \"parentStartedAt\": \"2026-12-01T09:00:00.007Z\"}");
         s.put("session_closed", "{\"outcome\": \"o\"}");
         s.put("tool_outcome_resolved", "{\"callId\": \"c1\", \"resolution\": \"RETRY\", \"approver\": \"a\", \"reason\": \"r\"}");
         s.put("tool_call_started", "{\"callId\": \"c1\", \"idempotencyKey\": \"k\", \"epoch\": 2, \"attempt\": 1}");
