@@ -23,9 +23,13 @@ final class Requests {
         return value;
     }
 
+    /** The value; a missing one "is required", a blank one "must not be blank" (the caller sent the field). */
     static String required(String value, String field) {
-        if (value == null || value.isBlank()) {
+        if (value == null) {
             throw new InvalidEventException(field, "is required");
+        }
+        if (value.isBlank()) {
+            throw new InvalidEventException(field, "must not be blank");
         }
         return value;
     }

@@ -48,4 +48,15 @@ class RequestsTest {
         }
         assertThat(json.read(json.mapper().readTree("{\"atSeq\":1}"), Requests.Fork.class).atSeq()).isEqualTo(1);
     }
+
+    @Test
+    void aClaim_withoutAWorkerId_isRequired_andWithABlankOne_mustNotBeBlank() throws Exception {
+        for (String body : new String[] {"{\"harnessVersion\":\"v1\"}", "{\"workerId\":\" \",\"harnessVersion\":\"v1\"}"}) {
+            assertThatThrownBy(() -> json.read(json.mapper().readTree(body), Requests.Claim.class)).as(body)
+                    .isInstanceOfSatisfying(InvalidEventException.class, e -> {
+                        assertThat(e.field()).isEqualTo("workerId");
+                        assertThat(e.getMessage()).contains(body.contains("workerId") ? "must not be blank" : "is required");
+                    });
+        }
+    }
 }
