@@ -226,6 +226,30 @@ class ExecutorIT {
         assertThat(result.get("content").asText()).contains("path").doesNotContain("root:x:0:0");
     }
 
+    @Test
+    void aSessionMadeAgainUnderAnErasedSessionsId_hasItsCallsRun_neverTheErasedOnesOutcomesReportedAgain() throws Exception {
+        String session = scenario.prefix + "again";
+        Files.createDirectories(scenario.workspace(session));
+        Files.writeString(scenario.workspace(session).resolve("a.txt"), "what the erased session read");
+        Files.writeString(scenario.workspace(session).resolve("b.txt"), "what the new session reads");
+        scenario.createSession(session, AGENT, "READ_ONLY");
+        String key = call(session, "r1", "read_file", "{\"path\":\"a.txt\"}");
+        assertThat(scenario.awaitResult(session, AGENT, "r1").get("content").asText()).contains("what the erased session read");
+
+        scenario.erase(session, AGENT);
+        scenario.createSession(session, AGENT, "READ_ONLY");
+        assertThat(call(session, "r1", "read_file", "{\"path\":\"b.txt\"}")).as("the same seq and callId: the same key").isEqualTo(key);
+
+        JsonNode result = scenario.awaitResult(session, AGENT, "r1");
+        assertThat(result.get("status").asText()).isEqualTo("OK");
+        assertThat(result.get("content").asText()).contains("what the new session reads").doesNotContain("erased");
+        List<ToolOutcome> ledger = scenario.ledger(key);
+        assertThat(ledger).extracting(ToolOutcome::getState)
+                .containsExactly(OutcomeState.STARTED, OutcomeState.OK, OutcomeState.STARTED, OutcomeState.OK);
+        assertThat(ledger.get(0).getRequestedAt()).isEqualTo(ledger.get(1).getRequestedAt()).isBefore(ledger.get(2).getRequestedAt());
+        assertThat(Files.readString(scenario.executorLog())).contains(key + ": the ledger's OK is of an earlier session under the id");
+    }
+
     /** Asks for one call and authorizes it on policy; returns its idempotency key. */
     private String call(String session, String callId, String tool, String argumentsJson) {
         long seq = scenario.askFor(session, AGENT, Map.of(callId, List.of(tool, argumentsJson)));

@@ -151,6 +151,12 @@ final class ExecutorScenario implements AutoCloseable {
                 "modelId", "model-x", "toolMode", toolMode), 201);
     }
 
+    /** Erases the session, as its owner may. */
+    void erase(String sessionId, String token) {
+        send(HttpRequest.newBuilder(URI.create(sessions.baseUrl() + "/v1/sessions/" + sessionId)).header("Authorization", "Bearer " + token)
+                .DELETE(), 200);
+    }
+
     /** Appends an assistant message asking for {@code calls} (callId → [tool, argumentsJson]); returns its seq. */
     long askFor(String sessionId, String token, Map<String, List<String>> calls) {
         JsonNode reply = post(token, "/v1/sessions/" + sessionId + "/events", Map.of("events", List.of(assistantMessage(calls))), 200);

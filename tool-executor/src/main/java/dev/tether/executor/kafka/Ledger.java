@@ -34,8 +34,14 @@ import org.jboss.logging.Logger;
  * written with a timestamp of at least its call's {@code requestedAt} ({@link #record}), so every record of K lies at
  * or after the first offset whose timestamp is {@code requestedAt} (Kafka's {@code offsetsForTimes}). Records of older
  * versions, stamped with their executor's clock, are covered by the clock-skew margin subtracted from that time. The
- * idempotency key is unique to its authorization (a RETRY is a new key with its own authorization time), so no other
- * request of K can carry an earlier time.
+ * idempotency key is unique to its authorization within a session (a RETRY is a new key with its own authorization
+ * time), so no other request of K can carry an earlier time.
+ *
+ * <p><b>Which session's call.</b> A session id is a name, free again once its session is erased, and a session made
+ * under it repeats the keys of the erased one's calls (its seqs and callIds). Every record carries its call's
+ * {@code requestedAt} ({@link #record}), so a record of another authorization of the key (the erased session's) is no
+ * outcome of this request, and the call runs as the new call it is. A record of an executor before {@code requestedAt}
+ * was recorded is taken only if it lies where this request's records must (at or after its floor).
  *
  * <p><b>How it is read.</b> Per owned partition a window holds the latest offset and state of every call recorded in an
  * offset range {@code [from, tail)}, all of it read in order; it is bounded ({@code cacheCalls} per partition, and
@@ -77,6 +83,9 @@ final class Ledger {
 
     /** A call of the current batch: its latest outcome (none, or erased: empty) and the floor of its records' timestamps. */
     private record Known(Optional<ToolOutcome> outcome, Instant authorizedAt) {}
+
+    /** A call's latest record found in the log, and its timestamp. */
+    private record Found(ToolOutcome outcome, long timestamp) {}
 
     private final OutcomeLog log;
     private final AckedWriter writer;
@@ -145,6 +154,7 @@ final class Ledger {
                     + "the executor differ by more than the margin of %s", key, known.authorizedAt(), authorized - now,
                     settings.clockSkew());
         }
+        outcome.setRequestedAt(known.authorizedAt());
         writer.ledgerEntry(outcome, Math.max(now, authorized));
         answers.put(key, new Known(Optional.of(outcome), known.authorizedAt()));
     }
@@ -200,7 +210,7 @@ final class Ledger {
 
         var inWindow = new TreeMap<Long, String>();
         var below = new HashSet<String>();
-        var found = new HashMap<String, ToolOutcome>();
+        var found = new HashMap<String, Found>();
         for (ToolRequest request : requests) {
             String key = request.getIdempotencyKey();
             Window.Held held = window.calls.get(key);
@@ -220,9 +230,28 @@ final class Ledger {
         }
         for (ToolRequest request : requests) {
             String key = request.getIdempotencyKey();
-            answers.put(key, new Known(Optional.ofNullable(found.get(key)), request.getRequestedAt()));
+            Found latest = found.get(key);
+            answers.put(key, new Known(latest != null && ofThisAuthorization(latest, request) ? Optional.of(latest.outcome())
+                    : Optional.empty(), request.getRequestedAt()));
         }
         window.evict(settings.cacheCalls(), oldest.minus(settings.clockSkew().multipliedBy(2)).toEpochMilli());
+    }
+
+    /**
+     * Whether {@code found}, the latest record of the request's key, is an outcome of this request's authorization, not
+     * of a call of an erased session whose id and keys the request's session has again.
+     */
+    private boolean ofThisAuthorization(Found found, ToolRequest request) {
+        Instant recorded = found.outcome().getRequestedAt();
+        boolean ours = recorded != null ? recorded.equals(request.getRequestedAt())
+                : found.timestamp() >= request.getRequestedAt().minus(settings.clockSkew()).toEpochMilli();
+        if (!ours) {
+            LOG.infof("%s: the ledger's %s is of an earlier session under the id %s (its call authorized at %s; this one at %s),"
+                    + " erased since: this call is new", request.getIdempotencyKey(), found.outcome().getState(),
+                    request.getSessionId(), recorded != null ? recorded : "before " + Instant.ofEpochMilli(found.timestamp()),
+                    request.getRequestedAt());
+        }
+        return ours;
     }
 
     /** Applies the partition's records from the window's tail to {@code end}; returns how many were read. */
@@ -242,8 +271,8 @@ final class Ledger {
      * The latest outcome of each of {@code keys} in {@code [from, to)}: read in order, until every key was found ended
      * (an ended call never changes) or the range ends. A key without a record there, or erased, is left out.
      */
-    private Map<String, ToolOutcome> scan(int partition, long from, long to, Set<String> keys) {
-        var latest = new HashMap<String, ToolOutcome>();
+    private Map<String, Found> scan(int partition, long from, long to, Set<String> keys) {
+        var latest = new HashMap<String, Found>();
         var ended = new HashSet<String>();
         long[] count = {0};
         log.read(partition, from, to, (offset, timestamp, key, value) -> {
@@ -253,7 +282,7 @@ final class Ledger {
                     latest.remove(key);
                     ended.remove(key);
                 } else {
-                    latest.put(key, value);
+                    latest.put(key, new Found(value, timestamp));
                     if (value.getState() == OutcomeState.STARTED) {
                         ended.remove(key);
                     } else {
@@ -270,8 +299,8 @@ final class Ledger {
     }
 
     /** The full outcomes of calls the window holds, read back at their offsets (nearby ones in one pass). */
-    private Map<String, ToolOutcome> fetch(int partition, Window window, TreeMap<Long, String> byOffset) {
-        var found = new HashMap<String, ToolOutcome>();
+    private Map<String, Found> fetch(int partition, Window window, TreeMap<Long, String> byOffset) {
+        var found = new HashMap<String, Found>();
         long[] count = {0};
         var offsets = new ArrayList<>(byOffset.keySet());
         int i = 0;
@@ -284,7 +313,7 @@ final class Ledger {
             log.read(partition, offsets.get(i), last + 1, (offset, timestamp, key, value) -> {
                 count[0]++;
                 if (value != null && key.equals(byOffset.get(offset))) {
-                    found.put(key, value);
+                    found.put(key, new Found(value, timestamp));
                 }
                 return offset < last;
             });

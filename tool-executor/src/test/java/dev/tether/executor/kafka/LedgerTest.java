@@ -115,6 +115,45 @@ class LedgerTest {
     }
 
     @Test
+    void aCallOfASessionMadeAgainUnderAnErasedSessionsId_hasItsKey_butNotItsOutcome_whetherCachedOrScanned() {
+        var erased = request("s1/3/call-1", T0);
+        clock.set(T0.plusSeconds(1));
+        Ledger ran = ledger(100);
+        runCalls(ran, List.of(erased));
+        assertThat(log.entries(0)).extracting(e -> e.value().getRequestedAt()).containsOnly(T0);
+        for (int i = 0; i < 5; i++) {
+            log.append(outcome("s2/" + i + "/call-x", OutcomeState.OK, "", T0.plusSeconds(2)), T0.plusSeconds(2));
+        }
+        Ledger scanning = ledger(1);
+        scanning.get(request("s2/4/call-x", T0.plusSeconds(2)));
+        scanning.release(); // its window of one call now starts past the erased call, which only a scan finds
+        // s1 erased and made again; its new call-1 is asked for at the same seq 30 s later, within the margin
+        var again = request("s1/3/call-1", T0.plusSeconds(30));
+        clock.set(T0.plusSeconds(31));
+
+        assertThat(ran.get(again)).as("from the window of the executor that ran it").isEmpty();
+        assertThat(scanning.get(again)).as("by a scan").isEmpty();
+        assertThat(scanning.recordsRead(Ledger.Read.SCAN)).isPositive();
+        ran.release();
+        assertThat(ran.get(erased)).map(ToolOutcome::getContent).contains("ran s1/3/call-1");
+    }
+
+    @Test
+    void aRecordOfAnOlderExecutor_isNoOutcomeOfACallAuthorizedLaterThanTheMarginAfterIt_evenIfTheWindowHoldsIt() {
+        var erased = request("s1/3/call-1", T0);
+        log.append(outcome(erased.getIdempotencyKey(), OutcomeState.OK, "legacy", T0), T0.plusSeconds(1)); // no requestedAt
+        clock.set(T0.plusSeconds(2));
+        Ledger ledger = ledger(100);
+        assertThat(ledger.get(erased)).map(ToolOutcome::getContent).contains("legacy");
+        ledger.release();
+
+        var again = request("s1/3/call-1", T0.plusSeconds(1).plus(SKEW).plusMillis(1));
+        clock.set(again.getRequestedAt().plusSeconds(1));
+
+        assertThat(ledger.get(again)).isEmpty();
+    }
+
+    @Test
     void aWrite_isStampedNoEarlierThanItsAuthorization_evenWhenTheExecutorsClockLags() {
         Instant authorized = T0.plusSeconds(600);
         var request = request("s1/5/call-1", authorized);
