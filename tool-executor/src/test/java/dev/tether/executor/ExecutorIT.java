@@ -248,6 +248,19 @@ class ExecutorIT {
                 .containsExactly(OutcomeState.STARTED, OutcomeState.OK, OutcomeState.STARTED, OutcomeState.OK);
         assertThat(ledger.get(0).getRequestedAt()).isEqualTo(ledger.get(1).getRequestedAt()).isBefore(ledger.get(2).getRequestedAt());
         assertThat(Files.readString(scenario.executorLog())).contains(key + ": the ledger's OK is of an earlier session under the id");
+
+        // tool-requests replayed from offset 0: the erased session's request comes again, after the new session's call
+        scenario.stopExecutor();
+        int ledgerBefore = scenario.ledgerSize();
+        rewindExecutorGroup();
+        scenario.startExecutor();
+        call(session, "after-replay", "read_file", "{\"path\":\"b.txt\"}");
+        scenario.awaitResult(session, AGENT, "after-replay"); // the replay came before it: it is done
+        assertThat(scenario.ledgerSize()).as("the replay wrote no ledger entry; only the new read_file did (STARTED, OK)")
+                .isEqualTo(ledgerBefore + 2);
+        assertThat(scenario.toolResults(session, AGENT, "r1")).hasSize(1);
+        assertThat(Files.readString(scenario.executorLog())).contains(key + " (authorized at " + ledger.get(0).getRequestedAt()
+                + ") is of a session erased since");
     }
 
     /** Asks for one call and authorizes it on policy; returns its idempotency key. */

@@ -3,6 +3,7 @@ package dev.tether.executor.domain;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.CallRunner;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -23,14 +24,18 @@ import java.util.Objects;
  * @param runBy          who runs the call, as the projector read the session's declaration; a request of a projector before
  *                       harness-run tools says nothing, which is EXECUTOR. Anything else is never run, refused or answered
  *                       here ({@link CallRules#decide})
+ * @param requestedAt    when the call's authorization was appended: which authorization of its key this is (a session
+ *                       made under an erased session's id repeats its keys, not this); never null
  */
 public record CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool,
-                          String argumentsJson, long requestSeq, ToolMode toolMode, AuthorizationBasis basis, CallRunner runBy) {
+                          String argumentsJson, long requestSeq, ToolMode toolMode, AuthorizationBasis basis, CallRunner runBy,
+                          Instant requestedAt) {
 
     /** A request for a call the executor runs. */
     public CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool, String argumentsJson,
-                       long requestSeq, ToolMode toolMode, AuthorizationBasis basis) {
-        this(idempotencyKey, sessionId, tenantId, callId, tool, argumentsJson, requestSeq, toolMode, basis, CallRunner.EXECUTOR);
+                       long requestSeq, ToolMode toolMode, AuthorizationBasis basis, Instant requestedAt) {
+        this(idempotencyKey, sessionId, tenantId, callId, tool, argumentsJson, requestSeq, toolMode, basis, CallRunner.EXECUTOR,
+                requestedAt);
     }
 
     public CallRequest {
@@ -42,6 +47,7 @@ public record CallRequest(String idempotencyKey, String sessionId, String tenant
         Objects.requireNonNull(argumentsJson, "argumentsJson");
         Objects.requireNonNull(toolMode, "toolMode");
         Objects.requireNonNull(basis, "basis");
+        Objects.requireNonNull(requestedAt, "requestedAt");
         runBy = runBy == null ? CallRunner.EXECUTOR : runBy;
     }
 }

@@ -19,7 +19,8 @@ final class CallAvro {
         return new CallRequest(request.getIdempotencyKey(), request.getSessionId(), request.getTenantId(),
                 request.getCallId(), request.getTool(), request.getArgumentsJson(), requestSeq(request),
                 ToolMode.valueOf(request.getToolMode().name()), EventAvro.fromAvro(request.getBasis()),
-                request.getRunBy() == null ? null : dev.tether.core.event.CallRunner.valueOf(request.getRunBy().name()));
+                request.getRunBy() == null ? null : dev.tether.core.event.CallRunner.valueOf(request.getRunBy().name()),
+                request.getRequestedAt());
     }
 
     /**

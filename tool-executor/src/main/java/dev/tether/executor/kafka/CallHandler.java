@@ -80,6 +80,11 @@ final class CallHandler {
     void handle(ToolRequest toolRequest) {
         CallRequest request = CallAvro.request(toolRequest);
         String key = request.idempotencyKey();
+        if (ledger.superseded(toolRequest)) {
+            LOG.warnf("%s (authorized at %s) is of a session erased since: a later session under the id %s has a call of the same"
+                    + " key; nothing is run or reported", key, toolRequest.getRequestedAt(), request.sessionId());
+            return;
+        }
         Optional<CallEntry> known = ledger.get(toolRequest).map(CallAvro::entry);
         var verdict = authority.check(request.tenantId(), request.toolMode(), request.tool(), request.basis());
         Step step = CallRules.decide(known, request, verdict, authority.registered(request.tool()));
@@ -181,7 +186,7 @@ final class CallHandler {
     /** Writes the call's next ledger entry, waiting until all in-sync replicas have it ({@link Ledger#record}). */
     private CallEntry record(Optional<CallEntry> entry, Recorded recorded) {
         CallEntry next = CallRules.evolve(entry, recorded);
-        ledger.record(CallAvro.outcome(next));
+        ledger.record(recorded.request().requestedAt(), CallAvro.outcome(next));
         return next;
     }
 

@@ -39,9 +39,11 @@ import org.jboss.logging.Logger;
  *
  * <p><b>Which session's call.</b> A session id is a name, free again once its session is erased, and a session made
  * under it repeats the keys of the erased one's calls (its seqs and callIds). Every record carries its call's
- * {@code requestedAt} ({@link #record}), so a record of another authorization of the key (the erased session's) is no
- * outcome of this request, and the call runs as the new call it is. A record of an executor before {@code requestedAt}
- * was recorded is taken only if it lies where this request's records must (at or after its floor).
+ * {@code requestedAt} ({@link #record}). A record of an earlier authorization of the key (the erased session's) is no
+ * outcome of this request, which runs as the new call it is. A record of a later one means the request is the erased
+ * session's, come again (a redelivery, a replay) after the new session's call: it is {@link #superseded}, and nothing
+ * is run or reported for it. A record of an executor before {@code requestedAt} was recorded is taken only if it lies
+ * where this request's records must (at or after its floor).
  *
  * <p><b>How it is read.</b> Per owned partition a window holds the latest offset and state of every call recorded in an
  * offset range {@code [from, tail)}, all of it read in order; it is bounded ({@code cacheCalls} per partition, and
@@ -81,11 +83,16 @@ final class Ledger {
     /** What the ledger read, by why it read it. */
     enum Read { TAKEOVER, TAIL, SCAN, FETCH }
 
-    /** A call of the current batch: its latest outcome (none, or erased: empty) and the floor of its records' timestamps. */
-    private record Known(Optional<ToolOutcome> outcome, Instant authorizedAt) {}
+    /** How the latest record of a key stands to a request of it. */
+    private enum Authorization { THIS, EARLIER, LATER }
 
-    /** A call's latest record found in the log, and its timestamp. */
-    private record Found(ToolOutcome outcome, long timestamp) {}
+    /**
+     * A key's latest record (its outcome, and the record's timestamp), or none (no record, or erased); a call of the
+     * current batch is answered by how it stands to the request ({@link #authorization}).
+     */
+    private record Known(ToolOutcome outcome, long timestamp) {
+        static final Known NONE = new Known(null, 0);
+    }
 
     private final OutcomeLog log;
     private final AckedWriter writer;
@@ -126,6 +133,21 @@ final class Ledger {
      * a call the batch did not look up is looked up now.
      */
     Optional<ToolOutcome> get(ToolRequest request) {
+        Known latest = known(request);
+        return latest.outcome() != null && authorization(latest, request) == Authorization.THIS ? Optional.of(latest.outcome())
+                : Optional.empty();
+    }
+
+    /**
+     * Whether the request is of a session erased since: its key has a record of a later authorization, a later session's
+     * under the same id. Nothing is to be run or reported for it.
+     */
+    boolean superseded(ToolRequest request) {
+        Known latest = known(request);
+        return latest.outcome() != null && authorization(latest, request) == Authorization.LATER;
+    }
+
+    private Known known(ToolRequest request) {
         Known known = answers.get(request.getIdempotencyKey());
         if (known == null) {
             synchronized (this) {
@@ -134,29 +156,29 @@ final class Ledger {
             }
             known = answers.get(request.getIdempotencyKey());
         }
-        return known.outcome();
+        return known;
     }
 
     /**
-     * Writes the call's next ledger entry and waits until all in-sync replicas have it, stamped no earlier than the
-     * call's authorization (see above); then answers with it. The call must have been looked up.
+     * Writes a call's next ledger entry, which carries the time its authorization was appended ({@code requestedAt}),
+     * and waits until all in-sync replicas have it, stamped no earlier than that time (see above); then answers with it.
+     * The call must have been looked up.
      */
-    void record(ToolOutcome outcome) {
+    void record(Instant requestedAt, ToolOutcome outcome) {
         String key = outcome.getIdempotencyKey();
-        Known known = answers.get(key);
-        if (known == null) {
+        if (!answers.containsKey(key)) {
             throw new IllegalStateException("ledger: " + key + " is recorded without having been looked up");
         }
         long now = clock.millis();
-        long authorized = known.authorizedAt().toEpochMilli();
+        long authorized = requestedAt.toEpochMilli();
         if (authorized > now + settings.clockSkew().toMillis()) {
             LOG.warnf("%s was authorized at %s, %d ms ahead of this executor's clock: the clocks of the session-service and "
-                    + "the executor differ by more than the margin of %s", key, known.authorizedAt(), authorized - now,
-                    settings.clockSkew());
+                    + "the executor differ by more than the margin of %s", key, requestedAt, authorized - now, settings.clockSkew());
         }
-        outcome.setRequestedAt(known.authorizedAt());
-        writer.ledgerEntry(outcome, Math.max(now, authorized));
-        answers.put(key, new Known(Optional.of(outcome), known.authorizedAt()));
+        outcome.setRequestedAt(requestedAt);
+        long stamped = Math.max(now, authorized);
+        writer.ledgerEntry(outcome, stamped);
+        answers.put(key, new Known(outcome, stamped));
     }
 
     /** Forgets the batch's answers once the batch is done: the next batch looks its calls up again. */
@@ -210,7 +232,7 @@ final class Ledger {
 
         var inWindow = new TreeMap<Long, String>();
         var below = new HashSet<String>();
-        var found = new HashMap<String, Found>();
+        var found = new HashMap<String, Known>();
         for (ToolRequest request : requests) {
             String key = request.getIdempotencyKey();
             Window.Held held = window.calls.get(key);
@@ -230,28 +252,34 @@ final class Ledger {
         }
         for (ToolRequest request : requests) {
             String key = request.getIdempotencyKey();
-            Found latest = found.get(key);
-            answers.put(key, new Known(latest != null && ofThisAuthorization(latest, request) ? Optional.of(latest.outcome())
-                    : Optional.empty(), request.getRequestedAt()));
+            answers.put(key, found.getOrDefault(key, Known.NONE));
         }
         window.evict(settings.cacheCalls(), oldest.minus(settings.clockSkew().multipliedBy(2)).toEpochMilli());
     }
 
     /**
-     * Whether {@code found}, the latest record of the request's key, is an outcome of this request's authorization, not
-     * of a call of an erased session whose id and keys the request's session has again.
+     * Which authorization of the request's key {@code found}, its latest record, is of: this request's, an earlier one
+     * (a call of an erased session whose id and keys the request's session has again), or a later one (the request is
+     * that erased session's). A record without {@code requestedAt} (an older executor's) is this request's if it lies at
+     * or after the request's floor, else an earlier one's.
      */
-    private boolean ofThisAuthorization(Found found, ToolRequest request) {
+    private Authorization authorization(Known found, ToolRequest request) {
         Instant recorded = found.outcome().getRequestedAt();
-        boolean ours = recorded != null ? recorded.equals(request.getRequestedAt())
-                : found.timestamp() >= request.getRequestedAt().minus(settings.clockSkew()).toEpochMilli();
-        if (!ours) {
+        Instant requested = request.getRequestedAt();
+        Authorization of;
+        if (recorded == null) {
+            of = found.timestamp() >= requested.minus(settings.clockSkew()).toEpochMilli() ? Authorization.THIS : Authorization.EARLIER;
+        } else {
+            int order = recorded.compareTo(requested);
+            of = order == 0 ? Authorization.THIS : order < 0 ? Authorization.EARLIER : Authorization.LATER;
+        }
+        if (of == Authorization.EARLIER) {
             LOG.infof("%s: the ledger's %s is of an earlier session under the id %s (its call authorized at %s; this one at %s),"
                     + " erased since: this call is new", request.getIdempotencyKey(), found.outcome().getState(),
                     request.getSessionId(), recorded != null ? recorded : "before " + Instant.ofEpochMilli(found.timestamp()),
-                    request.getRequestedAt());
+                    requested);
         }
-        return ours;
+        return of;
     }
 
     /** Applies the partition's records from the window's tail to {@code end}; returns how many were read. */
@@ -271,8 +299,8 @@ final class Ledger {
      * The latest outcome of each of {@code keys} in {@code [from, to)}: read in order, until every key was found ended
      * (an ended call never changes) or the range ends. A key without a record there, or erased, is left out.
      */
-    private Map<String, Found> scan(int partition, long from, long to, Set<String> keys) {
-        var latest = new HashMap<String, Found>();
+    private Map<String, Known> scan(int partition, long from, long to, Set<String> keys) {
+        var latest = new HashMap<String, Known>();
         var ended = new HashSet<String>();
         long[] count = {0};
         log.read(partition, from, to, (offset, timestamp, key, value) -> {
@@ -282,7 +310,7 @@ final class Ledger {
                     latest.remove(key);
                     ended.remove(key);
                 } else {
-                    latest.put(key, new Found(value, timestamp));
+                    latest.put(key, new Known(value, timestamp));
                     if (value.getState() == OutcomeState.STARTED) {
                         ended.remove(key);
                     } else {
@@ -299,8 +327,8 @@ final class Ledger {
     }
 
     /** The full outcomes of calls the window holds, read back at their offsets (nearby ones in one pass). */
-    private Map<String, Found> fetch(int partition, Window window, TreeMap<Long, String> byOffset) {
-        var found = new HashMap<String, Found>();
+    private Map<String, Known> fetch(int partition, Window window, TreeMap<Long, String> byOffset) {
+        var found = new HashMap<String, Known>();
         long[] count = {0};
         var offsets = new ArrayList<>(byOffset.keySet());
         int i = 0;
@@ -313,7 +341,7 @@ final class Ledger {
             log.read(partition, offsets.get(i), last + 1, (offset, timestamp, key, value) -> {
                 count[0]++;
                 if (value != null && key.equals(byOffset.get(offset))) {
-                    found.put(key, new Found(value, timestamp));
+                    found.put(key, new Known(value, timestamp));
                 }
                 return offset < last;
             });

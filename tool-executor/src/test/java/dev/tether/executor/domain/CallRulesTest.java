@@ -49,8 +49,9 @@ class CallRulesTest {
 
     private static final String KEY = "s1/3/c1";
     private static final String ARGUMENTS = "{\"path\":\"a.txt\",\"content\":\"hello\"}";
+    private static final Instant AUTHORIZED_AT = Instant.parse("2026-11-29T09:59:00Z");
     private static final CallRequest REQUEST = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3,
-            ToolMode.WRITE, AuthorizationBasis.POLICY);
+            ToolMode.WRITE, AuthorizationBasis.POLICY, AUTHORIZED_AT);
 
     private static final Authority.Verdict ALLOWED = new Authority.Allowed(WRITE_FILE);
     private static final String REASON = "refused: 'write_file' needs a human's approval in WRITE sessions of this tenant,"
@@ -79,7 +80,7 @@ class CallRulesTest {
     void givenAHarnessRunRequest_whateverTheEntryAndTheVerdict_thenItIsNotOurs_andNothingIsRecordedRunOrReported(
             dev.tether.core.event.CallRunner runBy) {
         var harnessRun = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3, ToolMode.WRITE, AuthorizationBasis.POLICY,
-                runBy);
+                runBy, AUTHORIZED_AT);
         for (Optional<CallEntry> entry : List.of(none(), Optional.of(started()), Optional.of(fold(new Started(1, ABSENT, HELLO),
                 new Ended(CallState.OK, 1, "wrote", null, ABSENT, HELLO))))) {
             for (Authority.Verdict verdict : List.of(ALLOWED, REFUSED)) {
@@ -92,7 +93,8 @@ class CallRulesTest {
 
     @Test
     void givenARequestOfAProjectorBeforeHarnessRunTools_thenItIsTheExecutors() {
-        var old = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3, ToolMode.WRITE, AuthorizationBasis.POLICY, null);
+        var old = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3, ToolMode.WRITE, AuthorizationBasis.POLICY, null,
+                AUTHORIZED_AT);
 
         assertThat(old.runBy()).isEqualTo(dev.tether.core.event.CallRunner.EXECUTOR);
         assertThat(CallRules.decide(none(), old, ALLOWED, Optional.of(WRITE_FILE))).isInstanceOf(Run.class);
@@ -279,7 +281,7 @@ class CallRulesTest {
         }
 
         private CallRequest requested(String key, long requestSeq, AuthorizationBasis basis) {
-            return new CallRequest(key, "s1", "acme", "c1", "write_file", ARGUMENTS, requestSeq, ToolMode.WRITE, basis);
+            return new CallRequest(key, "s1", "acme", "c1", "write_file", ARGUMENTS, requestSeq, ToolMode.WRITE, basis, AUTHORIZED_AT);
         }
 
         @ParameterizedTest(name = "basis {0}, interrupted at seq {1}")
@@ -547,7 +549,7 @@ class CallRulesTest {
             reached.add(CallRules.decide(Optional.of(fold(new Ended(CallState.OK, 1, "x", null, null, null))), REQUEST,
                     ALLOWED, Optional.empty()).getClass());
             reached.add(CallRules.decide(none(), new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3, ToolMode.WRITE,
-                    AuthorizationBasis.POLICY, dev.tether.core.event.CallRunner.HARNESS), ALLOWED, Optional.empty()).getClass());
+                    AuthorizationBasis.POLICY, dev.tether.core.event.CallRunner.HARNESS, AUTHORIZED_AT), ALLOWED, Optional.empty()).getClass());
 
             List<Class<?>> steps = leaves(Step.class);
             assertThat(steps).containsExactlyInAnyOrder(ReportAgain.class, Conclude.class, Reconcile.class, Run.class, Step.NotOurs.class);

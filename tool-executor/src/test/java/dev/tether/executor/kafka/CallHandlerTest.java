@@ -151,6 +151,20 @@ class CallHandlerTest {
     }
 
     @Test
+    void aRequestOfAnErasedSession_whoseKeyALaterSessionUnderItsIdHasUsed_isNeitherRunNorRecordedNorAnswered() {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"the erased session's\"}", ToolMode.WRITE, POLICY);
+        Instant later = request.getRequestedAt().plusSeconds(40);
+        outcomes.append(ToolOutcome.newBuilder().setIdempotencyKey(key("c1")).setSessionId(SESSION).setTenantId("acme").setCallId("c1")
+                .setTool("write_file").setState(OutcomeState.OK).setAttempt(1).setExecutorId("executor-1").setStartedAt(later)
+                .setFinishedAt(later).setContent("the later session's").setRequestedAt(later).build(), later);
+
+        handler().handle(request); // redelivered after the later session's call ran
+
+        assertThat(producer.history()).as("no ledger record, no tool_result").isEmpty();
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
+    }
+
+    @Test
     void aRefusedCall_isRecordedAsError_withoutStarted() {
         handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", ToolMode.READ_ONLY, POLICY));
 

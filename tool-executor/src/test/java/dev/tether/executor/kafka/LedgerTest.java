@@ -134,8 +134,38 @@ class LedgerTest {
         assertThat(ran.get(again)).as("from the window of the executor that ran it").isEmpty();
         assertThat(scanning.get(again)).as("by a scan").isEmpty();
         assertThat(scanning.recordsRead(Ledger.Read.SCAN)).isPositive();
+        assertThat(ran.superseded(again)).isFalse();
         ran.release();
         assertThat(ran.get(erased)).map(ToolOutcome::getContent).contains("ran s1/3/call-1");
+        assertThat(ran.superseded(erased)).isFalse();
+        ran.release();
+
+        runCalls(ran, List.of(again));
+        // the erased session's request comes again (a redelivery, a replay): the later session's call superseded it
+        assertThat(ran.superseded(erased)).isTrue();
+        assertThat(ran.get(erased)).isEmpty();
+        ran.release();
+        assertThat(ran.get(again)).map(ToolOutcome::getRequestedAt).contains(again.getRequestedAt());
+        assertThat(ran.superseded(again)).isFalse();
+    }
+
+    @Test
+    void anErasedSessionsRequest_andALaterSessionsOfTheSameKey_inOneBatch_areEachAnsweredByTheirOwnAuthorization() {
+        var erased = request("s1/3/call-1", T0);
+        var again = request("s1/3/call-1", T0.plusSeconds(30));
+        clock.set(T0.plusSeconds(31));
+        Ledger ledger = ledger(100);
+        runCalls(ledger, List.of(erased)); // both come again in one batch (a redelivery), the erased one first
+
+        ledger.prepare(Map.of(0, List.of(erased, again)));
+
+        assertThat(ledger.get(erased)).map(ToolOutcome::getContent).contains("ran s1/3/call-1");
+        assertThat(ledger.superseded(erased)).isFalse();
+        assertThat(ledger.get(again)).isEmpty();
+        assertThat(ledger.superseded(again)).isFalse();
+        ledger.record(again.getRequestedAt(), outcome(again.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()));
+        assertThat(ledger.superseded(erased)).as("once the later session's call is recorded").isTrue();
+        assertThat(ledger.get(again)).map(ToolOutcome::getState).contains(OutcomeState.STARTED);
     }
 
     @Test
@@ -161,9 +191,9 @@ class LedgerTest {
         Ledger ledger = ledger(100);
 
         assertThat(ledger.get(request)).isEmpty();
-        ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()));
+        ledger.record(request.getRequestedAt(), outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()));
         clock.set(authorized.plusSeconds(30));
-        ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.OK, "done", clock.instant()));
+        ledger.record(request.getRequestedAt(), outcome(request.getIdempotencyKey(), OutcomeState.OK, "done", clock.instant()));
 
         assertThat(producer.history()).extracting(r -> Instant.ofEpochMilli(r.timestamp()))
                 .containsExactly(authorized, authorized.plusSeconds(30));
@@ -228,7 +258,7 @@ class LedgerTest {
         ledger.prepare(Map.of(0, List.of(request, request)));
 
         assertThat(ledger.get(request)).isEmpty();
-        ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", T0));
+        ledger.record(request.getRequestedAt(), outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", T0));
 
         assertThat(ledger.get(request)).map(ToolOutcome::getState).contains(OutcomeState.STARTED);
     }
@@ -237,7 +267,7 @@ class LedgerTest {
     void aWriteOfACallNeverLookedUp_isRefused() {
         Ledger ledger = ledger(100);
 
-        assertThatThrownBy(() -> ledger.record(outcome("s1/5/call-1", OutcomeState.OK, "", T0)))
+        assertThatThrownBy(() -> ledger.record(T0, outcome("s1/5/call-1", OutcomeState.OK, "", T0)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("without having been looked up");
         assertThat(producer.history()).isEmpty();
     }
@@ -298,10 +328,10 @@ class LedgerTest {
                 Optional<OutcomeState> answered = ledger.get(request).map(ToolOutcome::getState);
                 assertThat(answered).as("%s in a world of %d calls", key, authorized.size()).isEqualTo(Optional.ofNullable(truth.get(key)));
                 if (answered.isEmpty() || answered.get() == OutcomeState.STARTED) {
-                    ledger.record(outcome(key, OutcomeState.STARTED, "", clock.instant()));
+                    ledger.record(request.getRequestedAt(), outcome(key, OutcomeState.STARTED, "", clock.instant()));
                     truth.put(key, OutcomeState.STARTED);
                     if (random.nextInt(5) > 0) { // otherwise it crashed mid-call
-                        ledger.record(outcome(key, OutcomeState.OK, "ran " + key, clock.instant()));
+                        ledger.record(request.getRequestedAt(), outcome(key, OutcomeState.OK, "ran " + key, clock.instant()));
                         truth.put(key, OutcomeState.OK);
                     }
                 }
@@ -324,8 +354,8 @@ class LedgerTest {
         ledger.prepare(Map.of(0, requests));
         for (ToolRequest request : requests) {
             if (ledger.get(request).isEmpty()) {
-                ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()));
-                ledger.record(outcome(request.getIdempotencyKey(), OutcomeState.OK, "ran " + request.getIdempotencyKey(), clock.instant()));
+                ledger.record(request.getRequestedAt(), outcome(request.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()));
+                ledger.record(request.getRequestedAt(), outcome(request.getIdempotencyKey(), OutcomeState.OK, "ran " + request.getIdempotencyKey(), clock.instant()));
             }
         }
         ledger.release();
