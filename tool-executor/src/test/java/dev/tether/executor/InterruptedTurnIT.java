@@ -99,4 +99,29 @@ class InterruptedTurnIT {
         assertThat(java.nio.file.Files.readAllLines(scenario.workspace(writer).resolve("count.txt")))
                 .as("one execution: the later turn's, none of the interrupted one").hasSize(1);
     }
+
+    /**
+     * A session id is free again once its session is erased: the erased session's interruption at seq 5 must not cut off
+     * a call the session made again under its id asks for at seq 2 (the approval-service, the sequencer and the executor
+     * each forget it with the erasure).
+     */
+    @Test
+    @Order(3)
+    void anErasedSessionsInterruption_doesNotCancelTheCallsOfASessionMadeAgainUnderItsId() throws Exception {
+        scenario.startExecutor(); // running through the erasure: it sees the interruption, then the tombstones
+        String session = scenario.prefix + "again";
+        scenario.createSession(session, AGENT, "WRITE");
+        scenario.append(session, AGENT, Map.of("type", "user_message", "content", "count"));
+        scenario.append(session, AGENT, Map.of("type", "user_message", "content", "no, wait"));
+        scenario.append(session, AGENT, Map.of("type", "turn_interrupted", "partialText", "", "reason", "user pressed stop"));
+        scenario.append(session, AGENT, Map.of("type", "user_message", "content", "forget all that"));
+        scenario.erase(session, AGENT);
+        scenario.createSession(session, AGENT, "WRITE");
+
+        long seq = scenario.askFor(session, AGENT, Map.of("c1", List.of("run_command", COUNT)));
+
+        assertThat(seq).isEqualTo(2);
+        assertThat(scenario.awaitResult(session, AGENT, "c1").get("status").asText()).isEqualTo("OK");
+        assertThat(java.nio.file.Files.readAllLines(scenario.workspace(session).resolve("count.txt"))).hasSize(1);
+    }
 }

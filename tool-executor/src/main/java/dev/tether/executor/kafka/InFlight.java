@@ -57,6 +57,16 @@ final class InFlight {
         }
     }
 
+    /**
+     * The session was erased: its interruptions are forgotten, since a session id is free again and a session made under it
+     * starts its seqs anew. A call of the erased session still running runs to its end (its result finds no session).
+     */
+    void erased(String sessionId) {
+        synchronized (interruptedAt) {
+            interruptedAt.remove(sessionId);
+        }
+    }
+
     /** A {@code turn_interrupted} at {@code seq}: cancels the session's running calls of the turns it interrupts. */
     void interrupt(String sessionId, long seq) {
         synchronized (interruptedAt) {

@@ -2,6 +2,7 @@ package dev.tether.executor.kafka;
 
 import dev.tether.avro.SessionEvent;
 import dev.tether.core.event.TurnInterrupted;
+import dev.tether.core.id.SessionEventKeyBytes;
 import dev.tether.kit.kafka.RegistryUnavailableException;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.TopicLayout;
@@ -88,6 +89,21 @@ final class InterruptWatcher implements Runnable {
         this.catchUpTimeout = catchUpTimeout;
     }
 
+    /**
+     * An erasure's tombstone: the session's interruptions go with its events, so that a session made again under its id
+     * is not cut off by them.
+     */
+    private void erased(byte[] key) {
+        try {
+            if (key == null) {
+                throw new IllegalArgumentException("it has none");
+            }
+            inFlight.erased(SessionEventKeyBytes.decode(key).sessionId());
+        } catch (IllegalArgumentException e) {
+            LOG.warnf("a tombstone on session-events whose key is not a session-events key, skipped: %s", e.getMessage());
+        }
+    }
+
     boolean ready() {
         return ready;
     }
@@ -136,7 +152,9 @@ final class InterruptWatcher implements Runnable {
                     release();
                     for (var record : events.poll(waiting.isEmpty() ? POLL : WAITING_POLL)) {
                         SessionEvent event = record.value();
-                        if (event != null && TurnInterrupted.TYPE.equals(event.getType())) {
+                        if (event == null) {
+                            erased(record.key());
+                        } else if (TurnInterrupted.TYPE.equals(event.getType())) {
                             inFlight.interrupt(event.getSessionId(), event.getSeq());
                         }
                     }

@@ -11,6 +11,7 @@ import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.SessionEventKeyBytes;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.TopicLayout;
@@ -110,6 +111,26 @@ class InterruptWatcherTest {
         watcher.catchUp(SESSION);
 
         assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+    }
+
+    @Test
+    void anErasedSessionsInterruption_doesNotCutOffTheCallsOfASessionMadeAgainUnderItsId() {
+        start();
+        append(4, new TurnInterrupted("", "the user said stop"));
+        watcher.catchUp(SESSION);
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+
+        for (long seq = 1; seq <= 4; seq++) { // the erasure: a tombstone per event
+            events.append(ITS_PARTITION, SessionEventKeyBytes.encode(SESSION, seq), null);
+        }
+        events.append(ITS_PARTITION, null, null); // tombstones no sequencer writes: skipped
+        events.append(ITS_PARTITION, SESSION.getBytes(StandardCharsets.UTF_8), null);
+        watcher.catchUp(SESSION);
+
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isZero();
+        var running = new CancellationToken();
+        inFlight.register(SESSION, 3, running).close();
+        assertThat(running.isCancelled()).as("a call the new session asked for at seq 3").isFalse();
     }
 
     // ---------------------------------------------------------------------------------------------
