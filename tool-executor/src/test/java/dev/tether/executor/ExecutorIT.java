@@ -231,12 +231,15 @@ class ExecutorIT {
         String session = scenario.prefix + "again";
         Files.createDirectories(scenario.workspace(session));
         Files.writeString(scenario.workspace(session).resolve("a.txt"), "what the erased session read");
-        Files.writeString(scenario.workspace(session).resolve("b.txt"), "what the new session reads");
         scenario.createSession(session, AGENT, "READ_ONLY");
         String key = call(session, "r1", "read_file", "{\"path\":\"a.txt\"}");
         assertThat(scenario.awaitResult(session, AGENT, "r1").get("content").asText()).contains("what the erased session read");
 
         scenario.erase(session, AGENT);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> !Files.exists(scenario.workspace(session))); // the workspace goes with its session
+        Files.createDirectories(scenario.workspace(session));
+        Files.writeString(scenario.workspace(session).resolve("b.txt"), "what the new session reads");
         scenario.createSession(session, AGENT, "READ_ONLY");
         assertThat(call(session, "r1", "read_file", "{\"path\":\"b.txt\"}")).as("the same seq and callId: the same key").isEqualTo(key);
 
@@ -261,6 +264,30 @@ class ExecutorIT {
         assertThat(scenario.toolResults(session, AGENT, "r1")).hasSize(1);
         assertThat(Files.readString(scenario.executorLog())).contains(key + " (authorized at " + ledger.get(0).getRequestedAt()
                 + ") is of a session erased since");
+    }
+
+    @Test
+    void anErasedSessionsWorkspace_goesWithIt_andAnotherTenantsSessionUnderItsId_seesNothingOfIt() throws Exception {
+        String session = scenario.prefix + "erased-files";
+        scenario.createSession(session, AGENT, "WRITE");
+        call(session, "w1", "write_file", "{\"path\":\"private.txt\",\"content\":\"acme's private words\"}");
+        assertThat(scenario.awaitResult(session, AGENT, "w1").get("status").asText()).isEqualTo("OK");
+        assertThat(scenario.workspace(session).resolve("private.txt")).hasContent("acme's private words");
+
+        scenario.erase(session, AGENT);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> !Files.exists(scenario.workspace(session)));
+        scenario.createSession(session, GLOBEX, "READ_ONLY");
+        long seq = scenario.askFor(session, GLOBEX, Map.of("r1", List.of("read_file", "{\"path\":\"private.txt\"}"),
+                "l1", List.of("list_dir", "{\"path\":\".\"}")));
+        scenario.authorize(session, "globex", "r1", AuthorizationBasis.POLICY);
+        scenario.authorize(session, "globex", "l1", AuthorizationBasis.POLICY);
+
+        JsonNode read = scenario.awaitResult(session, GLOBEX, "r1");
+        assertThat(read.get("status").asText()).isEqualTo("ERROR");
+        assertThat(read.get("content").asText()).doesNotContain("acme's private words");
+        assertThat(scenario.awaitResult(session, GLOBEX, "l1").get("content").asText()).doesNotContain("private.txt");
+        assertThat(seq).isEqualTo(2);
     }
 
     /** Asks for one call and authorizes it on policy; returns its idempotency key. */

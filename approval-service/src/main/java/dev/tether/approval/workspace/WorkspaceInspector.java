@@ -84,7 +84,7 @@ public final class WorkspaceInspector implements CallInspector {
             String why = tool == null ? "the tool is not available in a " + mode + " session" : "the arguments are not a JSON object";
             return inspection(tenantId, asWritten(call, why), CallTarget.NONE);
         }
-        Workspace workspace = workspace(sessionId);
+        Workspace workspace = workspace(tenantId, sessionId);
         String shown;
         try {
             shown = tool.shown(workspace, arguments);
@@ -102,10 +102,13 @@ public final class WorkspaceInspector implements CallInspector {
         return new Inspection(offloaded.text(), offloaded.ref(), target);
     }
 
-    /** The session's workspace if it exists, read as it is; otherwise the empty one. */
-    private Workspace workspace(String sessionId) {
+    /**
+     * The tenant's session's workspace if it exists, read as it is; otherwise (also when another tenant's erased session
+     * left it) the empty one.
+     */
+    private Workspace workspace(String tenantId, String sessionId) {
         try {
-            return WorkspaceRoot.existing(root, sessionId, SandboxUser.current()).orElse(empty);
+            return WorkspaceRoot.existing(root, tenantId, sessionId, SandboxUser.current()).orElse(empty);
         } catch (RuntimeException e) {
             LOG.warnf("cannot read the workspace of %s (%s); previewing against an empty one", sessionId, e.getMessage());
             return empty;

@@ -71,13 +71,23 @@ class WorkspaceInspectorTest {
 
     @Test
     void theWorkspaceTheExecutorOpens_isTheOnePreviewed() throws IOException {
-        Workspace opened = new WorkspaceRoot(root, SandboxUser.current()).open("s-2"); // as the executor opens it
+        Workspace opened = new WorkspaceRoot(root, SandboxUser.current()).open("acme", "s-2"); // as the executor opens it
         Files.writeString(opened.root().resolve("notes.txt"), "one\n");
 
         Inspection in = inspect("s-2", "edit_file", "{\"path\":\"notes.txt\",\"old\":\"one\",\"new\":\"two\"}");
 
         assertThat(in.shown()).contains("--- a/notes.txt", "-one", "+two");
         assertThat(in.target()).isEqualTo(new CallTarget("notes.txt", "notes.txt"));
+    }
+
+    @Test
+    void aWorkspaceAnotherTenantsErasedSessionLeftUnderTheId_isPreviewedAsEmpty() throws IOException {
+        Workspace globex = new WorkspaceRoot(root, SandboxUser.current()).open("globex", "s-3");
+        Files.writeString(globex.root().resolve("notes.txt"), "globex's private notes\n");
+
+        Inspection in = inspect("s-3", "write_file", "{\"path\":\"notes.txt\",\"content\":\"acme's\\n\"}");
+
+        assertThat(in.shown()).contains("--- /dev/null", "+acme's").doesNotContain("globex");
     }
 
     @Test

@@ -117,7 +117,7 @@ public final class DemoCommand implements Callable<Integer> {
     /** Creates the session's workspace as the executor would, with two source files and the check script. */
     private Path seed(String sessionId) throws IOException {
         var root = new WorkspaceRoot(workspaces, Isolation.detect(RunnerConfig.defaults()).commandUser());
-        Workspace workspace = root.open(sessionId);
+        Workspace workspace = root.open("acme", sessionId); // the demo's agent is acme's
         write(workspace, DemoAgent.GREETER, """
                 package demo;
 

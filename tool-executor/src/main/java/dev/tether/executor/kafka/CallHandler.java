@@ -118,7 +118,7 @@ final class CallHandler {
             conclude(request, known, CallRules.argumentsNotJson(step));
             return;
         }
-        Workspace workspace = sandbox.workspace(request.sessionId());
+        Workspace workspace = sandbox.workspace(request.tenantId(), request.sessionId());
         CancellationToken cancellation = new CancellationToken();
         try (var registration = inFlight.register(request.sessionId(), request.requestSeq(), cancellation)) {
             ToolContext context = sandbox.context(workspace, request.tenantId(), request.idempotencyKey(), cancellation);

@@ -116,11 +116,11 @@ public class Executor {
                 Clock.systemUTC());
         LedgerMetrics.register(meters, ledger);
         var inFlight = new InFlight();
+        var sandbox = new Sandbox(workspaces, runner, new MapSecretProvider(config.secrets()), offloader);
         watcher = new InterruptWatcher(new KafkaConsumer<>(consumerConfig(null, false), new ByteArrayDeserializer(),
-                this.<SessionEvent>serde().deserializer()), inFlight, layout, config.interruptions().catchUpTimeout());
-        var handler = new CallHandler(ledger, writer, authority,
-                new Sandbox(workspaces, runner, new MapSecretProvider(config.secrets()), offloader), inFlight, watcher::catchUp,
-                crashPoints, config.instanceId(), Clock.systemUTC());
+                this.<SessionEvent>serde().deserializer()), inFlight, layout, config.interruptions().catchUpTimeout(), sandbox::erase);
+        var handler = new CallHandler(ledger, writer, authority, sandbox, inFlight, watcher::catchUp, crashPoints, config.instanceId(),
+                Clock.systemUTC());
         workers = Executors.newFixedThreadPool(config.concurrency(), named("tool-call"));
         loop = new ExecutorLoop(
                 new KafkaConsumer<>(consumerConfig(layout.prefix() + "tether-tool-executor", true),

@@ -68,6 +68,7 @@ final class InterruptWatcher implements Runnable {
 
     private final Consumer<byte[], SessionEvent> events;
     private final InFlight inFlight;
+    private final java.util.function.Consumer<String> erasures;
     private final String topic;
     private final Duration catchUpTimeout;
     private final Queue<Asked> asked = new ConcurrentLinkedQueue<>();
@@ -79,11 +80,20 @@ final class InterruptWatcher implements Runnable {
     private volatile boolean ready;
     private int partitions;
 
+    /** A watcher that tells no one else of erasures. */
+    InterruptWatcher(Consumer<byte[], SessionEvent> events, InFlight inFlight, TopicLayout layout, Duration catchUpTimeout) {
+        this(events, inFlight, layout, catchUpTimeout, sessionId -> {});
+    }
+
     /**
      * @param catchUpTimeout how long {@link #catchUp} waits before it gives up and the call is not started
+     * @param erasures       told of each session erased (once per tombstone), before a catch-up passes it: the executor
+     *                       removes its workspace
      */
-    InterruptWatcher(Consumer<byte[], SessionEvent> events, InFlight inFlight, TopicLayout layout, Duration catchUpTimeout) {
+    InterruptWatcher(Consumer<byte[], SessionEvent> events, InFlight inFlight, TopicLayout layout, Duration catchUpTimeout,
+                     java.util.function.Consumer<String> erasures) {
         this.events = events;
+        this.erasures = erasures;
         this.inFlight = inFlight;
         this.topic = layout.name(Topics.SESSION_EVENTS);
         this.catchUpTimeout = catchUpTimeout;
@@ -91,16 +101,24 @@ final class InterruptWatcher implements Runnable {
 
     /**
      * An erasure's tombstone: the session's interruptions go with its events, so that a session made again under its id
-     * is not cut off by them.
+     * is not cut off by them; and whoever else must know is told ({@code erasures}).
      */
     private void erased(byte[] key) {
+        String sessionId;
         try {
             if (key == null) {
                 throw new IllegalArgumentException("it has none");
             }
-            inFlight.erased(SessionEventKeyBytes.decode(key).sessionId());
+            sessionId = SessionEventKeyBytes.decode(key).sessionId();
         } catch (IllegalArgumentException e) {
             LOG.warnf("a tombstone on session-events whose key is not a session-events key, skipped: %s", e.getMessage());
+            return;
+        }
+        inFlight.erased(sessionId);
+        try {
+            erasures.accept(sessionId);
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "session %s was erased, and what the executor keeps of it could not all be removed", sessionId);
         }
     }
 

@@ -27,9 +27,17 @@ final class Sandbox {
         this.offloader = offloader;
     }
 
-    /** The session's workspace, made if it does not exist yet. */
-    Workspace workspace(String sessionId) {
-        return workspaces.open(sessionId);
+    /**
+     * The workspace of the tenant's session, made if it does not exist yet; what another tenant's erased session left
+     * under the id is cleared first ({@link WorkspaceRoot#open(String, String)}).
+     */
+    Workspace workspace(String tenantId, String sessionId) {
+        return workspaces.open(tenantId, sessionId);
+    }
+
+    /** The session was erased: its workspace goes with it. */
+    void erase(String sessionId) {
+        workspaces.erase(sessionId);
     }
 
     /** The context of one call in {@code workspace}, with a redactor of its own. */

@@ -62,18 +62,18 @@ class WorkspaceRootTest {
         var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
         Workspace opened = roots.open("session-1");
 
-        assertThat(WorkspaceRoot.existing(temp.resolve("workspaces"), "session-1", SandboxUser.current()))
+        assertThat(WorkspaceRoot.existing(temp.resolve("workspaces"), "acme", "session-1", SandboxUser.current()))
                 .get().extracting(Workspace::root).isEqualTo(opened.root());
     }
 
     @Test
     void existing_createsNothing_neitherTheWorkspaceNorTheRoot() {
         Path absent = temp.resolve("absent");
-        assertThat(WorkspaceRoot.existing(absent, "session-1", SandboxUser.current())).isEmpty();
+        assertThat(WorkspaceRoot.existing(absent, "acme", "session-1", SandboxUser.current())).isEmpty();
         assertThat(absent).doesNotExist();
 
         var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
-        assertThat(WorkspaceRoot.existing(roots.directory(), "session-2", SandboxUser.current())).isEmpty();
+        assertThat(WorkspaceRoot.existing(roots.directory(), "acme", "session-2", SandboxUser.current())).isEmpty();
         assertThat(roots.directory().resolve("session-2")).doesNotExist();
     }
 
@@ -84,7 +84,7 @@ class WorkspaceRootTest {
         Files.createDirectories(root.resolve(".hidden"));
         Files.createDirectories(temp.resolve("x"));
 
-        assertThat(WorkspaceRoot.existing(root, sessionId, SandboxUser.current())).isEmpty();
+        assertThat(WorkspaceRoot.existing(root, "acme", sessionId, SandboxUser.current())).isEmpty();
     }
 
     @Test
@@ -93,7 +93,51 @@ class WorkspaceRootTest {
         Files.createSymbolicLink(roots.directory().resolve("linked"), Path.of("/etc"));
         Files.writeString(roots.directory().resolve("a-file"), "x");
 
-        assertThat(WorkspaceRoot.existing(roots.directory(), "linked", SandboxUser.current())).isEmpty();
-        assertThat(WorkspaceRoot.existing(roots.directory(), "a-file", SandboxUser.current())).isEmpty();
+        assertThat(WorkspaceRoot.existing(roots.directory(), "acme", "linked", SandboxUser.current())).isEmpty();
+        assertThat(WorkspaceRoot.existing(roots.directory(), "acme", "a-file", SandboxUser.current())).isEmpty();
+    }
+
+    @Test
+    void aSessionIdIsOneTenantsAtATime_soAnotherTenantsOpen_clearsWhatTheErasedSessionLeft_andTheSameTenantsKeepsIt()
+            throws IOException {
+        var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
+        Workspace acme = roots.open("acme", "s-1");
+        Files.createDirectories(acme.root().resolve("src"));
+        Files.writeString(acme.root().resolve("src/private.txt"), "acme's");
+        assertThat(roots.open("acme", "s-1").root().resolve("src/private.txt")).hasContent("acme's");
+
+        Workspace globex = roots.open("globex", "s-1");
+
+        assertThat(globex.root()).isEqualTo(acme.root()).isEmptyDirectory();
+        assertThat(WorkspaceRoot.existing(roots.directory(), "acme", "s-1", SandboxUser.current())).as("no longer acme's").isEmpty();
+        assertThat(WorkspaceRoot.existing(roots.directory(), "globex", "s-1", SandboxUser.current())).isPresent();
+    }
+
+    @Test
+    void aWorkspaceMadeBeforeTenantsWereRecorded_isTakenOverByTheFirstTenantToOpenIt() throws IOException {
+        var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
+        Files.writeString(roots.open("s-1").root().resolve("kept.txt"), "seeded");
+
+        assertThat(roots.open("acme", "s-1").root().resolve("kept.txt")).hasContent("seeded");
+        assertThat(WorkspaceRoot.existing(roots.directory(), "globex", "s-1", SandboxUser.current())).isEmpty();
+    }
+
+    @Test
+    void erase_removesTheWorkspaceAndItsTenant_removingLinksWithoutFollowingThem() throws IOException {
+        var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
+        Path outside = Files.createDirectories(temp.resolve("outside"));
+        Files.writeString(outside.resolve("keep.txt"), "not the session's");
+        Workspace workspace = roots.open("acme", "s-1");
+        Files.createDirectories(workspace.root().resolve("a/b"));
+        Files.writeString(workspace.root().resolve("a/b/c.txt"), "x");
+        Files.createSymbolicLink(workspace.root().resolve("a/out"), outside);
+
+        roots.erase("s-1");
+        roots.erase("s-1"); // every instance is told: the second finds nothing
+        roots.erase("../outside");
+
+        assertThat(roots.directory()).isEmptyDirectory();
+        assertThat(outside.resolve("keep.txt")).hasContent("not the session's");
+        assertThat(roots.open("globex", "s-1").root()).isEmptyDirectory();
     }
 }
