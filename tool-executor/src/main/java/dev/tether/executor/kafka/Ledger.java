@@ -134,8 +134,15 @@ final class Ledger {
      */
     Optional<ToolOutcome> get(ToolRequest request) {
         Known latest = known(request);
-        return latest.outcome() != null && authorization(latest, request) == Authorization.THIS ? Optional.of(latest.outcome())
-                : Optional.empty();
+        Authorization of = latest.outcome() == null ? null : authorization(latest, request);
+        if (of == Authorization.EARLIER) {
+            Instant recorded = latest.outcome().getRequestedAt();
+            LOG.infof("%s: the ledger's %s is of an earlier session under the id %s (its call authorized at %s; this one at %s),"
+                    + " erased since: this call is new", request.getIdempotencyKey(), latest.outcome().getState(),
+                    request.getSessionId(), recorded != null ? recorded : "before " + Instant.ofEpochMilli(latest.timestamp()),
+                    request.getRequestedAt());
+        }
+        return of == Authorization.THIS ? Optional.of(latest.outcome()) : Optional.empty();
     }
 
     /**
@@ -266,20 +273,11 @@ final class Ledger {
     private Authorization authorization(Known found, ToolRequest request) {
         Instant recorded = found.outcome().getRequestedAt();
         Instant requested = request.getRequestedAt();
-        Authorization of;
         if (recorded == null) {
-            of = found.timestamp() >= requested.minus(settings.clockSkew()).toEpochMilli() ? Authorization.THIS : Authorization.EARLIER;
-        } else {
-            int order = recorded.compareTo(requested);
-            of = order == 0 ? Authorization.THIS : order < 0 ? Authorization.EARLIER : Authorization.LATER;
+            return found.timestamp() >= requested.minus(settings.clockSkew()).toEpochMilli() ? Authorization.THIS : Authorization.EARLIER;
         }
-        if (of == Authorization.EARLIER) {
-            LOG.infof("%s: the ledger's %s is of an earlier session under the id %s (its call authorized at %s; this one at %s),"
-                    + " erased since: this call is new", request.getIdempotencyKey(), found.outcome().getState(),
-                    request.getSessionId(), recorded != null ? recorded : "before " + Instant.ofEpochMilli(found.timestamp()),
-                    requested);
-        }
-        return of;
+        int order = recorded.compareTo(requested);
+        return order == 0 ? Authorization.THIS : order < 0 ? Authorization.EARLIER : Authorization.LATER;
     }
 
     /** Applies the partition's records from the window's tail to {@code end}; returns how many were read. */
