@@ -76,7 +76,8 @@ public class HarnessAssignment {
     }
 
     static Pin pinTo(String version, HarnessVersion entry, String requestedModel) {
-        String pinned = entry == null ? null : entry.modelId();
+        // a blank model, which only an entry written before blank ones were refused can have, pins none
+        String pinned = entry == null || entry.modelId() == null || entry.modelId().isBlank() ? null : entry.modelId();
         if (pinned == null) {
             if (requestedModel == null) {
                 throw ApiException.badRequest("modelId", "is required: harness version " + version + " names no model");

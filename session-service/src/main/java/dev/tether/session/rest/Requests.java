@@ -143,6 +143,9 @@ final class Requests {
             if (!List.of("ACTIVE", "DRAINING", "RETIRED").contains(state)) {
                 throw new InvalidEventException("state", "must be ACTIVE, DRAINING or RETIRED");
             }
+            if (modelId != null && modelId.isBlank()) { // a blank model would refuse every new session of the version
+                throw new InvalidEventException("modelId", "must not be blank; leave it out to pin no model");
+            }
         }
     }
 }

@@ -99,6 +99,8 @@ class HarnessAssignmentTest {
         assertThat(HarnessAssignment.pinTo("v1", version("v1", 0, State.ACTIVE), "model-x"))
                 .isEqualTo(new HarnessAssignment.Pin("v1", "model-x"));
         assertThat(HarnessAssignment.pinTo("v7", null, "model-x")).isEqualTo(new HarnessAssignment.Pin("v7", "model-x"));
+        assertThat(HarnessAssignment.pinTo("v3", version("v3", 0, State.ACTIVE, " "), "model-x")).as("stored before blanks were refused")
+                .isEqualTo(new HarnessAssignment.Pin("v3", "model-x"));
         assertThatThrownBy(() -> HarnessAssignment.pinTo("v1", version("v1", 0, State.ACTIVE), null))
                 .isInstanceOfSatisfying(ApiException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);

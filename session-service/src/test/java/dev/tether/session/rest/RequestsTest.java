@@ -59,4 +59,18 @@ class RequestsTest {
                     });
         }
     }
+
+    @Test
+    void aHarnessVersion_pinnedToABlankModel_isRefusedNamingModelId_forItWouldRefuseEveryNewSessionOfTheVersion() throws Exception {
+        for (String model : new String[] {"", "   "}) {
+            String body = "{\"version\":\"v2\",\"weight\":100,\"modelId\":\"" + model + "\"}";
+            assertThatThrownBy(() -> json.read(json.mapper().readTree(body), Requests.HarnessVersionEntry.class)).as(body)
+                    .isInstanceOfSatisfying(InvalidEventException.class, e -> {
+                        assertThat(e.field()).isEqualTo("modelId");
+                        assertThat(e.getMessage()).contains("must not be blank");
+                    });
+        }
+        assertThat(json.read(json.mapper().readTree("{\"version\":\"v2\",\"weight\":100}"), Requests.HarnessVersionEntry.class)
+                .modelId()).isNull();
+    }
 }
