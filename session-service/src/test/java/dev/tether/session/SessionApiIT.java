@@ -146,6 +146,13 @@ class SessionApiIT {
 
         claim(AGENT, id, "worker-v2", "v2").statusCode(200).body("epoch", equalTo(1));
         assertThat(events(AGENT, id, 1).getList("events.type")).containsExactly("session_started", "session_migrated", "session_claimed");
+
+        String retired = "retired-" + uuid().substring(0, 8); // no worker runs it: a session moved there would wait forever
+        putVersion(retired, 0, "RETIRED");
+        given().auth().oauth2(OPERATOR).contentType("application/json").body(Map.of("toVersion", retired))
+                .post("/v1/sessions/{id}/migrate", id).then().statusCode(422).body("error", equalTo("version_retired"))
+                .body("field", equalTo("toVersion"));
+        assertThat(events(AGENT, id, 1).getList("events")).hasSize(3);
     }
 
     @Test

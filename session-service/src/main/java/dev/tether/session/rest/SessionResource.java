@@ -22,6 +22,7 @@ import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
+import dev.tether.session.domain.HarnessVersion;
 import dev.tether.session.domain.Sequencer;
 import dev.tether.session.domain.SessionHead;
 import dev.tether.session.kafka.CommandGateway;
@@ -297,6 +298,11 @@ public class SessionResource {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = json.read(parse(body), Requests.Migrate.class);
+        HarnessVersion target = assignment.versions().get(request.toVersion());
+        if (target != null && target.state() == HarnessVersion.State.RETIRED) {
+            throw new ApiException(422, "version_retired", "harness version " + request.toVersion() + " is RETIRED: no worker runs"
+                    + " it, and a session moved there would wait for none; make it ACTIVE or DRAINING first").with("field", "toVersion");
+        }
         CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
                 Instant.now(), new Command.MigrateSession(request.toVersion())));
         ObjectNode out = json.mapper().createObjectNode();
