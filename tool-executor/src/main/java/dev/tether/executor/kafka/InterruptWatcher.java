@@ -80,11 +80,6 @@ final class InterruptWatcher implements Runnable {
     private volatile boolean ready;
     private int partitions;
 
-    /** A watcher that tells no one else of erasures. */
-    InterruptWatcher(Consumer<byte[], SessionEvent> events, InFlight inFlight, TopicLayout layout, Duration catchUpTimeout) {
-        this(events, inFlight, layout, catchUpTimeout, sessionId -> {});
-    }
-
     /**
      * @param catchUpTimeout how long {@link #catchUp} waits before it gives up and the call is not started
      * @param erasures       told of each session erased (once per tombstone), before a catch-up passes it: the executor

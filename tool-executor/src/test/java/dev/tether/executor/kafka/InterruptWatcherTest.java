@@ -42,7 +42,9 @@ class InterruptWatcherTest {
 
     private final LogConsumer<byte[], SessionEvent> events = new LogConsumer<>(TOPIC, PARTITIONS);
     private final InFlight inFlight = new InFlight();
-    private final InterruptWatcher watcher = new InterruptWatcher(events, inFlight, LAYOUT, CATCH_UP_TIMEOUT);
+    /** The sessions the watcher said were erased (the executor removes their workspaces), in order. */
+    private final java.util.List<String> erased = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final InterruptWatcher watcher = new InterruptWatcher(events, inFlight, LAYOUT, CATCH_UP_TIMEOUT, erased::add);
     private Thread thread;
 
     @AfterEach
@@ -128,6 +130,7 @@ class InterruptWatcherTest {
         watcher.catchUp(SESSION);
 
         assertThat(inFlight.lastInterruptSeq(SESSION)).isZero();
+        assertThat(erased).as("told once per tombstone, before the catch-up passed").containsExactly(SESSION, SESSION, SESSION, SESSION);
         var running = new CancellationToken();
         inFlight.register(SESSION, 3, running).close();
         assertThat(running.isCancelled()).as("a call the new session asked for at seq 3").isFalse();
