@@ -317,6 +317,11 @@ export interface components {
             pathGlob?: string;
             /** @description why; a denial's reason reaches the model */
             reason?: string;
+            /**
+             * Format: date-time
+             * @description the item's requestedAt as the approver saw it: when given, a decision on an item requested at another time (its session was erased and made again under its id, and another call waits under the same item id) is refused with 409 rather than taken for it
+             */
+            requestedAt?: string;
             /** @description GRANT_SESSION: the tool the grant covers (the call's by default) */
             tool?: string;
         };

@@ -197,7 +197,11 @@ final class TetherServices implements AutoCloseable {
 
     /** Creates a session in {@code mode} as {@code agent} (a token of the tenant's agent) and returns its id. */
     String createSession(String mode, String agent) {
-        String id = "s-" + UUID.randomUUID().toString().substring(0, 12);
+        return createSession(mode, agent, "s-" + UUID.randomUUID().toString().substring(0, 12));
+    }
+
+    /** Creates the session {@code id} in {@code mode} as {@code agent}, and returns its id. */
+    String createSession(String mode, String agent, String id) {
         ObjectNode body = JSON.createObjectNode().put("sessionId", id).put("objective", "Rename Foo to Bar in src/")
                 .put("systemPrompt", "You are a careful engineer.").put("modelId", "claude-sonnet-4").put("toolMode", mode);
         Answer created = post(session.baseUrl() + "/v1/sessions", agent, body);
@@ -286,15 +290,28 @@ final class TetherServices implements AutoCloseable {
         return approval.baseUrl() + "/v1/approvals";
     }
 
+    /** Erases the session, as its agent may. */
+    void erase(String sessionId) {
+        Answer erased = send(HttpRequest.newBuilder(URI.create(session.baseUrl() + "/v1/sessions/" + sessionId)).DELETE(), AGENT);
+        if (erased.status() != 200) {
+            throw new AssertionError("cannot erase " + sessionId + ": " + erased);
+        }
+    }
+
     /** The pending item of {@code callId} in the session, once it is listed. */
     JsonNode awaitPending(String sessionId, String callId) {
+        return awaitPending(sessionId, callId, item -> true);
+    }
+
+    /** The pending item of {@code callId} in the session that {@code matches}, once it is listed. */
+    JsonNode awaitPending(String sessionId, String callId, java.util.function.Predicate<JsonNode> matches) {
         return await("a pending item for " + callId).until(() -> {
             Answer list = get(approvals() + "?status=PENDING", APPROVER);
             if (list.status() != 200) {
                 return null;
             }
             for (JsonNode item : list.body().get("approvals")) {
-                if (item.get("callId").asText().equals(callId) && item.get("sessionId").asText().equals(sessionId)) {
+                if (item.get("callId").asText().equals(callId) && item.get("sessionId").asText().equals(sessionId) && matches.test(item)) {
                     return item;
                 }
             }

@@ -23,7 +23,10 @@ final class Answers {
     record Decision(DecisionKind decision,
                     @ApiField(description = "GRANT_SESSION: the tool the grant covers (the call's by default)") String tool,
                     @ApiField(description = "GRANT_SESSION: the paths the grant covers, e.g. src/**; any when left out") String pathGlob,
-                    @ApiField(description = "why; a denial's reason reaches the model") String reason) {}
+                    @ApiField(description = "why; a denial's reason reaches the model") String reason,
+                    @ApiField(description = "the item's requestedAt as the approver saw it: when given, a decision on an item "
+                            + "requested at another time (its session was erased and made again under its id, and another call "
+                            + "waits under the same item id) is refused with 409 rather than taken for it") java.time.Instant requestedAt) {}
 
     @ApiType(description = "What an approver decides on: the call, exactly what it would do (shown), who asked and when, where it "
             + "stands, and while it is pending the decisions it takes.")

@@ -76,7 +76,7 @@ public class ApprovalResource {
 
     private static final Logger LOG = Logger.getLogger(ApprovalResource.class);
     private static final Pattern SESSION_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
-    static final Set<String> BODY_FIELDS = Set.of("decision", "tool", "pathGlob", "reason");
+    static final Set<String> BODY_FIELDS = Set.of("decision", "tool", "pathGlob", "reason", "requestedAt");
     private static final Duration SETTLE = Duration.ofSeconds(5);
 
     private final Caller caller;
@@ -203,11 +203,20 @@ public class ApprovalResource {
                              byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
-        DecisionRequest request = request(tree(bytes));
+        JsonNode body = tree(bytes);
+        DecisionRequest request = request(body);
+        Instant seen = instant(body, "requestedAt");
         // only the instance holding the session decides: it alone reads the session's state, and the request is
         // forwarded at most once (a decision's eventId is derived from it, so even a repeat appends nothing twice)
         routing.serveLocallyOrForward(ApprovalStores.SESSIONS, itemId.sessionId(), uri, headers, bytes);
         SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElse(null);
+        ApprovalItem now = session == null ? null : session.item(itemId.seq()).orElse(null);
+        if (seen != null && now != null && !seen.equals(now.requestedAt())) {
+            // an id is a session's name and a seq: a session made again under an erased one's id has items of the same ids
+            throw new ApiException(409, "conflict", "approval " + id + " is another call now: it was requested at " + now.requestedAt()
+                    + ", not at " + seen + " (its session was erased and made again under its id); read it again").with("field",
+                    "requestedAt");
+        }
         Verdict verdict = ApprovalMachine.decide(session, itemId.seq(), request, principal);
         if (verdict instanceof Verdict.Refused refused) {
             throw refusal(refused);
@@ -279,6 +288,19 @@ public class ApprovalResource {
         }
         DecisionKind kind = parse(DecisionKind.class, decision, "decision", null);
         return new DecisionRequest(kind, text(body, "tool"), text(body, "pathGlob"), text(body, "reason"));
+    }
+
+    /** An optional ISO-8601 instant of the body, e.g. {@code 2026-12-05T00:31:15.865Z}. */
+    private static Instant instant(JsonNode body, String field) {
+        String value = text(body, field);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw ApiException.badRequest(field, "must be an instant as the item gives it, e.g. 2026-12-05T00:31:15.865Z");
+        }
     }
 
     private static String text(JsonNode body, String field) {
