@@ -576,6 +576,11 @@ public final class ApprovalMachine {
         if (item == null) {
             return new Verdict.Refused(Refusal.NOT_FOUND, null, "approval not found");
         }
+        if (request.seen() != null && !request.seen().equals(item.requestedAt())) {
+            return new Verdict.Refused(Refusal.CHANGED, "requestedAt", "approval " + item.id() + " is another call now: it was"
+                    + " requested at " + item.requestedAt() + ", not at " + request.seen() + " (its session was erased and made again"
+                    + " under its id); read it again");
+        }
         DecisionKind decision = request.decision();
         if (decision.appliesTo() != item.kind()) {
             return new Verdict.Refused(Refusal.INVALID, "decision", "a" + (item.kind() == Kind.APPROVAL ? "n " : " ") + item.kind()

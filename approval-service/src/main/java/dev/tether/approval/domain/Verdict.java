@@ -11,7 +11,7 @@ public sealed interface Verdict permits Verdict.Append, Verdict.Refused {
     /**
      * The decision is refused before anything is written.
      *
-     * @param field the request field at fault, for INVALID; null otherwise
+     * @param field the request field at fault, for INVALID and CHANGED; null otherwise
      */
     record Refused(Refusal reason, String field, String message) implements Verdict {}
 
@@ -20,6 +20,8 @@ public sealed interface Verdict permits Verdict.Append, Verdict.Refused {
         NOT_FOUND,
         /** The item is decided or ended already. */
         CONFLICT,
+        /** The item under the id is another call than the one the approver saw (its session was erased and made again). */
+        CHANGED,
         /** The request does not fit the item (a decision of the other kind, a scope that cannot be parsed, ...). */
         INVALID,
         /** The caller is not an approver. */

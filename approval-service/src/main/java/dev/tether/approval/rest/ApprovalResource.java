@@ -203,20 +203,11 @@ public class ApprovalResource {
                              byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
-        JsonNode body = tree(bytes);
-        DecisionRequest request = request(body);
-        Instant seen = instant(body, "requestedAt");
+        DecisionRequest request = request(tree(bytes));
         // only the instance holding the session decides: it alone reads the session's state, and the request is
         // forwarded at most once (a decision's eventId is derived from it, so even a repeat appends nothing twice)
         routing.serveLocallyOrForward(ApprovalStores.SESSIONS, itemId.sessionId(), uri, headers, bytes);
         SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElse(null);
-        ApprovalItem now = session == null ? null : session.item(itemId.seq()).orElse(null);
-        if (seen != null && now != null && !seen.equals(now.requestedAt())) {
-            // an id is a session's name and a seq: a session made again under an erased one's id has items of the same ids
-            throw new ApiException(409, "conflict", "approval " + id + " is another call now: it was requested at " + now.requestedAt()
-                    + ", not at " + seen + " (its session was erased and made again under its id); read it again").with("field",
-                    "requestedAt");
-        }
         Verdict verdict = ApprovalMachine.decide(session, itemId.seq(), request, principal);
         if (verdict instanceof Verdict.Refused refused) {
             throw refusal(refused);
@@ -287,7 +278,7 @@ public class ApprovalResource {
             throw ApiException.badRequest("decision", "is required: one of " + Arrays.toString(DecisionKind.values()));
         }
         DecisionKind kind = parse(DecisionKind.class, decision, "decision", null);
-        return new DecisionRequest(kind, text(body, "tool"), text(body, "pathGlob"), text(body, "reason"));
+        return new DecisionRequest(kind, text(body, "tool"), text(body, "pathGlob"), text(body, "reason"), instant(body, "requestedAt"));
     }
 
     /** An optional ISO-8601 instant of the body, e.g. {@code 2026-12-05T00:31:15.865Z}. */
@@ -332,6 +323,7 @@ public class ApprovalResource {
         return switch (refused.reason()) {
             case NOT_FOUND -> ApiException.notFound("approval");
             case CONFLICT -> new ApiException(409, "already_decided", refused.message());
+            case CHANGED -> new ApiException(409, "conflict", refused.message()).with("field", refused.field());
             case INVALID -> ApiException.badRequest(refused.field(), refused.message());
             case FORBIDDEN -> new ApiException(403, "forbidden", refused.message());
         };

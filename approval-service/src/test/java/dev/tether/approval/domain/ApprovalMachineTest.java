@@ -191,6 +191,20 @@ class ApprovalMachineTest {
         }
 
         @Test
+        void aDecisionOnTheItemAsSeen_isTakenOnlyIfTheItemUnderItsIdWasRequestedThen() {
+            Story story = awaiting();
+            ApprovalItem item = story.pending("c1");
+
+            Verdict.Refused changed = refused(ApprovalMachine.decide(story.state, item.seq(), new DecisionRequest(DecisionKind.GRANT_ONCE,
+                    null, null, "", item.requestedAt().minusSeconds(30)), ALICE));
+            assertThat(changed.reason()).isEqualTo(Refusal.CHANGED);
+            assertThat(changed.field()).isEqualTo("requestedAt");
+            assertThat(changed.message()).contains(item.id() + " is another call now");
+            append(ApprovalMachine.decide(story.state, item.seq(), new DecisionRequest(DecisionKind.GRANT_ONCE, null, null, "",
+                    item.requestedAt()), ALICE));
+        }
+
+        @Test
         void deny_becomesApprovalDenied_thenAnErrorResultWithTheReason_soTheModelLearnsWhy() {
             Story story = awaiting();
 
