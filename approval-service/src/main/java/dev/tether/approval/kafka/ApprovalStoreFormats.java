@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import dev.tether.approval.domain.SessionApprovals;
 import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreMigration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -36,10 +37,11 @@ public final class ApprovalStoreFormats {
 
     /** The step 1 → 2: harness-run tools; its {@code down} refuses what version 1 cannot hold. */
     private static StoreMigration harnessToolsAdded() {
-        StoreMigration tools = StoreMigration.fieldAdded(1, "harnessTools", JsonNodeFactory.instance.arrayNode());
-        StoreMigration runBy = StoreMigration.fieldAdded(1, "calls.*.runBy", TextNode.valueOf(CallRunner.EXECUTOR.name()));
-        return StoreMigration.of(1, "adds harness-run tools: harnessTools, calls.*.runBy",
-                value -> runBy.up().apply(tools.up().apply(value)),
+        var fields = new LinkedHashMap<String, JsonNode>();
+        fields.put("harnessTools", JsonNodeFactory.instance.arrayNode());
+        fields.put("calls.*.runBy", TextNode.valueOf(CallRunner.EXECUTOR.name()));
+        StoreMigration added = StoreMigration.fieldsAdded(1, fields);
+        return StoreMigration.of(1, "adds harness-run tools: harnessTools, calls.*.runBy", added.up(),
                 value -> {
                     boolean harness = value.path("harnessTools").size() > 0;
                     for (JsonNode call : value.path("calls")) {
@@ -49,7 +51,7 @@ public final class ApprovalStoreFormats {
                         throw StoreFormatException.unmigratable(ApprovalStores.SESSIONS, 1, "the session declares harness-run"
                                 + " tools, which version 1 cannot hold: finish the rollout before sessions declare them");
                     }
-                    return runBy.down().orElseThrow().apply(tools.down().orElseThrow().apply(value));
+                    return added.down().orElseThrow().apply(value);
                 });
     }
 

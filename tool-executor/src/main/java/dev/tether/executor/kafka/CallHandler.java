@@ -82,7 +82,7 @@ final class CallHandler {
         String key = request.idempotencyKey();
         if (ledger.superseded(toolRequest)) {
             LOG.warnf("%s (authorized at %s) is of a session erased since: a later session under the id %s has a call of the same"
-                    + " key; nothing is run or reported", key, toolRequest.getRequestedAt(), request.sessionId());
+                    + " key; nothing is run or reported", key, request.requestedAt(), request.sessionId());
             return;
         }
         Optional<CallEntry> known = ledger.get(toolRequest).map(CallAvro::entry);

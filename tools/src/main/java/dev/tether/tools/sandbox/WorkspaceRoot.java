@@ -116,7 +116,7 @@ public final class WorkspaceRoot {
                 erase(sessionId);
             }
             workspace = open(sessionId);
-            if (recorded.isEmpty() || !recorded.get().equals(tenantId)) {
+            if (!recorded.equals(Optional.of(tenantId))) {
                 try {
                     Files.writeString(tenantFile(root, sessionId), tenantId, StandardCharsets.UTF_8);
                 } catch (IOException e) {

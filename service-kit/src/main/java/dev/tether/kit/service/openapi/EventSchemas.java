@@ -147,7 +147,10 @@ public final class EventSchemas {
         schemas.define(EVENT, events.description("An event as read back: its envelope (seq, eventId, type, sessionId, occurredAt, "
                 + "actor, harnessVersion, traceId where one was recorded) and its payload fields (docs/ARCHITECTURE.md §4)."));
         schemas.define(NEW_EVENT, newEvents.description("An event a client appends: eventId (chosen by the client; sending it again "
-                + "appends nothing), type, and the payload fields of that type (docs/ARCHITECTURE.md §4). No other field is accepted."));
+                + "appends nothing), type, and the payload fields of that type (docs/ARCHITECTURE.md §4). No other field is accepted. "
+                + "Every type is described; the events endpoint refuses those only Tether writes, and a session's first event "
+                + "(session_started, session_forked), which POST /v1/sessions, /v1/sessions/{id}/subagents and /v1/sessions/{id}/fork "
+                + "write."));
     }
 
     private static Schema union() {
