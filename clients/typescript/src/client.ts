@@ -316,16 +316,25 @@ export class TetherClient {
   }
 
   /**
-   * Records a decision in the approver's name. Never retried: a lost answer rejects with a {@link TetherError} whose
-   * `outcomeUnknown` is true (unless the connection was never made) — read the item to learn what happened.
+   * Records a decision in the approver's name on an item: the {@link Approval} as it was read, or its id. Never retried:
+   * a lost answer rejects with a {@link TetherError} whose `outcomeUnknown` is true (unless the connection was never
+   * made) — read the item to learn what happened.
+   *
+   * An item's id is its session's id and a seq, so once that session is erased and made again under its id the same id
+   * can name another call. Given the item as read, the decision is pinned to it (its `requestedAt` is sent), and is
+   * `not_found` with nothing recorded when the id names another call now; given an id, it is taken for whatever item
+   * the id names.
    */
-  async decide(approvalId: string, decision: ApprovalDecision): Promise<DecisionResult> {
+  async decide(item: Approval | string, decision: ApprovalDecision): Promise<DecisionResult> {
     this.open();
+    const approvalId = typeof item === "string" ? item : item.id;
+    const seen = typeof item === "string" ? undefined : item.requestedAt;
     const body = {
       decision: decision.decision,
       ...(decision.tool === undefined ? {} : { tool: decision.tool }),
       ...(decision.pathGlob === undefined ? {} : { pathGlob: decision.pathGlob }),
       reason: decision.reason,
+      ...(seen === undefined ? {} : { requestedAt: seen.toISOString() }),
     } satisfies ApprovalApi["schemas"]["Decision"];
     // never repeated: a second decision after a lost answer would be refused, or worse, count twice
     const answer = await this.transport.send("POST", this.approvalApi(`/v1/approvals/${segment(approvalId)}/decision`), body, "never");

@@ -34,8 +34,14 @@ export function claimRefusal(e: ApiError): ClaimResult {
   return e.status === 404 ? notFound(e) : rejected(e);
 }
 
-/** A decision's refusal: `already_decided` (any 409), `not_found` or `rejected`. */
+/**
+ * A decision's refusal: `already_decided` (a 409), `not_found` (a 404, or a 409 on `requestedAt`: the item as read is
+ * gone, its id names another call now) or `rejected`.
+ */
 export function decisionRefusal(e: ApiError): DecisionResult {
+  if (e.status === 409 && e.details.field === "requestedAt") {
+    return notFound(e);
+  }
   if (e.status === 409) {
     const already: AlreadyDecided = { kind: "already_decided", code: e.code, message: e.message };
     return Object.freeze(already);

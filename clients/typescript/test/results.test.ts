@@ -58,6 +58,12 @@ describe("refusals", () => {
       code: "already_decided",
       message: "granted by x",
     });
+    expect(decisionRefusal(apiError(409, '{"error":"conflict","message":"lost a race"}'))).toEqual({ kind: "already_decided", code: "conflict", message: "lost a race" });
+    // the item as read is gone: its id names another call now
+    expect(decisionRefusal(apiError(409, '{"error":"conflict","message":"approval s~4 is another call now","field":"requestedAt"}'))).toEqual({
+      kind: "not_found",
+      message: "approval s~4 is another call now",
+    });
     expect(decisionRefusal(apiError(400, '{"error":"invalid_field","message":"m","field":"reason"}'))).toMatchObject({ kind: "rejected", field: "reason" });
   });
 

@@ -177,8 +177,21 @@ public interface TetherClient extends AutoCloseable {
     /** One item by its id ({@code <sessionId>~<seq>}), with the whole text shown to approvers. */
     Optional<Approval> approval(String approvalId);
 
-    /** Records a decision in the approver's name. Never retried: a lost answer throws with {@link TetherException#outcomeUnknown()}. */
+    /**
+     * Records a decision in the approver's name on the item named by its id. Never retried: a lost answer throws with
+     * {@link TetherException#outcomeUnknown()}. An id is its session's id and a seq, so once that session is erased and
+     * made again under its id the same id can name another call: a decision on an item someone read should be made with
+     * {@link #decide(Approval, ApprovalDecision)}.
+     */
     DecisionResult decide(String approvalId, ApprovalDecision decision);
+
+    /**
+     * Records a decision in the approver's name on {@code item} as it was read: the item is named by its id and pinned by
+     * when it was requested. If its id names another call now (its session was erased and made again under its id, and
+     * another call waits under the same id) nothing is recorded and the answer is {@link NotFound}: the item that was read
+     * is gone. Never retried, like {@link #decide(String, ApprovalDecision)}.
+     */
+    DecisionResult decide(Approval item, ApprovalDecision decision);
 
     /** Polls the item until it is no longer pending, or {@code timeout} has passed. */
     AwaitResult awaitDecision(String approvalId, Duration timeout) throws InterruptedException;

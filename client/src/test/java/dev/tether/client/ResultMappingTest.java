@@ -62,6 +62,11 @@ class ResultMappingTest {
     void decisionRefusals_areAlreadyDecidedNotFoundOrRejected() {
         assertThat(Outcomes.decision(Transport.apiError(409, "{\"error\":\"already_decided\",\"message\":\"granted by x\"}")))
                 .isEqualTo(new AlreadyDecided("already_decided", "granted by x"));
+        assertThat(Outcomes.decision(Transport.apiError(409, "{\"error\":\"conflict\",\"message\":\"lost a race\"}")))
+                .isEqualTo(new AlreadyDecided("conflict", "lost a race"));
+        assertThat(Outcomes.decision(Transport.apiError(409,
+                "{\"error\":\"conflict\",\"message\":\"approval s~4 is another call now\",\"field\":\"requestedAt\"}")))
+                .as("the item as read is gone").isEqualTo(new NotFound("approval s~4 is another call now"));
         assertThat(Outcomes.decision(Transport.apiError(400, "{\"error\":\"invalid_field\",\"message\":\"m\",\"field\":\"reason\"}")))
                 .isEqualTo(new Rejected(400, "invalid_field", "m", Optional.of("reason")));
     }

@@ -63,6 +63,6 @@ final class ScriptedApprover implements Runnable {
         out.printf("[approver] %s asks for %s (%s). Shown to the approver:%n", request.callId(), request.tool(), request.kind());
         request.shown().lines().forEach(line -> out.println("[approver]   | " + line));
         out.printf("[approver] decides %s%s%s: %s%n", decision.kind(), decision.tool().map(t -> " " + t).orElse(""),
-                decision.pathGlob().map(g -> " " + g).orElse(""), tether.decide(request.id(), decision).getClass().getSimpleName());
+                decision.pathGlob().map(g -> " " + g).orElse(""), tether.decide(request, decision).getClass().getSimpleName());
     }
 }

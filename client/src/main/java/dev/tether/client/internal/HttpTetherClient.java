@@ -45,6 +45,7 @@ import dev.tether.client.internal.Transport.Retry;
 import dev.tether.core.id.DerivedIds;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -363,13 +364,25 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public DecisionResult decide(String approvalId, ApprovalDecision decision) {
+        return decide(Objects.requireNonNull(approvalId, "approvalId"), null, decision);
+    }
+
+    @Override
+    public DecisionResult decide(Approval item, ApprovalDecision decision) {
+        return decide(item.id(), item.requestedAt(), decision);
+    }
+
+    /** {@code seen}: when the item the approver read was requested, or null to name the item by its id alone. */
+    private DecisionResult decide(String approvalId, Instant seen, ApprovalDecision decision) {
         open();
-        Objects.requireNonNull(approvalId, "approvalId");
         ObjectNode body = Json.object();
         body.put("decision", decision.kind().name());
         decision.tool().ifPresent(t -> body.put("tool", t));
         decision.pathGlob().ifPresent(g -> body.put("pathGlob", g));
         body.put("reason", decision.reason());
+        if (seen != null) {
+            body.put("requestedAt", seen.toString());
+        }
         // never repeated: a second decision after a lost answer would be refused, or worse, count twice
         Answer answer = transport.send("POST", approvalsApi().path("/v1/approvals").segment(approvalId).path("/decision").build(), body,
                 Retry.NEVER);

@@ -11,6 +11,7 @@ import dev.tether.client.NotFound;
 import dev.tether.client.Rejected;
 import dev.tether.client.TetherException;
 import dev.tether.client.VersionPinned;
+import java.util.Optional;
 
 /**
  * Error answers mapped to the typed outcomes each call can meet; what is no outcome (401, 5xx, an
@@ -48,6 +49,9 @@ public final class Outcomes {
 
     /** A decision's refusal: {@link AlreadyDecided} (any 409), {@link NotFound} or {@link Rejected}. */
     public static DecisionResult decision(ApiError e) {
+        if (e.status() == 409 && e.field().equals(Optional.of("requestedAt"))) {
+            return notFound(e); // the item as read is gone: its id names another call now
+        }
         if (e.status() == 409) {
             return new AlreadyDecided(e.code(), e.message());
         }

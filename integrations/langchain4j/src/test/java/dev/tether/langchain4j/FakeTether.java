@@ -467,6 +467,11 @@ final class FakeTether implements TetherClient {
     }
 
     @Override
+    public DecisionResult decide(Approval item, ApprovalDecision decision) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     public AwaitResult awaitDecision(String approvalId, Duration timeout) {
         throw new UnsupportedOperationException();
     }
