@@ -13,7 +13,13 @@ public class TetherStackResource implements QuarkusTestResourceLifecycleManager 
     @Override
     public Map<String, String> start() {
         TetherStack stack = TetherStack.shared();
+        // the address Kafka Streams advertises for interactive queries is the one the test's server listens on: with a
+        // port of 0 it would advertise the configured one instead, and a read over all sessions would ask that address
+        // (nobody) for this instance's partitions (OwnerRouting.gatherFromOthers)
+        int port = Ports.free();
         return Map.of(
+                "quarkus.http.test-port", Integer.toString(port),
+                "quarkus.kafka-streams.application-server", "127.0.0.1:" + port,
                 "kafka.bootstrap.servers", stack.bootstrapServers(),
                 "tether.registry.url", stack.registryUrl(),
                 // Kafka Streams state belongs to this broker: a state directory left by an earlier

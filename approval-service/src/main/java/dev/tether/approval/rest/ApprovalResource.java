@@ -122,7 +122,7 @@ public class ApprovalResource {
                 : reads.items(tenantId, i -> wanted == null || i.status() == wanted);
         var all = new ArrayList<JsonNode>();
         found.stream().filter(i -> kindWanted == null || i.kind() == kindWanted).forEach(i -> all.add(items.of(i, i.shown())));
-        all.addAll(others(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers), "approvals"));
+        all.addAll(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers, json, "approvals"));
         all.sort(Comparator.comparing((JsonNode i) -> Instant.parse(i.get("requestedAt").asText()))
                 .thenComparing(i -> i.get("sessionId").asText()).thenComparingLong(i -> i.get("seq").asLong()));
         ObjectNode out = json.createObjectNode();
@@ -131,18 +131,6 @@ public class ApprovalResource {
     }
 
     /** The entries of {@code field} in the other instances' answers to the same list request. */
-    private List<JsonNode> others(List<byte[]> answers, String field) {
-        var out = new ArrayList<JsonNode>();
-        for (byte[] answer : answers) {
-            try {
-                json.readTree(answer).path(field).forEach(out::add);
-            } catch (IOException e) {
-                throw ApiException.unavailable("another instance answered its part of the list unreadably; try again shortly", 1);
-            }
-        }
-        return out;
-    }
-
     /** The session-scope grants in force in the caller's tenant, with the calls each authorized without asking. */
     @GET
     @Path("grants")
@@ -166,7 +154,7 @@ public class ApprovalResource {
             ArrayNode used = g.putArray("usedBy");
             sg.grant().usedBy().forEach(used::add);
         }
-        list.addAll(others(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers), "grants"));
+        list.addAll(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers, json, "grants"));
         list.sort(Comparator.comparing((JsonNode g) -> Instant.parse(g.get("grantedAt").asText()))
                 .thenComparing(g -> g.get("sessionId").asText()).thenComparingLong(g -> g.get("seq").asLong()));
         ObjectNode out = json.createObjectNode();

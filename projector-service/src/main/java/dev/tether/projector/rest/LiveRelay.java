@@ -1,9 +1,10 @@
 package dev.tether.projector.rest;
 
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.SseReader;
+import dev.tether.kit.service.rest.SseRelay;
 import dev.tether.projector.config.ProjectorConfig;
 import io.smallrye.mutiny.Multi;
-import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -12,11 +13,8 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.Flow;
 
 /**
  * A session's live subscription, relayed from the session-service (its {@code GET /v1/sessions/{id}/events} with
@@ -62,17 +60,7 @@ public class LiveRelay {
             throw ApiException.unavailable("the session-service answered " + status + " for the session; try again shortly", 2);
         }
         HttpRequest stream = request(path + "/events?fromSeq=" + fromSeq, authorization).header("Accept", "text/event-stream").GET().build();
-        return Uni.createFrom().completionStage(() -> http.sendAsync(stream, HttpResponse.BodyHandlers.ofPublisher()))
-                .onItem().transformToMulti(response -> {
-                    if (response.statusCode() != 200) {
-                        discard(response.body());
-                        return Multi.createFrom().failure(new IOException("the session-service's live stream answered "
-                                + response.statusCode()));
-                    }
-                    var reader = new SseReader();
-                    return Multi.createFrom().publisher(response.body())
-                            .onItem().transformToIterable((List<ByteBuffer> chunks) -> reader.read(chunks));
-                });
+        return SseRelay.open(http, stream, "the session-service's live stream");
     }
 
     private int check(String path, String authorization) {
@@ -93,24 +81,5 @@ public class LiveRelay {
             request.header("Authorization", authorization);
         }
         return request;
-    }
-
-    /** Reads and drops a body nobody wants, so that the connection is released. */
-    private static void discard(Flow.Publisher<List<ByteBuffer>> body) {
-        body.subscribe(new Flow.Subscriber<>() {
-            @Override
-            public void onSubscribe(Flow.Subscription subscription) {
-                subscription.cancel();
-            }
-
-            @Override
-            public void onNext(List<ByteBuffer> item) {}
-
-            @Override
-            public void onError(Throwable throwable) {}
-
-            @Override
-            public void onComplete() {}
-        });
     }
 }

@@ -10,6 +10,7 @@ import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.EventPage;
 import dev.tether.kit.service.rest.OwnerRouting;
+import dev.tether.kit.service.rest.SseRelay;
 import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.projector.config.ProjectorConfig;
 import dev.tether.projector.context.ContextFormat;
@@ -311,16 +312,7 @@ public class ProjectionResource {
             }
             from = last + 1;
         }
-        return relay.open(sessionId, from, headers.getHeaderString(HttpHeaders.AUTHORIZATION)).map(frame -> {
-            OutboundSseEvent.Builder event = sse.newEventBuilder().data(frame.data());
-            if (frame.id() != null) {
-                event.id(frame.id());
-            }
-            if (frame.event() != null) {
-                event.name(frame.event());
-            }
-            return event.build();
-        });
+        return relay.open(sessionId, from, headers.getHeaderString(HttpHeaders.AUTHORIZATION)).map(frame -> SseRelay.event(sse, frame));
     }
 
     @GET

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.auth.Caller;
-import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.projector.domain.SessionOverview;
 import dev.tether.projector.kafka.ProjectorReads;
@@ -19,7 +18,6 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
-import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -58,13 +56,7 @@ public class SessionListResource {
     public ObjectNode list(@Context UriInfo uri, @Context HttpHeaders headers) {
         var all = new ArrayList<JsonNode>();
         reads.sessions(caller.principal().tenantId()).forEach(o -> all.add(json.mapper().valueToTree(o)));
-        for (byte[] answer : routing.gatherFromOthers(ProjectorStores.CHECKPOINTS, partitions, uri, headers)) {
-            try {
-                json.mapper().readTree(answer).path("sessions").forEach(all::add);
-            } catch (IOException e) {
-                throw ApiException.unavailable("another instance answered its part of the list unreadably; try again shortly", 1);
-            }
-        }
+        all.addAll(routing.gatherFromOthers(ProjectorStores.CHECKPOINTS, partitions, uri, headers, json.mapper(), "sessions"));
         all.sort(Comparator.comparing((JsonNode o) -> o.path("lastActivity").isTextual() ? Instant.parse(o.get("lastActivity").asText())
                 : Instant.MIN, Comparator.reverseOrder()).thenComparing(o -> o.path("sessionId").asText()));
         ObjectNode out = json.mapper().createObjectNode();

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.tether.kit.service.rest.ApiException;
-import dev.tether.projector.rest.SseReader.Frame;
+import dev.tether.kit.service.rest.SseReader.Frame;
 import io.smallrye.mutiny.subscription.Cancellable;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -119,7 +119,8 @@ public class SessionStores {
 
     /**
      * Open sessions per harness version. Every sequencer task (one per partition) counts its own sessions in its own
-     * store, so the same version comes back once per task: the counts are summed. Only this instance's tasks count.
+     * store, so the same version comes back once per task: the counts are summed. Only this instance's tasks count; the
+     * API adds the other instances' ({@code HarnessVersionResource}).
      */
     public Map<String, Long> openSessionsByVersion() {
         ReadOnlyKeyValueStore<String, Long> counts = stores.keyValue(StoreNames.OPEN_BY_VERSION);

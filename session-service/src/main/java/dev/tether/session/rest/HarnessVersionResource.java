@@ -6,19 +6,25 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.json.EventJson;
+import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.session.domain.HarnessVersion;
 import dev.tether.session.kafka.HarnessVersionLog;
 import dev.tether.session.kafka.SessionStores;
+import dev.tether.session.kafka.StoreNames;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
 import java.time.Duration;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
@@ -27,6 +33,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -47,23 +54,32 @@ public class HarnessVersionResource {
     private final HarnessAssignment assignment;
     private final HarnessVersionLog log;
 
+    private final OwnerRouting routing;
+    private final int partitions;
+
     HarnessVersionResource(Caller caller, EventJson json, SessionStores stores, HarnessAssignment assignment,
-                           HarnessVersionLog log) {
+                           HarnessVersionLog log, OwnerRouting routing, TetherConfig tether) {
         this.caller = caller;
         this.json = json;
         this.stores = stores;
         this.assignment = assignment;
         this.log = log;
+        this.routing = routing;
+        this.partitions = tether.layout().partitions();
     }
 
     @GET
     @RolesAllowed({"operator", "admin"})
     @Operation(summary = "Every harness version: weight, share of new sessions, state, pinned model, open sessions")
     @APIResponse(responseCode = "200", ref = "HarnessVersions")
-    public ObjectNode list() {
+    public ObjectNode list(@Context UriInfo uri, @Context HttpHeaders headers) {
         Map<String, HarnessVersion> versions = assignment.versions();
         Map<String, Double> shares = assignment.shares();
-        Map<String, Long> open = stores.openSessionsByVersion();
+        // each instance counts the open sessions of the partitions it holds: the others' counts are added
+        Map<String, Long> open = new HashMap<>(stores.openSessionsByVersion());
+        for (JsonNode other : routing.gatherFromOthers(StoreNames.HEADS, partitions, uri, headers, json.mapper(), "versions")) {
+            open.merge(other.path("version").asText(), other.path("openSessions").asLong(), Long::sum);
+        }
         var names = new TreeSet<>(versions.keySet());
         names.addAll(open.keySet());
         ObjectNode out = json.mapper().createObjectNode();
@@ -94,7 +110,7 @@ public class HarnessVersionResource {
     @APIResponse(responseCode = "409", ref = "Conflict")
     public ObjectNode put(
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersion")))
-            byte[] bytes) {
+            byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
         String operator = caller.principal().id();
         String body = StrictInput.utf8(bytes);
         if (body.isBlank()) {
@@ -124,7 +140,7 @@ public class HarnessVersionResource {
             throw ApiException.unavailable("Kafka did not take the change; try again", 2);
         }
         awaitVisible(entry);
-        return list();
+        return list(uri, headers);
     }
 
     /** Reads its own write: waits until this instance's copy of harness-versions has the entry. */

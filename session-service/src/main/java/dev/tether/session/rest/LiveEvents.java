@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A session's events as a stream: everything from a seq on, then each new event as the sequencer
  * appends it. The stream reads the event store from a cursor (the next seq it owes), so it can
- * neither skip nor repeat an event, whatever the timing. Ends when the session is erased.
+ * neither skip nor repeat an event, whatever the timing. Ends when the session is erased, or when this instance no
+ * longer holds its partition (a client opens it again, and is relayed to the new owner).
  */
 @ApplicationScoped
 public class LiveEvents {

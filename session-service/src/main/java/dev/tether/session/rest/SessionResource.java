@@ -14,10 +14,12 @@ import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.ToolMode;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.kafka.CommandVerdict;
+import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.EventPage;
 import dev.tether.kit.service.rest.OwnerRouting;
+import dev.tether.kit.service.rest.SseRelay;
 import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.domain.Command;
@@ -28,6 +30,7 @@ import dev.tether.session.domain.SessionHead;
 import dev.tether.session.kafka.CommandGateway;
 import dev.tether.session.kafka.SessionStores;
 import dev.tether.session.kafka.StoreNames;
+import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Multi;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -56,6 +59,7 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 
@@ -77,9 +81,11 @@ public class SessionResource {
     private final SessionServiceConfig config;
     private final LiveEvents live;
     private final OwnerRouting routing;
+    private final int partitions;
 
     SessionResource(Caller caller, EventJson json, Ingress ingress, CommandGateway gateway, SessionStores stores,
-                    HarnessAssignment assignment, SessionServiceConfig config, LiveEvents live, OwnerRouting routing) {
+                    HarnessAssignment assignment, SessionServiceConfig config, LiveEvents live, OwnerRouting routing,
+                    TetherConfig tether) {
         this.caller = caller;
         this.json = json;
         this.ingress = ingress;
@@ -89,6 +95,7 @@ public class SessionResource {
         this.config = config;
         this.live = live;
         this.routing = routing;
+        this.partitions = tether.layout().partitions();
     }
 
     @POST
@@ -200,10 +207,12 @@ public class SessionResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RolesAllowed({"agent", "approver", "operator", "admin"})
     @Operation(hidden = true) // the same operation as page(), which documents both media types
+    @Blocking // the instance holding the session, when it is another one, is asked first whether the caller sees it
     public Multi<OutboundSseEvent> stream(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
-                                          @HeaderParam("Last-Event-ID") String lastEventId, @Context Sse sse) {
+                                          @HeaderParam("Last-Event-ID") String lastEventId, @Context Sse sse,
+                                          @Context UriInfo uri, @Context HttpHeaders headers) {
         String tenantId = caller.principal().tenantId();
-        visibleHead(sessionId);
+        requireSessionId(sessionId);
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
         long from;
         if (lastEventId != null && !lastEventId.isBlank()) {
@@ -218,6 +227,11 @@ public class SessionResource {
         if (from < 1) {
             throw ApiException.badRequest("fromSeq", "must be at least 1");
         }
+        var relayed = routing.streamFromOwner(StoreNames.HEADS, sessionId, "/v1/sessions/" + sessionId, uri, headers);
+        if (relayed.isPresent()) {
+            return relayed.get().map(frame -> SseRelay.event(sse, frame));
+        }
+        visibleHead(sessionId);
         return live.stream(tenantId, sessionId, from)
                 .map(e -> sse.newEventBuilder().id(Long.toString(e.seq())).name(e.type()).data(json.write(e).toString()).build());
     }
@@ -229,12 +243,16 @@ public class SessionResource {
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @Parameter(name = "status", in = ParameterIn.QUERY, description = "open or closed sessions only",
             schema = @Schema(type = SchemaType.STRING, enumeration = {"open", "closed"}))
-    public ObjectNode list(@QueryParam("status") String status) {
+    public ObjectNode list(@QueryParam("status") String status, @Context UriInfo uri, @Context HttpHeaders headers) {
         if (status != null && !List.of("open", "closed").contains(status)) {
             throw ApiException.badRequest("status", "must be open or closed");
         }
+        var all = new ArrayList<JsonNode>();
+        stores.sessions(caller.principal().tenantId(), status).forEach(s -> all.add(json.mapper().valueToTree(s)));
+        all.addAll(routing.gatherFromOthers(StoreNames.HEADS, partitions, uri, headers, json.mapper(), "sessions"));
+        all.sort(Comparator.comparing(s -> s.path("sessionId").asText()));
         ObjectNode out = json.mapper().createObjectNode();
-        out.set("sessions", json.mapper().valueToTree(stores.sessions(caller.principal().tenantId(), status)));
+        out.putArray("sessions").addAll(all);
         return out;
     }
 
@@ -342,7 +360,9 @@ public class SessionResource {
     @APIResponse(responseCode = "422", ref = "Unprocessable")
     public Response subagent(@PathParam("id") String parentId,
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "CreateSubagent")))
-            byte[] body) {
+            byte[] body, @Context UriInfo uri, @Context HttpHeaders headers) {
+        requireSessionId(parentId);
+        routing.serveLocallyOrForward(StoreNames.HEADS, parentId, uri, headers, body); // the parent's head is read where it is kept
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         JsonNode tree = parse(body);
@@ -395,7 +415,9 @@ public class SessionResource {
     @APIResponse(responseCode = "422", ref = "Unprocessable")
     public Response fork(@PathParam("id") String parentId,
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Fork")))
-            byte[] body) {
+            byte[] body, @Context UriInfo uri, @Context HttpHeaders headers) {
+        requireSessionId(parentId);
+        routing.serveLocallyOrForward(StoreNames.HEADS, parentId, uri, headers, body); // the parent.s log is read where it is kept
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         var request = json.read(parse(body), Requests.Fork.class);

@@ -1,6 +1,9 @@
 package dev.tether.kit.service.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.kit.kafka.SessionPartitioner;
+import io.smallrye.mutiny.Multi;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.ws.rs.core.HttpHeaders;
@@ -49,6 +52,7 @@ public class OwnerRouting {
 
     /** The header marking a request one instance sent to another; such a request is never forwarded again. */
     public static final String FORWARDED = "X-Tether-Forwarded";
+    private static final String LAST_EVENT_ID = "Last-Event-ID";
 
     /** How long a forwarded GET may take. */
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
@@ -254,6 +258,24 @@ public class OwnerRouting {
         }
     }
 
+    /**
+     * {@link #gatherFromOthers(String, int, UriInfo, HttpHeaders)} for a list: the elements of each other instance's
+     * array {@code field} (e.g. {@code sessions} of {@code {"sessions": [...]}}), all of them together, for the caller
+     * to merge with its own. 503 if an answer cannot be read.
+     */
+    public List<JsonNode> gatherFromOthers(String store, int partitions, UriInfo uri, HttpHeaders headers, ObjectMapper json,
+                                           String field) {
+        var items = new ArrayList<JsonNode>();
+        for (byte[] answer : gatherFromOthers(store, partitions, uri, headers)) {
+            try {
+                json.readTree(answer).path(field).forEach(items::add);
+            } catch (IOException e) {
+                throw ApiException.unavailable("another instance answered its part of the list unreadably; try again shortly", 1);
+            }
+        }
+        return items;
+    }
+
     /** The partitions (numbers, of any source topic) among {@code partitions} that none of {@code instances} holds. */
     static Set<Integer> unowned(Collection<StreamsMetadata> instances, int partitions) {
         var missing = new TreeSet<Integer>();
@@ -287,6 +309,42 @@ public class OwnerRouting {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted", 1);
         }
+    }
+
+    /**
+     * For a live stream of one session ({@code text/event-stream}): empty when this instance serves it (it holds the
+     * session's partition of {@code store}, runs alone, or the request was forwarded to it); otherwise the stream of
+     * the instance that holds the partition, for the same GET, relayed. That instance is asked {@code GET checkPath}
+     * (the session) first, so that a session the caller does not see is this request's 404 (its answer, thrown as
+     * {@link RemoteAnswer}) and an instance that cannot answer its 503, rather than a stream that ends at once. The
+     * relayed stream ends when the owner's does (when the partition moves on, say): the client opens it again, and is
+     * relayed to the new owner. 503 with {@code Retry-After} while the owner is unknown or not reachable. Blocks for the
+     * owner's first answer: call it on a worker thread.
+     */
+    public Optional<Multi<SseReader.Frame>> streamFromOwner(String store, String sessionId, String checkPath, UriInfo uri,
+                                                            HttpHeaders headers) {
+        Optional<HostInfo> owner = owner(store, sessionId, headers);
+        if (owner.isEmpty()) {
+            return Optional.empty();
+        }
+        HostInfo host = owner.get();
+        HttpRequest check = forwarded(URI.create("http://" + host.host() + ":" + host.port() + checkPath), headers, READ_TIMEOUT)
+                .setHeader(HttpHeaders.ACCEPT, "application/json").GET().build();
+        HttpResponse<byte[]> answer;
+        try {
+            answer = http.send(check, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            throw ApiException.unavailable("the instance holding this session is not reachable; try again shortly", 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("interrupted", 1);
+        }
+        if (answer.statusCode() != 200) {
+            throw new RemoteAnswer(relay(answer));
+        }
+        URI target = uri.getRequestUriBuilder().scheme("http").host(host.host()).port(host.port()).build();
+        return Optional.of(SseRelay.open(http, forwarded(target, headers, null).GET().build(),
+                "the live stream of the instance at " + host.host() + ":" + host.port()));
     }
 
     /**
@@ -349,10 +407,16 @@ public class OwnerRouting {
         return request.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
     }
 
-    /** A request to {@code target} marked forwarded, with the caller's credentials and {@code Accept}. */
+    /**
+     * A request to {@code target} marked forwarded, with the caller's credentials, {@code Accept} and {@code Last-Event-ID};
+     * {@code timeout} null for none (a stream).
+     */
     private static HttpRequest.Builder forwarded(URI target, HttpHeaders headers, Duration timeout) {
-        var request = HttpRequest.newBuilder(target).timeout(timeout).header(FORWARDED, "1");
-        for (String name : List.of(HttpHeaders.AUTHORIZATION, HttpHeaders.ACCEPT)) {
+        var request = HttpRequest.newBuilder(target).header(FORWARDED, "1");
+        if (timeout != null) {
+            request.timeout(timeout);
+        }
+        for (String name : List.of(HttpHeaders.AUTHORIZATION, HttpHeaders.ACCEPT, LAST_EVENT_ID)) {
             String value = headers.getHeaderString(name);
             if (value != null) {
                 request.header(name, value);

@@ -1,4 +1,4 @@
-package dev.tether.projector.rest;
+package dev.tether.kit.service.rest;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -13,7 +13,7 @@ import java.util.List;
  * line starts with a colon; a blank line ends an event, and an event without data is not one. Not thread-safe: one per
  * stream.
  */
-final class SseReader {
+public final class SseReader {
 
     /**
      * One event of the stream.
@@ -22,7 +22,7 @@ final class SseReader {
      * @param event its {@code event} field (its name), or null
      * @param data  its data lines, joined by LF
      */
-    record Frame(String id, String event, String data) {}
+    public record Frame(String id, String event, String data) {}
 
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private boolean afterCr;
@@ -31,7 +31,7 @@ final class SseReader {
     private StringBuilder data;
 
     /** The events that {@code chunks}, the next bytes of the stream, complete; bytes of an event not complete are kept. */
-    List<Frame> read(List<ByteBuffer> chunks) {
+    public List<Frame> read(List<ByteBuffer> chunks) {
         var frames = new ArrayList<Frame>();
         for (ByteBuffer chunk : chunks) {
             ByteBuffer bytes = chunk.duplicate();

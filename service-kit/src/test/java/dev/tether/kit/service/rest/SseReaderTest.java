@@ -1,8 +1,8 @@
-package dev.tether.projector.rest;
+package dev.tether.kit.service.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.projector.rest.SseReader.Frame;
+import dev.tether.kit.service.rest.SseReader.Frame;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
