@@ -267,7 +267,7 @@ class ExecutorIT {
     }
 
     @Test
-    void anErasedSessionsWorkspace_goesWithIt_andAnotherTenantsSessionUnderItsId_seesNothingOfIt() throws Exception {
+    void anErasedSessionsWorkspace_goesWithIt_andAnotherTenantsSessionUnderItsId_seesNothingOfIt_norLosesItsOwnToTheErasureReadAgain() throws Exception {
         String session = scenario.prefix + "erased-files";
         scenario.createSession(session, AGENT, "WRITE");
         call(session, "w1", "write_file", "{\"path\":\"private.txt\",\"content\":\"acme's private words\"}");
@@ -288,6 +288,15 @@ class ExecutorIT {
         assertThat(read.get("content").asText()).doesNotContain("acme's private words");
         assertThat(scenario.awaitResult(session, GLOBEX, "l1").get("content").asText()).doesNotContain("private.txt");
         assertThat(seq).isEqualTo(2);
+
+        // a restarted executor reads the last minutes of the log again, the erasure among them: the workspace of the
+        // session made under the id since stays
+        Files.writeString(scenario.workspace(session).resolve("globex.txt"), "globex's own words");
+        scenario.startExecutor();
+        scenario.askFor(session, GLOBEX, Map.of("l2", List.of("list_dir", "{\"path\":\".\"}")));
+        scenario.authorize(session, "globex", "l2", AuthorizationBasis.POLICY);
+        assertThat(scenario.awaitResult(session, GLOBEX, "l2").get("content").asText()).contains("globex.txt");
+        assertThat(scenario.workspace(session).resolve("globex.txt")).hasContent("globex's own words");
     }
 
     /** Asks for one call and authorizes it on policy; returns its idempotency key. */

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
@@ -68,7 +69,7 @@ final class InterruptWatcher implements Runnable {
 
     private final Consumer<byte[], SessionEvent> events;
     private final InFlight inFlight;
-    private final java.util.function.Consumer<String> erasures;
+    private final BiConsumer<String, Instant> erasures;
     private final String topic;
     private final Duration catchUpTimeout;
     private final Queue<Asked> asked = new ConcurrentLinkedQueue<>();
@@ -82,11 +83,11 @@ final class InterruptWatcher implements Runnable {
 
     /**
      * @param catchUpTimeout how long {@link #catchUp} waits before it gives up and the call is not started
-     * @param erasures       told of each session erased (once per tombstone), before a catch-up passes it: the executor
-     *                       removes its workspace
+     * @param erasures       told of each session erased and when (the tombstone's timestamp; once per tombstone), before
+     *                       a catch-up passes it: the executor removes its workspace
      */
     InterruptWatcher(Consumer<byte[], SessionEvent> events, InFlight inFlight, TopicLayout layout, Duration catchUpTimeout,
-                     java.util.function.Consumer<String> erasures) {
+                     BiConsumer<String, Instant> erasures) {
         this.events = events;
         this.erasures = erasures;
         this.inFlight = inFlight;
@@ -98,7 +99,7 @@ final class InterruptWatcher implements Runnable {
      * An erasure's tombstone: the session's interruptions go with its events, so that a session made again under its id
      * is not cut off by them; and whoever else must know is told ({@code erasures}).
      */
-    private void erased(byte[] key) {
+    private void erased(byte[] key, Instant at) {
         String sessionId;
         try {
             if (key == null) {
@@ -111,7 +112,7 @@ final class InterruptWatcher implements Runnable {
         }
         inFlight.erased(sessionId);
         try {
-            erasures.accept(sessionId);
+            erasures.accept(sessionId, at);
         } catch (RuntimeException e) {
             LOG.warnf(e, "session %s was erased, and what the executor keeps of it could not all be removed", sessionId);
         }
@@ -166,7 +167,7 @@ final class InterruptWatcher implements Runnable {
                     for (var record : events.poll(waiting.isEmpty() ? POLL : WAITING_POLL)) {
                         SessionEvent event = record.value();
                         if (event == null) {
-                            erased(record.key());
+                            erased(record.key(), Instant.ofEpochMilli(record.timestamp()));
                         } else if (TurnInterrupted.TYPE.equals(event.getType())) {
                             inFlight.interrupt(event.getSessionId(), event.getSeq());
                         }

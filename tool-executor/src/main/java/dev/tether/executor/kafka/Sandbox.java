@@ -8,6 +8,7 @@ import dev.tether.tools.sandbox.OutputRedactor;
 import dev.tether.tools.sandbox.SecretProvider;
 import dev.tether.tools.sandbox.Workspace;
 import dev.tether.tools.sandbox.WorkspaceRoot;
+import java.time.Instant;
 
 /**
  * What tool calls run with: the sessions' workspaces, the command runner, the secrets and the blob store for large
@@ -35,9 +36,9 @@ final class Sandbox {
         return workspaces.open(tenantId, sessionId);
     }
 
-    /** The session was erased: its workspace goes with it. */
-    void erase(String sessionId) {
-        workspaces.erase(sessionId);
+    /** The session was erased at {@code erasedAt}: its workspace goes with it (a later session's under its id stays). */
+    void erase(String sessionId, Instant erasedAt) {
+        workspaces.erase(sessionId, erasedAt);
     }
 
     /** The context of one call in {@code workspace}, with a redactor of its own. */

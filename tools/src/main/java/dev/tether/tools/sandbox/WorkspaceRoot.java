@@ -11,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Objects;
@@ -128,12 +129,38 @@ public final class WorkspaceRoot {
     }
 
     /**
-     * Removes the session's workspace, everything in it, and its tenant record, as its session was erased; links in it
-     * are removed, never followed. Nothing there is nothing to do.
+     * Removes the session's workspace, everything in it, and its tenant record, as its session was erased at
+     * {@code erasedAt}; links in it are removed, never followed. Nothing there is nothing to do. A workspace whose
+     * tenant record was written after {@code erasedAt} is a later session's, made under the id since, and stays: an
+     * erasure read again later (an executor that restarts reads the last minutes of the log again; every executor reads
+     * every erasure, each at its own pace) never removes it. A workspace without a record (made before records existed)
+     * is removed.
      *
-     * @throws UncheckedIOException if something there cannot be removed
+     * @throws UncheckedIOException if something there cannot be read or removed
      */
-    public void erase(String sessionId) {
+    public void erase(String sessionId, Instant erasedAt) {
+        Objects.requireNonNull(erasedAt, "erasedAt");
+        if (!namesAWorkspace(Objects.requireNonNull(sessionId, "sessionId"))) {
+            return;
+        }
+        synchronized (this) {
+            Path record = tenantFile(root, sessionId);
+            try {
+                if (Files.isRegularFile(record, LinkOption.NOFOLLOW_LINKS)
+                        && Files.getLastModifiedTime(record, LinkOption.NOFOLLOW_LINKS).toInstant().isAfter(erasedAt)) {
+                    return;
+                }
+            } catch (NoSuchFileException e) {
+                // removed meanwhile (another instance's erasure): what is left, if anything, goes
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the tenant record of the workspace of session " + sessionId, e);
+            }
+            erase(sessionId);
+        }
+    }
+
+    /** Removes the session's workspace and its tenant record, whoever's session made it. */
+    private void erase(String sessionId) {
         if (!namesAWorkspace(Objects.requireNonNull(sessionId, "sessionId"))) {
             return;
         }

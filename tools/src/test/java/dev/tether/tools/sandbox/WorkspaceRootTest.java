@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -132,12 +133,30 @@ class WorkspaceRootTest {
         Files.writeString(workspace.root().resolve("a/b/c.txt"), "x");
         Files.createSymbolicLink(workspace.root().resolve("a/out"), outside);
 
-        roots.erase("s-1");
-        roots.erase("s-1"); // every instance is told: the second finds nothing
-        roots.erase("../outside");
+        Instant erasedAt = Instant.now().plusSeconds(1);
+        roots.erase("s-1", erasedAt);
+        roots.erase("s-1", erasedAt); // every instance is told: the second finds nothing
+        roots.erase("../outside", erasedAt);
 
         assertThat(roots.directory()).isEmptyDirectory();
         assertThat(outside.resolve("keep.txt")).hasContent("not the session's");
         assertThat(roots.open("globex", "s-1").root()).isEmptyDirectory();
+    }
+
+    @Test
+    void anErasureReadAgain_leavesTheWorkspaceOfASessionMadeUnderTheIdSince_andRemovesOneMadeBefore() throws IOException {
+        var roots = new WorkspaceRoot(temp.resolve("workspaces"), SandboxUser.current());
+        Instant erasedAt = Instant.now().minusSeconds(60); // the first session of s-1 was erased a minute ago
+        Files.writeString(roots.open("acme", "s-1").root().resolve("new.txt"), "the session made under the id since");
+
+        roots.erase("s-1", erasedAt); // an executor restarted, reading the last minutes of the log again
+
+        assertThat(roots.open("acme", "s-1").root().resolve("new.txt")).hasContent("the session made under the id since");
+        roots.erase("s-1", Instant.now().plusSeconds(1)); // its own erasure
+        assertThat(roots.directory()).isEmptyDirectory();
+
+        Files.writeString(roots.open("s-2").root().resolve("old.txt"), "made before tenants were recorded");
+        roots.erase("s-2", erasedAt);
+        assertThat(roots.directory()).as("without a record, a workspace cannot be told later: it goes").isEmptyDirectory();
     }
 }
