@@ -24,7 +24,7 @@ import type { components as ApprovalApi } from "./generated/approval-service.js"
 import type { components as SessionApi } from "./generated/session-service.js";
 import * as wire from "./wire.js";
 
-/** Events per page when reading a whole log: half the session-service's default maximum (1000). */
+/** Events (or sessions) per page when reading a whole log (or list): half the session-service's default maximum (1000). */
 const PAGE = 500;
 const DECISION_POLL_MS = 500;
 
@@ -74,9 +74,16 @@ export class TetherClient {
     return ok(answer) ? wire.created(wire.parseJson(answer.body)) : rejected(errorOf(answer));
   }
 
-  /** The caller's tenant's sessions, open and closed, or with this status. */
-  sessions(status?: "open" | "closed"): Promise<readonly SessionInfo[]> {
-    return this.list("listing sessions", this.sessionApi("/v1/sessions", { status }), wire.sessions);
+  /** The caller's tenant's sessions, open and closed, or with this status, in id order (read page by page). */
+  async sessions(status?: "open" | "closed"): Promise<readonly SessionInfo[]> {
+    const all: SessionInfo[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.list("listing sessions", this.sessionApi("/v1/sessions", { status, after, limit: PAGE }), wire.sessionPage);
+      all.push(...page.sessions);
+      after = page.nextAfter;
+    } while (after !== undefined);
+    return Object.freeze(all);
   }
 
   /** One session as a list shows it; undefined if it does not exist for the caller. */

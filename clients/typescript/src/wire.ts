@@ -182,8 +182,10 @@ export function sessionInfo(n: unknown): SessionInfo {
   });
 }
 
-export function sessions(n: unknown): readonly SessionInfo[] {
-  return Object.freeze(elements(object<Session["Sessions"]>(n, "a list of sessions"), "sessions").map(sessionInfo));
+/** A page of the session list: its sessions, and where the next page starts (undefined on the last). */
+export function sessionPage(n: unknown): { sessions: readonly SessionInfo[]; nextAfter: string | undefined } {
+  const o = object<Session["Sessions"]>(n, "a page of sessions");
+  return { sessions: Object.freeze(elements(o, "sessions").map(sessionInfo)), nextAfter: text(o, "nextAfter") };
 }
 
 // --- projector-service ---------------------------------------------------------------------------------------------

@@ -143,6 +143,16 @@ describe("reads", () => {
     await expect(fake.client.checkpoint("nope")).rejects.toThrow(/credentials/);
   });
 
+  it("read every page of the session list, in order, repeating a page on its own", async () => {
+    const session = (id: string) => `{"sessionId":"${id}","status":"open"}`;
+    fake.server
+      .next(json(200, `{"sessions":[${session("a")},${session("b")}],"nextAfter":"b"}`))
+      .next(json(503, UNAVAILABLE, RETRY_NOW))
+      .next(json(200, `{"sessions":[${session("c")}]}`));
+    expect((await fake.client.sessions("open")).map((s) => s.sessionId)).toEqual(["a", "b", "c"]);
+    expect(fake.server.seen.map((r) => r.query)).toEqual(["status=open&limit=500", "status=open&after=b&limit=500", "status=open&after=b&limit=500"]);
+  });
+
   it("send their query parameters, encoded", async () => {
     const notFound = json(404, '{"error":"not_found","message":"x"}');
     fake.server.next(notFound).next(notFound).next(notFound).next(notFound).otherwise(json(200, '{"approvals":[]}'));

@@ -186,12 +186,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's tenant's sessions, open, closed or all */
+        /** A page of the caller's tenant's sessions, open, closed or all, in id order; nextAfter, when present, is where the next page starts */
         get: {
             parameters: {
                 query?: {
                     /** @description open or closed sessions only */
                     status?: "open" | "closed";
+                    /** @description the sessions whose ids come after this one (the nextAfter of the page before); from the first by default */
+                    after?: string;
+                    /** @description the most sessions wanted (default 100) */
+                    limit?: number;
                 };
                 header?: never;
                 path?: never;
@@ -1489,8 +1493,10 @@ export interface components {
             tenantId?: string;
             workerId?: string;
         };
-        /** @description The caller's tenant's sessions. */
+        /** @description A page of the caller's tenant's sessions, in id order. */
         Sessions: {
+            /** @description where the next page starts (pass it as after); absent on the last page */
+            nextAfter?: string;
             sessions: components["schemas"]["SessionSummary"][];
         };
         /** @description An event of type step_completed as read back. */
@@ -1866,7 +1872,7 @@ export interface components {
                 "application/json": components["schemas"]["SessionSummary"];
             };
         };
-        /** @description The caller's tenant's sessions. */
+        /** @description A page of the caller's tenant's sessions, in id order. */
         Sessions: {
             headers: {
                 [name: string]: unknown;

@@ -66,7 +66,7 @@ public interface TetherClient extends AutoCloseable {
      */
     CreateResult createSession(NewSession session);
 
-    /** The caller's tenant's sessions, open and closed. */
+    /** The caller's tenant's sessions, open and closed, in id order (read page by page). */
     List<SessionInfo> sessions();
 
     /** The caller's tenant's sessions with this status. */

@@ -136,6 +136,19 @@ class ClientRetryTest {
     }
 
     @Test
+    void sessions_readsEveryPageOfTheList_inOrder_retryingAPageOnItsOwn() {
+        String page = "{\"sessions\":[%s]%s}";
+        String session = "{\"sessionId\":\"%s\",\"status\":\"open\"}";
+        server.then(json(200, page.formatted(session.formatted("a") + "," + session.formatted("b"), ",\"nextAfter\":\"b\"")))
+                .then(json(503, UNAVAILABLE, RETRY_NOW))
+                .then(json(200, page.formatted(session.formatted("c"), "")));
+
+        assertThat(client.sessions(SessionInfo.Status.OPEN)).extracting(SessionInfo::sessionId).containsExactly("a", "b", "c");
+        assertThat(server.requests()).extracting(FakeServer.Seen::query)
+                .containsExactly("status=open&limit=500", "status=open&after=b&limit=500", "status=open&after=b&limit=500");
+    }
+
+    @Test
     void reads_areEmptyOn404_andThrowOn401() {
         server.then(json(404, "{\"error\":\"not_found\",\"message\":\"session not found\"}"))
                 .then(json(401, "{\"error\":\"unauthorized\",\"message\":\"a valid bearer token is required\"}"));

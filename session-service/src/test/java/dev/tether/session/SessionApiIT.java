@@ -252,6 +252,16 @@ class SessionApiIT {
         JsonPath acme = given().auth().oauth2(AGENT).queryParam("status", "open").get("/v1/sessions").then().statusCode(200).extract().jsonPath();
         assertThat(acme.getList("sessions.sessionId", String.class)).contains(open).doesNotContain(closed, globex);
         assertThat(acme.getList("sessions.status", String.class)).containsOnly("open");
+        given().auth().oauth2(AGENT).queryParam("limit", 0).get("/v1/sessions").then().statusCode(400).body("field", equalTo("limit"));
+        given().auth().oauth2(AGENT).queryParam("limit", 1001).get("/v1/sessions").then().statusCode(400).body("field", equalTo("limit"));
+        given().auth().oauth2(AGENT).queryParam("after", "not an id").get("/v1/sessions").then().statusCode(400).body("field", equalTo("after"));
+        JsonPath first = given().auth().oauth2(AGENT).queryParam("limit", 1).get("/v1/sessions").then().statusCode(200).extract().jsonPath();
+        assertThat(first.getList("sessions")).hasSize(1);
+        String next = first.getString("nextAfter");
+        assertThat(next).isEqualTo(first.getString("sessions[0].sessionId"));
+        JsonPath second = given().auth().oauth2(AGENT).queryParam("limit", 1).queryParam("after", next).get("/v1/sessions").then().statusCode(200)
+                .extract().jsonPath();
+        assertThat(second.getString("sessions[0].sessionId")).isGreaterThan(next);
         // the stored summary is written at creation, not on each append: the list takes the last seq from the head
         assertThat(acme.getLong("sessions.find { it.sessionId == '" + open + "' }.lastSeq")).isEqualTo(3);
         JsonPath all = given().auth().oauth2(AGENT).get("/v1/sessions").then().statusCode(200).extract().jsonPath();

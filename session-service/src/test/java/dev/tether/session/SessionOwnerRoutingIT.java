@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * Two session-service instances share the partitions of the same topics, as {@code deploy/} runs them. Whichever one a
  * request reaches (a load balancer's pick), it sees every session of the caller's tenant: the list and the harness
  * versions' open-session counts are gathered from both, a session's live stream is relayed from the instance that
- * holds it, and a fork or a subagent of a session the other instance holds is made there.
+ * holds it, and a fork or a subagent of a session the other instance holds is made there. The list is paged across both.
  */
 class SessionOwnerRoutingIT {
 
@@ -92,6 +92,22 @@ class SessionOwnerRoutingIT {
                 assertThat(sessionIds(instance, FOREIGN)).as("from %s", instance.baseUrl()).containsExactly(foreign);
             }
         });
+        for (ServiceProcess instance : List.of(a, b)) { // page by page, whatever each instance holds of a page
+            var paged = new ArrayList<String>();
+            String after = null;
+            int pages = 0;
+            do {
+                var page = send(instance, "GET", "/v1/sessions?limit=3" + (after == null ? "" : "&after=" + after), AGENT, null);
+                assertThat(page.statusCode()).as("%s", page.body()).isEqualTo(200);
+                JsonNode body = json.readTree(page.body());
+                body.get("sessions").forEach(s -> paged.add(s.get("sessionId").asText()));
+                assertThat(body.get("sessions").size()).isLessThanOrEqualTo(3);
+                after = body.path("nextAfter").isTextual() ? body.get("nextAfter").asText() : null;
+                pages++;
+            } while (after != null);
+            assertThat(paged).as("from %s", instance.baseUrl()).containsExactlyElementsOf(acme);
+            assertThat(pages).isEqualTo(3);
+        }
         patiently("both instances count every open session of v1").untilAsserted(() -> {
             for (ServiceProcess instance : List.of(a, b)) {
                 var versions = send(instance, "GET", "/v1/harness-versions", OPERATOR, null);

@@ -66,7 +66,7 @@ import java.util.function.Predicate;
  */
 public final class HttpTetherClient implements TetherClient {
 
-    /** Events per page when reading a whole log: half the session-service's default maximum (1000). */
+    /** Events (or sessions) per page when reading a whole log (or list): half the session-service's default maximum (1000). */
     private static final int PAGE = 500;
     private static final Duration DECISION_POLL = Duration.ofMillis(500);
 
@@ -122,13 +122,21 @@ public final class HttpTetherClient implements TetherClient {
         return sessionList(Objects.requireNonNull(status, "status").name().toLowerCase(java.util.Locale.ROOT));
     }
 
+    /** Every session of the list, page by page in id order (each page a retried read). */
     private List<SessionInfo> sessionList(String status) {
         open();
-        Answer answer = transport.get(sessionsApi().path("/v1/sessions").param("status", status).build());
-        if (!answer.ok()) {
-            throw Outcomes.failure("listing sessions", answer.error());
-        }
-        return Wire.sessions(answer.json());
+        var all = new ArrayList<SessionInfo>();
+        String after = null;
+        do {
+            Answer answer = transport.get(sessionsApi().path("/v1/sessions").param("status", status).param("after", after)
+                    .param("limit", PAGE).build());
+            if (!answer.ok()) {
+                throw Outcomes.failure("listing sessions", answer.error());
+            }
+            all.addAll(Wire.sessions(answer.json()));
+            after = answer.json().path("nextAfter").isTextual() ? answer.json().get("nextAfter").asText() : null;
+        } while (after != null);
+        return all;
     }
 
     @Override

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -99,22 +100,35 @@ public class SessionStores {
     }
 
     /**
-     * The tenant's sessions, optionally only those with {@code status} (open, closed), each with the last seq of its head
-     * (the stored summary's is that of its last change; {@link SessionSummary#listsAs}).
+     * A page of the tenant's sessions this instance holds, in id order: the first {@code limit} whose ids come after
+     * {@code after} (null: from the first), optionally only those with {@code status} (open, closed), each with the last
+     * seq of its head (the stored summary's is that of its last change; {@link SessionSummary#listsAs}). The store runs
+     * through this instance's partitions one after the other, so every summary of the tenant after {@code after} is
+     * read; only {@code limit} are kept, and only their heads looked up.
      */
-    public List<SessionSummary> sessions(String tenantId, String status) {
+    public List<SessionSummary> sessions(String tenantId, String status, String after, int limit) {
         ReadOnlyKeyValueStore<String, SessionSummary> index = stores.keyValue(StoreNames.SESSIONS_BY_TENANT);
         ReadOnlyKeyValueStore<String, SessionHead> heads = stores.keyValue(StoreNames.HEADS);
-        var found = new ArrayList<SessionSummary>();
-        try (var it = index.prefixScan(StoreKey.prefix(tenantId), new StringSerializer())) {
+        String from = after == null ? StoreKey.prefix(tenantId) : StoreKey.of(tenantId, after);
+        var first = new TreeMap<String, SessionSummary>();
+        // every key of the tenant starts with its prefix, tenantId NUL, and sorts below tenantId U+0001
+        try (var it = index.range(from, tenantId + '\u0001')) {
             it.forEachRemaining(kv -> {
-                if (status == null || status.equals(kv.value.status())) {
-                    SessionHead head = heads.get(kv.value.sessionId());
-                    found.add(head == null ? kv.value : kv.value.withLastSeq(head.lastSeq()));
+                String id = kv.value.sessionId();
+                if ((after == null || id.compareTo(after) > 0) && (status == null || status.equals(kv.value.status()))) {
+                    first.put(id, kv.value);
+                    if (first.size() > limit) {
+                        first.pollLastEntry();
+                    }
                 }
             });
         }
-        return found;
+        var page = new ArrayList<SessionSummary>(first.size());
+        first.values().forEach(summary -> {
+            SessionHead head = heads.get(summary.sessionId());
+            page.add(head == null ? summary : summary.withLastSeq(head.lastSeq()));
+        });
+        return page;
     }
 
     /**

@@ -45,8 +45,10 @@ final class Answers {
     @ApiType(description = "A fork created: a new session starting with session_forked, pinned as the parent was at atSeq.")
     record Forked(String sessionId, String parentSessionId, long atSeq, long seq, String harnessVersion, String modelId) {}
 
-    @ApiType(description = "The caller's tenant's sessions.")
-    record Sessions(List<SessionSummary> sessions) {}
+    @ApiType(description = "A page of the caller's tenant's sessions, in id order.")
+    record Sessions(List<SessionSummary> sessions,
+                    @ApiField(description = "where the next page starts (pass it as after); absent on the last page")
+                    Optional<String> nextAfter) {}
 
     @ApiType(description = "Every harness version: registered ones and those that still have open sessions.")
     record HarnessVersions(List<HarnessVersionEntry> versions) {}

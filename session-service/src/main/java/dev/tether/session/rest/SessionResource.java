@@ -238,21 +238,46 @@ public class SessionResource {
 
     @GET
     @RolesAllowed({"agent", "approver", "operator", "admin"})
-    @Operation(summary = "The caller's tenant's sessions, open, closed or all")
+    @Operation(summary = "A page of the caller's tenant's sessions, open, closed or all, in id order; nextAfter, when "
+            + "present, is where the next page starts")
     @APIResponse(responseCode = "200", ref = "Sessions")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @Parameter(name = "status", in = ParameterIn.QUERY, description = "open or closed sessions only",
             schema = @Schema(type = SchemaType.STRING, enumeration = {"open", "closed"}))
-    public ObjectNode list(@QueryParam("status") String status, @Context UriInfo uri, @Context HttpHeaders headers) {
+    @Parameter(name = "after", in = ParameterIn.QUERY, description = "the sessions whose ids come after this one (the nextAfter "
+            + "of the page before); from the first by default", schema = @Schema(type = SchemaType.STRING))
+    @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most sessions wanted (default 100)",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
+    public ObjectNode list(@QueryParam("status") String status, @QueryParam("after") String after, @QueryParam("limit") String limitParam,
+                           @Context UriInfo uri, @Context HttpHeaders headers) {
         if (status != null && !List.of("open", "closed").contains(status)) {
             throw ApiException.badRequest("status", "must be open or closed");
         }
+        if (after != null && !Requests.ID.matcher(after).matches()) {
+            throw ApiException.badRequest("after", "must be a session id (the nextAfter of the page before)");
+        }
+        Integer limit = StrictInput.intParam(limitParam, "limit");
+        int size = limit == null ? EventPage.DEFAULT_LIMIT : limit;
+        if (size < 1 || size > config.maxPageSize()) {
+            throw ApiException.badRequest("limit", "must be from 1 to " + config.maxPageSize());
+        }
+        // one more than the page, here and from every other instance (which answers it whole, marked forwarded): whether a
+        // next page starts after it
+        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null) {
+            ObjectNode part = json.mapper().createObjectNode();
+            part.set("sessions", json.mapper().valueToTree(stores.sessions(caller.principal().tenantId(), status, after, size + 1)));
+            return part;
+        }
         var all = new ArrayList<JsonNode>();
-        stores.sessions(caller.principal().tenantId(), status).forEach(s -> all.add(json.mapper().valueToTree(s)));
+        stores.sessions(caller.principal().tenantId(), status, after, size + 1).forEach(s -> all.add(json.mapper().valueToTree(s)));
         all.addAll(routing.gatherFromOthers(StoreNames.HEADS, partitions, uri, headers, json.mapper(), "sessions"));
         all.sort(Comparator.comparing(s -> s.path("sessionId").asText()));
         ObjectNode out = json.mapper().createObjectNode();
-        out.putArray("sessions").addAll(all);
+        ArrayNode page = out.putArray("sessions");
+        all.stream().limit(size).forEach(page::add);
+        if (all.size() > size) {
+            out.put("nextAfter", all.get(size - 1).path("sessionId").asText());
+        }
         return out;
     }
 
