@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -79,16 +80,20 @@ public class ProjectorReads {
     }
 
     /**
-     * The overviews of {@code tenantId}'s sessions whose partitions this instance holds, most recently active first: a scan
-     * of this instance's checkpoints (every tenant's: the store is keyed by session), each loaded as
-     * {@link #checkpoint} loads it.
+     * The overviews of {@code tenantId}'s sessions whose partitions this instance holds, most recently active first: the
+     * tenant's keys of the by-tenant index ({@link ProjectorStores#BY_TENANT}), and each session's checkpoint loaded as
+     * {@link #checkpoint} loads it. Another tenant's sessions are not read.
      */
     public List<SessionOverview> sessions(String tenantId) {
+        ReadOnlyKeyValueStore<String, Checkpoint> checkpoints = stores.keyValue(ProjectorStores.CHECKPOINTS);
         var found = new ArrayList<SessionOverview>();
-        try (KeyValueIterator<String, Checkpoint> all = stores.<String, Checkpoint>keyValue(ProjectorStores.CHECKPOINTS).all()) {
-            all.forEachRemaining(kv -> {
-                if (kv.value != null && kv.value.getTenantId().equals(tenantId)) {
-                    found.add(SessionOverview.of(load(tenantId, kv.key, kv.value)));
+        try (KeyValueIterator<String, String> index = stores.<String, String>keyValue(ProjectorStores.BY_TENANT)
+                .prefixScan(StoreKey.prefix(tenantId), new StringSerializer())) {
+            index.forEachRemaining(kv -> {
+                String sessionId = StoreKey.parts(kv.key).get(1);
+                Checkpoint c = checkpoints.get(sessionId);
+                if (c != null && c.getTenantId().equals(tenantId)) { // erased a moment ago: its key goes in the same commit
+                    found.add(SessionOverview.of(load(tenantId, sessionId, c)));
                 }
             });
         }

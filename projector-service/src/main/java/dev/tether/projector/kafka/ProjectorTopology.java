@@ -89,6 +89,10 @@ public final class ProjectorTopology {
         topology.addStateStore(WriteBackStore.builder(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.CALLS),
                 strings, ProjectorStoreFormats.CALLS.writing(writeVersions)), strings.serializer()), "projector");
 
+        // keys only, written when a session is first projected and when it is erased: a tenant's list reads its own sessions
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.BY_TENANT), strings, strings),
+                "projector");
+
         topology.addSink(ProjectorProcessor.CHECKPOINTS_SINK, output.name(Topics.SESSION_CHECKPOINTS), strings.serializer(),
                 serdes.checkpoints().serializer(), new SessionPartitioner(), "projector");
         topology.addSink(ProjectorProcessor.REQUESTS_SINK, output.name(Topics.TOOL_REQUESTS), strings.serializer(),

@@ -253,6 +253,46 @@ class ProjectorTopologyTest {
     }
 
     @Test
+    void eachSession_isIndexedByItsTenantWhenFirstProjected_andLeavesTheIndexWithItsErasure() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new UserMessage("a", null));
+        pipe("globex", "s2", 1, started());
+        assertThat(tenantKeys()).containsExactly(StoreKey.of("acme", "s1"), StoreKey.of("globex", "s2"));
+
+        events.pipeInput(new SessionEventKey("s1", 1), null);
+        events.pipeInput(new SessionEventKey("s1", 2), null);
+
+        assertThat(tenantKeys()).containsExactly(StoreKey.of("globex", "s2"));
+    }
+
+    @Test
+    void sessionsProjectedBeforeTheIndexExisted_areIndexedOnce_whenTheTaskFirstRuns() {
+        pipe("s1", 1, started());
+        pipe("globex", "s2", 1, started());
+        KeyValueStore<String, String> index = driver.getKeyValueStore(ProjectorStores.BY_TENANT);
+        tenantKeys().forEach(index::delete); // as a projector before the index left its partition: checkpoints, no index
+
+        driver.advanceWallClockTime(Duration.ofMillis(10));
+
+        assertThat(tenantKeys()).containsExactly(StoreKey.of("acme", "s1"), StoreKey.of("globex", "s2"));
+        assertThat(index.get(ProjectorStores.BY_TENANT_FILLED)).as("filled: not again").isNotNull();
+        index.delete(StoreKey.of("acme", "s1"));
+        driver.advanceWallClockTime(Duration.ofSeconds(10));
+        assertThat(tenantKeys()).containsExactly(StoreKey.of("globex", "s2"));
+    }
+
+    /** The keys of the by-tenant index but its mark. */
+    private List<String> tenantKeys() {
+        KeyValueStore<String, String> index = driver.getKeyValueStore(ProjectorStores.BY_TENANT);
+        var keys = new java.util.ArrayList<String>();
+        try (var all = index.all()) {
+            all.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        keys.remove(ProjectorStores.BY_TENANT_FILLED);
+        return keys;
+    }
+
+    @Test
     void aLostCheckpoint_isRebuiltFromTheMessages() {
         pipe("s1", 1, started());
         pipe("s1", 2, new UserMessage("a", null));
@@ -269,7 +309,11 @@ class ProjectorTopologyTest {
     }
 
     private void pipe(String sessionId, long seq, EventPayload payload) {
-        var event = new Event("e-" + sessionId + "-" + seq, sessionId, "acme", seq, Instant.parse("2026-11-29T10:00:00Z").plusSeconds(seq),
+        pipe("acme", sessionId, seq, payload);
+    }
+
+    private void pipe(String tenantId, String sessionId, long seq, EventPayload payload) {
+        var event = new Event("e-" + sessionId + "-" + seq, sessionId, tenantId, seq, Instant.parse("2026-11-29T10:00:00Z").plusSeconds(seq),
                 new Actor(ActorKind.USER, "alice"), "v1", payload);
         events.pipeInput(new SessionEventKey(sessionId, seq), EventAvro.toAvro(event));
     }
