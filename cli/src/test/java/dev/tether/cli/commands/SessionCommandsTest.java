@@ -23,7 +23,7 @@ class SessionCommandsTest {
 
     @Test
     void sessionsList_printsATable_withTheAgentsDevKey() {
-        services.onResource("GET /v1/sessions", 200, "sessions.json");
+        services.onResource("GET /v1/sessions?limit=500", 200, "sessions.json");
 
         CliRun run = CliRun.run(services.env(), "sessions", "list");
 
@@ -38,7 +38,7 @@ class SessionCommandsTest {
 
     @Test
     void sessionsList_withJsonAndAStatus_printsTheSessionsInTheApisFieldNames_withTheTokenGiven() throws Exception {
-        services.onResource("GET /v1/sessions?status=open", 200, "sessions.json");
+        services.onResource("GET /v1/sessions?status=open&limit=500", 200, "sessions.json");
 
         CliRun run = CliRun.run(services.env("TETHER_TOKEN", "dev-acme-admin"), "sessions", "list", "--status", "open", "--json");
 
@@ -53,7 +53,7 @@ class SessionCommandsTest {
 
     @Test
     void sessionsList_withNoSessions_saysSoOnStderr_andPrintsNoTable() {
-        services.on("GET /v1/sessions", 200, "{\"sessions\":[]}");
+        services.on("GET /v1/sessions?limit=500", 200, "{\"sessions\":[]}");
 
         CliRun run = CliRun.run(services.env(), "sessions", "list");
 
@@ -205,7 +205,7 @@ class SessionCommandsTest {
 
     @Test
     void aRoleTheServiceRefuses_failsWithOneLine_sayingWhichTokenItNeeds() {
-        services.onResource("GET /v1/sessions", 403, "forbidden.json");
+        services.onResource("GET /v1/sessions?limit=500", 403, "forbidden.json");
 
         CliRun run = CliRun.run(services.env("TETHER_TOKEN", "dev-operator"), "sessions", "list");
 
