@@ -206,6 +206,13 @@ class ApprovalFlowIT {
             assertThat(g.get("pathGlob").asText()).isEqualTo("src/**");
             assertThat(g.get("usedBy")).extracting(JsonNode::asText).containsExactly("c2");
         });
+        // the lists read from the tenant's own sessions: another tenant's approver sees none of these
+        assertThat(get(services.approvals() + "/grants", FOREIGN_APPROVER).body().get("grants"))
+                .noneSatisfy(g -> assertThat(g.get("sessionId").asText()).isEqualTo(id));
+        assertThat(get(services.approvals() + "?status=ALL", FOREIGN_APPROVER).body().get("approvals"))
+                .noneSatisfy(i -> assertThat(i.get("sessionId").asText()).isEqualTo(id));
+        assertThat(get(services.approvals() + "?status=ALL", APPROVER).body().get("approvals"))
+                .anySatisfy(i -> assertThat(i.get("sessionId").asText()).isEqualTo(id));
     }
 
     @Test

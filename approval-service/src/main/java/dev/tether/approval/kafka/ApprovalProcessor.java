@@ -12,6 +12,7 @@ import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionCommands;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.tracing.KafkaTracing;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -56,6 +57,7 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
     private ProcessorContext<String, SessionCommand> context;
     private KeyValueStore<String, SessionApprovals> sessions;
     private KeyValueStore<String, String> pending;
+    private TenantIndex byTenant;
 
     ApprovalProcessor(ApprovalMachine.Rules rules, Duration timeout, Duration sweepInterval, KafkaTracing tracing, StoreSignals signals) {
         this.rules = rules;
@@ -70,6 +72,7 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
         this.context = context;
         sessions = context.getStateStore(ApprovalStores.SESSIONS);
         pending = context.getStateStore(ApprovalStores.PENDING);
+        byTenant = TenantIndex.open(context, ApprovalStores.BY_TENANT, sessions, SessionApprovals::tenantId);
         context.schedule(sweepInterval, PunctuationType.WALL_CLOCK_TIME, now -> sweep(Instant.ofEpochMilli(now)));
     }
 
@@ -143,6 +146,9 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
     /** Stores the state and keeps the pending index equal to its pending items. */
     private void save(SessionApprovals before, SessionApprovals after) {
         sessions.put(after.sessionId(), after);
+        if (before == null) {
+            byTenant.add(after.tenantId(), after.sessionId());
+        }
         Set<String> was = keys(before);
         Set<String> is = keys(after);
         for (String key : was) {
@@ -175,6 +181,7 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
         }
         new ArrayList<>(keys(state)).forEach(pending::delete);
         sessions.delete(sessionId);
+        byTenant.remove(state.tenantId(), sessionId);
         signals.changed(ApprovalStores.SESSIONS, sessionId);
     }
 }

@@ -2,6 +2,7 @@ package dev.tether.approval.kafka;
 
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.SessionApprovals;
+import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.kit.service.rest.OwnerRouting;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -63,18 +65,13 @@ public class ApprovalReads {
     }
 
     /**
-     * The tenant's items (pending and recently finished) that pass {@code filter}, oldest first. Scans every session
-     * of this instance: for finished items, which are looked at rarely; pending ones come from {@link #pending}.
+     * The tenant's items (pending and recently finished) that pass {@code filter}, oldest first. Reads every session of
+     * the tenant this instance holds (through {@value ApprovalStores#BY_TENANT}): for finished items, which are looked at
+     * rarely; pending ones come from {@link #pending}.
      */
     public List<ApprovalItem> items(String tenantId, Predicate<ApprovalItem> filter) {
         var out = new ArrayList<ApprovalItem>();
-        try (var it = stores.<String, SessionApprovals>keyValue(ApprovalStores.SESSIONS).all()) {
-            it.forEachRemaining(kv -> {
-                if (kv.value.tenantId().equals(tenantId)) {
-                    kv.value.items().stream().filter(filter).forEach(out::add);
-                }
-            });
-        }
+        forEachSession(tenantId, s -> s.items().stream().filter(filter).forEach(out::add));
         out.sort(ORDER);
         return out;
     }
@@ -85,15 +82,24 @@ public class ApprovalReads {
     /** The session-scope grants in force in the tenant's open sessions, oldest first. */
     public List<SessionGrant> grants(String tenantId) {
         var out = new ArrayList<SessionGrant>();
-        try (var it = stores.<String, SessionApprovals>keyValue(ApprovalStores.SESSIONS).all()) {
-            it.forEachRemaining(kv -> {
-                if (kv.value.tenantId().equals(tenantId) && !kv.value.closed()) {
-                    kv.value.grants().forEach(g -> out.add(new SessionGrant(kv.value.sessionId(), g)));
-                }
-            });
-        }
+        forEachSession(tenantId, s -> {
+            if (!s.closed()) {
+                s.grants().forEach(g -> out.add(new SessionGrant(s.sessionId(), g)));
+            }
+        });
         out.sort(Comparator.comparing((SessionGrant g) -> g.grant().grantedAt()).thenComparing(SessionGrant::sessionId));
         return out;
+    }
+
+    /** Each session of {@code tenantId} this instance holds: the tenant's keys of the index, then their states. */
+    private void forEachSession(String tenantId, Consumer<SessionApprovals> action) {
+        ReadOnlyKeyValueStore<String, SessionApprovals> sessions = stores.keyValue(ApprovalStores.SESSIONS);
+        for (String sessionId : TenantIndex.sessionIds(stores.keyValue(ApprovalStores.BY_TENANT), tenantId)) {
+            SessionApprovals state = sessions.get(sessionId);
+            if (state != null && state.tenantId().equals(tenantId)) { // erased a moment ago: its key goes in the same commit
+                action.accept(state);
+            }
+        }
     }
 
     private static final Comparator<ApprovalItem> ORDER = Comparator.comparing(ApprovalItem::requestedAt)

@@ -12,5 +12,11 @@ public final class ApprovalStores {
      */
     public static final String PENDING = "approval-pending";
 
+    /**
+     * {@code tenantId NUL sessionId} → "" ({@link dev.tether.kit.kafka.TenantIndex}): each tenant's sessions, so that the
+     * lists that read every session of a tenant (grants, finished items) read its own, not every tenant's.
+     */
+    public static final String BY_TENANT = "approval-sessions-by-tenant";
+
     private ApprovalStores() {}
 }

@@ -7,6 +7,7 @@ import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -19,7 +20,8 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * The approval-service's Kafka Streams application (run exactly-once): {@code session-events} → {@link ApprovalProcessor}
- * with its two stores ({@value ApprovalStores#SESSIONS}, {@value ApprovalStores#PENDING}) → {@code session-commands},
+ * with its stores ({@value ApprovalStores#SESSIONS}, {@value ApprovalStores#PENDING}, {@value ApprovalStores#BY_TENANT}) →
+ * {@code session-commands},
  * partitioned by session like every other writer of commands.
  */
 public final class ApprovalTopology {
@@ -60,6 +62,7 @@ public final class ApprovalTopology {
                 ApprovalStoreFormats.SESSIONS.writing(settings.writeVersions())), "approvals");
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ApprovalStores.PENDING), strings, strings),
                 "approvals");
+        topology.addStateStore(TenantIndex.builder(ApprovalStores.BY_TENANT), "approvals");
         topology.addSink(ApprovalProcessor.COMMANDS_SINK, layout.name(Topics.SESSION_COMMANDS), strings.serializer(),
                 serdes.commands().serializer(), new SessionPartitioner(), "approvals");
         return topology;

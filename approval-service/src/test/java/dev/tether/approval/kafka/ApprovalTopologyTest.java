@@ -29,11 +29,13 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.StoreKey;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -259,9 +261,11 @@ class ApprovalTopologyTest {
     void anErasedSession_isForgotten() {
         KeyValueStore<String, SessionApprovals> sessions = driver.getKeyValueStore(ApprovalStores.SESSIONS);
         KeyValueStore<String, String> pending = driver.getKeyValueStore(ApprovalStores.PENDING);
+        KeyValueStore<String, String> byTenant = driver.getKeyValueStore(ApprovalStores.BY_TENANT);
         pipe("s1", 1, started());
         pipe("s1", 2, asking(new ToolCall("c1", "edit_file", "{}")));
         pipe("s1", 3, new ApprovalRequested("c1", "edit_file", "diff of c1", null));
+        assertThat(keys(byTenant)).as("the session in its tenant's index").containsExactly(StoreKey.of("acme", "s1"));
 
         for (long seq = 1; seq <= 3; seq++) {
             events.pipeInput(new SessionEventKey("s1", seq), null);
@@ -269,6 +273,28 @@ class ApprovalTopologyTest {
 
         assertThat(sessions.get("s1")).isNull();
         assertThat(entries(pending)).isEmpty();
+        assertThat(keys(byTenant)).isEmpty();
+    }
+
+    @Test
+    void sessionsKeptBeforeTheTenantIndexExisted_areIndexedOnce_whenTheTaskFirstRuns() {
+        KeyValueStore<String, String> byTenant = driver.getKeyValueStore(ApprovalStores.BY_TENANT);
+        pipe("s1", 1, started());
+        byTenant.delete(StoreKey.of("acme", "s1")); // as a release before the index left its partition
+
+        driver.advanceWallClockTime(Duration.ofMillis(10));
+
+        assertThat(keys(byTenant)).containsExactly(StoreKey.of("acme", "s1"));
+    }
+
+    /** The keys of a tenant index but its mark. */
+    private static List<String> keys(KeyValueStore<String, String> index) {
+        var keys = new ArrayList<String>();
+        try (var it = index.all()) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        keys.remove(TenantIndex.FILLED);
+        return keys;
     }
 
     @Test

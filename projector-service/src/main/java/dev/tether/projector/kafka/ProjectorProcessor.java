@@ -22,6 +22,7 @@ import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.FlushForwarding;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.kafka.WriteBackStore;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.projector.avro.CheckpointAvro;
@@ -34,13 +35,10 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.processor.Cancellable;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -95,8 +93,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     private ProcessorContext<Object, Object> context;
     private WriteBackStore<String, Checkpoint> checkpoints;
     private KeyValueStore<String, CallRecord> calls;
-    private KeyValueStore<String, String> byTenant;
-    private Cancellable filling;
+    private TenantIndex byTenant;
     private SessionLog log;
 
     ProjectorProcessor(KafkaTracing tracing, StoreSignals signals) {
@@ -112,33 +109,8 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         FlushForwarding.install(context, stored, CHECKPOINTS_SINK);
         checkpoints = WriteBackStore.of(stored);
         calls = context.getStateStore(ProjectorStores.CALLS);
-        byTenant = context.getStateStore(ProjectorStores.BY_TENANT);
+        byTenant = TenantIndex.open(context, ProjectorStores.BY_TENANT, stored, Checkpoint::getTenantId);
         log = new SessionLog(context.getStateStore(ProjectorStores.MESSAGES));
-        // once the task runs, in its own transaction: the sessions projected before the index existed are indexed
-        filling = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, now -> fillIndex(stored));
-    }
-
-    /**
-     * Indexes by tenant the sessions of this partition's checkpoints, once ({@link ProjectorStores#BY_TENANT_FILLED}): a
-     * partition projected before the index existed has checkpoints and no index; from then on {@link #fold} and
-     * {@link #erase} keep it.
-     */
-    private void fillIndex(KeyValueStore<String, Checkpoint> stored) {
-        filling.cancel();
-        if (byTenant.get(ProjectorStores.BY_TENANT_FILLED) != null) {
-            return;
-        }
-        long[] indexed = {0};
-        try (var all = stored.all()) {
-            all.forEachRemaining(kv -> {
-                byTenant.put(StoreKey.of(kv.value.getTenantId(), kv.key), "");
-                indexed[0]++;
-            });
-        }
-        byTenant.put(ProjectorStores.BY_TENANT_FILLED, "");
-        if (indexed[0] > 0) {
-            LOG.infof("indexed the %d sessions of partition %d by tenant", indexed[0], context.taskId().partition());
-        }
     }
 
     @Override
@@ -184,7 +156,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         RecordMetadata at = context.recordMetadata().orElseThrow();
         SessionProjection after = Projection.evolve(before, event, at.partition(), at.offset());
         if (before == null) {
-            byTenant.put(StoreKey.of(after.tenantId(), sessionId), "");
+            byTenant.add(after.tenantId(), sessionId);
         }
         // converted to Avro when read or flushed, and encoded then: to session-checkpoints when the store flushes it
         checkpoints.putLazily(sessionId, () -> CheckpointAvro.toAvro(after));
@@ -357,7 +329,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         }
         Checkpoint erased = checkpoints.delete(sessionId);
         if (erased != null) {
-            byTenant.delete(StoreKey.of(erased.getTenantId(), sessionId));
+            byTenant.remove(erased.getTenantId(), sessionId);
         }
         var keys = new ArrayList<String>();
         try (var it = calls.prefixScan(StoreKey.prefix(sessionId), new StringSerializer())) {

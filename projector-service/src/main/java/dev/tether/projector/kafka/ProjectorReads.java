@@ -4,6 +4,7 @@ import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.kit.service.rest.OwnerRouting;
@@ -17,9 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
@@ -87,15 +86,11 @@ public class ProjectorReads {
     public List<SessionOverview> sessions(String tenantId) {
         ReadOnlyKeyValueStore<String, Checkpoint> checkpoints = stores.keyValue(ProjectorStores.CHECKPOINTS);
         var found = new ArrayList<SessionOverview>();
-        try (KeyValueIterator<String, String> index = stores.<String, String>keyValue(ProjectorStores.BY_TENANT)
-                .prefixScan(StoreKey.prefix(tenantId), new StringSerializer())) {
-            index.forEachRemaining(kv -> {
-                String sessionId = StoreKey.parts(kv.key).get(1);
-                Checkpoint c = checkpoints.get(sessionId);
-                if (c != null && c.getTenantId().equals(tenantId)) { // erased a moment ago: its key goes in the same commit
-                    found.add(SessionOverview.of(load(tenantId, sessionId, c)));
-                }
-            });
+        for (String sessionId : TenantIndex.sessionIds(stores.keyValue(ProjectorStores.BY_TENANT), tenantId)) {
+            Checkpoint c = checkpoints.get(sessionId);
+            if (c != null && c.getTenantId().equals(tenantId)) { // erased a moment ago: its key goes in the same commit
+                found.add(SessionOverview.of(load(tenantId, sessionId, c)));
+            }
         }
         found.sort(SessionOverview.LATEST_FIRST);
         return found;

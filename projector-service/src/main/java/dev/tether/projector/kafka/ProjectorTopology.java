@@ -9,6 +9,7 @@ import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.TopicMaterializer;
 import dev.tether.kit.kafka.Topics;
@@ -90,8 +91,7 @@ public final class ProjectorTopology {
                 strings, ProjectorStoreFormats.CALLS.writing(writeVersions)), strings.serializer()), "projector");
 
         // keys only, written when a session is first projected and when it is erased: a tenant's list reads its own sessions
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.BY_TENANT), strings, strings),
-                "projector");
+        topology.addStateStore(TenantIndex.builder(ProjectorStores.BY_TENANT), "projector");
 
         topology.addSink(ProjectorProcessor.CHECKPOINTS_SINK, output.name(Topics.SESSION_CHECKPOINTS), strings.serializer(),
                 serdes.checkpoints().serializer(), new SessionPartitioner(), "projector");

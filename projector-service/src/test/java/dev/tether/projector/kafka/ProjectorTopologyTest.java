@@ -28,6 +28,7 @@ import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
@@ -275,7 +276,7 @@ class ProjectorTopologyTest {
         driver.advanceWallClockTime(Duration.ofMillis(10));
 
         assertThat(tenantKeys()).containsExactly(StoreKey.of("acme", "s1"), StoreKey.of("globex", "s2"));
-        assertThat(index.get(ProjectorStores.BY_TENANT_FILLED)).as("filled: not again").isNotNull();
+        assertThat(index.get(TenantIndex.FILLED)).as("filled: not again").isNotNull();
         index.delete(StoreKey.of("acme", "s1"));
         driver.advanceWallClockTime(Duration.ofSeconds(10));
         assertThat(tenantKeys()).containsExactly(StoreKey.of("globex", "s2"));
@@ -288,7 +289,7 @@ class ProjectorTopologyTest {
         try (var all = index.all()) {
             all.forEachRemaining(kv -> keys.add(kv.key));
         }
-        keys.remove(ProjectorStores.BY_TENANT_FILLED);
+        keys.remove(TenantIndex.FILLED);
         return keys;
     }
 
