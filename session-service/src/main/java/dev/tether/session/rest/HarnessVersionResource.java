@@ -53,7 +53,6 @@ public class HarnessVersionResource {
     private final SessionStores stores;
     private final HarnessAssignment assignment;
     private final HarnessVersionLog log;
-
     private final OwnerRouting routing;
     private final int partitions;
 

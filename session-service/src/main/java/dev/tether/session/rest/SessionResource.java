@@ -261,19 +261,18 @@ public class SessionResource {
         if (size < 1 || size > config.maxPageSize()) {
             throw ApiException.badRequest("limit", "must be from 1 to " + config.maxPageSize());
         }
-        // one more than the page, here and from every other instance (which answers it whole, marked forwarded): whether a
-        // next page starts after it
-        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null) {
-            ObjectNode part = json.mapper().createObjectNode();
-            part.set("sessions", json.mapper().valueToTree(stores.sessions(caller.principal().tenantId(), status, after, size + 1)));
-            return part;
-        }
-        var all = new ArrayList<JsonNode>();
-        stores.sessions(caller.principal().tenantId(), status, after, size + 1).forEach(s -> all.add(json.mapper().valueToTree(s)));
-        all.addAll(routing.gatherFromOthers(StoreNames.HEADS, partitions, uri, headers, json.mapper(), "sessions"));
-        all.sort(Comparator.comparing(s -> s.path("sessionId").asText()));
+        // one more than the page from each instance, so that the merge knows whether a next page starts after it; another
+        // instance's part (a forwarded request) is answered whole
         ObjectNode out = json.mapper().createObjectNode();
         ArrayNode page = out.putArray("sessions");
+        var all = new ArrayList<JsonNode>();
+        stores.sessions(caller.principal().tenantId(), status, after, size + 1).forEach(s -> all.add(json.mapper().valueToTree(s)));
+        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null) {
+            page.addAll(all);
+            return out;
+        }
+        all.addAll(routing.gatherFromOthers(StoreNames.HEADS, partitions, uri, headers, json.mapper(), "sessions"));
+        all.sort(Comparator.comparing(s -> s.path("sessionId").asText()));
         all.stream().limit(size).forEach(page::add);
         if (all.size() > size) {
             out.put("nextAfter", all.get(size - 1).path("sessionId").asText());
@@ -442,7 +441,7 @@ public class SessionResource {
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Fork")))
             byte[] body, @Context UriInfo uri, @Context HttpHeaders headers) {
         requireSessionId(parentId);
-        routing.serveLocallyOrForward(StoreNames.HEADS, parentId, uri, headers, body); // the parent.s log is read where it is kept
+        routing.serveLocallyOrForward(StoreNames.HEADS, parentId, uri, headers, body); // the parent's log is read where it is kept
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
         var request = json.read(parse(body), Requests.Fork.class);

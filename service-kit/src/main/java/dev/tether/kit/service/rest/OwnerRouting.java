@@ -298,13 +298,17 @@ public class OwnerRouting {
         if (owner.isEmpty()) {
             return Optional.empty();
         }
-        HostInfo host = owner.get();
+        return Optional.of(getJson(owner.get(), pathAndQuery, headers, "the instance holding a session this read needs"));
+    }
+
+    /** {@code GET pathAndQuery} of {@code host} as JSON, marked forwarded; 503 when {@code who} is not reachable. */
+    private HttpResponse<byte[]> getJson(HostInfo host, String pathAndQuery, HttpHeaders headers, String who) {
         HttpRequest request = forwarded(URI.create("http://" + host.host() + ":" + host.port() + pathAndQuery), headers, READ_TIMEOUT)
                 .setHeader(HttpHeaders.ACCEPT, "application/json").GET().build();
         try {
-            return Optional.of(http.send(request, HttpResponse.BodyHandlers.ofByteArray()));
+            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
-            throw ApiException.unavailable("the instance holding a session this read needs is not reachable; try again shortly", 2);
+            throw ApiException.unavailable(who + " is not reachable; try again shortly", 2);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted", 1);
@@ -328,17 +332,7 @@ public class OwnerRouting {
             return Optional.empty();
         }
         HostInfo host = owner.get();
-        HttpRequest check = forwarded(URI.create("http://" + host.host() + ":" + host.port() + checkPath), headers, READ_TIMEOUT)
-                .setHeader(HttpHeaders.ACCEPT, "application/json").GET().build();
-        HttpResponse<byte[]> answer;
-        try {
-            answer = http.send(check, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (IOException e) {
-            throw ApiException.unavailable("the instance holding this session is not reachable; try again shortly", 2);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ApiException.unavailable("interrupted", 1);
-        }
+        HttpResponse<byte[]> answer = getJson(host, checkPath, headers, "the instance holding this session");
         if (answer.statusCode() != 200) {
             throw new RemoteAnswer(relay(answer));
         }
