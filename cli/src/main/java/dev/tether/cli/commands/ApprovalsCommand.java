@@ -15,9 +15,12 @@ import dev.tether.client.DecisionResult;
 import dev.tether.client.NotFound;
 import dev.tether.client.Rejected;
 import dev.tether.client.TetherClient;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -35,6 +38,14 @@ public final class ApprovalsCommand {
 
     /** The statuses {@code --status} takes: an item's, or ALL. */
     enum StatusFilter { PENDING, GRANTED, DENIED, EXPIRED, CANCELLED, MARKED_DONE, RETRIED, ABANDONED, ALL }
+
+    /** {@code --requested-at}: the item as the approver read it, for every decision. */
+    static final class AsRead {
+        @Option(names = "--requested-at", paramLabel = "<instant>",
+                description = "decide only on the item requested at this instant (its 'requested' in 'approvals show'): if its id "
+                        + "names another call now (its session was erased and made again under its id), nothing is decided")
+        String requestedAt;
+    }
 
     @ParentCommand
     TetherCli cli;
@@ -99,19 +110,20 @@ public final class ApprovalsCommand {
               @Option(names = "--path-glob", paramLabel = "<glob>", description = "with --session: the paths it covers, e.g. 'src/**'")
               String pathGlob,
               @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; recorded with the decision")
-              String reason) {
+              String reason,
+              @Mixin AsRead asRead) {
         if (!session && (tool != null || pathGlob != null)) {
             throw new ParameterException(spec.subcommands().get("grant"), "--tool and --path-glob narrow a session grant: add --session");
         }
         if (!session) {
-            return decide(id, ApprovalDecision.grantOnce(reason), "granted");
+            return decide(id, asRead, ApprovalDecision.grantOnce(reason), "granted");
         }
         if (tool == null && pathGlob == null) {
-            return decide(id, ApprovalDecision.grantSession(reason), "granted");
+            return decide(id, asRead, ApprovalDecision.grantSession(reason), "granted");
         }
         // the SDK's grantSession takes a tool only together with a path glob, and a session grant covers the call's own
         // tool anyway: read the item for its tool
-        return decide(id, "granted", tether -> {
+        return decide(id, asRead, "granted", tether -> {
             Approval item = tether.approval(id).orElseThrow(() -> notFound(id));
             if (tool != null && !tool.equals(item.tool())) {
                 throw new CliException("a session grant covers the decided call's tool '" + item.tool() + "', not '" + tool + "'");
@@ -122,44 +134,63 @@ public final class ApprovalsCommand {
 
     @Command(name = "deny", mixinStandardHelpOptions = true, description = "Refuse a pending call; the reason is what the model is told.")
     int deny(@Parameters(paramLabel = "<id>") String id,
-             @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why (required)") String reason) {
+             @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why (required)") String reason,
+             @Mixin AsRead asRead) {
         if (reason.isBlank()) {
             throw new ParameterException(spec.subcommands().get("deny"), "--reason must not be blank");
         }
-        return decide(id, ApprovalDecision.deny(reason), "denied");
+        return decide(id, asRead, ApprovalDecision.deny(reason), "denied");
     }
 
     @Command(name = "mark-done", mixinStandardHelpOptions = true,
             description = "An unknown outcome: the call did take effect; count it as succeeded.")
     int markDone(@Parameters(paramLabel = "<id>") String id,
-                 @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; e.g. what you checked") String reason) {
-        return decide(id, ApprovalDecision.markDone(reason), "marked done");
+                 @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; e.g. what you checked") String reason,
+                 @Mixin AsRead asRead) {
+        return decide(id, asRead, ApprovalDecision.markDone(reason), "marked done");
     }
 
     @Command(name = "retry", mixinStandardHelpOptions = true,
             description = "An unknown outcome: the call did not take effect; run it once more, under a new idempotency key.")
     int retry(@Parameters(paramLabel = "<id>") String id,
-              @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; e.g. what you checked") String reason) {
-        return decide(id, ApprovalDecision.retry(reason), "retried");
+              @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; e.g. what you checked") String reason,
+              @Mixin AsRead asRead) {
+        return decide(id, asRead, ApprovalDecision.retry(reason), "retried");
     }
 
     @Command(name = "abandon", mixinStandardHelpOptions = true,
             description = "An unknown outcome: give the call up; it counts as cancelled.")
     int abandon(@Parameters(paramLabel = "<id>") String id,
-                @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why") String reason) {
-        return decide(id, ApprovalDecision.abandon(reason), "abandoned");
+                @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why") String reason,
+                @Mixin AsRead asRead) {
+        return decide(id, asRead, ApprovalDecision.abandon(reason), "abandoned");
     }
 
-    private int decide(String id, ApprovalDecision decision, String done) {
-        return decide(id, done, tether -> decision);
+    private int decide(String id, AsRead asRead, ApprovalDecision decision, String done) {
+        return decide(id, asRead, done, tether -> decision);
     }
 
-    /** Records the decision {@code decision} makes (it may read the item first), and prints the item after it. */
-    private int decide(String id, String done, Function<TetherClient, ApprovalDecision> decision) {
+    /**
+     * Records the decision {@code decision} makes (it may read the item first), and prints the item after it. With
+     * {@code --requested-at}, only on the item requested then: it is read first, and the decision is pinned to it.
+     */
+    private int decide(String id, AsRead asRead, String done, Function<TetherClient, ApprovalDecision> decision) {
+        Instant seen = asRead.requestedAt == null ? null : requestedAt(asRead.requestedAt);
         Output out = cli.output();
         DecisionResult result;
         try (TetherClient tether = cli.client(Role.APPROVER)) {
-            result = tether.decide(id, decision.apply(tether));
+            if (seen == null) {
+                result = tether.decide(id, decision.apply(tether));
+            } else {
+                Approval item = tether.approval(id).orElseThrow(() -> notFound(id));
+                if (!seen.equals(item.requestedAt())) {
+                    throw anotherCall(id, item.requestedAt(), seen);
+                }
+                result = tether.decide(item, decision.apply(tether));
+            }
+        }
+        if (result instanceof NotFound && seen != null) {
+            throw anotherCall(id, null, seen); // changed between the read and the decision, or erased
         }
         if (result instanceof NotFound) {
             throw notFound(id);
@@ -178,6 +209,21 @@ public final class ApprovalsCommand {
             out.line(done + " " + id + ": " + item.status() + item.decision().map(d -> " (" + decision(d) + ")").orElse(""));
         }
         return 0;
+    }
+
+    private Instant requestedAt(String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            throw new ParameterException(spec.commandLine(), "--requested-at must be an instant such as 2026-12-05T09:30:00.123Z, not '"
+                    + text + "'");
+        }
+    }
+
+    private static CliException anotherCall(String id, Instant now, Instant seen) {
+        return new CliException(id + " is not the item requested at " + seen + (now == null ? "" : ": that one was requested at " + now)
+                + " (its session was erased, or made again under its id); nothing was decided. 'tether approvals show " + id
+                + "' shows what it is now");
     }
 
     private static Fields fields(Approval i) {

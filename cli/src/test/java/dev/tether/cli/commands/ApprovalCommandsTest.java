@@ -94,6 +94,28 @@ class ApprovalCommandsTest {
     }
 
     @Test
+    void grant_onTheItemAsRead_pinsItsRequestedAt_andRefusesAnotherCallUnderTheId_beforeAnythingIsSent() throws Exception {
+        services.onResource("GET /v1/approvals/demo-1~9", 200, "approval-demo-1-9-pending.json").onResource(DECIDE, 200, "approval-demo-1-9.json");
+
+        CliRun other = CliRun.run(services.env(), "approvals", "grant", "demo-1~9", "--requested-at", "2026-11-29T12:00:00Z", "--reason", "ok");
+
+        assertThat(other.exitCode()).isEqualTo(1);
+        assertThat(other.errLines()).singleElement().asString().startsWith("tether: demo-1~9 is not the item requested at 2026-11-29T12:00:00Z: "
+                + "that one was requested at 2026-11-29T12:39:58.861Z").contains("nothing was decided");
+        assertThat(services.requests("POST", "/v1/approvals")).isEmpty();
+
+        CliRun same = CliRun.run(services.env(), "approvals", "grant", "demo-1~9", "--requested-at", "2026-11-29T12:39:58.861Z", "--reason", "ok");
+
+        assertThat(same.exitCode()).as(same.toString()).isZero();
+        assertThat(JSON.readTree(services.requests("POST", "/v1/approvals").get(0).body())).isEqualTo(JSON.readTree(
+                "{\"decision\":\"GRANT_ONCE\",\"reason\":\"ok\",\"requestedAt\":\"2026-11-29T12:39:58.861Z\"}"));
+
+        CliRun bad = CliRun.run(services.env(), "approvals", "deny", "demo-1~9", "--requested-at", "yesterday", "--reason", "no");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("--requested-at must be an instant");
+    }
+
+    @Test
     void deny_postsTheDecisionAndReason_asTheApprover_andPrintsHowTheItemStands() throws Exception {
         services.onResource(DECIDE, 200, "approval-demo-1-9-denied.json");
 
