@@ -130,7 +130,6 @@ public class ApprovalResource {
         return out;
     }
 
-    /** The entries of {@code field} in the other instances' answers to the same list request. */
     /** The session-scope grants in force in the caller's tenant, with the calls each authorized without asking. */
     @GET
     @Path("grants")

@@ -324,13 +324,12 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
      */
     private void erase(String sessionId) {
         folded.remove(sessionId);
-        if (checkpoints.get(sessionId) == null) {
+        Checkpoint erased = checkpoints.get(sessionId);
+        if (erased == null) {
             return;
         }
-        Checkpoint erased = checkpoints.delete(sessionId);
-        if (erased != null) {
-            byTenant.remove(erased.getTenantId(), sessionId);
-        }
+        checkpoints.delete(sessionId);
+        byTenant.remove(erased.getTenantId(), sessionId);
         var keys = new ArrayList<String>();
         try (var it = calls.prefixScan(StoreKey.prefix(sessionId), new StringSerializer())) {
             it.forEachRemaining(kv -> keys.add(kv.key));
