@@ -238,6 +238,13 @@ class ExecutorIT {
         scenario.erase(session, AGENT);
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
                 .until(() -> !Files.exists(scenario.workspace(session))); // the workspace goes with its session
+        // and the ledger's record of the call no longer holds what it read: compaction removes the one that did
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> scenario.ledger(key).size() == 3);
+        ToolOutcome erased = scenario.ledger(key).get(2);
+        assertThat(erased.getState()).isEqualTo(OutcomeState.OK);
+        assertThat(erased.getErasedAt()).isNotNull();
+        assertThat(erased.getContent()).isNull();
+        assertThat(scenario.ledger(key).get(1).getContent()).contains("what the erased session read");
         Files.createDirectories(scenario.workspace(session));
         Files.writeString(scenario.workspace(session).resolve("b.txt"), "what the new session reads");
         scenario.createSession(session, AGENT, "READ_ONLY");
@@ -248,8 +255,9 @@ class ExecutorIT {
         assertThat(result.get("content").asText()).contains("what the new session reads").doesNotContain("erased");
         List<ToolOutcome> ledger = scenario.ledger(key);
         assertThat(ledger).extracting(ToolOutcome::getState)
-                .containsExactly(OutcomeState.STARTED, OutcomeState.OK, OutcomeState.STARTED, OutcomeState.OK);
-        assertThat(ledger.get(0).getRequestedAt()).isEqualTo(ledger.get(1).getRequestedAt()).isBefore(ledger.get(2).getRequestedAt());
+                .containsExactly(OutcomeState.STARTED, OutcomeState.OK, OutcomeState.OK, OutcomeState.STARTED, OutcomeState.OK);
+        assertThat(ledger.get(0).getRequestedAt()).isEqualTo(ledger.get(1).getRequestedAt()).isEqualTo(ledger.get(2).getRequestedAt())
+                .isBefore(ledger.get(3).getRequestedAt());
         assertThat(Files.readString(scenario.executorLog())).contains(key + ": the ledger's OK is of an earlier session under the id");
 
         // tool-requests replayed from offset 0: the erased session's request comes again, after the new session's call

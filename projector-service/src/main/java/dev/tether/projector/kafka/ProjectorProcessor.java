@@ -35,6 +35,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -117,7 +118,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     public void process(Record<Object, Object> record) {
         if (record.key() instanceof SessionEventKey key) {
             if (record.value() == null) {
-                erase(key.sessionId());
+                erase(key.sessionId(), record);
             } else {
                 project(key, (SessionEvent) record.value(), record);
             }
@@ -314,15 +315,20 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
      * give exactly the live one.
      */
     private void outcome(ToolOutcome outcome) {
+        if (outcome.getErasedAt() != null) {
+            return; // a record rewritten without its output when its session was erased: no attempt
+        }
         update(outcome.getSessionId(), outcome.getCallId(), c -> c.attempt(new CallRecord.Attempt(outcome.getAttempt(),
                 outcome.getState().name(), outcome.getExecutorId(), outcome.getStartedAt(), outcome.getFinishedAt())));
     }
 
     /**
-     * The session was erased (a tombstone per event): its checkpoint and call records go too. The checkpoint's tombstone
-     * reaches {@code session-checkpoints} when the cache flushes the delete (none if no checkpoint of it was ever sent).
+     * The session was erased (a tombstone per event, from seq 1): its checkpoint and call records go too, at the first
+     * tombstone. The checkpoint's tombstone reaches {@code session-checkpoints} when the cache flushes the delete (none if
+     * no checkpoint of it was ever sent). Each call the executor recorded gets an erasure on {@code tool-requests}
+     * ({@link #erasure}), so that its ledger record loses the call's output.
      */
-    private void erase(String sessionId) {
+    private void erase(String sessionId, Record<Object, Object> tombstone) {
         folded.remove(sessionId);
         Checkpoint erased = checkpoints.get(sessionId);
         if (erased == null) {
@@ -330,11 +336,52 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         }
         checkpoints.delete(sessionId);
         byTenant.remove(erased.getTenantId(), sessionId);
-        var keys = new ArrayList<String>();
+        var records = new ArrayList<CallRecord>();
         try (var it = calls.prefixScan(StoreKey.prefix(sessionId), new StringSerializer())) {
-            it.forEachRemaining(kv -> keys.add(kv.key));
+            it.forEachRemaining(kv -> records.add(kv.value));
         }
-        keys.forEach(calls::delete);
+        for (CallRecord call : records) {
+            calls.delete(StoreKey.of(sessionId, call.callId()));
+            if (call.attempts().isEmpty() || call.authorizedSeq() == null) {
+                continue; // nothing in the ledger: never requested, or run by the harness
+            }
+            // the message store still holds every event after the first (this tombstone is seq 1's)
+            Event authorization = log.event(sessionId, call.authorizedSeq());
+            if (authorization == null) {
+                LOG.warnf("%s of erased session %s: its authorization (seq %d) is not in the message store, so its ledger record"
+                        + " keeps the call's output until a later record of the key", call.idempotencyKey(), sessionId, call.authorizedSeq());
+                continue;
+            }
+            context.forward(new Record<Object, Object>(call.idempotencyKey(),
+                    erasure(erased, call, authorization, Instant.ofEpochMilli(tombstone.timestamp())), tombstone.timestamp(),
+                    tombstone.headers()), REQUESTS_SINK);
+        }
+    }
+
+    /**
+     * The erasure of an erased session's call: its request as authorized (the same key and {@code requestedAt}, by which
+     * the executor tells the erased call's records from a later session's under the id), without its arguments, with
+     * {@code erasedAt}, and run by no one as far as an executor before erasures can tell (RECORDED: it answers nothing).
+     */
+    private static ToolRequest erasure(Checkpoint session, CallRecord call, Event authorization, Instant erasedAt) {
+        AuthorizationBasis basis = authorization.payload() instanceof ToolCallAuthorized a ? a.basis()
+                : AuthorizationBasis.approval(authorization.seq()); // a retry, authorized by its deciding event
+        return ToolRequest.newBuilder()
+                .setIdempotencyKey(call.idempotencyKey())
+                .setSessionId(session.getSessionId())
+                .setTenantId(session.getTenantId())
+                .setCallId(call.callId())
+                .setTool(call.tool())
+                .setArgumentsJson("{}")
+                .setRequestSeq(call.requestSeq())
+                .setAuthorizedSeq(authorization.seq())
+                .setBasis(EventAvro.toAvro(basis))
+                .setToolMode(session.getToolMode())
+                .setHarnessVersion(session.getHarnessVersion())
+                .setRunBy(dev.tether.avro.CallRunner.RECORDED)
+                .setRequestedAt(authorization.occurredAt())
+                .setErasedAt(erasedAt)
+                .build();
     }
 
     @Override

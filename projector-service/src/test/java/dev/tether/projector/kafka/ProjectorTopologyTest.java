@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.OutcomeState;
 import dev.tether.avro.SessionEvent;
+import dev.tether.avro.CallRunner;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.core.event.Actor;
@@ -251,6 +252,55 @@ class ProjectorTopologyTest {
         assertThat(calls.get(StoreKey.of("s1", "c1"))).isNull();
         KeyValueStore<SessionEventKey, SessionEvent> messages = driver.getKeyValueStore(ProjectorStores.MESSAGES);
         assertThat(messages.get(new SessionEventKey("s1", 2))).isNull();
+    }
+
+    @Test
+    void erasure_asksTheExecutorToEraseTheOutputOfEachCallItRecorded_underTheCallsKeyAndAuthorizationTime() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{\"command\":\"cat secret\"}"),
+                new ToolCall("c2", "read_file", "{}"), new ToolCall("c3", "write_file", "{}")), new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        pipe("s1", 4, new ToolCallAuthorized("c2", AuthorizationBasis.POLICY)); // requested, never recorded by the executor
+        outcomes.pipeInput("s1/2/c1", outcome(OutcomeState.STARTED, null));
+        outcomes.pipeInput("s1/2/c1", outcome(OutcomeState.UNKNOWN, Instant.parse("2026-11-29T10:00:05Z")));
+        pipe("s1", 5, new ToolResult("c1", "s1/2/c1", ToolStatus.UNKNOWN, "crashed mid-call", null));
+        pipe("s1", 6, new ToolOutcomeResolved("c1", OutcomeResolution.RETRY, "alice", "run it again"));
+        outcomes.pipeInput("s1/6/c1", outcome(OutcomeState.OK, Instant.parse("2026-11-29T10:00:07Z")));
+        requests.readKeyValuesToList();
+
+        events.pipeInput(new SessionEventKey("s1", 1), null, Instant.parse("2026-11-30T08:00:00Z"));
+        for (long seq = 2; seq <= 6; seq++) {
+            events.pipeInput(new SessionEventKey("s1", seq), null, Instant.parse("2026-11-30T08:00:00Z"));
+        }
+
+        List<KeyValue<String, ToolRequest>> out = requests.readKeyValuesToList();
+        assertThat(out).as("only the call with ledger records, once, under its key now (the retry's)").singleElement().satisfies(kv -> {
+            assertThat(kv.key).isEqualTo("s1/6/c1");
+            ToolRequest erasure = kv.value;
+            assertThat(erasure.getErasedAt()).isEqualTo(Instant.parse("2026-11-30T08:00:00Z"));
+            assertThat(erasure.getRequestedAt()).as("the retry decision's occurredAt, as its request carried")
+                    .isEqualTo(Instant.parse("2026-11-29T10:00:06Z"));
+            assertThat(erasure.getAuthorizedSeq()).isEqualTo(6);
+            assertThat(erasure.getBasis().getApprovalSeq()).isEqualTo(6);
+            assertThat(erasure.getArgumentsJson()).as("nothing of the erased call's arguments").isEqualTo("{}");
+            assertThat(erasure.getRunBy()).as("an executor before erasures answers nothing for it").isEqualTo(CallRunner.RECORDED);
+            assertThat(erasure.getTool()).isEqualTo("run_command");
+        });
+    }
+
+    @Test
+    void aLedgerRecordRewrittenAtAnErasure_isNoAttemptOfACallOfTheSameKey() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{}")), new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        outcomes.pipeInput("s1/2/c1", outcome(OutcomeState.STARTED, null));
+
+        ToolOutcome erasedSessions = outcome(OutcomeState.OK, Instant.parse("2026-11-29T09:00:05Z"));
+        erasedSessions.setErasedAt(Instant.parse("2026-11-29T09:30:00Z"));
+        outcomes.pipeInput("s1/2/c1", erasedSessions);
+
+        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
+        assertThat(call.attempts()).extracting(CallRecord.Attempt::state).containsExactly("STARTED");
     }
 
     @Test

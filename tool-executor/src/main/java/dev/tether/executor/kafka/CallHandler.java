@@ -2,6 +2,7 @@ package dev.tether.executor.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Actor;
@@ -78,6 +79,10 @@ final class CallHandler {
     }
 
     void handle(ToolRequest toolRequest) {
+        if (toolRequest.getErasedAt() != null) {
+            erase(toolRequest);
+            return;
+        }
         CallRequest request = CallAvro.request(toolRequest);
         String key = request.idempotencyKey();
         if (ledger.superseded(toolRequest)) {
@@ -107,6 +112,24 @@ final class CallHandler {
         } else {
             throw new IllegalStateException("unhandled step " + step.getClass().getName());
         }
+    }
+
+    /**
+     * The call's session was erased: its ledger record is written again without the call's output (content, offloaded
+     * reference, file hashes), its state kept, so that the erased session's request, should it come again, still runs
+     * nothing. Compaction then removes the record that held the output. Nothing runs and nothing is reported.
+     */
+    private void erase(ToolRequest erasure) {
+        String key = erasure.getIdempotencyKey();
+        ledger.erasable(erasure).ifPresentOrElse(recorded -> {
+            ToolOutcome erased = ToolOutcome.newBuilder(recorded)
+                    .setContent(null).setContentRef(null).setBeforeHash(null).setAfterHash(null)
+                    .setExecutorId(executorId).setErasedAt(erasure.getErasedAt())
+                    .build();
+            ledger.record(erasure.getRequestedAt(), erased);
+            LOG.infof("%s: session %s was erased at %s; its %s record no longer holds the call's output", key, erasure.getSessionId(),
+                    erasure.getErasedAt(), recorded.getState());
+        }, () -> LOG.debugf("%s: session %s was erased; its ledger holds no output of the call to erase", key, erasure.getSessionId()));
     }
 
     /** Carries out a {@link Step.Reconcile} or a {@link Step.Run}, in a context of the call's own. */

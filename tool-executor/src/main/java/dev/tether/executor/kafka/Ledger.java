@@ -51,9 +51,9 @@ import org.jboss.logging.Logger;
  * handled ({@link #prepare}) each partition's window is brought to the partition's end, then each call of the batch is
  * answered: from the window if the call's records must all lie in the window's range; otherwise by reading the
  * partition from the call's floor up to the window (stopping once every such call was found ended). A partition just
- * taken over starts its window at the floor of its oldest pending call, so a takeover reads what was written since that
- * call was authorized, not the partition's history. The window holds no outputs: the full outcome of a call found in it
- * is read back by its offset. A lookup that cannot read the log fails ({@link OutcomeLog.LedgerUnavailableException});
+ * taken over starts its window at the floor of its oldest pending call (of an erasure: at its erasure, less the margin),
+ * so a takeover reads what was written since that call was authorized, not the partition's history. The window holds no
+ * outputs: the full outcome of a call found in it is read back by its offset. A lookup that cannot read the log fails ({@link OutcomeLog.LedgerUnavailableException});
  * it never answers "no outcome" for a call it could not check.
  *
  * <p>The answers of a batch are kept until {@link #release}, updated by the batch's own writes. Thread-safe: windows
@@ -154,6 +154,46 @@ final class Ledger {
         return latest.outcome() != null && authorization(latest, request) == Authorization.LATER;
     }
 
+    /**
+     * For the erasure of an erased session's call ({@code erasedAt} set): the key's latest record if it is of that call
+     * ({@link #authorization}), ended, and still holds an output; otherwise empty: nothing recorded, only STARTED, an
+     * output erased already, or a later session's call under the key recorded since. The batch's answer may come from a
+     * scan, which stops at the call's end, and every record of the key after that end is stamped after the erasure less
+     * the margin (a later session's call is authorized after it, a rewrite is written after it): unless the window covers
+     * that time, so that the answer already is the latest record, those records are read too and the latest decides.
+     */
+    Optional<ToolOutcome> erasable(ToolRequest erasure) {
+        Known latest = known(erasure);
+        String key = erasure.getIdempotencyKey();
+        Instant after = erasure.getErasedAt().minus(settings.clockSkew());
+        synchronized (this) {
+            int partition = SessionPartitioner.partition(erasure.getSessionId(), log.partitions());
+            Window window = windows.get(partition);
+            latest = window != null && !after.isBefore(window.coveredSince) ? latest : latestSince(partition, key, after, latest);
+        }
+        ToolOutcome found = latest.outcome();
+        boolean erasable = found != null && found.getState() != OutcomeState.STARTED && found.getErasedAt() == null
+                && (found.getContent() != null || found.getContentRef() != null) && authorization(latest, erasure) == Authorization.THIS;
+        return erasable ? Optional.of(found) : Optional.empty();
+    }
+
+    /** The key's latest record stamped at or after {@code time} up to the partition's end, or {@code otherwise} if none. */
+    private Known latestSince(int partition, String key, Instant time, Known otherwise) {
+        long end = log.end(partition);
+        long since = Math.min(log.firstAtOrAfter(partition, time).orElse(end), end);
+        Known[] last = {otherwise};
+        long[] count = {0};
+        log.read(partition, since, end, (offset, timestamp, k, value) -> {
+            count[0]++;
+            if (k.equals(key)) {
+                last[0] = value == null ? Known.NONE : new Known(value, timestamp);
+            }
+            return true;
+        });
+        read.get(Read.SCAN).addAndGet(count[0]);
+        return last[0];
+    }
+
     private Known known(ToolRequest request) {
         Known known = answers.get(request.getIdempotencyKey());
         if (known == null) {
@@ -211,6 +251,9 @@ final class Ledger {
 
     private void prepare(int partition, List<ToolRequest> requests) {
         Instant oldest = requests.stream().map(ToolRequest::getRequestedAt).min(Comparator.naturalOrder()).orElseThrow();
+        // an erasure's call may be long ended: it is found by a scan, and the window starts no earlier than its erasure
+        Instant recent = requests.stream().map(r -> r.getErasedAt() != null ? r.getErasedAt() : r.getRequestedAt())
+                .min(Comparator.naturalOrder()).orElseThrow();
         Instant floorTime = oldest.minus(settings.clockSkew());
         long end = log.end(partition);
         Window window = windows.get(partition);
@@ -218,23 +261,25 @@ final class Ledger {
             LOG.warnf("tool-outcomes-%d ends at %d, before the %d this instance read: reading it afresh", partition, end, window.tail);
             window = null;
         }
+        if (window == null) {
+            long started = System.nanoTime();
+            Instant since = recent.minus(settings.clockSkew());
+            long from = Math.min(log.firstAtOrAfter(partition, since).orElse(end), end);
+            window = new Window(from, since);
+            windows.put(partition, window);
+            long count = catchUp(partition, window, end, Read.TAKEOVER);
+            LOG.infof("tool-outcomes-%d taken over: read %d records from offset %d (the oldest pending call was authorized at "
+                    + "%s; less the margin of %s) to its end %d in %d ms, not its history", partition, count, from, recent,
+                    settings.clockSkew(), end, (System.nanoTime() - started) / 1_000_000);
+        } else {
+            catchUp(partition, window, end, Read.TAIL);
+        }
         long floor;
-        if (window != null && !floorTime.isBefore(window.coveredSince)) {
+        if (!floorTime.isBefore(window.coveredSince)) {
             floor = window.from; // every record below the window is older than the floor: no need to ask where it lies
         } else {
             OptionalLong at = log.firstAtOrAfter(partition, floorTime);
             floor = Math.min(at.orElse(end), end);
-        }
-        if (window == null) {
-            long started = System.nanoTime();
-            window = new Window(floor, floorTime);
-            windows.put(partition, window);
-            long count = catchUp(partition, window, end, Read.TAKEOVER);
-            LOG.infof("tool-outcomes-%d taken over: read %d records from offset %d (the oldest pending call was authorized at "
-                    + "%s; less the margin of %s) to its end %d in %d ms, not its history", partition, count, floor, oldest,
-                    settings.clockSkew(), end, (System.nanoTime() - started) / 1_000_000);
-        } else {
-            catchUp(partition, window, end, Read.TAIL);
         }
 
         var inWindow = new TreeMap<Long, String>();
@@ -261,7 +306,7 @@ final class Ledger {
             String key = request.getIdempotencyKey();
             answers.put(key, found.getOrDefault(key, Known.NONE));
         }
-        window.evict(settings.cacheCalls(), oldest.minus(settings.clockSkew().multipliedBy(2)).toEpochMilli());
+        window.evict(settings.cacheCalls(), recent.minus(settings.clockSkew().multipliedBy(2)).toEpochMilli());
     }
 
     /**

@@ -165,6 +165,55 @@ class CallHandlerTest {
     }
 
     @Test
+    void anErasure_writesTheCallsRecordAgainWithoutItsOutput_keepingItsState_andRunsAndReportsNothing() {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"the erased session's\"}", ToolMode.WRITE, POLICY);
+        ToolOutcome ended = ToolOutcome.newBuilder(started(request, ABSENT, sha256("the erased session's")))
+                .setState(OutcomeState.OK).setFinishedAt(Instant.parse("2026-11-29T09:59:31Z")).setContent("wrote a.txt: the erased session's")
+                .setContentRef(new dev.tether.avro.BlobRef("blob:acme/ab12", "ab12", 4096L, "the erased session's"))
+                .setReportedEventId(CallRules.resultEventId(key("c1"))).setRequestedAt(request.getRequestedAt()).build();
+        outcomes.append(ended, Instant.parse("2026-11-29T09:59:31Z"));
+        Instant erasedAt = Instant.parse("2026-11-29T09:59:50Z");
+
+        handler().handle(erasure(request, erasedAt));
+
+        assertThat(producer.history()).extracting(ProducerRecord::topic, ProducerRecord::key).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("tool-outcomes", key("c1")));
+        ToolOutcome erased = (ToolOutcome) producer.history().get(0).value();
+        assertThat(erased.getContent()).isNull();
+        assertThat(erased.getContentRef()).isNull();
+        assertThat(erased.getBeforeHash()).isNull();
+        assertThat(erased.getAfterHash()).isNull();
+        assertThat(erased.getErasedAt()).isEqualTo(erasedAt);
+        assertThat(erased.getState()).as("an erased session's request, come again, runs nothing").isEqualTo(OutcomeState.OK);
+        assertThat(erased.getRequestedAt()).isEqualTo(request.getRequestedAt());
+        assertThat(erased.getAttempt()).isEqualTo(1);
+        assertThat(erased.getReportedEventId()).isEqualTo(ended.getReportedEventId());
+        assertThat(erased.getExecutorId()).isEqualTo("executor-1");
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
+    }
+
+    @Test
+    void anErasure_ofACallOnlyStarted_ofALaterSessionsCall_orAlreadyDone_writesNothing_andReconcilesNothing() throws Exception {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        outcomes.append(started(request, ABSENT, sha256("hello")));
+        var later = request("c2", "read_file", "{\"path\":\"a.txt\"}", ToolMode.WRITE, POLICY);
+        Instant laterAt = later.getRequestedAt().plusSeconds(40);
+        outcomes.append(ToolOutcome.newBuilder(started(later, null, null)).setState(OutcomeState.OK).setFinishedAt(laterAt)
+                .setContent("the later session's").setRequestedAt(laterAt).build(), laterAt);
+        var done = request("c3", "read_file", "{\"path\":\"a.txt\"}", ToolMode.WRITE, POLICY);
+        outcomes.append(ToolOutcome.newBuilder(started(done, null, null)).setState(OutcomeState.OK).setFinishedAt(done.getRequestedAt())
+                .setRequestedAt(done.getRequestedAt()).setErasedAt(done.getRequestedAt().plusSeconds(5)).build(), done.getRequestedAt().plusSeconds(6));
+        var handler = handler();
+
+        for (ToolRequest call : List.of(request, later, done)) {
+            handler.handle(erasure(call, call.getRequestedAt().plusSeconds(10)));
+        }
+
+        assertThat(producer.history()).as("no ledger record, no tool_result").isEmpty();
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).as("the STARTED write is not reconciled, so not run").doesNotExist();
+    }
+
+    @Test
     void aRefusedCall_isRecordedAsError_withoutStarted() {
         handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", ToolMode.READ_ONLY, POLICY));
 
@@ -458,6 +507,11 @@ class CallHandlerTest {
                 .setArgumentsJson(arguments).setRequestSeq(3).setAuthorizedSeq(authorizedSeq).setBasis(basis).setToolMode(mode)
                 .setHarnessVersion("v1").setRequestedAt(Instant.parse("2026-11-29T09:59:00Z"))
                 .build();
+    }
+
+    /** The erasure the projector emits for {@code call} when its session is erased at {@code erasedAt}. */
+    private static ToolRequest erasure(ToolRequest call, Instant erasedAt) {
+        return ToolRequest.newBuilder(call).setArgumentsJson("{}").setRunBy(dev.tether.avro.CallRunner.RECORDED).setErasedAt(erasedAt).build();
     }
 
     private static ToolOutcome started(ToolRequest request, String before, String after) { // hashes null for non-file tools

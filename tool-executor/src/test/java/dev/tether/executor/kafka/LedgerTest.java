@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.avro.AuthorizationBasis;
 import dev.tether.avro.AuthorizationBasisKind;
+import dev.tether.avro.CallRunner;
 import dev.tether.avro.OutcomeState;
 import dev.tether.avro.ToolMode;
 import dev.tether.avro.ToolOutcome;
@@ -166,6 +167,50 @@ class LedgerTest {
         ledger.record(again.getRequestedAt(), outcome(again.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()));
         assertThat(ledger.superseded(erased)).as("once the later session's call is recorded").isTrue();
         assertThat(ledger.get(again)).map(ToolOutcome::getState).contains(OutcomeState.STARTED);
+    }
+
+    @Test
+    void anErasure_findsItsCallsEndedRecordByAScan_whileTheWindowStartsAtTheErasure_notAtTheCallLongBefore() {
+        var erased = request("s1/3/call-1", T0);
+        clock.set(T0.plusSeconds(1));
+        runCalls(ledger(100), List.of(erased));
+        for (int i = 0; i < 1_000; i++) { // a day of other calls
+            Instant at = T0.plus(Duration.ofMinutes(i + 1));
+            log.append(outcome("s2/" + i + "/call-x", OutcomeState.OK, "", at), at);
+        }
+        Instant erasedAt = T0.plus(Duration.ofDays(1));
+        clock.set(erasedAt.plusSeconds(1));
+        Ledger ledger = ledger(100);
+
+        ledger.prepare(Map.of(0, List.of(erasure(erased, erasedAt))));
+
+        assertThat(ledger.erasable(erasure(erased, erasedAt))).map(ToolOutcome::getContent).contains("ran s1/3/call-1");
+        assertThat(ledger.recordsRead(Ledger.Read.TAKEOVER)).as("nothing was written since the erasure").isZero();
+        assertThat(ledger.recordsRead(Ledger.Read.SCAN)).as("from the call's authorization to its end").isLessThan(10);
+    }
+
+    @Test
+    void anErasure_findsNothingToErase_onceALaterSessionUnderTheIdRecordedTheKey_evenWhereAScanStopsAtTheErasedCallsEnd() {
+        var erased = request("s1/3/call-1", T0);
+        clock.set(T0.plusSeconds(1));
+        Ledger ledger = ledger(1);
+        runCalls(ledger, List.of(erased));
+        Instant erasedAt = T0.plusSeconds(20);
+        var again = request("s1/3/call-1", T0.plusSeconds(30)); // the session made again, its call under the same key
+        clock.set(T0.plusSeconds(31));
+        runCalls(ledger, List.of(again));
+        var other = request("s2/3/call-2", T0.plusSeconds(40));
+        clock.set(T0.plusSeconds(41));
+        runCalls(ledger, List.of(other));
+        runCalls(ledger, List.of(other)); // asked for again: the window of one call now holds only it
+
+        // the erasure comes again (a replay of tool-requests): its call's first end lies below the window
+        ledger.prepare(Map.of(0, List.of(erasure(erased, erasedAt))));
+
+        assertThat(ledger.erasable(erasure(erased, erasedAt))).as("the later session's record is the key's latest").isEmpty();
+        ledger.release();
+        ledger.prepare(Map.of(0, List.of(erased)));
+        assertThat(ledger.get(erased)).as("what the scan alone finds").map(ToolOutcome::getContent).contains("ran s1/3/call-1");
     }
 
     @Test
@@ -382,6 +427,11 @@ class LedgerTest {
                 .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null)).setToolMode(ToolMode.READ_ONLY)
                 .setHarnessVersion("v1").setRequestedAt(authorizedAt)
                 .build();
+    }
+
+    /** The erasure the projector emits for {@code call} when its session is erased at {@code erasedAt}. */
+    private static ToolRequest erasure(ToolRequest call, Instant erasedAt) {
+        return ToolRequest.newBuilder(call).setArgumentsJson("{}").setRunBy(CallRunner.RECORDED).setErasedAt(erasedAt).build();
     }
 
     private static ToolOutcome outcome(String key, OutcomeState state, String content, Instant at) {
