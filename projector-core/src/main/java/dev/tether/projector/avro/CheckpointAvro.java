@@ -21,6 +21,7 @@ import dev.tether.projector.domain.SessionProjection.CallState;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.migration.CheckpointMigrations;
 import dev.tether.projector.migration.UnmigratableCheckpointException;
+import java.util.List;
 
 /**
  * The projector's edge between its checkpoint ({@link SessionProjection}) and the Avro
@@ -136,7 +137,12 @@ public final class CheckpointAvro {
                 new SessionProjection.CallCounts(c.getCallCounts().getOk(), c.getCallCounts().getError(),
                         c.getCallCounts().getCancelled(), c.getCallCounts().getUnknown()),
                 c.getUpdatedAt(),
-                c.getHarnessTools().stream().map(t -> new dev.tether.core.event.HarnessTool(t.getName(), t.getMutating(),
-                        t.getCanReconcile(), t.getRecordedOnly())).toList());
+                harnessTools(c));
+    }
+
+    /** The tools the checkpoint's session declared its harness runs, as its first event declared them. */
+    public static List<dev.tether.core.event.HarnessTool> harnessTools(Checkpoint c) {
+        return c.getHarnessTools().stream().map(t -> new dev.tether.core.event.HarnessTool(t.getName(), t.getMutating(),
+                t.getCanReconcile(), t.getRecordedOnly())).toList();
     }
 }

@@ -325,8 +325,9 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     /**
      * The session was erased (a tombstone per event, from seq 1): its checkpoint and call records go too, at the first
      * tombstone. The checkpoint's tombstone reaches {@code session-checkpoints} when the cache flushes the delete (none if
-     * no checkpoint of it was ever sent). Each call the executor recorded gets an erasure on {@code tool-requests}
-     * ({@link #erasure}), so that its ledger record loses the call's output.
+     * no checkpoint of it was ever sent). Each call requested from the executor gets an erasure on {@code tool-requests}
+     * ({@link #erasure}), after its request, so that its ledger record loses the call's output: also one that has not run
+     * yet, or whose record this projector has not read yet.
      */
     private void erase(String sessionId, Record<Object, Object> tombstone) {
         folded.remove(sessionId);
@@ -340,10 +341,11 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         try (var it = calls.prefixScan(StoreKey.prefix(sessionId), new StringSerializer())) {
             it.forEachRemaining(kv -> records.add(kv.value));
         }
+        var harnessTools = CheckpointAvro.harnessTools(erased);
         for (CallRecord call : records) {
             calls.delete(StoreKey.of(sessionId, call.callId()));
-            if (call.attempts().isEmpty() || call.authorizedSeq() == null) {
-                continue; // nothing in the ledger: never requested, or run by the harness
+            if (call.authorizedSeq() == null || HarnessTool.runnerOf(harnessTools, call.tool()).harness()) {
+                continue; // never requested: nothing in the ledger
             }
             // the message store still holds every event after the first (this tombstone is seq 1's)
             Event authorization = log.event(sessionId, call.authorizedSeq());

@@ -159,6 +159,10 @@ class ProjectorTopologyTest {
         assertThat(out.get(0).value.getRunBy()).isEqualTo(dev.tether.avro.CallRunner.EXECUTOR);
         CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
         assertThat(call.idempotencyKey()).as("the call record follows the retry").isEqualTo("s1/7/c1");
+
+        events.pipeInput(new SessionEventKey("s1", 1), null);
+        assertThat(requests.readKeyValuesToList()).as("the erasure of the executor's call only").extracting(kv -> kv.key)
+                .containsExactly("s1/2/c2");
     }
 
     @Test
@@ -260,7 +264,7 @@ class ProjectorTopologyTest {
         pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{\"command\":\"cat secret\"}"),
                 new ToolCall("c2", "read_file", "{}"), new ToolCall("c3", "write_file", "{}")), new TokenUsage(1, 1)));
         pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
-        pipe("s1", 4, new ToolCallAuthorized("c2", AuthorizationBasis.POLICY)); // requested, never recorded by the executor
+        pipe("s1", 4, new ToolCallAuthorized("c2", AuthorizationBasis.POLICY)); // requested, not yet run
         outcomes.pipeInput("s1/2/c1", outcome(OutcomeState.STARTED, null));
         outcomes.pipeInput("s1/2/c1", outcome(OutcomeState.UNKNOWN, Instant.parse("2026-11-29T10:00:05Z")));
         pipe("s1", 5, new ToolResult("c1", "s1/2/c1", ToolStatus.UNKNOWN, "crashed mid-call", null));
@@ -274,8 +278,13 @@ class ProjectorTopologyTest {
         }
 
         List<KeyValue<String, ToolRequest>> out = requests.readKeyValuesToList();
-        assertThat(out).as("only the call with ledger records, once, under its key now (the retry's)").singleElement().satisfies(kv -> {
-            assertThat(kv.key).isEqualTo("s1/6/c1");
+        assertThat(out).as("each requested call once, under its key now (the retry's); c3 was never authorized")
+                .extracting(kv -> kv.key).containsExactlyInAnyOrder("s1/6/c1", "s1/2/c2");
+        assertThat(out).filteredOn(kv -> kv.key.equals("s1/2/c2")).singleElement().satisfies(kv -> {
+            assertThat(kv.value.getRequestedAt()).isEqualTo(Instant.parse("2026-11-29T10:00:04Z"));
+            assertThat(kv.value.getBasis().getKind().name()).isEqualTo("POLICY");
+        });
+        assertThat(out).filteredOn(kv -> kv.key.equals("s1/6/c1")).singleElement().satisfies(kv -> {
             ToolRequest erasure = kv.value;
             assertThat(erasure.getErasedAt()).isEqualTo(Instant.parse("2026-11-30T08:00:00Z"));
             assertThat(erasure.getRequestedAt()).as("the retry decision's occurredAt, as its request carried")
