@@ -200,6 +200,41 @@ class ExecutorIT {
     }
 
     @Test
+    void anErasure_cancelsItsSessionsRunningCommand_startsNoneOfItsQueuedCalls_andLeavesNoOutputInTheLedger() throws Exception {
+        String session = scenario.prefix + "erased-running";
+        scenario.createSession(session, AGENT, "WRITE");
+        long seq = scenario.askFor(session, AGENT, Map.of("slow", List.of("run_command", "{\"command\":\"echo working; sleep 60\"}"),
+                "queued", List.of("write_file", "{\"path\":\"queued.txt\",\"content\":\"after the erasure\"}")));
+        scenario.authorize(session, "acme", "slow", AuthorizationBasis.POLICY);
+        scenario.authorize(session, "acme", "queued", AuthorizationBasis.POLICY);
+        String slow = session + "/" + seq + "/slow";
+        String queued = session + "/" + seq + "/queued";
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(1))
+                .until(() -> scenario.ledger(slow).stream().anyMatch(o -> o.getState() == OutcomeState.STARTED));
+
+        long erasing = System.nanoTime();
+        scenario.erase(session, AGENT);
+
+        // the running command ends CANCELLED at once (not after its minute); the queued call never starts; then each
+        // record is written again without its output
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(40))
+                .until(() -> scenario.ledger(slow).size() == 3 && scenario.ledger(queued).size() == 2);
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - erasing)).isLessThan(java.time.Duration.ofSeconds(40));
+        assertThat(scenario.ledger(slow)).extracting(ToolOutcome::getState)
+                .containsExactly(OutcomeState.STARTED, OutcomeState.CANCELLED, OutcomeState.CANCELLED);
+        assertThat(scenario.ledger(queued)).extracting(ToolOutcome::getState).containsExactly(OutcomeState.CANCELLED, OutcomeState.CANCELLED);
+        assertThat(scenario.ledger(queued).get(0).getContent()).contains("the session was erased");
+        for (String key : List.of(slow, queued)) {
+            ToolOutcome last = scenario.ledger(key).get(scenario.ledger(key).size() - 1);
+            assertThat(last.getErasedAt()).as(key).isNotNull();
+            assertThat(last.getContent()).as(key).isNull();
+        }
+        assertThat(scenario.workspace(session)).as("not made again by the queued call").doesNotExist();
+        assertThat(Files.readString(scenario.executorLog())).contains(slow + ": run_command CANCELLED not reported: its session was erased")
+                .contains(queued + ": its session was erased at");
+    }
+
+    @Test
     void secrets_resolvedOnlyInTheExecutor_neverReachTheLog() {
         String session = scenario.prefix + "secrets";
         scenario.createSession(session, AGENT, "WRITE");

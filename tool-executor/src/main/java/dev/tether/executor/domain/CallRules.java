@@ -11,6 +11,7 @@ import dev.tether.tools.Intent;
 import dev.tether.tools.Reconciliation;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolOutput;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -38,6 +39,8 @@ public final class CallRules {
     static final String NOT_JSON = "invalid arguments: not JSON";
     static final String INTERRUPTED = "cancelled: the turn was interrupted (turn_interrupted at seq %d) before the call started;"
             + " nothing was run";
+
+    static final String ERASED = "cancelled: the session was erased (at %s) before the call started; nothing was run";
 
     private CallRules() {}
 
@@ -136,6 +139,11 @@ public final class CallRules {
     /** The turn was interrupted at {@code interruptSeq} before the call started: it does not start. */
     public static Conclude interrupted(Run run, long interruptSeq) {
         return new Conclude(CallOutcome.Ended.of(CallState.CANCELLED, run.attempt(), INTERRUPTED.formatted(interruptSeq)));
+    }
+
+    /** The call's session was erased at {@code erasedAt} before the call started: it does not start. */
+    public static Conclude erased(Run run, Instant erasedAt) {
+        return new Conclude(CallOutcome.Ended.of(CallState.CANCELLED, run.attempt(), ERASED.formatted(erasedAt)));
     }
 
     /** The tool refused the arguments before anything started; {@code why} is its message, already redacted. */

@@ -25,6 +25,7 @@ import dev.tether.tools.ToolOutput;
 import dev.tether.tools.sandbox.Workspace;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.jboss.logging.Logger;
@@ -134,6 +135,12 @@ final class CallHandler {
 
     /** Carries out a {@link Step.Reconcile} or a {@link Step.Run}, in a context of the call's own. */
     private void callTool(CallRequest request, Optional<CallEntry> known, Step.CallsTool step) {
+        // every interruption and erasure in the log before this moment is known after the catch-up, however far the
+        // watcher lagged behind this request; one appended later finds the call registered and cancels it
+        catchUp.await(request.sessionId());
+        if (erasedBeforeStart(request, known, step)) {
+            return; // before its workspace is made again
+        }
         JsonNode arguments;
         try {
             arguments = JSON.readTree(request.argumentsJson());
@@ -143,7 +150,7 @@ final class CallHandler {
         }
         Workspace workspace = sandbox.workspace(request.tenantId(), request.sessionId());
         CancellationToken cancellation = new CancellationToken();
-        try (var registration = inFlight.register(request.sessionId(), request.requestSeq(), cancellation)) {
+        try (var registration = inFlight.register(request.sessionId(), request.requestSeq(), request.requestedAt(), cancellation)) {
             ToolContext context = sandbox.context(workspace, request.tenantId(), request.idempotencyKey(), cancellation);
             Step next = step instanceof Step.Reconcile reconcile ? reconcile(request, reconcile, context, arguments) : step;
             if (next instanceof Step.Conclude end) {
@@ -154,6 +161,26 @@ final class CallHandler {
                 throw new IllegalStateException("unhandled step after reconciling " + next.getClass().getName());
             }
         }
+    }
+
+    /**
+     * Whether the call's session was erased after the call was authorized (as far as the interrupt watcher read): then a
+     * call to run ends CANCELLED without starting, and a STARTED one is left as it is (it may have taken effect, and its
+     * session is gone); neither is reported.
+     */
+    private boolean erasedBeforeStart(CallRequest request, Optional<CallEntry> known, Step.CallsTool step) {
+        Instant erasedAt = inFlight.erasedAt(request.sessionId());
+        if (!InFlight.erasedSince(erasedAt, request.requestedAt())) {
+            return false;
+        }
+        if (step instanceof Step.Run run) {
+            LOG.infof("%s: its session was erased at %s, before it started; not started", request.idempotencyKey(), erasedAt);
+            record(known, new Recorded(request, executorId, clock.instant(), CallRules.erased(run, erasedAt).outcome()));
+        } else {
+            LOG.infof("%s: its session was erased at %s; the call STARTED by %s is not reconciled", request.idempotencyKey(), erasedAt,
+                    known.map(CallEntry::executorId).orElse("?"));
+        }
+        return true;
     }
 
     /** Asks the tool what became of a STARTED call, and what that means. */
@@ -168,12 +195,12 @@ final class CallHandler {
                      JsonNode arguments) {
         String key = request.idempotencyKey();
         Tool tool = run.tool();
-        // every interruption in the log before this moment is known after the catch-up, however far the watcher lagged
-        // behind this request; one appended later finds the call registered, running, and cancels it
-        catchUp.await(request.sessionId());
         if (CallRules.beforeStart(run, request, inFlight.lastInterruptSeq(request.sessionId())) instanceof Step.Conclude cut) {
             LOG.infof("%s: its turn was interrupted before it started; not started", key);
             conclude(request, known, cut);
+            return;
+        }
+        if (erasedBeforeStart(request, known, run)) {
             return;
         }
         Intent intent;
@@ -215,6 +242,13 @@ final class CallHandler {
 
     /** Sends the call's {@code tool_result} to the sequencer: the same command however often it is sent. */
     private void report(CallRequest request, CallEntry entry) {
+        Instant erasedAt = inFlight.erasedAt(request.sessionId());
+        if (InFlight.erasedSince(erasedAt, request.requestedAt())) {
+            // its session is gone; a session made under the id since may have a call of the same key open
+            LOG.infof("%s: %s %s not reported: its session was erased at %s", request.idempotencyKey(), request.tool(), entry.state(),
+                    erasedAt);
+            return;
+        }
         var result = entry.resultFor(request);
         var principal = TetherPrincipal.service(PRINCIPAL, request.tenantId());
         String eventId = CallRules.resultEventId(request.idempotencyKey());

@@ -2,29 +2,39 @@ package dev.tether.executor.kafka;
 
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.tools.CancellationToken;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
- * The calls running now, by session, and the interruptions seen: a {@code turn_interrupted} cancels the running calls
- * of the turns it interrupts ({@link TurnInterrupted#cutsOff}: asked for before it; their process groups are killed,
- * they end CANCELLED), and the executor does not start a call of such a turn ({@link #lastInterruptSeq}).
+ * The calls running now, by session, and the interruptions and erasures seen: a {@code turn_interrupted} cancels the
+ * running calls of the turns it interrupts ({@link TurnInterrupted#cutsOff}: asked for before it; their process groups
+ * are killed, they end CANCELLED), and the executor does not start a call of such a turn ({@link #lastInterruptSeq}).
+ * An erasure cancels the running calls authorized before it, and the executor neither starts nor reports a call of the
+ * erased session ({@link #erasedAt}).
  *
- * <p>Interruptions are remembered for the last {@value #REMEMBERED_SESSIONS} sessions that had one. Thread-safe.
+ * <p>Interruptions and erasures are each remembered for the last {@value #REMEMBERED_SESSIONS} sessions that had one.
+ * Thread-safe.
  */
 final class InFlight {
 
     private static final Logger LOG = Logger.getLogger(InFlight.class);
     static final int REMEMBERED_SESSIONS = 10_000;
 
-    private record Running(long requestSeq, CancellationToken token) {}
+    private record Running(long requestSeq, Instant requestedAt, CancellationToken token) {}
 
     private final Map<String, Map<CancellationToken, Running>> running = new ConcurrentHashMap<>();
     private final Map<String, Long> interruptedAt = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > REMEMBERED_SESSIONS;
+        }
+    };
+    private final Map<String, Instant> erasedAt = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Instant> eldest) {
             return size() > REMEMBERED_SESSIONS;
         }
     };
@@ -36,12 +46,13 @@ final class InFlight {
     }
 
     /**
-     * Registers a call asked for at {@code requestSeq} (the seq of its idempotency key) as running until the registration
-     * is closed; its token is cancelled at once if its turn was interrupted already.
+     * Registers a call asked for at {@code requestSeq} (the seq of its idempotency key) and authorized at
+     * {@code requestedAt} as running until the registration is closed; its token is cancelled at once if its turn was
+     * interrupted, or its session erased, already.
      */
-    Registration register(String sessionId, long requestSeq, CancellationToken token) {
-        running.computeIfAbsent(sessionId, s -> new ConcurrentHashMap<>()).put(token, new Running(requestSeq, token));
-        if (TurnInterrupted.cutsOff(lastInterruptSeq(sessionId), requestSeq)) {
+    Registration register(String sessionId, long requestSeq, Instant requestedAt, CancellationToken token) {
+        running.computeIfAbsent(sessionId, s -> new ConcurrentHashMap<>()).put(token, new Running(requestSeq, requestedAt, token));
+        if (TurnInterrupted.cutsOff(lastInterruptSeq(sessionId), requestSeq) || erasedSince(erasedAt(sessionId), requestedAt)) {
             token.cancel();
         }
         return () -> running.computeIfPresent(sessionId, (s, calls) -> {
@@ -57,13 +68,39 @@ final class InFlight {
         }
     }
 
+    /** When {@code sessionId} was last seen erased, or null. */
+    Instant erasedAt(String sessionId) {
+        synchronized (erasedAt) {
+            return erasedAt.get(sessionId);
+        }
+    }
+
     /**
-     * The session was erased: its interruptions are forgotten, since a session id is free again and a session made under it
-     * starts its seqs anew. A call of the erased session still running runs to its end (its result finds no session).
+     * Whether a call authorized at {@code requestedAt} is of a session erased at {@code erasedAt} (null: none seen): a
+     * call of a session made again under the id since is authorized after the erasure.
      */
-    void erased(String sessionId) {
+    static boolean erasedSince(Instant erasedAt, Instant requestedAt) {
+        return erasedAt != null && !requestedAt.isAfter(erasedAt);
+    }
+
+    /**
+     * The session was erased at {@code at}: its interruptions are forgotten, since a session id is free again and a
+     * session made under it starts its seqs anew; its calls authorized before then that still run are cancelled.
+     */
+    void erased(String sessionId, Instant at) {
         synchronized (interruptedAt) {
             interruptedAt.remove(sessionId);
+        }
+        synchronized (erasedAt) {
+            erasedAt.merge(sessionId, at, (a, b) -> a.isAfter(b) ? a : b);
+        }
+        var calls = running.get(sessionId);
+        if (calls != null) {
+            // once per erasure, though the watcher reads a tombstone per event
+            calls.values().stream().filter(c -> erasedSince(at, c.requestedAt()) && !c.token().isCancelled()).forEach(c -> {
+                LOG.infof("session %s was erased at %s: cancelling its call asked for at seq %d", sessionId, at, c.requestSeq());
+                c.token().cancel();
+            });
         }
     }
 

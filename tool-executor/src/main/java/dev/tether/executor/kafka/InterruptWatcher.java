@@ -97,7 +97,8 @@ final class InterruptWatcher implements Runnable {
 
     /**
      * An erasure's tombstone: the session's interruptions go with its events, so that a session made again under its id
-     * is not cut off by them; and whoever else must know is told ({@code erasures}).
+     * is not cut off by them, and its calls stop ({@link InFlight#erased}); and whoever else must know is told
+     * ({@code erasures}).
      */
     private void erased(byte[] key, Instant at) {
         String sessionId;
@@ -110,7 +111,7 @@ final class InterruptWatcher implements Runnable {
             LOG.warnf("a tombstone on session-events whose key is not a session-events key, skipped: %s", e.getMessage());
             return;
         }
-        inFlight.erased(sessionId);
+        inFlight.erased(sessionId, at);
         try {
             erasures.accept(sessionId, at);
         } catch (RuntimeException e) {

@@ -214,6 +214,41 @@ class CallHandlerTest {
     }
 
     @Test
+    void aCallOfASessionErasedSinceItWasAuthorized_isRecordedCancelledWithoutStarting_norItsWorkspaceMadeAgain_andNothingIsReported() {
+        inFlight.erased(SESSION, Instant.parse("2026-11-29T09:59:30Z"));
+        var handler = handler();
+
+        handler.handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY));
+        handler.handle(request("c2", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", ToolMode.READ_ONLY, POLICY)); // refused
+
+        assertThat(written()).as("recorded, never STARTED, never reported").containsExactly("CANCELLED", "ERROR");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).contains("the session was erased");
+        assertThat(dir.resolve("ws").resolve(SESSION)).doesNotExist();
+    }
+
+    @Test
+    void aStartedCallOfAnErasedSession_isNotReconciled_norRecordedNorReported() throws Exception {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        outcomes.append(started(request, ABSENT, sha256("hello")));
+        inFlight.erased(SESSION, Instant.parse("2026-11-29T09:59:30Z"));
+
+        handler().handle(request);
+
+        assertThat(producer.history()).isEmpty();
+        assertThat(dir.resolve("ws").resolve(SESSION)).doesNotExist();
+    }
+
+    @Test
+    void aCallAuthorizedAfterAnErasureOfItsSessionsId_runsAndIsReported_asASessionMadeAgainUnderItsIds() throws Exception {
+        inFlight.erased(SESSION, Instant.parse("2026-11-29T09:58:59Z"));
+
+        handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY));
+
+        assertThat(written()).containsExactly("STARTED", "OK", "command");
+        assertThat(Files.readString(dir.resolve("ws").resolve(SESSION).resolve("a.txt"))).isEqualTo("hello");
+    }
+
+    @Test
     void aRefusedCall_isRecordedAsError_withoutStarted() {
         handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"x\"}", ToolMode.READ_ONLY, POLICY));
 

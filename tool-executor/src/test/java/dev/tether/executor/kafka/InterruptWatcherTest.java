@@ -59,7 +59,7 @@ class InterruptWatcherTest {
     @Test
     void anInterruptionWhoseSchemaTheRegistryDoesNotGive_isReadAgainOnceItDoes_andCancelsTheRunningCall() {
         var running = new CancellationToken();
-        inFlight.register(SESSION, 3, running);
+        inFlight.register(SESSION, 3, Instant.now(), running);
         start();
         events.registryAway = true;
         append(2, new UserMessage("stop that", null));
@@ -117,11 +117,13 @@ class InterruptWatcherTest {
     }
 
     @Test
-    void anErasedSessionsInterruption_doesNotCutOffTheCallsOfASessionMadeAgainUnderItsId() {
+    void anErasedSessionsInterruption_doesNotCutOffTheCallsOfASessionMadeAgainUnderItsId_whileItsOwnRunningCallIsCancelled() {
         start();
         append(4, new TurnInterrupted("", "the user said stop"));
         watcher.catchUp(SESSION);
         assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+        var erasedSessions = new CancellationToken();
+        var registration = inFlight.register(SESSION, 5, Instant.now().minusSeconds(1), erasedSessions); // after the interruption
 
         var tombstones = new java.util.ArrayList<String>();
         for (long seq = 1; seq <= 4; seq++) { // the erasure: a tombstone per event
@@ -133,9 +135,16 @@ class InterruptWatcherTest {
 
         assertThat(inFlight.lastInterruptSeq(SESSION)).isZero();
         assertThat(erased).as("told once per tombstone, with its time, before the catch-up passed").containsExactlyElementsOf(tombstones);
+        assertThat(erasedSessions.isCancelled()).as("the erased session's call, still running").isTrue();
+        registration.close();
+        Instant erasedAt = inFlight.erasedAt(SESSION);
+        assertThat(erasedAt.toEpochMilli() + "").isEqualTo(tombstones.get(tombstones.size() - 1).split("@")[1]);
         var running = new CancellationToken();
-        inFlight.register(SESSION, 3, running).close();
+        inFlight.register(SESSION, 3, erasedAt.plusMillis(1), running).close();
         assertThat(running.isCancelled()).as("a call the new session asked for at seq 3").isFalse();
+        var late = new CancellationToken();
+        inFlight.register(SESSION, 6, erasedAt, late).close();
+        assertThat(late.isCancelled()).as("one of the erased session's calls, come late").isTrue();
     }
 
     // ---------------------------------------------------------------------------------------------
