@@ -100,6 +100,8 @@ final class Ledger {
     private final Clock clock;
     private final Map<Integer, Window> windows = new HashMap<>();
     private final Map<String, Known> answers = new ConcurrentHashMap<>();
+    /** The keys the batch recorded: their answer is the batch's own write, later than anything it read. */
+    private final Set<String> recorded = ConcurrentHashMap.newKeySet();
     private final Map<Read, AtomicLong> read = new ConcurrentHashMap<>();
     private volatile long cachedCalls;
 
@@ -160,7 +162,8 @@ final class Ledger {
      * output erased already, or a later session's call under the key recorded since. The batch's answer may come from a
      * scan, which stops at the call's end, and every record of the key after that end is stamped after the erasure less
      * the margin (a later session's call is authorized after it, a rewrite is written after it): unless the window covers
-     * that time, so that the answer already is the latest record, those records are read too and the latest decides.
+     * that time or the batch wrote the key itself, so that the answer already is the latest record, those records are
+     * read too and the latest decides.
      */
     Optional<ToolOutcome> erasable(ToolRequest erasure) {
         Known latest = known(erasure);
@@ -169,7 +172,8 @@ final class Ledger {
         synchronized (this) {
             int partition = SessionPartitioner.partition(erasure.getSessionId(), log.partitions());
             Window window = windows.get(partition);
-            latest = window != null && !after.isBefore(window.coveredSince) ? latest : latestSince(partition, key, after, latest);
+            boolean covered = recorded.contains(key) || window != null && !after.isBefore(window.coveredSince);
+            latest = covered ? latest : latestSince(partition, key, after, latest);
         }
         ToolOutcome found = latest.outcome();
         boolean erasable = found != null && found.getState() != OutcomeState.STARTED && found.getErasedAt() == null
@@ -226,11 +230,13 @@ final class Ledger {
         long stamped = Math.max(now, authorized);
         writer.ledgerEntry(outcome, stamped);
         answers.put(key, new Known(outcome, stamped));
+        recorded.add(key);
     }
 
     /** Forgets the batch's answers once the batch is done: the next batch looks its calls up again. */
     void release() {
         answers.clear();
+        recorded.clear();
     }
 
     /** Forgets the windows of partitions this instance gave up. */
@@ -283,7 +289,7 @@ final class Ledger {
         }
 
         var inWindow = new TreeMap<Long, String>();
-        var below = new HashSet<String>();
+        var below = new HashMap<String, Instant>();
         var found = new HashMap<String, Known>();
         for (ToolRequest request : requests) {
             String key = request.getIdempotencyKey();
@@ -293,7 +299,7 @@ final class Ledger {
                     inWindow.put(held.offset(), key);
                 }
             } else if (floor < window.from) {
-                below.add(key);
+                below.merge(key, request.getRequestedAt(), (a, b) -> a.isAfter(b) ? a : b);
             }
         }
         if (!below.isEmpty()) {
@@ -316,8 +322,11 @@ final class Ledger {
      * or after the request's floor, else an earlier one's.
      */
     private Authorization authorization(Known found, ToolRequest request) {
+        return authorization(found, request.getRequestedAt());
+    }
+
+    private Authorization authorization(Known found, Instant requested) {
         Instant recorded = found.outcome().getRequestedAt();
-        Instant requested = request.getRequestedAt();
         if (recorded == null) {
             return found.timestamp() >= requested.minus(settings.clockSkew()).toEpochMilli() ? Authorization.THIS : Authorization.EARLIER;
         }
@@ -340,24 +349,28 @@ final class Ledger {
 
     /**
      * The latest outcome of each of {@code keys} in {@code [from, to)}: read in order, until every key was found ended
-     * (an ended call never changes) or the range ends. A key without a record there, or erased, is left out.
+     * by its authorization asked for ({@code keys}' value, the latest of the batch's; null: any) or a later one (an
+     * ended call never changes; an earlier session's ended call under the key is followed by this one's records, if
+     * any), or the range ends. A key without a record there, or erased, is left out.
      */
-    private Map<String, Known> scan(int partition, long from, long to, Set<String> keys) {
+    private Map<String, Known> scan(int partition, long from, long to, Map<String, Instant> keys) {
         var latest = new HashMap<String, Known>();
         var ended = new HashSet<String>();
         long[] count = {0};
         log.read(partition, from, to, (offset, timestamp, key, value) -> {
             count[0]++;
-            if (keys.contains(key)) {
+            if (keys.containsKey(key)) {
                 if (value == null) {
                     latest.remove(key);
                     ended.remove(key);
                 } else {
-                    latest.put(key, new Known(value, timestamp));
-                    if (value.getState() == OutcomeState.STARTED) {
-                        ended.remove(key);
-                    } else {
+                    Known known = new Known(value, timestamp);
+                    latest.put(key, known);
+                    Instant asked = keys.get(key);
+                    if (value.getState() != OutcomeState.STARTED && (asked == null || authorization(known, asked) != Authorization.EARLIER)) {
                         ended.add(key);
+                    } else {
+                        ended.remove(key);
                     }
                 }
             }
@@ -394,7 +407,9 @@ final class Ledger {
         // end just now, so that later one was written since (by whoever still writes the call) and lies past the tail
         for (var entry : byOffset.entrySet()) {
             if (!found.containsKey(entry.getValue())) {
-                found.putAll(scan(partition, window.tail, log.end(partition), Set.of(entry.getValue())));
+                var key = new HashMap<String, Instant>();
+                key.put(entry.getValue(), null);
+                found.putAll(scan(partition, window.tail, log.end(partition), key));
             }
         }
         read.get(Read.FETCH).addAndGet(count[0]);

@@ -98,6 +98,13 @@ class LedgerTest {
     }
 
     @Test
+    void anErasure_neverWritesOverALaterSessionsRecord_andLeavesItsCallsLatestRecordWithoutOutput_whateverTheCacheTheReplaysAndCompaction() {
+        for (long seed = 0; seed < 300; seed++) {
+            new LedgerTest().new ErasureWorld(new Random(seed)).run(); // each world its own topic
+        }
+    }
+
+    @Test
     void aRecordOfAnOlderExecutor_stampedBeforeItsAuthorizationByLessThanTheMargin_isFound() {
         Instant authorized = T0.plusSeconds(3600);
         var request = request("s1/5/call-1", authorized);
@@ -148,6 +155,26 @@ class LedgerTest {
         ran.release();
         assertThat(ran.get(again)).map(ToolOutcome::getRequestedAt).contains(again.getRequestedAt());
         assertThat(ran.superseded(again)).isFalse();
+    }
+
+    @Test
+    void aCallOfASessionMadeAgainUnderAnErasedSessionsId_thatRan_isFoundByAScan_pastTheErasedCallsEndWithinTheMargin() {
+        var erased = request("s1/3/call-1", T0);
+        clock.set(T0.plusSeconds(1));
+        runCalls(ledger(100), List.of(erased));
+        var again = request("s1/3/call-1", T0.plusSeconds(30)); // its floor lies before the erased call's records
+        clock.set(T0.plusSeconds(31));
+        runCalls(ledger(100), List.of(again));
+        for (int i = 0; i < 5; i++) {
+            log.append(outcome("s2/" + i + "/call-x", OutcomeState.OK, "", T0.plusSeconds(40)), T0.plusSeconds(40));
+        }
+        Ledger scanning = ledger(1);
+        scanning.get(request("s2/4/call-x", T0.plusSeconds(40)));
+        scanning.release(); // its window of one call now starts past both sessions' records of the key
+
+        // the later session's request comes again (a redelivery): it ran, so it must never run again
+        assertThat(scanning.get(again)).map(ToolOutcome::getRequestedAt).contains(again.getRequestedAt());
+        assertThat(scanning.recordsRead(Ledger.Read.SCAN)).isPositive();
     }
 
     @Test
@@ -390,6 +417,103 @@ class LedgerTest {
             if (!truth.containsKey(key)) {
                 log.append(outcome(key, OutcomeState.OK, "legacy", stamped), stamped);
                 truth.put(key, OutcomeState.OK);
+            }
+        }
+    }
+
+    /**
+     * Four session ids, each session erased and made again under its id now and then, its one call under the same key
+     * each time (a later authorization). {@code tool-requests} holds the calls' requests and erasures in the order the
+     * projector emits them; the executor handles it in batches, sometimes from an earlier offset again (a replay), with
+     * a cache of 1 to 20 calls, compaction and takeovers between. Every record of a key is checked against the order
+     * of authorizations (an erasure never writes an erased call's record after a later session's), and an erasure
+     * handled last in its batch must leave its call's latest record, if ended, without output.
+     */
+    private final class ErasureWorld {
+        private final Random random;
+        private final List<ToolRequest> stream = new ArrayList<>();
+        private final Map<String, ToolRequest> live = new HashMap<>();
+        private final Map<String, Instant> lastErased = new HashMap<>();
+        private final Map<String, List<ToolOutcome>> written = new HashMap<>();
+        private Ledger ledger;
+        private int cursor;
+
+        ErasureWorld(Random random) {
+            this.random = random;
+            this.ledger = ledger(1 + random.nextInt(20));
+        }
+
+        void run() {
+            Instant now = T0;
+            for (int round = 0; round < 80; round++) {
+                now = now.plusMillis(1 + random.nextInt(20_000));
+                clock.set(now);
+                String key = "s" + random.nextInt(4) + "/3/call-1";
+                ToolRequest call = live.get(key);
+                if (call == null && random.nextBoolean()) { // the session made (again), its call authorized
+                    Instant after = lastErased.getOrDefault(key, T0).plusMillis(1);
+                    Instant at = now.minusMillis(random.nextInt(2_000));
+                    call = request(key, at.isBefore(after) ? after : at);
+                    live.put(key, call);
+                    stream.add(call);
+                } else if (call != null && random.nextInt(3) == 0) { // erased
+                    live.remove(key);
+                    lastErased.put(key, now);
+                    stream.add(erasure(call, now));
+                }
+                if (random.nextInt(12) == 0) {
+                    cursor = random.nextInt(cursor + 1); // a replay from an earlier offset
+                }
+                var batch = new ArrayList<>(stream.subList(cursor, Math.min(stream.size(), cursor + random.nextInt(4))));
+                cursor += batch.size();
+                if (!batch.isEmpty()) {
+                    handle(batch);
+                }
+                if (random.nextInt(10) == 0) {
+                    log.compact(0);
+                }
+                if (random.nextInt(15) == 0) {
+                    ledger.drop(List.of(0));
+                }
+            }
+        }
+
+        private void handle(List<ToolRequest> batch) {
+            ledger.prepare(Map.of(0, batch));
+            for (ToolRequest item : batch) {
+                String key = item.getIdempotencyKey();
+                if (item.getErasedAt() != null) {
+                    ledger.erasable(item).ifPresent(found -> ledger.record(item.getRequestedAt(),
+                            ToolOutcome.newBuilder(found).setContent(null).setErasedAt(item.getErasedAt()).build()));
+                } else if (!ledger.superseded(item)) {
+                    Optional<OutcomeState> state = ledger.get(item).map(ToolOutcome::getState);
+                    if (state.isEmpty() || state.get() == OutcomeState.STARTED) {
+                        ledger.record(item.getRequestedAt(), outcome(key, OutcomeState.STARTED, "", clock.instant()));
+                        if (random.nextInt(5) > 0) { // otherwise it crashed mid-call
+                            ledger.record(item.getRequestedAt(), outcome(key, OutcomeState.OK, "ran " + key, clock.instant()));
+                        }
+                    }
+                }
+            }
+            ledger.release();
+            for (var record : producer.history()) {
+                written.computeIfAbsent(record.key(), k -> new ArrayList<>()).add((ToolOutcome) record.value());
+            }
+            flushWrites();
+            for (var records : written.values()) {
+                assertThat(records).extracting(ToolOutcome::getRequestedAt).as("authorizations in the order written").isSorted();
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                ToolRequest item = batch.get(i);
+                boolean lastOfItsKey = batch.subList(i + 1, batch.size()).stream()
+                        .noneMatch(later -> later.getIdempotencyKey().equals(item.getIdempotencyKey()));
+                List<ToolOutcome> records = written.getOrDefault(item.getIdempotencyKey(), List.of());
+                if (item.getErasedAt() != null && lastOfItsKey && !records.isEmpty()) {
+                    ToolOutcome latest = records.get(records.size() - 1);
+                    if (latest.getRequestedAt().equals(item.getRequestedAt()) && latest.getState() != OutcomeState.STARTED) {
+                        assertThat(latest.getContent()).as("%s erased at %s", item.getIdempotencyKey(), item.getErasedAt()).isNull();
+                    }
+                }
             }
         }
     }
