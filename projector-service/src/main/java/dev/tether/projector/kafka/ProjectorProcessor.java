@@ -363,7 +363,8 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     /**
      * The erasure of an erased session's call: its request as authorized (the same key and {@code requestedAt}, by which
      * the executor tells the erased call's records from a later session's under the id), without its arguments, with
-     * {@code erasedAt}, and run by no one as far as an executor before erasures can tell (RECORDED: it answers nothing).
+     * {@code erasedAt}, and RECORDED, so that an executor of a release before erasures (but with {@code runBy}) takes it for
+     * a harness-run call and answers nothing (docs/ARCHITECTURE.md §6, "Erasure").
      */
     private static ToolRequest erasure(Checkpoint session, CallRecord call, Event authorization, Instant erasedAt) {
         AuthorizationBasis basis = authorization.payload() instanceof ToolCallAuthorized a ? a.basis()
