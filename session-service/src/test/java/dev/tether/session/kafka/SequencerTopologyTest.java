@@ -248,6 +248,27 @@ class SequencerTopologyTest {
     }
 
     @Test
+    void erasureTombstones_areStampedWithTheSequencersClock_whichEventsTakeTheirTimeFrom_notTheRequestsRecord() {
+        send(AGENT, "s1", append(started("e1", null), message("e2", "a")));
+        Instant lastOccurred = Instant.ofEpochMilli(0);
+        for (var event : events.readValuesToList()) {
+            lastOccurred = event.getOccurredAt();
+        }
+        driver.advanceWallClockTime(java.time.Duration.ofSeconds(7));
+        var envelope = new CommandEnvelope("cmd-erase", "s1", AGENT.tenantId(), AGENT, Instant.parse("2026-11-29T10:00:00Z"),
+                new Command.EraseSession("test"));
+        Instant requestStamp = Instant.parse("2020-01-01T00:00:00Z"); // the producing instance's clock, far behind
+
+        commands.pipeInput("s1", CommandAvro.toAvro(envelope, "instance-1"), requestStamp);
+
+        var tombstones = events.readRecordsToList();
+        assertThat(tombstones).hasSize(2);
+        assertThat(tombstones).extracting(org.apache.kafka.streams.test.TestRecord::getRecordTime).containsOnly(
+                lastOccurred.plusSeconds(7));
+        assertThat(checkpoints.readRecord().getRecordTime()).isEqualTo(lastOccurred.plusSeconds(7));
+    }
+
+    @Test
     void closingASubagent_appendsOnlyItsOutcomeToTheParent() {
         send(AGENT, "parent", append(started("p1", null)));
         send(AGENT, "child", append(started("c1", "parent"), message("c2", "a long transcript")));
