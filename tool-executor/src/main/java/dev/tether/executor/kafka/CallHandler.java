@@ -135,9 +135,10 @@ final class CallHandler {
 
     /** Carries out a {@link Step.Reconcile} or a {@link Step.Run}, in a context of the call's own. */
     private void callTool(CallRequest request, Optional<CallEntry> known, Step.CallsTool step) {
-        // every interruption and erasure in the log before this moment is known after the catch-up, however far the
-        // watcher lagged behind this request; one appended later finds the call registered and cancels it
-        catchUp.await(request.sessionId());
+        // every interruption and erasure in the log before this moment, since before the call's authorization, is known
+        // after the catch-up, however far the watcher lagged behind this request or started after it; one appended
+        // later finds the call registered and cancels it
+        catchUp.await(request.sessionId(), request.requestedAt());
         if (erasedBeforeStart(request, known, step)) {
             return; // before its workspace is made again
         }

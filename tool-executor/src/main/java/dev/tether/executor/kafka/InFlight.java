@@ -104,6 +104,26 @@ final class InFlight {
         }
     }
 
+    /**
+     * What the log held of the session before the part of it read so far: its last interruption after its last erasure
+     * there ({@code interruptSeq}, 0 if none) and that erasure's time (null if none). It lies beneath what is known:
+     * the interruption counts only if nothing of the session is known yet (anything known is later), the erasure time
+     * only if later than the one known. Nothing running is cancelled: a call starts only once the log was read from
+     * before its authorization, so nothing read from further back can cut it off.
+     */
+    void before(String sessionId, long interruptSeq, Instant erasedAt) {
+        synchronized (interruptedAt) {
+            synchronized (this.erasedAt) {
+                if (interruptSeq > 0 && !interruptedAt.containsKey(sessionId) && !this.erasedAt.containsKey(sessionId)) {
+                    interruptedAt.put(sessionId, interruptSeq);
+                }
+                if (erasedAt != null) {
+                    this.erasedAt.merge(sessionId, erasedAt, (a, b) -> a.isAfter(b) ? a : b);
+                }
+            }
+        }
+    }
+
     /** A {@code turn_interrupted} at {@code seq}: cancels the session's running calls of the turns it interrupts. */
     void interrupt(String sessionId, long seq) {
         synchronized (interruptedAt) {

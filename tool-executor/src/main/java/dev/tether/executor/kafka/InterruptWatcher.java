@@ -29,19 +29,28 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.jboss.logging.Logger;
 
 /**
- * Watches {@code session-events} for {@code turn_interrupted} and tells {@link InFlight}, which cancels the session's
- * running calls of the turns it interrupts. Every executor instance reads every partition (no group: a call may run on
- * any instance). It starts {@link #LOOKBACK} in the past, so an interruption that happened while the executor was down
- * still stops the calls of the turns it interrupted; older ones are not seen.
+ * Watches {@code session-events} for {@code turn_interrupted} and erasures and tells {@link InFlight}, which cancels
+ * the session's running calls of the turns it interrupts (or, erased, all of them). Every executor instance reads every
+ * partition (no group: a call may run on any instance). It starts {@link #LOOKBACK} in the past, so an interruption that
+ * happened while the executor was down still stops the calls of the turns it interrupted.
  *
  * <p>{@link #catchUp} is the executor's barrier before it starts a call: it returns once the watcher has read every
  * event of the session's partition that was committed when it was called, so an interruption that is in the log before
- * a call starts is always known to {@link InFlight} by then, however far the watcher lagged behind the request. Runs on
- * one thread; {@link #catchUp} and {@link #stop} may be called from any thread.
+ * a call starts is always known to {@link InFlight} by then, however far the watcher lagged behind the request. It also
+ * makes sure the partition was read from before the call's authorization (less {@link #MARGIN}): a call authorized
+ * before the watcher's start (the executor was down longer than the look-back) has the partition read further back
+ * first, from that time to where the watcher started, and what that part holds of each session is folded and told to
+ * {@link InFlight} beneath what it knows ({@link InFlight#before}). Runs on one thread; {@link #catchUp} and
+ * {@link #stop} may be called from any thread.
  */
 final class InterruptWatcher implements Runnable {
 
     static final Duration LOOKBACK = Duration.ofMinutes(15);
+    /**
+     * How much earlier than a call's authorization the partition is read from: an event's record is stamped by the
+     * instance that took its request, its {@code occurredAt} by the sequencer.
+     */
+    static final Duration MARGIN = Duration.ofMinutes(1);
     private static final Duration POLL = Duration.ofMillis(500);
     /** The poll while a catch-up waits: its end may be a transaction marker, which a poll does not return for. */
     private static final Duration WAITING_POLL = Duration.ofMillis(20);
@@ -53,16 +62,29 @@ final class InterruptWatcher implements Runnable {
     @FunctionalInterface
     interface CatchUp {
         /**
-         * Returns once every interruption of {@code sessionId} committed to the log before this call is known to
-         * {@link InFlight}.
+         * Returns once every interruption and erasure of {@code sessionId} committed to the log before this call, since
+         * before {@code requestedAt}, is known to {@link InFlight}.
          *
          * @throws IllegalStateException if that cannot be confirmed in time: the call must not start (it comes again)
          */
-        void await(String sessionId);
+        void await(String sessionId, Instant requestedAt);
     }
 
     /** A catch-up asked for and not yet located: the watcher looks its partition's end up. */
-    private record Asked(String sessionId, CompletableFuture<Void> done) {}
+    private record Asked(String sessionId, Instant since, CompletableFuture<Void> done) {}
+
+    /**
+     * A partition read again from {@code from}, further back than it had been: the records below {@code until} (where it
+     * had been read from) are folded by session; those from there to {@code resumeAt} (where it had been read to) were
+     * told already and are passed over.
+     */
+    private record Backfill(long until, long resumeAt, Map<String, Folded> sessions) {}
+
+    /** What a backfill found of one session: its last erasure's time, and its last interruption after that. */
+    private static final class Folded {
+        Instant erasedAt;
+        long interruptSeq;
+    }
 
     /** A catch-up located: done once the watcher's position on {@code partition} reaches {@code end}. */
     private record Located(TopicPartition partition, long end, CompletableFuture<Void> done) {}
@@ -77,6 +99,11 @@ final class InterruptWatcher implements Runnable {
     private final List<Asked> locating = new ArrayList<>();
     /** The watcher thread's own. */
     private final List<Located> waiting = new ArrayList<>();
+    /** The watcher thread's own: where each partition was read from, and the time every record since lies after. */
+    private final Map<TopicPartition, Long> coveredFrom = new HashMap<>();
+    private final Map<TopicPartition, Instant> coveredSince = new HashMap<>();
+    /** The watcher thread's own: partitions being read again further back. */
+    private final Map<TopicPartition, Backfill> backfills = new HashMap<>();
     private volatile boolean running = true;
     private volatile boolean ready;
     private int partitions;
@@ -101,22 +128,65 @@ final class InterruptWatcher implements Runnable {
      * ({@code erasures}).
      */
     private void erased(byte[] key, Instant at) {
-        String sessionId;
+        String sessionId = sessionOf(key);
+        if (sessionId != null) {
+            inFlight.erased(sessionId, at);
+            removeKept(sessionId, at);
+        }
+    }
+
+    /** The session a tombstone's key names, or null (logged) if it is not a session-events key. */
+    private static String sessionOf(byte[] key) {
         try {
             if (key == null) {
                 throw new IllegalArgumentException("it has none");
             }
-            sessionId = SessionEventKeyBytes.decode(key).sessionId();
+            return SessionEventKeyBytes.decode(key).sessionId();
         } catch (IllegalArgumentException e) {
             LOG.warnf("a tombstone on session-events whose key is not a session-events key, skipped: %s", e.getMessage());
-            return;
+            return null;
         }
-        inFlight.erased(sessionId, at);
+    }
+
+    private void removeKept(String sessionId, Instant at) {
         try {
             erasures.accept(sessionId, at);
         } catch (RuntimeException e) {
             LOG.warnf(e, "session %s was erased, and what the executor keeps of it could not all be removed", sessionId);
         }
+    }
+
+    /** A record of a backfill, below where the partition had been read from: folded into its session's. */
+    private static void fold(Backfill backfill, byte[] key, SessionEvent event, Instant at) {
+        if (event == null) {
+            String sessionId = sessionOf(key);
+            if (sessionId != null) {
+                Folded folded = backfill.sessions().computeIfAbsent(sessionId, s -> new Folded());
+                folded.erasedAt = at;
+                folded.interruptSeq = 0; // the erased session's; a later session under the id starts its seqs anew
+            }
+        } else if (TurnInterrupted.TYPE.equals(event.getType())) {
+            Folded folded = backfill.sessions().computeIfAbsent(event.getSessionId(), s -> new Folded());
+            folded.interruptSeq = Math.max(folded.interruptSeq, event.getSeq());
+        }
+    }
+
+    /** Tells {@link InFlight} what each backfill read once it has passed where the partition had been read from. */
+    private void finishBackfills() {
+        backfills.entrySet().removeIf(entry -> {
+            if (events.position(entry.getKey()) < entry.getValue().resumeAt()) {
+                return false;
+            }
+            entry.getValue().sessions().forEach((sessionId, folded) -> {
+                inFlight.before(sessionId, folded.interruptSeq, folded.erasedAt);
+                if (folded.erasedAt != null) {
+                    removeKept(sessionId, folded.erasedAt);
+                }
+            });
+            LOG.infof("%s read again from offset %d: %d sessions with an interruption or an erasure there", entry.getKey(),
+                    coveredFrom.get(entry.getKey()), entry.getValue().sessions().size());
+            return true;
+        });
     }
 
     boolean ready() {
@@ -130,13 +200,14 @@ final class InterruptWatcher implements Runnable {
 
     /**
      * Returns once the watcher has read, and told {@link InFlight} of, every event of {@code sessionId}'s partition of
-     * {@code session-events} committed when it was called (its end then, read committed).
+     * {@code session-events} committed when it was called (its end then, read committed), from before
+     * {@code requestedAt} less the margin on.
      *
      * @throws IllegalStateException if that takes more than the catch-up timeout (the broker is unreachable, the watcher
      *                               is far behind) or the watcher stops: the caller must not start the call
      */
-    void catchUp(String sessionId) {
-        var request = new Asked(sessionId, new CompletableFuture<>());
+    void catchUp(String sessionId, Instant requestedAt) {
+        var request = new Asked(sessionId, requestedAt.minus(MARGIN), new CompletableFuture<>());
         asked.add(request);
         events.wakeup(); // a poll in progress returns at once
         try {
@@ -166,6 +237,13 @@ final class InterruptWatcher implements Runnable {
                     locate();
                     release();
                     for (var record : events.poll(waiting.isEmpty() ? POLL : WAITING_POLL)) {
+                        Backfill backfill = backfills.get(new TopicPartition(record.topic(), record.partition()));
+                        if (backfill != null && record.offset() < backfill.resumeAt()) {
+                            if (record.offset() < backfill.until()) {
+                                fold(backfill, record.key(), record.value(), Instant.ofEpochMilli(record.timestamp()));
+                            }
+                            continue; // else told already
+                        }
                         SessionEvent event = record.value();
                         if (event == null) {
                             erased(record.key(), Instant.ofEpochMilli(record.timestamp()));
@@ -173,6 +251,7 @@ final class InterruptWatcher implements Runnable {
                             inFlight.interrupt(event.getSessionId(), event.getSeq());
                         }
                     }
+                    finishBackfills();
                     release();
                 } catch (WakeupException e) {
                     // a catch-up was asked for (it is located next), or stop() was called
@@ -229,27 +308,54 @@ final class InterruptWatcher implements Runnable {
         return false;
     }
 
-    /** Looks up the current end of the partition of every catch-up asked for since the last look. */
+    /**
+     * Looks up the current end of the partition of every catch-up asked for since the last look; one that asks for an
+     * earlier time than its partition was read from first has the partition read again from that time
+     * ({@link #readBack}), and waits while another backfill of the partition runs.
+     */
     private void locate() {
         for (Asked a; (a = asked.poll()) != null; ) {
             locating.add(a);
         }
-        if (locating.isEmpty()) {
-            return;
-        }
+        locating.removeIf(a -> a.done().isDone()); // its caller gave up
         var byPartition = new HashMap<Asked, TopicPartition>();
         var partitionsAsked = new LinkedHashSet<TopicPartition>();
         for (Asked a : locating) {
             var partition = new TopicPartition(topic, SessionPartitioner.partition(a.sessionId(), partitions));
-            byPartition.put(a, partition);
-            partitionsAsked.add(partition);
+            if (a.since().isBefore(coveredSince.get(partition)) && !backfills.containsKey(partition)) {
+                readBack(partition, a.since());
+            }
+            if (!backfills.containsKey(partition) || !a.since().isBefore(coveredSince.get(partition))) {
+                byPartition.put(a, partition);
+                partitionsAsked.add(partition);
+            }
+        }
+        if (partitionsAsked.isEmpty()) {
+            return;
         }
         Map<TopicPartition, Long> ends = events.endOffsets(partitionsAsked, END_OFFSETS_TIMEOUT);
-        for (Asked a : locating) {
-            TopicPartition partition = byPartition.get(a);
-            waiting.add(new Located(partition, ends.get(partition), a.done()));
+        byPartition.forEach((a, partition) -> waiting.add(new Located(partition, ends.get(partition), a.done())));
+        locating.removeAll(byPartition.keySet());
+    }
+
+    /**
+     * Reads {@code partition} again from {@code since} (its first record at or after it), which is before where it was
+     * read from: the part not read before is folded, the rest passed over ({@link Backfill}).
+     */
+    private void readBack(TopicPartition partition, Instant since) {
+        OffsetAndTimestamp at = events.offsetsForTimes(Map.of(partition, since.toEpochMilli())).get(partition);
+        long from = at != null ? at.offset() : Long.MAX_VALUE;
+        long until = coveredFrom.get(partition);
+        coveredSince.put(partition, since);
+        if (from >= until) {
+            return; // nothing there that was not read
         }
-        locating.clear();
+        long resumeAt = events.position(partition);
+        LOG.infof("%s: a call was authorized before this executor read the partition from (offset %d, %s); reading it again"
+                + " from offset %d", partition, until, coveredSince.get(partition), from);
+        backfills.put(partition, new Backfill(until, resumeAt, new HashMap<>()));
+        coveredFrom.put(partition, from);
+        events.seek(partition, from);
     }
 
     /** Completes every catch-up whose partition the watcher has read up to its end. */
@@ -267,14 +373,17 @@ final class InterruptWatcher implements Runnable {
     }
 
     private void seekToLookback(List<TopicPartition> partitions) {
-        long since = Instant.now().minus(LOOKBACK).toEpochMilli();
+        Instant since = Instant.now().minus(LOOKBACK);
         var query = new HashMap<TopicPartition, Long>();
-        partitions.forEach(p -> query.put(p, since));
+        partitions.forEach(p -> query.put(p, since.toEpochMilli()));
         Map<TopicPartition, OffsetAndTimestamp> found = events.offsetsForTimes(query);
         var end = events.endOffsets(partitions);
         for (var partition : partitions) {
             OffsetAndTimestamp at = found.get(partition);
-            events.seek(partition, at != null ? at.offset() : end.get(partition));
+            long from = at != null ? at.offset() : end.get(partition);
+            events.seek(partition, from);
+            coveredFrom.put(partition, from);
+            coveredSince.put(partition, since);
         }
     }
 }

@@ -70,7 +70,7 @@ class CallHandlerTest {
             new Ledger.Settings(20_000, Duration.ofMinutes(1)), Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
     private final InFlight inFlight = new InFlight();
     /** The watcher's catch-up: here the interruptions a test tells {@link #inFlight} of are all there are. */
-    private InterruptWatcher.CatchUp catchUp = sessionId -> {};
+    private InterruptWatcher.CatchUp catchUp = (sessionId, requestedAt) -> {};
 
     private static final ToolRegistry BUILT_INS = ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).build();
     private static final GatingPolicy COMMANDS_GATED = GatingPolicy.of("run_command", Map.of(), BUILT_INS.names());
@@ -449,7 +449,7 @@ class CallHandlerTest {
     void anInterruptionInTheLogThatTheWatcherHadNotReadYet_isCaughtUpWith_beforeTheCallStarts() {
         var tickets = new TicketTool();
         var caughtUp = new ArrayList<String>();
-        catchUp = sessionId -> {
+        catchUp = (sessionId, requestedAt) -> {
             caughtUp.add(sessionId);
             inFlight.interrupt(SESSION, 4); // the watcher reads the interruption while it catches up
         };
@@ -465,7 +465,7 @@ class CallHandlerTest {
     @Test
     void aCatchUpThatCannotBeConfirmed_startsNothing_writesNothing_andTheRequestComesAgain() {
         var tickets = new TicketTool();
-        catchUp = sessionId -> {
+        catchUp = (sessionId, requestedAt) -> {
             throw new IllegalStateException("the interruptions of session " + sessionId + " could not be read up to now");
         };
         var request = request(key("c1"), "c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY, 4);

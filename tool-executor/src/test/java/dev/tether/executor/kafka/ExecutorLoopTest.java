@@ -190,7 +190,7 @@ class ExecutorLoopTest {
         var writer = new AckedWriter(producer, LAYOUT);
         var ledger = new Ledger(outcomes, writer, new Ledger.Settings(20_000, Duration.ofMinutes(1)), CLOCK);
         var handler = new CallHandler(ledger, writer, new Authority(registry, GatingPolicy.of("run_command", Map.of(), registry.names())),
-                sandbox, new InFlight(), sessionId -> {}, CrashPoints.none(), "executor-1", CLOCK);
+                sandbox, new InFlight(), (sessionId, requestedAt) -> {}, CrashPoints.none(), "executor-1", CLOCK);
         loop = new ExecutorLoop(requests, ledger, handler, workers, LAYOUT);
         requests.schedulePollTask(() -> requests.rebalance(List.of(REQUESTS)));
         thread = new Thread(loop, "executor-loop");

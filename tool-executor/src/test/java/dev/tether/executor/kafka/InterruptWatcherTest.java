@@ -81,12 +81,12 @@ class InterruptWatcherTest {
         events.registryAway = true;
         append(4, new TurnInterrupted("", "the user said stop"));
 
-        assertThatThrownBy(() -> watcher.catchUp(SESSION)).as("the call must not start: it comes again")
+        assertThatThrownBy(() -> watcher.catchUp(SESSION, Instant.now())).as("the call must not start: it comes again")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("could not be read up to now");
         assertThat(inFlight.lastInterruptSeq(SESSION)).isZero();
 
         events.registryAway = false;
-        watcher.catchUp(SESSION);
+        watcher.catchUp(SESSION, Instant.now());
         assertThat(inFlight.lastInterruptSeq(SESSION)).as("known once the catch-up passed").isEqualTo(4);
     }
 
@@ -99,7 +99,7 @@ class InterruptWatcherTest {
         }
         append(4, new TurnInterrupted("", "the user said stop"));
 
-        watcher.catchUp(SESSION);
+        watcher.catchUp(SESSION, Instant.now());
 
         assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
     }
@@ -111,7 +111,7 @@ class InterruptWatcherTest {
         events.appendUndecodable(ITS_PARTITION, SESSION.getBytes(StandardCharsets.UTF_8));
         append(4, new TurnInterrupted("", "the user said stop"));
 
-        watcher.catchUp(SESSION);
+        watcher.catchUp(SESSION, Instant.now());
 
         assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
     }
@@ -120,7 +120,7 @@ class InterruptWatcherTest {
     void anErasedSessionsInterruption_doesNotCutOffTheCallsOfASessionMadeAgainUnderItsId_whileItsOwnRunningCallIsCancelled() {
         start();
         append(4, new TurnInterrupted("", "the user said stop"));
-        watcher.catchUp(SESSION);
+        watcher.catchUp(SESSION, Instant.now());
         assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
         var erasedSessions = new CancellationToken();
         var registration = inFlight.register(SESSION, 5, Instant.now().minusSeconds(1), erasedSessions); // after the interruption
@@ -131,7 +131,7 @@ class InterruptWatcherTest {
         }
         events.append(ITS_PARTITION, null, null); // tombstones no sequencer writes: skipped
         events.append(ITS_PARTITION, SESSION.getBytes(StandardCharsets.UTF_8), null);
-        watcher.catchUp(SESSION);
+        watcher.catchUp(SESSION, Instant.now());
 
         assertThat(inFlight.lastInterruptSeq(SESSION)).isZero();
         assertThat(erased).as("told once per tombstone, with its time, before the catch-up passed").containsExactlyElementsOf(tombstones);
@@ -147,6 +147,47 @@ class InterruptWatcherTest {
         assertThat(late.isCancelled()).as("one of the erased session's calls, come late").isTrue();
     }
 
+    @Test
+    void anInterruptionOlderThanTheLookBack_isReadBackAtTheCatchUpOfACallAuthorizedBeforeIt_andStopsTheCall() {
+        Instant hourAgo = Instant.now().minus(Duration.ofHours(1));
+        append(4, new TurnInterrupted("", "the user said stop"), hourAgo); // while the executor was down
+        append(5, new UserMessage("anything else?", null), hourAgo.plusSeconds(60));
+        start();
+        watcher.catchUp(SESSION, Instant.now());
+        assertThat(inFlight.lastInterruptSeq(SESSION)).as("older than the look-back of %s", InterruptWatcher.LOOKBACK).isZero();
+
+        watcher.catchUp(SESSION, hourAgo.minusSeconds(30)); // a call authorized before it, pending all this while
+
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+        var call = new CancellationToken();
+        inFlight.register(SESSION, 3, hourAgo.minusSeconds(30), call).close();
+        assertThat(call.isCancelled()).as("a call of the turn it interrupted does not start").isTrue();
+    }
+
+    @Test
+    void whatIsReadBack_liesBeneathWhatTheWatcherRead_andWhatItReadIsNotToldAgain() {
+        Instant hourAgo = Instant.now().minus(Duration.ofHours(1));
+        append(9, new TurnInterrupted("", "stop"), hourAgo); // the session before an erasure ...
+        String other = "s-other-erased";
+        long otherErased = events.append(new TopicPartition(TOPIC, SessionPartitioner.partition(other, PARTITIONS)),
+                SessionEventKeyBytes.encode(other, 1), null, hourAgo.plusSeconds(5).toEpochMilli()).timestamp();
+        long liveErasure = Instant.now().minus(Duration.ofMinutes(10)).toEpochMilli();
+        events.append(ITS_PARTITION, SessionEventKeyBytes.encode(SESSION, 1), null, liveErasure); // ... erased 10 minutes ago
+        append(7, new TurnInterrupted("", "stop"), Instant.now().minus(Duration.ofMinutes(5))); // the session made since
+        start();
+        watcher.catchUp(SESSION, Instant.now());
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(7);
+
+        watcher.catchUp(SESSION, hourAgo.minusSeconds(30));
+        watcher.catchUp(other, hourAgo.minusSeconds(30));
+
+        assertThat(inFlight.lastInterruptSeq(SESSION)).as("the erased session's interruption is beneath the later one's").isEqualTo(7);
+        assertThat(inFlight.erasedAt(SESSION).toEpochMilli()).isEqualTo(liveErasure);
+        assertThat(erased).as("the erasure read before is not told again; the one read back is").containsExactlyInAnyOrder(
+                SESSION + "@" + liveErasure, other + "@" + otherErased);
+        assertThat(inFlight.erasedAt(other).toEpochMilli()).isEqualTo(otherErased);
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private void start() {
@@ -155,8 +196,11 @@ class InterruptWatcherTest {
     }
 
     private void append(long seq, EventPayload payload) {
-        var event = new Event(SESSION + "-" + seq, SESSION, "acme", seq, Instant.now(), new Actor(ActorKind.USER, "acme-user"), "v1",
-                payload);
-        events.append(ITS_PARTITION, SESSION.getBytes(StandardCharsets.UTF_8), EventAvro.toAvro(event));
+        append(seq, payload, Instant.now());
+    }
+
+    private void append(long seq, EventPayload payload, Instant at) {
+        var event = new Event(SESSION + "-" + seq, SESSION, "acme", seq, at, new Actor(ActorKind.USER, "acme-user"), "v1", payload);
+        events.append(ITS_PARTITION, SESSION.getBytes(StandardCharsets.UTF_8), EventAvro.toAvro(event), at.toEpochMilli());
     }
 }

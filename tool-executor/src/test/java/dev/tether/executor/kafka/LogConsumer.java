@@ -66,8 +66,13 @@ final class LogConsumer<K, V> extends MockConsumer<K, V> {
 
     /** Appends a record, stamped now; returns it. */
     synchronized ConsumerRecord<K, V> append(TopicPartition partition, K key, V value) {
+        return append(partition, key, value, System.currentTimeMillis());
+    }
+
+    /** Appends a record stamped {@code timestamp}; returns it. */
+    synchronized ConsumerRecord<K, V> append(TopicPartition partition, K key, V value, long timestamp) {
         List<ConsumerRecord<K, V>> records = log.get(partition);
-        var record = new ConsumerRecord<>(partition.topic(), partition.partition(), records.size(), System.currentTimeMillis(),
+        var record = new ConsumerRecord<>(partition.topic(), partition.partition(), records.size(), timestamp,
                 TimestampType.CREATE_TIME, 0, 0, key, value, new RecordHeaders(), Optional.empty());
         records.add(record);
         return record;
@@ -91,7 +96,22 @@ final class LogConsumer<K, V> extends MockConsumer<K, V> {
         return records;
     }
 
+    /**
+     * Kept here rather than by {@link MockConsumer}, whose poll throws for it only after this class has handed it the
+     * records: those would stay buffered ahead of what a seek back hands it next.
+     */
+    private volatile boolean wakeup;
+
+    @Override
+    public void wakeup() {
+        wakeup = true;
+    }
+
     private synchronized ConsumerRecords<K, V> fetch(Duration timeout) {
+        if (wakeup) {
+            wakeup = false;
+            throw new org.apache.kafka.common.errors.WakeupException();
+        }
         for (TopicPartition partition : assignment()) {
             if (paused().contains(partition)) {
                 continue;
