@@ -124,4 +124,31 @@ class InterruptedTurnIT {
         assertThat(scenario.awaitResult(session, AGENT, "c1").get("status").asText()).isEqualTo("OK");
         assertThat(java.nio.file.Files.readAllLines(scenario.workspace(session).resolve("count.txt"))).hasSize(1);
     }
+
+    /**
+     * As the first, with the executor down for longer than the part of the log it reads at start-up (here 2 s rather
+     * than 15 minutes): the interruption is older than that, and is read back to the call's authorization before the
+     * call would start.
+     */
+    @Test
+    @Order(4)
+    void aCallAuthorizedBeforeTheInterruption_neverStarts_evenAfterAnOutageLongerThanTheLookBack() throws Exception {
+        scenario.stopExecutor();
+        String session = scenario.prefix + "outage";
+        scenario.createSession(session, AGENT, "WRITE");
+        long seq = scenario.askFor(session, AGENT, Map.of("c1", List.of("run_command", COUNT)));
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(300))
+                .until(() -> scenario.events(session, AGENT).stream().anyMatch(e -> e.get("type").asText().equals("tool_call_authorized")));
+        scenario.append(session, AGENT, Map.of("type", "turn_interrupted", "partialText", "Counting", "reason", "user pressed stop"));
+        Thread.sleep(4_000); // twice the look-back
+
+        scenario.startExecutor("-Dtether.executor.interruptions.look-back=PT2S");
+
+        JsonNode result = scenario.awaitResult(session, AGENT, "c1");
+        assertThat(result.get("status").asText()).isEqualTo("CANCELLED");
+        assertThat(scenario.ledger(session + "/" + seq + "/c1")).extracting(ToolOutcome::getState)
+                .as("never STARTED").containsExactly(OutcomeState.CANCELLED);
+        assertThat(scenario.workspace(session).resolve("count.txt")).as("0 executions").doesNotExist();
+        assertThat(java.nio.file.Files.readString(scenario.executorLog())).contains("reading it again from offset");
+    }
 }

@@ -80,6 +80,14 @@ public interface ExecutorConfig {
          */
         @WithDefault("PT10S")
         Duration catchUpTimeout();
+
+        /**
+         * How far back in {@code session-events} the executor starts reading at start-up. A call authorized earlier
+         * than that has the log of its session's partition read back to its authorization before it starts, so this
+         * only sets how much is read up front.
+         */
+        @WithDefault("PT15M")
+        Duration lookBack();
     }
 
     /** The ledger's bounded cache in front of {@code tool-outcomes} (docs/ARCHITECTURE.md §6). */

@@ -118,7 +118,8 @@ public class Executor {
         var inFlight = new InFlight();
         var sandbox = new Sandbox(workspaces, runner, new MapSecretProvider(config.secrets()), offloader);
         watcher = new InterruptWatcher(new KafkaConsumer<>(consumerConfig(null, false), new ByteArrayDeserializer(),
-                this.<SessionEvent>serde().deserializer()), inFlight, layout, config.interruptions().catchUpTimeout(), sandbox::erase);
+                this.<SessionEvent>serde().deserializer()), inFlight, layout, config.interruptions().catchUpTimeout(),
+                config.interruptions().lookBack(), sandbox::erase);
         var handler = new CallHandler(ledger, writer, authority, sandbox, inFlight, watcher::catchUp, crashPoints, config.instanceId(),
                 Clock.systemUTC());
         workers = Executors.newFixedThreadPool(config.concurrency(), named("tool-call"));

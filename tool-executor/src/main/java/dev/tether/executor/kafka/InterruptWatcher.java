@@ -31,8 +31,8 @@ import org.jboss.logging.Logger;
 /**
  * Watches {@code session-events} for {@code turn_interrupted} and erasures and tells {@link InFlight}, which cancels
  * the session's running calls of the turns it interrupts (or, erased, all of them). Every executor instance reads every
- * partition (no group: a call may run on any instance). It starts {@link #LOOKBACK} in the past, so an interruption that
- * happened while the executor was down still stops the calls of the turns it interrupted.
+ * partition (no group: a call may run on any instance). It starts a look-back (15 minutes by default) in the past, so an
+ * interruption that happened while the executor was down still stops the calls of the turns it interrupted.
  *
  * <p>{@link #catchUp} is the executor's barrier before it starts a call: it returns once the watcher has read every
  * event of the session's partition that was committed when it was called, so an interruption that is in the log before
@@ -45,7 +45,6 @@ import org.jboss.logging.Logger;
  */
 final class InterruptWatcher implements Runnable {
 
-    static final Duration LOOKBACK = Duration.ofMinutes(15);
     /**
      * How much earlier than a call's authorization the partition is read from: an event's record is stamped by the
      * instance that took its request, its {@code occurredAt} by the sequencer.
@@ -94,6 +93,7 @@ final class InterruptWatcher implements Runnable {
     private final BiConsumer<String, Instant> erasures;
     private final String topic;
     private final Duration catchUpTimeout;
+    private final Duration lookBack;
     private final Queue<Asked> asked = new ConcurrentLinkedQueue<>();
     /** The watcher thread's own: taken from {@link #asked}, their ends not yet known. */
     private final List<Asked> locating = new ArrayList<>();
@@ -110,11 +110,13 @@ final class InterruptWatcher implements Runnable {
 
     /**
      * @param catchUpTimeout how long {@link #catchUp} waits before it gives up and the call is not started
+     * @param lookBack       how far back it starts reading at start-up
      * @param erasures       told of each session erased and when (the tombstone's timestamp; once per tombstone), before
      *                       a catch-up passes it: the executor removes its workspace
      */
     InterruptWatcher(Consumer<byte[], SessionEvent> events, InFlight inFlight, TopicLayout layout, Duration catchUpTimeout,
-                     BiConsumer<String, Instant> erasures) {
+                     Duration lookBack, BiConsumer<String, Instant> erasures) {
+        this.lookBack = lookBack;
         this.events = events;
         this.erasures = erasures;
         this.inFlight = inFlight;
@@ -290,7 +292,7 @@ final class InterruptWatcher implements Runnable {
         }
     }
 
-    /** Assigns every partition and seeks {@link #LOOKBACK} back; false if stopped first. */
+    /** Assigns every partition and seeks the look-back back; false if stopped first. */
     private boolean assign() {
         while (running) {
             try {
@@ -373,7 +375,7 @@ final class InterruptWatcher implements Runnable {
     }
 
     private void seekToLookback(List<TopicPartition> partitions) {
-        Instant since = Instant.now().minus(LOOKBACK);
+        Instant since = Instant.now().minus(lookBack);
         var query = new HashMap<TopicPartition, Long>();
         partitions.forEach(p -> query.put(p, since.toEpochMilli()));
         Map<TopicPartition, OffsetAndTimestamp> found = events.offsetsForTimes(query);

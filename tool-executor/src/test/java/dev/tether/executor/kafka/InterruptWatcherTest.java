@@ -44,7 +44,7 @@ class InterruptWatcherTest {
     private final InFlight inFlight = new InFlight();
     /** The sessions the watcher said were erased, and when (the executor removes their workspaces), in order. */
     private final java.util.List<String> erased = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final InterruptWatcher watcher = new InterruptWatcher(events, inFlight, LAYOUT, CATCH_UP_TIMEOUT,
+    private final InterruptWatcher watcher = new InterruptWatcher(events, inFlight, LAYOUT, CATCH_UP_TIMEOUT, Duration.ofMinutes(15),
             (sessionId, at) -> erased.add(sessionId + "@" + at.toEpochMilli()));
     private Thread thread;
 
@@ -154,7 +154,7 @@ class InterruptWatcherTest {
         append(5, new UserMessage("anything else?", null), hourAgo.plusSeconds(60));
         start();
         watcher.catchUp(SESSION, Instant.now());
-        assertThat(inFlight.lastInterruptSeq(SESSION)).as("older than the look-back of %s", InterruptWatcher.LOOKBACK).isZero();
+        assertThat(inFlight.lastInterruptSeq(SESSION)).as("older than the look-back of 15 minutes").isZero();
 
         watcher.catchUp(SESSION, hourAgo.minusSeconds(30)); // a call authorized before it, pending all this while
 
