@@ -100,8 +100,6 @@ final class Ledger {
     private final Clock clock;
     private final Map<Integer, Window> windows = new HashMap<>();
     private final Map<String, Known> answers = new ConcurrentHashMap<>();
-    /** The keys the batch recorded: their answer is the batch's own write, later than anything it read. */
-    private final Set<String> recorded = ConcurrentHashMap.newKeySet();
     private final Map<Read, AtomicLong> read = new ConcurrentHashMap<>();
     private volatile long cachedCalls;
 
@@ -159,43 +157,15 @@ final class Ledger {
     /**
      * For the erasure of an erased session's call ({@code erasedAt} set): the key's latest record if it is of that call
      * ({@link #authorization}), ended, and still holds an output; otherwise empty: nothing recorded, only STARTED, an
-     * output erased already, or a later session's call under the key recorded since. The batch's answer may come from a
-     * scan, which stops at the call's end, and every record of the key after that end is stamped after the erasure less
-     * the margin (a later session's call is authorized after it, a rewrite is written after it): unless the window covers
-     * that time or the batch wrote the key itself, so that the answer already is the latest record, those records are
-     * read too and the latest decides.
+     * output erased already, or a later session's call under the key recorded since (the batch's lookup found the
+     * latest record of an erasure's key, {@link #prepare}).
      */
     Optional<ToolOutcome> erasable(ToolRequest erasure) {
         Known latest = known(erasure);
-        String key = erasure.getIdempotencyKey();
-        Instant after = erasure.getErasedAt().minus(settings.clockSkew());
-        synchronized (this) {
-            int partition = SessionPartitioner.partition(erasure.getSessionId(), log.partitions());
-            Window window = windows.get(partition);
-            boolean covered = recorded.contains(key) || window != null && !after.isBefore(window.coveredSince);
-            latest = covered ? latest : latestSince(partition, key, after, latest);
-        }
         ToolOutcome found = latest.outcome();
         boolean erasable = found != null && found.getState() != OutcomeState.STARTED && found.getErasedAt() == null
                 && (found.getContent() != null || found.getContentRef() != null) && authorization(latest, erasure) == Authorization.THIS;
         return erasable ? Optional.of(found) : Optional.empty();
-    }
-
-    /** The key's latest record stamped at or after {@code time} up to the partition's end, or {@code otherwise} if none. */
-    private Known latestSince(int partition, String key, Instant time, Known otherwise) {
-        long end = log.end(partition);
-        long since = Math.min(log.firstAtOrAfter(partition, time).orElse(end), end);
-        Known[] last = {otherwise};
-        long[] count = {0};
-        log.read(partition, since, end, (offset, timestamp, k, value) -> {
-            count[0]++;
-            if (k.equals(key)) {
-                last[0] = value == null ? Known.NONE : new Known(value, timestamp);
-            }
-            return true;
-        });
-        read.get(Read.SCAN).addAndGet(count[0]);
-        return last[0];
     }
 
     private Known known(ToolRequest request) {
@@ -230,13 +200,11 @@ final class Ledger {
         long stamped = Math.max(now, authorized);
         writer.ledgerEntry(outcome, stamped);
         answers.put(key, new Known(outcome, stamped));
-        recorded.add(key);
     }
 
     /** Forgets the batch's answers once the batch is done: the next batch looks its calls up again. */
     void release() {
         answers.clear();
-        recorded.clear();
     }
 
     /** Forgets the windows of partitions this instance gave up. */
@@ -307,6 +275,21 @@ final class Ledger {
         }
         if (!inWindow.isEmpty()) {
             found.putAll(fetch(partition, window, inWindow));
+        }
+        // an erasure needs its key's latest record, and a scan stops at the call's end: every later record of the key
+        // (a later session's, a rewrite) is stamped after the erasure less the margin, and read here unless the window
+        // covers that time (then the window's answer is the latest already)
+        var erasures = new HashSet<String>();
+        Instant earliestErasure = null;
+        for (ToolRequest request : requests) {
+            if (request.getErasedAt() != null && !window.calls.containsKey(request.getIdempotencyKey())) {
+                erasures.add(request.getIdempotencyKey());
+                earliestErasure = earliestErasure == null || request.getErasedAt().isBefore(earliestErasure) ? request.getErasedAt()
+                        : earliestErasure;
+            }
+        }
+        if (earliestErasure != null && earliestErasure.minus(settings.clockSkew()).isBefore(window.coveredSince)) {
+            found.putAll(latestSince(partition, erasures, earliestErasure.minus(settings.clockSkew()), end));
         }
         for (ToolRequest request : requests) {
             String key = request.getIdempotencyKey();
@@ -379,6 +362,22 @@ final class Ledger {
         read.get(Read.SCAN).addAndGet(count[0]);
         LOG.debugf("tool-outcomes-%d: %d calls older than its window, read %d records from offset %d", partition, keys.size(),
                 count[0], from);
+        return latest;
+    }
+
+    /** The latest record of each of {@code keys} stamped at or after {@code time}, up to {@code end}; a key with none is left out. */
+    private Map<String, Known> latestSince(int partition, Set<String> keys, Instant time, long end) {
+        long since = Math.min(log.firstAtOrAfter(partition, time).orElse(end), end);
+        var latest = new HashMap<String, Known>();
+        long[] count = {0};
+        log.read(partition, since, end, (offset, timestamp, key, value) -> {
+            count[0]++;
+            if (keys.contains(key)) {
+                latest.put(key, value == null ? Known.NONE : new Known(value, timestamp));
+            }
+            return true;
+        });
+        read.get(Read.SCAN).addAndGet(count[0]);
         return latest;
     }
 
