@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
@@ -53,8 +54,8 @@ import org.jboss.logging.Logger;
  * partition from the call's floor up to the window (stopping once every such call was found ended). A partition just
  * taken over starts its window at the floor of its oldest pending call (of an erasure: at its erasure, less the margin),
  * so a takeover reads what was written since that call was authorized, not the partition's history. The window holds no
- * outputs: the full outcome of a call found in it is read back by its offset. A lookup that cannot read the log fails ({@link OutcomeLog.LedgerUnavailableException});
- * it never answers "no outcome" for a call it could not check.
+ * outputs: the full outcome of a call found in it is read back by its offset. A lookup that cannot read the log fails
+ * ({@link OutcomeLog.LedgerUnavailableException}); it never answers "no outcome" for a call it could not check.
  *
  * <p>The answers of a batch are kept until {@link #release}, updated by the batch's own writes. Thread-safe: windows
  * and reads are guarded by this object's lock; answers and writes are not.
@@ -279,17 +280,16 @@ final class Ledger {
         // an erasure needs its key's latest record, and a scan stops at the call's end: every later record of the key
         // (a later session's, a rewrite) is stamped after the erasure less the margin, and read here unless the window
         // covers that time (then the window's answer is the latest already)
-        var erasures = new HashSet<String>();
-        Instant earliestErasure = null;
-        for (ToolRequest request : requests) {
-            if (request.getErasedAt() != null && !window.calls.containsKey(request.getIdempotencyKey())) {
-                erasures.add(request.getIdempotencyKey());
-                earliestErasure = earliestErasure == null || request.getErasedAt().isBefore(earliestErasure) ? request.getErasedAt()
-                        : earliestErasure;
+        Window held = window;
+        var erasures = requests.stream()
+                .filter(r -> r.getErasedAt() != null && !held.calls.containsKey(r.getIdempotencyKey())).toList();
+        if (!erasures.isEmpty()) {
+            Instant since = erasures.stream().map(ToolRequest::getErasedAt).min(Comparator.naturalOrder()).orElseThrow()
+                    .minus(settings.clockSkew());
+            if (since.isBefore(window.coveredSince)) {
+                found.putAll(latestSince(partition, erasures.stream().map(ToolRequest::getIdempotencyKey).collect(Collectors.toSet()),
+                        since, end));
             }
-        }
-        if (earliestErasure != null && earliestErasure.minus(settings.clockSkew()).isBefore(window.coveredSince)) {
-            found.putAll(latestSince(partition, erasures, earliestErasure.minus(settings.clockSkew()), end));
         }
         for (ToolRequest request : requests) {
             String key = request.getIdempotencyKey();
@@ -365,7 +365,7 @@ final class Ledger {
         return latest;
     }
 
-    /** The latest record of each of {@code keys} stamped at or after {@code time}, up to {@code end}; a key with none is left out. */
+    /** The latest record of each of {@code keys} at or after the first stamped {@code time}, up to {@code end}; none: left out. */
     private Map<String, Known> latestSince(int partition, Set<String> keys, Instant time, long end) {
         long since = Math.min(log.firstAtOrAfter(partition, time).orElse(end), end);
         var latest = new HashMap<String, Known>();
