@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -123,8 +124,8 @@ public final class ApprovalsCommand {
         }
         // the SDK's grantSession takes a tool only together with a path glob, and a session grant covers the call's own
         // tool anyway: read the item for its tool
-        return decide(id, asRead, "granted", tether -> {
-            Approval item = tether.approval(id).orElseThrow(() -> notFound(id));
+        return decide(id, asRead, "granted", read -> {
+            Approval item = read.get();
             if (tool != null && !tool.equals(item.tool())) {
                 throw new CliException("a session grant covers the decided call's tool '" + item.tool() + "', not '" + tool + "'");
             }
@@ -167,26 +168,28 @@ public final class ApprovalsCommand {
     }
 
     private int decide(String id, AsRead asRead, ApprovalDecision decision, String done) {
-        return decide(id, asRead, done, tether -> decision);
+        return decide(id, asRead, done, read -> decision);
     }
 
     /**
-     * Records the decision {@code decision} makes (it may read the item first), and prints the item after it. With
-     * {@code --requested-at}, only on the item requested then: it is read first, and the decision is pinned to it.
+     * Records the decision {@code decision} makes (it may read the item first, from the supplier it is given, which reads
+     * it once), and prints the item after it. With {@code --requested-at}, only on the item requested then: it is read
+     * first, and the decision is pinned to it.
      */
-    private int decide(String id, AsRead asRead, String done, Function<TetherClient, ApprovalDecision> decision) {
+    private int decide(String id, AsRead asRead, String done, Function<Supplier<Approval>, ApprovalDecision> decision) {
         Instant seen = asRead.requestedAt == null ? null : requestedAt(asRead.requestedAt);
         Output out = cli.output();
         DecisionResult result;
         try (TetherClient tether = cli.client(Role.APPROVER)) {
+            Approval[] read = {null};
+            Supplier<Approval> item = () -> read[0] != null ? read[0] : (read[0] = tether.approval(id).orElseThrow(() -> notFound(id)));
             if (seen == null) {
-                result = tether.decide(id, decision.apply(tether));
+                result = tether.decide(id, decision.apply(item));
             } else {
-                Approval item = tether.approval(id).orElseThrow(() -> notFound(id));
-                if (!seen.equals(item.requestedAt())) {
-                    throw anotherCall(id, item.requestedAt(), seen);
+                if (!seen.equals(item.get().requestedAt())) {
+                    throw anotherCall(id, item.get().requestedAt(), seen);
                 }
-                result = tether.decide(item, decision.apply(tether));
+                result = tether.decide(item.get(), decision.apply(item));
             }
         }
         if (result instanceof NotFound && seen != null) {
