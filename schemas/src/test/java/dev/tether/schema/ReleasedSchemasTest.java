@@ -134,7 +134,7 @@ class ReleasedSchemasTest {
         return SessionEvent.newBuilder().setEventId("e-5").setSessionId("s-1").setTenantId("acme").setSeq(5)
                 .setOccurredAt(Instant.parse("2026-12-01T10:00:05Z")).setActor(new Actor(ActorKind.TOOL, "agent-1"))
                 .setHarnessVersion("v1").setType("tool_call_started")
-                .setPayload(EventPayload.newBuilder().setToolCallStarted(new ToolCallStarted("c1", "s-1/3/c1", 1L, 1)).build())
+                .setPayload(EventPayload.newBuilder().setToolCallStarted(new ToolCallStarted("c1", "s-1/3/c1", 1L, 1, "s-1/3/c1~1796119200000")).build())
                 .build();
     }
 

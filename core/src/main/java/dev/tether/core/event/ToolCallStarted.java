@@ -6,11 +6,15 @@ package dev.tether.core.event;
  * is an unknown outcome: a second start of it is refused.
  *
  * @param callId         the call
- * @param idempotencyKey the key the attempt runs with ({@code IdempotencyKey.of(sessionId, requestSeq, callId)})
+ * @param idempotencyKey the call's key in the log ({@code IdempotencyKey.of(sessionId, requestSeq, callId)})
  * @param epoch          the epoch of the worker that starts it
  * @param attempt        1 for the first start, one more after each RETRY
+ * @param externalKey    the key the harness handed the tool for this attempt ({@code IdempotencyKey.external}), by which
+ *                       its reconciliation looks the effect up; null from a harness before it, which handed
+ *                       {@code idempotencyKey}
  */
-public record ToolCallStarted(String callId, String idempotencyKey, long epoch, int attempt) implements EventPayload {
+public record ToolCallStarted(String callId, String idempotencyKey, long epoch, int attempt, String externalKey)
+        implements EventPayload {
 
     public static final String TYPE = "tool_call_started";
 
@@ -19,6 +23,14 @@ public record ToolCallStarted(String callId, String idempotencyKey, long epoch, 
         Fields.nonBlank(idempotencyKey, "idempotencyKey");
         Fields.nonNegative(epoch, "epoch");
         Fields.positive(attempt, "attempt");
+        if (externalKey != null) {
+            Fields.nonBlank(externalKey, "externalKey");
+        }
+    }
+
+    /** A start that records no external key: a harness before it, which handed the tool {@code idempotencyKey}. */
+    public ToolCallStarted(String callId, String idempotencyKey, long epoch, int attempt) {
+        this(callId, idempotencyKey, epoch, attempt, null);
     }
 
     @Override

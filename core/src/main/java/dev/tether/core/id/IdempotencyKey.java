@@ -1,5 +1,7 @@
 package dev.tether.core.id;
 
+import java.time.Instant;
+
 /**
  * The idempotency key of a tool call: {@code <sessionId>/<requestSeq>/<callId>}, derived from the event that asked for
  * the call, never from an attempt, so a replay after a crash finds the earlier outcome instead of running the tool
@@ -8,7 +10,12 @@ package dev.tether.core.id;
  * new key: the same derivation, from the seq of the decision.
  *
  * <p>The shape is a wire contract: it is the key of {@code tool-requests} and {@code tool-outcomes} records and stands
- * in {@code tool_result} events and checkpoints already written, so it never changes. Stateless and thread-safe.
+ * in {@code tool_result} events and checkpoints already written, so it never changes.
+ *
+ * <p>It repeats, though, across the sessions of one id: a session erased and made again under its id asks for its
+ * calls at the same seqs, often with the same callIds. Inside Tether each record also carries when its call was
+ * authorized, which tells them apart. An external system sees only the key a tool hands it, so tools are handed the
+ * {@link #external external key}, which adds the session's start. Stateless and thread-safe.
  */
 public final class IdempotencyKey {
 
@@ -23,6 +30,20 @@ public final class IdempotencyKey {
      */
     public static String of(String sessionId, long requestSeq, String callId) {
         return sessionId + "/" + requestSeq + "/" + callId;
+    }
+
+    /**
+     * The key a tool hands to external systems for the call of {@code key}: {@code <key>~<sessionStartedAt in epoch
+     * milliseconds>}, which no later session under the same id repeats (its first event is accepted later). The executor
+     * and the SDKs hand it to tools and reconciliation hooks, and record it with the start ({@code tool-outcomes}'
+     * {@code externalKey}, {@code tool_call_started}'s), so that a reconciliation looks up the key the start handed out.
+     *
+     * @param key              the call's key ({@link #of})
+     * @param sessionStartedAt when the sequencer accepted the session's first event (its {@code occurredAt}); null when
+     *                         not known (a request of a projector before it), which gives {@code key} itself
+     */
+    public static String external(String key, Instant sessionStartedAt) {
+        return sessionStartedAt == null ? key : key + "~" + sessionStartedAt.toEpochMilli();
     }
 
     /**

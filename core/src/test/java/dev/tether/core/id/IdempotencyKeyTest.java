@@ -3,6 +3,7 @@ package dev.tether.core.id;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class IdempotencyKeyTest {
@@ -33,5 +34,18 @@ class IdempotencyKeyTest {
             assertThatThrownBy(() -> IdempotencyKey.requestSeqOf(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("'" + bad + "'");
         }
+    }
+
+    @Test
+    void theExternalKey_addsTheSessionsStart_inMilliseconds_soASessionMadeAgainUnderTheIdHandsOutAnother() {
+        String key = IdempotencyKey.of("s1", 5, "c1");
+        Instant first = Instant.parse("2026-12-01T08:46:49.377Z");
+        Instant again = Instant.parse("2026-12-01T09:02:11.004Z"); // the same id, made again after an erasure
+        assertThat(IdempotencyKey.external(key, first)).isEqualTo("s1/5/c1~1796114809377");
+        assertThat(IdempotencyKey.external(key, again)).isNotEqualTo(IdempotencyKey.external(key, first));
+        // sub-millisecond digits are cut, as the Avro timestamp-millis the event is stored with cuts them
+        assertThat(IdempotencyKey.external(key, first.plusNanos(999_999))).isEqualTo(IdempotencyKey.external(key, first));
+        // not known (a request of a projector before it): the key itself, what tools were handed before
+        assertThat(IdempotencyKey.external(key, null)).isEqualTo(key);
     }
 }

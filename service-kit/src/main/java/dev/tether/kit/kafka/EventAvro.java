@@ -142,7 +142,7 @@ public final class EventAvro {
             p.setToolOutcomeResolved(new dev.tether.avro.ToolOutcomeResolved(r.callId(),
                     dev.tether.avro.OutcomeResolution.valueOf(r.resolution().name()), r.approver(), r.reason()));
         } else if (payload instanceof ToolCallStarted t) {
-            p.setToolCallStarted(new dev.tether.avro.ToolCallStarted(t.callId(), t.idempotencyKey(), t.epoch(), t.attempt()));
+            p.setToolCallStarted(new dev.tether.avro.ToolCallStarted(t.callId(), t.idempotencyKey(), t.epoch(), t.attempt(), t.externalKey()));
         } else if (payload instanceof FrameworkState f) {
             p.setFrameworkState(new dev.tether.avro.FrameworkState(f.framework(), f.kind(), f.key(), f.content(), toAvro(f.artifact())));
         } else if (payload instanceof UnknownEvent u) {
@@ -199,7 +199,7 @@ public final class EventAvro {
                     p.getToolOutcomeResolved().getApprover(), p.getToolOutcomeResolved().getReason());
             case ToolCallStarted.TYPE -> p.getToolCallStarted() == null ? null : new ToolCallStarted(
                     p.getToolCallStarted().getCallId(), p.getToolCallStarted().getIdempotencyKey(), p.getToolCallStarted().getEpoch(),
-                    p.getToolCallStarted().getAttempt());
+                    p.getToolCallStarted().getAttempt(), p.getToolCallStarted().getExternalKey());
             case FrameworkState.TYPE -> p.getFrameworkState() == null ? null : new FrameworkState(p.getFrameworkState().getFramework(),
                     p.getFrameworkState().getKind(), p.getFrameworkState().getKey(), p.getFrameworkState().getContent(),
                     fromAvro(p.getFrameworkState().getArtifact()));

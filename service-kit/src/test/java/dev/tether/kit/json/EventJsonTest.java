@@ -79,6 +79,10 @@ class EventJsonTest {
         assertThat(json.readProposal(parse("""
                 {"eventId":"e2","type":"tool_call_started","callId":"c1","idempotencyKey":"s/3/c1","epoch":2,"attempt":1}""")).payload())
                 .isEqualTo(new dev.tether.core.event.ToolCallStarted("c1", "s/3/c1", 2, 1));
+        assertThat(json.readProposal(parse("""
+                {"eventId":"e3","type":"tool_call_started","callId":"c1","idempotencyKey":"s/3/c1","epoch":2,"attempt":1,
+                 "externalKey":"s/3/c1~1796119200000"}""")).payload())
+                .isEqualTo(new dev.tether.core.event.ToolCallStarted("c1", "s/3/c1", 2, 1, "s/3/c1~1796119200000"));
 
         String start = "{\"eventId\":\"e\",\"type\":\"session_started\",\"objective\":\"o\",\"systemPrompt\":\"\","
                 + "\"modelId\":\"m\",\"harnessVersion\":\"v1\",\"toolMode\":\"READ_ONLY\",\"harnessTools\":";

@@ -59,6 +59,9 @@ class EventAvroTest {
                         java.util.List.of(), tools, "e-3", Instant.parse("2026-12-01T09:59:00.123Z")));
         var started = new Event("e-5", "s-1", "acme", 5, Instant.parse("2026-12-01T10:00:05Z"), new Actor(ActorKind.TOOL, "agent-1"), "v1",
                 new dev.tether.core.event.ToolCallStarted("c1", "s-1/3/c1", 2, 1));
+        var startedWithItsExternalKey = new Event("e-6", "s-1", "acme", 6, Instant.parse("2026-12-01T10:00:06Z"),
+                new Actor(ActorKind.TOOL, "agent-1"), "v1",
+                new dev.tether.core.event.ToolCallStarted("c2", "s-1/3/c2", 2, 1, "s-1/3/c2~1796119200000"));
         var plain = new Event("e-1", "s-3", "acme", 1, Instant.parse("2026-12-01T10:00:00Z"), new Actor(ActorKind.USER, "agent-1"), "v1",
                 new dev.tether.core.event.SessionStarted("o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE, java.util.List.of(),
                         null, null));
@@ -71,7 +74,7 @@ class EventAvroTest {
         var legacyResult = new Event("e-9", "s-1", "acme", 9, Instant.parse("2026-12-01T10:00:09Z"),
                 new Actor(ActorKind.SYSTEM, "session-service"), "v1", new dev.tether.core.event.SubagentResult("s-4", "done"));
 
-        for (Event event : java.util.List.of(start, fork, started, plain, subagent, result, legacyResult)) {
+        for (Event event : java.util.List.of(start, fork, started, startedWithItsExternalKey, plain, subagent, result, legacyResult)) {
             assertThat(EventAvro.fromAvro(SessionEvent.fromByteBuffer(EventAvro.toAvro(event).toByteBuffer()))).as(event.type())
                     .isEqualTo(event);
         }

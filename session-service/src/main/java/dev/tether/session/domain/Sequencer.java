@@ -37,6 +37,7 @@ import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
 import dev.tether.core.id.DerivedIds;
+import dev.tether.core.id.IdempotencyKey;
 import dev.tether.session.domain.Command.AppendEvents;
 import dev.tether.session.domain.Command.ClaimSession;
 import dev.tether.session.domain.Command.EraseSession;
@@ -562,6 +563,14 @@ public final class Sequencer {
         String key = call.key(h.sessionId(), t.callId());
         if (!t.idempotencyKey().equals(key)) {
             return illegal(field + ".idempotencyKey", "must be the call's key '" + key + "'");
+        }
+        if (t.externalKey() != null && h.startedAt() != null && !t.externalKey().equals(IdempotencyKey.external(key, h.startedAt()))) {
+            return illegal(field + ".externalKey", "must be the key handed to the tool, '" + IdempotencyKey.external(key, h.startedAt())
+                    + "': the call's key, '~' and the session's start (the occurredAt of its seq 1) in epoch milliseconds");
+        }
+        if (t.externalKey() != null && !t.externalKey().startsWith(key + "~")) {
+            return illegal(field + ".externalKey", "must be the call's key '" + key + "', '~' and the session's start (the occurredAt"
+                    + " of its seq 1) in epoch milliseconds");
         }
         return null;
     }

@@ -206,6 +206,19 @@ class SequencerHarnessRunTest {
         }
 
         @Test
+        void aStartRecordsTheExternalKeyItHandedTheTool_whichMustBeTheCallsKeyAndTheSessionsStart() {
+            World w = authorized("send_email");
+            String external = IdempotencyKey.external(KEY, w.head.startedAt());
+            assertThat(external).isEqualTo(KEY + "~" + w.head.startedAt().toEpochMilli());
+
+            assertIllegal(w.reject(fenced(w, AGENT, 0, new ToolCallStarted("c1", KEY, 0, 1, KEY + "~1"))), "events[0].externalKey",
+                    external);
+            assertIllegal(w.reject(fenced(w, AGENT, 0, new ToolCallStarted("c1", KEY, 0, 1, KEY))), "events[0].externalKey", external);
+            Accepted started = w.accept(fenced(w, AGENT, 0, new ToolCallStarted("c1", KEY, 0, 1, external)));
+            assertThat(((ToolCallStarted) started.events().get(0).payload()).externalKey()).isEqualTo(external);
+        }
+
+        @Test
         void refusesAStart_ofARecordedOnlyCall_andAStartByAService() {
             World w = authorized("web_search");
             assertIllegal(w.reject(fenced(w, AGENT, 0, start(0, 1))), "events[0].callId", "is recorded-only");

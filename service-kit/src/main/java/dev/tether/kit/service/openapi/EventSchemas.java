@@ -96,6 +96,7 @@ public final class EventSchemas {
             Map.entry(StepCompleted.class, Set.of("evidence")),
             Map.entry(SessionForked.class, Set.of("harnessTools", "parentEventId", "parentEventAt")),
             Map.entry(SubagentResult.class, Set.of("parentStartedAt")),
+            Map.entry(ToolCallStarted.class, Set.of("externalKey")),
             Map.entry(AuthorizationBasis.class, Set.of("approvalSeq")));
 
     /** The records inside events: each of their fields is always there in an answer, unless named above. */
@@ -121,6 +122,10 @@ public final class EventSchemas {
         schemas.describe(SessionStarted.class, "parentStartedAt", "a subagent's: when the sequencer accepted its parent's first "
                 + "event, which tells the parent it was started under from a later session made under its id after an erasure; set by "
                 + "POST /v1/sessions/{id}/subagents; absent when not a subagent, or not recorded");
+        schemas.describe(ToolCallStarted.class, "externalKey", "the key the harness handed the tool for this attempt, by which its "
+                + "reconciliation looks the effect up: <idempotencyKey>~<the occurredAt of the session's seq 1, in epoch milliseconds>, "
+                + "which a session made again under an erased session's id does not repeat; the sequencer refuses another; absent from "
+                + "a harness before it, which handed idempotencyKey");
         schemas.describe(SubagentResult.class, "parentStartedAt", "the child's parentStartedAt: a later session under the parent's "
                 + "id refuses the result; absent when the child did not record it");
         for (Class<?> nested : NESTED) {

@@ -84,7 +84,7 @@ class EventSchemasTest {
         s.put("subagent_result", "{\"childSessionId\": \"c\", \"outcome\": \"o\", \"parentStartedAt\": \"2026-12-01T09:00:00.007Z\"}");
         s.put("session_closed", "{\"outcome\": \"o\"}");
         s.put("tool_outcome_resolved", "{\"callId\": \"c1\", \"resolution\": \"RETRY\", \"approver\": \"a\", \"reason\": \"r\"}");
-        s.put("tool_call_started", "{\"callId\": \"c1\", \"idempotencyKey\": \"k\", \"epoch\": 2, \"attempt\": 1}");
+        s.put("tool_call_started", "{\"callId\": \"c1\", \"idempotencyKey\": \"k\", \"epoch\": 2, \"attempt\": 1, \"externalKey\": \"k~1796119200000\"}");
         s.put("framework_state", """
                 {"framework": "langgraph", "kind": "checkpoint", "key": "[\\"\\",\\"cp-1\\"]", "content": "{\\"v\\":1}"}""");
         return s;
