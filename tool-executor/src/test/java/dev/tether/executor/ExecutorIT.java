@@ -293,6 +293,13 @@ class ExecutorIT {
                 .containsExactly(OutcomeState.STARTED, OutcomeState.OK, OutcomeState.OK, OutcomeState.STARTED, OutcomeState.OK);
         assertThat(ledger.get(0).getRequestedAt()).isEqualTo(ledger.get(1).getRequestedAt()).isEqualTo(ledger.get(2).getRequestedAt())
                 .isBefore(ledger.get(3).getRequestedAt());
+        // the key each session's tool was handed: the key, '~' and the session's start, which the later session does not repeat
+        String erasedSessions = ledger.get(0).getExternalKey();
+        String newSessions = ledger.get(3).getExternalKey();
+        assertThat(erasedSessions).startsWith(key + "~").isEqualTo(ledger.get(1).getExternalKey());
+        assertThat(newSessions).startsWith(key + "~").isEqualTo(ledger.get(4).getExternalKey());
+        assertThat(Long.parseLong(newSessions.substring(key.length() + 1)))
+                .as("the later session started later").isGreaterThan(Long.parseLong(erasedSessions.substring(key.length() + 1)));
         assertThat(Files.readString(scenario.executorLog())).contains(key + ": the ledger's OK is of an earlier session under the id");
 
         // tool-requests replayed from offset 0: the erased session's request comes again, after the new session's call

@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * What the executor recorded when it STARTED a call, which {@link Tool#reconcile} compares with the world.
  *
- * @param idempotencyKey    the call's key, never null
+ * @param idempotencyKey    the key the start handed the tool ({@link ToolContext#idempotencyKey()} then), by which a
+ *                          tool that calls an external system looks its effect up; never null
  * @param tool              the tool's name, never null
  * @param argumentsJson     the arguments as given, with {@code secret://} references unresolved; never null
  * @param beforeHash        {@link Intent#beforeHash()}, null when the tool has none

@@ -20,7 +20,9 @@ import java.util.Objects;
  * @param secrets        resolves {@code secret://} references, never null
  * @param offloader      stores content too large for an event, never null
  * @param tenantId       whose blobs offloaded content becomes, never null
- * @param idempotencyKey the call's key, never null
+ * @param idempotencyKey the key to hand external systems for the call (the executor's {@code IdempotencyKey.external}: the
+ *                       call's key, {@code ~} and the session's start in epoch ms; under a reconciliation, the key its start
+ *                       handed out); never null
  * @param cancellation   cancelled when the call must stop, never null
  */
 public record ToolContext(

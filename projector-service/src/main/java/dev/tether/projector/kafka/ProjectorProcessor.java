@@ -232,8 +232,8 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             if (runByTheHarness(after, call)) {
                 return; // the harness runs it (docs/ARCHITECTURE.md §6, "Harness-run tools"): the executor must never see it
             }
-            context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, a.basis(), event), record.timestamp(),
-                    record.headers()), REQUESTS_SINK);
+            ToolRequest request = request(after, call, a.basis(), event, log.startedAt(sessionId));
+            context.forward(new Record<Object, Object>(call.idempotencyKey(), request, record.timestamp(), record.headers()), REQUESTS_SINK);
         } else if (event.payload() instanceof ToolOutcomeResolved r) {
             resolved(after, event, r, record, traceId);
         } else if (event.payload() instanceof ApprovalGranted g) {
@@ -271,8 +271,8 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         if (runByTheHarness(after, call)) {
             return; // the harness starts the retried call itself, under the new key
         }
-        context.forward(new Record<Object, Object>(call.idempotencyKey(), request(after, call, basis, event), record.timestamp(),
-                record.headers()), REQUESTS_SINK);
+        ToolRequest request = request(after, call, basis, event, log.startedAt(sessionId));
+        context.forward(new Record<Object, Object>(call.idempotencyKey(), request, record.timestamp(), record.headers()), REQUESTS_SINK);
     }
 
     /** Whether the session's harness runs {@code call}, as its first event declared: then no tool request is emitted. */
@@ -280,7 +280,13 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         return HarnessTool.runnerOf(session.harnessTools(), call.tool()).harness();
     }
 
-    private static ToolRequest request(SessionProjection session, CallRecord call, AuthorizationBasis basis, Event event) {
+    /**
+     * The request of an authorized {@code call} to the executor; {@code sessionStartedAt} (the session's first event's
+     * {@code occurredAt}) makes the key the executor hands the tool for external systems one no later session under
+     * the id repeats ({@code IdempotencyKey.external}).
+     */
+    private static ToolRequest request(SessionProjection session, CallRecord call, AuthorizationBasis basis, Event event,
+                                       Instant sessionStartedAt) {
         return ToolRequest.newBuilder()
                 .setIdempotencyKey(call.idempotencyKey())
                 .setSessionId(session.sessionId())
@@ -295,6 +301,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
                 .setHarnessVersion(session.harnessVersion())
                 .setRunBy(dev.tether.avro.CallRunner.EXECUTOR) // only executor calls are requested (see runByTheHarness)
                 .setRequestedAt(event.occurredAt())
+                .setSessionStartedAt(sessionStartedAt)
                 .build();
     }
 

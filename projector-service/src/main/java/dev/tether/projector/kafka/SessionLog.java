@@ -37,6 +37,15 @@ public final class SessionLog {
     }
 
     /**
+     * When the sequencer accepted the session's first event (its {@code occurredAt}): which session of its id this is.
+     * Null when the store does not hold it.
+     */
+    public java.time.Instant startedAt(String sessionId) {
+        SessionEvent first = messages.get(new SessionEventKey(sessionId, 1));
+        return first == null ? null : first.getOccurredAt();
+    }
+
+    /**
      * The checkpoint as it was at {@code atSeq}: the same fold the live projection runs, stopped
      * there (time travel, and the rebuild of a lost checkpoint). Null when the session has no events.
      * The log position is the partition's and offsets are unknown here, so they read 0 and -1.

@@ -138,6 +138,8 @@ class ProjectorTopologyTest {
             assertThat(kv.value.getAuthorizedSeq()).isEqualTo(4);
             assertThat(kv.value.getTool()).isEqualTo("read_file");
             assertThat(kv.value.getToolMode().name()).isEqualTo("WRITE");
+            assertThat(kv.value.getSessionStartedAt()).as("seq 1's occurredAt: the executor hands the tool s1/2/c1~<its ms>")
+                    .isEqualTo(Instant.parse("2026-11-29T10:00:01Z"));
         });
     }
 
@@ -183,6 +185,7 @@ class ProjectorTopologyTest {
         assertThat(retry.getBasis().getKind().name()).isEqualTo("APPROVAL");
         assertThat(retry.getBasis().getApprovalSeq()).isEqualTo(5);
         assertThat(retry.getArgumentsJson()).isEqualTo("{\"command\":\"make\"}");
+        assertThat(retry.getSessionStartedAt()).isEqualTo(Instant.parse("2026-11-29T10:00:01Z"));
         CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
         assertThat(call.idempotencyKey()).isEqualTo("s1/5/c1");
         assertThat(call.resultSeq()).isNull();
@@ -294,6 +297,7 @@ class ProjectorTopologyTest {
             assertThat(erasure.getArgumentsJson()).as("nothing of the erased call's arguments").isEqualTo("{}");
             assertThat(erasure.getRunBy()).as("an executor before erasures answers nothing for it").isEqualTo(CallRunner.RECORDED);
             assertThat(erasure.getTool()).isEqualTo("run_command");
+            assertThat(erasure.getSessionStartedAt()).as("an erasure hands nothing to a tool").isNull();
         });
     }
 

@@ -25,11 +25,14 @@ import java.util.Objects;
  * @param beforeHash      for file tools, the target's SHA-256 before the effect ({@code ""}: absent); else null
  * @param afterHash       for file tools, the SHA-256 the target has after the effect; else null
  * @param reportedEventId the eventId of the {@code tool_result} reporting an ended entry; null while STARTED
+ * @param externalKey     the key the latest start handed the tool ({@link CallRequest#externalKey()}), which an end
+ *                        keeps; null for a call never started, or started by an executor before it, which handed
+ *                        {@code idempotencyKey}
  */
 public record CallEntry(String idempotencyKey, String sessionId, String tenantId, String callId, String tool,
                         CallState state, int attempt, String executorId, Instant startedAt, Instant finishedAt,
                         String content, BlobRef artifact, String beforeHash, String afterHash,
-                        String reportedEventId) {
+                        String reportedEventId, String externalKey) {
 
     public CallEntry {
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
@@ -40,6 +43,11 @@ public record CallEntry(String idempotencyKey, String sessionId, String tenantId
         Objects.requireNonNull(state, "state");
         Objects.requireNonNull(executorId, "executorId");
         Objects.requireNonNull(startedAt, "startedAt");
+    }
+
+    /** The key the call's start handed the tool: the one a reconciliation looks the effect up by. */
+    public String handedKey() {
+        return externalKey != null ? externalKey : idempotencyKey;
     }
 
     /** The {@code tool_result} that reports this entry for {@code request}: the same however often it is sent. */

@@ -11,9 +11,14 @@ public sealed interface CallOutcome permits CallOutcome.Started, CallOutcome.End
 
     /**
      * The tool is about to run; written durably before it does. The hashes are the tool's {@code Intent}: null for a
-     * tool without a checkable effect.
+     * tool without a checkable effect. {@code externalKey} is the key the tool is handed, which a reconciliation looks up.
      */
-    record Started(int attempt, String beforeHash, String expectedAfterHash) implements CallOutcome {}
+    record Started(int attempt, String beforeHash, String expectedAfterHash, String externalKey) implements CallOutcome {
+
+        public Started {
+            Objects.requireNonNull(externalKey, "externalKey");
+        }
+    }
 
     /**
      * The call ended.

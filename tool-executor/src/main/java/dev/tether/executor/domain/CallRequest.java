@@ -3,6 +3,7 @@ package dev.tether.executor.domain;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.CallRunner;
+import dev.tether.core.id.IdempotencyKey;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -26,16 +27,24 @@ import java.util.Objects;
  *                       here ({@link CallRules#decide})
  * @param requestedAt    when the call's authorization was appended: which authorization of its key this is (a session
  *                       made under an erased session's id repeats its keys, not this); never null
+ * @param sessionStartedAt when the session's first event was appended, from which the key handed to the tool is derived
+ *                       ({@link #externalKey()}); null in a request of a projector before it
  */
 public record CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool,
                           String argumentsJson, long requestSeq, ToolMode toolMode, AuthorizationBasis basis, CallRunner runBy,
-                          Instant requestedAt) {
+                          Instant requestedAt, Instant sessionStartedAt) {
 
-    /** A request for a call the executor runs. */
+    /** A request for a call the executor runs, of a projector that did not say when the session started. */
     public CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool, String argumentsJson,
                        long requestSeq, ToolMode toolMode, AuthorizationBasis basis, Instant requestedAt) {
         this(idempotencyKey, sessionId, tenantId, callId, tool, argumentsJson, requestSeq, toolMode, basis, CallRunner.EXECUTOR,
-                requestedAt);
+                requestedAt, null);
+    }
+
+    /** A request of a projector that did not say when the session started. */
+    public CallRequest(String idempotencyKey, String sessionId, String tenantId, String callId, String tool, String argumentsJson,
+                       long requestSeq, ToolMode toolMode, AuthorizationBasis basis, CallRunner runBy, Instant requestedAt) {
+        this(idempotencyKey, sessionId, tenantId, callId, tool, argumentsJson, requestSeq, toolMode, basis, runBy, requestedAt, null);
     }
 
     public CallRequest {
@@ -49,5 +58,13 @@ public record CallRequest(String idempotencyKey, String sessionId, String tenant
         Objects.requireNonNull(basis, "basis");
         Objects.requireNonNull(requestedAt, "requestedAt");
         runBy = runBy == null ? CallRunner.EXECUTOR : runBy;
+    }
+
+    /**
+     * The key a start of this call hands the tool for external systems: {@code IdempotencyKey.external}, which no later
+     * session under the id repeats; the call's key itself when the request does not say when the session started.
+     */
+    public String externalKey() {
+        return IdempotencyKey.external(idempotencyKey, sessionStartedAt);
     }
 }

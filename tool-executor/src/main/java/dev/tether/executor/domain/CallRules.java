@@ -151,9 +151,9 @@ public final class CallRules {
         return new Conclude(CallOutcome.Ended.of(CallState.ERROR, run.attempt(), why));
     }
 
-    /** What is recorded, durably, before the tool runs with {@code intent}. */
-    public static CallOutcome.Started started(Run run, Intent intent) {
-        return new CallOutcome.Started(run.attempt(), intent.beforeHash(), intent.expectedAfterHash());
+    /** What is recorded, durably, before the tool runs with {@code intent}, handed {@code externalKey}. */
+    public static CallOutcome.Started started(Run run, Intent intent, String externalKey) {
+        return new CallOutcome.Started(run.attempt(), intent.beforeHash(), intent.expectedAfterHash(), externalKey);
     }
 
     /**
@@ -186,13 +186,14 @@ public final class CallRules {
         if (recorded.outcome() instanceof CallOutcome.Started started) {
             return new CallEntry(request.idempotencyKey(), request.sessionId(), request.tenantId(), request.callId(),
                     request.tool(), CallState.STARTED, started.attempt(), recorded.executorId(), recorded.at(), null,
-                    null, null, started.beforeHash(), started.expectedAfterHash(), null);
+                    null, null, started.beforeHash(), started.expectedAfterHash(), null, started.externalKey());
         }
         if (recorded.outcome() instanceof CallOutcome.Ended ended) {
             return new CallEntry(request.idempotencyKey(), request.sessionId(), request.tenantId(), request.callId(),
                     request.tool(), ended.state(), ended.attempt(), recorded.executorId(),
                     entry.map(CallEntry::startedAt).orElse(recorded.at()), recorded.at(), ended.content(),
-                    ended.artifact(), ended.beforeHash(), ended.afterHash(), resultEventId(request.idempotencyKey()));
+                    ended.artifact(), ended.beforeHash(), ended.afterHash(), resultEventId(request.idempotencyKey()),
+                    entry.map(CallEntry::externalKey).orElse(null));
         }
         throw new IllegalStateException("unhandled outcome " + recorded.outcome().getClass().getName());
     }

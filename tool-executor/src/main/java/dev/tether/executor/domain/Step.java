@@ -75,9 +75,12 @@ public sealed interface Step permits Step.ReportAgain, Step.Conclude, Step.Calls
             return started.attempt() + 1;
         }
 
-        /** What the tool is shown of the STARTED entry, with the request's {@code argumentsJson}. */
+        /**
+         * What the tool is shown of the STARTED entry, with the request's {@code argumentsJson}: under the key its start
+         * handed the tool ({@link CallEntry#handedKey()}), which is the one to look the effect up by.
+         */
         public LedgerEntry entryFor(String argumentsJson) {
-            return new LedgerEntry(started.idempotencyKey(), started.tool(), argumentsJson, started.beforeHash(),
+            return new LedgerEntry(started.handedKey(), started.tool(), argumentsJson, started.beforeHash(),
                     started.afterHash(), started.attempt());
         }
     }

@@ -20,7 +20,7 @@ final class CallAvro {
                 request.getCallId(), request.getTool(), request.getArgumentsJson(), requestSeq(request),
                 ToolMode.valueOf(request.getToolMode().name()), EventAvro.fromAvro(request.getBasis()),
                 request.getRunBy() == null ? null : dev.tether.core.event.CallRunner.valueOf(request.getRunBy().name()),
-                request.getRequestedAt());
+                request.getRequestedAt(), request.getSessionStartedAt());
     }
 
     /**
@@ -42,7 +42,7 @@ final class CallAvro {
                 outcome.getCallId(), outcome.getTool(), CallState.valueOf(outcome.getState().name()),
                 outcome.getAttempt(), outcome.getExecutorId(), outcome.getStartedAt(), outcome.getFinishedAt(),
                 outcome.getContent(), EventAvro.fromAvro(outcome.getContentRef()), outcome.getBeforeHash(),
-                outcome.getAfterHash(), outcome.getReportedEventId());
+                outcome.getAfterHash(), outcome.getReportedEventId(), outcome.getExternalKey());
     }
 
     static ToolOutcome outcome(CallEntry entry) {
@@ -62,6 +62,7 @@ final class CallAvro {
                 .setBeforeHash(entry.beforeHash())
                 .setAfterHash(entry.afterHash())
                 .setReportedEventId(entry.reportedEventId())
+                .setExternalKey(entry.externalKey())
                 .build();
     }
 }

@@ -152,7 +152,9 @@ final class CallHandler {
         Workspace workspace = sandbox.workspace(request.tenantId(), request.sessionId());
         CancellationToken cancellation = new CancellationToken();
         try (var registration = inFlight.register(request.sessionId(), request.requestSeq(), request.requestedAt(), cancellation)) {
-            ToolContext context = sandbox.context(workspace, request.tenantId(), request.idempotencyKey(), cancellation);
+            // the key for external systems: a reconciliation looks up the one its start handed out, and runs again under it
+            String handed = step instanceof Step.Reconcile r ? r.started().handedKey() : request.externalKey();
+            ToolContext context = sandbox.context(workspace, request.tenantId(), handed, cancellation);
             Step next = step instanceof Step.Reconcile reconcile ? reconcile(request, reconcile, context, arguments) : step;
             if (next instanceof Step.Conclude end) {
                 conclude(request, known, end);
@@ -211,7 +213,8 @@ final class CallHandler {
             conclude(request, known, CallRules.intentFailed(run, context.redactor().redact(e.getMessage()).text()));
             return;
         }
-        CallEntry started = record(known, new Recorded(request, executorId, clock.instant(), CallRules.started(run, intent)));
+        CallEntry started = record(known,
+                new Recorded(request, executorId, clock.instant(), CallRules.started(run, intent, context.idempotencyKey())));
         crashPoints.reached(CrashPoints.AFTER_STARTED);
         ToolOutput output;
         try {

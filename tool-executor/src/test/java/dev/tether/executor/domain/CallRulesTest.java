@@ -81,7 +81,7 @@ class CallRulesTest {
             dev.tether.core.event.CallRunner runBy) {
         var harnessRun = new CallRequest(KEY, "s1", "acme", "c1", "write_file", ARGUMENTS, 3, ToolMode.WRITE, AuthorizationBasis.POLICY,
                 runBy, AUTHORIZED_AT);
-        for (Optional<CallEntry> entry : List.of(none(), Optional.of(started()), Optional.of(fold(new Started(1, ABSENT, HELLO),
+        for (Optional<CallEntry> entry : List.of(none(), Optional.of(started()), Optional.of(fold(new Started(1, ABSENT, HELLO, KEY),
                 new Ended(CallState.OK, 1, "wrote", null, ABSENT, HELLO))))) {
             for (Authority.Verdict verdict : List.of(ALLOWED, REFUSED)) {
                 assertThat(CallRules.decide(entry, harnessRun, verdict, Optional.of(WRITE_FILE))).as(runBy + " " + entry + " " + verdict)
@@ -117,7 +117,7 @@ class CallRulesTest {
     }
 
     private static CallEntry started() {
-        return fold(new Started(1, ABSENT, HELLO));
+        return fold(new Started(1, ABSENT, HELLO, KEY));
     }
 
     private static Optional<CallEntry> none() {
@@ -205,7 +205,7 @@ class CallRulesTest {
         @Test
         void givenARun_whenStartedThenRan_thenStartedHoldsTheIntent_andTheEndKeepsTheStartTimeAndTheIntentsHashes() {
             Run run = new Run(WRITE_FILE, 1);
-            CallEntry started = fold(CallRules.started(run, new Intent(ABSENT, HELLO)));
+            CallEntry started = fold(CallRules.started(run, new Intent(ABSENT, HELLO), KEY));
 
             assertThat(started.state()).isEqualTo(CallState.STARTED);
             assertThat(started.attempt()).isEqualTo(1);
@@ -231,7 +231,7 @@ class CallRulesTest {
 
         @Test
         void givenAStartedRun_whenTheOutputHasHashesAndAnArtifact_thenTheyAreRecorded() {
-            CallEntry started = fold(CallRules.started(new Run(WRITE_FILE, 1), new Intent(ABSENT, HELLO)));
+            CallEntry started = fold(CallRules.started(new Run(WRITE_FILE, 1), new Intent(ABSENT, HELLO), KEY));
 
             Ended end = CallRules.ran(started, new ToolOutput(ToolOutput.Status.OK, "the first lines", ARTIFACT, "b", "c"));
 
@@ -242,7 +242,7 @@ class CallRulesTest {
         @ParameterizedTest
         @EnumSource(ToolOutput.Status.class)
         void givenAStartedRun_whenTheToolEndsWithAStatus_thenTheCallEndsInTheSameState(ToolOutput.Status status) {
-            CallEntry started = fold(CallRules.started(new Run(WRITE_FILE, 1), Intent.NONE));
+            CallEntry started = fold(CallRules.started(new Run(WRITE_FILE, 1), Intent.NONE, KEY));
 
             Ended end = CallRules.ran(started, new ToolOutput(status, "out", null, null, null));
 
@@ -338,7 +338,7 @@ class CallRulesTest {
         @MethodSource("dev.tether.executor.domain.CallRulesTest#endsAndVerdicts")
         void givenAnEndedEntry_whateverTheVerdict_thenItIsReportedAgain_andNothingIsRecordedOrRun(CallState state,
                                                                                                Authority.Verdict verdict) {
-            CallEntry ended = fold(new Started(1, ABSENT, HELLO), new Ended(state, 1, "the end", null, ABSENT, HELLO));
+            CallEntry ended = fold(new Started(1, ABSENT, HELLO, KEY), new Ended(state, 1, "the end", null, ABSENT, HELLO));
 
             Step step = CallRules.decide(Optional.of(ended), REQUEST, verdict, Optional.empty());
 
@@ -352,7 +352,7 @@ class CallRulesTest {
         void givenAnEndedEntry_whenAnythingMoreIsRecorded_thenEvolveRefuses(CallState state) {
             Optional<CallEntry> ended = Optional.of(fold(new Ended(state, 1, "the end", null, null, null)));
 
-            assertThatThrownBy(() -> recordNow(ended, new Started(2, null, null))).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> recordNow(ended, new Started(2, null, null, KEY))).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> recordNow(ended, new Ended(CallState.OK, 2, "x", null, null, null)))
                     .isInstanceOf(IllegalStateException.class);
         }
@@ -478,11 +478,11 @@ class CallRulesTest {
         @Test
         void givenCrashesWhileRunning_whenTheCallComesAgainEachTime_thenEveryHandlingIsTheNextAttempt() {
             // attempt 1 started and died; reconciled not done, so attempt 2 runs, starts, and dies too
-            CallEntry first = fold(CallRules.started(new Run(WRITE_FILE, 1), new Intent(ABSENT, HELLO)));
+            CallEntry first = fold(CallRules.started(new Run(WRITE_FILE, 1), new Intent(ABSENT, HELLO), KEY));
             Step second = CallRules.reconciled(reconcile(ALLOWED), new Reconciliation.NotApplied());
             assertThat(second).isEqualTo(new Run(WRITE_FILE, 2));
             CallEntry secondStarted = CallRules.evolve(Optional.of(first), new Recorded(REQUEST, BEFORE_CRASH,
-                    T0.plusSeconds(10), CallRules.started((Run) second, new Intent(ABSENT, HELLO))));
+                    T0.plusSeconds(10), CallRules.started((Run) second, new Intent(ABSENT, HELLO), KEY)));
             assertThat(secondStarted.attempt()).isEqualTo(2);
             assertThat(secondStarted.startedAt()).isEqualTo(T0.plusSeconds(10));
 
@@ -502,7 +502,7 @@ class CallRulesTest {
 
         @Test
         void givenAFoldOfOutcomes_thenTheEntryIsTheLatest_andItsAttemptIsTheLatestOutcomes() {
-            CallEntry entry = fold(new Started(1, ABSENT, HELLO), new Started(2, ABSENT, HELLO),
+            CallEntry entry = fold(new Started(1, ABSENT, HELLO, KEY), new Started(2, ABSENT, HELLO, KEY),
                     new Ended(CallState.UNKNOWN, 3, "unknown", null, ABSENT, HELLO));
 
             assertThat(entry.state()).isEqualTo(CallState.UNKNOWN);
@@ -512,11 +512,28 @@ class CallRulesTest {
         }
 
         @Test
+        void theKeyAStartHandedTheTool_isKeptByItsEnd_andIsTheOneAReconciliationLooksUp() {
+            String handed = KEY + "~1796114809377";
+            CallEntry started = fold(new Started(1, ABSENT, HELLO, handed));
+            CallEntry ended = fold(new Started(1, ABSENT, HELLO, handed), new Ended(CallState.OK, 1, "done", null, ABSENT, HELLO));
+
+            assertThat(started.handedKey()).isEqualTo(handed);
+            assertThat(ended.externalKey()).as("an end keeps its start's").isEqualTo(handed);
+            assertThat(new Reconcile(WRITE_FILE, started, ALLOWED).entryFor(ARGUMENTS).idempotencyKey()).isEqualTo(handed);
+            assertThat(recordNow(none(), new Ended(CallState.ERROR, 1, "refused", null, null, null)).externalKey())
+                    .as("never started: nothing was handed out").isNull();
+            CallEntry ofAnExecutorBeforeIt = new CallEntry(KEY, "s1", "acme", "c1", "write_file", CallState.STARTED, 1, "old-executor",
+                    T0, null, null, null, ABSENT, HELLO, null, null);
+            assertThat(new Reconcile(WRITE_FILE, ofAnExecutorBeforeIt, ALLOWED).entryFor(ARGUMENTS).idempotencyKey())
+                    .as("a start of an executor before it handed the call's key").isEqualTo(KEY);
+        }
+
+        @Test
         void theResultEventId_isDerivedFromTheKeyAlone() {
             assertThat(CallRules.resultEventId(KEY)).isEqualTo(CallRules.resultEventId("s1/3/c1"));
             assertThat(CallRules.resultEventId(KEY)).isNotEqualTo(CallRules.resultEventId("s1/3/c2"));
             assertThat(recordNow(none(), new Ended(CallState.OK, 1, "x", null, null, null)).reportedEventId())
-                    .isEqualTo(fold(new Started(1, null, null), new Ended(CallState.OK, 7, "y", null, null, null))
+                    .isEqualTo(fold(new Started(1, null, null, KEY), new Ended(CallState.OK, 7, "y", null, null, null))
                             .reportedEventId());
         }
     }
@@ -616,7 +633,7 @@ class CallRulesTest {
             var softly = new SoftAssertions();
             for (Class<?> type : leaves(CallOutcome.class)) {
                 CallOutcome outcome = type == Started.class
-                        ? new Started(2, ABSENT, HELLO)
+                        ? new Started(2, ABSENT, HELLO, KEY)
                         : new Ended(CallState.OK, 2, "done", null, ABSENT, HELLO);
                 softly.assertThat(outcome).as(type.getSimpleName()).isInstanceOf(type);
                 for (Optional<CallEntry> entry : List.of(none(), Optional.of(started()))) {

@@ -392,6 +392,57 @@ class CallHandlerTest {
     }
 
     @Test
+    void aToolIsHandedTheKeyWithTheSessionsStart_whichItsStartRecords_andItsEndKeeps() {
+        var tickets = new TicketTool();
+        Instant sessionStartedAt = Instant.parse("2026-11-29T09:00:00.123Z");
+        var request = ToolRequest.newBuilder(request("c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY))
+                .setSessionStartedAt(sessionStartedAt).build();
+        String handed = key("c1") + "~" + sessionStartedAt.toEpochMilli();
+
+        handler(tickets.registry(), COMMANDS_GATED, Map.of()).handle(request);
+
+        assertThat(tickets.external).containsOnlyKeys(handed);
+        assertThat(written()).containsExactly("STARTED", "OK", "command");
+        assertThat(producer.history().subList(0, 2)).extracting(r -> ((ToolOutcome) r.value()).getExternalKey())
+                .as("the start records the key it handed out, and the end keeps it").containsExactly(handed, handed);
+    }
+
+    @Test
+    void aReconciliation_looksUpTheKeyTheStartRecorded() {
+        var tickets = new TicketTool();
+        var request = ToolRequest.newBuilder(request("c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY))
+                .setSessionStartedAt(Instant.parse("2026-11-29T09:00:00.123Z")).build();
+        String handed = key("c1") + "~1796114809377"; // whatever the start recorded, not what this request would derive
+        tickets.external.put(handed, "T-41"); // the ticket was created under it, then the executor died
+        outcomes.append(ToolOutcome.newBuilder(started(request, null, null)).setExternalKey(handed).build());
+
+        handler(tickets.registry(), COMMANDS_GATED, Map.of()).handle(request);
+
+        assertThat(written()).containsExactly("OK", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).isEqualTo("ticket T-41 (found by its key)");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getExternalKey()).isEqualTo(handed);
+        assertThat(tickets.executions.get()).isZero();
+    }
+
+    @Test
+    void aSessionMadeAgainUnderAnErasedSessionsId_handsItsToolsAnotherKey_soAnExternalSystemDoesNotTakeItsCallForTheOld() {
+        var tickets = new TicketTool();
+        var handler = handler(tickets.registry(), COMMANDS_GATED, Map.of());
+        var first = ToolRequest.newBuilder(request("c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY))
+                .setSessionStartedAt(Instant.parse("2026-11-29T09:00:00Z")).build();
+        handler.handle(first);
+        // erased, then made again under the id: its call at the same seq has the same key, authorized later
+        var again = ToolRequest.newBuilder(first).setSessionStartedAt(Instant.parse("2026-11-29T10:00:00Z"))
+                .setRequestedAt(Instant.parse("2026-11-29T10:00:05Z")).build();
+        handler.handle(again);
+
+        assertThat(tickets.executions.get()).as("the later session's call ran too").isEqualTo(2);
+        assertThat(tickets.external).as("under keys that differ, as an external system deduplicating by key needs")
+                .containsOnlyKeys(key("c1") + "~" + Instant.parse("2026-11-29T09:00:00Z").toEpochMilli(),
+                        key("c1") + "~" + Instant.parse("2026-11-29T10:00:00Z").toEpochMilli());
+    }
+
+    @Test
     void everyConfiguredSecret_isRedactedFromEveryToolsOutput_notOnlyFromTheCallThatResolvedIt() throws Exception {
         Path ws = Files.createDirectories(dir.resolve("ws").resolve(SESSION));
         // an earlier command wrote a resolved secret into the workspace
