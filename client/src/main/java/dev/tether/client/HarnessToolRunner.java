@@ -1,6 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.client.internal.HarnessCallFold;
+import dev.tether.core.id.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -60,6 +61,7 @@ public final class HarnessToolRunner {
     private final Duration authorizationTimeout;
     private final Consumer<ToolInvocation> onAuthorized;
     private volatile String principal;
+    private volatile Instant sessionStartedAt;
 
     private HarnessToolRunner(Builder b) {
         this.client = b.client;
@@ -200,15 +202,17 @@ public final class HarnessToolRunner {
         }, left).isPresent();
     }
 
-    private ToolInvocation invocation(HarnessCallFold fold, int attempt, String key) {
-        return new ToolInvocation(sessionId(), fold.callId(), fold.tool(), fold.argumentsJson(), fold.requestSeq(), key, attempt, epoch());
+    private ToolInvocation invocation(HarnessCallFold fold, int attempt, String handedKey, String logKey) {
+        return new ToolInvocation(sessionId(), fold.callId(), fold.tool(), fold.argumentsJson(), fold.requestSeq(), handedKey, attempt,
+                epoch(), logKey);
     }
 
     private HarnessRunResult start(HarnessCallFold fold, Registered tool, HarnessCallFold.Start s) throws InterruptedException {
-        ToolInvocation call = invocation(fold, s.attempt(), s.idempotencyKey());
+        String handed = IdempotencyKey.external(s.idempotencyKey(), sessionStartedAt());
+        ToolInvocation call = invocation(fold, s.attempt(), handed, s.idempotencyKey());
         onAuthorized.accept(call);
         AppendResult started = writer.append("harness/" + s.idempotencyKey() + "/start",
-                NewEvent.toolCallStarted(call.callId(), s.idempotencyKey(), epoch(), s.attempt()));
+                NewEvent.toolCallStarted(call.callId(), s.idempotencyKey(), epoch(), s.attempt(), handed));
         if (!(started instanceof Appended a)) {
             return refusal(started);
         }
@@ -234,10 +238,10 @@ public final class HarnessToolRunner {
     }
 
     private HarnessRunResult reconcile(HarnessCallFold fold, Registered tool, HarnessCallFold.Reconcile r) {
-        ToolInvocation attempt = invocation(fold, r.attempt(), r.idempotencyKey());
+        ToolInvocation attempt = invocation(fold, r.attempt(), r.handedKey(), r.idempotencyKey());
         if (tool.reconciler() == null) {
             return report(attempt, ToolOutput.unknown("attempt " + r.attempt() + " of " + attempt.tool() + " started (key "
-                    + r.idempotencyKey() + ") and has no result; the tool has no reconciliation hook: a person decides"),
+                    + r.handedKey() + ") and has no result; the tool has no reconciliation hook: a person decides"),
                     ToolCompleted.How.RECONCILED);
         }
         Reconciliation found;
@@ -255,13 +259,13 @@ public final class HarnessToolRunner {
             return report(attempt, ToolOutput.unknown(c.reason()), ToolCompleted.How.RECONCILED);
         }
         AppendResult retry = writer.append("harness/" + r.idempotencyKey() + "/no-effect", NewEvent.toolOutcomeResolved(attempt.callId(),
-                "RETRY", principal(), "reconciled by key " + r.idempotencyKey() + ": no effect (" + ((Reconciliation.NoEffect) found).reason() + ")"));
+                "RETRY", principal(), "reconciled by key " + r.handedKey() + ": no effect (" + ((Reconciliation.NoEffect) found).reason() + ")"));
         return retry instanceof Appended ? null : refusal(retry); // then the next attempt, under the RETRY's key
     }
 
     private HarnessRunResult report(ToolInvocation call, ToolOutput output, ToolCompleted.How how) {
-        AppendResult reported = writer.append("harness/" + call.idempotencyKey() + "/result",
-                NewEvent.toolResult(call.callId(), call.idempotencyKey(), output.status(), output.content().orElse(null)));
+        AppendResult reported = writer.append("harness/" + call.logKey() + "/result",
+                NewEvent.toolResult(call.callId(), call.logKey(), output.status(), output.content().orElse(null)));
         if (!(reported instanceof Appended a)) {
             return refusal(reported);
         }
@@ -270,9 +274,9 @@ public final class HarnessToolRunner {
         }
         long seq = a.events().get(0).seq();
         return switch (output.status()) {
-            case OK, ERROR -> new ToolCompleted(call.callId(), call.idempotencyKey(), output.status(), output.content(), seq, how);
+            case OK, ERROR -> new ToolCompleted(call.callId(), call.logKey(), output.status(), output.content(), seq, how);
             case CANCELLED -> new ToolCancelled(call.callId(), output.content().orElse("cancelled by the harness"), seq);
-            case UNKNOWN -> new ToolOutcomeUnknown(call.callId(), call.idempotencyKey(), output.content().orElse(""), seq);
+            case UNKNOWN -> new ToolOutcomeUnknown(call.callId(), call.logKey(), output.content().orElse(""), seq);
         };
     }
 
@@ -286,6 +290,21 @@ public final class HarnessToolRunner {
             return r;
         }
         return null; // Conflict: no expectedSeq is sent, so only a newer service could answer it; read again
+    }
+
+    /**
+     * When the sequencer accepted the session's first event (seq 1's {@code occurredAt}), from which the key handed to a
+     * tool is derived ({@code IdempotencyKey.external}); read once.
+     */
+    private Instant sessionStartedAt() {
+        Instant known = sessionStartedAt;
+        if (known == null) {
+            known = client.events(sessionId(), 1, 1).flatMap(p -> p.events().stream().filter(e -> e.seq() == 1).findFirst())
+                    .map(SessionEvent::occurredAt)
+                    .orElseThrow(() -> new TetherException("cannot read the first event of " + sessionId(), (Throwable) null, false));
+            sessionStartedAt = known;
+        }
+        return known;
     }
 
     /** Who this worker is (a harness's RETRY is in its own name): the actor of its claim's event. */

@@ -127,6 +127,15 @@ public final class NewEvent {
     }
 
     /**
+     * {@code tool_call_started} that also records {@code externalKey}, the key handed to the tool for this attempt
+     * ({@link ToolInvocation#idempotencyKey()}: {@code idempotencyKey}, {@code ~} and the session's start in epoch
+     * milliseconds; the sequencer refuses another), so that a reconciliation after a crash looks up that key.
+     */
+    public static NewEvent toolCallStarted(String callId, String idempotencyKey, long epoch, int attempt, String externalKey) {
+        return toolCallStarted(callId, idempotencyKey, epoch, attempt).with("externalKey", Ids.requireText(externalKey, "externalKey"));
+    }
+
+    /**
      * {@code tool_outcome_resolved}: how a call whose outcome was unknown is settled, {@code MARK_DONE},
      * {@code RETRY} or {@code ABANDON}, in the name of {@code approver} (the authenticated caller). A harness writes
      * only RETRY, for its own started call its reconciliation hook proved had no effect.

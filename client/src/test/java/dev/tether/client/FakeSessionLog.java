@@ -41,6 +41,11 @@ final class FakeSessionLog {
         add("session_claimed", "SYSTEM", Map.of("workerId", "worker-1", "epoch", 1, "harnessVersion", "v1"));
     }
 
+    /** When the session's first event was appended: seq 1's occurredAt. */
+    synchronized Instant startedAt() {
+        return Instant.parse(events.get(0).get("occurredAt").asText());
+    }
+
     /** A claim as {@link Claimed} of epoch {@code epoch} whose event is the log's last one. */
     synchronized Claimed claimed() {
         return new Claimed(sessionId, "worker-1", epoch, Optional.empty(), events.size());

@@ -90,6 +90,11 @@ class HarnessToolRunnerTest {
         return SESSION + "/" + seq + "/" + callId;
     }
 
+    /** The key a tool is handed for the call of {@code key}: with the session's start, which a later session under the id does not repeat. */
+    private String external(String key) {
+        return key + "~" + log.startedAt().toEpochMilli();
+    }
+
     @Test
     void anAuthorizedCall_isStarted_runWithTheKey_andReported_underEventIdsDerivedFromTheKey() throws Exception {
         long seq = log.ask("c1", "pay", "{\"amount\":5}");
@@ -98,11 +103,12 @@ class HarnessToolRunnerTest {
         HarnessRunResult result = runner().run(seq, "c1");
 
         String key = key(seq, "c1");
-        assertThat(result).isEqualTo(new ToolCompleted("c1", key, ToolStatus.OK, java.util.Optional.of("paid under " + key), seq + 3,
+        assertThat(result).isEqualTo(new ToolCompleted("c1", key, ToolStatus.OK, java.util.Optional.of("paid under " + external(key)), seq + 3,
                 ToolCompleted.How.RAN));
-        assertThat(ran).singleElement().isEqualTo(new ToolInvocation(SESSION, "c1", "pay", "{\"amount\":5}", seq, key, 1, 1));
+        assertThat(ran).singleElement().isEqualTo(new ToolInvocation(SESSION, "c1", "pay", "{\"amount\":5}", seq, external(key), 1, 1, key));
         ObjectNode started = log.ofType("tool_call_started").get(0);
         assertThat(started.get("idempotencyKey").asText()).isEqualTo(key);
+        assertThat(started.get("externalKey").asText()).as("the key handed to the tool, recorded before it runs").isEqualTo(external(key));
         assertThat(started.get("epoch").asLong()).isEqualTo(1);
         assertThat(started.get("attempt").asInt()).isEqualTo(1);
         assertThat(started.get("eventId").asText()).isEqualTo(EventIds.of(SESSION, "harness/" + key + "/start", 0));
@@ -240,6 +246,25 @@ class HarnessToolRunnerTest {
     }
 
     @Test
+    void aStartedCallWithoutResult_isReconciledByTheKeyItsStartRecorded() throws Exception {
+        long seq = authorized("c1", "pay");
+        String handed = key(seq, "c1") + "~1796114809377"; // what the start handed the tool, whatever this runner would derive
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(seq, "c1"), "epoch", 1, "attempt", 1,
+                "externalKey", handed));
+        found = Reconciliation.tookEffect(ToolOutput.ok("found the payment"));
+
+        HarnessRunResult result = runner().run(seq, "c1");
+
+        assertThat(asked).singleElement().satisfies(a -> {
+            assertThat(a.idempotencyKey()).isEqualTo(handed);
+            assertThat(a.logKey()).isEqualTo(key(seq, "c1"));
+        });
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.idempotencyKey()).isEqualTo(key(seq, "c1")));
+        assertThat(log.ofType("tool_result")).singleElement().satisfies(r -> assertThat(r.get("idempotencyKey").asText())
+                .isEqualTo(key(seq, "c1")));
+    }
+
+    @Test
     void aStartedCallWithoutEffect_isRetriedInTheWorkersName_andRunOnceUnderTheRetrysKey() throws Exception {
         long seq = startedWithoutResult("c1", "pay");
 
@@ -250,7 +275,8 @@ class HarnessToolRunnerTest {
         assertThat(retry.get("approver").asText()).isEqualTo("acme-agent"); // the claim's actor
         String newKey = key(retry.get("seq").asLong(), "c1");
         assertThat(ran).singleElement().satisfies(r -> {
-            assertThat(r.idempotencyKey()).isEqualTo(newKey);
+            assertThat(r.idempotencyKey()).isEqualTo(external(newKey));
+            assertThat(r.logKey()).isEqualTo(newKey);
             assertThat(r.attempt()).isEqualTo(2);
         });
         assertThat(log.ofType("tool_call_started")).extracting(s -> s.get("attempt").asInt()).containsExactly(1, 2);

@@ -29,8 +29,11 @@ public final class HarnessCallFold {
     /** Authorized, not interrupted, no attempt without a result: start attempt {@code attempt} under {@code idempotencyKey}. */
     public record Start(int attempt, String idempotencyKey) implements Next {}
 
-    /** Attempt {@code attempt} started and has no result: its outcome is unknown; reconcile it by its key, never start it again. */
-    public record Reconcile(int attempt, String idempotencyKey) implements Next {}
+    /**
+     * Attempt {@code attempt} started and has no result: its outcome is unknown; reconcile it by {@code handedKey}, the key
+     * its start handed the tool (its {@code externalKey}, else the call's key), never start it again.
+     */
+    public record Reconcile(int attempt, String idempotencyKey, String handedKey) implements Next {}
 
     /** The call is over for the runner. */
     public record Finished(HarnessRunResult result) implements Next {}
@@ -47,6 +50,7 @@ public final class HarnessCallFold {
     private boolean awaitingApproval;
     private boolean running;
     private int attempts;
+    private String handedKey;
     private long interruptSeq;
     private HarnessRunResult unknown;
     private HarnessRunResult finished;
@@ -92,6 +96,7 @@ public final class HarnessCallFold {
             }
             case "tool_call_started" -> {
                 attempts = (int) e.longField("attempt").orElse(attempts + 1);
+                handedKey = e.text("externalKey").orElse(e.text("idempotencyKey").orElse(key()));
                 running = true;
             }
             case "tool_result" -> result(e);
@@ -203,7 +208,7 @@ public final class HarnessCallFold {
             return new Finished(unknown);
         }
         if (running) {
-            return new Reconcile(attempts, key());
+            return new Reconcile(attempts, key(), handedKey);
         }
         if (interruptSeq > keySeq) {
             return new Finished(new ToolCancelled(callId, "its turn was interrupted at seq " + interruptSeq + " before it started",

@@ -163,7 +163,11 @@ public final class TetherTools implements ToolProvider {
         return wrapped.stream().map(AiServiceTool::toolSpecification).toList();
     }
 
-    /** The idempotency key of the attempt a tool method runs in, from its {@code InvocationParameters}; empty outside Tether. */
+    /**
+     * The idempotency key of the attempt a tool method runs in, from its {@code InvocationParameters}; empty outside Tether.
+     * It is the key to hand other systems ({@link ToolInvocation#idempotencyKey()}: the call's key, {@code ~} and the
+     * session's start), which a session made again under an erased session's id does not repeat.
+     */
     public static Optional<String> idempotencyKey(InvocationParameters parameters) {
         Object key = parameters == null ? null : parameters.asMap().get(IDEMPOTENCY_KEY);
         return key instanceof String s ? Optional.of(s) : Optional.empty();

@@ -132,7 +132,8 @@ class TetherToolsTest {
         List<SessionEvent> log = log(store, "m1");
         long ask = log.stream().filter(e -> e.type().equals("assistant_message")).findFirst().orElseThrow().seq();
         String key = store.sessionIdOf("m1") + "/" + ask + "/call-1";
-        assertThat(orders.lookups).containsExactly(key);
+        assertThat(orders.lookups).as("the key with the session's start, which a session made again under the id does not repeat")
+                .containsExactly(key + "~" + log.get(0).occurredAt().toEpochMilli());
         assertThat(log).filteredOn(e -> e.text("callId").equals(Optional.of("call-1"))).extracting(SessionEvent::type)
                 .containsExactly("tool_call_authorized", "tool_call_started", "tool_result");
         assertThat(log).filteredOn(e -> e.type().equals("tool_result")).singleElement().satisfies(r -> {
@@ -227,7 +228,8 @@ class TetherToolsTest {
 
         SessionEvent retry = log(fresh, "m5").stream().filter(e -> e.type().equals("tool_outcome_resolved")).findFirst().orElseThrow();
         assertThat(retry.text("resolution")).contains("RETRY");
-        assertThat(orders.lookups).containsExactly(sessionId + "/" + retry.seq() + "/call-8");
+        assertThat(orders.lookups).containsExactly(sessionId + "/" + retry.seq() + "/call-8~"
+                + log(fresh, "m5").get(0).occurredAt().toEpochMilli());
         assertThat(resumed.results()).singleElement().satisfies(r -> assertThat(r.text()).isEqualTo("order C-3: shipped"));
         assertThat(fresh.tools().resume("m5").results()).isEmpty(); // done: nothing to do a second time
         assertThat(orders.lookups).hasSize(1);
