@@ -1,5 +1,5 @@
 import type { SessionWriter, TetherClient } from "./client.js";
-import { TetherError, UnexpectedOutcomeError } from "./errors.js";
+import { MalformedAnswerError, TetherError, UnexpectedOutcomeError } from "./errors.js";
 import { requireText } from "./ids.js";
 import type { SessionEvent } from "./models.js";
 import { HARNESS_TOOL_WILDCARD, HarnessTool, NewEvent, ReadAt, type ToolStatus } from "./requests.js";
@@ -23,10 +23,23 @@ export interface ToolInvocation {
   /** The `assistant_message` that asked for the call. */
   readonly requestSeq: number;
   /**
-   * The key Tether derived for this attempt (`sessionId/seq/callId`): pass it to the external system so that it applies
-   * the effect at most once, and reconcile by it.
+   * The key to hand to external systems (a payment API…) so that they apply the attempt's effect at most once, and to
+   * reconcile by: `<sessionId>/<seq>/<callId>~<ms of the session's start>` — the call's {@link logKey}, `~` and the
+   * epoch milliseconds of the `occurredAt` of the session's first event (seq 1, its `session_started` or
+   * `session_forked`). It is unique across sessions made again under an erased session's id, which repeat their log
+   * keys: an external system never answers a new session's call with an erased one's result. The runner records it in
+   * the attempt's `tool_call_started` (`externalKey`), and a reconciliation hook gets the key that start recorded; for
+   * an attempt started by an SDK before this field (its `tool_call_started` has no `externalKey`), the log key, the key
+   * that start handed out.
    */
   readonly idempotencyKey: string;
+  /**
+   * The call's key in the log, `<sessionId>/<seq>/<callId>` (the seq of its `assistant_message`, or of the RETRY that
+   * gave it a new key): what its `tool_call_started` and `tool_result` carry as `idempotencyKey`, and what the runner's
+   * eventIds derive from. It repeats in a session made again under an erased session's id: hand external systems
+   * {@link idempotencyKey}, not this.
+   */
+  readonly logKey: string;
   /** 1 for the first start, one more after each RETRY. */
   readonly attempt: number;
   /** The epoch of the worker running it. */
@@ -67,7 +80,8 @@ function output(status: ToolStatus, content: string): ToolOutput {
 
 /**
  * A tool the harness runs: called once per started attempt, after Tether recorded the start, with the attempt's
- * idempotency key. Its answer becomes the call's `tool_result`.
+ * idempotency key ({@link ToolInvocation.idempotencyKey}, the key to hand to external systems). Its answer becomes the
+ * call's `tool_result`.
  *
  * What a throw (or a rejected promise) means: a read-only tool's call ends ERROR with the error's text; a mutating tool
  * may have taken effect, so a reconcilable one is reconciled at once (its {@link ToolReconciler}) and any other ends
@@ -78,7 +92,10 @@ export type HarnessToolFunction = (call: ToolInvocation) => ToolOutput | Promise
 /**
  * A harness's reconciliation hook for a tool declared `canReconcile`: asked about an attempt that started and has no
  * result (the worker died while it ran), it finds out from the external system, by the attempt's idempotency key,
- * whether the attempt took effect. Only answer {@link Reconciliation.noEffect} when the system proves it: the call then
+ * whether the attempt took effect. That key ({@link ToolInvocation.idempotencyKey}) is the one the attempt's start
+ * handed the tool: the `externalKey` its `tool_call_started` recorded (`<sessionId>/<seq>/<callId>~<ms of the
+ * session's start>`), or, for an attempt started by an SDK before that field, the log key
+ * ({@link ToolInvocation.logKey}). Only answer {@link Reconciliation.noEffect} when the system proves it: the call then
  * runs again. A throw is not an answer: nothing is appended and `run` rejects with a {@link HarnessHookError}.
  */
 export type ToolReconciler = (attempt: ToolInvocation) => Reconciliation | Promise<Reconciliation>;
@@ -134,7 +151,10 @@ export type CompletedHow =
 export interface ToolCompleted {
   readonly kind: "completed";
   readonly callId: string;
-  /** The key of the attempt that produced the result. */
+  /**
+   * The log key (`<sessionId>/<seq>/<callId>`) of the attempt that produced the result: the `tool_result`'s
+   * `idempotencyKey`, not the external key the tool was handed ({@link ToolInvocation.idempotencyKey}).
+   */
   readonly idempotencyKey: string;
   readonly status: "OK" | "ERROR";
   readonly content: string | undefined;
@@ -173,7 +193,10 @@ export interface ToolCancelled {
 export interface ToolOutcomeUnknown {
   readonly kind: "outcome_unknown";
   readonly callId: string;
-  /** The key of the attempt whose outcome is unknown. */
+  /**
+   * The log key (`<sessionId>/<seq>/<callId>`) of the attempt whose outcome is unknown: the UNKNOWN `tool_result`'s
+   * `idempotencyKey`, not the external key the tool was handed ({@link ToolInvocation.idempotencyKey}).
+   */
   readonly idempotencyKey: string;
   /** The UNKNOWN result's content. */
   readonly reason: string;
@@ -279,17 +302,20 @@ interface Registered {
 /**
  * Runs the session's harness-run tools with Tether's guarantees: for a call an `assistant_message` asked for,
  * {@link run} waits (up to a deadline) until the call is authorized, by policy or by an approver; records its start
- * (`tool_call_started`, with this worker's epoch and the attempt); runs the tool's function with the idempotency key
- * Tether derived (`sessionId/seq/callId`); and appends its `tool_result` with that key. A denial or an interruption
- * ends the wait (`denied`, `cancelled`); the function never runs.
+ * (`tool_call_started`, with this worker's epoch, the attempt, the call's log key `<sessionId>/<seq>/<callId>` and the
+ * external key `<sessionId>/<seq>/<callId>~<ms of the session's start>`); runs the tool's function with the external
+ * key (the key to hand to external systems: unlike the log key, a session made again under an erased session's id does
+ * not repeat it; the session's start is read once per runner, from its first event); and appends its `tool_result`
+ * with the log key. A denial or an interruption ends the wait (`denied`, `cancelled`); the function never runs.
  *
  * **Exactly once.** Every step reads the call's story from the log first, so running the same step again — a retry, or
  * a worker that restarted and re-sent its turn — does nothing twice: a call with a result answers it (`completed`,
  * `how: "REPORTED_BEFORE"`), and each event it appends has an id derived from the attempt's key (step keys
  * `harness/<key>/start`, `/result`, `/no-effect`, as the Java SDK's), so a re-sent one is a duplicate with its original
  * seq. A call that started and has no result (its worker died while it ran) is never started again: its tool's
- * {@link ToolReconciler} asks the external system by the key and the runner reports what it found — the result, or
- * `tool_outcome_resolved RETRY` and one more attempt under a new key when it provably had no effect; without a hook, or
+ * {@link ToolReconciler} asks the external system by the key that start handed out (its `externalKey`; the log key for
+ * a start by an SDK before it) and the runner reports what it found — the result, or `tool_outcome_resolved RETRY` and
+ * one more attempt under a new key when it provably had no effect; without a hook, or
  * when the hook cannot tell, the call ends `tool_result UNKNOWN` (`outcome_unknown`) for a person to decide. Every
  * append carries the claim's epoch: once another worker claims the session the runner answers `fenced` and stops.
  *
@@ -303,6 +329,8 @@ export class HarnessToolRunner {
   private readonly authorizationTimeoutMs: number;
   private readonly onAuthorized: (call: ToolInvocation) => void;
   private principal: string | undefined;
+  /** The epoch ms of the session's start (the occurredAt of its seq 1), read once: the suffix of the external keys. */
+  private sessionStart: number | undefined;
 
   constructor(
     private readonly client: TetherClient,
@@ -403,7 +431,7 @@ export class HarnessToolRunner {
           done = await this.start(fold, tool, next.attempt, next.idempotencyKey);
           break;
         case "reconcile":
-          done = await this.reconcile(fold, tool, next.attempt, next.idempotencyKey);
+          done = await this.reconcile(fold, tool, next.attempt, next.idempotencyKey, next.externalKey);
           break;
       }
       if (done?.kind === "rejected" && ++refusals > 2) {
@@ -482,23 +510,32 @@ export class HarnessToolRunner {
     return found !== undefined;
   }
 
-  private invocation(fold: HarnessCallFold, attempt: number, idempotencyKey: string): ToolInvocation {
+  /** The attempt as its function or hook sees it: `handedKey` is the key to hand to external systems, `logKey` the log's. */
+  private invocation(fold: HarnessCallFold, attempt: number, logKey: string, handedKey: string): ToolInvocation {
     return Object.freeze({
       sessionId: this.sessionId,
       callId: fold.callId,
       tool: fold.tool,
       argumentsJson: fold.argumentsJson,
       requestSeq: fold.requestSeq,
-      idempotencyKey,
+      idempotencyKey: handedKey,
+      logKey,
       attempt,
       epoch: this.epoch,
     });
   }
 
   private async start(fold: HarnessCallFold, tool: Registered, attempt: number, key: string): Promise<HarnessRunResult | undefined> {
-    const call = this.invocation(fold, attempt, key);
+    const startedAt = await this.sessionStartedAtMs();
+    if (startedAt === undefined) {
+      return notFound(this.sessionId);
+    }
+    const call = this.invocation(fold, attempt, key, externalKeyOf(key, startedAt));
     this.onAuthorized(call);
-    const started = await this.writer.append(`harness/${key}/start`, NewEvent.toolCallStarted(call.callId, key, this.epoch, attempt));
+    const started = await this.writer.append(
+      `harness/${key}/start`,
+      NewEvent.toolCallStarted(call.callId, key, this.epoch, attempt, call.idempotencyKey),
+    );
     if (started.kind !== "appended") {
       return refusal(started);
     }
@@ -521,12 +558,22 @@ export class HarnessToolRunner {
     return this.report(call, result, "RAN");
   }
 
-  private async reconcile(fold: HarnessCallFold, tool: Registered, attempt: number, key: string): Promise<HarnessRunResult | undefined> {
-    const call = this.invocation(fold, attempt, key);
+  /**
+   * Attempt `attempt`, started under log key `key`, has no result: asks the hook by the key its start handed the tool,
+   * `externalKey` as its `tool_call_started` recorded it, or the log key when it recorded none (an SDK before it).
+   */
+  private async reconcile(
+    fold: HarnessCallFold,
+    tool: Registered,
+    attempt: number,
+    key: string,
+    externalKey: string | undefined,
+  ): Promise<HarnessRunResult | undefined> {
+    const call = this.invocation(fold, attempt, key, externalKey ?? key);
     if (tool.reconcile === undefined) {
       return this.report(
         call,
-        ToolOutput.unknown(`attempt ${attempt} of ${call.tool} started (key ${key}) and has no result; the tool has no reconciliation hook: a person decides`),
+        ToolOutput.unknown(`attempt ${attempt} of ${call.tool} started (key ${call.idempotencyKey}) and has no result; the tool has no reconciliation hook: a person decides`),
         "RECONCILED",
       );
     }
@@ -547,7 +594,7 @@ export class HarnessToolRunner {
       case "no_effect": {
         const retry = await this.writer.append(
           `harness/${key}/no-effect`,
-          NewEvent.toolOutcomeResolved(call.callId, "RETRY", await this.whoAmI(), `reconciled by key ${key}: no effect (${found.reason})`),
+          NewEvent.toolOutcomeResolved(call.callId, "RETRY", await this.whoAmI(), `reconciled by key ${call.idempotencyKey}: no effect (${found.reason})`),
         );
         return retry.kind === "appended" ? undefined : refusal(retry); // then the next attempt, under the RETRY's key
       }
@@ -555,10 +602,8 @@ export class HarnessToolRunner {
   }
 
   private async report(call: ToolInvocation, result: ToolOutput, how: CompletedHow): Promise<HarnessRunResult | undefined> {
-    const reported = await this.writer.append(
-      `harness/${call.idempotencyKey}/result`,
-      NewEvent.toolResult(call.callId, result.status, result.content, call.idempotencyKey),
-    );
+    // the result is the log's: under the call's log key, as its start (the external key is the tool's)
+    const reported = await this.writer.append(`harness/${call.logKey}/result`, NewEvent.toolResult(call.callId, result.status, result.content, call.logKey));
     if (reported.kind !== "appended") {
       return refusal(reported);
     }
@@ -569,12 +614,31 @@ export class HarnessToolRunner {
     switch (result.status) {
       case "OK":
       case "ERROR":
-        return Object.freeze({ kind: "completed", callId: call.callId, idempotencyKey: call.idempotencyKey, status: result.status, content: result.content, resultSeq: seq, how });
+        return Object.freeze({ kind: "completed", callId: call.callId, idempotencyKey: call.logKey, status: result.status, content: result.content, resultSeq: seq, how });
       case "CANCELLED":
         return Object.freeze({ kind: "cancelled", callId: call.callId, reason: result.content ?? "cancelled by the harness", seq });
       case "UNKNOWN":
-        return Object.freeze({ kind: "outcome_unknown", callId: call.callId, idempotencyKey: call.idempotencyKey, reason: result.content ?? "", seq });
+        return Object.freeze({ kind: "outcome_unknown", callId: call.callId, idempotencyKey: call.logKey, reason: result.content ?? "", seq });
     }
+  }
+
+  /**
+   * The session's start, in epoch ms: the `occurredAt` of its first event (seq 1, `session_started` or
+   * `session_forked`), read once per runner; undefined when the session is not found.
+   */
+  private async sessionStartedAtMs(): Promise<number | undefined> {
+    if (this.sessionStart === undefined) {
+      const page = await this.client.events(this.sessionId, 1, 1);
+      if (page === undefined) {
+        return undefined;
+      }
+      const first = page.events[0];
+      if (first === undefined || first.seq !== 1) {
+        throw new MalformedAnswerError(`cannot read the first event of ${this.sessionId}: the session's start is part of its calls' external keys`);
+      }
+      this.sessionStart = sessionStartOf(first);
+    }
+    return this.sessionStart;
   }
 
   /** Who this worker is (a harness's RETRY is in its own name): the actor of its claim's event. */
@@ -618,6 +682,54 @@ function checkOutput(result: ToolOutput): ToolOutput {
   return result;
 }
 
+// --- the external key --------------------------------------------------------------------------------------------
+
+/**
+ * The key a harness hands a tool for the call of log key `logKey` (`<sessionId>/<seq>/<callId>`) in a session that
+ * started at `sessionStartedAtMs` (epoch ms of its first event's `occurredAt`): `<logKey>~<sessionStartedAtMs>` — core/
+ * `IdempotencyKey.external`. Not API.
+ */
+export function externalKeyOf(logKey: string, sessionStartedAtMs: number): string {
+  if (!Number.isSafeInteger(sessionStartedAtMs)) {
+    throw new RangeError(`a session's start is whole epoch milliseconds, not ${sessionStartedAtMs}`);
+  }
+  return `${logKey}~${sessionStartedAtMs}`;
+}
+
+/** The epoch ms of an event's `occurredAt`: the API's text (parsed by {@link epochMillisOf}), else its Date. */
+function sessionStartOf(first: SessionEvent): number {
+  const raw = first.json.occurredAt;
+  if (typeof raw === "string") {
+    const ms = epochMillisOf(raw);
+    if (ms === undefined) {
+      throw new MalformedAnswerError(`the first event of ${first.sessionId ?? "the session"} has an unreadable occurredAt: ${JSON.stringify(raw)}`);
+    }
+    return ms;
+  }
+  const at = first.occurredAt?.getTime();
+  if (at === undefined || !Number.isSafeInteger(at)) {
+    throw new MalformedAnswerError(`the first event of ${first.sessionId ?? "the session"} has no occurredAt: the session's start is part of its calls' external keys`);
+  }
+  return at;
+}
+
+const INSTANT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The epoch milliseconds of an ISO-8601 instant as the services write it (`2026-12-01T08:46:49.377Z`, Java's
+ * `Instant.toString`: 0 to 9 fractional digits), the digits below the millisecond cut, never rounded (as
+ * `Instant.toEpochMilli` and Avro's timestamp-millis cut them), which `Date.parse` alone does not promise. Undefined for
+ * text of another shape. Not API.
+ */
+export function epochMillisOf(text: string): number | undefined {
+  const m = INSTANT.exec(text);
+  if (m === null) {
+    return undefined;
+  }
+  const ms = Date.parse(`${m[1]!}.${(m[2] ?? "").padEnd(3, "0").slice(0, 3)}${m[3]!}`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 // --- the fold ----------------------------------------------------------------------------------------------------
 
 /** What the runner does next. */
@@ -626,8 +738,12 @@ type Next =
   | { readonly kind: "wait"; readonly awaitingApproval: boolean }
   /** Authorized, not interrupted, no attempt without a result: start attempt `attempt` under `idempotencyKey`. */
   | { readonly kind: "start"; readonly attempt: number; readonly idempotencyKey: string }
-  /** Attempt `attempt` started and has no result: its outcome is unknown; reconcile it by its key, never start it again. */
-  | { readonly kind: "reconcile"; readonly attempt: number; readonly idempotencyKey: string }
+  /**
+   * Attempt `attempt` started under log key `idempotencyKey` and has no result: its outcome is unknown; reconcile it by
+   * the key its start handed out, never start it again. `externalKey` is its `tool_call_started`'s; undefined when that
+   * start recorded none (an SDK before it), which handed out the log key.
+   */
+  | { readonly kind: "reconcile"; readonly attempt: number; readonly idempotencyKey: string; readonly externalKey: string | undefined }
   /** The call is over for the runner. */
   | { readonly kind: "finished"; readonly result: HarnessRunResult };
 
@@ -645,6 +761,8 @@ export class HarnessCallFold {
   private authorized = false;
   private awaitingApproval = false;
   private running = false;
+  /** The `externalKey` of the latest `tool_call_started` (of the attempt under the current key); undefined if none. */
+  private externalKey: string | undefined;
   private attempts = 0;
   private interruptSeq = 0;
   private unknown: HarnessRunResult | undefined;
@@ -703,6 +821,7 @@ export class HarnessCallFold {
         const attempt = e.json.attempt;
         this.attempts = typeof attempt === "number" ? attempt : this.attempts + 1;
         this.running = true;
+        this.externalKey = str(e, "externalKey");
         break;
       }
       case "tool_result":
@@ -733,7 +852,7 @@ export class HarnessCallFold {
       return { kind: "finished", result: this.unknown };
     }
     if (this.running) {
-      return { kind: "reconcile", attempt: this.attempts, idempotencyKey: this.key() };
+      return { kind: "reconcile", attempt: this.attempts, idempotencyKey: this.key(), externalKey: this.externalKey };
     }
     if (this.interruptSeq > this.keySeq) {
       return {
@@ -796,10 +915,11 @@ export class HarnessCallFold {
   private resolution(e: SessionEvent): void {
     const resolution = str(e, "resolution") ?? "";
     if (resolution === "RETRY") {
-      // a new key derived from the RETRY's seq; the call may start once more
+      // a new key derived from the RETRY's seq; the call may start once more (a new attempt, its own external key)
       this.keySeq = e.seq;
       this.authorized = true;
       this.running = false;
+      this.externalKey = undefined;
       this.unknown = undefined;
     } else {
       this.finished = Object.freeze({

@@ -100,15 +100,20 @@ export const NewEvent = {
   },
 
   /**
-   * `tool_call_started`: attempt `attempt` of harness-run call `callId` starts now, under `idempotencyKey`, by the
-   * worker of `epoch` (docs/ARCHITECTURE.md §6, "Harness-run tools"). `HarnessToolRunner` writes these for you.
+   * `tool_call_started`: attempt `attempt` of harness-run call `callId` starts now, under `idempotencyKey` (the call's
+   * key in the log, `<sessionId>/<seq>/<callId>`), by the worker of `epoch` (docs/ARCHITECTURE.md §6, "Harness-run
+   * tools"). `externalKey` is the key the harness hands the tool for this attempt, `<idempotencyKey>~<epoch ms of the
+   * session's first event's occurredAt>`, by which a reconciliation looks the effect up later; the session-service
+   * refuses any other (`events[i].externalKey`); left out, the start records none (as SDKs before it did).
+   * `HarnessToolRunner` writes these for you.
    */
-  toolCallStarted(callId: string, idempotencyKey: string, epoch: number, attempt: number): NewEvent {
+  toolCallStarted(callId: string, idempotencyKey: string, epoch: number, attempt: number, externalKey?: string): NewEvent {
     return documented("tool_call_started", {
       callId: requireText(callId, "callId"),
       idempotencyKey: requireText(idempotencyKey, "idempotencyKey"),
       epoch: nonNegative(epoch, "epoch"),
       attempt: nonNegative(attempt, "attempt"),
+      ...(externalKey === undefined ? {} : { externalKey: requireText(externalKey, "externalKey") }),
     });
   },
 

@@ -27,7 +27,7 @@ export class BookingService {
     return service;
   }
 
-  /** The bookings made under keys of `sessionId` (keys are `<sessionId>/<seq>/<callId>`). */
+  /** The bookings made under keys of `sessionId` (keys are the external keys tools are handed, `<sessionId>/<seq>/<callId>~<ms>`). */
   forThread(sessionId: string) {
     return [...this.bookings.values()].filter((b) => b.key.startsWith(`${sessionId}/`));
   }

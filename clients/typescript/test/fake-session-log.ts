@@ -24,11 +24,19 @@ export class FakeSessionLog {
   /** Whether a live stream (SSE) has been asked for. */
   streams = 0;
 
+  /**
+   * The log of a session that started at `startedAt` (its seq 1, `session_started`: the occurredAt text the service
+   * answers) and was claimed by worker-1 (seq 2). A session made again under an erased one's id is a new log of the same
+   * id with a later `startedAt`.
+   */
   constructor(
     readonly sessionId: string,
     private readonly server: FakeServer,
+    startedAt = "2026-12-01T08:46:49.377Z",
   ) {
     server.otherwise((req, res) => this.answer(req, res));
+    this.add("session_started", "USER", { objective: "Pay the invoice", toolMode: "WRITE" });
+    this.events[0]!.occurredAt = startedAt;
     this.add("session_claimed", "SYSTEM", { workerId: "worker-1", epoch: 1, harnessVersion: "v1" });
   }
 

@@ -3,15 +3,22 @@ import {
   HarnessHookError,
   HarnessTool,
   HarnessToolRunner,
+  NewEvent,
   Reconciliation,
   ToolOutput,
+  claimedOrThrow,
   completedOrThrow,
   eventIdOf,
+  type Claimed,
   type HarnessRunResult,
   type HarnessToolFunction,
+  type SessionEvent,
+  type TetherClient,
   type ToolInvocation,
 } from "../src/index.js";
+import { HarnessCallFold, epochMillisOf, externalKeyOf } from "../src/harness-tools.js";
 import { json, withFakeServer } from "./fake-server.js";
+import { FakeTether } from "./fake-tether.js";
 import { FakeSessionLog } from "./fake-session-log.js";
 
 /**
@@ -23,6 +30,9 @@ const SESSION = "s-1";
 const PAY = HarnessTool.mutating("pay", { reconcilable: true });
 const DEPLOY = HarnessTool.mutating("deploy");
 const SEARCH = HarnessTool.readOnly("search");
+/** When the fake log's session started (its seq 1's occurredAt), and that instant in epoch ms (as Java's Instant says). */
+const STARTED_AT = "2026-12-01T08:46:49.377Z";
+const STARTED_MS = 1796114809377;
 
 describe("HarnessToolRunner", () => {
   const fake = withFakeServer();
@@ -31,8 +41,8 @@ describe("HarnessToolRunner", () => {
   let asked: ToolInvocation[];
   let found: Reconciliation;
 
-  const setUp = (): void => {
-    log = new FakeSessionLog(SESSION, fake.server);
+  const setUp = (startedAt: string = STARTED_AT): void => {
+    log = new FakeSessionLog(SESSION, fake.server, startedAt);
     ran = [];
     asked = [];
     found = Reconciliation.noEffect("nothing under that key");
@@ -78,14 +88,20 @@ describe("HarnessToolRunner", () => {
     return seq;
   };
 
-  /** A call asked for, authorized and started (attempt 1, epoch 1) by a worker that died before its result; its request's seq. */
-  const startedWithoutResult = (callId: string, tool: string): number => {
+  /**
+   * A call asked for, authorized and started (attempt 1, epoch 1) by a worker that died before its result; its request's
+   * seq. The start records `externalKey` when given (else none, as SDKs before it started calls).
+   */
+  const startedWithoutResult = (callId: string, tool: string, externalKey?: (seq: number) => string): number => {
     const seq = authorized(callId, tool);
-    log.add("tool_call_started", "TOOL", { callId, idempotencyKey: key(seq, callId), epoch: 1, attempt: 1 });
+    log.add("tool_call_started", "TOOL", { callId, idempotencyKey: key(seq, callId), epoch: 1, attempt: 1, ...(externalKey === undefined ? {} : { externalKey: externalKey(seq) }) });
     return seq;
   };
 
+  /** The call's key in the log. */
   const key = (seq: number, callId: string): string => `${SESSION}/${seq}/${callId}`;
+  /** The key handed to the tool: the log key, `~` and the session's start in epoch ms (written out, not computed by the SDK). */
+  const ext = (seq: number, callId: string, startedMs: number = STARTED_MS): string => `${SESSION}/${seq}/${callId}~${startedMs}`;
 
   /** `runner.run` started, once it follows the live log (it waits). */
   const waiting = async (r: HarnessToolRunner, seq: number, callId: string): Promise<{ result: Promise<HarnessRunResult>; settled: () => boolean }> => {
@@ -105,10 +121,12 @@ describe("HarnessToolRunner", () => {
     const result = await runner().run(seq, "c1");
 
     const k = key(seq, "c1");
-    expect(result).toEqual({ kind: "completed", callId: "c1", idempotencyKey: k, status: "OK", content: `paid under ${k}`, resultSeq: seq + 3, how: "RAN" });
-    expect(ran).toEqual([{ sessionId: SESSION, callId: "c1", tool: "pay", argumentsJson: '{"amount":5}', requestSeq: seq, idempotencyKey: k, attempt: 1, epoch: 1 }]);
+    const x = ext(seq, "c1");
+    // the tool gets the external key; the result (the caller's, the log's) keeps the log key
+    expect(result).toEqual({ kind: "completed", callId: "c1", idempotencyKey: k, status: "OK", content: `paid under ${x}`, resultSeq: seq + 3, how: "RAN" });
+    expect(ran).toEqual([{ sessionId: SESSION, callId: "c1", tool: "pay", argumentsJson: '{"amount":5}', requestSeq: seq, idempotencyKey: x, logKey: k, attempt: 1, epoch: 1 }]);
     const started = log.ofType("tool_call_started")[0]!;
-    expect(started).toMatchObject({ idempotencyKey: k, epoch: 1, attempt: 1, eventId: eventIdOf(SESSION, `harness/${k}/start`, 0) });
+    expect(started).toMatchObject({ idempotencyKey: k, externalKey: x, epoch: 1, attempt: 1, eventId: eventIdOf(SESSION, `harness/${k}/start`, 0) });
     const reported = log.ofType("tool_result")[0]!;
     expect(reported).toMatchObject({ idempotencyKey: k, status: "OK", eventId: eventIdOf(SESSION, `harness/${k}/result`, 0) });
     const posts = fake.server.seen.filter((r) => r.method === "POST");
@@ -265,8 +283,12 @@ describe("HarnessToolRunner", () => {
     expect(retry).toMatchObject({ resolution: "RETRY", approver: "acme-agent", eventId: eventIdOf(SESSION, `harness/${key(seq, "c1")}/no-effect`, 0) });
     expect(retry.reason).toBe(`reconciled by key ${key(seq, "c1")}: no effect (nothing under that key)`);
     const newKey = key(retry.seq, "c1");
-    expect(ran.map((r) => [r.idempotencyKey, r.attempt])).toEqual([[newKey, 2]]);
-    expect(log.ofType("tool_call_started").map((s) => s.attempt)).toEqual([1, 2]);
+    expect(asked.map((a) => [a.idempotencyKey, a.logKey])).toEqual([[key(seq, "c1"), key(seq, "c1")]]); // started with no externalKey: the log key
+    expect(ran.map((r) => [r.idempotencyKey, r.logKey, r.attempt])).toEqual([[ext(retry.seq, "c1"), newKey, 2]]);
+    expect(log.ofType("tool_call_started").map((s) => [s.attempt, s.idempotencyKey, s.externalKey])).toEqual([
+      [1, key(seq, "c1"), undefined],
+      [2, newKey, ext(retry.seq, "c1")],
+    ]);
     expect(result).toMatchObject({ kind: "completed", idempotencyKey: newKey, how: "RAN" });
   });
 
@@ -473,8 +495,168 @@ describe("HarnessToolRunner", () => {
       principal: "acme-agent",
     });
     await r.run(seq, "c1");
-    expect(seen).toEqual([[key(seq, "c1"), 0]]);
+    expect(seen).toEqual([[ext(seq, "c1"), 0]]);
     expect(String(r)).toBe("HarnessToolRunner[s-1, epoch 1, tools deploy]");
+  });
+
+  it("hands the tool the external key (the log key, ~, the session's start in ms), records it in the start, and reports under the log key", async () => {
+    setUp("2026-12-01T08:46:49.377999999Z"); // sub-millisecond digits are cut, not rounded
+    const seq = authorized("c1", "pay");
+    const r = runner();
+
+    const result = await r.run(seq, "c1");
+
+    const k = key(seq, "c1");
+    const x = `${SESSION}/${seq}/c1~1796114809377`;
+    expect(ran.map((c) => [c.idempotencyKey, c.logKey])).toEqual([[x, k]]);
+    expect(log.ofType("tool_call_started")).toEqual([expect.objectContaining({ callId: "c1", idempotencyKey: k, externalKey: x, attempt: 1 })]);
+    expect(log.ofType("tool_result")).toEqual([expect.objectContaining({ callId: "c1", idempotencyKey: k, content: `paid under ${x}` })]);
+    expect(result).toMatchObject({ kind: "completed", idempotencyKey: k });
+    const started = fake.server.seen.find((q) => q.method === "POST" && JSON.parse(q.body).events[0].type === "tool_call_started")!;
+    expect(JSON.parse(started.body).events[0]).toEqual({ eventId: eventIdOf(SESSION, `harness/${k}/start`, 0), type: "tool_call_started", callId: "c1", idempotencyKey: k, epoch: 1, attempt: 1, externalKey: x });
+
+    // the session's start is read once per runner, from its seq 1
+    await r.run(authorized("c2", "deploy"), "c2");
+    const firstEventReads = fake.server.seen.filter((q) => q.method === "GET" && q.path === `/v1/sessions/${SESSION}/events` && /(^|&)fromSeq=1(&|$)/.test(q.query ?? ""));
+    expect(firstEventReads).toHaveLength(1);
+    expect(firstEventReads[0]!.query).toContain("limit=1");
+    expect(ran.map((c) => c.idempotencyKey)).toEqual([x, ext(seq + 4, "c2")]);
+  });
+
+  it("reconciles an attempt by the externalKey its start recorded, and one an older SDK started (no externalKey) by the log key", async () => {
+    setUp();
+    const recorded = `${SESSION}/x~1700000000000`; // whatever the start recorded is what the hook gets, not a key made again now
+    const withKey = startedWithoutResult("c1", "pay", () => recorded);
+    const older = startedWithoutResult("c2", "pay");
+    found = Reconciliation.tookEffect(ToolOutput.ok("found it"));
+    const r = runner();
+
+    expect(await r.run(withKey, "c1")).toMatchObject({ kind: "completed", how: "RECONCILED", idempotencyKey: key(withKey, "c1") });
+    expect(await r.run(older, "c2")).toMatchObject({ kind: "completed", how: "RECONCILED", idempotencyKey: key(older, "c2") });
+
+    expect(asked.map((a) => [a.callId, a.idempotencyKey, a.logKey])).toEqual([
+      ["c1", recorded, key(withKey, "c1")],
+      ["c2", key(older, "c2"), key(older, "c2")],
+    ]);
+    expect(log.ofType("tool_result").map((e) => [e.callId, e.idempotencyKey])).toEqual([
+      ["c1", key(withKey, "c1")],
+      ["c2", key(older, "c2")],
+    ]);
+    expect(ran).toHaveLength(0);
+  });
+
+  it("hands different keys to the same seq and callId of two sessions of one id, erased and made again", async () => {
+    setUp("2026-12-01T08:46:49.377Z");
+    const first = authorized("c1", "pay");
+    await runner().run(first, "c1");
+    const before = [...ran];
+    const startedBefore = log.ofType("tool_call_started");
+
+    setUp("2026-12-01T09:02:11.004123Z"); // the same id, made again after an erasure: the same seqs
+    const again = authorized("c1", "pay");
+    await runner().run(again, "c1");
+    const both = [...before, ...ran];
+
+    expect(again).toBe(first);
+    expect(both.map((c) => c.logKey)).toEqual([key(first, "c1"), key(first, "c1")]); // the log repeats its keys
+    expect(both.map((c) => c.idempotencyKey)).toEqual([ext(first, "c1", 1796114809377), ext(first, "c1", 1796115731004)]);
+    expect(new Set(both.map((c) => c.idempotencyKey)).size).toBe(2);
+    expect([...startedBefore, ...log.ofType("tool_call_started")].map((e) => [e.idempotencyKey, e.externalKey])).toEqual([
+      [key(first, "c1"), ext(first, "c1", 1796114809377)],
+      [key(first, "c1"), ext(first, "c1", 1796115731004)],
+    ]);
+  });
+
+  it("folds the externalKey of the latest start, forgets it at a RETRY, and takes none from a start without one", () => {
+    const fold = new HarnessCallFold(SESSION, 3, "c1");
+    const at = (seq: number, type: string, json: Record<string, unknown>): SessionEvent => ({
+      seq,
+      eventId: `e-${seq}`,
+      type,
+      sessionId: SESSION,
+      occurredAt: undefined,
+      actor: { kind: "SYSTEM", id: "acme-agent" },
+      harnessVersion: "v1",
+      json: { seq, type, ...json },
+    });
+    fold.apply(at(3, "assistant_message", { toolCalls: [{ callId: "c1", tool: "pay", argumentsJson: "{}" }] }));
+    fold.apply(at(4, "tool_call_authorized", { callId: "c1" }));
+    expect(fold.next()).toEqual({ kind: "start", attempt: 1, idempotencyKey: key(3, "c1") });
+    fold.apply(at(5, "tool_call_started", { callId: "c1", idempotencyKey: key(3, "c1"), epoch: 1, attempt: 1, externalKey: "X" }));
+    expect(fold.next()).toEqual({ kind: "reconcile", attempt: 1, idempotencyKey: key(3, "c1"), externalKey: "X" });
+    fold.apply(at(6, "tool_outcome_resolved", { callId: "c1", resolution: "RETRY", approver: "acme-agent", reason: "no effect" }));
+    expect(fold.next()).toEqual({ kind: "start", attempt: 2, idempotencyKey: key(6, "c1") });
+    fold.apply(at(7, "tool_call_started", { callId: "c1", idempotencyKey: key(6, "c1"), epoch: 2, attempt: 2 })); // an older SDK's start
+    expect(fold.next()).toEqual({ kind: "reconcile", attempt: 2, idempotencyKey: key(6, "c1"), externalKey: undefined });
+  });
+
+  it("keeps the 4-argument tool_call_started without externalKey, and makes the external key of a log key and a start", () => {
+    expect(NewEvent.toolCallStarted("c1", "s/2/c1", 1, 1).fields).toEqual({ callId: "c1", idempotencyKey: "s/2/c1", epoch: 1, attempt: 1 });
+    expect(NewEvent.toolCallStarted("c1", "s/2/c1", 1, 1, "s/2/c1~5").fields).toEqual({ callId: "c1", idempotencyKey: "s/2/c1", epoch: 1, attempt: 1, externalKey: "s/2/c1~5" });
+    expect(() => NewEvent.toolCallStarted("c1", "s/2/c1", 1, 1, " ")).toThrow(/blank/);
+    expect(externalKeyOf("s/2/c1", 1796114809377)).toBe("s/2/c1~1796114809377");
+    expect(() => externalKeyOf("s/2/c1", 1.5)).toThrow(RangeError);
+  });
+});
+
+describe("HarnessToolRunner on a log whose events have a Date but not the occurredAt text (an in-memory SessionLogPort)", () => {
+  it("takes the session's start from the first event's Date", async () => {
+    const tether = new FakeTether();
+    await tether.createSession({ objective: "o", modelId: "m", toolMode: "WRITE", sessionId: "mem-1", harnessTools: [PAY] });
+    const claim = claimedOrThrow(await tether.claim("mem-1", { workerId: "w", harnessVersion: "v1" }));
+    const client = {
+      events: (sessionId: string, fromSeq?: number, limit?: number) => tether.events(sessionId, fromSeq, limit),
+      writer: (c: Claimed) => ({ append: (step: string, ...events: NewEvent[]) => tether.append(c.sessionId, { step, events, epoch: c.epoch }) }),
+    } as unknown as TetherClient;
+    const ask = await tether.append("mem-1", { step: "turn-1", events: [NewEvent.assistantMessage("paying", [{ callId: "c1", tool: "pay" }])] });
+    const seq = ask.kind === "appended" ? ask.seqs[0]! : 0;
+    tether.addAsService("mem-1", "tool_call_authorized", { callId: "c1", basis: { kind: "POLICY" } });
+    const handed: string[] = [];
+    const r = new HarnessToolRunner(client, claim, {
+      tools: [{ tool: PAY, run: (call) => (handed.push(call.idempotencyKey), ToolOutput.ok("paid")), reconcile: () => Reconciliation.cannotTell("?") }],
+      principal: "acme-agent",
+    });
+
+    expect(await r.run(seq, "c1", 0)).toMatchObject({ kind: "completed", idempotencyKey: `mem-1/${seq}/c1` });
+
+    const first = tether.sessionsById.get("mem-1")!.events[0]!;
+    expect(first.json.occurredAt).toBeUndefined();
+    expect(handed).toEqual([`mem-1/${seq}/c1~${first.occurredAt!.getTime()}`]);
+  });
+});
+
+describe("epochMillisOf, the session's start as the external key has it", () => {
+  it("reads an occurredAt with 0 to 9 fractional digits, cutting what is below the millisecond", () => {
+    expect(epochMillisOf("2026-12-01T08:46:49.377Z")).toBe(1796114809377);
+    expect(epochMillisOf("2026-12-01T08:46:49Z")).toBe(1796114809000);
+    expect(epochMillisOf("2026-12-01T08:46:49.3Z")).toBe(1796114809300);
+    expect(epochMillisOf("2026-12-01T08:46:49.37Z")).toBe(1796114809370);
+    expect(epochMillisOf("2026-12-01T08:46:49.377999Z")).toBe(1796114809377); // microseconds: cut, not rounded up
+    expect(epochMillisOf("2026-12-01T08:46:49.377999999Z")).toBe(1796114809377); // nanoseconds: cut
+    expect(epochMillisOf("2026-12-01T08:46:49.000000001Z")).toBe(1796114809000);
+    expect(epochMillisOf("2026-12-31T23:59:59.999999999Z")).toBe(1798761599999); // never rounded into the next year
+    expect(epochMillisOf("1970-01-01T00:00:00Z")).toBe(0);
+    expect(epochMillisOf("1969-12-31T23:59:59.9999Z")).toBe(-1);
+    expect(epochMillisOf("2024-02-29T00:00:00Z")).toBe(1709164800000);
+    expect(epochMillisOf("0001-01-01T00:00:00Z")).toBe(-62135596800000);
+    expect(epochMillisOf("2026-12-01T10:46:49.377+02:00")).toBe(1796114809377);
+    expect(epochMillisOf("2026-12-01T03:46:49.377-05:00")).toBe(1796114809377);
+  });
+
+  it("reads nothing that is not such an instant", () => {
+    for (const bad of [
+      "",
+      "2026-12-01",
+      "2026-12-01T08:46Z",
+      "2026-12-01T08:46:49",
+      "2026-12-01T08:46:49.Z",
+      "2026-12-01T08:46:49.1234567890Z",
+      "2026-12-01 08:46:49Z",
+      "2026-13-01T08:46:49Z",
+      " 2026-12-01T08:46:49Z",
+    ]) {
+      expect(epochMillisOf(bad), bad).toBeUndefined();
+    }
   });
 });
 

@@ -37,6 +37,7 @@ import {
   type ToolCall,
   type ToolInvocation,
 } from "../src/index.js";
+import { epochMillisOf } from "../src/harness-tools.js";
 import { REPO, RealStack, SERVICES } from "./real-stack.js";
 
 const PATIENCE_MS = 120_000;
@@ -364,15 +365,16 @@ describe("the SDK on the real stack", () => {
     expect(item.tool).toBe("record_payment");
     expect(payments.applied()).toBe(0); // nothing runs before the grant
     decidedOrThrow(await approver.decide(item.id, ApprovalDecision.grantOnce("the invoice is due")));
-    const key = `${id}/${requestSeq}/pay-1`;
+    const key = `${id}/${requestSeq}/pay-1`; // the call's key in the log
+    const external = await externalKeyIn(id, key); // the key the tool is handed: the log key, ~, the session's start in ms
     const done = completedOrThrow(await running);
-    expect(done).toMatchObject({ status: "OK", how: "RAN", idempotencyKey: key, content: `recorded ${key}` });
+    expect(done).toMatchObject({ status: "OK", how: "RAN", idempotencyKey: key, content: `recorded ${external}` });
     expect(payments.applied()).toBe(1);
-    expect(payments.requests).toEqual([key]);
+    expect(payments.requests).toEqual([external]);
 
     const log = (await agent.allEvents(id))!;
     const started = log.filter((e) => e.type === "tool_call_started");
-    expect(started.map((e) => [e.json.idempotencyKey, e.json.epoch, e.json.attempt])).toEqual([[key, claim.epoch, 1]]);
+    expect(started.map((e) => [e.json.idempotencyKey, e.json.externalKey, e.json.epoch, e.json.attempt])).toEqual([[key, external, claim.epoch, 1]]);
     const results = log.filter((e) => e.type === "tool_result" && e.json.callId === "pay-1");
     expect(results.map((e) => [e.seq, e.json.status, e.json.idempotencyKey])).toEqual([[done.resultSeq, "OK", key]]);
     const report = (await agent.recovery(id, ReadAt.atLeast(done.resultSeq)))!;
@@ -411,6 +413,7 @@ describe("the SDK on the real stack", () => {
     });
     const requestSeq = await askForPayment(first, "pay-2");
     const key = `${id}/${requestSeq}/pay-2`;
+    const external = await externalKeyIn(id, key);
     const running: Promise<HarnessRunResult> = dying.run(requestSeq, "pay-2", PATIENCE_MS);
     const item = await poll(async () => (await approver.approvals()).find((a) => a.sessionId === id && a.callId === "pay-2"));
     decidedOrThrow(await approver.decide(item.id, ApprovalDecision.grantOnce("ok")));
@@ -427,18 +430,19 @@ describe("the SDK on the real stack", () => {
     expect(await running).toMatchObject({ kind: "fenced", currentEpoch: second.epoch });
     const fresh = new HarnessToolRunner(agent, second, { tools: [{ tool: RECORD_PAYMENT, run: payments.record, reconcile: payments.reconcile }] });
     const resumed = await fresh.resume();
-    expect(resumed).toEqual([expect.objectContaining({ kind: "completed", callId: "pay-2", how: "RECONCILED", idempotencyKey: key, content: `found ${key}` })]);
-    expect(payments.reconciled).toEqual([key]);
+    expect(resumed).toEqual([expect.objectContaining({ kind: "completed", callId: "pay-2", how: "RECONCILED", idempotencyKey: key, content: `found ${external}` })]);
+    expect(payments.reconciled).toEqual([external]); // by the key the start recorded and handed the tool
     expect(payments.applied()).toBe(1); // reconciled, not run again
 
     // the first runner asked again (its step re-run): the log has the result, so it answers it and appends nothing
-    expect(await dying.run(requestSeq, "pay-2", 0)).toMatchObject({ kind: "completed", how: "REPORTED_BEFORE", content: `found ${key}` });
+    expect(await dying.run(requestSeq, "pay-2", 0)).toMatchObject({ kind: "completed", how: "REPORTED_BEFORE", content: `found ${external}` });
     const log = (await agent.allEvents(id))!;
     expect(log.filter((e) => e.type === "tool_call_started").map((e) => e.json.epoch)).toEqual([first.epoch]);
     expect(log.filter((e) => e.type === "tool_result" && e.json.callId === "pay-2").map((e) => e.json.status)).toEqual(["OK"]);
     const after = (await agent.recovery(id, ReadAt.atLeast(log.at(-1)!.seq)))!;
     expect(after.effects.harnessRun.find((c) => c.callId === "pay-2")).toMatchObject({ outcome: "CONFIRMED", attempt: 1 });
-    expect(payments.requests).toEqual([key]); // one side effect in all
+    expect(log.filter((e) => e.type === "tool_call_started").map((e) => e.json.externalKey)).toEqual([external]);
+    expect(payments.requests).toEqual([external]); // one side effect in all
     expect(payments.applied()).toBe(1);
   }, PATIENCE_MS * 2);
 
@@ -505,6 +509,13 @@ class Payments {
 
 async function claimOf(sessionId: string, workerId: string) {
   return claimedOrThrow(await agent.claim(sessionId, { workerId, harnessVersion: "v1" }));
+}
+
+/** The external key of the call of log key `key`: `<key>~<epoch ms of the occurredAt of the session's seq 1>`. */
+async function externalKeyIn(sessionId: string, key: string): Promise<string> {
+  const first = (await agent.events(sessionId, 1, 1))!.events[0]!;
+  expect(first.type).toBe("session_started");
+  return `${key}~${epochMillisOf(String(first.json.occurredAt))!}`;
 }
 
 /** The agent's turn asking for one record_payment call; the assistant message's seq. */

@@ -180,7 +180,11 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
-/** Tether's idempotency key of a call: `<sessionId>/<seq of the event that asked for it>/<callId>` (IdempotencyKey in Java). */
+/**
+ * Tether's idempotency key of a call in the log: `<sessionId>/<seq of the event that asked for it>/<callId>`
+ * (IdempotencyKey in Java), what its `tool_result` carries. Not the key a harness-run tool is handed (that one adds the
+ * session's start: `idempotencyKeyOf`, tools.ts).
+ */
 export function idempotencyKey(sessionId: string, askSeq: number, callId: string): string {
   return `${sessionId}/${askSeq}/${callId}`;
 }

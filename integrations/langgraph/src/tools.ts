@@ -16,7 +16,8 @@ import {
 /**
  * A LangChain tool the graph's ToolNode runs through Tether as a harness-run tool (docs/ARCHITECTURE.md §6): each call
  * waits for its authorization (the tenant's policy, or an approver), is recorded as started, runs with the idempotency
- * key Tether derived from the message that asked for it, and has its result appended — once. After a crash, a call that
+ * key Tether derived from the message that asked for it and the session's start ({@link idempotencyKeyOf}), and has its
+ * result appended — once. After a crash, a call that
  * started and has no result is never run again blindly: it is reconciled by `reconcile` (when given) or left to a person.
  */
 export interface TetherToolSpec {
@@ -25,8 +26,10 @@ export interface TetherToolSpec {
   /** It changes something outside the thread (gated by default: an approver decides each call). Default false. */
   readonly mutating?: boolean;
   /**
-   * Finds out, by the attempt's idempotency key, whether an attempt that started and has no result took effect
-   * (see `ToolReconciler` of @tether/client). Without one, such an attempt ends UNKNOWN for a person to decide.
+   * Finds out, by the attempt's idempotency key (`attempt.idempotencyKey`: the key its start handed the tool, what
+   * {@link idempotencyKeyOf} gave it; the log key for an attempt started by an SDK before external keys), whether an
+   * attempt that started and has no result took effect (see `ToolReconciler` of @tether/client). Without one, such an
+   * attempt ends UNKNOWN for a person to decide.
    */
   readonly reconcile?: (attempt: ToolInvocation) => Reconciliation | Promise<Reconciliation>;
 }
@@ -56,7 +59,12 @@ export interface ToolHost {
 const KEY = "tether_idempotency_key";
 const ATTEMPT = "tether_attempt";
 
-/** The idempotency key of the attempt a tool runs in (from its `config`), for the external system; undefined outside Tether. */
+/**
+ * The idempotency key of the attempt a tool runs in (from its `config`), to hand to the external system it changes:
+ * `<sessionId>/<seq>/<callId>~<ms of the session's start>` (`ToolInvocation.idempotencyKey` of @tether/client), unique
+ * even across sessions made again under an erased thread's session id; the key `reconcile` gets for the attempt.
+ * Undefined outside Tether.
+ */
 export function idempotencyKeyOf(config: RunnableConfig | undefined): string | undefined {
   const key = config?.configurable?.[KEY];
   return typeof key === "string" ? key : undefined;

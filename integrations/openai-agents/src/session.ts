@@ -28,8 +28,10 @@ export interface TetherToolSpec {
   /** It changes something outside the conversation: gated by default (an approver decides each call). Default false. */
   readonly mutating?: boolean;
   /**
-   * Finds out, by the attempt's idempotency key, whether an attempt that started and has no result took effect (see
-   * `ToolReconciler` of @tether/client). Without one, such an attempt ends UNKNOWN for a person to decide.
+   * Finds out, by the attempt's idempotency key (`attempt.idempotencyKey`: the key its start handed the tool, what
+   * {@link idempotencyKeyOf} gave it; the log key for an attempt started by an SDK before external keys), whether an
+   * attempt that started and has no result took effect (see `ToolReconciler` of @tether/client). Without one, such an
+   * attempt ends UNKNOWN for a person to decide.
    */
   readonly reconcile?: (attempt: ToolInvocation) => Reconciliation | Promise<Reconciliation>;
 }
@@ -577,7 +579,9 @@ const ATTEMPT = "tetherAttempt";
 
 /**
  * The idempotency key of the attempt a tool runs in — from the `details` its `execute(input, context, details)` gets —
- * for the external system it changes; undefined when the tool is not run through Tether.
+ * to hand to the external system it changes: `<sessionId>/<seq>/<callId>~<ms of the session's start>`
+ * (`ToolInvocation.idempotencyKey` of @tether/client), unique even across sessions made again under an erased session's
+ * id; the key `reconcile` gets for the attempt. Undefined when the tool is not run through Tether.
  */
 export function idempotencyKeyOf(details: unknown): string | undefined {
   const attempt = (details as Record<string, { idempotencyKey?: unknown }> | undefined)?.[ATTEMPT];

@@ -1267,6 +1267,8 @@ export interface components {
             /** Format: int64 */
             epoch: number;
             eventId: string;
+            /** @description the key the harness handed the tool for this attempt, by which its reconciliation looks the effect up: <idempotencyKey>~<the occurredAt of the session's seq 1, in epoch milliseconds>, which a session made again under an erased session's id does not repeat; the sequencer refuses another; absent from a harness before it, which handed idempotencyKey */
+            externalKey?: string;
             /** @description the session's harness version when it was appended */
             harnessVersion: string | null;
             idempotencyKey: string;

@@ -1200,6 +1200,8 @@ export interface components {
             epoch: number;
             /** @description chosen by the client: 1-128 letters, digits, '.', '_' or '-' */
             eventId: string;
+            /** @description the key the harness handed the tool for this attempt, by which its reconciliation looks the effect up: <idempotencyKey>~<the occurredAt of the session's seq 1, in epoch milliseconds>, which a session made again under an erased session's id does not repeat; the sequencer refuses another; absent from a harness before it, which handed idempotencyKey */
+            externalKey?: string;
             idempotencyKey: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1622,6 +1624,8 @@ export interface components {
             /** Format: int64 */
             epoch: number;
             eventId: string;
+            /** @description the key the harness handed the tool for this attempt, by which its reconciliation looks the effect up: <idempotencyKey>~<the occurredAt of the session's seq 1, in epoch milliseconds>, which a session made again under an erased session's id does not repeat; the sequencer refuses another; absent from a harness before it, which handed idempotencyKey */
+            externalKey?: string;
             /** @description the session's harness version when it was appended */
             harnessVersion: string | null;
             idempotencyKey: string;
