@@ -15,7 +15,7 @@ it("runs the quickstart: the answer, the conversation's log in Tether, its model
   } finally {
     log.mockRestore();
   }
-  expect(printed[0]).toMatch(/^looking up A-17 \(key oa-quickstart-[0-9a-f]+\/\d+\/call-1\)$/);
+  expect(printed[0]).toMatch(/^looking up A-17 \(key oa-quickstart-[0-9a-f]+\/\d+\/call-1~\d+\)$/);
   expect(printed).toContain("Order A-17 has shipped.");
   const types = printed.find((p) => p.startsWith("1 session_started"))!.split("\n").map((l) => l.split(" ")[1]);
   expect(types).toEqual(expect.arrayContaining(["user_message", "assistant_message", "tool_call_authorized", "tool_call_started", "tool_result", "framework_state"]));

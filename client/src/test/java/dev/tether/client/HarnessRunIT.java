@@ -133,7 +133,11 @@ class HarnessRunIT {
         assertThat(out).anyMatch(l -> l.equals("RESUMED ToolCompleted OK RAN " + secondKey));
         assertThat(events.stream().filter(e -> e.type().equals("tool_call_started")).map(e -> e.longField("attempt").orElse(0)))
                 .containsExactly(1L, 2L);
-        assertThat(killed.payments().requests()).containsExactly(secondKey);
+        assertThat(killed.payments().requests()).as("under the key the tool was handed: the log key and the session's start")
+                .containsExactly(handed(killed, secondKey));
+        assertThat(events.stream().filter(e -> e.type().equals("tool_call_started")).map(e -> e.text("externalKey").orElse("")))
+                .containsExactly(handed(killed, killed.sessionId() + "/" + killed.requestSeq() + "/" + PaymentWorker.CALL),
+                        handed(killed, secondKey));
         assertExactlyOnePayment(killed, 2, 2);
     }
 
@@ -143,15 +147,21 @@ class HarnessRunIT {
         long startSeq = seqOf(killed.events(), "tool_call_started");
         assertUnknownInTheReport(killed, startSeq, 1);
         String firstKey = killed.sessionId() + "/" + killed.requestSeq() + "/" + PaymentWorker.CALL;
-        assertThat(killed.payments().requests()).containsExactly(firstKey);
+        assertThat(killed.payments().requests()).containsExactly(handed(killed, firstKey));
 
         List<String> out = freshWorker(killed);
         assertThat(out).anyMatch(l -> l.equals("RESUMED ToolCompleted OK RECONCILED " + firstKey));
         SessionEvent result = agent.allEvents(killed.sessionId()).orElseThrow().stream().filter(e -> e.type().equals("tool_result"))
                 .findFirst().orElseThrow();
         assertThat(result.text("content").orElseThrow()).contains("found by reconciliation");
-        assertThat(killed.payments().requests()).containsExactly(firstKey);
+        assertThat(killed.payments().requests()).as("looked up by the key its start recorded, not paid again")
+                .containsExactly(handed(killed, firstKey));
         assertExactlyOnePayment(killed, 1, 1);
+    }
+
+    /** The key a tool of {@code killed}'s session is handed for the call of {@code key}: with the session's start (seq 1's occurredAt). */
+    private static String handed(Killed killed, String key) {
+        return key + "~" + killed.events().get(0).occurredAt().toEpochMilli();
     }
 
     private record Killed(String sessionId, long requestSeq, long lastSeq, List<SessionEvent> events, PaymentWorker.Payments payments) {}

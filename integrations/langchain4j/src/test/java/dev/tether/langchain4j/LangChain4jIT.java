@@ -147,8 +147,9 @@ class LangChain4jIT {
         long askA = seqOf(log, "assistant_message", "t1-refund-A-17");
         SessionEvent retryB = log.stream().filter(e -> e.type().equals("tool_outcome_resolved")).collect(onlyOne());
         assertThat(retryB.text("resolution")).contains("RETRY");
-        assertThat(refunds.requests()).containsExactlyInAnyOrder(sessionId + "/" + askA + "/t1-refund-A-17 A-17",
-                sessionId + "/" + retryB.seq() + "/t1-refund-B-9 B-9");
+        String started = "~" + log.get(0).occurredAt().toEpochMilli(); // the session's start: a session made again under the id has another
+        assertThat(refunds.requests()).containsExactlyInAnyOrder(sessionId + "/" + askA + "/t1-refund-A-17" + started + " A-17",
+                sessionId + "/" + retryB.seq() + "/t1-refund-B-9" + started + " B-9");
         assertThat(refunds.appliedCount()).isEqualTo(2);
         assertThat(log).filteredOn(e -> e.type().equals("tool_call_started"))
                 .extracting(e -> e.text("callId").orElseThrow() + "#" + e.longField("attempt").orElseThrow() + "@" + e.longField("epoch").orElseThrow())
@@ -198,7 +199,8 @@ class LangChain4jIT {
 
         String sessionId = "lc4j-" + memoryId;
         long ask = seqOf(sessionId, "assistant_message", "call-1");
-        assertThat(out).contains("looking up A-17 (key " + sessionId + "/" + ask + "/call-1)", "Your order A-17: shipped");
+        long started = agent.allEvents(sessionId).orElseThrow().get(0).occurredAt().toEpochMilli();
+        assertThat(out).contains("looking up A-17 (key " + sessionId + "/" + ask + "/call-1~" + started + ")", "Your order A-17: shipped");
         assertThat(out).containsSubsequence("1 session_started", "2 session_claimed", "3 user_message", "4 framework_state",
                 "5 assistant_message", "6 framework_state", "7 tool_call_authorized", "8 tool_call_started", "9 tool_result",
                 "10 framework_state", "11 assistant_message", "12 framework_state");
