@@ -125,10 +125,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's tenant's sessions as the projection has them: status, pins, worker, last activity, open calls, pending approvals and unknown outcomes; most recently active first */
+        /** A page of the caller's tenant's sessions as the projection has them: status, pins, worker, last activity, open calls, pending approvals and unknown outcomes; most recently active first, then by id. nextAfter, when present, is where the next page starts; a session that moved since the first page was read is on none of the later ones */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the sessions after this place, <lastActivity>~<sessionId> (the nextAfter of the page before); from the most recently active by default */
+                    after?: string;
+                    /** @description the most sessions wanted (default 100) */
+                    limit?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -137,6 +142,7 @@ export interface paths {
             responses: {
                 /** @description OK */
                 200: components["responses"]["SessionOverviews"];
+                400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 503: components["responses"]["Unavailable"];
@@ -1010,8 +1016,10 @@ export interface components {
             /** @description the worker holding the latest claim; absent if none claimed it */
             workerId?: string;
         };
-        /** @description The caller's tenant's sessions as the projection has them, most recently active first. */
+        /** @description A page of the caller's tenant's sessions as the projection has them, most recently active first. */
         SessionOverviews: {
+            /** @description where the next page starts, <lastActivity>~<sessionId> of this page's last session (pass it as after); absent on the last page */
+            nextAfter?: string;
             sessions: components["schemas"]["SessionOverview"][];
         };
         "SessionProjection.Artifact": {
@@ -1492,7 +1500,7 @@ export interface components {
                 "application/json": components["schemas"]["RecoveryReport"];
             };
         };
-        /** @description The caller's tenant's sessions as the projection has them, most recently active first. */
+        /** @description A page of the caller's tenant's sessions as the projection has them, most recently active first. */
         SessionOverviews: {
             headers: {
                 [name: string]: unknown;

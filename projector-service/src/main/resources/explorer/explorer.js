@@ -113,11 +113,15 @@
   // ---------------------------------------------------------------------------------------------------------------
   // the list of the tenant's sessions
 
+  /** The most sessions the list shows: one page of the list, the most recently active first. */
+  const LIST_LIMIT = 1000;
+
   function openList() {
     $("list-view").hidden = false;
     $("crumbs").replaceChildren(el("span", { text: "Sessions" }));
     const tbody = document.querySelector("#sessions tbody");
     let all = [];
+    let more = false; // the list has a next page: what is shown is the most recently active part of it
 
     function render() {
       const q = $("sessions-filter").value.trim().toLowerCase();
@@ -134,13 +138,17 @@
         el("td", { class: "num pending-approvals" + (s.pendingApprovals ? " attention" : ""), text: String(s.pendingApprovals) }),
         el("td", { class: "num unknown-outcomes" + (s.unknownOutcomes ? " attention" : ""), text: String(s.unknownOutcomes) }),
         el("td", { text: s.workerId ? s.workerId + " (epoch " + s.epoch + ")" : "—" }))));
-      $("sessions-count").textContent = "(" + shown.length + (shown.length !== all.length ? " of " + all.length : "") + ")";
+      $("sessions-count").textContent = "(" + shown.length + (shown.length !== all.length ? " of " + all.length : "")
+        + (more ? ", the most recently active" : "") + ")";
       $("sessions-empty").hidden = all.length > 0;
+      $("sessions-more").hidden = !more;
     }
 
     async function refresh() {
       try {
-        all = (await patient("/v1/sessions")).sessions;
+        const page = await patient("/v1/sessions?limit=" + LIST_LIMIT);
+        all = page.sessions;
+        more = page.nextAfter !== undefined;
         render();
         status.textContent = "Up to date";
         status.dataset.updated = new Date().toISOString();

@@ -3,10 +3,12 @@ package dev.tether.projector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.core.event.UserMessage;
 import dev.tether.kit.kafka.SessionPartitioner;
 import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.projector.domain.SessionOverview;
 import dev.tether.testing.ServiceProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +16,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -61,6 +64,31 @@ class OwnerRoutingIT {
                 servedBy[local.statusCode() == 200 ? 0 : 1]++;
             }
             assertThat(servedBy[0]).as("sessions instance A holds").isBetween(1, 11);
+
+            // the list, a page of five at a time from either instance: every session once, most recently active first
+            for (ServiceProcess instance : List.of(a, b)) {
+                var listed = new ArrayList<JsonNode>();
+                String after = null;
+                int pages = 0;
+                do {
+                    var response = get(instance, "/v1/sessions?limit=5" + (after == null ? ""
+                            : "&after=" + java.net.URLEncoder.encode(after, java.nio.charset.StandardCharsets.UTF_8)));
+                    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                    JsonNode page = json.readTree(response.body());
+                    assertThat(page.get("sessions").size()).isBetween(1, 5);
+                    page.get("sessions").forEach(listed::add);
+                    after = page.hasNonNull("nextAfter") ? page.get("nextAfter").asText() : null;
+                    pages++;
+                } while (after != null && pages < 10);
+                assertThat(pages).as("12 sessions in pages of 5").isEqualTo(3);
+                assertThat(listed).extracting(o -> o.get("sessionId").asText()).filteredOn(id -> id.startsWith(prefix))
+                        .containsExactlyInAnyOrderElementsOf(sessions).doesNotHaveDuplicates();
+                var places = listed.stream().map(o -> new SessionOverview.Place(Instant.parse(o.get("lastActivity").asText()),
+                        o.get("sessionId").asText())).toList();
+                assertThat(places).isSortedAccordingTo(SessionOverview.Place.ORDER);
+            }
+            assertThat(get(a, "/v1/sessions?after=yesterday").body()).contains("\"field\":\"after\"");
+            assertThat(get(a, "/v1/sessions?limit=0").statusCode()).isEqualTo(400);
         }
     }
 

@@ -23,8 +23,53 @@ public record SessionOverview(String sessionId, String objective, SessionProject
                               int openCalls, int pendingApprovals, int unknownOutcomes) {
 
     /** Most recently active first, then by id, so that a list reads the same on every instance. */
-    public static final Comparator<SessionOverview> LATEST_FIRST = Comparator.comparing(SessionOverview::lastActivity,
-            Comparator.nullsLast(Comparator.reverseOrder())).thenComparing(SessionOverview::sessionId);
+    public static final Comparator<SessionOverview> LATEST_FIRST = Comparator.comparing(Place::of, Place.ORDER);
+
+    /**
+     * Where a session stands in a list, {@link #LATEST_FIRST}: when it last moved (null last) and its id. A page of the
+     * list ends at the place of its last session, and the next page starts after it ({@link #text()} is the cursor).
+     */
+    public record Place(Instant lastActivity, String sessionId) {
+
+        /** Most recently active first, then by id. */
+        public static final Comparator<Place> ORDER = Comparator.comparing(Place::lastActivity,
+                Comparator.nullsLast(Comparator.reverseOrder())).thenComparing(Place::sessionId);
+
+        public Place {
+            java.util.Objects.requireNonNull(sessionId, "sessionId");
+        }
+
+        public static Place of(SessionOverview overview) {
+            return new Place(overview.lastActivity(), overview.sessionId());
+        }
+
+        /**
+         * The place {@link #text()} wrote: {@code <lastActivity>~<sessionId>}, the time empty when unknown.
+         *
+         * @throws IllegalArgumentException if {@code text} is not of that shape (the id is not checked here)
+         */
+        public static Place parse(String text) {
+            int tilde = text.indexOf('~');
+            if (tilde < 0 || tilde == text.length() - 1) {
+                throw new IllegalArgumentException("not <lastActivity>~<sessionId>");
+            }
+            try {
+                return new Place(tilde == 0 ? null : Instant.parse(text.substring(0, tilde)), text.substring(tilde + 1));
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new IllegalArgumentException("not <lastActivity>~<sessionId>: the time is not an ISO-8601 instant", e);
+            }
+        }
+
+        /** The cursor form: {@code <lastActivity>~<sessionId>} (session ids never hold {@code ~}). */
+        public String text() {
+            return (lastActivity == null ? "" : lastActivity.toString()) + "~" + sessionId;
+        }
+
+        /** Whether {@code other} comes after this place in the list. */
+        public boolean isBefore(Place other) {
+            return ORDER.compare(this, other) < 0;
+        }
+    }
 
     /** The overview of the session whose checkpoint is {@code checkpoint}. */
     public static SessionOverview of(SessionProjection checkpoint) {

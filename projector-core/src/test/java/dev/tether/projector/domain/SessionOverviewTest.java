@@ -3,6 +3,7 @@ package dev.tether.projector.domain;
 import static dev.tether.projector.domain.ProjectionTest.asking;
 import static dev.tether.projector.domain.ProjectionTest.call;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.ApprovalRequested;
@@ -20,6 +21,7 @@ import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.projector.domain.ProjectionTest.Script;
 import dev.tether.projector.domain.SessionProjection.Status;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -95,5 +97,27 @@ class SessionOverviewTest {
 
         assertThat(list).extracting(SessionOverview::sessionId).containsExactly("s-1", "a-first", "s-1");
         assertThat(list.get(0)).isSameAs(late);
+    }
+
+    @Test
+    void aPlace_readsBackFromItsCursor_andPagesCutAtItInTheListsOrder() {
+        var at = Instant.parse("2026-12-05T09:00:00.123Z");
+        var place = new SessionOverview.Place(at, "s-5");
+        var never = new SessionOverview.Place(null, "s-9");
+
+        assertThat(place.text()).isEqualTo("2026-12-05T09:00:00.123Z~s-5");
+        assertThat(SessionOverview.Place.parse(place.text())).isEqualTo(place);
+        assertThat(SessionOverview.Place.parse(never.text())).isEqualTo(never);
+        // after a place: the less recently active, then at the same time the later ids, then those that never moved
+        assertThat(place.isBefore(new SessionOverview.Place(at.minusMillis(1), "a"))).isTrue();
+        assertThat(place.isBefore(new SessionOverview.Place(at, "s-6"))).isTrue();
+        assertThat(place.isBefore(never)).isTrue();
+        assertThat(place.isBefore(new SessionOverview.Place(at, "s-5"))).as("not itself").isFalse();
+        assertThat(place.isBefore(new SessionOverview.Place(at, "s-4"))).isFalse();
+        assertThat(place.isBefore(new SessionOverview.Place(at.plusMillis(1), "z"))).isFalse();
+        assertThat(never.isBefore(place)).isFalse();
+        for (String bad : new String[] {"", "s-5", "~", "2026-12-05T09:00:00Z~", "yesterday~s-5"}) {
+            assertThatThrownBy(() -> SessionOverview.Place.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
     }
 }

@@ -79,19 +79,30 @@ public class ProjectorReads {
     }
 
     /**
-     * The overviews of {@code tenantId}'s sessions whose partitions this instance holds, most recently active first: the
-     * tenant's keys of the by-tenant index ({@link ProjectorStores#BY_TENANT}), and each session's checkpoint loaded as
-     * {@link #checkpoint} loads it. Another tenant's sessions are not read.
+     * A page of the overviews of {@code tenantId}'s sessions whose partitions this instance holds, most recently active
+     * first ({@link SessionOverview#LATEST_FIRST}): the first {@code limit} after {@code after} (from the first when null).
+     * Every session of the tenant here is read (the tenant's keys of the by-tenant index, {@link ProjectorStores#BY_TENANT},
+     * and each checkpoint loaded as {@link #checkpoint} loads it), but no more than {@code limit} are kept at a time.
+     * Another tenant's sessions are not read.
      */
-    public List<SessionOverview> sessions(String tenantId) {
+    public List<SessionOverview> sessions(String tenantId, SessionOverview.Place after, int limit) {
         ReadOnlyKeyValueStore<String, Checkpoint> checkpoints = stores.keyValue(ProjectorStores.CHECKPOINTS);
-        var found = new ArrayList<SessionOverview>();
+        // the latest-first page so far, its last (the one to drop for an earlier one) at the head
+        var page = new java.util.PriorityQueue<SessionOverview>(SessionOverview.LATEST_FIRST.reversed());
         for (String sessionId : TenantIndex.sessionIds(stores.keyValue(ProjectorStores.BY_TENANT), tenantId)) {
             Checkpoint c = checkpoints.get(sessionId);
-            if (c != null && c.getTenantId().equals(tenantId)) { // erased a moment ago: its key goes in the same commit
-                found.add(SessionOverview.of(load(tenantId, sessionId, c)));
+            if (c == null || !c.getTenantId().equals(tenantId)) {
+                continue; // erased a moment ago: its key goes in the same commit
+            }
+            SessionOverview overview = SessionOverview.of(load(tenantId, sessionId, c));
+            if (after == null || after.isBefore(SessionOverview.Place.of(overview))) {
+                page.add(overview);
+                if (page.size() > limit) {
+                    page.poll();
+                }
             }
         }
+        var found = new ArrayList<>(page);
         found.sort(SessionOverview.LATEST_FIRST);
         return found;
     }

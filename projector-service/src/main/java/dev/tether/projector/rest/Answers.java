@@ -34,6 +34,8 @@ final class Answers {
     @ApiType(description = "The events of a tool call's story: the event that asked for it, its authorization and its result.")
     record CallEvents(Event requestedBy, Optional<Event> authorizedBy, Optional<Event> result) {}
 
-    @ApiType(description = "The caller's tenant's sessions as the projection has them, most recently active first.")
-    record SessionOverviews(List<SessionOverview> sessions) {}
+    @ApiType(description = "A page of the caller's tenant's sessions as the projection has them, most recently active first.")
+    record SessionOverviews(List<SessionOverview> sessions,
+                            @ApiField(description = "where the next page starts, <lastActivity>~<sessionId> of this page's last "
+                                    + "session (pass it as after); absent on the last page") Optional<String> nextAfter) {}
 }

@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.auth.Caller;
+import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.OwnerRouting;
+import dev.tether.kit.service.rest.StrictInput;
+import dev.tether.projector.config.ProjectorConfig;
 import dev.tether.projector.domain.SessionOverview;
 import dev.tether.projector.kafka.ProjectorReads;
 import dev.tether.projector.kafka.ProjectorStores;
@@ -14,6 +17,7 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
@@ -21,47 +25,102 @@ import jakarta.ws.rs.core.UriInfo;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * The caller's tenant's sessions as the projection has them (the session explorer's list): one {@link SessionOverview}
  * each, read from its checkpoint, so it says what the session-service's list cannot: how many calls are open and wait
- * for an approver, and when the session last moved. Each instance answers for the partitions it holds; the list is
- * gathered from every instance ({@link OwnerRouting#gatherFromOthers}), or is 503 rather than partial.
+ * for an approver, and when the session last moved. A page at a time, most recently active first: each instance answers
+ * the first {@code limit + 1} of the partitions it holds after the cursor, and the page is merged from every instance's
+ * ({@link OwnerRouting#gatherFromOthers}), or is 503 rather than partial. Each instance still reads every checkpoint of
+ * the tenant it holds for a page (there is no index by activity); what it keeps and answers is bounded.
  */
 @Path("/v1/sessions")
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({"agent", "approver", "operator", "admin"})
 public class SessionListResource {
 
+    /** The page size when none is asked for. */
+    static final int DEFAULT_LIMIT = 100;
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+
     private final Caller caller;
     private final ProjectorReads reads;
     private final EventJson json;
     private final OwnerRouting routing;
     private final int partitions;
+    private final int maxPageSize;
 
-    SessionListResource(Caller caller, ProjectorReads reads, EventJson json, OwnerRouting routing, TetherConfig tether) {
+    SessionListResource(Caller caller, ProjectorReads reads, EventJson json, OwnerRouting routing, TetherConfig tether,
+                        ProjectorConfig config) {
         this.caller = caller;
         this.reads = reads;
         this.json = json;
         this.routing = routing;
         this.partitions = tether.layout().partitions();
+        this.maxPageSize = config.maxPageSize();
     }
 
     @GET
-    @Operation(summary = "The caller's tenant's sessions as the projection has them: status, pins, worker, last activity, "
-            + "open calls, pending approvals and unknown outcomes; most recently active first")
+    @Operation(summary = "A page of the caller's tenant's sessions as the projection has them: status, pins, worker, last "
+            + "activity, open calls, pending approvals and unknown outcomes; most recently active first, then by id. nextAfter, "
+            + "when present, is where the next page starts; a session that moved since the first page was read is on none of "
+            + "the later ones")
     @APIResponse(responseCode = "200", ref = "SessionOverviews")
-    public ObjectNode list(@Context UriInfo uri, @Context HttpHeaders headers) {
-        var all = new ArrayList<JsonNode>();
-        reads.sessions(caller.principal().tenantId()).forEach(o -> all.add(json.mapper().valueToTree(o)));
-        all.addAll(routing.gatherFromOthers(ProjectorStores.CHECKPOINTS, partitions, uri, headers, json.mapper(), "sessions"));
-        all.sort(Comparator.comparing((JsonNode o) -> o.path("lastActivity").isTextual() ? Instant.parse(o.get("lastActivity").asText())
-                : Instant.MIN, Comparator.reverseOrder()).thenComparing(o -> o.path("sessionId").asText()));
+    @APIResponse(responseCode = "400", ref = "BadRequest")
+    @Parameter(name = "after", in = ParameterIn.QUERY, description = "the sessions after this place, <lastActivity>~<sessionId> "
+            + "(the nextAfter of the page before); from the most recently active by default",
+            schema = @Schema(type = SchemaType.STRING))
+    @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most sessions wanted (default " + DEFAULT_LIMIT + ")",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
+    public ObjectNode list(@QueryParam("after") String afterParam, @QueryParam("limit") String limitParam, @Context UriInfo uri,
+                           @Context HttpHeaders headers) {
+        SessionOverview.Place after = afterParam == null ? null : place(afterParam);
+        Integer limit = StrictInput.intParam(limitParam, "limit");
+        int size = limit == null ? DEFAULT_LIMIT : limit;
+        if (size < 1 || size > maxPageSize) {
+            throw ApiException.badRequest("limit", "must be from 1 to " + maxPageSize);
+        }
+        // one more than the page from each instance, so that the merge knows whether a next page starts after it; another
+        // instance's part (a forwarded request, with the same query) is answered whole
         ObjectNode out = json.mapper().createObjectNode();
-        ArrayNode sessions = out.putArray("sessions");
-        sessions.addAll(all);
+        ArrayNode page = out.putArray("sessions");
+        var all = new ArrayList<JsonNode>();
+        reads.sessions(caller.principal().tenantId(), after, size + 1).forEach(o -> all.add(json.mapper().valueToTree(o)));
+        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null) {
+            page.addAll(all);
+            return out;
+        }
+        all.addAll(routing.gatherFromOthers(ProjectorStores.CHECKPOINTS, partitions, uri, headers, json.mapper(), "sessions"));
+        all.sort(Comparator.comparing(SessionListResource::placeOf, SessionOverview.Place.ORDER));
+        all.stream().limit(size).forEach(page::add);
+        if (all.size() > size) {
+            out.put("nextAfter", placeOf(all.get(size - 1)).text());
+        }
         return out;
+    }
+
+    private static SessionOverview.Place place(String text) {
+        try {
+            SessionOverview.Place place = SessionOverview.Place.parse(text);
+            if (ID.matcher(place.sessionId()).matches()) {
+                return place;
+            }
+        } catch (IllegalArgumentException e) {
+            // answered below
+        }
+        throw ApiException.badRequest("after", "must be <lastActivity>~<sessionId>, the nextAfter of the page before");
+    }
+
+    /** An overview's place, from its JSON (this instance's or another's). */
+    private static SessionOverview.Place placeOf(JsonNode overview) {
+        JsonNode at = overview.path("lastActivity");
+        return new SessionOverview.Place(at.isTextual() ? Instant.parse(at.asText()) : null, overview.path("sessionId").asText());
     }
 }
