@@ -125,14 +125,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The items of the caller's tenant (pending approvals and unknown outcomes), oldest first */
+        /** The items of the caller's tenant (pending approvals and unknown outcomes), oldest first unless order=newest; with limit, a page, and nextAfter where the next page starts */
         get: {
             parameters: {
                 query?: {
-                    /** @description PENDING (the default), another status, or ALL */
-                    status?: "PENDING" | "GRANTED" | "DENIED" | "EXPIRED" | "CANCELLED" | "MARKED_DONE" | "RETRIED" | "ABANDONED" | "ALL";
+                    /** @description PENDING (the default), another status, FINISHED (any but PENDING), or ALL */
+                    status?: "PENDING" | "GRANTED" | "DENIED" | "EXPIRED" | "CANCELLED" | "MARKED_DONE" | "RETRIED" | "ABANDONED" | "FINISHED" | "ALL";
                     /** @description one kind only */
                     kind?: "APPROVAL" | "UNKNOWN_OUTCOME";
+                    /** @description oldest (the default) or newest first */
+                    order?: "oldest" | "newest";
+                    /** @description the items after this place in the order, <requestedAt>~<item id> (the nextAfter of the page before) */
+                    after?: string;
+                    /** @description the most items wanted, up to 1000; every item when absent */
+                    limit?: number;
                 };
                 header?: never;
                 path?: never;
@@ -305,9 +311,11 @@ export interface components {
             suggestedPathGlob?: string;
             tool: string;
         };
-        /** @description The items of the caller's tenant, oldest first. */
+        /** @description The items of the caller's tenant, oldest first unless newest were asked for; with a limit, a page. */
         ApprovalItems: {
             approvals: components["schemas"]["ApprovalItem"][];
+            /** @description where the next page starts, <requestedAt>~<item id> of this page's last item (pass it as after); absent on the last page and when no limit was asked for */
+            nextAfter?: string;
         };
         /** @description An approver's decision: GRANT_ONCE, GRANT_SESSION (optionally for a tool and a path glob) or DENY on an APPROVAL; MARK_DONE, RETRY or ABANDON on an UNKNOWN_OUTCOME. No other field is accepted. */
         Decision: {
@@ -404,7 +412,7 @@ export interface components {
                 "application/json": components["schemas"]["ApprovalItem"];
             };
         };
-        /** @description The items of the caller's tenant, oldest first. */
+        /** @description The items of the caller's tenant, oldest first unless newest were asked for; with a limit, a page. */
         ApprovalItems: {
             headers: {
                 [name: string]: unknown;

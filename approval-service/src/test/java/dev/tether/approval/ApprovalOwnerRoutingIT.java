@@ -104,6 +104,28 @@ class ApprovalOwnerRoutingIT {
                 }
             });
 
+            // the list a page at a time, newest first, from either instance: every item once, merged across both
+            for (ServiceProcess instance : List.of(a, b)) {
+                var paged = new ArrayList<String>();
+                String after = null;
+                int pages = 0;
+                do {
+                    var page = get(instance.baseUrl() + "/v1/approvals?status=PENDING&order=newest&limit=4" + (after == null ? ""
+                            : "&after=" + java.net.URLEncoder.encode(after, java.nio.charset.StandardCharsets.UTF_8)), APPROVER);
+                    assertThat(page.status()).as("%s", page).isEqualTo(200);
+                    page.body().get("approvals").forEach(item -> paged.add(item.get("id").asText()));
+                    after = page.body().hasNonNull("nextAfter") ? page.body().get("nextAfter").asText() : null;
+                    pages++;
+                } while (after != null && pages < 10);
+                assertThat(pages).as("10 items in pages of 4").isEqualTo(3);
+                var newestFirst = new ArrayList<>(itemIds.get());
+                java.util.Collections.reverse(newestFirst);
+                assertThat(paged).as("from %s", instance.baseUrl()).isEqualTo(newestFirst);
+            }
+            assertThat(get(a.baseUrl() + "/v1/approvals?order=sideways", APPROVER).body().get("field").asText()).isEqualTo("order");
+            assertThat(get(a.baseUrl() + "/v1/approvals?after=yesterday", APPROVER).body().get("field").asText()).isEqualTo("after");
+            assertThat(get(a.baseUrl() + "/v1/approvals?limit=0", APPROVER).body().get("field").asText()).isEqualTo("limit");
+
             // both instances hold partitions; pick an item instance A does not hold
             var notOnA = new ArrayList<String>();
             for (String id : itemIds.get()) {
@@ -135,6 +157,12 @@ class ApprovalOwnerRoutingIT {
                     assertThat(list.body().get("approvals")).hasSize(acme.size() - 1);
                 }
             });
+            // and is the one the page's "recently decided" list reads, from either instance
+            for (ServiceProcess instance : List.of(a, b)) {
+                var recent = get(instance.baseUrl() + "/v1/approvals?status=FINISHED&order=newest&limit=10", APPROVER);
+                assertThat(recent.body().get("approvals")).extracting(item -> item.get("id").asText()).containsExactly(id);
+                assertThat(recent.body().has("nextAfter")).isFalse();
+            }
         }
     }
 

@@ -61,6 +61,56 @@ public record ApprovalItem(
 
     public enum Kind { APPROVAL, UNKNOWN_OUTCOME }
 
+    /** Oldest first: when the item was opened, then its session and seq, so that a list reads the same on every instance. */
+    public static final java.util.Comparator<ApprovalItem> OLDEST_FIRST = java.util.Comparator.comparing(Place::of, Place.OLDEST_FIRST);
+
+    /**
+     * Where an item stands in a list: when it was opened, its session and seq. A page of a list ends at the place of
+     * its last item, and the next page starts after it ({@link #text()} is the cursor).
+     */
+    public record Place(Instant requestedAt, String sessionId, long seq) {
+
+        /** Oldest first, then by session and seq. */
+        public static final java.util.Comparator<Place> OLDEST_FIRST = java.util.Comparator.comparing(Place::requestedAt)
+                .thenComparing(Place::sessionId).thenComparingLong(Place::seq);
+
+        public Place {
+            Objects.requireNonNull(requestedAt, "requestedAt");
+            Objects.requireNonNull(sessionId, "sessionId");
+        }
+
+        public static Place of(ApprovalItem item) {
+            return new Place(item.requestedAt(), item.sessionId(), item.seq());
+        }
+
+        /**
+         * The place {@link #text()} wrote: {@code <requestedAt>~<sessionId>~<seq>}, the time and the item's id.
+         *
+         * @throws IllegalArgumentException if {@code text} is not of that shape (the session id is not checked here)
+         */
+        public static Place parse(String text) {
+            int first = text.indexOf(ID_SEPARATOR);
+            int last = text.lastIndexOf(ID_SEPARATOR);
+            if (first < 1 || last <= first + 1 || last == text.length() - 1) {
+                throw new IllegalArgumentException("not <requestedAt>~<sessionId>~<seq>");
+            }
+            try {
+                long seq = Long.parseLong(text.substring(last + 1));
+                if (seq < 1) {
+                    throw new IllegalArgumentException("not <requestedAt>~<sessionId>~<seq>: the seq is not a seq");
+                }
+                return new Place(Instant.parse(text.substring(0, first)), text.substring(first + 1, last), seq);
+            } catch (NumberFormatException | java.time.format.DateTimeParseException e) {
+                throw new IllegalArgumentException("not <requestedAt>~<sessionId>~<seq>", e);
+            }
+        }
+
+        /** The cursor form: {@code <requestedAt>~<item id>}. */
+        public String text() {
+            return requestedAt + String.valueOf(ID_SEPARATOR) + id(sessionId, seq);
+        }
+    }
+
     /** PENDING, then one final state: the first five for approvals, PENDING and the last three for unknown outcomes. */
     public enum Status {
         PENDING, GRANTED, DENIED, EXPIRED, CANCELLED, MARKED_DONE, RETRIED, ABANDONED;

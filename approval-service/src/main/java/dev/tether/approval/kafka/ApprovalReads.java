@@ -65,14 +65,31 @@ public class ApprovalReads {
     }
 
     /**
-     * The tenant's items (pending and recently finished) that pass {@code filter}, oldest first. Reads every session of
-     * the tenant this instance holds (through {@value ApprovalStores#BY_TENANT}): for finished items, which are looked at
-     * rarely; pending ones come from {@link #pending}.
+     * A page of the tenant's items that pass {@code filter}: the first {@code limit} in {@code order} after {@code after}
+     * (from the first when null). Reads every session of the tenant this instance holds (through
+     * {@value ApprovalStores#BY_TENANT}), or only the pending index when {@code pendingOnly}, but keeps no more than
+     * {@code limit} items at a time.
      */
-    public List<ApprovalItem> items(String tenantId, Predicate<ApprovalItem> filter) {
-        var out = new ArrayList<ApprovalItem>();
-        forEachSession(tenantId, s -> s.items().stream().filter(filter).forEach(out::add));
-        out.sort(ORDER);
+    public List<ApprovalItem> page(String tenantId, boolean pendingOnly, Predicate<ApprovalItem> filter,
+                                   Comparator<ApprovalItem.Place> order, ApprovalItem.Place after, int limit) {
+        Comparator<ApprovalItem> itemOrder = Comparator.comparing(ApprovalItem.Place::of, order);
+        // the page so far, its last in the order (the one to drop for an earlier one) at the head
+        var page = new java.util.PriorityQueue<ApprovalItem>(itemOrder.reversed());
+        Consumer<ApprovalItem> offer = i -> {
+            if (filter.test(i) && (after == null || order.compare(after, ApprovalItem.Place.of(i)) < 0)) {
+                page.add(i);
+                if (page.size() > limit) {
+                    page.poll();
+                }
+            }
+        };
+        if (pendingOnly) {
+            pending(tenantId).forEach(offer);
+        } else {
+            forEachSession(tenantId, s -> s.items().forEach(offer));
+        }
+        var out = new ArrayList<>(page);
+        out.sort(itemOrder);
         return out;
     }
 
@@ -102,6 +119,5 @@ public class ApprovalReads {
         }
     }
 
-    private static final Comparator<ApprovalItem> ORDER = Comparator.comparing(ApprovalItem::requestedAt)
-            .thenComparing(ApprovalItem::sessionId).thenComparingLong(ApprovalItem::seq);
+    private static final Comparator<ApprovalItem> ORDER = ApprovalItem.OLDEST_FIRST;
 }

@@ -48,8 +48,10 @@ final class Answers {
     record RecordedDecision(DecisionKind decision, String approver, String reason, Optional<String> tool, Optional<String> pathGlob,
                             long seq, Instant decidedAt) {}
 
-    @ApiType(description = "The items of the caller's tenant, oldest first.")
-    record Items(List<Item> approvals) {}
+    @ApiType(description = "The items of the caller's tenant, oldest first unless newest were asked for; with a limit, a page.")
+    record Items(List<Item> approvals,
+                 @ApiField(description = "where the next page starts, <requestedAt>~<item id> of this page's last item (pass it "
+                         + "as after); absent on the last page and when no limit was asked for") Optional<String> nextAfter) {}
 
     @ApiType(description = "A session-scope grant in force, with the calls it authorized without asking.")
     record Grant(String sessionId, long seq, String tool, Optional<String> pathGlob, String approver, Instant grantedAt, int uses,

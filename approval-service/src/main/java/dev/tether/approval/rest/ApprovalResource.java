@@ -76,6 +76,8 @@ public class ApprovalResource {
 
     private static final Logger LOG = Logger.getLogger(ApprovalResource.class);
     private static final Pattern SESSION_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    /** The largest page of the list. */
+    static final int MAX_PAGE = 1000;
     static final Set<String> BODY_FIELDS = Set.of("decision", "tool", "pathGlob", "reason", "requestedAt");
     private static final Duration SETTLE = Duration.ofSeconds(5);
 
@@ -102,32 +104,84 @@ public class ApprovalResource {
         this.items = new ItemJson(json, config.timeout());
     }
 
-    /** {@code status}: PENDING (the default), another status, or ALL; {@code kind}: APPROVAL or UNKNOWN_OUTCOME. */
+    /**
+     * {@code status}: PENDING (the default), another status, FINISHED (every status but PENDING) or ALL; {@code kind}:
+     * APPROVAL or UNKNOWN_OUTCOME; {@code order}: oldest (the default) or newest first; {@code limit} and {@code after}: a
+     * page, as the session lists page (all of them when no {@code limit} is asked for, as before it).
+     */
     @GET
     @RolesAllowed({"approver", "admin"})
-    @Operation(summary = "The items of the caller's tenant (pending approvals and unknown outcomes), oldest first")
+    @Operation(summary = "The items of the caller's tenant (pending approvals and unknown outcomes), oldest first unless "
+            + "order=newest; with limit, a page, and nextAfter where the next page starts")
     @APIResponse(responseCode = "200", ref = "ApprovalItems")
     @APIResponse(responseCode = "400", ref = "BadRequest")
-    @Parameter(name = "status", in = ParameterIn.QUERY, description = "PENDING (the default), another status, or ALL",
-            schema = @Schema(type = SchemaType.STRING, enumeration = {"PENDING", "GRANTED", "DENIED", "EXPIRED", "CANCELLED", "MARKED_DONE",
-                    "RETRIED", "ABANDONED", "ALL"}))
+    @Parameter(name = "status", in = ParameterIn.QUERY, description = "PENDING (the default), another status, FINISHED (any "
+            + "but PENDING), or ALL", schema = @Schema(type = SchemaType.STRING, enumeration = {"PENDING", "GRANTED", "DENIED",
+                    "EXPIRED", "CANCELLED", "MARKED_DONE", "RETRIED", "ABANDONED", "FINISHED", "ALL"}))
     @Parameter(name = "kind", in = ParameterIn.QUERY, description = "one kind only",
             schema = @Schema(type = SchemaType.STRING, enumeration = {"APPROVAL", "UNKNOWN_OUTCOME"}))
-    public ObjectNode list(@QueryParam("status") String status, @QueryParam("kind") String kind,
+    @Parameter(name = "order", in = ParameterIn.QUERY, description = "oldest (the default) or newest first",
+            schema = @Schema(type = SchemaType.STRING, enumeration = {"oldest", "newest"}))
+    @Parameter(name = "after", in = ParameterIn.QUERY, description = "the items after this place in the order, "
+            + "<requestedAt>~<item id> (the nextAfter of the page before)", schema = @Schema(type = SchemaType.STRING))
+    @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most items wanted, up to " + MAX_PAGE
+            + "; every item when absent", schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
+    public ObjectNode list(@QueryParam("status") String status, @QueryParam("kind") String kind, @QueryParam("order") String orderParam,
+                           @QueryParam("after") String afterParam, @QueryParam("limit") String limitParam,
                            @Context UriInfo uri, @Context HttpHeaders headers) {
         String tenantId = caller.principal().tenantId();
-        ApprovalItem.Status wanted = status == null ? ApprovalItem.Status.PENDING : parse(ApprovalItem.Status.class, status, "status", "ALL");
+        boolean finished = "FINISHED".equals(status);
+        ApprovalItem.Status wanted = status == null ? ApprovalItem.Status.PENDING
+                : finished ? null : parse(ApprovalItem.Status.class, status, "status", "ALL");
         ApprovalItem.Kind kindWanted = kind == null ? null : parse(ApprovalItem.Kind.class, kind, "kind", null);
-        List<ApprovalItem> found = wanted == ApprovalItem.Status.PENDING ? reads.pending(tenantId)
-                : reads.items(tenantId, i -> wanted == null || i.status() == wanted);
+        if (orderParam != null && !List.of("oldest", "newest").contains(orderParam)) {
+            throw ApiException.badRequest("order", "must be oldest or newest");
+        }
+        Comparator<ApprovalItem.Place> order = "newest".equals(orderParam) ? ApprovalItem.Place.OLDEST_FIRST.reversed()
+                : ApprovalItem.Place.OLDEST_FIRST;
+        ApprovalItem.Place after = afterParam == null ? null : place(afterParam);
+        Integer limit = StrictInput.intParam(limitParam, "limit");
+        if (limit != null && (limit < 1 || limit > MAX_PAGE)) {
+            throw ApiException.badRequest("limit", "must be from 1 to " + MAX_PAGE);
+        }
+        // one more than the page from each instance, so that the merge knows whether a next page starts after it; another
+        // instance's part (a forwarded request, with the same query) is answered whole
         var all = new ArrayList<JsonNode>();
-        found.stream().filter(i -> kindWanted == null || i.kind() == kindWanted).forEach(i -> all.add(items.of(i, i.shown())));
-        all.addAll(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers, json, "approvals"));
-        all.sort(Comparator.comparing((JsonNode i) -> Instant.parse(i.get("requestedAt").asText()))
-                .thenComparing(i -> i.get("sessionId").asText()).thenComparingLong(i -> i.get("seq").asLong()));
+        reads.page(tenantId, wanted == ApprovalItem.Status.PENDING,
+                i -> (finished ? !i.status().pending() : wanted == null || i.status() == wanted) && (kindWanted == null || i.kind() == kindWanted),
+                order, after, limit == null ? Integer.MAX_VALUE - 1 : limit + 1).forEach(i -> all.add(items.of(i, i.shown())));
         ObjectNode out = json.createObjectNode();
-        out.putArray("approvals").addAll(all);
+        ArrayNode page = out.putArray("approvals");
+        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null) {
+            page.addAll(all);
+            return out;
+        }
+        all.addAll(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers, json, "approvals"));
+        all.sort(Comparator.comparing(ApprovalResource::placeOf, order));
+        int size = limit == null ? all.size() : limit;
+        all.stream().limit(size).forEach(page::add);
+        if (all.size() > size) {
+            out.put("nextAfter", placeOf(all.get(size - 1)).text());
+        }
         return out;
+    }
+
+    private static ApprovalItem.Place place(String text) {
+        try {
+            ApprovalItem.Place place = ApprovalItem.Place.parse(text);
+            if (SESSION_ID.matcher(place.sessionId()).matches()) {
+                return place;
+            }
+        } catch (IllegalArgumentException e) {
+            // answered below
+        }
+        throw ApiException.badRequest("after", "must be <requestedAt>~<item id>, the nextAfter of the page before");
+    }
+
+    /** An item's place, from its JSON (this instance's or another's). */
+    private static ApprovalItem.Place placeOf(JsonNode item) {
+        return new ApprovalItem.Place(Instant.parse(item.get("requestedAt").asText()), item.get("sessionId").asText(),
+                item.get("seq").asLong());
     }
 
     /** The session-scope grants in force in the caller's tenant, with the calls each authorized without asking. */

@@ -142,6 +142,29 @@ class ApprovalReadsTest {
     }
 
     @Test
+    void aPage_isTheFirstItemsInItsOrder_afterThePlaceGiven_ofTheCallersTenantOnly() {
+        waiting("s-b", "acme", 1, "c1", T0.plusSeconds(10));
+        waiting("s-a", "acme", 1, "c1", T0.plusSeconds(20));
+        waiting("s-b", "acme", 4, "c2", T0.plusSeconds(30));
+        waiting("s-c", "globex", 1, "c1", T0.plusSeconds(40));
+        streams.hold("s-a", "s-b", "s-c");
+        var newest = ApprovalItem.Place.OLDEST_FIRST.reversed();
+
+        for (boolean pendingOnly : new boolean[] {true, false}) { // from the pending index, and from every session's state
+            List<ApprovalItem> first = reads.page("acme", pendingOnly, i -> true, newest, null, 2);
+            assertThat(first).as("pendingOnly %s", pendingOnly).extracting(i -> i.sessionId() + "/" + i.callId())
+                    .containsExactly("s-b/c2", "s-a/c1");
+            ApprovalItem.Place end = ApprovalItem.Place.parse(ApprovalItem.Place.of(first.get(1)).text());
+            assertThat(reads.page("acme", pendingOnly, i -> true, newest, end, 2)).extracting(i -> i.sessionId() + "/" + i.callId())
+                    .containsExactly("s-b/c1");
+            assertThat(reads.page("acme", pendingOnly, i -> true, ApprovalItem.Place.OLDEST_FIRST, end, 5))
+                    .extracting(i -> i.sessionId() + "/" + i.callId()).containsExactly("s-b/c2");
+            assertThat(reads.page("acme", pendingOnly, i -> !i.sessionId().equals("s-b"), newest, null, 5))
+                    .extracting(ApprovalItem::sessionId).containsExactly("s-a");
+        }
+    }
+
+    @Test
     void aSessionWhosePartitionThisInstanceDoesNotHold_is503WithRetryAfter_notNotFound() {
         waiting("s-a", "acme", 1, "c1", T0);
         streams.hold(); // right after a restart: the killed member's partitions have not moved here yet
