@@ -162,6 +162,10 @@ class ApprovalReadsTest {
             assertThat(reads.page("acme", pendingOnly, i -> !i.sessionId().equals("s-b"), newest, null, 5))
                     .extracting(ApprovalItem::sessionId).containsExactly("s-a");
         }
+        for (String bad : new String[] {"", "s-a~3", "2026-12-01T10:00:00Z~s-a", "2026-12-01T10:00:00Z~~3", "2026-12-01T10:00:00Z~s-a~0",
+                "2026-12-01T10:00:00Z~s-a~x", "yesterday~s-a~3"}) {
+            assertThatThrownBy(() -> ApprovalItem.Place.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
     }
 
     @Test
