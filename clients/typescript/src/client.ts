@@ -312,9 +312,20 @@ export class TetherClient {
 
   // --- approvals (approval-service; approver or admin) ------------------------------------------------------------------
 
-  /** The items of the caller's tenant that `filter` selects (default: the pending ones), oldest first. */
-  approvals(filter: ApprovalFilter = { status: "PENDING" }): Promise<readonly Approval[]> {
-    return this.list("listing approvals", this.approvalApi("/v1/approvals", { status: filter.status ?? "PENDING", kind: filter.kind }), wire.approvals);
+  /** The items of the caller's tenant that `filter` selects (default: the pending ones), oldest first (read page by page). */
+  async approvals(filter: ApprovalFilter = { status: "PENDING" }): Promise<readonly Approval[]> {
+    const all: Approval[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.list(
+        "listing approvals",
+        this.approvalApi("/v1/approvals", { status: filter.status ?? "PENDING", kind: filter.kind, after, limit: PAGE }),
+        wire.approvalPage,
+      );
+      all.push(...page.approvals);
+      after = page.nextAfter;
+    } while (after !== undefined);
+    return Object.freeze(all);
   }
 
   /** One item by its id (`<sessionId>~<seq>`), with the whole text shown to approvers. */

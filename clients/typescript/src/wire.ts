@@ -402,8 +402,9 @@ export function approval(n: unknown): Approval {
   });
 }
 
-export function approvals(n: unknown): readonly Approval[] {
-  return Object.freeze(elements(object<Approvals["ApprovalItems"]>(n, "a list of approvals"), "approvals").map(approval));
+export function approvalPage(n: unknown): { approvals: readonly Approval[]; nextAfter: string | undefined } {
+  const o = object<Approvals["ApprovalItems"]>(n, "a page of approvals");
+  return { approvals: Object.freeze(elements(o, "approvals").map(approval)), nextAfter: text(o, "nextAfter") };
 }
 
 // -------------------------------------------------------------------------------------------------------------------

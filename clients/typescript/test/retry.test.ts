@@ -153,6 +153,17 @@ describe("reads", () => {
     expect(fake.server.seen.map((r) => r.query)).toEqual(["status=open&limit=500", "status=open&after=b&limit=500", "status=open&after=b&limit=500"]);
   });
 
+  it("read every page of the approval list, in order, repeating a page on its own", async () => {
+    const item = (id: string) => `{"id":"${id}","kind":"APPROVAL","status":"PENDING","sessionId":"s","callId":"c","tool":"edit_file"}`;
+    fake.server
+      .next(json(200, `{"approvals":[${item("s~3")},${item("s~5")}],"nextAfter":"2026-12-05T09:00:00Z~s~5"}`))
+      .next(json(503, UNAVAILABLE, RETRY_NOW))
+      .next(json(200, `{"approvals":[${item("s~9")}]}`));
+    expect((await fake.client.approvals()).map((a) => a.id)).toEqual(["s~3", "s~5", "s~9"]);
+    const next = "status=PENDING&after=2026-12-05T09%3A00%3A00Z~s~5&limit=500";
+    expect(fake.server.seen.map((r) => r.query)).toEqual(["status=PENDING&limit=500", next, next]);
+  });
+
   it("send their query parameters, encoded", async () => {
     const notFound = json(404, '{"error":"not_found","message":"x"}');
     fake.server.next(notFound).next(notFound).next(notFound).next(notFound).otherwise(json(200, '{"approvals":[]}'));
@@ -166,7 +177,7 @@ describe("reads", () => {
       "/v1/sessions/demo-1/checkpoint?atSeq=3",
       "/v1/sessions/demo-1/context?format=anthropic&atSeq=5&maxTokens=1000",
       "/v1/sessions/demo-1/calls/call%201%2Fx",
-      "/v1/approvals?status=PENDING&kind=UNKNOWN_OUTCOME",
+      "/v1/approvals?status=PENDING&kind=UNKNOWN_OUTCOME&limit=500",
     ]);
     await expect(fake.client.recovery("demo-1", ReadAt.seq(3))).rejects.toThrow(/latest checkpoint/);
   });

@@ -149,6 +149,19 @@ class ClientRetryTest {
     }
 
     @Test
+    void approvals_readsEveryPageOfTheList_inOrder_retryingAPageOnItsOwn() {
+        String page = "{\"approvals\":[%s]%s}";
+        String item = "{\"id\":\"%s\",\"kind\":\"APPROVAL\",\"status\":\"PENDING\",\"sessionId\":\"s\",\"callId\":\"c\",\"tool\":\"edit_file\"}";
+        server.then(json(200, page.formatted(item.formatted("s~3") + "," + item.formatted("s~5"), ",\"nextAfter\":\"2026-12-05T09:00:00Z~s~5\"")))
+                .then(json(503, UNAVAILABLE, RETRY_NOW))
+                .then(json(200, page.formatted(item.formatted("s~9"), "")));
+
+        assertThat(client.approvals(ApprovalFilter.pending())).extracting(Approval::id).containsExactly("s~3", "s~5", "s~9");
+        String next = "status=PENDING&after=2026-12-05T09%3A00%3A00Z~s~5&limit=500";
+        assertThat(server.requests()).extracting(FakeServer.Seen::query).containsExactly("status=PENDING&limit=500", next, next);
+    }
+
+    @Test
     void reads_areEmptyOn404_andThrowOn401() {
         server.then(json(404, "{\"error\":\"not_found\",\"message\":\"session not found\"}"))
                 .then(json(401, "{\"error\":\"unauthorized\",\"message\":\"a valid bearer token is required\"}"));
@@ -169,7 +182,7 @@ class ClientRetryTest {
         var seen = server.requests().stream().map(r -> r.path() + (r.query() == null ? "" : "?" + r.query())).toList();
         assertThat(seen).containsExactly("/v1/sessions/demo-1/checkpoint?minSeq=7", "/v1/sessions/demo-1/checkpoint?atSeq=3",
                 "/v1/sessions/demo-1/context?format=anthropic&atSeq=5&maxTokens=1000", "/v1/sessions/demo-1/calls/call%201%2Fx",
-                "/v1/approvals?status=PENDING&kind=UNKNOWN_OUTCOME");
+                "/v1/approvals?status=PENDING&kind=UNKNOWN_OUTCOME&limit=500");
     }
 
     @Test

@@ -24,7 +24,7 @@ class ApprovalCommandsTest {
 
     @Test
     void approvalsList_asksForPendingItems_asTheApprover() {
-        services.on("GET /v1/approvals?status=PENDING", 200, "{\"approvals\":[" + FakeServices.resource("approval-demo-1-9-pending.json") + "]}");
+        services.on("GET /v1/approvals?status=PENDING&limit=500", 200, "{\"approvals\":[" + FakeServices.resource("approval-demo-1-9-pending.json") + "]}");
 
         CliRun run = CliRun.run(services.env(), "approvals", "list");
 
@@ -37,7 +37,7 @@ class ApprovalCommandsTest {
 
     @Test
     void approvalsList_ofEveryStatusAndOneKind_showsWhoDecided() {
-        services.onResource("GET /v1/approvals?status=ALL&kind=APPROVAL", 200, "approvals-all.json");
+        services.onResource("GET /v1/approvals?status=ALL&kind=APPROVAL&limit=500", 200, "approvals-all.json");
 
         CliRun run = CliRun.run(services.env(), "approvals", "list", "--status", "all", "--kind", "approval");
 

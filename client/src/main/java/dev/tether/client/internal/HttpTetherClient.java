@@ -355,13 +355,19 @@ public final class HttpTetherClient implements TetherClient {
     @Override
     public List<Approval> approvals(ApprovalFilter filter) {
         open();
-        Uris uri = approvalsApi().path("/v1/approvals").param("status", filter.statusFilter().map(Enum::name).orElse("ALL"));
-        filter.kindFilter().ifPresent(k -> uri.param("kind", k.name()));
-        Answer answer = transport.get(uri.build());
-        if (!answer.ok()) {
-            throw Outcomes.failure("listing approvals", answer.error());
-        }
-        return Wire.approvals(answer.json());
+        var all = new ArrayList<Approval>();
+        String after = null;
+        do { // page by page, oldest first (each page a retried read)
+            Uris uri = approvalsApi().path("/v1/approvals").param("status", filter.statusFilter().map(Enum::name).orElse("ALL"));
+            filter.kindFilter().ifPresent(k -> uri.param("kind", k.name()));
+            Answer answer = transport.get(uri.param("after", after).param("limit", PAGE).build());
+            if (!answer.ok()) {
+                throw Outcomes.failure("listing approvals", answer.error());
+            }
+            all.addAll(Wire.approvals(answer.json()));
+            after = answer.json().path("nextAfter").isTextual() ? answer.json().get("nextAfter").asText() : null;
+        } while (after != null);
+        return all;
     }
 
     @Override
