@@ -208,7 +208,11 @@ public final class HarnessToolRunner {
     }
 
     private HarnessRunResult start(HarnessCallFold fold, Registered tool, HarnessCallFold.Start s) throws InterruptedException {
-        String handed = IdempotencyKey.external(s.idempotencyKey(), sessionStartedAt());
+        Optional<Instant> startedAt = sessionStartedAt();
+        if (startedAt.isEmpty()) {
+            return new NotFound("session " + sessionId() + " not found");
+        }
+        String handed = IdempotencyKey.external(s.idempotencyKey(), startedAt.get());
         ToolInvocation call = invocation(fold, s.attempt(), handed, s.idempotencyKey());
         onAuthorized.accept(call);
         AppendResult started = writer.append("harness/" + s.idempotencyKey() + "/start",
@@ -294,17 +298,21 @@ public final class HarnessToolRunner {
 
     /**
      * When the sequencer accepted the session's first event (seq 1's {@code occurredAt}), from which the key handed to a
-     * tool is derived ({@code IdempotencyKey.external}); read once.
+     * tool is derived ({@code IdempotencyKey.external}); read once. Empty when the session is not found.
      */
-    private Instant sessionStartedAt() {
+    private Optional<Instant> sessionStartedAt() {
         Instant known = sessionStartedAt;
         if (known == null) {
-            known = client.events(sessionId(), 1, 1).flatMap(p -> p.events().stream().filter(e -> e.seq() == 1).findFirst())
-                    .map(SessionEvent::occurredAt)
-                    .orElseThrow(() -> new TetherException("cannot read the first event of " + sessionId(), (Throwable) null, false));
+            Optional<EventPage> first = client.events(sessionId(), 1, 1);
+            if (first.isEmpty()) {
+                return Optional.empty();
+            }
+            known = first.get().events().stream().filter(e -> e.seq() == 1).findFirst().map(SessionEvent::occurredAt)
+                    .orElseThrow(() -> new TetherException("cannot read the first event of " + sessionId()
+                            + ": the session's start is part of its calls' external keys", (Throwable) null, false));
             sessionStartedAt = known;
         }
-        return known;
+        return Optional.of(known);
     }
 
     /** Who this worker is (a harness's RETRY is in its own name): the actor of its claim's event. */
