@@ -269,6 +269,24 @@ class SessionApiIT {
         assertThat(all.getLong("sessions.find { it.sessionId == '" + closed + "' }.lastSeq")).isEqualTo(2);
         JsonPath other = given().auth().oauth2(OTHER_TENANT).get("/v1/sessions").then().statusCode(200).extract().jsonPath();
         assertThat(other.getList("sessions.sessionId", String.class)).contains(globex).doesNotContain(open, closed);
+
+        // pages of two, each partition's run read on its own and merged: every session once, in id order
+        for (int i = 0; i < 7; i++) {
+            created();
+        }
+        List<String> whole = given().auth().oauth2(AGENT).queryParam("limit", 1000).get("/v1/sessions").then().statusCode(200).extract()
+                .jsonPath().getList("sessions.sessionId", String.class);
+        var paged = new java.util.ArrayList<String>();
+        String after = null;
+        do {
+            var request = given().auth().oauth2(AGENT).queryParam("limit", 2);
+            JsonPath page = (after == null ? request : request.queryParam("after", after)).get("/v1/sessions").then().statusCode(200)
+                    .extract().jsonPath();
+            paged.addAll(page.getList("sessions.sessionId", String.class));
+            after = page.getString("nextAfter");
+        } while (after != null);
+        assertThat(whole).hasSizeGreaterThanOrEqualTo(9).isSorted();
+        assertThat(paged).isEqualTo(whole);
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.StoreSignals;
+import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.session.domain.HarnessVersion;
@@ -39,10 +40,12 @@ public class SessionStores {
 
     private final InteractiveStores stores;
     private final StoreSignals signals;
+    private final int partitions;
 
-    SessionStores(KafkaStreams streams, StoreSignals signals) {
+    SessionStores(KafkaStreams streams, StoreSignals signals, TetherConfig tether) {
         this.stores = new InteractiveStores(streams, "the session store");
         this.signals = signals;
+        this.partitions = tether.layout().partitions();
     }
 
     /** The session's head, if it exists and belongs to {@code tenantId}. */
@@ -102,26 +105,32 @@ public class SessionStores {
     /**
      * A page of the tenant's sessions this instance holds, in id order: the first {@code limit} whose ids come after
      * {@code after} (null: from the first), optionally only those with {@code status} (open, closed), each with the last
-     * seq of its head (the stored summary's is that of its last change; {@link SessionSummary#listsAs}). The store runs
-     * through this instance's partitions one after the other, so every summary of the tenant after {@code after} is
-     * read; only {@code limit} are kept, and only their heads looked up.
+     * seq of its head (the stored summary's is that of its last change; {@link SessionSummary#listsAs}). Each partition's
+     * summaries are read on their own, in key order, up to its first {@code limit} that pass: at most that many per
+     * partition (and those of another status it passes over) are read, however many the tenant has, and only the
+     * page's heads are looked up.
      */
     public List<SessionSummary> sessions(String tenantId, String status, String after, int limit) {
-        ReadOnlyKeyValueStore<String, SessionSummary> index = stores.keyValue(StoreNames.SESSIONS_BY_TENANT);
         ReadOnlyKeyValueStore<String, SessionHead> heads = stores.keyValue(StoreNames.HEADS);
         String from = after == null ? StoreKey.prefix(tenantId) : StoreKey.of(tenantId, after);
         var first = new TreeMap<String, SessionSummary>();
-        // every key of the tenant starts with its prefix, tenantId NUL, and sorts below tenantId U+0001
-        try (var it = index.range(from, tenantId + '\u0001')) {
-            it.forEachRemaining(kv -> {
-                String id = kv.value.sessionId();
-                if ((after == null || id.compareTo(after) > 0) && (status == null || status.equals(kv.value.status()))) {
-                    first.put(id, kv.value);
-                    if (first.size() > limit) {
-                        first.pollLastEntry();
+        for (ReadOnlyKeyValueStore<String, SessionSummary> index : stores.<String, SessionSummary>keyValueByPartition(
+                StoreNames.SESSIONS_BY_TENANT, partitions)) {
+            int taken = 0;
+            // every key of the tenant starts with its prefix, tenantId NUL, and sorts below tenantId U+0001
+            try (var it = index.range(from, tenantId + '\u0001')) {
+                while (taken < limit && it.hasNext()) {
+                    SessionSummary summary = it.next().value;
+                    String id = summary.sessionId();
+                    if ((after == null || id.compareTo(after) > 0) && (status == null || status.equals(summary.status()))) {
+                        first.put(id, summary);
+                        taken++;
                     }
                 }
-            });
+            }
+            while (first.size() > limit) {
+                first.pollLastEntry();
+            }
         }
         var page = new ArrayList<SessionSummary>(first.size());
         first.values().forEach(summary -> {

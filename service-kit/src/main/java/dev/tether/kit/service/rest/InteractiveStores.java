@@ -46,6 +46,35 @@ public final class InteractiveStores {
     }
 
     /**
+     * The store {@code name} of each of {@code partitions} partitions this instance holds, one store each, in partition
+     * order: for a read that takes only the first keys of each partition's own sorted run, where {@link #keyValue} runs
+     * through the partitions one after another and a range over it is sorted only within each.
+     *
+     * @throws ApiException 503 with {@code Retry-After} while the application is not RUNNING or a partition of the store
+     *                      here restores
+     */
+    public <K, V> java.util.List<ReadOnlyKeyValueStore<K, V>> keyValueByPartition(String name, int partitions) {
+        KafkaStreams.State state = streams.state();
+        if (state != KafkaStreams.State.RUNNING) {
+            throw ApiException.unavailable(what + " is " + state.name().toLowerCase(Locale.ROOT) + "; try again shortly", 1);
+        }
+        var held = new java.util.ArrayList<ReadOnlyKeyValueStore<K, V>>();
+        for (int partition = 0; partition < partitions; partition++) {
+            ReadOnlyKeyValueStore<K, V> store = streams.store(StoreQueryParameters.fromNameAndType(name,
+                    QueryableStoreTypes.<K, V>keyValueStore()).withPartition(partition));
+            try {
+                store.approximateNumEntries(); // the handle is resolved lazily: touching it says whether the partition is here
+                held.add(store);
+            } catch (org.apache.kafka.streams.errors.InvalidStateStorePartitionException e) {
+                // another instance's partition
+            } catch (InvalidStateStoreException e) {
+                throw ApiException.unavailable(what + " is restoring; try again shortly", 1);
+            }
+        }
+        return held;
+    }
+
+    /**
      * This instance's copy of partition {@code partition} of store {@code name}, whatever its task — a standby, or
      * active and restoring — and however far behind: for a read {@link OwnerRouting#serveLocallyOrForwardOrCopy}
      * found a warm copy for. Readable while the application runs or rebalances.
