@@ -125,6 +125,8 @@ class ApprovalOwnerRoutingIT {
             assertThat(get(a.baseUrl() + "/v1/approvals?order=sideways", APPROVER).body().get("field").asText()).isEqualTo("order");
             assertThat(get(a.baseUrl() + "/v1/approvals?after=yesterday", APPROVER).body().get("field").asText()).isEqualTo("after");
             assertThat(get(a.baseUrl() + "/v1/approvals?limit=0", APPROVER).body().get("field").asText()).isEqualTo("limit");
+            assertThat(get(a.baseUrl() + "/v1/approvals?status=DONE", APPROVER).body().get("message").asText())
+                    .isEqualTo("must be one of PENDING, GRANTED, DENIED, EXPIRED, CANCELLED, MARKED_DONE, RETRIED, ABANDONED, FINISHED, ALL");
 
             // both instances hold partitions; pick an item instance A does not hold
             var notOnA = new ArrayList<String>();

@@ -132,8 +132,8 @@ public class ApprovalResource {
         String tenantId = caller.principal().tenantId();
         boolean finished = "FINISHED".equals(status);
         ApprovalItem.Status wanted = status == null ? ApprovalItem.Status.PENDING
-                : finished ? null : parse(ApprovalItem.Status.class, status, "status", "ALL");
-        ApprovalItem.Kind kindWanted = kind == null ? null : parse(ApprovalItem.Kind.class, kind, "kind", null);
+                : finished || "ALL".equals(status) ? null : parse(ApprovalItem.Status.class, status, "status", "FINISHED", "ALL");
+        ApprovalItem.Kind kindWanted = kind == null ? null : parse(ApprovalItem.Kind.class, kind, "kind");
         if (orderParam != null && !List.of("oldest", "newest").contains(orderParam)) {
             throw ApiException.badRequest("order", "must be oldest or newest");
         }
@@ -318,7 +318,7 @@ public class ApprovalResource {
         if (decision == null) {
             throw ApiException.badRequest("decision", "is required: one of " + Arrays.toString(DecisionKind.values()));
         }
-        DecisionKind kind = parse(DecisionKind.class, decision, "decision", null);
+        DecisionKind kind = parse(DecisionKind.class, decision, "decision");
         return new DecisionRequest(kind, text(body, "tool"), text(body, "pathGlob"), text(body, "reason"), instant(body, "requestedAt"));
     }
 
@@ -347,17 +347,16 @@ public class ApprovalResource {
     }
 
     /** {@code value} as a constant of {@code type}; {@code all} (if not null) reads as null, meaning any. */
-    private static <E extends Enum<E>> E parse(Class<E> type, String value, String field, String all) {
-        if (all != null && all.equals(value)) {
-            return null;
-        }
+    /** {@code value} as a constant of {@code type}; else 400 naming {@code field} and what it may be ({@code others} too). */
+    private static <E extends Enum<E>> E parse(Class<E> type, String value, String field, String... others) {
         for (E constant : type.getEnumConstants()) {
             if (constant.name().equals(value)) {
                 return constant;
             }
         }
-        String allowed = Arrays.stream(type.getEnumConstants()).map(Enum::name).collect(Collectors.joining(", "));
-        throw ApiException.badRequest(field, "must be one of " + allowed + (all == null ? "" : ", " + all));
+        String allowed = java.util.stream.Stream.concat(Arrays.stream(type.getEnumConstants()).map(Enum::name), Arrays.stream(others))
+                .collect(Collectors.joining(", "));
+        throw ApiException.badRequest(field, "must be one of " + allowed);
     }
 
     private static ApiException refusal(Verdict.Refused refused) {
