@@ -144,26 +144,12 @@ public class ApprovalResource {
         if (limit != null && (limit < 1 || limit > MAX_PAGE)) {
             throw ApiException.badRequest("limit", "must be from 1 to " + MAX_PAGE);
         }
-        // one more than the page from each instance, so that the merge knows whether a next page starts after it; another
-        // instance's part (a forwarded request, with the same query) is answered whole
-        var all = new ArrayList<JsonNode>();
+        var local = new ArrayList<JsonNode>();
         reads.page(tenantId, wanted == ApprovalItem.Status.PENDING,
                 i -> (finished ? !i.status().pending() : wanted == null || i.status() == wanted) && (kindWanted == null || i.kind() == kindWanted),
-                order, after, limit == null ? Integer.MAX_VALUE - 1 : limit + 1).forEach(i -> all.add(items.of(i, i.shown())));
-        ObjectNode out = json.createObjectNode();
-        ArrayNode page = out.putArray("approvals");
-        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null) {
-            page.addAll(all);
-            return out;
-        }
-        all.addAll(routing.gatherFromOthers(ApprovalStores.SESSIONS, partitions, uri, headers, json, "approvals"));
-        all.sort(Comparator.comparing(ApprovalResource::placeOf, order));
-        int size = limit == null ? all.size() : limit;
-        all.stream().limit(size).forEach(page::add);
-        if (all.size() > size) {
-            out.put("nextAfter", placeOf(all.get(size - 1)).text());
-        }
-        return out;
+                order, after, limit == null ? Integer.MAX_VALUE - 1 : limit + 1).forEach(i -> local.add(items.of(i, i.shown())));
+        return routing.page(ApprovalStores.SESSIONS, partitions, uri, headers, json, "approvals", local,
+                Comparator.comparing(ApprovalResource::placeOf, order), limit, i -> placeOf(i).text());
     }
 
     private static ApprovalItem.Place place(String text) {

@@ -1,7 +1,6 @@
 package dev.tether.projector.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.service.TetherConfig;
@@ -87,23 +86,10 @@ public class SessionListResource {
         if (size < 1 || size > maxPageSize) {
             throw ApiException.badRequest("limit", "must be from 1 to " + maxPageSize);
         }
-        // one more than the page from each instance, so that the merge knows whether a next page starts after it; another
-        // instance's part (a forwarded request, with the same query) is answered whole
-        ObjectNode out = json.mapper().createObjectNode();
-        ArrayNode page = out.putArray("sessions");
-        var all = new ArrayList<JsonNode>();
-        reads.sessions(caller.principal().tenantId(), after, size + 1).forEach(o -> all.add(json.mapper().valueToTree(o)));
-        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null) {
-            page.addAll(all);
-            return out;
-        }
-        all.addAll(routing.gatherFromOthers(ProjectorStores.CHECKPOINTS, partitions, uri, headers, json.mapper(), "sessions"));
-        all.sort(Comparator.comparing(SessionListResource::placeOf, SessionOverview.Place.ORDER));
-        all.stream().limit(size).forEach(page::add);
-        if (all.size() > size) {
-            out.put("nextAfter", placeOf(all.get(size - 1)).text());
-        }
-        return out;
+        var local = new ArrayList<JsonNode>();
+        reads.sessions(caller.principal().tenantId(), after, size + 1).forEach(o -> local.add(json.mapper().valueToTree(o)));
+        return routing.page(ProjectorStores.CHECKPOINTS, partitions, uri, headers, json.mapper(), "sessions", local,
+                Comparator.comparing(SessionListResource::placeOf, SessionOverview.Place.ORDER), size, o -> placeOf(o).text());
     }
 
     private static SessionOverview.Place place(String text) {

@@ -261,23 +261,10 @@ public class SessionResource {
         if (size < 1 || size > config.maxPageSize()) {
             throw ApiException.badRequest("limit", "must be from 1 to " + config.maxPageSize());
         }
-        // one more than the page from each instance, so that the merge knows whether a next page starts after it; another
-        // instance's part (a forwarded request) is answered whole
-        ObjectNode out = json.mapper().createObjectNode();
-        ArrayNode page = out.putArray("sessions");
-        var all = new ArrayList<JsonNode>();
-        stores.sessions(caller.principal().tenantId(), status, after, size + 1).forEach(s -> all.add(json.mapper().valueToTree(s)));
-        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null) {
-            page.addAll(all);
-            return out;
-        }
-        all.addAll(routing.gatherFromOthers(StoreNames.HEADS, partitions, uri, headers, json.mapper(), "sessions"));
-        all.sort(Comparator.comparing(s -> s.path("sessionId").asText()));
-        all.stream().limit(size).forEach(page::add);
-        if (all.size() > size) {
-            out.put("nextAfter", all.get(size - 1).path("sessionId").asText());
-        }
-        return out;
+        var local = new ArrayList<JsonNode>();
+        stores.sessions(caller.principal().tenantId(), status, after, size + 1).forEach(s -> local.add(json.mapper().valueToTree(s)));
+        return routing.page(StoreNames.HEADS, partitions, uri, headers, json.mapper(), "sessions", local,
+                Comparator.comparing(s -> s.path("sessionId").asText()), size, s -> s.path("sessionId").asText());
     }
 
     @GET

@@ -2,6 +2,7 @@ package dev.tether.kit.service.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.kit.kafka.SessionPartitioner;
 import io.smallrye.mutiny.Multi;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.LagInfo;
@@ -274,6 +277,35 @@ public class OwnerRouting {
             }
         }
         return items;
+    }
+
+    /**
+     * A page of a list gathered from every instance, as {@code {<field>: [...], "nextAfter": ...}}. {@code local} is
+     * this instance's part: its first {@code limit + 1} elements after the page's cursor in {@code order} (all of them
+     * when {@code limit} is null), so that the merge knows whether a next page starts after the page. A forwarded request
+     * (another instance gathering) is answered that part whole; otherwise the other instances' parts
+     * ({@link #gatherFromOthers(String, int, UriInfo, HttpHeaders, ObjectMapper, String)}, asked the same query) are
+     * merged with it in {@code order}, cut to {@code limit}, and {@code nextAfter} is the cursor ({@code cursorOf}) of the
+     * page's last element when more follow.
+     */
+    public ObjectNode page(String store, int partitions, UriInfo uri, HttpHeaders headers,
+                           ObjectMapper json, String field, List<JsonNode> local, Comparator<JsonNode> order, Integer limit,
+                           Function<JsonNode, String> cursorOf) {
+        var out = json.createObjectNode();
+        var page = out.putArray(field);
+        if (headers.getHeaderString(FORWARDED) != null) {
+            page.addAll(local);
+            return out;
+        }
+        var all = new ArrayList<>(local);
+        all.addAll(gatherFromOthers(store, partitions, uri, headers, json, field));
+        all.sort(order);
+        int size = limit == null ? all.size() : limit;
+        all.stream().limit(size).forEach(page::add);
+        if (all.size() > size) {
+            out.put("nextAfter", cursorOf.apply(all.get(size - 1)));
+        }
+        return out;
     }
 
     /** The partitions (numbers, of any source topic) among {@code partitions} that none of {@code instances} holds. */
