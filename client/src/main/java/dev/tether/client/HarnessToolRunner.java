@@ -262,8 +262,9 @@ public final class HarnessToolRunner {
         } else if (found instanceof Reconciliation.CannotTell c) {
             return report(attempt, ToolOutput.unknown(c.reason()), ToolCompleted.How.RECONCILED);
         }
-        AppendResult retry = writer.append("harness/" + r.idempotencyKey() + "/no-effect", NewEvent.toolOutcomeResolved(attempt.callId(),
-                "RETRY", principal(), "reconciled by key " + r.handedKey() + ": no effect (" + ((Reconciliation.NoEffect) found).reason() + ")"));
+        String why = "reconciled by key " + r.handedKey() + ": no effect (" + ((Reconciliation.NoEffect) found).reason() + ")";
+        AppendResult retry = writer.append("harness/" + r.idempotencyKey() + "/no-effect",
+                NewEvent.toolOutcomeResolved(attempt.callId(), "RETRY", principal(), why));
         return retry instanceof Appended ? null : refusal(retry); // then the next attempt, under the RETRY's key
     }
 

@@ -144,10 +144,11 @@ public class ApprovalResource {
         if (limit != null && (limit < 1 || limit > MAX_PAGE)) {
             throw ApiException.badRequest("limit", "must be from 1 to " + MAX_PAGE);
         }
+        java.util.function.Predicate<ApprovalItem> selected = i -> (kindWanted == null || i.kind() == kindWanted)
+                && (finished ? !i.status().pending() : wanted == null || i.status() == wanted);
+        int kept = limit == null ? Integer.MAX_VALUE - 1 : limit + 1;
         var local = new ArrayList<JsonNode>();
-        reads.page(tenantId, wanted == ApprovalItem.Status.PENDING,
-                i -> (finished ? !i.status().pending() : wanted == null || i.status() == wanted) && (kindWanted == null || i.kind() == kindWanted),
-                order, after, limit == null ? Integer.MAX_VALUE - 1 : limit + 1).forEach(i -> local.add(items.of(i, i.shown())));
+        reads.page(tenantId, wanted == ApprovalItem.Status.PENDING, selected, order, after, kept).forEach(i -> local.add(items.of(i, i.shown())));
         return routing.page(ApprovalStores.SESSIONS, partitions, uri, headers, json, "approvals", local,
                 Comparator.comparing(ApprovalResource::placeOf, order), limit, i -> placeOf(i).text());
     }

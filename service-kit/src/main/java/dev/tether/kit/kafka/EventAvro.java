@@ -142,7 +142,8 @@ public final class EventAvro {
             p.setToolOutcomeResolved(new dev.tether.avro.ToolOutcomeResolved(r.callId(),
                     dev.tether.avro.OutcomeResolution.valueOf(r.resolution().name()), r.approver(), r.reason()));
         } else if (payload instanceof ToolCallStarted t) {
-            p.setToolCallStarted(new dev.tether.avro.ToolCallStarted(t.callId(), t.idempotencyKey(), t.epoch(), t.attempt(), t.externalKey()));
+            p.setToolCallStarted(new dev.tether.avro.ToolCallStarted(t.callId(), t.idempotencyKey(), t.epoch(), t.attempt(),
+                    t.externalKey()));
         } else if (payload instanceof FrameworkState f) {
             p.setFrameworkState(new dev.tether.avro.FrameworkState(f.framework(), f.kind(), f.key(), f.content(), toAvro(f.artifact())));
         } else if (payload instanceof UnknownEvent u) {
