@@ -336,7 +336,8 @@
       }
       case "tool_call_started":
         return ["Started ", el("code", { text: e.callId }), " · attempt " + e.attempt + " · epoch " + e.epoch + " · key ",
-          el("code", { text: e.idempotencyKey })];
+          el("code", { text: e.idempotencyKey }), e.externalKey ? " · handed to the tool as " : null,
+          e.externalKey ? el("code", { text: e.externalKey }) : null];
       case "tool_result":
         return ["Result of ", el("code", { text: e.callId }), " ", el("span", { class: "chip c-" + e.status, text: e.status }), " ",
           t(e.content || (e.artifact ? "(stored as artifact " + e.artifact.sha256.slice(0, 12) + "…, " + e.artifact.size + " bytes)" : ""))];

@@ -120,7 +120,9 @@ class SessionExplorerBrowserIT {
         assertThat(row(seqOf(events, "approval_requested", "c2")).getText()).contains("Approval asked for c2 (deploy)")
                 .contains("deploy checkout 1.4.2 to production");
         assertThat(row(demo.grantSeq()).getText()).contains("Granted c2 ONCE by acme-approver: the fix is reviewed");
-        assertThat(row(seqOf(events, "tool_call_started", "c2")).getText()).contains("attempt 1 · epoch 2");
+        assertThat(row(seqOf(events, "tool_call_started", "c2")).getText()).contains("attempt 1 · epoch 2")
+                .containsPattern("handed to the tool as " + java.util.regex.Pattern.quote(demo.sessionId() + "/") + "\\d+/c2~\\d+");
+        assertThat(row(seqOf(events, "tool_call_started", "c1")).getText()).as("a start without one shows none").doesNotContain("handed");
         assertThat(row(demo.resumedSeq()).getText()).contains("Resumed after CRASH");
         assertThat(row(demo.resumedSeq() - 1).getText()).contains("Claimed by worker-b").contains("epoch 2");
         assertThat(row(demo.interruptedSeq()).getText()).contains("Interrupted (the user stopped the turn)").contains("Checking the dash");
@@ -410,7 +412,9 @@ class SessionExplorerBrowserIT {
         stack.answerAsTheApprovalService(id, new ToolCallAuthorized("c2", AuthorizationBasis.approval(grant)));
         long authorized = stack.awaitEvent(id, "c2 authorized", is("tool_call_authorized", "c2")).get("seq").asLong();
         String key2 = id + "/" + ask2 + "/c2";
-        stack.append(id, AGENT, b, started("c2", key2, b));
+        // worker-b's harness records the key it hands the tool: the call's key and the session's start
+        String handed2 = key2 + "~" + java.time.Instant.parse(stack.events(id).get(0).get("occurredAt").asText()).toEpochMilli();
+        stack.append(id, AGENT, b, started("c2", key2, b).put("externalKey", handed2));
         long deployed = stack.append(id, AGENT, b, result("c2", key2, "checkout 1.4.2 is live on 12 of 12 hosts")).get(0);
         stack.append(id, AGENT, b, json().put("type", "step_completed").put("step", 1).put("note", "the fix is deployed").put("verified", true)
                 .put("evidence", "commit 9f3c2a1"));

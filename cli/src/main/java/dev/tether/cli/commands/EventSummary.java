@@ -52,7 +52,7 @@ public final class EventSummary {
             case "tool_call_authorized" -> text(j, "callId") + " by " + basis(j.get("basis"));
             case "tool_result" -> text(j, "callId") + " " + text(j, "status") + ": " + quote(content(j, "content", "artifact"));
             case "tool_call_started" -> text(j, "callId") + " attempt " + text(j, "attempt") + ", epoch " + text(j, "epoch") + ", key "
-                    + text(j, "idempotencyKey");
+                    + text(j, "idempotencyKey") + (j.path("externalKey").isTextual() ? ", handed to the tool as " + text(j, "externalKey") : "");
             case "framework_state" -> text(j, "framework") + " " + text(j, "kind") + " " + text(j, "key") + ", " + contentSize(j) + " bytes"
                     + (j.path("artifact").isObject() ? " (offloaded)" : "");
             case "tool_outcome_resolved" -> text(j, "callId") + " " + text(j, "resolution") + " by " + text(j, "approver") + reason(j);

@@ -38,6 +38,11 @@ class EventSummaryTest {
                 .isEqualTo("\"[blob 70000 bytes] Here is the log\"");
         assertThat(EventSummary.gist(event("turn_interrupted", "{\"partialText\":\"I will now\",\"reason\":\"user pressed stop\"}")))
                 .isEqualTo("user pressed stop, partial \"I will now\"");
+        assertThat(EventSummary.gist(event("tool_call_started",
+                "{\"callId\":\"c3\",\"idempotencyKey\":\"s/9/c3\",\"epoch\":2,\"attempt\":1,\"externalKey\":\"s/9/c3~1796114809377\"}")))
+                .isEqualTo("c3 attempt 1, epoch 2, key s/9/c3, handed to the tool as s/9/c3~1796114809377");
+        assertThat(EventSummary.gist(event("tool_call_started", "{\"callId\":\"c3\",\"idempotencyKey\":\"s/9/c3\",\"epoch\":2,\"attempt\":1}")))
+                .as("a start of an SDK before the external key").isEqualTo("c3 attempt 1, epoch 2, key s/9/c3");
     }
 
     @Test
