@@ -88,7 +88,7 @@ public final class CallRules {
                 return new Reconcile(registered.get(), entry, verdict);
             }
             return new Conclude(new CallOutcome.Ended(CallState.UNKNOWN, entry.attempt() + 1, unknownContent(
-                    "its tool is not registered here any more, so it cannot be reconciled; " + refused.reason()),
+                    "its tool is not registered here any more, so it cannot be reconciled; " + refused.reason(), entry),
                     null, entry.beforeHash(), entry.afterHash()));
         }
         throw unhandled(verdict);
@@ -104,7 +104,7 @@ public final class CallRules {
         }
         if (found instanceof Reconciliation.Unknown unknown) {
             return new Conclude(new CallOutcome.Ended(CallState.UNKNOWN, reconcile.attempt(),
-                    unknownContent(unknown.why()), null, started.beforeHash(), started.afterHash()));
+                    unknownContent(unknown.why(), started), null, started.beforeHash(), started.afterHash()));
         }
         if (found instanceof Reconciliation.NotApplied) { // proven not done, or harmless to repeat
             if (reconcile.verdict() instanceof Authority.Refused refused) {
@@ -198,9 +198,11 @@ public final class CallRules {
         throw new IllegalStateException("unhandled outcome " + recorded.outcome().getClass().getName());
     }
 
-    private static String unknownContent(String why) {
+    /** Why the outcome of {@code started} is unknown, with the key its tool was handed: the one to look up elsewhere. */
+    private static String unknownContent(String why, CallEntry started) {
         return "outcome unknown: the executor stopped while this call ran, and it cannot be proven whether it"
-                + " took effect (" + why + "). It was not run again; a human decides.";
+                + " took effect (" + why + "). It was not run again; a human decides (the key it was handed for other systems: "
+                + started.handedKey() + ").";
     }
 
     private static IllegalStateException unhandled(Authority.Verdict verdict) {

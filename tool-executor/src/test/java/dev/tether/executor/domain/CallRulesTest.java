@@ -144,7 +144,7 @@ class CallRulesTest {
 
     private static String unknownBecause(String why) {
         return "outcome unknown: the executor stopped while this call ran, and it cannot be proven whether it took effect ("
-                + why + "). It was not run again; a human decides.";
+                + why + "). It was not run again; a human decides (the key it was handed for other systems: " + KEY + ").";
     }
 
     // --- 1. a new call -------------------------------------------------------------------------------
@@ -520,6 +520,9 @@ class CallRulesTest {
             assertThat(started.handedKey()).isEqualTo(handed);
             assertThat(ended.externalKey()).as("an end keeps its start's").isEqualTo(handed);
             assertThat(new Reconcile(WRITE_FILE, started, ALLOWED).entryFor(ARGUMENTS).idempotencyKey()).isEqualTo(handed);
+            assertThat(((Conclude) CallRules.reconciled(new Reconcile(WRITE_FILE, started, ALLOWED), new Reconciliation.Unknown("who knows")))
+                    .outcome()).extracting(o -> ((Ended) o).content()).asString()
+                    .as("a person deciding an unknown outcome is told the key to look up").endsWith("for other systems: " + handed + ").");
             assertThat(recordNow(none(), new Ended(CallState.ERROR, 1, "refused", null, null, null)).externalKey())
                     .as("never started: nothing was handed out").isNull();
             CallEntry ofAnExecutorBeforeIt = new CallEntry(KEY, "s1", "acme", "c1", "write_file", CallState.STARTED, 1, "old-executor",
