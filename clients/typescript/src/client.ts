@@ -76,14 +76,14 @@ export class TetherClient {
 
   /** The caller's tenant's sessions, open and closed, or with this status, in id order (read page by page). */
   async sessions(status?: "open" | "closed"): Promise<readonly SessionInfo[]> {
-    const all: SessionInfo[] = [];
-    let after: string | undefined;
-    do {
-      const page = await this.list("listing sessions", this.sessionApi("/v1/sessions", { status, after, limit: PAGE }), wire.sessionPage);
-      all.push(...page.sessions);
-      after = page.nextAfter;
-    } while (after !== undefined);
-    return Object.freeze(all);
+    return this.everyPage(
+      "listing sessions",
+      (after) => this.sessionApi("/v1/sessions", { status, after, limit: PAGE }),
+      (n) => {
+        const page = wire.sessionPage(n);
+        return { elements: page.sessions, nextAfter: page.nextAfter };
+      },
+    );
   }
 
   /** One session as a list shows it; undefined if it does not exist for the caller. */
@@ -314,18 +314,14 @@ export class TetherClient {
 
   /** The items of the caller's tenant that `filter` selects (default: the pending ones), oldest first (read page by page). */
   async approvals(filter: ApprovalFilter = { status: "PENDING" }): Promise<readonly Approval[]> {
-    const all: Approval[] = [];
-    let after: string | undefined;
-    do {
-      const page = await this.list(
-        "listing approvals",
-        this.approvalApi("/v1/approvals", { status: filter.status ?? "PENDING", kind: filter.kind, after, limit: PAGE }),
-        wire.approvalPage,
-      );
-      all.push(...page.approvals);
-      after = page.nextAfter;
-    } while (after !== undefined);
-    return Object.freeze(all);
+    return this.everyPage(
+      "listing approvals",
+      (after) => this.approvalApi("/v1/approvals", { status: filter.status ?? "PENDING", kind: filter.kind, after, limit: PAGE }),
+      (n) => {
+        const page = wire.approvalPage(n);
+        return { elements: page.approvals, nextAfter: page.nextAfter };
+      },
+    );
   }
 
   /** One item by its id (`<sessionId>~<seq>`), with the whole text shown to approvers. */
@@ -406,6 +402,22 @@ export class TetherClient {
   }
 
   /** A list: the answer, or a {@link TetherError} (a list has no "not found"). */
+  /** Every element of a paged list, page by page from `url(after)` (each page a retried read), in the list's order. */
+  private async everyPage<T>(
+    what: string,
+    url: (after: string | undefined) => string,
+    page: (n: unknown) => { elements: readonly T[]; nextAfter: string | undefined },
+  ): Promise<readonly T[]> {
+    const all: T[] = [];
+    let after: string | undefined;
+    do {
+      const read = await this.list(what, url(after), page);
+      all.push(...read.elements);
+      after = read.nextAfter;
+    } while (after !== undefined);
+    return Object.freeze(all);
+  }
+
   private async list<T>(what: string, url: string, map: (n: unknown) => T): Promise<T> {
     this.open();
     const answer = await this.transport.get(url);

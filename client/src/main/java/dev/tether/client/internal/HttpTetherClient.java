@@ -59,6 +59,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * {@link TetherClient} over the services' REST APIs. Not part of the API: create it with
@@ -122,18 +123,25 @@ public final class HttpTetherClient implements TetherClient {
         return sessionList(Objects.requireNonNull(status, "status").name().toLowerCase(java.util.Locale.ROOT));
     }
 
-    /** Every session of the list, page by page in id order (each page a retried read). */
+    /** Every session of the list, page by page in id order. */
     private List<SessionInfo> sessionList(String status) {
+        return everyPage("listing sessions", () -> sessionsApi().path("/v1/sessions").param("status", status), Wire::sessions);
+    }
+
+    /**
+     * Every element of a paged list, page by page ({@code after} and {@code limit} added to the query {@code list} makes,
+     * each page a retried read), in the list's order.
+     */
+    private <T> List<T> everyPage(String what, Supplier<Uris> list, Function<JsonNode, List<T>> elements) {
         open();
-        var all = new ArrayList<SessionInfo>();
+        var all = new ArrayList<T>();
         String after = null;
         do {
-            Answer answer = transport.get(sessionsApi().path("/v1/sessions").param("status", status).param("after", after)
-                    .param("limit", PAGE).build());
+            Answer answer = transport.get(list.get().param("after", after).param("limit", PAGE).build());
             if (!answer.ok()) {
-                throw Outcomes.failure("listing sessions", answer.error());
+                throw Outcomes.failure(what, answer.error());
             }
-            all.addAll(Wire.sessions(answer.json()));
+            all.addAll(elements.apply(answer.json()));
             after = answer.json().path("nextAfter").isTextual() ? answer.json().get("nextAfter").asText() : null;
         } while (after != null);
         return all;
@@ -354,20 +362,11 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public List<Approval> approvals(ApprovalFilter filter) {
-        open();
-        var all = new ArrayList<Approval>();
-        String after = null;
-        do { // page by page, oldest first (each page a retried read)
+        return everyPage("listing approvals", () -> {
             Uris uri = approvalsApi().path("/v1/approvals").param("status", filter.statusFilter().map(Enum::name).orElse("ALL"));
             filter.kindFilter().ifPresent(k -> uri.param("kind", k.name()));
-            Answer answer = transport.get(uri.param("after", after).param("limit", PAGE).build());
-            if (!answer.ok()) {
-                throw Outcomes.failure("listing approvals", answer.error());
-            }
-            all.addAll(Wire.approvals(answer.json()));
-            after = answer.json().path("nextAfter").isTextual() ? answer.json().get("nextAfter").asText() : null;
-        } while (after != null);
-        return all;
+            return uri;
+        }, Wire::approvals);
     }
 
     @Override
