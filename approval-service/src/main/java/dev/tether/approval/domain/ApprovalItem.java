@@ -2,6 +2,8 @@ package dev.tether.approval.domain;
 
 import dev.tether.core.blob.BlobRef;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Comparator;
 import java.util.Objects;
 
 /**
@@ -62,7 +64,7 @@ public record ApprovalItem(
     public enum Kind { APPROVAL, UNKNOWN_OUTCOME }
 
     /** Oldest first: when the item was opened, then its session and seq, so that a list reads the same on every instance. */
-    public static final java.util.Comparator<ApprovalItem> OLDEST_FIRST = java.util.Comparator.comparing(Place::of, Place.OLDEST_FIRST);
+    public static final Comparator<ApprovalItem> OLDEST_FIRST = Comparator.comparing(Place::of, Place.OLDEST_FIRST);
 
     /**
      * Where an item stands in a list: when it was opened, its session and seq. A page of a list ends at the place of
@@ -71,7 +73,7 @@ public record ApprovalItem(
     public record Place(Instant requestedAt, String sessionId, long seq) {
 
         /** Oldest first, then by session and seq. */
-        public static final java.util.Comparator<Place> OLDEST_FIRST = java.util.Comparator.comparing(Place::requestedAt)
+        public static final Comparator<Place> OLDEST_FIRST = Comparator.comparing(Place::requestedAt)
                 .thenComparing(Place::sessionId).thenComparingLong(Place::seq);
 
         public Place {
@@ -100,7 +102,7 @@ public record ApprovalItem(
                     throw new IllegalArgumentException("not <requestedAt>~<sessionId>~<seq>: the seq is not a seq");
                 }
                 return new Place(Instant.parse(text.substring(0, first)), text.substring(first + 1, last), seq);
-            } catch (NumberFormatException | java.time.format.DateTimeParseException e) {
+            } catch (NumberFormatException | DateTimeParseException e) {
                 throw new IllegalArgumentException("not <requestedAt>~<sessionId>~<seq>", e);
             }
         }

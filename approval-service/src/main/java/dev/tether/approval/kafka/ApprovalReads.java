@@ -4,6 +4,7 @@ import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.SessionApprovals;
 import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.FirstInOrder;
 import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.kit.service.rest.OwnerRouting;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -60,7 +61,7 @@ public class ApprovalReads {
                 }
             });
         }
-        out.sort(ORDER);
+        out.sort(ApprovalItem.OLDEST_FIRST);
         return out;
     }
 
@@ -72,15 +73,10 @@ public class ApprovalReads {
      */
     public List<ApprovalItem> page(String tenantId, boolean pendingOnly, Predicate<ApprovalItem> filter,
                                    Comparator<ApprovalItem.Place> order, ApprovalItem.Place after, int limit) {
-        Comparator<ApprovalItem> itemOrder = Comparator.comparing(ApprovalItem.Place::of, order);
-        // the page so far, its last in the order (the one to drop for an earlier one) at the head
-        var page = new java.util.PriorityQueue<ApprovalItem>(itemOrder.reversed());
+        var page = new FirstInOrder<ApprovalItem>(Comparator.comparing(ApprovalItem.Place::of, order), limit);
         Consumer<ApprovalItem> offer = i -> {
             if (filter.test(i) && (after == null || order.compare(after, ApprovalItem.Place.of(i)) < 0)) {
-                page.add(i);
-                if (page.size() > limit) {
-                    page.poll();
-                }
+                page.offer(i);
             }
         };
         if (pendingOnly) {
@@ -88,9 +84,7 @@ public class ApprovalReads {
         } else {
             forEachSession(tenantId, s -> s.items().forEach(offer));
         }
-        var out = new ArrayList<>(page);
-        out.sort(itemOrder);
-        return out;
+        return page.sorted();
     }
 
     /** A session-scope grant in force, with its session. */
@@ -119,5 +113,4 @@ public class ApprovalReads {
         }
     }
 
-    private static final Comparator<ApprovalItem> ORDER = ApprovalItem.OLDEST_FIRST;
 }

@@ -49,8 +49,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -144,7 +146,7 @@ public class ApprovalResource {
         if (limit != null && (limit < 1 || limit > MAX_PAGE)) {
             throw ApiException.badRequest("limit", "must be from 1 to " + MAX_PAGE);
         }
-        java.util.function.Predicate<ApprovalItem> selected = i -> (kindWanted == null || i.kind() == kindWanted)
+        Predicate<ApprovalItem> selected = i -> (kindWanted == null || i.kind() == kindWanted)
                 && (finished ? !i.status().pending() : wanted == null || i.status() == wanted);
         int kept = limit == null ? Integer.MAX_VALUE - 1 : limit + 1;
         var local = new ArrayList<JsonNode>();
@@ -333,7 +335,6 @@ public class ApprovalResource {
         return value.asText();
     }
 
-    /** {@code value} as a constant of {@code type}; {@code all} (if not null) reads as null, meaning any. */
     /** {@code value} as a constant of {@code type}; else 400 naming {@code field} and what it may be ({@code others} too). */
     private static <E extends Enum<E>> E parse(Class<E> type, String value, String field, String... others) {
         for (E constant : type.getEnumConstants()) {
@@ -341,7 +342,7 @@ public class ApprovalResource {
                 return constant;
             }
         }
-        String allowed = java.util.stream.Stream.concat(Arrays.stream(type.getEnumConstants()).map(Enum::name), Arrays.stream(others))
+        String allowed = Stream.concat(Arrays.stream(type.getEnumConstants()).map(Enum::name), Arrays.stream(others))
                 .collect(Collectors.joining(", "));
         throw ApiException.badRequest(field, "must be one of " + allowed);
     }

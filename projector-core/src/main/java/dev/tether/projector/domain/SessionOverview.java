@@ -3,7 +3,9 @@ package dev.tether.projector.domain;
 import dev.tether.projector.domain.SessionProjection.CallCursor;
 import dev.tether.projector.domain.SessionProjection.CallState;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Comparator;
+import java.util.Objects;
 
 /**
  * What a list of sessions shows of one session (the session explorer's list, {@code GET /v1/sessions} of the
@@ -36,7 +38,7 @@ public record SessionOverview(String sessionId, String objective, SessionProject
                 Comparator.nullsLast(Comparator.reverseOrder())).thenComparing(Place::sessionId);
 
         public Place {
-            java.util.Objects.requireNonNull(sessionId, "sessionId");
+            Objects.requireNonNull(sessionId, "sessionId");
         }
 
         public static Place of(SessionOverview overview) {
@@ -55,7 +57,7 @@ public record SessionOverview(String sessionId, String objective, SessionProject
             }
             try {
                 return new Place(tilde == 0 ? null : Instant.parse(text.substring(0, tilde)), text.substring(tilde + 1));
-            } catch (java.time.format.DateTimeParseException e) {
+            } catch (DateTimeParseException e) {
                 throw new IllegalArgumentException("not <lastActivity>~<sessionId>: the time is not an ISO-8601 instant", e);
             }
         }

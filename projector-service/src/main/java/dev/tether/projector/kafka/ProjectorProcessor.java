@@ -85,12 +85,13 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
      * The checkpoints of the sessions folded last, as folded (sessionId → checkpoint): each equal to the stored one, since
      * only this processor writes the store. Emptied when the task (re)starts, so it never outlives the store's state.
      */
-    private final Map<String, SessionProjection> folded = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, SessionProjection> eldest) {
-            return size() > FOLDED_SESSIONS;
-        }
-    };
+    private final Map<String, SessionProjection> folded = lastUsed(FOLDED_SESSIONS);
+    /**
+     * When the sessions that asked for calls last started (sessionId → their seq 1's occurredAt), which each of their
+     * requests carries: read from the message store once per session, not decoded again for every authorization.
+     * Emptied with {@link #folded}, and a session's at its erasure (a session made again under the id starts anew).
+     */
+    private final Map<String, Instant> startedAt = lastUsed(FOLDED_SESSIONS);
     private ProcessorContext<Object, Object> context;
     private WriteBackStore<String, Checkpoint> checkpoints;
     private KeyValueStore<String, CallRecord> calls;
@@ -106,6 +107,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     public void init(ProcessorContext<Object, Object> context) {
         this.context = context;
         folded.clear(); // a task revived after a failure starts from its stores
+        startedAt.clear();
         KeyValueStore<String, Checkpoint> stored = context.getStateStore(ProjectorStores.CHECKPOINTS);
         FlushForwarding.install(context, stored, CHECKPOINTS_SINK);
         checkpoints = WriteBackStore.of(stored);
@@ -232,7 +234,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             if (runByTheHarness(after, call)) {
                 return; // the harness runs it (docs/ARCHITECTURE.md §6, "Harness-run tools"): the executor must never see it
             }
-            ToolRequest request = request(after, call, a.basis(), event, log.startedAt(sessionId));
+            ToolRequest request = request(after, call, a.basis(), event, startedAt(sessionId));
             context.forward(new Record<Object, Object>(call.idempotencyKey(), request, record.timestamp(), record.headers()), REQUESTS_SINK);
         } else if (event.payload() instanceof ToolOutcomeResolved r) {
             resolved(after, event, r, record, traceId);
@@ -271,7 +273,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         if (runByTheHarness(after, call)) {
             return; // the harness starts the retried call itself, under the new key
         }
-        ToolRequest request = request(after, call, basis, event, log.startedAt(sessionId));
+        ToolRequest request = request(after, call, basis, event, startedAt(sessionId));
         context.forward(new Record<Object, Object>(call.idempotencyKey(), request, record.timestamp(), record.headers()), REQUESTS_SINK);
     }
 
@@ -338,6 +340,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
      */
     private void erase(String sessionId, Record<Object, Object> tombstone) {
         folded.remove(sessionId);
+        startedAt.remove(sessionId);
         Checkpoint erased = checkpoints.get(sessionId);
         if (erased == null) {
             return;
@@ -397,5 +400,21 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     @Override
     public void close() {
         folded.clear();
+        startedAt.clear();
+    }
+
+    /** A map that keeps the {@code max} keys used last. */
+    private static <V> Map<String, V> lastUsed(int max) {
+        return new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+                return size() > max;
+            }
+        };
+    }
+
+    /** {@link #startedAt} of {@code sessionId}; null when the message store does not hold its seq 1. */
+    private Instant startedAt(String sessionId) {
+        return startedAt.computeIfAbsent(sessionId, log::startedAt);
     }
 }

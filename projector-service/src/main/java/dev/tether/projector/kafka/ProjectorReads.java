@@ -6,6 +6,7 @@ import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.FirstInOrder;
 import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.projector.avro.CheckpointAvro;
@@ -14,7 +15,6 @@ import dev.tether.projector.domain.SessionOverview;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.migration.UnmigratableCheckpointException;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -87,8 +87,7 @@ public class ProjectorReads {
      */
     public List<SessionOverview> sessions(String tenantId, SessionOverview.Place after, int limit) {
         ReadOnlyKeyValueStore<String, Checkpoint> checkpoints = stores.keyValue(ProjectorStores.CHECKPOINTS);
-        // the latest-first page so far, its last (the one to drop for an earlier one) at the head
-        var page = new java.util.PriorityQueue<SessionOverview>(SessionOverview.LATEST_FIRST.reversed());
+        var page = new FirstInOrder<SessionOverview>(SessionOverview.LATEST_FIRST, limit);
         for (String sessionId : TenantIndex.sessionIds(stores.keyValue(ProjectorStores.BY_TENANT), tenantId)) {
             Checkpoint c = checkpoints.get(sessionId);
             if (c == null || !c.getTenantId().equals(tenantId)) {
@@ -96,15 +95,10 @@ public class ProjectorReads {
             }
             SessionOverview overview = SessionOverview.of(load(tenantId, sessionId, c));
             if (after == null || after.isBefore(SessionOverview.Place.of(overview))) {
-                page.add(overview);
-                if (page.size() > limit) {
-                    page.poll();
-                }
+                page.offer(overview);
             }
         }
-        var found = new ArrayList<>(page);
-        found.sort(SessionOverview.LATEST_FIRST);
-        return found;
+        return page.sorted();
     }
 
     /** Returns if this instance holds {@code sessionId}'s partition, restored; otherwise throws 503 with {@code Retry-After}. */

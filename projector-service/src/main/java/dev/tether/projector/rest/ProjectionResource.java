@@ -69,7 +69,8 @@ import java.util.regex.Pattern;
 @RolesAllowed({"agent", "approver", "operator", "admin"})
 public class ProjectionResource {
 
-    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    /** A session id, as the session-service takes it. */
+    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     private static final Duration CATCH_UP = Duration.ofSeconds(5);
     private static final String MIN_SEQ = "wait (a few seconds, then 503) until the projection has folded this seq";
 

@@ -24,7 +24,6 @@ import jakarta.ws.rs.core.UriInfo;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -47,7 +46,6 @@ public class SessionListResource {
 
     /** The page size when none is asked for. */
     static final int DEFAULT_LIMIT = 100;
-    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
     private final Caller caller;
     private final ProjectorReads reads;
@@ -95,7 +93,7 @@ public class SessionListResource {
     private static SessionOverview.Place place(String text) {
         try {
             SessionOverview.Place place = SessionOverview.Place.parse(text);
-            if (ID.matcher(place.sessionId()).matches()) {
+            if (ProjectionResource.ID.matcher(place.sessionId()).matches()) {
                 return place;
             }
         } catch (IllegalArgumentException e) {

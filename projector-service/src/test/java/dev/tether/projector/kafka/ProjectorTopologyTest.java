@@ -144,6 +144,25 @@ class ProjectorTopologyTest {
     }
 
     @Test
+    void aSessionMadeAgainUnderAnErasedSessionsId_hasItsOwnStartInItsRequests() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "read_file", "{}")), new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+        for (long seq = 1; seq <= 3; seq++) {
+            events.pipeInput(new SessionEventKey("s1", seq), null, Instant.parse("2026-11-30T08:00:00Z"));
+        }
+        Instant again = Instant.parse("2026-11-30T09:00:00Z");
+        pipe("acme", "s1", 1, again, started());
+        pipe("acme", "s1", 2, again.plusSeconds(1), new AssistantMessage("x", null, List.of(new ToolCall("c1", "read_file", "{}")),
+                new TokenUsage(1, 1)));
+        pipe("acme", "s1", 3, again.plusSeconds(2), new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+
+        assertThat(requests.readKeyValuesToList()).filteredOn(kv -> kv.value.getErasedAt() == null)
+                .extracting(kv -> kv.value.getSessionStartedAt())
+                .containsExactly(Instant.parse("2026-11-29T10:00:01Z"), again);
+    }
+
+    @Test
     void aHarnessRunCall_getsNoToolRequest_authorizedOrRetried_whileAnExecutorCallOfTheSameTurnGetsItsOne() {
         pipe("s1", 1, new SessionStarted("Send it", "Be careful.", "model-x", "v1", ToolMode.WRITE, List.of(), null, null,
                 List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false),
@@ -377,8 +396,12 @@ class ProjectorTopologyTest {
     }
 
     private void pipe(String tenantId, String sessionId, long seq, EventPayload payload) {
-        var event = new Event("e-" + sessionId + "-" + seq, sessionId, tenantId, seq, Instant.parse("2026-11-29T10:00:00Z").plusSeconds(seq),
-                new Actor(ActorKind.USER, "alice"), "v1", payload);
+        pipe(tenantId, sessionId, seq, Instant.parse("2026-11-29T10:00:00Z").plusSeconds(seq), payload);
+    }
+
+    private void pipe(String tenantId, String sessionId, long seq, Instant occurredAt, EventPayload payload) {
+        var event = new Event("e-" + sessionId + "-" + seq, sessionId, tenantId, seq, occurredAt, new Actor(ActorKind.USER, "alice"), "v1",
+                payload);
         events.pipeInput(new SessionEventKey(sessionId, seq), EventAvro.toAvro(event));
     }
 

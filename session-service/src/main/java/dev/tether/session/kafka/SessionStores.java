@@ -8,6 +8,7 @@ import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.rest.ApiException;
+import dev.tether.kit.service.rest.FirstInOrder;
 import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.session.domain.HarnessVersion;
 import dev.tether.session.domain.SessionHead;
@@ -15,9 +16,9 @@ import dev.tether.session.domain.SessionSummary;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.TreeMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -113,7 +114,7 @@ public class SessionStores {
     public List<SessionSummary> sessions(String tenantId, String status, String after, int limit) {
         ReadOnlyKeyValueStore<String, SessionHead> heads = stores.keyValue(StoreNames.HEADS);
         String from = after == null ? StoreKey.prefix(tenantId) : StoreKey.of(tenantId, after);
-        var first = new TreeMap<String, SessionSummary>();
+        var first = new FirstInOrder<SessionSummary>(Comparator.comparing(SessionSummary::sessionId), limit);
         for (ReadOnlyKeyValueStore<String, SessionSummary> index : stores.<String, SessionSummary>keyValueByPartition(
                 StoreNames.SESSIONS_BY_TENANT, partitions)) {
             int taken = 0;
@@ -121,19 +122,15 @@ public class SessionStores {
             try (var it = index.range(from, tenantId + '\u0001')) {
                 while (taken < limit && it.hasNext()) {
                     SessionSummary summary = it.next().value;
-                    String id = summary.sessionId();
-                    if ((after == null || id.compareTo(after) > 0) && (status == null || status.equals(summary.status()))) {
-                        first.put(id, summary);
+                    if ((after == null || summary.sessionId().compareTo(after) > 0) && (status == null || status.equals(summary.status()))) {
+                        first.offer(summary);
                         taken++;
                     }
                 }
             }
-            while (first.size() > limit) {
-                first.pollLastEntry();
-            }
         }
-        var page = new ArrayList<SessionSummary>(first.size());
-        first.values().forEach(summary -> {
+        var page = new ArrayList<SessionSummary>(limit);
+        first.sorted().forEach(summary -> {
             SessionHead head = heads.get(summary.sessionId());
             page.add(head == null ? summary : summary.withLastSeq(head.lastSeq()));
         });

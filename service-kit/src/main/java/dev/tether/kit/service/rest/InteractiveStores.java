@@ -1,9 +1,12 @@
 package dev.tether.kit.service.rest;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.InvalidStateStorePartitionException;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -53,19 +56,19 @@ public final class InteractiveStores {
      * @throws ApiException 503 with {@code Retry-After} while the application is not RUNNING or a partition of the store
      *                      here restores
      */
-    public <K, V> java.util.List<ReadOnlyKeyValueStore<K, V>> keyValueByPartition(String name, int partitions) {
+    public <K, V> List<ReadOnlyKeyValueStore<K, V>> keyValueByPartition(String name, int partitions) {
         KafkaStreams.State state = streams.state();
         if (state != KafkaStreams.State.RUNNING) {
             throw ApiException.unavailable(what + " is " + state.name().toLowerCase(Locale.ROOT) + "; try again shortly", 1);
         }
-        var held = new java.util.ArrayList<ReadOnlyKeyValueStore<K, V>>();
+        var held = new ArrayList<ReadOnlyKeyValueStore<K, V>>();
         for (int partition = 0; partition < partitions; partition++) {
             ReadOnlyKeyValueStore<K, V> store = streams.store(StoreQueryParameters.fromNameAndType(name,
                     QueryableStoreTypes.<K, V>keyValueStore()).withPartition(partition));
             try {
                 store.approximateNumEntries(); // the handle is resolved lazily: touching it says whether the partition is here
                 held.add(store);
-            } catch (org.apache.kafka.streams.errors.InvalidStateStorePartitionException e) {
+            } catch (InvalidStateStorePartitionException e) {
                 // another instance's partition
             } catch (InvalidStateStoreException e) {
                 throw ApiException.unavailable(what + " is restoring; try again shortly", 1);
