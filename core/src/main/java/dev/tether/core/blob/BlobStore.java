@@ -1,6 +1,7 @@
 package dev.tether.core.blob;
 
 import java.io.InputStream;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -15,10 +16,21 @@ import java.util.Optional;
  */
 public interface BlobStore {
 
+    /** What {@link #deleteUnlessPutSince} did. */
+    enum Removal {
+        /** The blob was deleted. */
+        DELETED,
+        /** There was no such blob (or {@code sha256} was malformed): nothing was touched. */
+        ABSENT,
+        /** The blob was put at or after the given time, so it was kept. */
+        PUT_SINCE
+    }
+
     /**
      * Stores {@code content} for {@code tenantId}, once: putting the same bytes again, even
-     * concurrently, stores nothing more and returns an equal ref. When this returns, the blob is
-     * durable and complete; a reader never sees part of it.
+     * concurrently, stores nothing more and returns an equal ref, but counts as a put for
+     * {@link #deleteUnlessPutSince}. When this returns, the blob is durable and complete; a reader
+     * never sees part of it.
      *
      * @return the blob's ref, with the canonical uri and an empty preview (the store sees bytes, not text)
      */
@@ -37,4 +49,12 @@ public interface BlobStore {
      * @return whether there was such a blob; false, touching nothing, when {@code sha256} is malformed
      */
     boolean delete(String tenantId, String sha256);
+
+    /**
+     * Deletes the tenant's blob unless it was last put at or after {@code since}. A put that returns before this begins
+     * is seen, and one that overlaps it either is seen or stores the blob again: a ref {@link #put} returned names a
+     * blob that was put at or after the put began, or exists. So whoever deletes blobs nobody refers to keeps one just
+     * offloaded again for content whose reference it has not learnt of yet, if {@code since} is far enough back.
+     */
+    Removal deleteUnlessPutSince(String tenantId, String sha256, Instant since);
 }

@@ -8,16 +8,20 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * A {@link BlobStore} in a local directory, laid out as
@@ -31,7 +35,8 @@ import java.util.Optional;
  * blob's name and forces the directory: after a crash a blob is complete or absent, and once
  * {@code put} returns it survives one. A crash may leave a temporary file
  * ({@code <sha256>.<random>.tmp}) behind, which no read returns; such files older than a few
- * minutes can be deleted. Directories are never removed, since a concurrent put may be about to
+ * minutes can be deleted, as can a {@code <sha256>.<random>.deleting} that a crash during
+ * {@link #deleteUnlessPutSince} left. Directories are never removed, since a concurrent put may be about to
  * use one.
  *
  * <p>Thread-safe, also between processes sharing the directory on a local file system.
@@ -66,7 +71,7 @@ public final class LocalBlobStore implements BlobStore {
         String sha256 = HEX.formatHex(sha256(content));
         Path blob = blobPath(tenantDir, sha256);
         try {
-            if (!Files.exists(blob)) {
+            if (!markPut(blob)) {
                 write(blob, content);
             }
         } catch (IOException e) {
@@ -107,6 +112,80 @@ public final class LocalBlobStore implements BlobStore {
             return Files.deleteIfExists(blobPath(tenantDir, sha256));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete blob " + sha256, e);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The time of a put is the blob file's modification time, which a put of bytes stored already sets to now. The
+     * blob is first renamed aside ({@code <sha256>.<random>.deleting}), so that a put from then on finds no blob and
+     * writes it again; a put that set the time before the rename shows in the renamed file's time, and then the blob is
+     * renamed back.
+     */
+    @Override
+    public Removal deleteUnlessPutSince(String tenantId, String sha256, Instant since) {
+        Path tenantDir = tenantDirectory(tenantId);
+        Objects.requireNonNull(sha256, "sha256");
+        Objects.requireNonNull(since, "since");
+        if (!BlobRef.isSha256(sha256)) {
+            return Removal.ABSENT;
+        }
+        Path blob = blobPath(tenantDir, sha256);
+        try {
+            Optional<Instant> putAt = lastPut(blob);
+            if (putAt.isEmpty()) {
+                return Removal.ABSENT;
+            }
+            if (!putAt.get().isBefore(since)) {
+                return Removal.PUT_SINCE;
+            }
+            Path aside = blob.resolveSibling(sha256 + "." + UUID.randomUUID() + ".deleting");
+            try {
+                Files.move(blob, aside, StandardCopyOption.ATOMIC_MOVE);
+            } catch (NoSuchFileException deletedMeanwhile) {
+                return Removal.ABSENT;
+            }
+            if (lastPut(aside).map(at -> !at.isBefore(since)).orElse(false)) {
+                putBack(aside, blob);
+                return Removal.PUT_SINCE;
+            }
+            Files.delete(aside);
+            syncDirectory(blob.getParent());
+            return Removal.DELETED;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete blob " + sha256, e);
+        }
+    }
+
+    /**
+     * Sets the blob's time of last put to now; false if there is no such blob. The time is set through a file descriptor,
+     * so a deletion may have renamed the file aside (and seen its time before it was set) meanwhile: only a blob still
+     * there once its time is set counts.
+     */
+    private static boolean markPut(Path blob) throws IOException {
+        try {
+            Files.setLastModifiedTime(blob, FileTime.from(Instant.now()));
+        } catch (NoSuchFileException absent) {
+            return false;
+        }
+        return Files.exists(blob);
+    }
+
+    private static Optional<Instant> lastPut(Path blob) throws IOException {
+        try {
+            return Optional.of(Files.getLastModifiedTime(blob).toInstant());
+        } catch (NoSuchFileException absent) {
+            return Optional.empty();
+        }
+    }
+
+    /** Renames a blob put while it was being deleted back; where a put has written it again meanwhile, that copy stays. */
+    private static void putBack(Path aside, Path blob) throws IOException {
+        try {
+            Files.move(aside, blob, StandardCopyOption.ATOMIC_MOVE);
+        } catch (FileAlreadyExistsException writtenAgain) {
+            Files.delete(aside); // where a rename does not replace: the same bytes are there
         }
     }
 
@@ -154,7 +233,7 @@ public final class LocalBlobStore implements BlobStore {
             try {
                 Files.move(temp, blob, StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException e) {
-                if (!Files.exists(blob)) {
+                if (!markPut(blob)) {
                     throw e;
                 }
                 // where a rename does not replace, a concurrent put of the same bytes came first

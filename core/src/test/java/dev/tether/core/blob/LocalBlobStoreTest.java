@@ -11,7 +11,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -69,18 +71,93 @@ class LocalBlobStoreTest {
     }
 
     @Test
-    void putIsIdempotent_theSecondPutWritesNothing() throws IOException {
+    void putIsIdempotent_theSecondPutWritesNothing_butCountsAsAPut() throws IOException {
         LocalBlobStore store = store();
         BlobRef first = store.put("acme", bytes("hello"));
         Path blob = onlyFile();
+        Object file = Files.readAttributes(blob, BasicFileAttributes.class).fileKey();
         FileTime past = FileTime.fromMillis(1_000_000_000_000L);
         Files.setLastModifiedTime(blob, past);
+        Instant beforeTheSecondPut = Instant.now().minusSeconds(1);
 
         BlobRef second = store.put("acme", bytes("hello"));
 
         assertThat(second).isEqualTo(first);
         assertThat(onlyFile()).isEqualTo(blob);
-        assertThat(Files.getLastModifiedTime(blob)).isEqualTo(past);
+        assertThat(Files.readAttributes(blob, BasicFileAttributes.class).fileKey()).as("the same file, not written again").isEqualTo(file);
+        assertThat(Files.getLastModifiedTime(blob).toInstant()).isAfter(beforeTheSecondPut);
+    }
+
+    @Test
+    void deleteUnlessPutSince_deletesABlobLastPutBefore_andKeepsOnePutSince() throws IOException {
+        LocalBlobStore store = store();
+        BlobRef old = store.put("acme", bytes("old"));
+        BlobRef recent = store.put("acme", bytes("recent"));
+        Instant cut = Instant.now().minusSeconds(60);
+        Files.setLastModifiedTime(blobFile("acme", old.sha256()), FileTime.from(cut.minusSeconds(1)));
+
+        assertThat(store.deleteUnlessPutSince("acme", old.sha256(), cut)).isEqualTo(BlobStore.Removal.DELETED);
+        assertThat(store.deleteUnlessPutSince("acme", recent.sha256(), cut)).isEqualTo(BlobStore.Removal.PUT_SINCE);
+
+        assertThat(store.open("acme", old.sha256())).isEmpty();
+        assertThat(read(store, "acme", recent.sha256())).isEqualTo(bytes("recent"));
+        assertThat(store.deleteUnlessPutSince("acme", old.sha256(), cut)).isEqualTo(BlobStore.Removal.ABSENT);
+        assertThat(files()).as("nothing left aside").containsExactly(blobFile("acme", recent.sha256()));
+    }
+
+    @Test
+    void aBlobPutAgain_isNotDeletedAsOneLastPutBeforeTheCut() throws IOException {
+        LocalBlobStore store = store();
+        BlobRef ref = store.put("acme", bytes("offloaded again for another session"));
+        Instant cut = Instant.now().minusSeconds(60);
+        Files.setLastModifiedTime(blobFile("acme", ref.sha256()), FileTime.from(cut.minusSeconds(3600)));
+
+        store.put("acme", bytes("offloaded again for another session"));
+
+        assertThat(store.deleteUnlessPutSince("acme", ref.sha256(), cut)).isEqualTo(BlobStore.Removal.PUT_SINCE);
+        assertThat(read(store, "acme", ref.sha256())).isEqualTo(bytes("offloaded again for another session"));
+    }
+
+    @Test
+    void deleteUnlessPutSince_neverReachesAnotherTenantsBlob() throws IOException {
+        LocalBlobStore store = store();
+        BlobRef ref = store.put("tenant-a", bytes("hello"));
+        Files.setLastModifiedTime(blobFile("tenant-a", ref.sha256()), FileTime.fromMillis(1_000_000_000_000L));
+
+        assertThat(store.deleteUnlessPutSince("tenant-b", ref.sha256(), Instant.now())).isEqualTo(BlobStore.Removal.ABSENT);
+        assertThat(store.deleteUnlessPutSince("tenant-b", "../../" + ref.sha256(), Instant.now())).isEqualTo(BlobStore.Removal.ABSENT);
+        assertThat(read(store, "tenant-a", ref.sha256())).isEqualTo(bytes("hello"));
+    }
+
+    @Test
+    void putsRacingADeletion_eachLeaveTheBlobReadable() throws Exception {
+        LocalBlobStore store = store();
+        byte[] content = bytes("content a session offloads while the blob is swept");
+        for (int round = 0; round < 200; round++) {
+            BlobRef ref = store.put("acme", content);
+            Files.setLastModifiedTime(blobFile("acme", ref.sha256()), FileTime.fromMillis(1_000_000_000_000L));
+            Instant cut = Instant.now().minusSeconds(60);
+            var start = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<BlobRef> put = pool.submit(() -> {
+                    start.await();
+                    return store.put("acme", content);
+                });
+                Future<BlobStore.Removal> removal = pool.submit(() -> {
+                    start.await();
+                    return store.deleteUnlessPutSince("acme", ref.sha256(), cut);
+                });
+                start.countDown();
+                put.get(10, TimeUnit.SECONDS);
+                removal.get(10, TimeUnit.SECONDS);
+            } finally {
+                pool.shutdownNow();
+            }
+            // the put returned a ref, so its blob must be there, whichever came first
+            assertThat(read(store, "acme", ref.sha256())).as("round " + round).isEqualTo(content);
+        }
+        assertThat(files()).hasSize(1);
     }
 
     @Test
@@ -274,6 +351,10 @@ class LocalBlobStoreTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private Path blobFile(String tenantId, String sha256) {
+        return root.resolve(HexFormat.of().formatHex(tenantId.getBytes(UTF_8))).resolve(sha256.substring(0, 2)).resolve(sha256);
     }
 
     private Path onlyFile() {
