@@ -44,7 +44,7 @@ final class ProjectorRun implements AutoCloseable {
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
         String registry = stack.registryUrl();
         var serdes = new ProjectorTopology.TopicSerdes(AvroSerdes.valueSerde(registry), AvroSerdes.valueSerde(registry),
-                AvroSerdes.valueSerde(registry), AvroSerdes.valueSerde(registry));
+                AvroSerdes.valueSerde(registry), AvroSerdes.valueSerde(registry), AvroSerdes.valueSerde(registry));
         streams = new KafkaStreams(ProjectorTopology.build(input, output, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"),
                 new StoreSignals()), props);
         streams.start();

@@ -1,5 +1,6 @@
 package dev.tether.schema;
 
+import dev.tether.avro.BlobReference;
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.CommandReply;
 import dev.tether.avro.HarnessVersion;
@@ -30,7 +31,8 @@ public final class TetherSchemas {
                 ToolRequest.getClassSchema(),
                 ToolOutcome.getClassSchema(),
                 HarnessVersion.getClassSchema(),
-                CommandReply.getClassSchema()}) {
+                CommandReply.getClassSchema(),
+                BlobReference.getClassSchema()}) {
             all.put(s.getName(), s);
         }
         return Collections.unmodifiableMap(all);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -32,14 +34,25 @@ class ReleasedSchemasCompatibilityTest {
         return tests.stream();
     }
 
+    /**
+     * Top-level schemas added since the last release: nothing released to be compatible with yet. The next
+     * {@link ReleaseSnapshot} writes them with the others, and then they leave this set.
+     */
+    private static final Set<String> NEW_SINCE_THE_LAST_RELEASE = Set.of("BlobReference");
+
     @Test
-    void everyTopLevelSchema_hasBeenReleased() {
+    void everyTopLevelSchema_hasBeenReleased_orIsNewSinceTheLastRelease() {
         Path first = SchemaResources.releasedVersions().get(0);
         assertThat(first.getFileName()).hasToString("v1");
+        var unreleased = new TreeSet<String>();
         for (String name : TetherSchemas.current().keySet()) {
             boolean released = SchemaResources.releasedVersions().stream()
                     .anyMatch(v -> Files.exists(v.resolve(name + ".avsc")));
-            assertThat(released).as(name + " has a released snapshot (see ReleaseSnapshot)").isTrue();
+            if (!released) {
+                unreleased.add(name);
+            }
         }
+        assertThat(unreleased).as("the top-level schemas without a released snapshot (see ReleaseSnapshot)")
+                .containsExactlyInAnyOrderElementsOf(NEW_SINCE_THE_LAST_RELEASE);
     }
 }

@@ -23,8 +23,8 @@ class ManifestFilesTest {
         for (Path file : files) {
             assertThat(Manifests.documents(file)).as(Repo.relative(file)).isNotEmpty();
         }
-        // the multi-document files really are read whole: seven topics, a StatefulSet and its three companions
-        assertThat(Manifests.docs(Manifests.baseDirectory().resolve("kafka-topics.yaml"))).hasSize(7);
+        // the multi-document files really are read whole: eight topics, a StatefulSet and its three companions
+        assertThat(Manifests.docs(Manifests.baseDirectory().resolve("kafka-topics.yaml"))).hasSize(8);
         assertThat(Manifests.docs(Manifests.baseDirectory().resolve("session-service.yaml")))
                 .extracting(Doc::kind).containsExactly("StatefulSet", "Service", "Service", "PodDisruptionBudget");
     }

@@ -2,6 +2,7 @@ package dev.tether.projector.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -32,6 +33,35 @@ public interface ProjectorConfig {
      * stands for the id (e.g. {@code http://jaeger:16686/trace/{traceId}}); unset (the default), the id is shown without a link.
      */
     Optional<String> explorerTraceUrl();
+
+    /** The blob store the services offload large content to, where the blobs no session refers to any more are deleted. */
+    Blobs blobs();
+
+    /** {@code tether.projector.blobs.*}. */
+    interface Blobs {
+
+        /**
+         * The blob store's directory: the session-service's, the executor's and the approval-service's
+         * ({@code TETHER_SESSIONS_BLOBS_DIR}).
+         */
+        String dir();
+
+        /**
+         * How long a blob no session refers to any more is kept after it was last put: content offloaded within this
+         * time may belong to an event whose reference the projector has not folded yet, so the projector must fold every
+         * event within it. An erased session's blobs go once they are unreferenced and this long after their last put.
+         */
+        @WithDefault("PT24H")
+        Duration grace();
+
+        /** How often the unreferenced blobs are looked at; see {@link #sweep()}. */
+        @WithDefault("PT1M")
+        Duration sweepEvery();
+
+        /** Whether unreferenced blobs are deleted at all (they are still tracked when not). */
+        @WithDefault("true")
+        boolean sweep();
+    }
 
     default int windowOf(String modelId) {
         return windows().getOrDefault(modelId, defaultWindow());

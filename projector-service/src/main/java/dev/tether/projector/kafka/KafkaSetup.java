@@ -1,5 +1,6 @@
 package dev.tether.projector.kafka;
 
+import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
@@ -9,6 +10,8 @@ import dev.tether.kit.tracing.KafkaTracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import dev.tether.projector.config.ProjectorConfig;
+import java.nio.file.Path;
 import java.util.Map;
 import org.apache.kafka.streams.Topology;
 import org.jboss.logging.Logger;
@@ -21,19 +24,27 @@ public class KafkaSetup {
 
     private final ServiceKafka kafka;
     private final TetherConfig config;
+    private final ProjectorConfig projector;
 
-    KafkaSetup(ServiceKafka kafka, TetherConfig config) {
+    KafkaSetup(ServiceKafka kafka, TetherConfig config, ProjectorConfig projector) {
         this.kafka = kafka;
         this.config = config;
+        this.projector = projector;
     }
 
     @Produces
     @Singleton
     Topology topology(TopicLayout layout, KafkaTracing tracing, StoreSignals signals) {
         Map<String, Integer> writeVersions = config.stores().writeVersion();
+        ProjectorConfig.Blobs blobs = projector.blobs();
+        BlobSweeper.Sweeping sweeping = blobs.sweep()
+                ? new BlobSweeper.Sweeping(new LocalBlobStore(Path.of(blobs.dir())), blobs.grace(), blobs.sweepEvery())
+                : null;
         Topology topology = ProjectorTopology.build(layout, layout, new ProjectorTopology.TopicSerdes(kafka.avroSerde(), kafka.avroSerde(),
-                kafka.avroSerde(), kafka.avroSerde()), writeVersions, tracing, signals);
+                kafka.avroSerde(), kafka.avroSerde(), kafka.avroSerde()), writeVersions, tracing, signals, sweeping);
         LOG.infof("store formats: %s", StoreFormat.writingAll(ProjectorStoreFormats.all(), writeVersions));
+        LOG.infof(sweeping == null ? "blobs no session refers to any more are kept (tether.projector.blobs.sweep=false)"
+                : "blobs no session refers to any more are deleted from %s once last put over %s ago", blobs.dir(), blobs.grace());
         return topology;
     }
 }

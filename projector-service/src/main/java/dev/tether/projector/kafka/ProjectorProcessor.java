@@ -5,10 +5,12 @@ import dev.tether.avro.LogPosition;
 import dev.tether.avro.SessionEvent;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
+import dev.tether.core.blob.BlobRef;
 import dev.tether.core.event.ApprovalDenied;
 import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.BlobRefs;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.HarnessTool;
@@ -96,6 +98,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
     private WriteBackStore<String, Checkpoint> checkpoints;
     private KeyValueStore<String, CallRecord> calls;
     private TenantIndex byTenant;
+    private SessionBlobs blobs;
     private SessionLog log;
 
     ProjectorProcessor(KafkaTracing tracing, StoreSignals signals) {
@@ -114,6 +117,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         calls = context.getStateStore(ProjectorStores.CALLS);
         byTenant = TenantIndex.open(context, ProjectorStores.BY_TENANT, stored, Checkpoint::getTenantId);
         log = new SessionLog(context.getStateStore(ProjectorStores.MESSAGES));
+        blobs = SessionBlobs.open(context, log);
     }
 
     @Override
@@ -126,7 +130,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             }
             signals.changed(ProjectorStores.CHECKPOINTS, key.sessionId());
         } else if (record.value() instanceof ToolOutcome outcome) {
-            outcome(outcome);
+            outcome(outcome, record.timestamp());
         }
     }
 
@@ -164,6 +168,9 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         // converted to Avro when read or flushed, and encoded then: to session-checkpoints when the store flushes it
         checkpoints.putLazily(sessionId, () -> CheckpointAvro.toAvro(after));
         folded.put(sessionId, after);
+        for (BlobRef ref : BlobRefs.of(event.payload())) {
+            blobs.referred(after.tenantId(), sessionId, ref.sha256(), record.timestamp());
+        }
         recordCalls(after, event, record, traceId);
     }
 
@@ -323,12 +330,21 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
      * record only; the checkpoint stays a fold of the events alone, so time travel and a rebuild
      * give exactly the live one.
      */
-    private void outcome(ToolOutcome outcome) {
+    private void outcome(ToolOutcome outcome, long timestamp) {
         if (outcome.getErasedAt() != null) {
             return; // a record rewritten without its output when its session was erased: no attempt
         }
-        update(outcome.getSessionId(), outcome.getCallId(), c -> c.attempt(new CallRecord.Attempt(outcome.getAttempt(),
+        String sessionId = outcome.getSessionId();
+        CallRecord call = calls.get(StoreKey.of(sessionId, outcome.getCallId()));
+        if (call == null) {
+            return;
+        }
+        calls.put(StoreKey.of(sessionId, outcome.getCallId()), call.attempt(new CallRecord.Attempt(outcome.getAttempt(),
                 outcome.getState().name(), outcome.getExecutorId(), outcome.getStartedAt(), outcome.getFinishedAt())));
+        if (outcome.getContentRef() != null) {
+            // offloaded output its tool_result may never carry (its session erased before it was reported)
+            blobs.referred(outcome.getTenantId(), sessionId, outcome.getContentRef().getSha256(), timestamp);
+        }
     }
 
     /**
@@ -347,6 +363,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         }
         checkpoints.delete(sessionId);
         byTenant.remove(erased.getTenantId(), sessionId);
+        blobs.erased(sessionId, tombstone.timestamp());
         var records = new ArrayList<CallRecord>();
         try (var it = calls.prefixScan(StoreKey.prefix(sessionId), new StringSerializer())) {
             it.forEachRemaining(kv -> records.add(kv.value));

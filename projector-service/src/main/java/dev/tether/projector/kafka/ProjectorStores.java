@@ -15,5 +15,18 @@ public final class ProjectorStores {
      */
     public static final String BY_TENANT = "sessions-by-tenant";
 
+    /**
+     * sessionId NUL tenantId NUL sha256 → "": the blobs each session refers to, so that its erasure tombstones its
+     * references on {@code blob-references} ({@link SessionBlobs}).
+     */
+    public static final String SESSION_BLOBS = "session-blob-references";
+    /**
+     * tenantId NUL sha256 NUL sessionId → the reference: {@code blob-references} itself, restored from that topic (no
+     * changelog of its own); every reference to a blob is on one partition ({@link BlobSweeper}).
+     */
+    public static final String BLOB_REFERENCES = "blob-references-store";
+    /** tenantId NUL sha256 → "": the blobs of this partition of {@code blob-references} no session refers to any more. */
+    public static final String UNREFERENCED = "blob-unreferenced";
+
     private ProjectorStores() {}
 }

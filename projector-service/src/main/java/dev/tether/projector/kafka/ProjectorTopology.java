@@ -1,5 +1,6 @@
 package dev.tether.projector.kafka;
 
+import dev.tether.avro.BlobReference;
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
 import dev.tether.avro.ToolOutcome;
@@ -22,7 +23,7 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The projector's Kafka Streams application (run exactly-once). One sub-topology over
+ * The projector's Kafka Streams application (run exactly-once). A sub-topology over
  * {@code session-events} and {@code tool-outcomes}, both partitioned by session:
  * <ul>
  * <li>{@value ProjectorStores#MESSAGES}: every event by (sessionId, seq), restored from
@@ -31,20 +32,29 @@ import org.apache.kafka.streams.state.Stores;
  *     changelog and {@code session-checkpoints} get a session's latest checkpoint once per commit, encoded then), the
  *     call records ({@value ProjectorStores#CALLS}, written back as well: a call's request, authorization and result
  *     folded between two commits reach its changelog as one record), and the outputs {@code session-checkpoints} and
- *     {@code tool-requests}.</li>
+ *     {@code tool-requests}, and the blobs each session refers to ({@link SessionBlobs}), announced on
+ *     {@code blob-references}.</li>
  * </ul>
+ * A second sub-topology over {@code blob-references}, partitioned by blob, deletes the blobs no session refers to any
+ * more ({@link BlobSweeper}).
  * Each event costs a constant amount of work and of store writes, whatever the session's length.
  */
 public final class ProjectorTopology {
 
     /** The Avro serdes of the topics and stores the topology touches. */
     public record TopicSerdes(Serde<SessionEvent> events, Serde<Checkpoint> checkpoints, Serde<ToolRequest> requests,
-                              Serde<ToolOutcome> outcomes) {}
+                              Serde<ToolOutcome> outcomes, Serde<BlobReference> references) {}
 
     private ProjectorTopology() {}
 
     public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing, StoreSignals signals) {
         return build(layout, layout, serdes, tracing, signals);
+    }
+
+    /** As {@link #build(TopicLayout, TopicSerdes, KafkaTracing, StoreSignals)}, deleting unreferenced blobs as {@code sweeping} says. */
+    public static Topology build(TopicLayout layout, TopicSerdes serdes, KafkaTracing tracing, StoreSignals signals,
+                                 BlobSweeper.Sweeping sweeping) {
+        return build(layout, layout, serdes, Map.of(), tracing, signals, sweeping);
     }
 
     /**
@@ -54,18 +64,19 @@ public final class ProjectorTopology {
      */
     public static Topology build(TopicLayout input, TopicLayout output, TopicSerdes serdes, KafkaTracing tracing,
                                  StoreSignals signals) {
-        return build(input, output, serdes, Map.of(), tracing, signals);
+        return build(input, output, serdes, Map.of(), tracing, signals, null);
     }
 
     /**
      * As {@link #build(TopicLayout, TopicLayout, TopicSerdes, KafkaTracing, StoreSignals)}, with the stores
      * {@code writeVersions} names writing that version of their format ({@code tether.stores.write-version}, during a
-     * rolling upgrade), the others their current one.
+     * rolling upgrade), the others their current one; and {@code sweeping} says where and when the blobs no session refers
+     * to any more are deleted (null: none is).
      *
      * @throws IllegalArgumentException for a store the projector does not have, or a version its format cannot write
      */
     public static Topology build(TopicLayout input, TopicLayout output, TopicSerdes serdes, Map<String, Integer> writeVersions,
-                                 KafkaTracing tracing, StoreSignals signals) {
+                                 KafkaTracing tracing, StoreSignals signals, BlobSweeper.Sweeping sweeping) {
         StoreFormat.requireKnown(writeVersions, ProjectorStoreFormats.all());
         var keys = new SessionEventKeySerde();
         var strings = Serdes.String();
@@ -97,6 +108,21 @@ public final class ProjectorTopology {
                 serdes.checkpoints().serializer(), new SessionPartitioner(), "projector");
         topology.addSink(ProjectorProcessor.REQUESTS_SINK, output.name(Topics.TOOL_REQUESTS), strings.serializer(),
                 serdes.requests().serializer(), new SessionPartitioner(), "projector");
+
+        // which blobs each session refers to: announced on blob-references, which is partitioned by blob
+        topology.addStateStore(SessionBlobs.builder(), "projector");
+        topology.addSink(SessionBlobs.SINK, output.name(Topics.BLOB_REFERENCES), strings.serializer(), serdes.references().serializer(),
+                new BlobReferencePartitioner(), "projector");
+        // the second sub-topology: every reference to a blob, restored from blob-references itself (only the keys are read),
+        // and the sweeper of the blobs left without one
+        var bytes = Serdes.ByteArray();
+        topology.addReadOnlyStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.BLOB_REFERENCES), strings, bytes)
+                        .withLoggingDisabled(),
+                "references-source", strings.deserializer(), bytes.deserializer(), output.name(Topics.BLOB_REFERENCES),
+                "references-materializer", TopicMaterializer.into(ProjectorStores.BLOB_REFERENCES));
+        topology.addProcessor("blob-sweeper", () -> new BlobSweeper(sweeping), "references-source");
+        topology.connectProcessorAndStateStores("blob-sweeper", ProjectorStores.BLOB_REFERENCES);
+        topology.addStateStore(BlobSweeper.unreferencedBuilder(), "blob-sweeper");
         return topology;
     }
 }

@@ -31,6 +31,13 @@ public final class SessionLog {
         return events;
     }
 
+    /** Every event the store holds, session by session and in order within each. */
+    public void forEachEvent(java.util.function.Consumer<Event> action) {
+        try (var it = messages.all()) {
+            it.forEachRemaining(kv -> action.accept(EventAvro.fromAvro(kv.value)));
+        }
+    }
+
     public Event event(String sessionId, long seq) {
         SessionEvent e = messages.get(new SessionEventKey(sessionId, seq));
         return e == null ? null : EventAvro.fromAvro(e);

@@ -35,6 +35,11 @@ class ProjectorConfigTest {
         public Optional<String> explorerTraceUrl() {
             return Optional.empty();
         }
+
+        @Override
+        public Blobs blobs() {
+            throw new UnsupportedOperationException("not used by these tests");
+        }
     };
 
     @Test

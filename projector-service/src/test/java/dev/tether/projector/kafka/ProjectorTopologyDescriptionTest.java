@@ -2,6 +2,7 @@ package dev.tether.projector.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tether.avro.BlobReference;
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
 import dev.tether.avro.ToolOutcome;
@@ -25,7 +26,7 @@ class ProjectorTopologyDescriptionTest {
     void theDescription_isThePinnedOne() {
         var serdes = new ProjectorTopology.TopicSerdes(new PlainAvroSerde<>(SessionEvent.getClassSchema()),
                 new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(ToolRequest.getClassSchema()),
-                new PlainAvroSerde<>(ToolOutcome.getClassSchema()));
+                new PlainAvroSerde<>(ToolOutcome.getClassSchema()), new PlainAvroSerde<>(BlobReference.getClassSchema()));
 
         String described = ProjectorTopology.build(TopicLayout.local(), serdes, new KafkaTracing(OpenTelemetry.noop(), "test"),
                 new StoreSignals())

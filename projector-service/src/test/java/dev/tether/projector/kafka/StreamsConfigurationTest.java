@@ -17,6 +17,6 @@ class StreamsConfigurationTest extends StreamsConfigurationContract {
 
     @Override
     protected String sourceTopics() {
-        return "session-events,tool-outcomes";
+        return "session-events,tool-outcomes,blob-references";
     }
 }

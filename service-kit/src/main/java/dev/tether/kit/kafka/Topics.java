@@ -1,5 +1,6 @@
 package dev.tether.kit.kafka;
 
+import dev.tether.avro.BlobReference;
 import dev.tether.avro.Checkpoint;
 import dev.tether.avro.CommandReply;
 import dev.tether.avro.HarnessVersion;
@@ -29,6 +30,7 @@ import org.apache.kafka.common.config.TopicConfig;
  * <tr><td>tool-outcomes</td><td>idempotency key (partitioned by its session)</td><td>ToolOutcome</td><td>compact, the writer's timestamps</td></tr>
  * <tr><td>harness-versions</td><td>version</td><td>HarnessVersion</td><td>compact</td></tr>
  * <tr><td>session-replies</td><td>instance id</td><td>CommandReply</td><td>delete, 1 hour</td></tr>
+ * <tr><td>blob-references</td><td>tenantId NUL sha256 NUL sessionId (partitioned by tenantId NUL sha256)</td><td>BlobReference</td><td>compact</td></tr>
  * </table>
  */
 public final class Topics {
@@ -41,6 +43,8 @@ public final class Topics {
     public static final String HARNESS_VERSIONS = "harness-versions";
     /** The sequencer's verdicts, read by the REST instance that waits for them: the reply channel of docs/ARCHITECTURE.md §3. */
     public static final String SESSION_REPLIES = "session-replies";
+    /** Which sessions refer to each blob, kept by the projector, so that a blob no session refers to any more is deleted. */
+    public static final String BLOB_REFERENCES = "blob-references";
 
     /** How long commands and tool requests are kept: long enough to replay a week of work. */
     public static final Duration WORK_QUEUE_RETENTION = Duration.ofDays(7);
@@ -61,7 +65,9 @@ public final class Topics {
                 spec(layout, TOOL_OUTCOMES, layout.partitions(), withProducersTimestamps(compactedForever()), ToolOutcome.getClassSchema()),
                 // a handful of records read whole by every instance
                 spec(layout, HARNESS_VERSIONS, 1, compactedForever(), HarnessVersion.getClassSchema()),
-                spec(layout, SESSION_REPLIES, layout.partitions(), deleteAfter(REPLY_RETENTION), CommandReply.getClassSchema()));
+                spec(layout, SESSION_REPLIES, layout.partitions(), deleteAfter(REPLY_RETENTION), CommandReply.getClassSchema()),
+                // one key per (blob, session); a session's erasure tombstones its keys
+                spec(layout, BLOB_REFERENCES, layout.partitions(), compactedForever(), BlobReference.getClassSchema()));
     }
 
     /** The spec of one topic under the given layout. */

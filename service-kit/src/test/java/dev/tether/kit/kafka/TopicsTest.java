@@ -8,10 +8,19 @@ import org.junit.jupiter.api.Test;
 class TopicsTest {
 
     @Test
-    void definesTheSixTopicsOfTheArchitecture_plusTheReplyTopic() {
+    void definesTheSixTopicsOfTheArchitecture_plusTheReplyTopic_andTheBlobReferences() {
         assertThat(Topics.all(TopicLayout.local())).extracting(TopicSpec::name).containsExactly(
                 "session-commands", "session-events", "session-checkpoints", "tool-requests", "tool-outcomes", "harness-versions",
-                "session-replies");
+                "session-replies", "blob-references");
+    }
+
+    @Test
+    void blobReferences_isCompactedForever_soAReferenceStaysUntilItsSessionIsErased() {
+        TopicSpec references = Topics.spec(TopicLayout.local(), Topics.BLOB_REFERENCES);
+
+        assertThat(references.cleanupPolicy()).isEqualTo(TopicConfig.CLEANUP_POLICY_COMPACT);
+        assertThat(references.configs()).containsEntry(TopicConfig.RETENTION_MS_CONFIG, "-1");
+        assertThat(references.valueSchema().getName()).isEqualTo("BlobReference");
     }
 
     @Test

@@ -1,0 +1,137 @@
+package dev.tether.projector.kafka;
+
+import dev.tether.core.blob.BlobStore;
+import dev.tether.core.id.StoreKey;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+import org.jboss.logging.Logger;
+
+/**
+ * Deletes the blobs no session refers to any more. It reads {@code blob-references} (partitioned by blob, so every
+ * reference to a blob is on one partition) beside {@value ProjectorStores#BLOB_REFERENCES}, the store of that topic: a
+ * tombstone that leaves a blob without a reference makes it {@linkplain ProjectorStores#UNREFERENCED unreferenced}, a
+ * reference makes it referred to again. Every {@link Sweeping#every}, each unreferenced blob is deleted unless it was put
+ * within the last {@link Sweeping#grace} ({@link BlobStore#deleteUnlessPutSince}): a blob put that recently may be
+ * the content of an event whose reference has not reached this partition yet, such as the same bytes offloaded again
+ * for another session just after the last session that referred to them was erased. So a reference must reach
+ * {@code blob-references} within the grace of its content's put; a blob put for an event that was then refused is never
+ * referred to, and stays.
+ *
+ * <p>A crash between a deletion and the commit that forgets the blob deletes nothing more: the blob is then absent.
+ */
+public final class BlobSweeper implements Processor<String, byte[], Void, Void> {
+
+    private static final Logger LOG = Logger.getLogger(BlobSweeper.class);
+
+    /**
+     * Where and when unreferenced blobs are deleted.
+     *
+     * @param blobs the blob store the services offload to
+     * @param grace how recently a blob must not have been put for it to be deleted
+     * @param every how often the unreferenced blobs are looked at
+     */
+    public record Sweeping(BlobStore blobs, Duration grace, Duration every) {
+        public Sweeping {
+            Objects.requireNonNull(blobs, "blobs");
+            if (grace.isNegative() || every.isNegative() || every.isZero()) {
+                throw new IllegalArgumentException("the grace must not be negative and the interval positive, got " + grace + " and " + every);
+            }
+        }
+    }
+
+    private final Sweeping sweeping;
+    private ReadOnlyKeyValueStore<String, byte[]> references;
+    private KeyValueStore<String, String> unreferenced;
+
+    /** @param sweeping null to keep track of the unreferenced blobs without deleting them */
+    BlobSweeper(Sweeping sweeping) {
+        this.sweeping = sweeping;
+    }
+
+    /** The store of unreferenced blobs ({@code tenantId NUL sha256} → ""): persistent, changelogged. */
+    static StoreBuilder<KeyValueStore<String, String>> unreferencedBuilder() {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ProjectorStores.UNREFERENCED), Serdes.String(), Serdes.String());
+    }
+
+    @Override
+    public void init(ProcessorContext<Void, Void> context) {
+        references = context.getStateStore(ProjectorStores.BLOB_REFERENCES);
+        unreferenced = context.getStateStore(ProjectorStores.UNREFERENCED);
+        if (sweeping != null) {
+            context.schedule(sweeping.every(), PunctuationType.WALL_CLOCK_TIME, now -> sweep(Instant.ofEpochMilli(now)));
+        }
+    }
+
+    @Override
+    public void process(Record<String, byte[]> record) {
+        List<String> key = StoreKey.parts(record.key());
+        String blob = StoreKey.of(key.get(0), key.get(1));
+        if (record.value() != null) {
+            unreferenced.delete(blob);
+        } else if (!referredTo(blob, record.key())) {
+            unreferenced.put(blob, "");
+        }
+    }
+
+    /** Deletes each unreferenced blob not put since {@code now} less the grace; returns how many it deleted. */
+    int sweep(Instant now) {
+        Instant since = now.minus(sweeping.grace());
+        var blobs = new ArrayList<String>();
+        try (var all = unreferenced.all()) {
+            all.forEachRemaining(kv -> blobs.add(kv.key));
+        }
+        int deleted = 0;
+        for (String blob : blobs) {
+            if (referredTo(blob, null)) {
+                unreferenced.delete(blob); // cannot happen (a reference removes it), but a blob referred to is never deleted
+                continue;
+            }
+            List<String> parts = StoreKey.parts(blob);
+            BlobStore.Removal removal;
+            try {
+                removal = sweeping.blobs().deleteUnlessPutSince(parts.get(0), parts.get(1), since);
+            } catch (RuntimeException e) {
+                // the store's failure must not stop the projection: the blob is tried again at the next sweep
+                LOG.warnf(e, "could not delete blob %s of tenant %s, which no session refers to any more", parts.get(1), parts.get(0));
+                continue;
+            }
+            switch (removal) {
+                case DELETED -> {
+                    deleted++;
+                    unreferenced.delete(blob);
+                }
+                case ABSENT -> unreferenced.delete(blob);
+                case PUT_SINCE -> { } // looked at again at the next sweep
+            }
+        }
+        if (deleted > 0) {
+            LOG.infof("deleted %d blobs no session refers to any more", deleted);
+        }
+        return deleted;
+    }
+
+    /** Whether a session refers to {@code blob}, {@code removed} (a reference just tombstoned) aside. */
+    private boolean referredTo(String blob, String removed) {
+        try (var it = references.prefixScan(blob + StoreKey.SEPARATOR, new StringSerializer())) {
+            while (it.hasNext()) {
+                if (!it.next().key.equals(removed)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+}
