@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -67,7 +68,7 @@ final class ExplorerStack implements AutoCloseable {
     private final Serde<SessionCommand> commandSerde;
     private final KafkaProducer<String, SessionCommand> commands;
 
-    private ExplorerStack(String name) throws IOException {
+    private ExplorerStack(String name, Map<String, String> projectorSettings) throws IOException {
         prefix = name + "-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         layout = TopicLayout.local().withPrefix(prefix);
         workDir = Files.createTempDirectory("explorer-it-");
@@ -76,6 +77,7 @@ final class ExplorerStack implements AutoCloseable {
         var projectorEnv = new HashMap<>(env);
         projectorEnv.put("TETHER_PROJECTOR_SESSION_SERVICE_URL", session.baseUrl());
         projectorEnv.put("TETHER_PROJECTOR_EXPLORER_TRACE_URL", TRACE_URL);
+        projectorEnv.putAll(projectorSettings);
         projector = new ServiceProcess(ROOT.resolve("projector-service"), workDir.resolve("projector-service"), projectorEnv, List.of());
         TetherStack stack = TetherStack.shared();
         commandSerde = AvroSerdes.valueSerde(stack.registryUrl());
@@ -86,7 +88,12 @@ final class ExplorerStack implements AutoCloseable {
 
     /** Starts the session-service, then the projector (each creates the topics it misses). */
     static ExplorerStack start(String name) throws IOException {
-        var stack = new ExplorerStack(name);
+        return start(name, Map.of());
+    }
+
+    /** As {@link #start(String)}, the projector with {@code projectorSettings} (environment variables) besides. */
+    static ExplorerStack start(String name, Map<String, String> projectorSettings) throws IOException {
+        var stack = new ExplorerStack(name, projectorSettings);
         try {
             stack.session.start();
             stack.projector.start();
@@ -122,6 +129,10 @@ final class ExplorerStack implements AutoCloseable {
 
     static Answer get(String url, String token) {
         return send(HttpRequest.newBuilder(URI.create(url)).GET(), token);
+    }
+
+    static Answer delete(String url, String token) {
+        return send(HttpRequest.newBuilder(URI.create(url)).DELETE(), token);
     }
 
     static Answer post(String url, String token, JsonNode body) {
