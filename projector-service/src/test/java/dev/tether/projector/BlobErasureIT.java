@@ -12,9 +12,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.MessageDigest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * An erased session's offloaded content leaves the blob store, on the real stack: the session-service offloads a large
  * message at its append, the projector records which session refers to which blob, and once a session is erased the
  * blobs no other session refers to are deleted (here a grace of 3 s; 24 h by default) and the artifact endpoint answers
- * 404, while a blob another session still refers to stays until that one is erased too.
+ * 404, while a blob another session still refers to stays until that one is erased too; and content offloaded for an
+ * append the sequencer refused, which no session refers to, goes once the grace has passed.
  */
 class BlobErasureIT {
 
@@ -75,13 +79,35 @@ class BlobErasureIT {
                 .until(() -> artifact(own) == 404);
         Thread.sleep(2_000); // several sweeps since
         assertThat(artifact(sharedBlob)).as("the other session still refers to it").isEqualTo(200);
-        assertThat(blobFiles()).hasSize(1);
+        assertThat(blobFiles()).extracting(file -> file.getFileName().toString()).contains(sharedBlob).doesNotContain(own);
 
         ExplorerStack.ok(ExplorerStack.delete(stack.sessions() + "/" + second, AGENT), "erase " + second);
 
         await("the blob no session refers to any more is deleted").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                 .until(() -> artifact(sharedBlob) == 404);
-        assertThat(blobFiles()).as("nothing of either session left in the blob store").isEmpty();
+        assertThat(blobFiles()).as("nothing of either session left in the blob store")
+                .noneMatch(file -> file.getFileName().toString().equals(own) || file.getFileName().toString().equals(sharedBlob));
+    }
+
+    @Test
+    void contentOffloadedForAnAppendThatWasRefused_isDeletedOnceTheGraceHasPassed() throws Exception {
+        String id = "blobs-" + UUID.randomUUID();
+        stack.create(AGENT, json().put("sessionId", id).put("objective", "Summarize the logs").put("modelId", "claude-sonnet-4")
+                .put("toolMode", "READ_ONLY"));
+        long fenced = stack.claim(id, "worker-a");
+        stack.claim(id, "worker-b");
+        String content = large("a fenced worker's long message");
+        var body = json().put("epoch", fenced);
+        body.putArray("events").add(json().put("eventId", UUID.randomUUID().toString()).put("type", "user_message").put("content", content));
+
+        var refused = ExplorerStack.post(stack.sessions() + "/" + id + "/events", AGENT, body);
+
+        assertThat(refused.status()).as(refused.toString()).isEqualTo(409);
+        String sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content.getBytes(StandardCharsets.UTF_8)));
+        assertThat(artifact(sha256)).as("offloaded before the sequencer refused it").isEqualTo(200);
+        await("the refused append's blob, referred to by no session, is deleted").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250)).until(() -> artifact(sha256) == 404);
+        assertThat(stack.events(id)).as("the session itself is untouched").isNotEmpty();
     }
 
     /** The sha256 of the blob the event at {@code seq} of the session was offloaded to. */

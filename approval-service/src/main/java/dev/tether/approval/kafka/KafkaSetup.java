@@ -6,9 +6,9 @@ import dev.tether.approval.domain.ApprovalMachine;
 import dev.tether.approval.workspace.WorkspaceInspector;
 import dev.tether.core.blob.BlobOffloader;
 import dev.tether.core.blob.BlobStore;
-import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.kit.kafka.CommandChannel;
+import dev.tether.kit.kafka.NominatingBlobStore;
 import dev.tether.kit.kafka.StoreFormat;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.kafka.TopicLayout;
@@ -66,10 +66,15 @@ public class KafkaSetup {
         return config.gatingPolicy(tools.names());
     }
 
+    /** Every blob put (a shown text) is nominated for deletion, kept while a session refers to it. */
     @Produces
     @Singleton
-    BlobStore blobStore() {
-        return new LocalBlobStore(approvals.blobsDir());
+    BlobStore blobStore(ServiceKafka kafka) {
+        return kafka.nominatingBlobStore(approvals.blobsDir(), "tether-approval-service-blobs");
+    }
+
+    void closeBlobStore(@Disposes BlobStore blobs) {
+        ((NominatingBlobStore) blobs).close();
     }
 
     /** The tools' own previews ({@code Tool.shown}) against the read-only workspaces. */

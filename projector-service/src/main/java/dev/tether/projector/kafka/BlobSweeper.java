@@ -2,6 +2,7 @@ package dev.tether.projector.kafka;
 
 import dev.tether.core.blob.BlobStore;
 import dev.tether.core.id.StoreKey;
+import dev.tether.kit.kafka.BlobReferences;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,13 +23,14 @@ import org.jboss.logging.Logger;
 /**
  * Deletes the blobs no session refers to any more. It reads {@code blob-references} (partitioned by blob, so every
  * reference to a blob is on one partition) beside {@value ProjectorStores#BLOB_REFERENCES}, the store of that topic: a
- * tombstone that leaves a blob without a reference makes it {@linkplain ProjectorStores#UNREFERENCED unreferenced}, a
- * reference makes it referred to again. Every {@link Sweeping#every}, each unreferenced blob is deleted unless it was put
+ * tombstone that leaves a blob without a reference makes it {@linkplain ProjectorStores#UNREFERENCED unreferenced} (a
+ * session's erasure, or a service's nomination of a blob it just put: {@link BlobReferences}), a reference makes it
+ * referred to again. Every {@link Sweeping#every}, each unreferenced blob is deleted unless it was put
  * within the last {@link Sweeping#grace} ({@link BlobStore#deleteUnlessPutSince}): a blob put that recently may be
  * the content of an event whose reference has not reached this partition yet, such as the same bytes offloaded again
  * for another session just after the last session that referred to them was erased. So a reference must reach
- * {@code blob-references} within the grace of its content's put; a blob put for an event that was then refused is never
- * referred to, and stays.
+ * {@code blob-references} within the grace of its content's put; a blob put for an event that was then refused, which
+ * its service nominated, goes once the grace has passed.
  *
  * <p>A crash between a deletion and the commit that forgets the blob deletes nothing more: the blob is then absent.
  */
@@ -77,8 +79,7 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
 
     @Override
     public void process(Record<String, byte[]> record) {
-        List<String> key = StoreKey.parts(record.key());
-        String blob = StoreKey.of(key.get(0), key.get(1));
+        String blob = BlobReferences.blobOf(record.key());
         if (record.value() != null) {
             unreferenced.delete(blob);
         } else if (!referredTo(blob, record.key())) {

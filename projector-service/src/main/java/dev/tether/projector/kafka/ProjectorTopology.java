@@ -5,6 +5,7 @@ import dev.tether.avro.Checkpoint;
 import dev.tether.avro.SessionEvent;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
+import dev.tether.kit.kafka.BlobReferences;
 import dev.tether.kit.kafka.MemoSerde;
 import dev.tether.kit.kafka.SessionEventKeySerde;
 import dev.tether.kit.kafka.SessionPartitioner;
@@ -112,7 +113,7 @@ public final class ProjectorTopology {
         // which blobs each session refers to: announced on blob-references, which is partitioned by blob
         topology.addStateStore(SessionBlobs.builder(), "projector");
         topology.addSink(SessionBlobs.SINK, output.name(Topics.BLOB_REFERENCES), strings.serializer(), serdes.references().serializer(),
-                new BlobReferencePartitioner(), "projector");
+                new BlobReferences.Partitioner(), "projector");
         // the second sub-topology: every reference to a blob, restored from blob-references itself (only the keys are read),
         // and the sweeper of the blobs left without one
         var bytes = Serdes.ByteArray();

@@ -3,6 +3,7 @@ package dev.tether.projector.kafka;
 import dev.tether.avro.BlobReference;
 import dev.tether.core.event.BlobRefs;
 import dev.tether.core.id.StoreKey;
+import dev.tether.kit.kafka.BlobReferences;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,7 @@ import org.jboss.logging.Logger;
 /**
  * The blobs each session of a task refers to ({@value ProjectorStores#SESSION_BLOBS}, keys only:
  * {@code sessionId NUL tenantId NUL sha256}), and their announcement on {@code blob-references}: a {@link BlobReference}
- * when a session first refers to a blob, a tombstone of its key ({@link #topicKey}) when the session is erased. That
+ * when a session first refers to a blob, a tombstone of its key when the session is erased ({@link BlobReferences}). That
  * topic is partitioned by blob, so that whether any session still refers to one is known on one partition
  * ({@link BlobSweeper}). A partition projected before this existed is filled from its message store once, when its task
  * first runs; its key {@link #FILLED} says so (a session id never starts with NUL). Used by the projector's task, like
@@ -67,11 +68,6 @@ final class SessionBlobs {
         return blobs;
     }
 
-    /** The key of a reference on {@code blob-references}: the blob's (which places it), then the session's id. */
-    static String topicKey(String tenantId, String sha256, String sessionId) {
-        return StoreKey.of(tenantId, sha256, sessionId);
-    }
-
     /** Records that {@code sessionId} (of {@code tenantId}) refers to the blob {@code sha256}; announced the first time. */
     void referred(String tenantId, String sessionId, String sha256, long timestamp) {
         String key = StoreKey.of(sessionId, tenantId, sha256);
@@ -80,7 +76,7 @@ final class SessionBlobs {
         }
         store.put(key, "");
         var reference = BlobReference.newBuilder().setTenantId(tenantId).setSha256(sha256).setSessionId(sessionId).build();
-        context.forward(new Record<Object, Object>(topicKey(tenantId, sha256, sessionId), reference, timestamp), SINK);
+        context.forward(new Record<Object, Object>(BlobReferences.key(tenantId, sha256, sessionId), reference, timestamp), SINK);
     }
 
     /** The session was erased: each of its references is removed, and tombstoned on {@code blob-references}. */
@@ -92,7 +88,7 @@ final class SessionBlobs {
         for (String key : keys) {
             store.delete(key);
             List<String> parts = StoreKey.parts(key);
-            context.forward(new Record<Object, Object>(topicKey(parts.get(1), parts.get(2), sessionId), null, timestamp), SINK);
+            context.forward(new Record<Object, Object>(BlobReferences.key(parts.get(1), parts.get(2), sessionId), null, timestamp), SINK);
         }
     }
 

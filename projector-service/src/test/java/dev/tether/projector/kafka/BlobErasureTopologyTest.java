@@ -24,6 +24,7 @@ import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.UserMessage;
 import dev.tether.core.id.StoreKey;
+import dev.tether.kit.kafka.BlobReferences;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
 import dev.tether.kit.kafka.SessionEventKeySerde;
@@ -179,6 +180,35 @@ class BlobErasureTopologyTest {
         driver.advanceWallClockTime(SWEEP_EVERY);
 
         assertThat(blobs.open("acme", output.sha256())).isEmpty();
+    }
+
+    @Test
+    void aNominatedBlob_noSessionRefersTo_goesOnceItsPutIsOlderThanTheGrace_whileANominatedBlobASessionRefersTo_stays() {
+        BlobRef refused = blobs.put("acme", bytes("offloaded for an append the sequencer then refused"));
+        BlobRef accepted = blobs.put("acme", bytes("offloaded for an append that was accepted"));
+        nominations().pipeInput(BlobReferences.nomination("acme", refused.sha256()), null);
+        nominations().pipeInput(BlobReferences.nomination("acme", accepted.sha256()), null);
+        pipe("s1", 1, started());
+        pipe("s1", 2, new UserMessage("…", accepted));
+        assertThat(unreferenced()).containsExactly(StoreKey.of("acme", refused.sha256()));
+
+        driver.advanceWallClockTime(SWEEP_EVERY);
+        assertThat(blobs.open("acme", refused.sha256())).as("put within the grace").isPresent();
+
+        driver.advanceWallClockTime(GRACE);
+        assertThat(blobs.open("acme", refused.sha256())).isEmpty();
+        assertThat(blobs.open("acme", accepted.sha256())).isPresent();
+
+        // a nomination that arrives after the reference changes nothing
+        nominations().pipeInput(BlobReferences.nomination("acme", accepted.sha256()), null);
+        driver.advanceWallClockTime(GRACE.plus(SWEEP_EVERY));
+        assertThat(blobs.open("acme", accepted.sha256())).isPresent();
+        assertThat(unreferenced()).isEmpty();
+    }
+
+    private TestInputTopic<String, byte[]> nominations() {
+        return driver.createInputTopic(ProjectorDrivers.LAYOUT.name(Topics.BLOB_REFERENCES), Serdes.String().serializer(),
+                Serdes.ByteArray().serializer());
     }
 
     @Test

@@ -3,14 +3,18 @@ package dev.tether.kit.service;
 import dev.tether.avro.CommandReply;
 import dev.tether.avro.SessionCommand;
 import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.kit.kafka.CommandChannel;
+import dev.tether.kit.kafka.NominatingBlobStore;
 import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.tracing.KafkaTracing;
 import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
@@ -79,6 +83,15 @@ public class ServiceKafka {
 
     private <V> Producer<String, V> reliableProducer(String clientId, Serializer<V> values) {
         return new KafkaProducer<>(ProducerSettings.reliable(bootstrapServers, clientId).lingerMs(1).toMap(), new StringSerializer(), values);
+    }
+
+    /**
+     * The blob store in {@code dir} that nominates each blob it puts for deletion unless a session comes to refer to it
+     * ({@link NominatingBlobStore}), through a reliable producer {@code clientId}. The caller closes it.
+     */
+    public NominatingBlobStore nominatingBlobStore(Path dir, String clientId) {
+        return new NominatingBlobStore(new LocalBlobStore(dir), reliableProducer(clientId, new ByteArraySerializer()),
+                layout().name(Topics.BLOB_REFERENCES));
     }
 
     /**

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.tether.core.blob.BlobOffloader;
 import dev.tether.core.blob.BlobStore;
-import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.ContextCompacted;
@@ -15,7 +14,10 @@ import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.UserMessage;
 import dev.tether.core.secrets.SecretScrubber;
+import dev.tether.kit.kafka.NominatingBlobStore;
+import dev.tether.kit.service.ServiceKafka;
 import dev.tether.session.config.SessionServiceConfig;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -30,12 +32,18 @@ import java.util.Map;
 public class Ingress {
 
     private final SecretScrubber scrubber = SecretScrubber.standard();
-    private final BlobStore blobs;
+    private final NominatingBlobStore blobs;
     private final BlobOffloader offloader;
 
-    Ingress(SessionServiceConfig config) {
-        this.blobs = new LocalBlobStore(config.blobs().dir());
+    /** Every blob put is nominated for deletion, kept while a session refers to it: content of a refused append goes too. */
+    Ingress(SessionServiceConfig config, ServiceKafka kafka) {
+        this.blobs = kafka.nominatingBlobStore(config.blobs().dir(), "tether-session-service-blobs");
         this.offloader = new BlobOffloader(blobs, config.blobs().threshold(), config.blobs().previewChars());
+    }
+
+    @PreDestroy
+    void close() {
+        blobs.close();
     }
 
     public BlobStore blobs() {

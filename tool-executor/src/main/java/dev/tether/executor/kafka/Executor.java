@@ -9,6 +9,7 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.executor.config.ExecutorConfig;
 import dev.tether.executor.domain.Authority;
 import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.NominatingBlobStore;
 import dev.tether.kit.kafka.ProducerSettings;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
@@ -42,6 +43,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -65,6 +67,7 @@ public class Executor {
     private ExecutorService workers;
     private KafkaOutcomeLog outcomes;
     private Producer<String, SpecificRecord> producer;
+    private NominatingBlobStore blobs;
     private ExecutorLoop loop;
     private InterruptWatcher watcher;
     private Thread loopThread;
@@ -102,8 +105,11 @@ public class Executor {
         }
         var registryOfTools = tools(config.http());
         var authority = new Authority(registryOfTools, tether.gatingPolicy(registryOfTools.names()));
-        var offloader = new BlobOffloader(new LocalBlobStore(Path.of(config.blobs().dir())),
-                config.blobs().thresholdBytes(), BlobOffloader.DEFAULT_PREVIEW_CHARS);
+        // every output put is nominated for deletion, kept while a session refers to it: an output never reported goes too
+        blobs = new NominatingBlobStore(new LocalBlobStore(Path.of(config.blobs().dir())), new KafkaProducer<>(
+                ProducerSettings.reliable(bootstrapServers, config.instanceId() + "-blobs").lingerMs(1).toMap(), new StringSerializer(),
+                new ByteArraySerializer()), layout.name(Topics.BLOB_REFERENCES));
+        var offloader = new BlobOffloader(blobs, config.blobs().thresholdBytes(), BlobOffloader.DEFAULT_PREVIEW_CHARS);
         var workspaces = new WorkspaceRoot(Path.of(config.workspaces()), isolation.commandUser());
         var crashPoints = new CrashPoints(config.test().crashAt(), config.test().crashMarker());
 
@@ -148,6 +154,7 @@ public class Executor {
         workers.shutdownNow();
         outcomes.close();
         producer.close();
+        blobs.close();
     }
 
     /** The tools calls run with: {@link ToolRegistry#builtIn}, the registry the approval-service previews them with. */
