@@ -55,6 +55,7 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
     }
 
     private final Sweeping sweeping;
+    private ProcessorContext<Void, Void> context;
     private ReadOnlyKeyValueStore<String, byte[]> references;
     private KeyValueStore<String, String> unreferenced;
 
@@ -70,6 +71,7 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
+        this.context = context;
         references = context.getStateStore(ProjectorStores.BLOB_REFERENCES);
         unreferenced = context.getStateStore(ProjectorStores.UNREFERENCED);
         if (sweeping != null) {
@@ -82,6 +84,12 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
         String blob = BlobReferences.blobOf(record.key());
         if (record.value() != null) {
             unreferenced.delete(blob);
+        } else if (BlobReferences.isNomination(record.key()) && sweeping != null
+                && record.timestamp() < context.currentSystemTimeMs() - sweeping.grace().toMillis()) {
+            // written while no projector read this topic (before the projectors were upgraded to a release with it, or in an
+            // outage longer than the grace): the reference it waits for may be in a partition whose one-time fill from the
+            // message store has not reached this one yet, so it nominates nothing
+            LOG.debugf("ignored the nomination of %s, written %d ms ago", blob, context.currentSystemTimeMs() - record.timestamp());
         } else if (!referredTo(blob, record.key())) {
             unreferenced.put(blob, "");
         }

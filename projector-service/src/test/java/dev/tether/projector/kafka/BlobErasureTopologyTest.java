@@ -206,6 +206,17 @@ class BlobErasureTopologyTest {
         assertThat(unreferenced()).isEmpty();
     }
 
+    @Test
+    void aNominationWrittenLongerAgoThanTheGrace_nominatesNothing_forItsReferenceMayBeInAPartitionNotYetFilled() {
+        BlobRef ref = putLongAgo("acme", "offloaded by a session-service upgraded a day before the projector");
+        nominations().pipeInput(BlobReferences.nomination("acme", ref.sha256()), null, Instant.now().minus(GRACE.multipliedBy(2)));
+
+        driver.advanceWallClockTime(SWEEP_EVERY);
+
+        assertThat(unreferenced()).isEmpty();
+        assertThat(blobs.open("acme", ref.sha256())).isPresent();
+    }
+
     private TestInputTopic<String, byte[]> nominations() {
         return driver.createInputTopic(ProjectorDrivers.LAYOUT.name(Topics.BLOB_REFERENCES), Serdes.String().serializer(),
                 Serdes.ByteArray().serializer());

@@ -30,6 +30,11 @@ public final class BlobReferences {
         return key(tenantId, sha256, "");
     }
 
+    /** Whether {@code key} is a nomination's (no session's). */
+    public static boolean isNomination(String key) {
+        return key.endsWith(String.valueOf(StoreKey.SEPARATOR));
+    }
+
     /** The blob of a key: {@code tenantId NUL sha256}. */
     public static String blobOf(String key) {
         return key.substring(0, key.lastIndexOf(StoreKey.SEPARATOR));
