@@ -19,6 +19,7 @@ import dev.tether.client.TokenUsage;
 import dev.tether.client.ToolCall;
 import dev.tether.client.ToolMode;
 import dev.tether.kit.kafka.AvroSerdes;
+import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
@@ -356,7 +357,7 @@ class TetherCliIT {
         CliRun created = jar(init, "topics", "init", "--partitions", "2");
         assertThat(created.exitCode()).as(created.toString()).isZero();
         for (String topic : List.of(Topics.SESSION_COMMANDS, Topics.SESSION_EVENTS, Topics.SESSION_CHECKPOINTS, Topics.TOOL_REQUESTS,
-                Topics.TOOL_OUTCOMES, Topics.SESSION_REPLIES)) {
+                Topics.TOOL_OUTCOMES, Topics.SESSION_REPLIES, Topics.BLOB_REFERENCES)) {
             assertThat(created.out()).containsPattern("(?m)^" + fresh + topic + " +2 +(delete|compact) +.* created$");
         }
         assertThat(created.out()).containsPattern("(?m)^" + fresh + "harness-versions +1 +compact +forever +created$")
@@ -364,14 +365,14 @@ class TetherCliIT {
         try (Admin admin = Admin.create(TetherStack.shared().clientConfig())) {
             Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream().filter(n -> n.startsWith(fresh))
                     .collect(Collectors.toSet());
-            assertThat(names).hasSize(7);
+            assertThat(names).hasSize(Topics.all(TopicLayout.local()).size()).hasSize(8);
             TopicDescription events = admin.describeTopics(List.of(fresh + Topics.SESSION_EVENTS)).allTopicNames().get(30, TimeUnit.SECONDS)
                     .get(fresh + Topics.SESSION_EVENTS);
             assertThat(events.partitions()).hasSize(2);
 
             CliRun verified = CliRun.run(init, "topics", "init", "--json");
             assertThat(JSON.readTree(verified.out()).get("created")).isEmpty();
-            assertThat(JSON.readTree(verified.out()).get("verified")).hasSize(7);
+            assertThat(JSON.readTree(verified.out()).get("verified")).hasSize(8);
 
             // a session-events topic that deletes by time would lose events: refused, in one line
             String lossy = "cli-lossy-" + UUID.randomUUID().toString().substring(0, 8) + ".";
