@@ -19,6 +19,7 @@ import dev.tether.approval.kafka.DecisionGateway;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.blob.BlobStore;
 import dev.tether.core.event.Event;
+import dev.tether.core.id.ClientIds;
 import dev.tether.kit.kafka.CommandVerdict;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.TetherConfig;
@@ -50,7 +51,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -77,7 +77,6 @@ import org.jboss.logging.Logger;
 public class ApprovalResource {
 
     private static final Logger LOG = Logger.getLogger(ApprovalResource.class);
-    private static final Pattern SESSION_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     /** The largest page of the list. */
     static final int MAX_PAGE = 1000;
     static final Set<String> BODY_FIELDS = Set.of("decision", "tool", "pathGlob", "reason", "requestedAt");
@@ -158,7 +157,7 @@ public class ApprovalResource {
     private static ApprovalItem.Place place(String text) {
         try {
             ApprovalItem.Place place = ApprovalItem.Place.parse(text);
-            if (SESSION_ID.matcher(place.sessionId()).matches()) {
+            if (ClientIds.isValid(place.sessionId())) {
                 return place;
             }
         } catch (IllegalArgumentException e) {
@@ -379,7 +378,7 @@ public class ApprovalResource {
     record ItemId(String sessionId, long seq) {
         static ItemId parse(String id) {
             int at = id == null ? -1 : id.lastIndexOf(ApprovalItem.ID_SEPARATOR);
-            if (at < 1 || !SESSION_ID.matcher(id.substring(0, at)).matches()) {
+            if (at < 1 || !ClientIds.isValid(id.substring(0, at))) {
                 throw ApiException.notFound("approval");
             }
             try {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
+import dev.tether.core.id.ClientIds;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.kafka.StoreSignals;
 import dev.tether.kit.service.auth.Caller;
@@ -56,7 +57,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /**
  * Reads of the projection (issue 4): checkpoints (now or at any seq), model context in both
@@ -69,8 +69,6 @@ import java.util.regex.Pattern;
 @RolesAllowed({"agent", "approver", "operator", "admin"})
 public class ProjectionResource {
 
-    /** A session id, as the session-service takes it. */
-    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     private static final Duration CATCH_UP = Duration.ofSeconds(5);
     private static final String MIN_SEQ = "wait (a few seconds, then 503) until the projection has folded this seq";
 
@@ -267,7 +265,7 @@ public class ProjectionResource {
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
         Integer limit = StrictInput.intParam(limitParam, "limit");
         Long toSeq = StrictInput.longParam(toSeqParam, "toSeq");
-        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null && ID.matcher(sessionId).matches()) {
+        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null && ClientIds.isValid(sessionId)) {
             // sent here as the owner: if a rebalance has just moved the partition away, "try again", never "not found"
             reads.requireHeld(sessionId);
         }
@@ -293,7 +291,7 @@ public class ProjectionResource {
     @Operation(hidden = true) // the same operation as events(), which documents both media types
     public Multi<OutboundSseEvent> live(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
                                         @HeaderParam("Last-Event-ID") String lastEventId, @Context Sse sse) {
-        if (!ID.matcher(sessionId).matches()) {
+        if (!ClientIds.isValid(sessionId)) {
             throw ApiException.notFound("session");
         }
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
@@ -415,7 +413,7 @@ public class ProjectionResource {
     }
 
     private static void requireId(String sessionId) {
-        if (!ID.matcher(sessionId).matches()) {
+        if (!ClientIds.isValid(sessionId)) {
             throw ApiException.notFound("session");
         }
     }
@@ -438,7 +436,7 @@ public class ProjectionResource {
      * another tenant's) reads as no events; any other answer but 200 is a 503 here, never a "gone".
      */
     private Optional<EventPage> ownersPage(String tenantId, String sessionId, long from, long to) {
-        if (!ID.matcher(sessionId).matches()) {
+        if (!ClientIds.isValid(sessionId)) {
             return Optional.of(EventPage.none(from));
         }
         String path = "/v1/sessions/" + sessionId + "/events?fromSeq=" + from + "&toSeq=" + to + "&limit=" + config.maxPageSize();

@@ -2,6 +2,7 @@ package dev.tether.projector.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.core.id.ClientIds;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.auth.Caller;
@@ -93,7 +94,7 @@ public class SessionListResource {
     private static SessionOverview.Place place(String text) {
         try {
             SessionOverview.Place place = SessionOverview.Place.parse(text);
-            if (ProjectionResource.ID.matcher(place.sessionId()).matches()) {
+            if (ClientIds.isValid(place.sessionId())) {
                 return place;
             }
         } catch (IllegalArgumentException e) {

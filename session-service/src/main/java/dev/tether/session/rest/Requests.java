@@ -3,21 +3,18 @@ package dev.tether.session.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.event.ToolMode;
-import java.util.List;
-import java.util.regex.Pattern;
+import dev.tether.core.id.ClientIds;
 import dev.tether.kit.service.openapi.ApiField;
 import dev.tether.kit.service.openapi.ApiType;
+import java.util.List;
 
 /** The JSON bodies the session API accepts; each validates itself and names the offending field. */
 final class Requests {
 
-    /** Session ids and other ids clients choose: letters, digits, {@code . _ -}, up to 128. */
-    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
-
     private Requests() {}
 
     static String id(String value, String field) {
-        if (value != null && !ID.matcher(value).matches()) {
+        if (value != null && !ClientIds.isValid(value)) {
             throw new InvalidEventException(field, "must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit");
         }
         return value;

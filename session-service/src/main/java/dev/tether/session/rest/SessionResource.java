@@ -12,6 +12,7 @@ import dev.tether.core.event.ProposedEvent;
 import dev.tether.core.event.SessionForked;
 import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.ToolMode;
+import dev.tether.core.id.ClientIds;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.kafka.CommandVerdict;
 import dev.tether.kit.service.TetherConfig;
@@ -253,7 +254,7 @@ public class SessionResource {
         if (status != null && !List.of("open", "closed").contains(status)) {
             throw ApiException.badRequest("status", "must be open or closed");
         }
-        if (after != null && !Requests.ID.matcher(after).matches()) {
+        if (after != null && !ClientIds.isValid(after)) {
             throw ApiException.badRequest("after", "must be a session id (the nextAfter of the page before)");
         }
         Integer limit = StrictInput.intParam(limitParam, "limit");
@@ -514,7 +515,7 @@ public class SessionResource {
     }
 
     private static void requireSessionId(String sessionId) {
-        if (!Requests.ID.matcher(sessionId).matches()) {
+        if (!ClientIds.isValid(sessionId)) {
             throw ApiException.notFound("session");
         }
     }
