@@ -192,6 +192,10 @@ public abstract class TetherStack {
             this.dir = dir;
             this.endpoints = endpoints;
             this.brokers = brokers;
+            // loaded now, not when the JVM exits: a @QuarkusTest's copy of this class (Quarkus loads the test's classes
+            // itself, so a JVM that also runs plain tests has two shared stacks) runs its shutdown hook after Quarkus has
+            // closed its class loader, which then loads nothing more, and the directory would be left
+            Trees.class.getName();
         }
 
         static LocalStack start() {
@@ -468,7 +472,7 @@ public abstract class TetherStack {
                 p.waitFor(2, TimeUnit.MINUTES);
                 keepLogs();
                 Trees.delete(dir);
-            } catch (IOException | UncheckedIOException e) {
+            } catch (IOException | UncheckedIOException | LinkageError e) {
                 System.err.println("tether-stack: could not stop the stack in " + dir + ": " + e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -484,7 +488,9 @@ public abstract class TetherStack {
             // the cluster's beside the shared stack's, whose names they would otherwise take
             Path into = Files.createDirectories(brokers == 1 ? Path.of(keep) : Path.of(keep, "cluster"));
             var logs = new ArrayList<String>();
-            brokerIds().forEach(id -> logs.add(brokerName(id) + ".log"));
+            for (int id : brokerIds()) { // no lambda: see the constructor on what this may not load at exit
+                logs.add(brokerName(id) + ".log");
+            }
             logs.addAll(List.of("registry.log", "start.log"));
             for (String log : logs) {
                 if (Files.exists(dir.resolve(log))) {
