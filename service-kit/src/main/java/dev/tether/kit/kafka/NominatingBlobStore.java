@@ -41,15 +41,18 @@ public final class NominatingBlobStore implements BlobStore, AutoCloseable {
         try {
             producer.send(new ProducerRecord<>(topic, BlobReferences.partition(key, partitions()), key, null), (metadata, e) -> {
                 if (e != null) {
-                    LOG.warnf("could not nominate blob %s of tenant %s for deletion (it is kept unless a session refers to it and is erased): %s",
-                            ref.sha256(), tenantId, e.toString());
+                    lost(tenantId, ref, e);
                 }
             });
         } catch (RuntimeException e) {
-            LOG.warnf("could not nominate blob %s of tenant %s for deletion (it is kept unless a session refers to it and is erased): %s",
-                    ref.sha256(), tenantId, e.toString());
+            lost(tenantId, ref, e);
         }
         return ref;
+    }
+
+    private static void lost(String tenantId, BlobRef ref, Exception e) {
+        LOG.warnf("could not nominate blob %s of tenant %s for deletion (it is kept unless a session refers to it and is erased): %s",
+                ref.sha256(), tenantId, e.toString());
     }
 
     @Override
