@@ -87,6 +87,7 @@ class BlobErasureIT {
                 .until(() -> artifact(sharedBlob) == 404);
         assertThat(blobFiles()).as("nothing of either session left in the blob store")
                 .noneMatch(file -> file.getFileName().toString().equals(own) || file.getFileName().toString().equals(sharedBlob));
+        assertThat(deletedMetric()).as("tether_blobs_deleted_total").isGreaterThanOrEqualTo(2);
     }
 
     @Test
@@ -129,6 +130,14 @@ class BlobErasureIT {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The projector's count of the blobs it deleted, from its Prometheus metrics. */
+    private static double deletedMetric() throws Exception {
+        var request = HttpRequest.newBuilder(URI.create(stack.projector.baseUrl() + "/q/metrics")).timeout(Duration.ofSeconds(30)).GET().build();
+        String metrics = HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
+        return metrics.lines().filter(line -> line.startsWith("tether_blobs_deleted_total")).mapToDouble(
+                line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 
     private static List<Path> blobFiles() throws IOException {

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.IntConsumer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -41,16 +42,23 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
     /**
      * Where and when unreferenced blobs are deleted.
      *
-     * @param blobs the blob store the services offload to
-     * @param grace how recently a blob must not have been put for it to be deleted
-     * @param every how often the unreferenced blobs are looked at
+     * @param blobs   the blob store the services offload to
+     * @param grace   how recently a blob must not have been put for it to be deleted
+     * @param every   how often the unreferenced blobs are looked at
+     * @param deleted told how many blobs each sweep deleted (a metric)
      */
-    public record Sweeping(BlobStore blobs, Duration grace, Duration every) {
+    public record Sweeping(BlobStore blobs, Duration grace, Duration every, IntConsumer deleted) {
         public Sweeping {
             Objects.requireNonNull(blobs, "blobs");
+            Objects.requireNonNull(deleted, "deleted");
             if (grace.isNegative() || every.isNegative() || every.isZero()) {
                 throw new IllegalArgumentException("the grace must not be negative and the interval positive, got " + grace + " and " + every);
             }
+        }
+
+        /** Sweeping that tells no one what it deleted. */
+        public Sweeping(BlobStore blobs, Duration grace, Duration every) {
+            this(blobs, grace, every, n -> { });
         }
     }
 
@@ -128,6 +136,7 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
         }
         if (deleted > 0) {
             LOG.infof("deleted %d blobs no session refers to any more", deleted);
+            sweeping.deleted().accept(deleted);
         }
         return deleted;
     }

@@ -7,10 +7,12 @@ import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.service.ServiceKafka;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.tracing.KafkaTracing;
+import dev.tether.projector.config.ProjectorConfig;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import dev.tether.projector.config.ProjectorConfig;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.kafka.streams.Topology;
@@ -34,11 +36,13 @@ public class KafkaSetup {
 
     @Produces
     @Singleton
-    Topology topology(TopicLayout layout, KafkaTracing tracing, StoreSignals signals) {
+    Topology topology(TopicLayout layout, KafkaTracing tracing, StoreSignals signals, MeterRegistry meters) {
         Map<String, Integer> writeVersions = config.stores().writeVersion();
         ProjectorConfig.Blobs blobs = projector.blobs();
+        Counter deleted = Counter.builder("tether.blobs.deleted").description("blobs no session referred to any more, deleted")
+                .register(meters);
         BlobSweeper.Sweeping sweeping = blobs.sweep()
-                ? new BlobSweeper.Sweeping(new LocalBlobStore(Path.of(blobs.dir())), blobs.grace(), blobs.sweepEvery())
+                ? new BlobSweeper.Sweeping(new LocalBlobStore(Path.of(blobs.dir())), blobs.grace(), blobs.sweepEvery(), deleted::increment)
                 : null;
         Topology topology = ProjectorTopology.build(layout, layout, new ProjectorTopology.TopicSerdes(kafka.avroSerde(), kafka.avroSerde(),
                 kafka.avroSerde(), kafka.avroSerde(), kafka.avroSerde()), writeVersions, tracing, signals, sweeping);

@@ -42,6 +42,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
@@ -69,6 +70,8 @@ class BlobErasureTopologyTest {
     Path blobDir;
 
     private LocalBlobStore blobs;
+    /** How many blobs the sweeps said they deleted (the projector's metric). */
+    private final AtomicInteger deleted = new AtomicInteger();
     private TopologyTestDriver driver;
     private TestInputTopic<SessionEventKey, SessionEvent> events;
     private TestInputTopic<String, ToolOutcome> outcomes;
@@ -83,7 +86,7 @@ class BlobErasureTopologyTest {
     private void start() {
         var serdes = ProjectorDrivers.serdes();
         driver = ProjectorDrivers.start("projector-blobs-test", stateDir, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"),
-                new StoreSignals(), new BlobSweeper.Sweeping(blobs, GRACE, SWEEP_EVERY));
+                new StoreSignals(), new BlobSweeper.Sweeping(blobs, GRACE, SWEEP_EVERY, deleted::addAndGet));
         var layout = ProjectorDrivers.LAYOUT;
         events = driver.createInputTopic(layout.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         outcomes = driver.createInputTopic(layout.name(Topics.TOOL_OUTCOMES), Serdes.String().serializer(), serdes.outcomes().serializer());
@@ -125,6 +128,7 @@ class BlobErasureTopologyTest {
         assertThat(blobs.open("acme", shared.sha256())).isEmpty();
         assertThat(blobFiles()).isEmpty();
         assertThat(unreferenced()).as("nothing left to look at").isEmpty();
+        assertThat(deleted).as("counted").hasValue(2);
     }
 
     @Test
