@@ -4,13 +4,11 @@ import dev.tether.avro.BlobReference;
 import dev.tether.core.event.BlobRefs;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.BlobReferences;
-import java.time.Duration;
+import dev.tether.kit.kafka.RunOnce;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.processor.Cancellable;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -55,9 +53,7 @@ final class SessionBlobs {
      */
     static SessionBlobs open(ProcessorContext<Object, Object> context, SessionLog log) {
         var blobs = new SessionBlobs(context, context.getStateStore(ProjectorStores.SESSION_BLOBS));
-        Cancellable[] filling = new Cancellable[1];
-        filling[0] = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, now -> {
-            filling[0].cancel();
+        RunOnce.whenRunning(context, now -> {
             long started = System.nanoTime();
             long found = blobs.fillOnce(log, now);
             if (found >= 0) {

@@ -8,6 +8,7 @@ import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /** A session's events as the projector's message store holds them, by (sessionId, seq). */
@@ -32,7 +33,7 @@ public final class SessionLog {
     }
 
     /** Every event the store holds, session by session and in order within each. */
-    public void forEachEvent(java.util.function.Consumer<Event> action) {
+    public void forEachEvent(Consumer<Event> action) {
         try (var it = messages.all()) {
             it.forEachRemaining(kv -> action.accept(EventAvro.fromAvro(kv.value)));
         }

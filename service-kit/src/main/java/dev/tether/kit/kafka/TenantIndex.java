@@ -1,14 +1,11 @@
 package dev.tether.kit.kafka;
 
 import dev.tether.core.id.StoreKey;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.processor.Cancellable;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -49,9 +46,7 @@ public final class TenantIndex {
     public static <V> TenantIndex open(ProcessorContext<?, ?> context, String name, KeyValueStore<String, V> byId,
                                        Function<V, String> tenantOf) {
         var index = new TenantIndex(context.getStateStore(name));
-        Cancellable[] filling = new Cancellable[1];
-        filling[0] = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, now -> {
-            filling[0].cancel();
+        RunOnce.whenRunning(context, now -> {
             long indexed = index.fillOnce(byId, tenantOf);
             if (indexed > 0) {
                 LOG.infof("indexed the %d sessions of %s partition %d by tenant", indexed, name, context.taskId().partition());
