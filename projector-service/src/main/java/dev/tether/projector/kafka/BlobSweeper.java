@@ -66,6 +66,8 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
     private ProcessorContext<Void, Void> context;
     private ReadOnlyKeyValueStore<String, byte[]> references;
     private KeyValueStore<String, String> unreferenced;
+    private int staleNominations;
+    private long stalestNominationMs;
 
     /** @param sweeping null to keep track of the unreferenced blobs without deleting them */
     BlobSweeper(Sweeping sweeping) {
@@ -97,7 +99,10 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
             // written while no projector read this topic (before the projectors were upgraded to a release with it, or in an
             // outage longer than the grace): the reference it waits for may be in a partition whose one-time fill from the
             // message store has not reached this one yet, so it nominates nothing
-            LOG.debugf("ignored the nomination of %s, written %d ms ago", blob, context.currentSystemTimeMs() - record.timestamp());
+            long age = context.currentSystemTimeMs() - record.timestamp();
+            LOG.debugf("ignored the nomination of %s, written %d ms ago", blob, age);
+            staleNominations++;
+            stalestNominationMs = Math.max(stalestNominationMs, age);
         } else if (!referredTo(blob, record.key())) {
             unreferenced.put(blob, "");
         }
@@ -105,6 +110,12 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
 
     /** Deletes each unreferenced blob not put since {@code now} less the grace; returns how many it deleted. */
     int sweep(Instant now) {
+        if (staleNominations > 0) {
+            LOG.infof("ignored %d nomination(s) read more than the grace (%s) after they were written, the oldest %d ms: their blobs"
+                    + " are kept unless a session that refers to them is erased", staleNominations, sweeping.grace(), stalestNominationMs);
+            staleNominations = 0;
+            stalestNominationMs = 0;
+        }
         Instant since = now.minus(sweeping.grace());
         var blobs = new ArrayList<String>();
         try (var all = unreferenced.all()) {
