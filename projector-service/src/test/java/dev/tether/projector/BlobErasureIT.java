@@ -92,7 +92,8 @@ class BlobErasureIT {
                 .until(() -> artifact(sharedBlob) == 404);
         assertThat(blobFiles()).as("nothing of either session left in the blob store")
                 .noneMatch(file -> file.getFileName().toString().equals(own) || file.getFileName().toString().equals(sharedBlob));
-        assertThat(deletedMetric()).as("tether_blobs_deleted_total").isGreaterThanOrEqualTo(2);
+        assertThat(metric("tether_blobs_deleted_total")).isGreaterThanOrEqualTo(2);
+        assertThat(metric("tether_blobs_horizon_behind_seconds")).as("the horizon keeps up with a current pipeline").isBetween(0.0, 30.0);
     }
 
     @Test
@@ -115,8 +116,8 @@ class BlobErasureIT {
             await("the refused append's blob, referred to by no session, is deleted").atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(250)).until(() -> artifact(sha256) == 404);
         } catch (ConditionTimeoutException e) {
-            throw new AssertionError(e.getMessage() + "; the projector's log on nominations: "
-                    + Files.readAllLines(stack.projector.log()).stream().filter(line -> line.contains("nomination(s)")).toList(), e);
+            throw new AssertionError(e.getMessage() + "; the projector's log on nominations and its horizon: "
+                    + Files.readAllLines(stack.projector.log()).stream().filter(line -> line.contains("nomination(s)") || line.contains("held back")).toList(), e);
         }
         assertThat(stack.events(id)).as("the session itself is untouched").isNotEmpty();
     }
@@ -142,11 +143,11 @@ class BlobErasureIT {
         }
     }
 
-    /** The projector's count of the blobs it deleted, from its Prometheus metrics. */
-    private static double deletedMetric() throws Exception {
+    /** A metric of the projector's, from its Prometheus metrics (summed over its tags). */
+    private static double metric(String name) throws Exception {
         var request = HttpRequest.newBuilder(URI.create(stack.projector.baseUrl() + "/q/metrics")).timeout(Duration.ofSeconds(30)).GET().build();
         String metrics = HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
-        return metrics.lines().filter(line -> line.startsWith("tether_blobs_deleted_total")).mapToDouble(
+        return metrics.lines().filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{")).mapToDouble(
                 line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 

@@ -47,9 +47,9 @@ public interface ProjectorConfig {
         String dir();
 
         /**
-         * How long a blob no session refers to any more is kept after it was last put: content offloaded within this
-         * time may belong to an event whose reference the projector has not folded yet, so the projector must fold every
-         * event within it. An erased session's blobs go once they are unreferenced and this long after their last put.
+         * How long before the blob sweeper's horizon a blob no session refers to any more must have been last put to
+         * be deleted: the longest a service may take from putting content to writing the command or tool outcome that
+         * carries its ref. The horizon covers the rest of the way (the sequencer, the projector), however long it takes.
          */
         @WithDefault("PT24H")
         Duration grace();
@@ -57,6 +57,12 @@ public interface ProjectorConfig {
         /** How often the unreferenced blobs are looked at; see {@link #sweep()}. */
         @WithDefault("PT1M")
         Duration sweepEvery();
+
+        /**
+         * The consumer group of the session-service's sequencer (its Kafka Streams application id), whose committed
+         * offsets on {@code session-commands} are the first stage of the blob sweeper's horizon.
+         */
+        String sequencerGroup();
 
         /** Whether unreferenced blobs are deleted at all (they are still tracked when not). */
         @WithDefault("true")

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -26,12 +27,13 @@ import org.jboss.logging.Logger;
  * reference to a blob is on one partition) beside {@value ProjectorStores#BLOB_REFERENCES}, the store of that topic: a
  * tombstone that leaves a blob without a reference makes it {@linkplain ProjectorStores#UNREFERENCED unreferenced} (a
  * session's erasure, or a service's nomination of a blob it just put: {@link BlobReferences}), a reference makes it
- * referred to again. Every {@link Sweeping#every}, each unreferenced blob is deleted unless it was put
- * within the last {@link Sweeping#grace} ({@link BlobStore#deleteUnlessPutSince}): a blob put that recently may be
- * the content of an event whose reference has not reached this partition yet, such as the same bytes offloaded again
- * for another session just after the last session that referred to them was erased. So a reference must reach
- * {@code blob-references} within the grace of its content's put; a blob put for an event that was then refused, which
- * its service nominated, goes once the grace has passed.
+ * referred to again. Every {@link Sweeping#every}, each unreferenced blob is deleted unless it was put within the
+ * {@link Sweeping#grace} before the {@linkplain ReferenceHorizon horizon} ({@link BlobStore#deleteUnlessPutSince}): a
+ * blob put later may be the content of an event whose reference has not reached this partition yet, such as the same
+ * bytes offloaded again for another session just after the last session that referred to them was erased. The horizon
+ * is how far the sequencer, the projector and this sweeper are known to have come, across every instance; the grace
+ * covers a service's time from a put to writing the command or outcome that carries it. A blob put for an event that
+ * was then refused, which its service nominated, goes once both have passed.
  *
  * <p>A crash between a deletion and the commit that forgets the blob deletes nothing more: the blob is then absent.
  */
@@ -43,22 +45,21 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
      * Where and when unreferenced blobs are deleted.
      *
      * @param blobs   the blob store the services offload to
-     * @param grace   how recently a blob must not have been put for it to be deleted
+     * @param grace   how recently before the horizon a blob must not have been put for it to be deleted: the longest a
+     *                service may take from a put to writing the command or outcome that carries its ref
      * @param every   how often the unreferenced blobs are looked at
      * @param deleted told how many blobs each sweep deleted (a metric)
+     * @param horizon the time before which every command and outcome written has had its references read here
+     *                ({@link ReferenceHorizon})
      */
-    public record Sweeping(BlobStore blobs, Duration grace, Duration every, IntConsumer deleted) {
+    public record Sweeping(BlobStore blobs, Duration grace, Duration every, IntConsumer deleted, Supplier<Instant> horizon) {
         public Sweeping {
             Objects.requireNonNull(blobs, "blobs");
             Objects.requireNonNull(deleted, "deleted");
+            Objects.requireNonNull(horizon, "horizon");
             if (grace.isNegative() || every.isNegative() || every.isZero()) {
                 throw new IllegalArgumentException("the grace must not be negative and the interval positive, got " + grace + " and " + every);
             }
-        }
-
-        /** Sweeping that tells no one what it deleted. */
-        public Sweeping(BlobStore blobs, Duration grace, Duration every) {
-            this(blobs, grace, every, n -> { });
         }
     }
 
@@ -108,7 +109,10 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
         }
     }
 
-    /** Deletes each unreferenced blob not put since {@code now} less the grace; returns how many it deleted. */
+    /**
+     * Deletes each unreferenced blob not put since the grace before the horizon (or before {@code now}, if that is
+     * earlier); returns how many it deleted.
+     */
     int sweep(Instant now) {
         if (staleNominations > 0) {
             LOG.infof("ignored %d nomination(s) read more than the grace (%s) after they were written, the oldest %d ms: their blobs"
@@ -116,7 +120,8 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
             staleNominations = 0;
             stalestNominationMs = 0;
         }
-        Instant since = now.minus(sweeping.grace());
+        Instant horizon = sweeping.horizon().get();
+        Instant since = (horizon.isBefore(now) ? horizon : now).minus(sweeping.grace());
         var blobs = new ArrayList<String>();
         try (var all = unreferenced.all()) {
             all.forEachRemaining(kv -> blobs.add(kv.key));

@@ -43,6 +43,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
@@ -72,6 +73,8 @@ class BlobErasureTopologyTest {
     private LocalBlobStore blobs;
     /** How many blobs the sweeps said they deleted (the projector's metric). */
     private final AtomicInteger deleted = new AtomicInteger();
+    /** The sweeper's horizon: by default never before the driver's clock, so only the grace holds a blob back. */
+    private final AtomicReference<Instant> horizon = new AtomicReference<>(Instant.MAX);
     private TopologyTestDriver driver;
     private TestInputTopic<SessionEventKey, SessionEvent> events;
     private TestInputTopic<String, ToolOutcome> outcomes;
@@ -86,7 +89,7 @@ class BlobErasureTopologyTest {
     private void start() {
         var serdes = ProjectorDrivers.serdes();
         driver = ProjectorDrivers.start("projector-blobs-test", stateDir, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"),
-                new StoreSignals(), new BlobSweeper.Sweeping(blobs, GRACE, SWEEP_EVERY, deleted::addAndGet));
+                new StoreSignals(), new BlobSweeper.Sweeping(blobs, GRACE, SWEEP_EVERY, deleted::addAndGet, horizon::get));
         var layout = ProjectorDrivers.LAYOUT;
         events = driver.createInputTopic(layout.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         outcomes = driver.createInputTopic(layout.name(Topics.TOOL_OUTCOMES), Serdes.String().serializer(), serdes.outcomes().serializer());
@@ -163,6 +166,23 @@ class BlobErasureTopologyTest {
         assertThat(blobs.open("acme", ref.sha256())).isPresent();
 
         driver.advanceWallClockTime(GRACE);
+        assertThat(blobs.open("acme", ref.sha256())).isEmpty();
+    }
+
+    @Test
+    void aBlobPutWithinTheGraceBeforeTheHorizon_isKept_howeverLongAgoItWasPut_untilTheHorizonMovesOn() {
+        BlobRef ref = putLongAgo("acme", "a long message whose new reference the stalled pipeline has not delivered yet");
+        pipe("s1", 1, started());
+        pipe("s1", 2, new UserMessage("…", ref));
+        horizon.set(Instant.now().minus(GRACE.multipliedBy(3))); // the sequencer or the projector stalled before its put
+        erase("s1", 2);
+
+        driver.advanceWallClockTime(GRACE.plus(SWEEP_EVERY));
+        assertThat(blobs.open("acme", ref.sha256())).as("put after the horizon less the grace").isPresent();
+        assertThat(unreferenced()).containsExactly(StoreKey.of("acme", ref.sha256()));
+
+        horizon.set(Instant.now());
+        driver.advanceWallClockTime(SWEEP_EVERY);
         assertThat(blobs.open("acme", ref.sha256())).isEmpty();
     }
 
