@@ -112,6 +112,8 @@ class BlobErasureIT {
         assertThat(refused.status()).as(refused.toString()).isEqualTo(409);
         String sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content.getBytes(StandardCharsets.UTF_8)));
         assertThat(artifact(sha256)).as("offloaded before the sequencer refused it").isEqualTo(200);
+        await("the nominated blob counted as waiting").atMost(GRACE).pollInterval(Duration.ofMillis(250))
+                .until(() -> metric("tether_blobs_unreferenced") >= 1);
         try {
             await("the refused append's blob, referred to by no session, is deleted").atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(250)).until(() -> artifact(sha256) == 404);
@@ -120,6 +122,8 @@ class BlobErasureIT {
                     + Files.readAllLines(stack.projector.log()).stream().filter(line -> line.contains("nomination(s)") || line.contains("held back")).toList(), e);
         }
         assertThat(stack.events(id)).as("the session itself is untouched").isNotEmpty();
+        await("no blob counted as waiting once it is deleted").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(250))
+                .until(() -> metric("tether_blobs_unreferenced") == 0);
     }
 
     /** The sha256 of the blob the event at {@code seq} of the session was offloaded to. */

@@ -8,11 +8,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -48,19 +48,29 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
      * @param grace   how recently before the horizon a blob must not have been put for it to be deleted: the longest a
      *                service may take from a put to writing the command or outcome that carries its ref
      * @param every   how often the unreferenced blobs are looked at
-     * @param deleted told how many blobs each sweep deleted (a metric)
+     * @param tally   told what each sweep deleted and left waiting (metrics)
      * @param horizon the time before which every command and outcome written has had its references read here
      *                ({@link ReferenceHorizon})
      */
-    public record Sweeping(BlobStore blobs, Duration grace, Duration every, IntConsumer deleted, Supplier<Instant> horizon) {
+    public record Sweeping(BlobStore blobs, Duration grace, Duration every, Tally tally, Supplier<Instant> horizon) {
         public Sweeping {
             Objects.requireNonNull(blobs, "blobs");
-            Objects.requireNonNull(deleted, "deleted");
+            Objects.requireNonNull(tally, "tally");
             Objects.requireNonNull(horizon, "horizon");
             if (grace.isNegative() || every.isNegative() || every.isZero()) {
                 throw new IllegalArgumentException("the grace must not be negative and the interval positive, got " + grace + " and " + every);
             }
         }
+    }
+
+    /** What the sweeps tell the projector's metrics; called on the stream threads. */
+    public interface Tally {
+
+        /** A sweep deleted {@code blobs}. */
+        void deleted(int blobs);
+
+        /** After a sweep of {@code task}'s partition, {@code blobs} unreferenced blobs wait there (0 once the task closes). */
+        void waiting(TaskId task, int blobs);
     }
 
     private final Sweeping sweeping;
@@ -109,6 +119,13 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
         }
     }
 
+    @Override
+    public void close() {
+        if (sweeping != null) {
+            sweeping.tally().waiting(context.taskId(), 0); // another instance's sweeps count them now
+        }
+    }
+
     /**
      * Deletes each unreferenced blob not put since the grace before the horizon (or before {@code now}, if that is
      * earlier); returns how many it deleted.
@@ -127,6 +144,7 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
             all.forEachRemaining(kv -> blobs.add(kv.key));
         }
         int deleted = 0;
+        int waiting = 0;
         for (String blob : blobs) {
             if (referredTo(blob, null)) {
                 unreferenced.delete(blob); // cannot happen (a reference removes it), but a blob referred to is never deleted
@@ -139,6 +157,7 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
             } catch (RuntimeException e) {
                 // the store's failure must not stop the projection: the blob is tried again at the next sweep
                 LOG.warnf(e, "could not delete blob %s of tenant %s, which no session refers to any more", parts.get(1), parts.get(0));
+                waiting++;
                 continue;
             }
             switch (removal) {
@@ -147,13 +166,14 @@ public final class BlobSweeper implements Processor<String, byte[], Void, Void> 
                     unreferenced.delete(blob);
                 }
                 case ABSENT -> unreferenced.delete(blob);
-                case PUT_SINCE -> { } // looked at again at the next sweep
+                case PUT_SINCE -> waiting++; // looked at again at the next sweep
             }
         }
         if (deleted > 0) {
             LOG.infof("deleted %d blobs no session refers to any more", deleted);
-            sweeping.deleted().accept(deleted);
+            sweeping.tally().deleted(deleted);
         }
+        sweeping.tally().waiting(context.taskId(), waiting);
         return deleted;
     }
 

@@ -21,12 +21,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.TaskId;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -57,8 +59,6 @@ public class KafkaSetup {
     Topology topology(TopicLayout layout, KafkaTracing tracing, StoreSignals signals, MeterRegistry meters) {
         Map<String, Integer> writeVersions = config.stores().writeVersion();
         ProjectorConfig.Blobs blobs = projector.blobs();
-        Counter deleted = Counter.builder("tether.blobs.deleted").description("blobs no session referred to any more, deleted")
-                .register(meters);
         BlobSweeper.Sweeping sweeping = null;
         if (blobs.sweep()) {
             ReferenceHorizon horizon = startHorizon(layout, blobs);
@@ -66,7 +66,7 @@ public class KafkaSetup {
                     .description("how long ago the time is before which every blob reference has reached the blob sweeper")
                     .strongReference(true).register(meters);
             sweeping = new BlobSweeper.Sweeping(new LocalBlobStore(Path.of(blobs.dir())), blobs.grace(), blobs.sweepEvery(),
-                    deleted::increment, horizon::horizon);
+                    new SweepMetrics(meters), horizon::horizon);
         }
         Topology topology = ProjectorTopology.build(layout, layout, new ProjectorTopology.TopicSerdes(kafka.avroSerde(), kafka.avroSerde(),
                 kafka.avroSerde(), kafka.avroSerde(), kafka.avroSerde()), writeVersions, tracing, signals, sweeping);
@@ -98,6 +98,33 @@ public class KafkaSetup {
         horizonThread.scheduleWithFixedDelay(() -> horizon.tick(Instant.now(), patience), 0, blobs.sweepEvery().toMillis(),
                 TimeUnit.MILLISECONDS);
         return horizon;
+    }
+
+    /**
+     * {@code tether_blobs_deleted_total}, and {@code tether_blobs_unreferenced}: the blobs no session refers to that
+     * wait (for the grace and the horizon) in this instance's partitions, as of each partition's last sweep.
+     */
+    private static final class SweepMetrics implements BlobSweeper.Tally {
+
+        private final Counter deleted;
+        private final Map<TaskId, Integer> waiting = new ConcurrentHashMap<>();
+
+        SweepMetrics(MeterRegistry meters) {
+            deleted = Counter.builder("tether.blobs.deleted").description("blobs no session referred to any more, deleted").register(meters);
+            Gauge.builder("tether.blobs.unreferenced", waiting, w -> w.values().stream().mapToInt(Integer::intValue).sum())
+                    .description("blobs no session refers to, waiting to be deleted, as of the last sweep of each of this instance's partitions")
+                    .strongReference(true).register(meters);
+        }
+
+        @Override
+        public void deleted(int blobs) {
+            deleted.increment(blobs);
+        }
+
+        @Override
+        public void waiting(TaskId task, int blobs) {
+            waiting.put(task, blobs);
+        }
     }
 
     @PreDestroy

@@ -49,6 +49,7 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,8 +72,20 @@ class BlobErasureTopologyTest {
     Path blobDir;
 
     private LocalBlobStore blobs;
-    /** How many blobs the sweeps said they deleted (the projector's metric). */
+    /** How many blobs the sweeps said they deleted, and how many they said wait (the projector's metrics). */
     private final AtomicInteger deleted = new AtomicInteger();
+    private final AtomicInteger waiting = new AtomicInteger(-1);
+    private final BlobSweeper.Tally tally = new BlobSweeper.Tally() {
+        @Override
+        public void deleted(int blobs) {
+            deleted.addAndGet(blobs);
+        }
+
+        @Override
+        public void waiting(TaskId task, int blobs) {
+            waiting.set(blobs); // the driver runs one task of the sweeper
+        }
+    };
     /** The sweeper's horizon: by default never before the driver's clock, so only the grace holds a blob back. */
     private final AtomicReference<Instant> horizon = new AtomicReference<>(Instant.MAX);
     private TopologyTestDriver driver;
@@ -89,7 +102,7 @@ class BlobErasureTopologyTest {
     private void start() {
         var serdes = ProjectorDrivers.serdes();
         driver = ProjectorDrivers.start("projector-blobs-test", stateDir, serdes, new KafkaTracing(OpenTelemetry.noop(), "test"),
-                new StoreSignals(), new BlobSweeper.Sweeping(blobs, GRACE, SWEEP_EVERY, deleted::addAndGet, horizon::get));
+                new StoreSignals(), new BlobSweeper.Sweeping(blobs, GRACE, SWEEP_EVERY, tally, horizon::get));
         var layout = ProjectorDrivers.LAYOUT;
         events = driver.createInputTopic(layout.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().serializer());
         outcomes = driver.createInputTopic(layout.name(Topics.TOOL_OUTCOMES), Serdes.String().serializer(), serdes.outcomes().serializer());
@@ -132,6 +145,7 @@ class BlobErasureTopologyTest {
         assertThat(blobFiles()).isEmpty();
         assertThat(unreferenced()).as("nothing left to look at").isEmpty();
         assertThat(deleted).as("counted").hasValue(2);
+        assertThat(waiting).as("none waits").hasValue(0);
     }
 
     @Test
@@ -146,6 +160,7 @@ class BlobErasureTopologyTest {
         driver.advanceWallClockTime(SWEEP_EVERY);
         assertThat(blobs.open("acme", ref.sha256())).as("put within the grace").isPresent();
         assertThat(unreferenced()).containsExactly(StoreKey.of("acme", ref.sha256()));
+        assertThat(waiting).as("counted as waiting").hasValue(1);
 
         pipe("s3", 1, started());
         pipe("s3", 2, new UserMessage("a long…", ref));
