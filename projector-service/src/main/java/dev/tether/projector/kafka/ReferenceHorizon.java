@@ -131,9 +131,12 @@ public final class ReferenceHorizon {
         Instant known = horizon;
         if (!warned && Duration.between(known == null ? firstRoundStart : known, now).compareTo(patience) > 0) {
             Stage waiting = stages.get(stage);
+            Map<TopicPartition, Long> committed = offsets.committed(waiting.group());
             LOG.warnf("blob deletions are held back: consumer group %s has not committed past the offsets %s of %s it has to reach, so"
-                    + " a blob's reference may still be on its way; the horizon stays at %s", waiting.group(),
-                    behind(offsets.committed(waiting.group()), waitingFor), waiting.topics(), known == null ? "(not known yet)" : known);
+                    + " a blob's reference may still be on its way; the horizon stays at %s%s", waiting.group(), behind(committed, waitingFor),
+                    waiting.topics(), known == null ? "(not known yet)" : known, committed.isEmpty()
+                            ? ". No group of that name has committed anything: if it is not the sequencer's application id, set"
+                            + " tether.projector.blobs.sequencer-group to it" : "");
             warned = true;
         }
     }

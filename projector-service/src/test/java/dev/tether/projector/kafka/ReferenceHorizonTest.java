@@ -5,9 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -138,6 +144,42 @@ class ReferenceHorizonTest {
         horizon.advance(T0.plusSeconds(60), PATIENCE);
         horizon.advance(T0.plusSeconds(120), PATIENCE);
         assertThat(horizon.horizon()).as("no sequencer has ever committed").isEqualTo(T0);
+    }
+
+    @Test
+    void aStageHeldBackLongerThanThePatience_isWarnedOfOnce_namingItsGroupAndPartitions_andWhetherTheGroupExistsAtAll() {
+        var warnings = new ArrayList<String>();
+        var capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(new SimpleFormatter().formatMessage(record));
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger(ReferenceHorizon.class.getName());
+        logger.addHandler(capture);
+        try {
+            cluster.write(COMMANDS, 3);
+            horizon.advance(T0, PATIENCE);
+            horizon.advance(T0.plus(PATIENCE), PATIENCE);
+            assertThat(warnings).as("within the patience").isEmpty();
+
+            horizon.advance(T0.plus(PATIENCE).plusSeconds(1), PATIENCE);
+            horizon.advance(T0.plus(PATIENCE).plusSeconds(60), PATIENCE);
+            assertThat(warnings).singleElement().asString().contains("consumer group sequencer", "session-commands-0=3",
+                    "No group of that name has committed anything");
+        } finally {
+            logger.removeHandler(capture);
+        }
     }
 
     @Test
