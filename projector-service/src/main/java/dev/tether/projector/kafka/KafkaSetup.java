@@ -32,7 +32,10 @@ import org.apache.kafka.streams.processor.TaskId;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
-/** The projector's topology, run by the Quarkus Kafka Streams extension; how it reaches the registry is {@link ServiceKafka}'s. */
+/**
+ * The projector's topology, run by the Quarkus Kafka Streams extension, and its blob sweeper's horizon and metrics; how it
+ * reaches the registry is {@link ServiceKafka}'s.
+ */
 @ApplicationScoped
 public class KafkaSetup {
 

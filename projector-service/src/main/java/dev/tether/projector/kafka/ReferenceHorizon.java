@@ -112,7 +112,8 @@ public final class ReferenceHorizon {
         if (waitingFor == null) {
             startRound(now);
         }
-        while (behind(offsets.committed(stages.get(stage).group()), waitingFor).isEmpty()) {
+        Map<TopicPartition, Long> committed;
+        while (behind(committed = offsets.committed(stages.get(stage).group()), waitingFor).isEmpty()) {
             if (stage + 1 < stages.size()) {
                 var next = offsets.ends(stages.get(stage + 1).topics());
                 stage++;
@@ -131,7 +132,6 @@ public final class ReferenceHorizon {
         Instant known = horizon;
         if (!warned && Duration.between(known == null ? firstRoundStart : known, now).compareTo(patience) > 0) {
             Stage waiting = stages.get(stage);
-            Map<TopicPartition, Long> committed = offsets.committed(waiting.group());
             LOG.warnf("blob deletions are held back: consumer group %s has not committed past the offsets %s of %s it has to reach, so"
                     + " a blob's reference may still be on its way; the horizon stays at %s%s", waiting.group(), behind(committed, waitingFor),
                     waiting.topics(), known == null ? "(not known yet)" : known, committed.isEmpty()

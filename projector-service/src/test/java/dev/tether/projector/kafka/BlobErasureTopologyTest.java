@@ -57,9 +57,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The blobs of an erased session go once no session refers to them and they were last put longer ago than the grace:
- * the projector's blob references ({@link SessionBlobs}) and their sweeper ({@link BlobSweeper}), driven without a broker
- * over a real blob store in a directory.
+ * The blobs of an erased session go once no session refers to them and they were last put longer than the grace before
+ * the horizon (here the driver's clock unless a test holds it back): the projector's blob references
+ * ({@link SessionBlobs}) and their sweeper ({@link BlobSweeper}), driven without a broker over a real blob store in a
+ * directory.
  */
 class BlobErasureTopologyTest {
 
