@@ -39,10 +39,18 @@ record Conversation(String systemPrompt, List<Turn> stable, List<Turn> unsettled
                 new Turn.User(VolatileTailText.of(input.tail())));
     }
 
-    /** The objective verbatim, the summary when compacted, then the facts block unless it is empty. */
+    /**
+     * What the header says in place of an objective that is empty or only whitespace, which a provider may refuse as a
+     * message's text (Anthropic). The session-service refuses such an objective; a session started before it did may have
+     * one.
+     */
+    static final String NO_OBJECTIVE = "(no objective was given)";
+
+    /** The objective verbatim (unless blank), the summary when compacted, then the facts block unless it is empty. */
     private static List<Turn> header(ContextInput input) {
         var header = new ArrayList<Turn>();
-        header.add(new Turn.User(input.start().objective()));
+        String objective = input.start().objective();
+        header.add(new Turn.User(objective.isBlank() ? NO_OBJECTIVE : objective));
         if (input.compaction() != null) {
             String summary = ContentText.of(input.compaction().summary(), input.compaction().summaryRef());
             header.add(new Turn.User(SUMMARY_HEADLINE + summary));

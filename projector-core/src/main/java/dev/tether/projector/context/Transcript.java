@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * The turns of a session's events, split where the first tool call still in flight is.
  *
- * <p>A call is in flight while no result has arrived for it and its turn was not interrupted. It
+ * <p>A call is in flight while no result has arrived for it, its turn was not interrupted and, in a fork, it is not a
+ * call of the parent's that the fork can never be given a result for. It
  * is rendered with a stand-in cancellation that its real result will replace, so the assistant turn
  * that made it, and everything after that turn, may still change: they are {@code unsettled}.
  * Everything before it is {@code settled} and renders the same in every later context until the
@@ -22,10 +23,20 @@ record Transcript(List<Turn> settled, List<Turn> unsettled) {
         unsettled = List.copyOf(unsettled);
     }
 
-    /** The transcript of {@code events}, in seq order. */
+    /**
+     * The transcript of {@code events}, in seq order: a session's, or a fork's, its ancestors' events up to each fork
+     * point first; where the session of the events changes, the walk passes a fork point.
+     */
     static Transcript of(List<Event> events) {
         var walk = new TranscriptWalk();
-        events.forEach(event -> walk.add(event.payload()));
+        String session = null;
+        for (Event event : events) {
+            if (session != null && !session.equals(event.sessionId())) {
+                walk.passForkPoint();
+            }
+            session = event.sessionId();
+            walk.add(event.payload());
+        }
         return split(walk.turns());
     }
 

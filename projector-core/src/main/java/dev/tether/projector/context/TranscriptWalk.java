@@ -37,7 +37,8 @@ import java.util.function.Supplier;
  *
  * <p>What each event becomes:
  * <ul>
- *   <li>{@code user_message}: a user turn; {@code assistant_message}: an assistant turn (both left out when empty);
+ *   <li>{@code user_message}: a user turn; {@code assistant_message}: an assistant turn (both left out when empty or
+ *       only whitespace, which some providers refuse; an assistant turn's calls are kept without its text);
  *   <li>{@code tool_result}: the outcome of its call, inside the assistant turn that made the call, so it is
  *       rendered right after that turn whatever came in between; a result whose call is not among the events
  *       (compacted away) or that came a second time becomes a note at its own position;
@@ -47,6 +48,8 @@ import java.util.function.Supplier;
  *       still finds it by the id the harness used, the latest call with that id;
  *   <li>{@code turn_interrupted}: an assistant turn with the partial text, marked; the calls of the latest
  *       assistant turn that have no result yet are final from then on: cancelled;
+ *   <li>a fork point (the events pass from a parent's to its fork's, {@link #passForkPoint}): every call of the parent
+ *       with no result yet is final from then on, cancelled, since the fork can never be given its result;
  *   <li>{@code plan_updated}, {@code step_completed}, {@code session_resumed}, {@code session_migrated},
  *       {@code subagent_result}, {@code session_closed}: a note (see {@link NoteText});
  *   <li>everything else is bookkeeping the model needs not see and is left out: the start (already in the
@@ -111,15 +114,31 @@ final class TranscriptWalk {
                 || payload instanceof UnknownEvent;
     }
 
+    /**
+     * Every call still waiting for its result becomes final, cancelled: the walk has passed a fork point into the fork's
+     * own events, and a fork can never be given a result for a call its parent made (the sequencer refuses it; a fork's
+     * head has no open calls), so nothing after this point may change how those calls render.
+     */
+    void passForkPoint() {
+        awaitingResult.values().forEach(call -> call.interrupted = true);
+        awaitingResult.clear();
+    }
+
+    /**
+     * A user turn, left out when its text is only whitespace (as empty): a provider may refuse it (Anthropic: "text
+     * content blocks must contain non-whitespace text"), and it says nothing to the model.
+     */
     private void addUser(String text) {
-        if (!text.isEmpty()) {
+        if (!text.isBlank()) {
             Turn turn = new Turn.User(text);
             turns.add(() -> turn);
         }
     }
 
+    /** An assistant turn; text that is only whitespace is left out, as for a user turn ({@link #addUser}). */
     private void addAssistant(AssistantMessage message) {
-        String text = ContentText.of(message.content(), message.contentRef());
+        String content = ContentText.of(message.content(), message.contentRef());
+        String text = content.isBlank() ? "" : content;
         latestCalls = message.toolCalls().stream().map(call -> new OpenCall(call.callId(), rendered(call))).toList();
         latestCalls.forEach(call -> awaitingResult.put(call.askedId, call));
         if (!text.isEmpty() || !latestCalls.isEmpty()) {

@@ -19,7 +19,8 @@ sealed interface Turn {
     /**
      * Text on the user side: a user message, a note about an event, the header or the volatile tail.
      *
-     * @param text the text; empty only for an empty objective, which is rendered verbatim
+     * @param text the text, never blank: a blank message is left out, a blank objective replaced
+     *             ({@link Conversation#NO_OBJECTIVE})
      */
     record User(String text) implements Turn {
         public User {

@@ -46,6 +46,9 @@ public final class ContextSource {
     /**
      * The same, with a fork's parent part taken from {@code bases} when they kept it: then only the events the
      * rendering looks at are read, and one event of each ancestor, to see that it is still there.
+     *
+     * @throws LazyEvents.MissingEvents when the session's log lacks its first event or its compaction's, as the events
+     *                                  the rendering reads may lack a seq later
      */
     public static Optional<ContextInput> at(Events events, SessionProjection state, long atSeq, ForkBases bases) {
         return base(events, state, atSeq, bases).map(base -> new ContextInput(base.start(), base.compaction(), base.facts(),
@@ -54,11 +57,10 @@ public final class ContextSource {
 
     /** What the context of {@code state}'s session at {@code atSeq} is made of, but its tail. */
     private static Optional<Base> base(Events events, SessionProjection state, long atSeq, ForkBases bases) {
-        Event first = events.range(state.sessionId(), 1, 1).stream().findFirst().orElseThrow(
-                () -> new IllegalStateException("no first event for " + state.sessionId()));
+        Event first = event(events, state.sessionId(), 1);
         if (state.compaction() != null) {
             SessionProjection.Compaction c = state.compaction();
-            Event compactionEvent = events.range(state.sessionId(), c.compactedAtSeq(), c.compactedAtSeq()).get(0);
+            Event compactionEvent = event(events, state.sessionId(), c.compactedAtSeq());
             return Optional.of(new Base(start(first.payload()), (ContextCompacted) compactionEvent.payload(), c.facts(),
                     List.of(new Part(state.sessionId(), c.throughSeq() + 1, atSeq, c.compactedAtSeq(), null))));
         }
@@ -68,6 +70,17 @@ public final class ContextSource {
         }
         var started = (SessionStarted) first.payload();
         return Optional.of(new Base(started, null, Facts.start(started.objective(), started.constraints()), List.of(own)));
+    }
+
+    /**
+     * The session's event at {@code seq}, which its checkpoint says it has.
+     *
+     * @throws LazyEvents.MissingEvents when the log does not hold it: the session was erased since its checkpoint was
+     *                                  read, or the log read is a warm copy's that has not restored it yet
+     */
+    private static Event event(Events events, String sessionId, long seq) {
+        return events.range(sessionId, seq, seq).stream().findFirst().orElseThrow(
+                () -> new LazyEvents.MissingEvents("the log of session " + sessionId + " does not hold seq " + seq));
     }
 
     /**

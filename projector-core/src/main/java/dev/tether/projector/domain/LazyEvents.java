@@ -171,7 +171,7 @@ public final class LazyEvents extends AbstractList<Event> implements RandomAcces
      * read from the store as it is then), or its log is damaged.
      */
     public static final class MissingEvents extends IllegalStateException {
-        MissingEvents(String message) {
+        public MissingEvents(String message) {
             super(message);
         }
     }

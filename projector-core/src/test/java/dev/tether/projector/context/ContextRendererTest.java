@@ -23,10 +23,12 @@ import dev.tether.core.event.SessionClaimed;
 import dev.tether.core.event.SessionClosed;
 import dev.tether.core.event.SessionMigrated;
 import dev.tether.core.event.SessionResumed;
+import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.StepCompleted;
 import dev.tether.core.event.SubagentResult;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolCallAuthorized;
+import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
@@ -579,6 +581,64 @@ class ContextRendererTest {
     @Test
     void givenNullFormat_whenRendered_thenRejected() {
         assertThatThrownBy(() -> ContextRenderer.render(new SessionFixture().input(), null)).isInstanceOf(NullPointerException.class);
+    }
+
+    /**
+     * Anthropic refuses a text block that is empty or only whitespace ("text content blocks must contain non-whitespace
+     * text"), and a model's reply of "\n\n" is common: such a message says nothing and is left out in both formats, once
+     * in the log, it would fail every later context of the session.
+     */
+    @Nested
+    class BlankTexts {
+
+        @Test
+        void givenAWhitespaceOnlyAssistantMessage_thenItIsLeftOut_andTheUserMessagesAroundItMergeForAnthropic() {
+            var log = new SessionFixture().user("go").assistant("\n\n").user("and now?");
+
+            ModelContext anthropic = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+            ModelContext openAi = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            assertThat(anthropic.messages()).hasSize(1);
+            assertThat(texts(anthropic.messages().get(0))).containsSubsequence("go", "and now?").noneMatch(t -> ((String) t).isBlank());
+            assertThat(contents(openAi)).containsSubsequence("go", "and now?").doesNotContain("\n\n");
+            assertThat(openAi.messages()).noneMatch(m -> "assistant".equals(m.get("role")));
+        }
+
+        @Test
+        void givenAWhitespaceOnlyUserMessageBetweenTwoAssistantTurns_thenItIsLeftOut() {
+            var log = new SessionFixture().user("go").assistant("Done.").user(" ").assistant("Anything else?").user("no");
+
+            ModelContext anthropic = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+
+            assertThat(anthropic.messages()).extracting(m -> m.get("role")).containsExactly("user", "assistant", "user");
+            assertThat(texts(anthropic.messages().get(1))).containsExactly("Done.", "Anything else?");
+            assertThat(anthropic.messages()).flatMap(ContextRendererTest::texts).noneMatch(t -> t instanceof String text && text.isBlank());
+        }
+
+        @Test
+        void givenAWhitespaceOnlyTextBesideToolCalls_thenTheCallsStayWithoutIt() {
+            var log = new SessionFixture().user("go").assistant(" \n", call("c-1")).result("c-1", ToolStatus.OK, "done");
+
+            ModelContext anthropic = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+            ModelContext openAi = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            Map<String, Object> toolUse = anthropic.messages().get(1);
+            assertThat(blocks(toolUse)).extracting(b -> b.get("type")).containsExactly("tool_use");
+            assertThat(openAi.messages()).filteredOn(m -> "assistant".equals(m.get("role"))).singleElement()
+                    .satisfies(m -> assertThat(m.get("content")).isNull());
+        }
+
+        @Test
+        void givenABlankObjective_asASessionStartedBeforeTheSequencerRefusedIt_thenTheHeaderSaysSoInItsPlace() {
+            var log = new SessionFixture().user("go");
+            ContextInput input = log.input();
+            var start = new SessionStarted(" ", "sys", "model-1", "h-1", ToolMode.WRITE, List.of(), null, null);
+
+            ModelContext anthropic = ContextRenderer.render(new ContextInput(start, null, input.facts(), input.events(), input.tail()),
+                    ContextFormat.ANTHROPIC);
+
+            assertThat(texts(anthropic.messages().get(0))).startsWith(Conversation.NO_OBJECTIVE).noneMatch(t -> ((String) t).isBlank());
+        }
     }
 
     /** The input with every event after the start and no compaction passed apart. */

@@ -1,14 +1,17 @@
 package dev.tether.projector.domain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.SessionForked;
 import dev.tether.core.event.SessionStarted;
+import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.UserMessage;
 import dev.tether.projector.context.ContextFormat;
@@ -232,6 +235,47 @@ class ContextSourceTest {
             assertThat(userTexts(ContextSource.at(events, stateOf("fork"), 2, bases).orElseThrow()))
                     .containsExactly("a new session under the same id", "two", "a fork of the new one");
         }
+    }
+
+    /**
+     * A fork's head has no open calls, so the sequencer refuses, in the fork, a result for a call the parent had not
+     * answered at the fork point: that call is final in the fork, cancelled, and its context's stable prefix grows past it.
+     */
+    @Test
+    void givenAForkOfAParentWithACallInFlight_thenThatCallIsSettledInTheFork_andTheStablePrefixGrowsWithTheFork() {
+        log("parent", START, user("read it"), new AssistantMessage("", null, List.of(new ToolCall("c-1", "read_file", "{}")), null));
+        log("fork", forkOf("parent", 3), user("fork one"), new AssistantMessage("answer one", null, List.of(), null), user("fork two"),
+                new AssistantMessage("answer two", null, List.of(), null));
+
+        ModelContext parent = ContextRenderer.render(ContextSource.at(events, stateOf("parent"), 3).orElseThrow(), ContextFormat.OPENAI);
+        ModelContext at3 = ContextRenderer.render(ContextSource.at(events, stateOf("fork", 3), 3).orElseThrow(), ContextFormat.OPENAI);
+        ModelContext at5 = ContextRenderer.render(ContextSource.at(events, stateOf("fork", 5), 5).orElseThrow(), ContextFormat.OPENAI);
+
+        assertThat(parent.stablePrefixSize()).as("in the parent the call may still be answered").isLessThan(parent.messages().size() - 1);
+        // every message but the volatile tail, the parent's cancelled stand-in included, whose bytes are the parent's
+        assertThat(at3.stablePrefixSize()).isEqualTo(at3.messages().size() - 1);
+        assertThat(at5.stablePrefixSize()).isEqualTo(at5.messages().size() - 1);
+        assertThat(at5.messages().subList(0, at3.stablePrefixSize())).isEqualTo(at3.messages().subList(0, at3.stablePrefixSize()));
+        assertThat(at5.messages().subList(0, parent.messages().size() - 1))
+                .as("the parent's messages, stand-in included, as the parent renders them")
+                .isEqualTo(parent.messages().subList(0, parent.messages().size() - 1));
+    }
+
+    /**
+     * A warm copy restores a partition's events apart from its checkpoints: a compacted session's checkpoint may name a
+     * compaction event the copy does not hold yet. That is a missing event (which a read answers as such), not a crash.
+     */
+    @Test
+    void givenTheCompactionEventNotInTheLog_thenItIsAMissingEvent() {
+        log("s", START, user("one"), user("two"), new ContextCompacted(2, "The user said one.", null, List.of(2L)), user("three"));
+        SessionProjection checkpoint = stateOf("s");
+        logs.put("s", logs.get("s").subList(0, 3)); // the copy's events: seqs 1-3
+
+        assertThatThrownBy(() -> ContextSource.at(events, checkpoint, checkpoint.lastSeq())).isInstanceOf(LazyEvents.MissingEvents.class)
+                .hasMessageContaining("does not hold seq 4");
+        logs.remove("s");
+        assertThatThrownBy(() -> ContextSource.at(events, checkpoint, checkpoint.lastSeq())).as("no events at all")
+                .isInstanceOf(LazyEvents.MissingEvents.class).hasMessageContaining("does not hold seq 1");
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -157,11 +157,8 @@ public class ProjectionResource {
         // read from a warm copy, the session's own events are in it; a fork's parent is asked of its owner as usual
         var events = new RoutedEvents((id, from, to) -> tenantEvents(log, tenantId, id, from, to),
                 (id, from, to) -> found.copy().isPresent() && id.equals(sessionId) ? Optional.empty() : ownersPage(tenantId, id, from, to));
-        ContextInput input = contextInput(events, state, forkBases);
-        ContextTrimmer.Trimmed trimmed = readingPages(() -> ContextTrimmer.fit(input, f, maxTokens, tokens.memo(tenantId)), () -> {
-            found(sessionId, null);
-            contextInput(events, state, forkBases); // a fork's parent erased meanwhile: 410
-        });
+        ContextTrimmer.Trimmed trimmed = readingPages(() -> ContextTrimmer.fit(contextInput(events, state, forkBases), f, maxTokens,
+                tokens.memo(tenantId)), () -> stillThere(found(sessionId, null).copy().isPresent(), () -> contextInput(events, state, forkBases)));
         ModelContext context = trimmed.context();
         int window = config.windowOf(state.modelId());
         int count = trimmed.tokens();
@@ -374,6 +371,26 @@ public class ProjectionResource {
         } catch (LazyEvents.MissingEvents e) {
             stillThere.run();
             throw e;
+        }
+    }
+
+    /**
+     * What a context read whose events lack a seq answers once the session has been found again (erased meanwhile: 404,
+     * or 503 from a copy that no longer has it): 410 if {@code contextAgain} finds a fork's parent gone; 503 if the read
+     * is a warm copy's, which restores a partition's events apart from its checkpoints and may not hold them all yet;
+     * otherwise the read fails, its log lacking events it must hold.
+     */
+    static void stillThere(boolean fromCopy, Runnable contextAgain) {
+        try {
+            contextAgain.run();
+        } catch (LazyEvents.MissingEvents e) {
+            if (!fromCopy) {
+                throw e;
+            }
+        }
+        if (fromCopy) {
+            throw ApiException.unavailable("this instance's copy of the session's partition has not restored all of its events yet;"
+                    + " try again shortly", 1);
         }
     }
 

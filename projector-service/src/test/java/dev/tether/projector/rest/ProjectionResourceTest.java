@@ -1,6 +1,7 @@
 package dev.tether.projector.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.core.event.Actor;
@@ -86,6 +87,33 @@ class ProjectionResourceTest {
             return input;
         }, () -> ProjectionResource.contextInput(log, state, bases))).isInstanceOfSatisfying(ApiException.class,
                 e -> assertThat(e.status()).isEqualTo(410));
+    }
+
+    /**
+     * A warm copy restores a partition's events apart from its checkpoints, so its read may lack events the checkpoint
+     * names (the first, a compaction's): 503, try again; the owner's own log lacking them is a failure; a fork's parent
+     * gone is 410 from either.
+     */
+    @Test
+    void givenEventsMissingOnceTheSessionIsFoundAgain_thenAWarmCopyAnswers503_theOwnerFails_andAGoneParentIs410() {
+        Runnable missing = () -> {
+            throw new LazyEvents.MissingEvents("the log of session s-1 does not hold seq 4");
+        };
+        Runnable parentGone = () -> {
+            throw new ApiException(410, "parent_gone", "gone");
+        };
+
+        assertThatThrownBy(() -> ProjectionResource.stillThere(true, missing)).isInstanceOfSatisfying(ApiException.class,
+                e -> assertThat(e.status()).isEqualTo(503));
+        assertThatThrownBy(() -> ProjectionResource.stillThere(true, () -> { })).as("a page of the copy's lacked a seq")
+                .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(503));
+        assertThatThrownBy(() -> ProjectionResource.stillThere(false, missing)).isInstanceOf(LazyEvents.MissingEvents.class);
+        assertThatCode(() -> ProjectionResource.stillThere(false, () -> { })).as("the read's own failure is rethrown by readingPages")
+                .doesNotThrowAnyException();
+        for (boolean fromCopy : new boolean[] {true, false}) {
+            assertThatThrownBy(() -> ProjectionResource.stillThere(fromCopy, parentGone)).isInstanceOfSatisfying(ApiException.class,
+                    e -> assertThat(e.status()).isEqualTo(410));
+        }
     }
 
     /** {@code count} events of {@code sessionId}, the first {@code first}, user messages after it. */

@@ -291,7 +291,7 @@ public final class Sequencer {
             return illegal(field + ".type", "'" + type + "' events are written by Tether itself, not by clients");
         }
         if (isFirstEvent(payload)) {
-            return start(field, h, principal);
+            return start(field, payload, h, principal);
         }
         if (h == null) {
             return illegal(field + ".type", "a session starts with session_started");
@@ -356,13 +356,19 @@ public final class Sequencer {
         return null;
     }
 
-    /** session_started, session_forked: an agent's, on no session yet. */
-    private static Rejected start(String field, SessionHead h, TetherPrincipal principal) {
+    /**
+     * session_started, session_forked: an agent's, on no session yet; a session_started with an objective, which every
+     * model context of the session is pinned to (as {@code POST /v1/sessions} requires one).
+     */
+    private static Rejected start(String field, EventPayload payload, SessionHead h, TetherPrincipal principal) {
         if (h != null) {
             return illegal(field + ".type", "the session has started already");
         }
         if (!principal.hasAny(Role.AGENT, Role.ADMIN, Role.SERVICE)) {
             return forbidden(field, "only an agent may start a session");
+        }
+        if (payload instanceof SessionStarted s && s.objective().isBlank()) {
+            return illegal(field + ".objective", "must not be blank: every model context of the session is pinned to it");
         }
         return null;
     }

@@ -247,6 +247,20 @@ class SequencerTest {
         }
 
         @Test
+        void rejectsSessionStarted_withABlankObjective_namingTheField_andStartsNothing() {
+            World w = World.empty();
+            SessionStarted s = started();
+            var blank = new SessionStarted(" \n", s.systemPrompt(), s.modelId(), s.harnessVersion(), s.toolMode(), s.constraints(),
+                    s.tokenBudget(), s.parentSessionId());
+
+            Rejected r = w.reject(w.append(AGENT, blank, user("hi")));
+
+            assertThat(r.reason()).isEqualTo(Rejection.ILLEGAL_EVENT);
+            assertThat(r.field()).isEqualTo("events[0].objective");
+            assertThat(w.head).isNull();
+        }
+
+        @Test
         void rejectsSessionStarted_asIllegalEvent_namingItsIndex_laterInABatch() {
             World w = World.started();
 
