@@ -93,45 +93,70 @@ public final class PathGlob {
         return Optional.of(segments);
     }
 
-    /** Whether the workspace-relative {@code path} falls under this glob; never for a path without a plain form. */
+    /**
+     * Whether the workspace-relative {@code path} falls under this glob; never for a path without a plain form. The path
+     * is the model's choice: matching takes time in proportion to the glob's segments times the path's (and, within a
+     * segment, the glob's characters times the name's), never exponential in the stars, which backtracking to every
+     * earlier star would be.
+     */
     public boolean matches(String path) {
-        return normalize(path).map(p -> matches(0, p, 0)).orElse(false);
+        return normalize(path).map(this::matchesSegments).orElse(false);
     }
 
-    private boolean matches(int g, List<String> path, int p) {
-        if (g == segments.size()) {
-            return p == path.size();
-        }
-        String segment = segments.get(g);
-        if (segment.equals("**")) {
-            for (int skip = p; skip <= path.size(); skip++) {
-                if (matches(g + 1, path, skip)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-        return p < path.size() && segmentMatches(segment, 0, path.get(p), 0) && matches(g + 1, path, p + 1);
-    }
-
-    private static boolean segmentMatches(String glob, int g, String name, int n) {
-        while (g < glob.length()) {
-            char c = glob.charAt(g);
-            if (c == '*') {
-                for (int rest = n; rest <= name.length(); rest++) {
-                    if (segmentMatches(glob, g + 1, name, rest)) {
-                        return true;
-                    }
-                }
+    /**
+     * The segments against the glob's: {@code **} matches any run of segments, every other glob segment one segment
+     * ({@link #segmentMatches}). Only the last {@code **} is ever backtracked to: whatever an earlier one would take, the
+     * later one can take as well.
+     */
+    private boolean matchesSegments(List<String> path) {
+        int g = 0;
+        int p = 0;
+        int star = -1;
+        int resume = 0;
+        while (p < path.size()) {
+            if (g < segments.size() && segments.get(g).equals("**")) {
+                star = g++;
+                resume = p;
+            } else if (g < segments.size() && segmentMatches(segments.get(g), path.get(p))) {
+                g++;
+                p++;
+            } else if (star >= 0) {
+                g = star + 1;
+                p = ++resume;
+            } else {
                 return false;
             }
-            if (n == name.length() || (c != '?' && c != name.charAt(n))) {
-                return false;
-            }
+        }
+        while (g < segments.size() && segments.get(g).equals("**")) {
             g++;
-            n++;
         }
-        return n == name.length();
+        return g == segments.size();
+    }
+
+    /** A file name against a glob segment: {@code *} any run of characters, {@code ?} one; in the same way as above. */
+    private static boolean segmentMatches(String glob, String name) {
+        int g = 0;
+        int n = 0;
+        int star = -1;
+        int resume = 0;
+        while (n < name.length()) {
+            if (g < glob.length() && glob.charAt(g) == '*') {
+                star = g++;
+                resume = n;
+            } else if (g < glob.length() && (glob.charAt(g) == '?' || glob.charAt(g) == name.charAt(n))) {
+                g++;
+                n++;
+            } else if (star >= 0) {
+                g = star + 1;
+                n = ++resume;
+            } else {
+                return false;
+            }
+        }
+        while (g < glob.length() && glob.charAt(g) == '*') {
+            g++;
+        }
+        return g == glob.length();
     }
 
     /** The glob as written. */
