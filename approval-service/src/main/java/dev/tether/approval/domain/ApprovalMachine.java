@@ -111,12 +111,12 @@ public final class ApprovalMachine {
         EventPayload payload = event.payload();
         if (payload instanceof SessionStarted started) {
             return SessionApprovals.started(event.sessionId(), event.tenantId(), started.toolMode(), started.modelId(), event.seq(),
-                    started.harnessTools());
+                    started.harnessTools(), event.occurredAt());
         }
         if (payload instanceof SessionForked fork) {
             // a fork is a session of its own: the parent's grants do not carry over
             return SessionApprovals.started(event.sessionId(), event.tenantId(), fork.toolMode(), fork.modelId(), event.seq(),
-                    fork.harnessTools());
+                    fork.harnessTools(), event.occurredAt());
         }
         if (s == null) {
             throw new IllegalStateException(payload.type() + " at seq " + event.seq() + " of " + event.sessionId() + " before its start");
@@ -175,6 +175,12 @@ public final class ApprovalMachine {
             // a decision came before the request: nobody may decide this call any more; react sends its ERROR result
             return n.withCall(r.callId(), call.shown(r.shown(), r.shownRef()));
         }
+        if (!call.tool().equals(r.tool())) {
+            // a request showing another call (one made for an erased session of the id, in a log from before the sequencer
+            // refused it): whatever an approver decided on it would be applied to a call nobody was shown
+            return contested(n, r.callId(), "the approval request at seq " + event.seq() + " is for a '" + r.tool() + "' and the call"
+                    + " is a '" + call.tool() + "'");
+        }
         n = n.withCall(r.callId(), call.at(Stage.AWAITING_APPROVAL).shown(r.shown(), r.shownRef()));
         return n.withItem(new ApprovalItem(n.sessionId(), event.seq(), Kind.APPROVAL, Status.PENDING, n.tenantId(), r.callId(), r.tool(),
                 call.argumentsJson(), r.shown(), r.shownRef(), call.requestSeq(), event.occurredAt(), n.modelId(), call.requestedBy(),
@@ -184,7 +190,7 @@ public final class ApprovalMachine {
     private static SessionApprovals granted(SessionApprovals n, Event event, ApprovalGranted g) {
         OpenCall call = n.calls().get(g.callId());
         String tool = g.tool() != null ? g.tool() : call != null ? call.tool() : null;
-        String problem = g.scope() == ApprovalScope.SESSION ? scopeProblem(tool, g.pathGlob()) : null;
+        String problem = g.scope() == ApprovalScope.SESSION ? sessionGrantProblem(call, g.callId(), tool, g.pathGlob()) : null;
         if (call != null) {
             n = n.withCall(g.callId(), call.granted(event.seq(), problem));
         }
@@ -287,6 +293,19 @@ public final class ApprovalMachine {
         }
         return n.withItems(i -> i.status().pending() && i.kind() == Kind.APPROVAL && i.callId().equals(callId)
                 ? i.ended(Status.CANCELLED, "conflicting decisions: " + conflict + "; nothing was run") : i, FINISHED_ITEMS_KEPT);
+    }
+
+    /**
+     * Why a session-scope grant of {@code tool} on {@code pathGlob}, given on {@code call}, cannot be used, or null if it can:
+     * {@link #scopeProblem}, or a call of another tool (what the approver was shown; a standing grant of this one was never
+     * asked for).
+     */
+    private static String sessionGrantProblem(OpenCall call, String callId, String tool, String pathGlob) {
+        String problem = scopeProblem(tool, pathGlob);
+        if (problem == null && call != null && !call.tool().equals(tool)) {
+            return "it is for the tool '" + tool + "' and call " + callId + " is a '" + call.tool() + "'";
+        }
+        return problem;
     }
 
     /** Why a session-scope grant of {@code tool} on {@code pathGlob} cannot be used, or null if it can. */

@@ -4,6 +4,7 @@ import dev.tether.core.blob.BlobRef;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.HarnessTool;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -22,6 +23,9 @@ import java.util.function.UnaryOperator;
  *                         authorized before it is never authorized, and is answered CANCELLED
  * @param harnessTools     the tools the session's harness runs itself (docs/ARCHITECTURE.md §6), as its first event
  *                         declared them; empty in a state stored before they existed
+ * @param startedAt        when the sequencer accepted the session's first event, which every answer of the service carries
+ *                         so that the sequencer never takes it for a later session under the id; null in a state stored
+ *                         before it was kept (its answers then carry none, and are taken as before)
  */
 public record SessionApprovals(
         String sessionId,
@@ -34,7 +38,8 @@ public record SessionApprovals(
         Map<String, OpenCall> calls,
         List<Grant> grants,
         List<ApprovalItem> items,
-        List<HarnessTool> harnessTools) {
+        List<HarnessTool> harnessTools,
+        Instant startedAt) {
 
     public SessionApprovals {
         calls = new TreeMap<>(calls == null ? Map.of() : calls);
@@ -44,10 +49,10 @@ public record SessionApprovals(
         harnessTools = harnessTools == null ? List.of() : List.copyOf(harnessTools);
     }
 
-    /** The state of a session whose every call the tool-executor runs. */
+    /** The state of a session whose every call the tool-executor runs, whose start is not known. */
     public SessionApprovals(String sessionId, String tenantId, ToolMode toolMode, String modelId, long lastSeq, boolean closed,
                             long lastInterruptSeq, Map<String, OpenCall> calls, List<Grant> grants, List<ApprovalItem> items) {
-        this(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, grants, items, List.of());
+        this(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, grants, items, List.of(), null);
     }
 
     /** Where a tool call stands, from the approval-service's side. */
@@ -161,8 +166,9 @@ public record SessionApprovals(
     }
 
     static SessionApprovals started(String sessionId, String tenantId, ToolMode mode, String modelId, long seq,
-                                    List<HarnessTool> harnessTools) {
-        return new SessionApprovals(sessionId, tenantId, mode, modelId, seq, false, 0, Map.of(), List.of(), List.of(), harnessTools);
+                                    List<HarnessTool> harnessTools, Instant startedAt) {
+        return new SessionApprovals(sessionId, tenantId, mode, modelId, seq, false, 0, Map.of(), List.of(), List.of(), harnessTools,
+                startedAt);
     }
 
     public Optional<ApprovalItem> item(long seq) {
@@ -179,15 +185,15 @@ public record SessionApprovals(
     }
 
     SessionApprovals at(long seq) {
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, seq, closed, lastInterruptSeq, calls, grants, items, harnessTools);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, seq, closed, lastInterruptSeq, calls, grants, items, harnessTools, startedAt);
     }
 
     SessionApprovals closedNow() {
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, true, lastInterruptSeq, calls, grants, items, harnessTools);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, true, lastInterruptSeq, calls, grants, items, harnessTools, startedAt);
     }
 
     SessionApprovals interruptedAt(long seq) {
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, seq, calls, grants, items, harnessTools);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, seq, calls, grants, items, harnessTools, startedAt);
     }
 
     SessionApprovals withCall(String callId, OpenCall call) {
@@ -197,7 +203,7 @@ public record SessionApprovals(
         } else {
             next.put(callId, call);
         }
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, next, grants, items, harnessTools);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, next, grants, items, harnessTools, startedAt);
     }
 
     SessionApprovals withCall(String callId, UnaryOperator<OpenCall> change) {
@@ -211,13 +217,13 @@ public record SessionApprovals(
         while (next.size() > kept) {
             next.remove(0); // the oldest goes: its calls need an approval again, which is the safe side
         }
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools, startedAt);
     }
 
     /** The state without the session-scope grant of {@code seq}, if it is in force. */
     SessionApprovals withoutGrant(long seq) {
         List<Grant> next = grants.stream().filter(g -> g.seq() != seq).toList();
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools, startedAt);
     }
 
     /** The state with the grant of {@code seq} recorded as having authorized {@code callId}. */
@@ -226,7 +232,7 @@ public record SessionApprovals(
         for (Grant g : grants) {
             next.add(g.seq() == seq ? g.usedBy(callId) : g);
         }
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, next, items, harnessTools, startedAt);
     }
 
     SessionApprovals withItem(ApprovalItem item, int finishedKept) {
@@ -247,7 +253,7 @@ public record SessionApprovals(
                 kept.add(i);
             }
         }
-        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, grants, kept, harnessTools);
+        return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, calls, grants, kept, harnessTools, startedAt);
     }
 
     SessionApprovals withItems(UnaryOperator<ApprovalItem> change, int finishedKept) {

@@ -138,8 +138,9 @@ final class ApprovalProcessor implements Processor<SessionEventKey, SessionEvent
 
     private void send(SessionApprovals session, ProposedEvent event, long timestamp, Headers headers) {
         TetherPrincipal service = TetherPrincipal.service(ApprovalMachine.SERVICE_ID, session.tenantId());
+        // for this session of the id only: never taken for a later one made after an erasure (its seqs and call ids repeat)
         SessionCommand command = SessionCommands.append(event.eventId(), session.sessionId(), session.tenantId(), service, List.of(event),
-                Instant.ofEpochMilli(context.currentSystemTimeMs()));
+                Instant.ofEpochMilli(context.currentSystemTimeMs()), session.startedAt());
         context.forward(new Record<>(session.sessionId(), command, timestamp, headers), COMMANDS_SINK);
     }
 

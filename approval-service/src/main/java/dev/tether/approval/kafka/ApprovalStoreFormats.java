@@ -26,12 +26,15 @@ public final class ApprovalStoreFormats {
      * none (null). Version 1: the same fields, with the version. Version 2 adds harness-run tools (docs/ARCHITECTURE.md
      * §6): {@code harnessTools}, and per open call {@code runBy}; a state written before them has none (empty, EXECUTOR),
      * which is what it meant. Writing version 1 refuses a state that has harness-run tools or calls rather than drop them.
+     * Version 3 adds {@code startedAt}, when the session's first event was accepted, which the service's answers carry
+     * (docs/ARCHITECTURE.md §5): a state written before it has none (null: its answers carry none, as before); writing
+     * version 2 drops it, which only leaves those answers unchecked.
      */
     public static final StoreFormat<SessionApprovals> SESSIONS = StoreFormat.of(ApprovalStores.SESSIONS, StoredApprovals.class,
                     StoredApprovals::of, StoredApprovals::toApprovals)
             .fromUnversioned(StoreMigration.fromUnversioned("approval states written before store formats had versions",
                     Map.of("calls.*.conflictedFrom", NullNode.getInstance())))
-            .steps(harnessToolsAdded());
+            .steps(harnessToolsAdded(), StoreMigration.fieldsAdded(2, Map.of("startedAt", NullNode.getInstance())));
 
     private ApprovalStoreFormats() {}
 

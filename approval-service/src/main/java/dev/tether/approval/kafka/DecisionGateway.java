@@ -28,9 +28,13 @@ public class DecisionGateway {
         this.channel = channel;
     }
 
-    /** Appends {@code decision} to the session in {@code approver}'s name and returns the sequencer's verdict. */
-    public CommandVerdict send(String sessionId, String tenantId, TetherPrincipal approver, ProposedEvent decision) {
+    /**
+     * Appends {@code decision} to the session in {@code approver}'s name and returns the sequencer's verdict: to the session
+     * that started at {@code startedAt} (null: not known), the one the approver decided on; a later session under its id
+     * answers not found.
+     */
+    public CommandVerdict send(String sessionId, String tenantId, TetherPrincipal approver, ProposedEvent decision, Instant startedAt) {
         return channel.send(SessionCommands.append(UUID.randomUUID().toString(), sessionId, tenantId, approver, List.of(decision),
-                Instant.now()));
+                Instant.now(), startedAt));
     }
 }

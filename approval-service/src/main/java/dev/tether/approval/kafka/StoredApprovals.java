@@ -30,7 +30,8 @@ record StoredApprovals(
         Map<String, Call> calls,
         List<Grant> grants,
         List<Item> items,
-        List<Tool> harnessTools) {
+        List<Tool> harnessTools,
+        Instant startedAt) {
 
     /** An open tool call. */
     record Call(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown, Blob shownRef,
@@ -62,7 +63,8 @@ record StoredApprovals(
         List<Item> items = s.items().stream().map(StoredApprovals::item).toList();
         return new StoredApprovals(s.sessionId(), s.tenantId(), s.toolMode(), s.modelId(), s.lastSeq(), s.closed(), s.lastInterruptSeq(),
                 calls, grants, items,
-                s.harnessTools().stream().map(t -> new Tool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList());
+                s.harnessTools().stream().map(t -> new Tool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList(),
+                s.startedAt());
     }
 
     SessionApprovals toApprovals() {
@@ -74,7 +76,8 @@ record StoredApprovals(
                 .toList();
         List<ApprovalItem> forApprovers = items.stream().map(StoredApprovals::approvalItem).toList();
         return new SessionApprovals(sessionId, tenantId, toolMode, modelId, lastSeq, closed, lastInterruptSeq, open, inForce, forApprovers,
-                harnessTools.stream().map(t -> new HarnessTool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList());
+                harnessTools.stream().map(t -> new HarnessTool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList(),
+                startedAt);
     }
 
     private static Item item(ApprovalItem i) {

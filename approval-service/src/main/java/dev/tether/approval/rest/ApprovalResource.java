@@ -242,7 +242,7 @@ public class ApprovalResource {
             throw refusal(refused);
         }
         Verdict.Append append = (Verdict.Append) verdict;
-        CommandVerdict reply = gateway.send(itemId.sessionId(), principal.tenantId(), principal, append.event());
+        CommandVerdict reply = gateway.send(itemId.sessionId(), principal.tenantId(), principal, append.event(), session.startedAt());
         if (reply instanceof CommandVerdict.Rejected rejected) {
             if ("not_found".equals(rejected.code())) {
                 throw ApiException.notFound("approval");

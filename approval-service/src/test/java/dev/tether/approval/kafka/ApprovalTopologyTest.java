@@ -164,6 +164,8 @@ class ApprovalTopologyTest {
             assertThat(kv.value.getReplyTo()).isNull();
             assertThat(kv.value.getPayload().getAppendEvents().getEvents()).hasSize(1);
             assertThat(kv.value.getCommandId()).isEqualTo(kv.value.getPayload().getAppendEvents().getEvents().get(0).getEventId());
+            assertThat(kv.value.getPayload().getAppendEvents().getSessionStartedAt())
+                    .as("for the session whose first event was accepted then: never a later one under its id").isEqualTo(T0.plusSeconds(1));
         });
         List<ProposedEvent> proposed = proposed(out);
         assertThat(proposed.get(0).payload()).isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));

@@ -25,11 +25,23 @@ class StoreGoldenTest {
                 dev.tether.core.event.CallRunner.HARNESS);
         var state = new dev.tether.approval.domain.SessionApprovals("s-h", "acme", dev.tether.core.event.ToolMode.WRITE, "model-x", 3,
                 false, 0, Map.of("c1", call), java.util.List.of(), java.util.List.of(),
-                java.util.List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false)));
+                java.util.List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false)), null);
 
         byte[] stored = ApprovalStoreFormats.SESSIONS.serialize("s", state);
         org.assertj.core.api.Assertions.assertThat(ApprovalStoreFormats.SESSIONS.deserialize("s", stored)).isEqualTo(state);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ApprovalStoreFormats.SESSIONS.writing(1).serialize("s", state))
                 .isInstanceOf(dev.tether.kit.kafka.StoreFormatException.class).hasMessageContaining("harness-run tools");
+    }
+
+    @Test
+    void aStatesStart_readsBack_andVersion2_whichCannotHoldIt_readsBackWithout() {
+        var started = java.time.Instant.parse("2026-12-05T10:00:00.123Z");
+        var state = new dev.tether.approval.domain.SessionApprovals("s-t", "acme", dev.tether.core.event.ToolMode.WRITE, "model-x", 1,
+                false, 0, Map.of(), java.util.List.of(), java.util.List.of(), java.util.List.of(), started);
+
+        org.assertj.core.api.Assertions.assertThat(ApprovalStoreFormats.SESSIONS.deserialize("s",
+                ApprovalStoreFormats.SESSIONS.serialize("s", state)).startedAt()).isEqualTo(started);
+        org.assertj.core.api.Assertions.assertThat(ApprovalStoreFormats.SESSIONS.deserialize("s",
+                ApprovalStoreFormats.SESSIONS.writing(2).serialize("s", state)).startedAt()).isNull();
     }
 }

@@ -22,9 +22,20 @@ public final class SessionCommands {
 
     private SessionCommands() {}
 
-    /** Appends {@code events} to {@code sessionId} in the name of {@code principal}. */
+    /** Appends {@code events} to {@code sessionId} in the name of {@code principal}, whichever session is under the id. */
     public static SessionCommand append(String commandId, String sessionId, String tenantId, TetherPrincipal principal,
                                         List<ProposedEvent> events, Instant issuedAt) {
+        return append(commandId, sessionId, tenantId, principal, events, issuedAt, null);
+    }
+
+    /**
+     * Appends {@code events} to {@code sessionId} in the name of {@code principal}, if the session under the id is the one
+     * whose first event was accepted at {@code sessionStartedAt} (null: whichever it is). An answer made for a session
+     * and still on its way when that session is erased and another made under its id is refused, not taken for the new
+     * session's call of the same id.
+     */
+    public static SessionCommand append(String commandId, String sessionId, String tenantId, TetherPrincipal principal,
+                                        List<ProposedEvent> events, Instant issuedAt, Instant sessionStartedAt) {
         return SessionCommand.newBuilder()
                 .setCommandId(commandId)
                 .setSessionId(sessionId)
@@ -34,7 +45,7 @@ public final class SessionCommands {
                 .setReplyTo(null)
                 .setType(APPEND_EVENTS)
                 .setPayload(CommandPayload.newBuilder()
-                        .setAppendEvents(new AppendEvents(events.stream().map(EventAvro::toAvro).toList(), null, null))
+                        .setAppendEvents(new AppendEvents(events.stream().map(EventAvro::toAvro).toList(), null, null, sessionStartedAt))
                         .build())
                 .build();
     }

@@ -1,15 +1,25 @@
 package dev.tether.session.domain;
 
 import dev.tether.core.event.ProposedEvent;
+import java.time.Instant;
 import java.util.List;
 
 /** What a caller asks the sequencer to do to one session (imperative names; the envelope is {@link CommandEnvelope}). */
 public sealed interface Command permits Command.AppendEvents, Command.ClaimSession, Command.MigrateSession, Command.EraseSession {
 
-    /** Append events, all or nothing. A first event {@code session_started} creates the session. */
-    record AppendEvents(List<ProposedEvent> events, Long expectedSeq, Long epoch) implements Command {
+    /**
+     * Append events, all or nothing. A first event {@code session_started} creates the session. Each condition, if set,
+     * must hold: {@code expectedSeq} the session's last seq, {@code epoch} its worker's epoch, {@code sessionStartedAt} when
+     * its first event was accepted (the session the append was made for, not a later one under its id).
+     */
+    record AppendEvents(List<ProposedEvent> events, Long expectedSeq, Long epoch, Instant sessionStartedAt) implements Command {
         public AppendEvents {
             events = List.copyOf(events);
+        }
+
+        /** An append made for whichever session is under the id. */
+        public AppendEvents(List<ProposedEvent> events, Long expectedSeq, Long epoch) {
+            this(events, expectedSeq, epoch, null);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.tether.core.event.ActorKind;
 import dev.tether.core.event.ApprovalDenied;
 import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.ApprovalRequested;
+import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.ContextCompacted;
@@ -204,6 +205,13 @@ public final class Sequencer {
         if (creates && !isFirstEvent(proposed.get(0).payload())) {
             return notFound();
         }
+        // made for an erased session of this id (an answer of Tether's services still on its way when a session was made
+        // again under the id, whose seqs and call ids repeat): not for this one, which it would authorize or end calls of
+        if (!creates && append.sessionStartedAt() != null && head.startedAt() != null
+                && append.sessionStartedAt().toEpochMilli() != head.startedAt().toEpochMilli()) {
+            return new Rejected(Rejection.NOT_FOUND, "the append was made for the session of this id that started at "
+                    + append.sessionStartedAt() + ", which was erased; this one started at " + head.startedAt(), null);
+        }
 
         // re-sent events keep their original seqs and are not appended again
         var known = new ArrayList<OptionalLong>();
@@ -373,12 +381,23 @@ public final class Sequencer {
         return null;
     }
 
-    /** approval_granted: an approver's, in its own name, on a call whose approval is pending. */
+    /**
+     * approval_granted: an approver's, in its own name, on a call whose approval is pending; a session-scope grant for that
+     * call's tool, never another (a standing grant of a tool no call of which was shown).
+     */
     private static Rejected grant(String field, ApprovalGranted g, SessionHead h, TetherPrincipal principal) {
         if (!principal.has(Role.APPROVER)) {
             return illegal(field + ".type", "only an approver may write '" + ApprovalGranted.TYPE + "'");
         }
-        return decisionOnPendingCall(field, g.callId(), g.approver(), h, principal);
+        Rejected pending = decisionOnPendingCall(field, g.callId(), g.approver(), h, principal);
+        if (pending != null) {
+            return pending;
+        }
+        String tool = h.openCalls().get(g.callId()).tool();
+        if (g.scope() == ApprovalScope.SESSION && g.tool() != null && !g.tool().equals(tool)) {
+            return illegal(field + ".tool", "a grant of call '" + g.callId() + "' covers its tool '" + tool + "', not '" + g.tool() + "'");
+        }
+        return null;
     }
 
     /**
@@ -436,6 +455,10 @@ public final class Sequencer {
         SessionHead.OpenCall call = h.openCalls().get(r.callId());
         if (call == null || call.authorized() || call.outcomeUnknown() || call.approval() != SessionHead.Approval.NONE) {
             return illegal(field + ".callId", "call '" + r.callId() + "' is not waiting for a decision");
+        }
+        if (!call.tool().equals(r.tool())) {
+            // what an approver is shown must be the call that runs if granted
+            return illegal(field + ".tool", "call '" + r.callId() + "' is a '" + call.tool() + "', not a '" + r.tool() + "'");
         }
         return null;
     }

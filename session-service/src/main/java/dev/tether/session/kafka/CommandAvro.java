@@ -34,7 +34,7 @@ public final class CommandAvro {
         if (command instanceof Command.AppendEvents a) {
             type = APPEND_EVENTS;
             payload.setAppendEvents(new dev.tether.avro.AppendEvents(a.events().stream().map(EventAvro::toAvro).toList(),
-                    a.expectedSeq(), a.epoch()));
+                    a.expectedSeq(), a.epoch(), a.sessionStartedAt()));
         } else if (command instanceof Command.ClaimSession c) {
             type = CLAIM_SESSION;
             payload.setClaimSession(new ClaimSession(c.workerId(), c.harnessVersion(), c.rollout()));
@@ -65,7 +65,7 @@ public final class CommandAvro {
         CommandPayload p = c.getPayload();
         Command command = switch (c.getType()) {
             case APPEND_EVENTS -> new Command.AppendEvents(p.getAppendEvents().getEvents().stream().map(EventAvro::fromAvro).toList(),
-                    p.getAppendEvents().getExpectedSeq(), p.getAppendEvents().getEpoch());
+                    p.getAppendEvents().getExpectedSeq(), p.getAppendEvents().getEpoch(), p.getAppendEvents().getSessionStartedAt());
             case CLAIM_SESSION -> new Command.ClaimSession(p.getClaimSession().getWorkerId(), p.getClaimSession().getHarnessVersion(),
                     p.getClaimSession().getRollout());
             case MIGRATE_SESSION -> new Command.MigrateSession(p.getMigrateSession().getToVersion());

@@ -143,8 +143,14 @@ final class Given {
         return new SessionForked(PARENT_SESSION, atSeq, "the parent's objective", "be careful", MODEL, V1, ToolMode.WRITE, List.of());
     }
 
+    /** The approval-service's request for {@code callId}, a {@code write_file} ({@link #call(String)}). */
     static ApprovalRequested approvalRequested(String callId) {
-        return new ApprovalRequested(callId, "write_file", "write src/Main.java", null);
+        return approvalRequested(callId, "write_file");
+    }
+
+    /** The approval-service's request for {@code callId}, a call of {@code tool}: it names the call's tool. */
+    static ApprovalRequested approvalRequested(String callId, String tool) {
+        return new ApprovalRequested(callId, tool, tool + " src/Main.java", null);
     }
 
     static ApprovalGranted granted(String callId, String approver) {

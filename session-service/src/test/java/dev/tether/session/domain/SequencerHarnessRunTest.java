@@ -151,7 +151,7 @@ class SequencerHarnessRunTest {
             World w = asked("send_email");
             assertIllegal(w.reject(fenced(w, AGENT, 0, start(0, 1))), "events[0].callId", "is not authorized yet");
 
-            w.accept(w.append(SERVICE, approvalRequested("c1")));
+            w.accept(w.append(SERVICE, approvalRequested("c1", "send_email")));
             assertIllegal(w.reject(fenced(w, AGENT, 0, start(0, 1))), "events[0].callId", "it waits for an approver");
         }
 
@@ -257,7 +257,7 @@ class SequencerHarnessRunTest {
         @Test
         void theApprovalServicesAnswers_anErrorForACallNeverAuthorized_andACancellationOfOneNotStarted_areTaken() {
             World denial = asked("send_email");
-            denial.accept(denial.append(SERVICE, approvalRequested("c1")));
+            denial.accept(denial.append(SERVICE, approvalRequested("c1", "send_email")));
             denial.accept(denial.append(APPROVER, denied("c1", APPROVER.id())));
             denial.accept(denial.append(SERVICE, result(ToolStatus.ERROR, KEY)));
             assertThat(denial.head.openCalls()).isEmpty();

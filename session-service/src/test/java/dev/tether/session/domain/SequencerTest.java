@@ -48,8 +48,9 @@ import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
 import dev.tether.core.event.ApprovalDenied;
-import dev.tether.core.event.ApprovalScope;
+import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.ApprovalRequested;
+import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.Event;
@@ -244,6 +245,62 @@ class SequencerTest {
 
             assertThat(r.reason()).isEqualTo(Rejection.ILLEGAL_EVENT);
             assertThat(r.field()).isEqualTo("events[0].type");
+        }
+
+        @Test
+        void anApprovalRequestShowingAnotherToolThanTheCall_isRefused_namingTheTool() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1", "run_command"))));
+
+            Rejected r = w.reject(w.append(SERVICE, new ApprovalRequested("c1", "write_file", "write src/Main.java", null)));
+
+            assertThat(r.field()).isEqualTo("events[0].tool");
+            assertThat(r.message()).contains("run_command", "write_file");
+            w.accept(w.append(SERVICE, new ApprovalRequested("c1", "run_command", "run ls", null)));
+        }
+
+        @Test
+        void aSessionGrantOfAnotherToolThanTheDecidedCalls_isRefused_namingTheTool() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1", "write_file"))));
+            w.accept(w.append(SERVICE, approvalRequested("c1")));
+
+            Rejected r = w.reject(w.append(APPROVER, new ApprovalGranted("c1", ApprovalScope.SESSION, "run_command", null, APPROVER.id(),
+                    "")));
+
+            assertThat(r.field()).isEqualTo("events[0].tool");
+            w.accept(w.append(APPROVER, new ApprovalGranted("c1", ApprovalScope.SESSION, "write_file", "src/**", APPROVER.id(), "")));
+        }
+
+        /**
+         * An answer of Tether's services (here the approval-service's authorization of a granted call) still on its way
+         * when its session is erased and made again under the id: the new session's seqs and call ids repeat, so without
+         * the session's start the answer would authorize the new session's call of that id, which nobody approved.
+         */
+        @Test
+        void anAnswerMadeForAnErasedSessionOfTheId_isRefusedAsNotFound_whileOneForThisSession_orForAnySession_isTaken() {
+            World erased = World.started();
+            erased.accept(erased.append(AGENT, asking(call("c1", "write_file"))));
+            erased.accept(erased.append(SERVICE, approvalRequested("c1")));
+            long grantSeq = erased.accept(erased.append(APPROVER, granted("c1", APPROVER.id()))).appended().get(0).seq();
+            java.time.Instant erasedStart = erased.head.startedAt();
+            World again = World.empty();
+            again.now = LATER;
+            again.accept(again.append(AGENT, started()));
+            again.accept(again.append(AGENT, asking(call("c1", "run_command"))));
+            java.time.Instant start = again.head.startedAt();
+
+            Rejected r = again.reject(again.envelope(SERVICE, new Command.AppendEvents(List.of(World.ev("approvals-authorized-c1",
+                    SERVICE, authorizedByApproval("c1", grantSeq))), null, null, erasedStart)));
+
+            assertThat(r.reason()).isEqualTo(Rejection.NOT_FOUND);
+            assertThat(r.message()).contains(erasedStart.toString(), start.toString());
+            assertThat(again.head.openCalls().get("c1").authorized()).isFalse();
+            again.accept(again.envelope(SERVICE, new Command.AppendEvents(List.of(again.ev(SERVICE, approvalRequested("c1",
+                    "run_command"))), null, null, start)));
+            assertThat(again.accept(again.append(APPROVER, granted("c1", APPROVER.id()))).appended()).as("without a start: as before")
+                    .hasSize(1);
+            assertThat(again.accept(again.append(SERVICE, authorizedByApproval("c1", again.lastSeq()))).appended()).hasSize(1);
         }
 
         @Test

@@ -256,8 +256,10 @@ final class CallHandler {
         var result = entry.resultFor(request);
         var principal = TetherPrincipal.service(PRINCIPAL, request.tenantId());
         String eventId = CallRules.resultEventId(request.idempotencyKey());
+        // for the session that asked (null from a projector before it said when that started): never a later one under its id
         var command = SessionCommands.append(eventId, request.sessionId(), request.tenantId(), principal,
-                List.of(new ProposedEvent(eventId, new Actor(ActorKind.TOOL, PRINCIPAL), result)), clock.instant());
+                List.of(new ProposedEvent(eventId, new Actor(ActorKind.TOOL, PRINCIPAL), result)), clock.instant(),
+                request.sessionStartedAt());
         writer.sessionCommand(request.sessionId(), command);
         LOG.infof("%s: %s %s reported (attempt %d)", request.idempotencyKey(), request.tool(), entry.state(),
                 entry.attempt());

@@ -405,6 +405,8 @@ class CallHandlerTest {
         assertThat(written()).containsExactly("STARTED", "OK", "command");
         assertThat(producer.history().subList(0, 2)).extracting(r -> ((ToolOutcome) r.value()).getExternalKey())
                 .as("the start records the key it handed out, and the end keeps it").containsExactly(handed, handed);
+        assertThat(((SessionCommand) producer.history().get(2).value()).getPayload().getAppendEvents().getSessionStartedAt())
+                .as("the result is for the session that asked, never a later one under its id").isEqualTo(sessionStartedAt);
     }
 
     @Test
