@@ -1,5 +1,6 @@
 package dev.tether.bench;
 
+import dev.tether.bench.fold.AgentTurns;
 import dev.tether.client.RetryPolicy;
 import dev.tether.client.SessionWriter;
 import dev.tether.client.TetherClient;
@@ -14,12 +15,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
@@ -211,25 +214,33 @@ public final class Bench {
                     report.starting("4_projection_throughput");
                     long p0 = System.nanoTime();
                     var started = CompletableFuture.runAsync(projector::start);
-                    var catchUp = watch.await(prefix + "tether-projector-service", eventsTopic, recordShare, Duration.ofMinutes(10), 100);
+                    // the projector's CPU by kind of thread over the catch-up alone: what the stream thread shares the cores with
+                    var cpuAtFirst = new AtomicReference<Map<ServiceCpu.ThreadKind, Long>>();
+                    var catchUp = watch.await(prefix + "tether-projector-service", eventsTopic, recordShare, Duration.ofMinutes(10), 100,
+                            () -> cpuAtFirst.set(projectorCpu.nanosByThreadKind()));
+                    var cores = coresBetween(cpuAtFirst.get(), projectorCpu.nanosByThreadKind(), catchUp.seconds());
                     started.get(5, TimeUnit.MINUTES);
                     report.info("projector-service start to ready (ms)", (System.nanoTime() - p0) / 1e6);
                     // the CPU of its Kafka Streams threads since it started (the start restores nothing): cost per event that the
                     // load of a shared machine moves far less than the rate
                     double streamMicrosPerEvent = projectorCpu.streamThreadNanos() / 1e3 / eventRecords;
-                    log("projection %.0f events/s over %d records, %.1f µs of stream-thread CPU per event", catchUp.eventsPerSec(),
-                            eventRecords, streamMicrosPerEvent);
+                    log("projection %.0f events/s over %d records, %.1f µs of stream-thread CPU per event; cores while catching up %s",
+                            catchUp.eventsPerSec(), eventRecords, streamMicrosPerEvent, cores);
                     report.ended("4_projection_throughput");
                     if (consumes > 2) {
                         consumed.add(rawConsume(raw, rawTopic, rawRecords));
                     }
                     report.rawConsume(consumed);
                     report.streamsCeiling(twins);
-                    report.projection(catchUp, eventRecords, streamMicrosPerEvent);
+                    report.projection(catchUp, eventRecords, streamMicrosPerEvent, cores);
                 } else {
                     projector.start();
                 }
+                var warm = new WarmBacklog(stack, eventsTopic, prefix, watch, projectorCpu, sessionService);
                 if (!settings.measures(5) && !settings.measures(6) && !settings.measures(7) && !settings.measures(8)) {
+                    if (settings.measures(4)) {
+                        warm.measure(report, false);
+                    }
                     return report.finished(Instant.now());
                 }
 
@@ -263,6 +274,12 @@ public final class Bench {
                             r.shape(), r.p50Ms(), r.p99Ms(), r.claimP50Ms()));
                     report.resume(resume);
                 }
+                // (4, warm) here in a full run, where figures 5-7 have kept the projector busy, and the session-service is
+                // stopped for it no earlier
+                int warmSessions = 0;
+                if (settings.measures(4)) {
+                    warmSessions = warm.measure(report, settings.measures(8));
+                }
                 if (!settings.measures(8)) {
                     return report.finished(Instant.now());
                 }
@@ -271,7 +288,7 @@ public final class Bench {
                 // events, and to its sessions with at least RECOVERY_TOP_UP_PER_SESSION events each, even when figures 2-7
                 // left more events than that (a fast figure 2 leaves 1.2 million in about 190 sessions)
                 long held = TopicCount.records(stack.clientConfig(), eventsTopic);
-                int fresh = Math.max(0, settings.recoverySessions() - client.sessions().size());
+                int fresh = Math.max(0, settings.recoverySessions() - client.sessions().size() - warmSessions);
                 long missing = Math.max(Math.max(settings.recoveryEvents() - held, settings.recoveryTopUpMin()),
                         (long) fresh * RECOVERY_TOP_UP_PER_SESSION);
                 var written = new EventTopUp.Written(Map.of(), 0, 0);
@@ -318,6 +335,81 @@ public final class Bench {
             report.coldStart(cold);
         }
         return report.finished(Instant.now());
+    }
+
+    /**
+     * (4, warm) The projector as it runs, caught up and warm, given a backlog at once: {@link BenchSettings#warmBacklogEvents}
+     * events written straight into {@code session-events} ({@link EventTopUp}) while every {@code read_committed} reader is
+     * held ({@link BacklogHold}), then released. The cold catch-up above is a fresh JVM's, whose JIT compilers take nearly as
+     * much of the two cores as its stream thread; this is the same work without them. The session-service, which reads
+     * {@code session-events} as well, is stopped meanwhile: in the cold catch-up it is idle, having written the events itself.
+     */
+    private final class WarmBacklog {
+
+        private final TetherStack stack;
+        private final String eventsTopic;
+        private final String prefix;
+        private final ProjectionCatchUp watch;
+        private final ServiceCpu projectorCpu;
+        private final ServiceProcess sessionService;
+
+        WarmBacklog(TetherStack stack, String eventsTopic, String prefix, ProjectionCatchUp watch, ServiceCpu projectorCpu,
+                    ServiceProcess sessionService) {
+            this.stack = stack;
+            this.eventsTopic = eventsTopic;
+            this.prefix = prefix;
+            this.watch = watch;
+            this.projectorCpu = projectorCpu;
+            this.sessionService = sessionService;
+        }
+
+        /**
+         * Measures it, and starts the session-service again if {@code thenSessionService}, caught up on the backlog.
+         *
+         * @return the sessions the backlog and the hold were written in
+         */
+        int measure(Report report, boolean thenSessionService) throws Exception {
+            String projectorGroup = prefix + "tether-projector-service";
+            watch.awaitCaughtUp(projectorGroup, eventsTopic, Duration.ofMinutes(10), 100);
+            sessionService.stop();
+            EventTopUp.Written backlog;
+            ProjectionCatchUp.CatchUp catchUp;
+            Map<ServiceCpu.ThreadKind, Double> cores;
+            int sessions;
+            try (var hold = BacklogHold.open(stack.clientConfig(), stack.registryUrl(), eventsTopic, "warm-hold")) {
+                // user messages of figure 2's size, as the cold catch-up's events mostly are
+                backlog = EventTopUp.write(stack.clientConfig(), stack.registryUrl(), eventsTopic, "warm", settings.sessions(), 1,
+                        settings.warmBacklogEvents(), settings.recordBytes(), AgentTurns::userMessage);
+                log("backlog: %d events over %d sessions written in %.1f s, held", backlog.events(), settings.sessions(), backlog.seconds());
+                long committed = watch.committed(projectorGroup, eventsTopic);
+                report.starting("4_projection_throughput_warm");
+                hold.release();
+                // the offsets after the committed ones: the held events, the backlog, and a marker per partition for the hold's commit
+                double recordShare = (double) (hold.events() + backlog.events()) / (watch.endOffsets(eventsTopic) - committed);
+                sessions = settings.sessions() + hold.events();
+                var cpuAtFirst = new AtomicReference<Map<ServiceCpu.ThreadKind, Long>>();
+                catchUp = watch.await(projectorGroup, eventsTopic, recordShare, Duration.ofMinutes(10), 100,
+                        () -> cpuAtFirst.set(projectorCpu.nanosByThreadKind()));
+                cores = coresBetween(cpuAtFirst.get(), projectorCpu.nanosByThreadKind(), catchUp.seconds());
+            }
+            log("projection, warm: %.0f events/s over a backlog of %d events; cores meanwhile %s", catchUp.eventsPerSec(),
+                    backlog.events(), cores);
+            report.ended("4_projection_throughput_warm");
+            report.projectionWarm(catchUp, backlog.events(), settings.sessions(), cores);
+            if (thenSessionService) {
+                sessionService.start();
+                watch.awaitCaughtUp(prefix + "tether-session-service", eventsTopic, Duration.ofMinutes(15), 200);
+            }
+            return sessions;
+        }
+    }
+
+    /** The cores each kind of thread used between two readings {@code seconds} apart, the threads alive at both. */
+    private static Map<ServiceCpu.ThreadKind, Double> coresBetween(Map<ServiceCpu.ThreadKind, Long> from, Map<ServiceCpu.ThreadKind, Long> to,
+                                                                double seconds) {
+        var cores = new EnumMap<ServiceCpu.ThreadKind, Double>(ServiceCpu.ThreadKind.class);
+        to.forEach((kind, nanos) -> cores.put(kind, Math.max(0, nanos - from.getOrDefault(kind, 0L)) / 1e9 / seconds));
+        return cores;
     }
 
     private static RawCeiling.Consumed rawConsume(RawCeiling raw, String topic, long records) throws Exception {

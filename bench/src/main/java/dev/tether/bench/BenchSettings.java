@@ -38,13 +38,16 @@ import java.util.List;
  * @param appendWarmupMs      (2) how long figure 2's load runs first, not measured, so that its repetitions measure a
  *                            session-service whose JIT has done most of its work (without it the three repetitions
  *                            rose from 3,500 to 9,500 events/s in one run); {@code -Dbench.append.warmup.ms} overrides it
+ * @param warmBacklogEvents   (4) the backlog the running projector is given once warm, straight into {@code session-events}
+ *                            ({@link EventTopUp}) while its reads are held ({@link BacklogHold}), over {@code sessions}
+ *                            sessions with {@code recordBytes} of text in each event
  */
 public record BenchSettings(String profile, int repetitions, int recordBytes, long rawRecords, int sessions, int batch,
         long warmupMs, long measureMs, int latencyRate, int latencySessions, long latencyMeasureMs,
         List<Integer> costLengths, int costWindow, int costEventBytes, List<Integer> amplificationTurns, int amplificationEvents,
         int resumeLength, int resumeRepetitions, long recoveryEvents, int recoverySessions, long recoveryTopUpMin, boolean coldStart,
         List<Integer> jmhLengths, List<String> jmhOptions, int foldCpuWindows, List<Long> failoverSizes, int failoverSessions,
-        int failoverKills, long appendWarmupMs) {
+        int failoverKills, long appendWarmupMs, long warmBacklogEvents) {
 
     /**
      * About 12.5 minutes on the 2-core build machine from a quiet start (and bench/run's build). The latency rate is 200/s, not the issue's example of
@@ -58,7 +61,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
                 List.of(1_000, 10_000, 100_000), 2_000, 256, List.of(100, 2_000), 4_000,
                 10_000, 100, 1_000_000, 1_000, 0, true,
                 List.of(1_000, 10_000, 100_000), List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"), 300,
-                List.of(100_000L, 1_000_000L), 1_000, 3, 60_000);
+                List.of(100_000L, 1_000_000L), 1_000, 3, 60_000, 500_000);
     }
 
     /** The full run under its former name: since figure 8's top-up bypasses the SDK, the full run has the sizes. */
@@ -72,7 +75,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
                 List.of(100, 300), 100, 256, List.of(5, 20), 80,
                 200, 5, 0, 0, 2_000, true,
                 List.of(100, 1_000), List.of("-f", "1", "-wi", "1", "-w", "200ms", "-i", "1", "-r", "300ms"), 20,
-                List.of(2_000L, 4_000L), 100, 1, 1_000);
+                List.of(2_000L, 4_000L), 100, 1, 1_000, 2_000);
     }
 
     /** Figures 1-3 only, at the full run's sizes: for trying service settings that bear on appends (about 4 minutes). */
@@ -117,7 +120,7 @@ public record BenchSettings(String profile, int repetitions, int recordBytes, lo
                 f.amplificationTurns, f.amplificationEvents, f.resumeLength, f.resumeRepetitions, recovery ? f.recoveryEvents : 0,
                 recovery ? f.recoverySessions : 0, 0, false,
                 f.jmhLengths, f.jmhOptions, f.foldCpuWindows, profile.equals("failover") ? f.failoverSizes : List.of(), f.failoverSessions,
-                f.failoverKills, f.appendWarmupMs);
+                f.failoverKills, f.appendWarmupMs, f.warmBacklogEvents);
     }
 
     /** Whether the run stops after figure 3 (and runs neither JMH nor the cold start). */

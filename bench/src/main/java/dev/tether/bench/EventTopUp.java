@@ -2,6 +2,7 @@ package dev.tether.bench;
 
 import dev.tether.avro.SessionEvent;
 import dev.tether.bench.fold.AgentTurns;
+import dev.tether.core.event.Event;
 import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.ProducerSettings;
@@ -30,7 +31,7 @@ import org.apache.kafka.common.serialization.Serde;
  * a {@link SessionEventKey} key in its binary form ({@link SessionEventKeySerde}), a {@code SessionEvent} value
  * through the same Apicurio serializer and registry ({@link AvroSerdes}), on the partition {@link SessionPartitioner}
  * gives the session; each session's seqs run 1..N without gaps, starting with {@code session_started}
- * ({@link AgentTurns}). The producer is idempotent with {@code acks=all}, not transactional: its records are
+ * ({@link AgentTurns}; or, for figure 4's warm backlog, user messages as figure 2 appends). The producer is idempotent with {@code acks=all}, not transactional: its records are
  * committed as they are written, which a {@code read_committed} reader cannot tell from the sequencer's.
  */
 final class EventTopUp {
@@ -44,6 +45,12 @@ final class EventTopUp {
         double eventsPerSec() {
             return events / seconds;
         }
+    }
+
+    /** A session's event at a seq, carrying a text. */
+    @FunctionalInterface
+    interface Shape {
+        Event event(String sessionId, long seq, String eventId, Instant occurredAt, String text);
     }
 
     private EventTopUp() {
@@ -64,6 +71,12 @@ final class EventTopUp {
      */
     static Written write(Map<String, Object> clientConfig, String registryUrl, String topic, String idPrefix, int sessions,
             long fromSeq, long events, int textBytes) throws InterruptedException {
+        return write(clientConfig, registryUrl, topic, idPrefix, sessions, fromSeq, events, textBytes, AgentTurns::event);
+    }
+
+    /** As {@link #write(Map, String, String, String, int, long, long, int)}, the events of {@code shape} rather than agent turns. */
+    static Written write(Map<String, Object> clientConfig, String registryUrl, String topic, String idPrefix, int sessions,
+            long fromSeq, long events, int textBytes, Shape shape) throws InterruptedException {
         Map<String, Object> props = ProducerSettings.reliable(clientConfig)
                 .with(ProducerConfig.CLIENT_ID_CONFIG, "bench-top-up")
                 .partitionedBySession()
@@ -90,7 +103,7 @@ final class EventTopUp {
                         continue;
                     }
                     String sessionId = idPrefix + "-" + i;
-                    var event = AgentTurns.event(sessionId, seq, UUID.randomUUID().toString(), Instant.now(), text);
+                    var event = shape.event(sessionId, seq, UUID.randomUUID().toString(), Instant.now(), text);
                     pending.add(producer.send(new ProducerRecord<>(topic, new SessionEventKey(sessionId, seq), EventAvro.toAvro(event))));
                     written++;
                 }

@@ -42,9 +42,11 @@ final class ProjectionCatchUp {
     /**
      * Waits until {@code group} has committed the end of every partition of {@code topic}.
      *
-     * @param recordShare records per offset in the topic (the rest are transaction markers)
+     * @param recordShare     records per offset in the topic (the rest are transaction markers)
+     * @param atFirstProgress run when the first progress is seen, where the measured catch-up begins
      */
-    CatchUp await(String group, String topic, double recordShare, Duration timeout, long pollMs) throws Exception {
+    CatchUp await(String group, String topic, double recordShare, Duration timeout, long pollMs, Runnable atFirstProgress)
+            throws Exception {
         long called = System.nanoTime();
         Map<TopicPartition, Long> end = endOffsetsByPartition(topic);
         long endSum = end.values().stream().mapToLong(Long::longValue).sum();
@@ -58,6 +60,7 @@ final class ProjectionCatchUp {
             if (firstAt < 0 && committed > 0) {
                 firstAt = now;
                 firstCommitted = committed;
+                atFirstProgress.run();
             }
             if (committed >= endSum) {
                 if (firstAt < 0 || now == firstAt) {
@@ -90,7 +93,8 @@ final class ProjectionCatchUp {
                 + " (committed " + committed + " of " + endSum + ")");
     }
 
-    private long committed(String group, String topic) throws Exception {
+    /** The sum of the offsets {@code group} has committed in {@code topic}. */
+    long committed(String group, String topic) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
                 .get(10, TimeUnit.SECONDS);
         return offsets.entrySet().stream().filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)

@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -39,14 +41,35 @@ final class ServiceCpu {
      * the processing itself, without the HTTP threads, the producer's and consumer's network threads, GC and JIT.
      */
     long streamThreadNanos() {
+        return nanosByThreadKind().getOrDefault(ThreadKind.STREAMS, 0L);
+    }
+
+    /** What a thread of a service's JVM does, told by its name. */
+    enum ThreadKind {
+        /** the Kafka Streams threads (named after the application id) */
+        STREAMS,
+        /** RocksDB's flushes ({@code rocksdb:high}) and compactions ({@code rocksdb:low}) */
+        ROCKSDB,
+        /** the JIT's C1 and C2 compiler threads */
+        JIT,
+        /** the garbage collector's threads */
+        GC,
+        /** everything else: HTTP, the clients' network threads, the JVM's own */
+        OTHER
+    }
+
+    /**
+     * CPU time used so far by the process's threads alive now, by {@link ThreadKind}, in nanoseconds
+     * ({@code /proc/PID/task/TID/schedstat}). A thread that ended took its time with it.
+     */
+    Map<ThreadKind, Long> nanosByThreadKind() {
         Path tasks = Path.of("/proc", Long.toString(process().pid()), "task");
-        long sum = 0;
+        var nanos = new EnumMap<ThreadKind, Long>(ThreadKind.class);
         try (Stream<Path> threads = Files.list(tasks)) {
             for (Path thread : threads.toList()) {
                 try {
-                    if (Files.readString(thread.resolve("comm")).startsWith(threadPrefix)) {
-                        sum += Long.parseLong(Files.readString(thread.resolve("schedstat")).split(" ")[0]);
-                    }
+                    ThreadKind kind = kindOf(Files.readString(thread.resolve("comm")).strip());
+                    nanos.merge(kind, Long.parseLong(Files.readString(thread.resolve("schedstat")).split(" ")[0]), Long::sum);
                 } catch (IOException e) {
                     // the thread ended meanwhile
                 }
@@ -54,7 +77,20 @@ final class ServiceCpu {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return sum;
+        return nanos;
+    }
+
+    private ThreadKind kindOf(String name) {
+        if (name.startsWith(threadPrefix)) {
+            return ThreadKind.STREAMS;
+        } else if (name.startsWith("rocksdb:")) {
+            return ThreadKind.ROCKSDB;
+        } else if (name.contains("CompilerThre")) { // "C1 CompilerThre", "C2 CompilerThre" (cut at 15 bytes)
+            return ThreadKind.JIT;
+        } else if (name.startsWith("G1 ") || name.startsWith("GC Thread")) {
+            return ThreadKind.GC;
+        }
+        return ThreadKind.OTHER;
     }
 
     private ProcessHandle process() {

@@ -28,14 +28,15 @@ class BenchSmokeIT {
         JsonNode figures = new ObjectMapper().readTree(json.toFile()).get("figures");
         assertThat(figures.fieldNames()).toIterable()
                 .containsExactlyInAnyOrder("1_raw_produce", "1_raw_consume", "2_append_throughput", "3_append_latency",
-                        "4_streams_ceiling", "4_projection_throughput", "5_fold_jmh", "5_fold_cpu", "5_constant_cost", "6_storage_amplification", "7_resume_latency",
+                        "4_streams_ceiling", "4_projection_throughput", "4_projection_throughput_warm", "5_fold_jmh", "5_fold_cpu", "5_constant_cost", "6_storage_amplification", "7_resume_latency",
                         "8_recovery", "9_cold_start", "10_failover");
         for (JsonNode value : List.of(figures.at("/1_raw_produce/recordsPerSec/median"), figures.at("/2_append_throughput/eventsPerSec/median"),
                 figures.at("/2_append_throughput/ratioToRawProduce/median"), figures.at("/2_append_throughput/brokerWritesPerEvent/records"),
                 figures.at("/3_append_latency/brokerWritesPerEvent/bytes"), figures.at("/4_projection_throughput/streamThreadMicrosPerEvent"),
                 figures.at("/2_append_throughput/sessionServiceCpuMicrosPerEvent/streamThreadMicros"),
                 figures.at("/1_raw_consume/fetchRecordsPerSec/median"),
-                figures.at("/4_projection_throughput/run/eventsPerSec"),
+                figures.at("/4_projection_throughput/run/eventsPerSec"), figures.at("/4_projection_throughput/projectorCoresWhileCatchingUp/STREAMS"),
+                figures.at("/4_projection_throughput_warm/run/eventsPerSec"), figures.at("/4_projection_throughput_warm/ratioToRawConsume/median"),
                 figures.at("/4_streams_ceiling/twins/bytes/run/eventsPerSec"), figures.at("/4_streams_ceiling/twins/bytes/ratioToRawConsume/median"),
                 figures.at("/4_streams_ceiling/twins/decoded/run/eventsPerSec"),
                 figures.at("/4_streams_ceiling/twins/decoded/run/streamThreadMicrosPerEvent"), figures.at("/4_projection_throughput/ratioToRawConsume/median"),

@@ -74,4 +74,14 @@ public final class AgentTurns {
         }
         return new Event(eventId, sessionId, TENANT, seq, occurredAt, actor, HARNESS_VERSION, payload);
     }
+
+    /**
+     * The event at {@code seq} of a session of user messages alone, each carrying {@code text}, after its
+     * {@code session_started}: what figure 2 appends through the SDK.
+     */
+    public static Event userMessage(String sessionId, long seq, String eventId, Instant occurredAt, String text) {
+        return seq == 1 ? event(sessionId, seq, eventId, occurredAt, text)
+                : new Event(eventId, sessionId, TENANT, seq, occurredAt, new Actor(ActorKind.USER, AGENT), HARNESS_VERSION,
+                        new UserMessage(text, null));
+    }
 }
