@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,8 +34,9 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * or misplace events: a {@code cleanup.policy} other than the one required (for example
  * {@code delete} on {@code session-events}, which would drop events by time), time-based
  * retention on a compacted topic, {@code tool-outcomes} with the broker's timestamps instead of its
- * writer's ({@code message.timestamp.type}), or {@code session-commands} and {@code session-events} with
- * different partition counts (they must be co-partitioned).
+ * writer's ({@code message.timestamp.type}), or {@code session-commands}, {@code session-events}, {@code tool-requests}
+ * and {@code tool-outcomes} with different partition counts (they must be co-partitioned: the executor reads a call's
+ * ledger at its request's partition number, and the projector reads events and outcomes in one task).
  */
 public final class TopicInitializer {
 
@@ -131,15 +133,19 @@ public final class TopicInitializer {
                 warnings.add("topic '%s' has %d replicas, the layout asks for %d".formatted(spec.name(), replicas, spec.replicationFactor()));
             }
         }
-        String commands = layout.name(Topics.SESSION_COMMANDS);
-        String events = layout.name(Topics.SESSION_EVENTS);
-        if (descriptions.containsKey(commands) && descriptions.containsKey(events)) {
-            int c = descriptions.get(commands).partitions().size();
-            int e = descriptions.get(events).partitions().size();
-            if (c != e) {
-                problems.add("topics '%s' (%d partitions) and '%s' (%d partitions) must have the same partition count: both are partitioned by sessionId"
-                        .formatted(commands, c, events, e));
+        // a session's commands, events, tool requests and outcomes are handled by the task (or the executor's ledger read) of
+        // one partition number: the topics partitioned by sessionId must agree on the count
+        var bySession = new LinkedHashMap<String, Integer>();
+        for (String topic : List.of(Topics.SESSION_COMMANDS, Topics.SESSION_EVENTS, Topics.TOOL_REQUESTS, Topics.TOOL_OUTCOMES)) {
+            TopicDescription description = descriptions.get(layout.name(topic));
+            if (description != null) {
+                bySession.put(layout.name(topic), description.partitions().size());
             }
+        }
+        if (bySession.values().stream().distinct().count() > 1) {
+            problems.add("topics %s must have the same partition count: all are partitioned by sessionId"
+                    .formatted(bySession.entrySet().stream().map(t -> "'%s' (%d partitions)".formatted(t.getKey(), t.getValue()))
+                            .collect(Collectors.joining(", "))));
         }
         if (!problems.isEmpty()) {
             throw new TopicMisconfiguredException(problems);

@@ -98,6 +98,18 @@ class TopicInitializerIT {
     }
 
     @Test
+    void refusesToRun_whenToolRequestsAreNotCoPartitionedWithTheSessionsOtherTopics() throws Exception {
+        String requests = layout.name(Topics.TOOL_REQUESTS);
+        admin.createTopics(List.of(new NewTopic(requests, 3, (short) 1)
+                .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, "delete", TopicConfig.RETENTION_MS_CONFIG, "604800000"))))
+                .all().get();
+
+        assertThatThrownBy(() -> new TopicInitializer(admin, TIMEOUT).init(layout))
+                .isInstanceOf(TopicMisconfiguredException.class)
+                .hasMessageContaining("'" + requests + "' (3 partitions)").hasMessageContaining("must have the same partition count");
+    }
+
+    @Test
     void refusesToRun_whenCommandsAndEventsAreNotCoPartitioned() throws Exception {
         admin.createTopics(List.of(new NewTopic(layout.name(Topics.SESSION_COMMANDS), 3, (short) 1)
                 .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, "delete", TopicConfig.RETENTION_MS_CONFIG, "604800000"))))

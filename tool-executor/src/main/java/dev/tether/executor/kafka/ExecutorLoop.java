@@ -16,7 +16,9 @@ import java.util.concurrent.ExecutorService;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordDeserializationException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -30,8 +32,9 @@ import org.jboss.logging.Logger;
  *
  * <p>An offset is committed only after its call's outcome is recorded and reported, so a crash makes the request come
  * again, and the ledger decides what that means (report again, reconcile, or run). If handling fails (the broker is
- * unreachable), the batch's partitions go back to where the batch started and the calls come again: a call that
- * finished meanwhile is only reported again.
+ * unreachable), or the commit does, the batch's partitions go back to where the batch started and the calls come again:
+ * a call that finished meanwhile is only reported again. Nothing a poll returns during a batch is dropped: a partition
+ * assigned meanwhile goes back to its first record returned, paused until the batch is done.
  *
  * <p>Before a batch's calls are handled, the {@link Ledger} looks them all up (one read per partition, on a worker
  * thread while this one keeps polling); a lookup that cannot read the ledger fails the batch like any other failure.
@@ -102,7 +105,8 @@ final class ExecutorLoop implements Runnable {
                 batch = dispatch(records);
                 requests.pause(requests.assignment());
                 while (batch != null && !batch.done().isDone() && running) {
-                    requests.poll(POLL); // paused: returns nothing, keeps the membership and runs rebalances
+                    // paused: keeps the membership and runs rebalances; a partition assigned meanwhile is not paused
+                    putBack(requests.poll(POLL));
                 }
                 finishBatch();
                 requests.resume(requests.paused());
@@ -118,6 +122,18 @@ final class ExecutorLoop implements Runnable {
             LOG.errorf("tool-requests %s offset %d cannot be read, skipped (no call can be run or reported from it): %s",
                     e.topicPartition(), e.offset(), e.getMessage());
             requests.seek(e.topicPartition(), e.offset() + 1);
+        }
+    }
+
+    /**
+     * Puts what a poll returned while a batch ran back where it was, to be read once the batch is done, and pauses its
+     * partitions: only a partition assigned during the batch returns anything then, and its requests must neither be
+     * dropped (its position has moved past them, and the next commit would pass them for good) nor run beside the batch.
+     */
+    private void putBack(ConsumerRecords<String, ToolRequest> polled) {
+        for (TopicPartition partition : polled.partitions()) {
+            requests.seek(partition, polled.records(partition).get(0).offset());
+            requests.pause(List.of(partition));
         }
     }
 
@@ -169,8 +185,24 @@ final class ExecutorLoop implements Runnable {
         ledger.release();
         var owned = new HashMap<>(finishing.next());
         owned.keySet().retainAll(requests.assignment());
-        if (!owned.isEmpty()) {
+        if (owned.isEmpty()) {
+            return;
+        }
+        try {
             requests.commitSync(owned);
+        } catch (WakeupException e) {
+            throw e;
+        } catch (KafkaException e) {
+            // not committed (the coordinator did not answer, a rebalance began, or this member was removed): the loop goes
+            // on, and the calls come again, to this instance or the partition's next owner, and are reported again from the
+            // ledger, not run
+            LOG.warnf(e, "the offsets of a finished batch of tool calls were not committed; its calls come again: %s", owned.keySet());
+            var assigned = requests.assignment();
+            finishing.first().forEach((partition, offset) -> {
+                if (assigned.contains(partition)) {
+                    requests.seek(partition, offset);
+                }
+            });
         }
     }
 

@@ -1,0 +1,259 @@
+package dev.tether.executor.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.avro.AuthorizationBasis;
+import dev.tether.avro.AuthorizationBasisKind;
+import dev.tether.avro.SessionCommand;
+import dev.tether.avro.ToolMode;
+import dev.tether.avro.ToolOutcome;
+import dev.tether.avro.ToolRequest;
+import dev.tether.core.blob.BlobOffloader;
+import dev.tether.core.blob.LocalBlobStore;
+import dev.tether.core.policy.GatingPolicy;
+import dev.tether.executor.domain.Authority;
+import dev.tether.kit.kafka.SessionPartitioner;
+import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.Topics;
+import dev.tether.tools.ToolContext;
+import dev.tether.tools.ToolOutput;
+import dev.tether.tools.sandbox.CommandRunner;
+import dev.tether.tools.sandbox.Isolation;
+import dev.tether.tools.sandbox.MapSecretProvider;
+import dev.tether.tools.sandbox.RunnerConfig;
+import dev.tether.tools.sandbox.SandboxUser;
+import dev.tether.tools.sandbox.WorkspaceRoot;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The executor's loop across a rebalance during a batch, and a commit that fails: no request is dropped, the loop goes on. */
+class ExecutorLoopRebalanceTest {
+
+    private static final TopicLayout LAYOUT = TopicLayout.local();
+    private static final String TOPIC = LAYOUT.name(Topics.TOOL_REQUESTS);
+    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
+    private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC);
+
+    @TempDir
+    Path dir;
+
+    private final ExecutorService workers = Executors.newFixedThreadPool(2);
+    private ExecutorLoop loop;
+    private Thread thread;
+    private final CountDownLatch entered = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+
+    /** Counts its executions; the call with callId "slow" waits until the test releases it. */
+    private final TicketTool tickets = new TicketTool() {
+        @Override
+        public ToolOutput execute(ToolContext context, JsonNode arguments) {
+            if (context.idempotencyKey().contains("/slow")) {
+                entered.countDown();
+                try {
+                    release.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.execute(context, arguments);
+        }
+    };
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        release.countDown();
+        if (loop != null) {
+            loop.stop();
+            thread.join(10_000);
+        }
+        workers.shutdownNow();
+    }
+
+    /**
+     * A partition assigned to this instance while a batch runs (another executor left the group; with the cooperative or
+     * the KIP-848 protocol nothing is revoked, so the batch goes on) is not paused, so the polls that keep the membership
+     * return its records. They were thrown away, and the next batch's commit passed them: the call was never run nor
+     * reported. They are put back now, and run once the batch is done.
+     */
+    @Test
+    void aPartitionAssignedWhileABatchRuns_itsRequestsAreRunNotDropped() throws InterruptedException {
+        String a = sessionOn(0, 2);
+        String b = sessionOn(1, 2);
+        var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
+        var outcomes = new MemoryOutcomeLog(2);
+        requests.append(P0, a, request(a, "slow"));
+        start(requests, outcomes, List.of(P0));
+        awaitEntered();
+
+        // the group rebalances while the slow call runs: P1 comes to this instance, with a request on it
+        requests.append(P1, b, request(b, "c1"));
+        requests.schedulePollTask(() -> requests.rebalance(List.of(P0, P1)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> requests.assignment().contains(P1));
+        Thread.sleep(1_000); // the loop polls P1 several times while the slow call still runs
+        assertThat(tickets.external.keySet()).as("nothing of P1 runs beside the batch").doesNotContain(b + "/3/c1");
+        release.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P0) == 1L);
+        requests.append(P1, b, request(b, "c2")); // the session's next call: its batch's commit covers offset 0 too
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P1) == 2L);
+
+        assertThat(tickets.external.keySet())
+                .as("every request below the committed offset 2 of P1 was run (b/c1 was read during the batch, then committed past)")
+                .contains(b + "/3/c1", b + "/3/c2");
+    }
+
+    /**
+     * A commit that fails (the group coordinator does not answer within default.api.timeout.ms, a rebalance is in
+     * progress: RebalanceInProgressException, the membership was lost: CommitFailedException) ended the loop's thread for
+     * good, and the instance took no more requests until it was restarted. The loop goes on now; the batch comes again.
+     */
+    @Test
+    void aCommitThatFailsOnce_doesNotEndTheLoop() {
+        String a = sessionOn(0, 1);
+        var requests = new FailingCommitConsumer();
+        var outcomes = new MemoryOutcomeLog(1);
+        start(requests, outcomes, List.of(P0));
+        requests.add(P0, a, request(a, "c1"));
+
+        await().dontCatchUncaughtExceptions().atMost(Duration.ofSeconds(10)).until(() -> requests.commitFailures.get() <= 0);
+        requests.add(P0, a, request(a, "c2"));
+
+        await().dontCatchUncaughtExceptions().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(thread.isAlive()).as("the loop thread, after one failed commit").isTrue());
+        await().dontCatchUncaughtExceptions().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(tickets.external.keySet())
+                .as("the loop goes on after a failed commit: the next request runs").contains(a + "/3/c2"));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private void awaitEntered() {
+        try {
+            assertThat(entered.await(10, TimeUnit.SECONDS)).as("the slow call started").isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private void start(MockConsumer<String, ToolRequest> requests, MemoryOutcomeLog outcomes, List<TopicPartition> assigned) {
+        var runner = new CommandRunner(RunnerConfig.defaults().withSandboxUser(SandboxUser.current().isRoot()
+                ? SandboxUser.NOBODY : SandboxUser.current()), Isolation.Unavailable.because("not needed by these tests"));
+        var sandbox = new Sandbox(new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()), runner,
+                new MapSecretProvider(Map.of()), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))));
+        var registry = tickets.registry();
+        var writer = new AckedWriter(new LedgerProducer(outcomes), LAYOUT);
+        var ledger = new Ledger(outcomes, writer, new Ledger.Settings(20_000, Duration.ofMinutes(1)), CLOCK);
+        var handler = new CallHandler(ledger, writer, new Authority(registry, GatingPolicy.of("run_command", Map.of(), registry.names())),
+                sandbox, new InFlight(), (sessionId, requestedAt) -> {}, CrashPoints.none(), "executor-1", CLOCK);
+        loop = new ExecutorLoop(requests, ledger, handler, workers, LAYOUT);
+        requests.schedulePollTask(() -> requests.rebalance(assigned));
+        thread = new Thread(loop, "executor-loop");
+        thread.start();
+    }
+
+    private static long committed(Consumer<String, ToolRequest> requests, TopicPartition partition) {
+        OffsetAndMetadata committed = requests.committed(Set.of(partition)).get(partition);
+        return committed == null ? -1 : committed.offset();
+    }
+
+    /** A session id whose partition among {@code partitions} is {@code partition}. */
+    private static String sessionOn(int partition, int partitions) {
+        return IntStream.range(0, 1000).mapToObj(i -> "sess" + i)
+                .filter(s -> SessionPartitioner.partition(s, partitions) == partition).findFirst().orElseThrow();
+    }
+
+    private static ToolRequest request(String sessionId, String callId) {
+        return ToolRequest.newBuilder()
+                .setIdempotencyKey(sessionId + "/3/" + callId).setSessionId(sessionId).setTenantId("acme").setCallId(callId)
+                .setTool(TicketTool.NAME).setArgumentsJson("{\"title\":\"disk full\"}").setRequestSeq(3).setAuthorizedSeq(4)
+                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null)).setToolMode(ToolMode.WRITE)
+                .setHarnessVersion("v1").setRequestedAt(Instant.parse("2026-11-29T09:59:00Z"))
+                .build();
+    }
+
+    /** Writes land in the ledger's log where Kafka's SessionPartitioner would put them among its partitions. */
+    private static final class LedgerProducer extends MockProducer<String, SpecificRecord> {
+        private final MemoryOutcomeLog outcomes;
+
+        LedgerProducer(MemoryOutcomeLog outcomes) {
+            super(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
+            this.outcomes = outcomes;
+        }
+
+        @Override
+        public synchronized Future<RecordMetadata> send(ProducerRecord<String, SpecificRecord> record, Callback callback) {
+            Future<RecordMetadata> sent = super.send(record, callback);
+            if (record.value() instanceof ToolOutcome outcome) {
+                synchronized (outcomes) {
+                    outcomes.append(outcomes.partitionOf(record.key()), record.key(), outcome, record.timestamp());
+                }
+            }
+            return sent;
+        }
+    }
+
+    /** One partition; its first commit fails as commitSync does when the coordinator does not answer in time. */
+    private static final class FailingCommitConsumer extends MockConsumer<String, ToolRequest> {
+        final AtomicInteger commitFailures = new AtomicInteger(1);
+        private long next;
+
+        FailingCommitConsumer() {
+            super("earliest");
+            updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
+            updateBeginningOffsets(Map.of(P0, 0L));
+        }
+
+        void add(TopicPartition partition, String key, ToolRequest value) {
+            long offset;
+            synchronized (this) {
+                offset = next++;
+            }
+            var record = new ConsumerRecord<>(partition.topic(), partition.partition(), offset, System.currentTimeMillis(),
+                    TimestampType.CREATE_TIME, 0, 0, key, value, new RecordHeaders(), Optional.empty());
+            schedulePollTask(() -> addRecord(record));
+        }
+
+        @Override
+        public synchronized void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            if (commitFailures.getAndDecrement() > 0) {
+                throw new org.apache.kafka.common.errors.TimeoutException(
+                        "Timeout of 60000ms expired before successfully committing offsets " + offsets);
+            }
+            super.commitSync(offsets);
+        }
+    }
+}
