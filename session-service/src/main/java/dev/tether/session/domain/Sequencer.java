@@ -494,7 +494,11 @@ public final class Sequencer {
                 return illegal(field + ".toolCalls[" + c + "].callId", "call '" + callId + "' was used before in this session");
             }
         }
-        if (h.tokenBudget() != null && h.used().total() + m.usage().total() > h.tokenBudget()) {
+        String tooLarge = m.usage().tooLarge();
+        if (tooLarge != null) {
+            return illegal(field + ".usage", tooLarge);
+        }
+        if (h.tokenBudget() != null && h.used().plus(m.usage()).total() > h.tokenBudget()) {
             return new Rejected(Rejection.BUDGET_EXCEEDED, "the session used " + h.used().total() + " of its "
                     + h.tokenBudget() + " tokens; this turn needs " + m.usage().total() + " more", field + ".usage");
         }

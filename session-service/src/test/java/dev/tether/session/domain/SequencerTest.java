@@ -247,6 +247,25 @@ class SequencerTest {
             assertThat(r.field()).isEqualTo("events[0].type");
         }
 
+        /**
+         * A token count is the client's: one near the largest long wrapped the session's total negative (passing its
+         * budget), and the next turn's sum threw inside the sequencer's fold, which stopped the sequencer for every tenant.
+         */
+        @Test
+        void aTurnReportingMoreTokensThanATurnMay_isRefusedNamingItsUsage_andTotalsNeverWrap() {
+            World budgeted = World.started(); // budget 1,000
+            Rejected huge = budgeted.reject(budgeted.append(AGENT, assistant("huge", Long.MAX_VALUE, Long.MAX_VALUE)));
+            assertThat(huge.reason()).isEqualTo(Rejection.ILLEGAL_EVENT);
+            assertThat(huge.field()).isEqualTo("events[0].usage");
+
+            World open = World.started(SESSION, started(null, null));
+            long most = dev.tether.core.event.TokenUsage.MAX_PER_TURN;
+            assertThat(open.reject(open.append(AGENT, assistant("one more", most + 1, 0))).field()).isEqualTo("events[0].usage");
+            open.accept(open.append(AGENT, assistant("first", most, most)));
+            open.accept(open.append(AGENT, assistant("second", most, 1)));
+            assertThat(open.head.used().total()).isEqualTo(3 * most + 1);
+        }
+
         @Test
         void anApprovalRequestShowingAnotherToolThanTheCall_isRefused_namingTheTool() {
             World w = World.started();
