@@ -37,8 +37,9 @@ import java.util.regex.Pattern;
  *   <li>{@code url-password}: the password of a URL's {@code user:password@} ({@code postgres://}, {@code
  *       mongodb+srv://}, {@code https://} …); the user and host stay.
  *   <li>{@code password-assignment}: the value of a {@code name=value} or {@code name: value} (quoted or not, JSON
- *       and YAML too) whose name ends in password, passwd, pwd or passphrase: {@code password=},
- *       {@code "db_password":}, {@code DB_PASSWORD=}, {@code dbPassword:}. The name stays.
+ *       and YAML too) whose name ends in password, passwd, pwd or passphrase, or in pass after another word:
+ *       {@code password=}, {@code "db_password":}, {@code DB_PASSWORD=}, {@code dbPassword:}, {@code DB_PASS=},
+ *       {@code smtp.pass:}. The name stays.
  *   <li>{@code secret-assignment}: likewise for names ending in secret, token or credential(s), and for names ending
  *       in key after api, access, secret, private, signing, encryption, master, client, auth, account or license
  *       ({@code api_key=}, {@code apiKey:}, {@code X-Api-Key:}, {@code client_secret=}, {@code access_token=}), or
@@ -381,7 +382,8 @@ public final class SecretScrubber {
                     .map(word -> word.toLowerCase(Locale.ROOT))
                     .toList();
             String last = words.get(words.size() - 1);
-            if (PASSWORD_WORD.matcher(last).matches()) {
+            // DB_PASS, smtp_pass, mail.pass: the .env and compose spelling; "pass" alone names a count as often ("pass=12")
+            if (PASSWORD_WORD.matcher(last).matches() || (last.equals("pass") && words.size() > 1)) {
                 return "password-assignment";
             }
             if (SECRET_WORD.matcher(last).matches()) {

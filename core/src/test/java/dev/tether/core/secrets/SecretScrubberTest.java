@@ -283,6 +283,9 @@ public class SecretScrubberTest {
                         "{\"arguments\": \"{\\\"password\\\":\\\"[REDACTED:password-assignment]\\\"}\"}"),
                 Arguments.of("{\"stdout\": \"DB_PASSWORD=hunter2\\nPORT=5432\"}",
                         "{\"stdout\": \"DB_PASSWORD=[REDACTED:password-assignment]\\nPORT=5432\"}"),
+                Arguments.of("DB_PASS=hunter2 SMTP_PASS=\"s3cr3t\"", "DB_PASS=[REDACTED:password-assignment] SMTP_PASS=\"[REDACTED:password-assignment]\""),
+                Arguments.of("{\"db_pass\": \"hunter2\"} mail.pass: hunter2",
+                        "{\"db_pass\": \"[REDACTED:password-assignment]\"} mail.pass: [REDACTED:password-assignment]"),
                 Arguments.of("{\"stdout\": \"PORT=5432\\napi_key=abc123\\tSOME_NAME_KEY=abc123\"}",
                         "{\"stdout\": \"PORT=5432\\napi_key=[REDACTED:secret-assignment]"
                                 + "\\tSOME_NAME_KEY=[REDACTED:secret-assignment]\"}"));
@@ -434,6 +437,7 @@ public class SecretScrubberTest {
                 "idempotencyKey=turn-7 partition_key=s-1 key=s-1",
                 "PWD=/srv/agent OLDPWD=/",
                 "password_policy=strict",
+                "pass=12 fail=0",
                 "password: ********",
                 "secret::Scope token::Kind",
                 "DATABASE_URL=postgres://db.internal:5432/sessions")) {

@@ -63,6 +63,9 @@ class EventJsonTest {
         assertField("{\"eventId\":\"e\",\"type\":\"assistant_message\",\"content\":\"x\",\"toolCalls\":[{\"tool\":\"t\"}]}",
                 "toolCalls[0].callId");
         assertField("{\"eventId\":\"e\",\"type\":\"tool_result\",\"callId\":\"c\",\"status\":\"MAYBE\",\"content\":\"\"}", "status");
+        // a number is not the enum constant of that ordinal (1 read as ERROR before)
+        assertField("{\"eventId\":\"e\",\"type\":\"tool_result\",\"callId\":\"c\",\"status\":1,\"content\":\"\"}", "status");
+        assertField("{\"eventId\":\"e\",\"type\":\"approval_granted\",\"callId\":\"c\",\"scope\":0,\"approver\":\"a\"}", "scope");
         assertField("{\"eventId\":\"e\",\"type\":\"teleport\"}", "type");
         assertField("{\"type\":\"user_message\",\"content\":\"x\"}", "eventId");
         assertField("{\"eventId\":\"e\",\"type\":\"tool_result\",\"callId\":\"c\",\"status\":\"OK\",\"content\":\"\","

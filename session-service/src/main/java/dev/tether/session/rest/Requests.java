@@ -80,10 +80,27 @@ final class Requests {
             + "claim append nothing.", required = {"workerId", "harnessVersion"})
     record Claim(String workerId, String harnessVersion, Boolean rollout, String requestId) {
         Claim {
-            required(workerId, "workerId");
-            required(harnessVersion, "harnessVersion");
+            label(required(workerId, "workerId"), "workerId");
+            id(required(harnessVersion, "harnessVersion"), "harnessVersion");
             id(requestId, "requestId");
         }
+    }
+
+    /** The most characters of a worker's id: a host name and a process id, with room to spare. */
+    static final int MAX_LABEL = 256;
+
+    /**
+     * A name a client gives itself and Tether stores and shows (a worker's id): at most {@value #MAX_LABEL} characters, no
+     * control characters. Looser than {@link #id}, since adapters name a worker after its host.
+     */
+    static String label(String value, String field) {
+        if (value.length() > MAX_LABEL) {
+            throw new InvalidEventException(field, "must be at most " + MAX_LABEL + " characters");
+        }
+        if (value.chars().anyMatch(Character::isISOControl)) {
+            throw new InvalidEventException(field, "must not contain control characters");
+        }
+        return value;
     }
 
     @ApiType(description = "An operator's move of a session to another harness version.", required = "toVersion")

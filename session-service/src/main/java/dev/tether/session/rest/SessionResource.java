@@ -296,7 +296,9 @@ public class SessionResource {
             byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
-        var request = json.read(parse(body), Requests.Claim.class);
+        JsonNode tree = parse(body);
+        ingress.scrub(tree); // a worker's id is stored and shown like any text a client sends
+        var request = json.read(tree, Requests.Claim.class);
         var command = new Command.ClaimSession(request.workerId(), request.harnessVersion(), Boolean.TRUE.equals(request.rollout()));
         CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
                 Instant.now(), command));

@@ -60,6 +60,21 @@ class RequestsTest {
         }
     }
 
+    /** A worker's id is stored in session_claimed, the head and the session list, and shown: no control characters, bounded. */
+    @Test
+    void aClaimsWorkerId_withAControlCharacter_orTooLong_isRefusedNamingWorkerId_andAHostNamedOneIsTaken() throws Exception {
+        for (String workerId : new String[] {"w\\u0000x", "w\\nx", "x".repeat(Requests.MAX_LABEL + 1)}) {
+            String body = "{\"workerId\":\"" + workerId + "\",\"harnessVersion\":\"v1\"}";
+            assertThatThrownBy(() -> json.read(json.mapper().readTree(body), Requests.Claim.class)).as(body)
+                    .isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo("workerId"));
+        }
+        assertThatThrownBy(() -> json.read(json.mapper().readTree("{\"workerId\":\"w\",\"harnessVersion\":\"v/1\"}"),
+                Requests.Claim.class)).isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo("harnessVersion"));
+        String hostNamed = "langgraph-" + "pod-".repeat(40) + "host.example.internal-12345";
+        assertThat(json.read(json.mapper().readTree("{\"workerId\":\"" + hostNamed + "\",\"harnessVersion\":\"v1\"}"),
+                Requests.Claim.class).workerId()).isEqualTo(hostNamed);
+    }
+
     @Test
     void aHarnessVersion_pinnedToABlankModel_isRefusedNamingModelId_forItWouldRefuseEveryNewSessionOfTheVersion() throws Exception {
         for (String model : new String[] {"", "   "}) {
