@@ -18,6 +18,10 @@ import java.util.Optional;
  */
 final class FileChange {
 
+    /** The largest file a file tool reads to change it (64 MiB). */
+    static final long MAX_FILE_BYTES = 64L * 1024 * 1024;
+
+
     private final String path;
     private final Path file;
     private final byte[] before;
@@ -41,7 +45,8 @@ final class FileChange {
      * opening a FIFO for reading would wait for a writer, forever.
      *
      * @param path {@code file} as tools show it, for errors
-     * @throws ToolException naming argument {@code path} if {@code file} is a directory or not a regular file
+     * @throws ToolException naming argument {@code path} if {@code file} is a directory, not a regular file, or larger than
+     *                       {@link #MAX_FILE_BYTES}
      */
     static Optional<byte[]> read(String path, Path file) throws ToolException {
         try {
@@ -52,6 +57,11 @@ final class FileChange {
             }
             if (!attributes.isRegularFile()) {
                 throw ToolException.invalidArgument("path", path + " is not a regular file");
+            }
+            if (attributes.size() > MAX_FILE_BYTES) {
+                // read whole to change it: one of gigabytes (a sparse one takes a command an instant) would exhaust the heap
+                throw ToolException.invalidArgument("path", path + " is " + attributes.size() + " bytes; the file tools change files of"
+                        + " at most " + MAX_FILE_BYTES + " bytes");
             }
             return Optional.of(Files.readAllBytes(file));
         } catch (NoSuchFileException e) {

@@ -1,6 +1,7 @@
 package dev.tether.tools;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -17,19 +18,28 @@ final class FileHash {
     private FileHash() {}
 
     static String of(byte[] content) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
+        return HexFormat.of().formatHex(sha256().digest(content));
+    }
+
+    /** The hash of the file's bytes now, or {@link #ABSENT}; read a block at a time, whatever the file's size. */
+    static String ofFile(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest digest = sha256();
+            byte[] block = new byte[64 * 1024];
+            for (int n; (n = in.read(block)) > 0; ) {
+                digest.update(block, 0, n);
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (NoSuchFileException e) {
+            return ABSENT;
         }
     }
 
-    /** The hash of the file's bytes now, or {@link #ABSENT}. */
-    static String ofFile(Path file) throws IOException {
+    private static MessageDigest sha256() {
         try {
-            return of(Files.readAllBytes(file));
-        } catch (NoSuchFileException e) {
-            return ABSENT;
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
         }
     }
 }

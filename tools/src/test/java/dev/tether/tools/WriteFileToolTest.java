@@ -3,6 +3,7 @@ package dev.tether.tools;
 import static dev.tether.tools.Testbed.args;
 import static dev.tether.tools.Testbed.sha256;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.testing.PlantedSecrets;
 import java.nio.file.Files;
@@ -156,6 +157,25 @@ class WriteFileToolTest {
                 .isEqualTo(new Intent(sha256("before\n"), sha256("after\n")));
         assertThat(bed.root.resolve("sub")).doesNotExist();
         assertThat(bed.read("old.txt")).isEqualTo("before\n");
+    }
+
+    /**
+     * A file of gigabytes (a command makes a sparse one in an instant) was read whole to change it: an OutOfMemoryError
+     * failed the executor's batch for ever, and every later call of its partition waited behind it. A file tool refuses
+     * it; a reconciliation hashes any size a block at a time.
+     */
+    @Test
+    void aFileLargerThanTheToolsChange_isRefusedNamingPath_andAReconciliationHashesItAnyway() throws Exception {
+        Path big = bed.root.resolve("big");
+        try (var file = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            file.setLength(FileChange.MAX_FILE_BYTES + 1); // sparse: no disk, but read whole it would not fit
+        }
+        var arguments = args("path", "big", "content", "x");
+
+        assertThatThrownBy(() -> tool.intent(bed.context(), arguments)).isInstanceOfSatisfying(ToolException.class,
+                e -> assertThat(e.getMessage()).contains("path", "at most " + FileChange.MAX_FILE_BYTES));
+        assertThat(FileHash.ofFile(big)).hasSize(64);
+        assertThat(Files.size(big)).isEqualTo(FileChange.MAX_FILE_BYTES + 1);
     }
 
     @Test

@@ -91,7 +91,15 @@ final class CallHandler {
                     + " key; nothing is run or reported", key, request.requestedAt(), request.sessionId());
             return;
         }
-        Optional<CallEntry> known = ledger.get(toolRequest).map(CallAvro::entry);
+        Optional<ToolOutcome> recorded = ledger.get(toolRequest);
+        Instant erased = recorded.map(ToolOutcome::getErasedAt).orElse(null);
+        if (InFlight.erasedSince(erased, request.requestedAt())) {
+            // the ledger says so even when this executor no longer remembers the erasure (restarted, or too many since):
+            // nothing is reported for a call of an erased session, and its output is gone
+            LOG.infof("%s: its session was erased at %s; nothing is run or reported", key, erased);
+            return;
+        }
+        Optional<CallEntry> known = recorded.map(CallAvro::entry);
         var verdict = authority.check(request.tenantId(), request.toolMode(), request.tool(), request.basis());
         Step step = CallRules.decide(known, request, verdict, authority.registered(request.tool()));
         if (step instanceof Step.NotOurs notOurs) {

@@ -391,6 +391,28 @@ class CallHandlerTest {
         assertThat(tickets.external).containsOnlyKeys(key("c1"));
     }
 
+    /**
+     * The erased session's request comes again (tool-requests replayed, a redelivery) on an executor that no longer
+     * remembers the erasure (restarted long after it, or too many erasures since): its ledger record says so itself
+     * ({@code erasedAt}, the output gone). It was reported again as an OK result with no content, a result the executor does
+     * not have; nothing is run or reported now.
+     */
+    @Test
+    void anErasedSessionsRequest_comingAgain_isNeitherRunNorReported_whenOnlyTheLedgerRemembersTheErasure() {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        Instant erasedAt = Instant.parse("2026-11-29T09:59:50Z");
+        outcomes.append(ToolOutcome.newBuilder().setIdempotencyKey(key("c1")).setSessionId(SESSION).setTenantId("acme")
+                .setCallId("c1").setTool("write_file").setState(OutcomeState.OK).setAttempt(1).setExecutorId("executor-0")
+                .setStartedAt(Instant.parse("2026-11-29T09:59:30Z")).setFinishedAt(Instant.parse("2026-11-29T09:59:31Z"))
+                .setReportedEventId(CallRules.resultEventId(key("c1"))).setRequestedAt(request.getRequestedAt())
+                .setErasedAt(erasedAt).build(), erasedAt); // as CallHandler.erase writes it
+
+        handler().handle(request);
+
+        assertThat(producer.history()).as("nothing written: no result, no ledger entry").isEmpty();
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
+    }
+
     @Test
     void aToolIsHandedTheKeyWithTheSessionsStart_whichItsStartRecords_andItsEndKeeps() {
         var tickets = new TicketTool();
