@@ -6,7 +6,9 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.core.id.ClientIds;
 import dev.tether.kit.service.openapi.ApiField;
 import dev.tether.kit.service.openapi.ApiType;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.UUID;
 
 /** The JSON bodies the session API accepts; each validates itself and names the offending field. */
 final class Requests {
@@ -18,6 +20,22 @@ final class Requests {
             throw new InvalidEventException(field, "must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit");
         }
         return value;
+    }
+
+    /**
+     * The id of the session a create, a subagent or a fork makes ({@code kind}): the one the request names; or, for a request
+     * that names its eventId, one derived from the tenant, the kind and that eventId, so that the request sent again after a
+     * lost answer lands on the session it made (where its eventId appends nothing) rather than making a second one;
+     * otherwise a fresh one.
+     */
+    static String sessionIdFor(String sessionId, String tenantId, String kind, String eventId) {
+        if (sessionId != null) {
+            return sessionId;
+        }
+        if (eventId != null) {
+            return UUID.nameUUIDFromBytes((tenantId + "\0" + kind + "\0" + eventId).getBytes(StandardCharsets.UTF_8)).toString();
+        }
+        return UUID.randomUUID().toString();
     }
 
     /** The value; a missing one "is required", a blank one "must not be blank" (the caller sent the field). */

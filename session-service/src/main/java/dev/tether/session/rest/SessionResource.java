@@ -116,7 +116,7 @@ public class SessionResource {
         int redactions = ingress.scrub(tree);
         exactToolMode(tree);
         var request = json.read(tree, Requests.CreateSession.class);
-        String sessionId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
+        String sessionId = Requests.sessionIdFor(request.sessionId(), principal.tenantId(), "create", request.eventId());
         HarnessAssignment.Pin pin = assignment.pin(sessionId, request.harnessVersion(), request.modelId());
         var started = new SessionStarted(request.objective(), request.systemPrompt(), pin.modelId(), pin.version(), request.toolMode(),
                 request.constraints(), request.tokenBudget(), null, request.harnessTools());
@@ -217,11 +217,16 @@ public class SessionResource {
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
         long from;
         if (lastEventId != null && !lastEventId.isBlank()) {
+            long last;
             try {
-                from = Long.parseLong(lastEventId.trim()) + 1;
+                last = Long.parseLong(lastEventId.trim());
             } catch (NumberFormatException e) {
+                last = -1;
+            }
+            if (last < 0 || last == Long.MAX_VALUE) {
                 throw ApiException.badRequest("Last-Event-ID", "must be the seq of the last event received");
             }
+            from = last + 1;
         } else {
             from = fromSeq == null ? 1 : fromSeq;
         }
@@ -397,7 +402,7 @@ public class SessionResource {
                         + " tokens left; a subagent's tokenBudget must be set and no larger").with("field", "tokenBudget");
             }
         }
-        String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
+        String childId = Requests.sessionIdFor(request.sessionId(), principal.tenantId(), "subagent", request.eventId());
         var started = new SessionStarted(request.objective(), request.systemPrompt(), parent.modelId(), parent.harnessVersion(),
                 request.toolMode(), request.constraints(), budget, parentId, request.harnessTools(), parent.startedAt());
         CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
@@ -449,7 +454,7 @@ public class SessionResource {
                 ? new SessionForked(parentId, request.atSeq(), s.objective(), s.systemPrompt(), atFork.modelId(), atFork.harnessVersion(),
                         atFork.toolMode(), s.constraints(), atFork.harnessTools(), atForkPoint.eventId(), atForkPoint.occurredAt())
                 : forkOfFork(parentId, request.atSeq(), (SessionForked) first, atFork, atForkPoint);
-        String childId = request.sessionId() != null ? request.sessionId() : UUID.randomUUID().toString();
+        String childId = Requests.sessionIdFor(request.sessionId(), principal.tenantId(), "fork", request.eventId());
         CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), forked)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", childId);

@@ -60,6 +60,22 @@ class RequestsTest {
         }
     }
 
+    /**
+     * A create without a sessionId made a new session each time it was sent, so one re-sent after a lost answer made a
+     * second session though its eventId was the same: the id is now derived from the tenant, the kind and the eventId.
+     */
+    @Test
+    void aSessionMadeWithoutAnId_butWithAnEventId_getsTheSameIdWhenTheRequestIsSentAgain() {
+        String once = Requests.sessionIdFor(null, "acme", "create", "e-1");
+
+        assertThat(Requests.sessionIdFor(null, "acme", "create", "e-1")).isEqualTo(once);
+        assertThat(Requests.sessionIdFor(null, "globex", "create", "e-1")).as("another tenant's").isNotEqualTo(once);
+        assertThat(Requests.sessionIdFor(null, "acme", "subagent", "e-1")).as("a subagent's").isNotEqualTo(once);
+        assertThat(Requests.sessionIdFor("mine", "acme", "create", "e-1")).isEqualTo("mine");
+        assertThat(Requests.sessionIdFor(null, "acme", "create", null)).isNotEqualTo(Requests.sessionIdFor(null, "acme", "create", null));
+        assertThat(dev.tether.core.id.ClientIds.isValid(once)).isTrue();
+    }
+
     /** A worker's id is stored in session_claimed, the head and the session list, and shown: no control characters, bounded. */
     @Test
     void aClaimsWorkerId_withAControlCharacter_orTooLong_isRefusedNamingWorkerId_andAHostNamedOneIsTaken() throws Exception {
