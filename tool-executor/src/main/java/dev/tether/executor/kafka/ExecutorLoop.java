@@ -8,10 +8,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -39,8 +42,9 @@ import org.jboss.logging.Logger;
  * <p>Before a batch's calls are handled, the {@link Ledger} looks them all up (one read per partition, on a worker
  * thread while this one keeps polling); a lookup that cannot read the ledger fails the batch like any other failure.
  * Nothing is read when partitions are assigned: a partition's ledger window is started by its first batch, from the
- * time its oldest pending call was authorized. When partitions are revoked, the running batch finishes and is
- * committed first, then their windows are dropped. A request or a ledger record whose schema the registry does not
+ * time its oldest pending call was authorized. When partitions are revoked, the running batch's calls of them that have
+ * not started are left to their next owner, the ones running finish, the batch is committed (a revoked partition up to
+ * its first call not started), then their windows are dropped. A request or a ledger record whose schema the registry does not
  * give (it does not answer) is read again once it does, never skipped. Runs on one thread.
  */
 final class ExecutorLoop implements Runnable {
@@ -58,9 +62,15 @@ final class ExecutorLoop implements Runnable {
     private volatile boolean ready;
     private Batch batch;
 
-    /** One poll's calls, being handled. */
-    private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next,
-                         Map<TopicPartition, Long> first) {}
+    /**
+     * One poll's calls, being handled. {@code revoked}: partitions given up while it runs, of which no call starts any more;
+     * {@code firstSkipped}: the offset of the first call of such a partition not started, where its commit stops.
+     */
+    private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next, Map<TopicPartition, Long> first,
+                         Set<TopicPartition> revoked, Map<TopicPartition, Long> firstSkipped) {}
+
+    /** A request of a batch and where it was read. */
+    private record Call(ToolRequest request, TopicPartition partition, long offset) {}
 
     ExecutorLoop(Consumer<String, ToolRequest> requests, Ledger ledger, CallHandler handler, ExecutorService workers,
                  TopicLayout layout) {
@@ -109,7 +119,9 @@ final class ExecutorLoop implements Runnable {
                     putBack(requests.poll(POLL));
                 }
                 finishBatch();
-                requests.resume(requests.paused());
+                var paused = new HashSet<>(requests.paused());
+                paused.retainAll(requests.assignment()); // a partition given up meanwhile is no longer this consumer's to resume
+                requests.resume(paused);
             }
         } catch (RecordDeserializationException e) {
             if (RegistryUnavailableException.in(e).isPresent()) {
@@ -138,7 +150,7 @@ final class ExecutorLoop implements Runnable {
     }
 
     private Batch dispatch(Iterable<ConsumerRecord<String, ToolRequest>> records) {
-        var bySession = new LinkedHashMap<String, List<ToolRequest>>();
+        var bySession = new LinkedHashMap<String, List<Call>>();
         var byPartition = new HashMap<Integer, List<ToolRequest>>();
         var next = new HashMap<TopicPartition, OffsetAndMetadata>();
         var first = new HashMap<TopicPartition, Long>();
@@ -149,15 +161,25 @@ final class ExecutorLoop implements Runnable {
             if (record.value() == null) {
                 continue; // a tombstone: nothing to run
             }
-            bySession.computeIfAbsent(record.value().getSessionId(), s -> new ArrayList<>()).add(record.value());
+            bySession.computeIfAbsent(record.value().getSessionId(), s -> new ArrayList<>())
+                    .add(new Call(record.value(), partition, record.offset()));
             byPartition.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record.value());
         }
-        // the ledger answers for every call of the batch first, then the sessions' calls run
+        Set<TopicPartition> revoked = ConcurrentHashMap.newKeySet();
+        var firstSkipped = new ConcurrentHashMap<TopicPartition, Long>();
+        // the ledger answers for every call of the batch first, then the sessions' calls run; none starts once its partition
+        // is given up (Rebalance): the partition's next owner runs it, and had this one started it too, it would run twice
         CompletableFuture<Void> done = CompletableFuture.runAsync(() -> ledger.prepare(byPartition), workers)
                 .thenCompose(prepared -> CompletableFuture.allOf(bySession.values().stream()
-                        .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(handler::handle), workers))
+                        .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(call -> {
+                            if (revoked.contains(call.partition())) {
+                                firstSkipped.merge(call.partition(), call.offset(), Math::min);
+                            } else {
+                                handler.handle(call.request());
+                            }
+                        }), workers))
                         .toArray(CompletableFuture[]::new)));
-        return new Batch(done, next, first);
+        return new Batch(done, next, first, revoked, firstSkipped);
     }
 
     /** Waits for the running batch; commits it, or rewinds its partitions if a call could not be handled. */
@@ -185,6 +207,8 @@ final class ExecutorLoop implements Runnable {
         ledger.release();
         var owned = new HashMap<>(finishing.next());
         owned.keySet().retainAll(requests.assignment());
+        // a partition given up while the batch ran: committed up to its first call not started, which its next owner runs
+        finishing.firstSkipped().forEach((partition, offset) -> owned.computeIfPresent(partition, (p, o) -> new OffsetAndMetadata(offset)));
         if (owned.isEmpty()) {
             return;
         }
@@ -210,7 +234,12 @@ final class ExecutorLoop implements Runnable {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             if (!partitions.isEmpty()) {
-                LOG.infof("giving up %s: finishing the running calls first", partitions);
+                LOG.infof("giving up %s: finishing the running calls first, starting none of theirs", partitions);
+            }
+            if (batch != null) {
+                // the wait is for the calls running, each bounded by its tool's timeout, not for the whole batch: a wait past
+                // the group's rebalance timeout would give the partitions to another executor while calls still start here
+                batch.revoked().addAll(partitions);
             }
             finishBatch();
             ledger.drop(partitions.stream().map(TopicPartition::partition).toList());

@@ -138,6 +138,34 @@ class ExecutorLoopRebalanceTest {
     }
 
     /**
+     * A partition given up while a batch runs: the revocation waited for the whole batch, which may take longer than the
+     * group's rebalance timeout (100 requests, a minute each), and meanwhile the partition's next owner ran the calls not
+     * yet started, which this instance then started too. Now none of them starts here: the one running finishes, and the
+     * partition is committed up to the first call not started.
+     */
+    @Test
+    void aPartitionRevokedWhileABatchRuns_startsNoMoreOfItsCalls_andIsCommittedOnlyThroughThoseRun() throws InterruptedException {
+        String a = sessionOn(0, 2);
+        var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
+        var outcomes = new MemoryOutcomeLog(2);
+        requests.append(P0, a, request(a, "slow"));
+        requests.append(P0, a, request(a, "c2"));
+        start(requests, outcomes, List.of(P0));
+        awaitEntered();
+
+        requests.schedulePollTask(() -> requests.rebalance(List.of(P1))); // P0 goes to another executor
+        Thread.sleep(500); // the revocation waits for the slow call
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !requests.commits.isEmpty());
+        Thread.sleep(500);
+
+        assertThat(tickets.external.keySet()).as("the call running finished; the next one is its next owner's")
+                .contains(a + "/3/slow").doesNotContain(a + "/3/c2");
+        assertThat(requests.commits).as("committed through the call run, not the one left")
+                .containsExactly(Map.of(P0, new OffsetAndMetadata(1)));
+    }
+
+    /**
      * A commit that fails (the group coordinator does not answer within default.api.timeout.ms, a rebalance is in
      * progress: RebalanceInProgressException, the membership was lost: CommitFailedException) ended the loop's thread for
      * good, and the instance took no more requests until it was restarted. The loop goes on now; the batch comes again.

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -49,6 +50,8 @@ final class LogConsumer<K, V> extends MockConsumer<K, V> {
     volatile boolean registryAway;
     final AtomicInteger registryFailures = new AtomicInteger();
     int endOffsetsTimeouts;
+    /** Every commitSync, as asked, whether the mock took it or not. */
+    final List<Map<TopicPartition, OffsetAndMetadata>> commits = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** A consumer of {@code topic}'s {@code partitions} partitions, each empty, that starts at the beginning. */
     LogConsumer(String topic, int partitions) {
@@ -101,6 +104,12 @@ final class LogConsumer<K, V> extends MockConsumer<K, V> {
      * records: those would stay buffered ahead of what a seek back hands it next.
      */
     private volatile boolean wakeup;
+
+    @Override
+    public synchronized void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        commits.add(Map.copyOf(offsets));
+        super.commitSync(offsets);
+    }
 
     @Override
     public void wakeup() {
