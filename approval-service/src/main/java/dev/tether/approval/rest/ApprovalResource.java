@@ -284,7 +284,7 @@ public class ApprovalResource {
             return null;
         }
         try {
-            return json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body);
+            return StrictInput.wellFormedText(json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body));
         } catch (JsonProcessingException e) {
             throw new ApiException(400, "malformed_json", "the body is not one valid JSON value");
         }

@@ -544,7 +544,7 @@ public class SessionResource {
         if (!tree.isObject()) {
             throw ApiException.badRequest(InvalidEventException.WHOLE, "must be a JSON object");
         }
-        return tree;
+        return StrictInput.wellFormedText(tree);
     }
 
     private static String eventIdOr(String eventId) {

@@ -1,5 +1,6 @@
 package dev.tether.kit.service.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -25,6 +26,59 @@ public final class StrictInput {
         } catch (CharacterCodingException e) {
             throw new ApiException(400, "malformed_json", "the body is not valid UTF-8");
         }
+    }
+
+    /**
+     * Refuses a JSON tree with a lone UTF-16 surrogate in a text or a field name (valid JSON, {@code "\\ud800"}, but no
+     * Unicode character): every text is stored as UTF-8, which has no encoding for it, so it would be stored as {@code ?},
+     * not as sent, and two distinct ids could become one. 400 names the field, as {@code events[0].content}.
+     */
+    public static JsonNode wellFormedText(JsonNode tree) {
+        String bad = loneSurrogateAt(tree, "");
+        if (bad != null) {
+            throw ApiException.badRequest(bad.isEmpty() ? "(the body)" : bad, "holds a lone UTF-16 surrogate, which is no Unicode"
+                    + " character");
+        }
+        return tree;
+    }
+
+    private static String loneSurrogateAt(JsonNode node, String path) {
+        if (node.isTextual()) {
+            return wellFormed(node.textValue()) ? null : path;
+        }
+        if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                String bad = loneSurrogateAt(node.get(i), path + "[" + i + "]");
+                if (bad != null) {
+                    return bad;
+                }
+            }
+        } else if (node.isObject()) {
+            for (var fields = node.fields(); fields.hasNext(); ) {
+                var field = fields.next();
+                String at = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
+                if (!wellFormed(field.getKey())) {
+                    return at;
+                }
+                String bad = loneSurrogateAt(field.getValue(), at);
+                if (bad != null) {
+                    return bad;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean wellFormed(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code value} of query parameter {@code name} as a whole number; null when absent or empty. */
