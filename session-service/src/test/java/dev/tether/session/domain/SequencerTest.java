@@ -77,6 +77,7 @@ import dev.tether.session.domain.Decision.EraseLog;
 import dev.tether.session.domain.Decision.NotifyParent;
 import dev.tether.session.domain.Decision.Rejected;
 import dev.tether.session.domain.Given.World;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -259,7 +260,7 @@ class SequencerTest {
             assertThat(huge.field()).isEqualTo("events[0].usage");
 
             World open = World.started(SESSION, started(null, null));
-            long most = dev.tether.core.event.TokenUsage.MAX_PER_TURN;
+            long most = TokenUsage.MAX_PER_TURN;
             assertThat(open.reject(open.append(AGENT, assistant("one more", most + 1, 0))).field()).isEqualTo("events[0].usage");
             open.accept(open.append(AGENT, assistant("first", most, most)));
             open.accept(open.append(AGENT, assistant("second", most, 1)));
@@ -302,12 +303,12 @@ class SequencerTest {
             erased.accept(erased.append(AGENT, asking(call("c1", "write_file"))));
             erased.accept(erased.append(SERVICE, approvalRequested("c1")));
             long grantSeq = erased.accept(erased.append(APPROVER, granted("c1", APPROVER.id()))).appended().get(0).seq();
-            java.time.Instant erasedStart = erased.head.startedAt();
+            Instant erasedStart = erased.head.startedAt();
             World again = World.empty();
             again.now = LATER;
             again.accept(again.append(AGENT, started()));
             again.accept(again.append(AGENT, asking(call("c1", "run_command"))));
-            java.time.Instant start = again.head.startedAt();
+            Instant start = again.head.startedAt();
 
             Rejected r = again.reject(again.envelope(SERVICE, new Command.AppendEvents(List.of(World.ev("approvals-authorized-c1",
                     SERVICE, authorizedByApproval("c1", grantSeq))), null, null, erasedStart)));
