@@ -1,10 +1,11 @@
 package dev.tether.tools;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -23,12 +24,9 @@ final class FileHash {
 
     /** The hash of the file's bytes now, or {@link #ABSENT}; read a block at a time, whatever the file's size. */
     static String ofFile(Path file) throws IOException {
-        try (InputStream in = Files.newInputStream(file)) {
-            MessageDigest digest = sha256();
-            byte[] block = new byte[64 * 1024];
-            for (int n; (n = in.read(block)) > 0; ) {
-                digest.update(block, 0, n);
-            }
+        MessageDigest digest = sha256();
+        try (var in = new DigestInputStream(Files.newInputStream(file), digest)) {
+            in.transferTo(OutputStream.nullOutputStream());
             return HexFormat.of().formatHex(digest.digest());
         } catch (NoSuchFileException e) {
             return ABSENT;

@@ -31,8 +31,9 @@ import java.util.function.IntBinaryOperator;
  *
  * <p>It leaves out as few exchanges as it can: the context it returns has at most {@code maxTokens} tokens, and with
  * one exchange more it would have more; unless what always stays is itself over {@code maxTokens}, when every exchange is
- * left out and the context's count, above {@code maxTokens}, says so. What that costs does not grow with the part left out: the exchanges are
- * counted from the newest back, each once, until the next one would not fit (an exchange's messages are the same in
+ * left out and the context's count, above {@code maxTokens}, says so. What that costs does not grow with the part left
+ * out: the exchanges are counted from the newest back, each once, until the next one would not fit (an exchange's
+ * messages are the same in
  * every context it is part of, so each message is counted once, {@link TokenCounter.Memo}, and encoded only if the
  * counter did not keep its count from an earlier read), and the events are read no further back than those exchanges and
  * the one that did not fit ({@link ExchangeStarts}; {@link LazyEvents} reads a session's events when first looked at).

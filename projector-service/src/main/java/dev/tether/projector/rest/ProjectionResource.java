@@ -157,8 +157,9 @@ public class ProjectionResource {
         // read from a warm copy, the session's own events are in it; a fork's parent is asked of its owner as usual
         var events = new RoutedEvents((id, from, to) -> tenantEvents(log, tenantId, id, from, to),
                 (id, from, to) -> found.copy().isPresent() && id.equals(sessionId) ? Optional.empty() : ownersPage(tenantId, id, from, to));
-        ContextTrimmer.Trimmed trimmed = readingPages(() -> ContextTrimmer.fit(contextInput(events, state, forkBases), f, maxTokens,
-                tokens.memo(tenantId)), () -> stillThere(found(sessionId, null).copy().isPresent(), () -> contextInput(events, state, forkBases)));
+        ContextTrimmer.Trimmed trimmed = readingPages(
+                () -> ContextTrimmer.fit(contextInput(events, state, forkBases), f, maxTokens, tokens.memo(tenantId)),
+                () -> stillThere(found(sessionId, null).copy().isPresent(), () -> contextInput(events, state, forkBases)));
         ModelContext context = trimmed.context();
         int window = config.windowOf(state.modelId());
         int count = trimmed.tokens();

@@ -195,12 +195,7 @@ final class ExecutorLoop implements Runnable {
             ledger.release();
             LOG.errorf(e.getCause() != null ? e.getCause() : e, "a batch of tool calls failed; its calls come again in %s",
                     RETRY_BACKOFF);
-            var assigned = requests.assignment();
-            finishing.first().forEach((partition, offset) -> {
-                if (assigned.contains(partition)) {
-                    requests.seek(partition, offset);
-                }
-            });
+            rewind(finishing);
             sleep(RETRY_BACKOFF);
             return;
         }
@@ -221,13 +216,18 @@ final class ExecutorLoop implements Runnable {
             // on, and the calls come again, to this instance or the partition's next owner, and are reported again from the
             // ledger, not run
             LOG.warnf(e, "the offsets of a finished batch of tool calls were not committed; its calls come again: %s", owned.keySet());
-            var assigned = requests.assignment();
-            finishing.first().forEach((partition, offset) -> {
-                if (assigned.contains(partition)) {
-                    requests.seek(partition, offset);
-                }
-            });
+            rewind(finishing);
         }
+    }
+
+    /** Puts the batch's partitions this consumer still holds back where the batch started: its calls come again. */
+    private void rewind(Batch batch) {
+        var assigned = requests.assignment();
+        batch.first().forEach((partition, offset) -> {
+            if (assigned.contains(partition)) {
+                requests.seek(partition, offset);
+            }
+        });
     }
 
     private final class Rebalance implements ConsumerRebalanceListener {

@@ -1,13 +1,11 @@
 package dev.tether.executor.kafka;
 
+import static dev.tether.executor.kafka.TicketTool.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tether.avro.AuthorizationBasis;
-import dev.tether.avro.AuthorizationBasisKind;
 import dev.tether.avro.SessionCommand;
-import dev.tether.avro.ToolMode;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.avro.ToolRequest;
 import dev.tether.core.blob.BlobOffloader;
@@ -224,14 +222,6 @@ class ExecutorLoopRebalanceTest {
                 .filter(s -> SessionPartitioner.partition(s, partitions) == partition).findFirst().orElseThrow();
     }
 
-    private static ToolRequest request(String sessionId, String callId) {
-        return ToolRequest.newBuilder()
-                .setIdempotencyKey(sessionId + "/3/" + callId).setSessionId(sessionId).setTenantId("acme").setCallId(callId)
-                .setTool(TicketTool.NAME).setArgumentsJson("{\"title\":\"disk full\"}").setRequestSeq(3).setAuthorizedSeq(4)
-                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null)).setToolMode(ToolMode.WRITE)
-                .setHarnessVersion("v1").setRequestedAt(Instant.parse("2026-11-29T09:59:00Z"))
-                .build();
-    }
 
     /** Writes land in the ledger's log where Kafka's SessionPartitioner would put them among its partitions. */
     private static final class LedgerProducer extends MockProducer<String, SpecificRecord> {

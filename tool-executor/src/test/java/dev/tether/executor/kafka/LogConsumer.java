@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -51,7 +52,7 @@ final class LogConsumer<K, V> extends MockConsumer<K, V> {
     final AtomicInteger registryFailures = new AtomicInteger();
     int endOffsetsTimeouts;
     /** Every commitSync, as asked, whether the mock took it or not. */
-    final List<Map<TopicPartition, OffsetAndMetadata>> commits = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<Map<TopicPartition, OffsetAndMetadata>> commits = new CopyOnWriteArrayList<>();
 
     /** A consumer of {@code topic}'s {@code partitions} partitions, each empty, that starts at the beginning. */
     LogConsumer(String topic, int partitions) {

@@ -1,6 +1,10 @@
 package dev.tether.executor.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.avro.AuthorizationBasis;
+import dev.tether.avro.AuthorizationBasisKind;
+import dev.tether.avro.ToolMode;
+import dev.tether.avro.ToolRequest;
 import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.LedgerEntry;
 import dev.tether.tools.Reconciliation;
@@ -8,6 +12,7 @@ import dev.tether.tools.Tool;
 import dev.tether.tools.ToolContext;
 import dev.tether.tools.ToolOutput;
 import dev.tether.tools.ToolRegistry;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +27,16 @@ class TicketTool implements Tool {
 
     final Map<String, String> external = new ConcurrentHashMap<>();
     final AtomicInteger executions = new AtomicInteger();
+
+    /** A request for a ticket, as the projector emits one for call {@code callId} of {@code sessionId}, authorized by policy. */
+    static ToolRequest request(String sessionId, String callId) {
+        return ToolRequest.newBuilder()
+                .setIdempotencyKey(sessionId + "/3/" + callId).setSessionId(sessionId).setTenantId("acme").setCallId(callId)
+                .setTool(NAME).setArgumentsJson("{\"title\":\"disk full\"}").setRequestSeq(3).setAuthorizedSeq(4)
+                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null)).setToolMode(ToolMode.WRITE)
+                .setHarnessVersion("v1").setRequestedAt(Instant.parse("2026-11-29T09:59:00Z"))
+                .build();
+    }
 
     ToolRegistry registry() {
         return ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).add(this, dev.tether.core.event.ToolMode.WRITE).build();
