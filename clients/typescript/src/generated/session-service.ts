@@ -559,13 +559,15 @@ export interface components {
             /** @enum {string} */
             kind: "USER" | "MODEL" | "TOOL" | "APPROVER" | "SYSTEM" | "UNKNOWN";
         };
-        /** @description Events to append, all or none. expectedSeq: the seq the client last saw (seq_conflict if the session moved on); epoch: the worker's claim (stale_epoch if another worker claimed since). */
+        /** @description Events to append, all or none. expectedSeq: the seq the client last saw (seq_conflict if the session moved on); epoch: the worker's claim (stale_epoch if another worker claimed since); sessionStartedAt: the start its create or claim answered (not_found if the session of that start was erased, even when another one has its id now). */
         AppendEvents: {
             /** Format: int64 */
             epoch?: number;
             events: components["schemas"]["NewEvent"][];
             /** Format: int64 */
             expectedSeq?: number;
+            /** Format: date-time */
+            sessionStartedAt?: string;
         };
         /** @description An append's verdict: each event's seq (duplicate: an eventId appended before, with its original seq), the session's last seq, and how many secrets were scrubbed. */
         Appended: {
@@ -734,6 +736,11 @@ export interface components {
             /** @description CRASH, DEPLOY or MANUAL; null when nobody held the session */
             reason: string | null;
             resumed: boolean;
+            /**
+             * Format: date-time
+             * @description when the session's first event was accepted, which tells it apart from an erased session of the same id: send it with this session's appends (sessionStartedAt) so that they are refused (not_found) once the session is erased, even if another is made under its id; null for a session stored before an earlier release kept it
+             */
+            sessionStartedAt: string | null;
         };
         /** @description An event of type context_compacted as read back. */
         ContextCompactedEvent: {
@@ -842,6 +849,11 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /**
+             * Format: date-time
+             * @description when the session's first event was accepted, which tells it apart from an erased session of the same id: send it with this session's appends (sessionStartedAt) so that they are refused (not_found) once the session is erased, even if another is made under its id; null for a session stored before an earlier release kept it
+             */
+            sessionStartedAt: string | null;
         };
         /** @description An event of type framework_state as read back. */
         FrameworkStateEvent: {
@@ -1352,6 +1364,11 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /**
+             * Format: date-time
+             * @description when the session's first event was accepted, which tells it apart from an erased session of the same id: send it with this session's appends (sessionStartedAt) so that they are refused (not_found) once the session is erased, even if another is made under its id; null for a session stored before an earlier release kept it
+             */
+            sessionStartedAt: string | null;
         };
         /** @description An event of type session_forked as read back. */
         SessionForkedEvent: {
@@ -1538,6 +1555,11 @@ export interface components {
             /** Format: int64 */
             seq: number;
             sessionId: string;
+            /**
+             * Format: date-time
+             * @description when the session's first event was accepted, which tells it apart from an erased session of the same id: send it with this session's appends (sessionStartedAt) so that they are refused (not_found) once the session is erased, even if another is made under its id; null for a session stored before an earlier release kept it
+             */
+            sessionStartedAt: string | null;
             toolMode: string;
         };
         /** @description An event of type subagent_result as read back. */

@@ -301,6 +301,34 @@ class SessionApiIT {
         append(AGENT, id, batch(userMessage(uuid(), "x"))).statusCode(404);
     }
 
+    /**
+     * A worker still running for an erased session holds the epoch and seqs a session made again under the id may reach
+     * too; the start its create and claim answered tells the two apart.
+     */
+    @Test
+    void anAppendCarryingTheSessionsStart_isRefused_onceThatSessionIsErased_evenUnderTheSameEpoch() {
+        String id = newSessionId();
+        String createdAt = createSession(AGENT, id, Map.of()).statusCode(201).extract().path("sessionStartedAt");
+        assertThat(createdAt).as("the create's answer").isEqualTo(events(AGENT, id, 1).getString("events[0].occurredAt"));
+        String staleStart = claim(AGENT, id, "worker-1", "v1").statusCode(200).body("epoch", equalTo(1))
+                .body("sessionStartedAt", equalTo(createdAt)).extract().path("sessionStartedAt");
+        append(AGENT, id, Map.of("events", List.of(userMessage(uuid(), "from w1")), "epoch", 1, "sessionStartedAt", staleStart))
+                .statusCode(200);
+        append(AGENT, id, Map.of("events", List.of(userMessage(uuid(), "x")), "sessionStartedAt", "yesterday"))
+                .statusCode(400).body("field", equalTo("sessionStartedAt"));
+
+        given().auth().oauth2(AGENT).delete("/v1/sessions/{id}", id).then().statusCode(200);
+        createSession(AGENT, id, Map.of("objective", "another session, under the same id")).statusCode(201);
+        String start = claim(AGENT, id, "worker-2", "v1").statusCode(200).body("epoch", equalTo(1)).extract().path("sessionStartedAt");
+        assertThat(start).isNotEqualTo(staleStart);
+
+        append(AGENT, id, Map.of("events", List.of(userMessage(uuid(), "late from w1")), "epoch", 1, "sessionStartedAt", staleStart))
+                .statusCode(404).body("error", equalTo("not_found"));
+        append(AGENT, id, Map.of("events", List.of(userMessage(uuid(), "from w2")), "epoch", 1, "sessionStartedAt", start))
+                .statusCode(200).body("lastSeq", equalTo(3));
+        assertThat(events(AGENT, id, 1).getList("events.content", String.class)).containsExactly(null, null, "from w2");
+    }
+
     @Test
     void largeContent_isOffloadedToTheBlobStore_andServedToItsTenantOnly() {
         String id = created();

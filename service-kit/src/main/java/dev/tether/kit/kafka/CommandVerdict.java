@@ -1,5 +1,6 @@
 package dev.tether.kit.kafka;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,16 +23,24 @@ public sealed interface CommandVerdict {
     /**
      * Applied. {@code appended} lists the command's events in order (empty for commands that append none of the
      * caller's, e.g. a claim); {@code resumeReason} is set for a claim of a session another worker held
-     * ({@code CRASH} or {@code DEPLOY}).
+     * ({@code CRASH} or {@code DEPLOY}); {@code sessionStartedAt} is when the sequencer accepted the session's first
+     * event, which tells the session apart from an erased one of its id (empty from an earlier release and for a
+     * session stored before its start was kept).
      */
-    record Accepted(List<Appended> appended, long lastSeq, long epoch, Optional<String> resumeReason) implements CommandVerdict {
+    record Accepted(List<Appended> appended, long lastSeq, long epoch, Optional<String> resumeReason, Optional<Instant> sessionStartedAt)
+            implements CommandVerdict {
         public Accepted {
             appended = List.copyOf(appended);
         }
 
         /** This verdict for a claim that resumed the session, for {@code reason}. */
         public Accepted resumed(String reason) {
-            return new Accepted(appended, lastSeq, epoch, Optional.of(reason));
+            return new Accepted(appended, lastSeq, epoch, Optional.of(reason), sessionStartedAt);
+        }
+
+        /** This verdict for the session that started at {@code startedAt}; null leaves it unknown. */
+        public Accepted startedAt(Instant startedAt) {
+            return new Accepted(appended, lastSeq, epoch, resumeReason, Optional.ofNullable(startedAt));
         }
     }
 
@@ -48,7 +57,7 @@ public sealed interface CommandVerdict {
     }
 
     static Accepted accepted(List<Appended> appended, long lastSeq, long epoch) {
-        return new Accepted(appended, lastSeq, epoch, Optional.empty());
+        return new Accepted(appended, lastSeq, epoch, Optional.empty(), Optional.empty());
     }
 
     static Rejected rejected(String code, String message, long lastSeq, long epoch) {

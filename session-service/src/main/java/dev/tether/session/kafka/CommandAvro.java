@@ -97,6 +97,7 @@ public final class CommandAvro {
                     .setEpoch(epoch)
                     .setRejection(null)
                     .setResumeReason(a.resumeReason() == null ? null : a.resumeReason().name())
+                    .setSessionStartedAt(after != null ? after.startedAt() : before == null ? null : before.startedAt())
                     .build();
         }
         var r = (Decision.Rejected) decision;

@@ -2,6 +2,7 @@ package dev.tether.session.rest;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.tether.session.domain.SessionSummary;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import dev.tether.kit.service.openapi.ApiField;
@@ -15,9 +16,15 @@ final class Answers {
 
     private Answers() {}
 
+    private static final String STARTED_AT = "when the session's first event was accepted, which tells it apart from an erased "
+            + "session of the same id: send it with this session's appends (sessionStartedAt) so that they are refused (not_found) "
+            + "once the session is erased, even if another is made under its id; null for a session stored before an earlier "
+            + "release kept it";
+
     @ApiType(description = "A session created: its id, the seq of its session_started (1), the harness version and model it is "
             + "pinned to, and how many secrets were scrubbed from the request.")
-    record SessionCreated(String sessionId, long seq, String harnessVersion, String modelId, int redactions) {}
+    record SessionCreated(String sessionId, long seq, String harnessVersion, String modelId, int redactions,
+                          @ApiField(nullable = true, description = STARTED_AT) Instant sessionStartedAt) {}
 
     @ApiType(description = "An append's verdict: each event's seq (duplicate: an eventId appended before, with its original seq), "
             + "the session's last seq, and how many secrets were scrubbed.")
@@ -30,7 +37,7 @@ final class Answers {
             + "or DEPLOY, null otherwise), and the session's last seq.")
     record Claimed(long epoch, boolean resumed,
                    @ApiField(nullable = true, description = "CRASH, DEPLOY or MANUAL; null when nobody held the session") String reason,
-                   long lastSeq) {}
+                   long lastSeq, @ApiField(nullable = true, description = STARTED_AT) Instant sessionStartedAt) {}
 
     @ApiType(description = "A session migrated to another harness version.")
     record Migrated(String harnessVersion, long lastSeq) {}
@@ -40,10 +47,11 @@ final class Answers {
 
     @ApiType(description = "A subagent created: a session of its own whose parent is the path's session.")
     record SubagentCreated(String sessionId, String parentSessionId, long seq, String harnessVersion, String modelId, String toolMode,
-                           int redactions) {}
+                           int redactions, @ApiField(nullable = true, description = STARTED_AT) Instant sessionStartedAt) {}
 
     @ApiType(description = "A fork created: a new session starting with session_forked, pinned as the parent was at atSeq.")
-    record Forked(String sessionId, String parentSessionId, long atSeq, long seq, String harnessVersion, String modelId) {}
+    record Forked(String sessionId, String parentSessionId, long atSeq, long seq, String harnessVersion, String modelId,
+                  @ApiField(nullable = true, description = STARTED_AT) Instant sessionStartedAt) {}
 
     @ApiType(description = "A page of the caller's tenant's sessions, in id order.")
     record Sessions(List<SessionSummary> sessions,

@@ -7,6 +7,7 @@ import dev.tether.core.id.ClientIds;
 import dev.tether.kit.service.openapi.ApiField;
 import dev.tether.kit.service.openapi.ApiType;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
@@ -79,8 +80,10 @@ final class Requests {
     }
 
     @ApiType(description = "Events to append, all or none. expectedSeq: the seq the client last saw (seq_conflict if the "
-            + "session moved on); epoch: the worker's claim (stale_epoch if another worker claimed since).", required = "events")
-    record AppendEvents(@ApiField(ref = "NewEvent") List<JsonNode> events, Long expectedSeq, Long epoch) {
+            + "session moved on); epoch: the worker's claim (stale_epoch if another worker claimed since); sessionStartedAt: the "
+            + "start its create or claim answered (not_found if the session of that start was erased, even when another one "
+            + "has its id now).", required = "events")
+    record AppendEvents(@ApiField(ref = "NewEvent") List<JsonNode> events, Long expectedSeq, Long epoch, Instant sessionStartedAt) {
         AppendEvents {
             if (events == null || events.isEmpty()) {
                 throw new InvalidEventException("events", "must hold at least one event");

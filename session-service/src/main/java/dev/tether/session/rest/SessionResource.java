@@ -127,6 +127,7 @@ public class SessionResource {
         out.put("harnessVersion", pin.version());
         out.put("modelId", pin.modelId());
         out.put("redactions", redactions);
+        putStart(out, reply);
         return Response.status(Response.Status.CREATED).entity(out).build();
     }
 
@@ -160,7 +161,8 @@ public class SessionResource {
             }
             startsNoSession(proposals.get(i).payload(), "events[" + i + "].type");
         }
-        CommandVerdict.Accepted reply = append(principal, sessionId, proposals, request.expectedSeq(), request.epoch());
+        CommandVerdict.Accepted reply = append(principal, sessionId, proposals, request.expectedSeq(), request.epoch(),
+                request.sessionStartedAt());
         ObjectNode out = json.mapper().createObjectNode();
         ArrayNode appended = out.putArray("appended");
         reply.appended().forEach(a -> appended.addObject().put("eventId", a.eventId()).put("seq", a.seq())
@@ -316,6 +318,7 @@ public class SessionResource {
             out.put("reason", reply.resumeReason().get());
         }
         out.put("lastSeq", reply.lastSeq());
+        putStart(out, reply);
         return out;
     }
 
@@ -414,6 +417,7 @@ public class SessionResource {
         out.put("modelId", parent.modelId());
         out.put("toolMode", request.toolMode().name());
         out.put("redactions", redactions);
+        putStart(out, reply);
         return Response.status(Response.Status.CREATED).entity(out).build();
     }
 
@@ -463,6 +467,7 @@ public class SessionResource {
         out.put("seq", reply.appended().get(0).seq());
         out.put("harnessVersion", atFork.harnessVersion());
         out.put("modelId", atFork.modelId());
+        putStart(out, reply);
         return Response.status(Response.Status.CREATED).entity(out).build();
     }
 
@@ -478,12 +483,22 @@ public class SessionResource {
     private record Proposal(String eventId, EventPayload payload) {}
 
     private CommandVerdict.Accepted append(TetherPrincipal principal, String sessionId, List<Proposal> proposals, Long expectedSeq, Long epoch) {
+        return append(principal, sessionId, proposals, expectedSeq, epoch, null);
+    }
+
+    private CommandVerdict.Accepted append(TetherPrincipal principal, String sessionId, List<Proposal> proposals, Long expectedSeq, Long epoch,
+                                           Instant sessionStartedAt) {
         var events = proposals.stream()
                 .map(p -> new ProposedEvent(p.eventId(), Sequencer.actorFor(p.payload().type(), principal),
                         ingress.offload(principal.tenantId(), p.payload())))
                 .toList();
         return send(new CommandEnvelope(UUID.randomUUID().toString(), sessionId, principal.tenantId(), principal, Instant.now(),
-                new Command.AppendEvents(events, expectedSeq, epoch)));
+                new Command.AppendEvents(events, expectedSeq, epoch, sessionStartedAt)));
+    }
+
+    /** The session's start the sequencer answered, which its client sends back with its appends; null when it did not keep it. */
+    private static void putStart(ObjectNode out, CommandVerdict.Accepted reply) {
+        reply.sessionStartedAt().ifPresentOrElse(at -> out.put("sessionStartedAt", at.toString()), () -> out.putNull("sessionStartedAt"));
     }
 
     private CommandVerdict.Accepted send(CommandEnvelope envelope) {

@@ -203,6 +203,7 @@ class SequencerTopologyTest {
         CommandReply reply = replies.readValue();
         assertThat(reply.getRejection().getCode()).isEqualTo("not_found");
         assertThat(reply.getLastSeq()).isZero();
+        assertThat(reply.getSessionStartedAt()).isNull();
     }
 
     @Test
@@ -211,9 +212,12 @@ class SequencerTopologyTest {
         send(AGENT, "s1", new Command.ClaimSession("w1", "v1", false));
         send(AGENT, "s1", new Command.ClaimSession("w2", "v1", false));
 
-        assertThat(events.readValuesToList()).extracting(SessionEvent::getType)
+        List<SessionEvent> written = events.readValuesToList();
+        assertThat(written).extracting(SessionEvent::getType)
                 .containsExactly("session_started", "session_claimed", "session_claimed", "session_resumed");
         List<CommandReply> verdicts = replies.readValuesToList();
+        assertThat(verdicts).as("which session of the id each answered for").extracting(CommandReply::getSessionStartedAt)
+                .containsOnly(written.get(0).getOccurredAt()).doesNotContainNull();
         assertThat(verdicts.get(1).getEpoch()).isEqualTo(1);
         assertThat(verdicts.get(1).getResumeReason()).isNull();
         assertThat(verdicts.get(2).getEpoch()).isEqualTo(2);

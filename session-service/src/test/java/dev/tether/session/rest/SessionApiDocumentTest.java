@@ -35,7 +35,8 @@ class SessionApiDocumentTest {
                      "harnessVersion": "v1", "tokenBudget": 100, "sessionId": "s-1", "eventId": "e-1",
                      "harnessTools": [{"name": "t", "mutating": true, "canReconcile": false, "recordedOnly": false}]}"""),
             "AppendEvents", new Request(Requests.AppendEvents.class, """
-                    {"events": [{"eventId": "e-1", "type": "user_message", "content": "x"}], "expectedSeq": 1, "epoch": 1}"""),
+                    {"events": [{"eventId": "e-1", "type": "user_message", "content": "x"}], "expectedSeq": 1, "epoch": 1,
+                     "sessionStartedAt": "2026-12-06T00:30:00.123Z"}"""),
             "Claim", new Request(Requests.Claim.class, """
                     {"workerId": "w", "harnessVersion": "v1", "rollout": true, "requestId": "r-1"}"""),
             "Migrate", new Request(Requests.Migrate.class, "{\"toVersion\": \"v2\", \"requestId\": \"r-1\"}"),
