@@ -1,8 +1,10 @@
 package dev.tether.client;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -17,6 +19,9 @@ import java.util.OptionalLong;
  *         .withEpoch(2)       // refuse (Fenced) if another worker claimed the session since epoch 2
  * }</pre>
  *
+ * <p>A worker appends {@link #underClaim under its claim}: its epoch, and the session's start, which refuses the batch
+ * ({@link NotFound}) once the session is erased, even when another session was made under its id since.
+ *
  * <p>A step key must name the work, not the attempt, and must not be reused for other events in the
  * same session: a batch whose ids are all in the log already is answered with their seqs, whatever
  * its events say. Immutable and thread-safe.
@@ -27,8 +32,9 @@ public final class AppendBatch {
     private final List<NewEvent> events;
     private final Long expectedSeq;
     private final Long epoch;
+    private final Instant sessionStartedAt;
 
-    private AppendBatch(String stepKey, List<NewEvent> events, Long expectedSeq, Long epoch) {
+    private AppendBatch(String stepKey, List<NewEvent> events, Long expectedSeq, Long epoch, Instant sessionStartedAt) {
         this.stepKey = Ids.requireText(stepKey, "stepKey");
         Objects.requireNonNull(events, "events");
         if (events.isEmpty()) {
@@ -37,11 +43,12 @@ public final class AppendBatch {
         this.events = List.copyOf(events);
         this.expectedSeq = expectedSeq;
         this.epoch = epoch;
+        this.sessionStartedAt = sessionStartedAt;
     }
 
     /** The events of step {@code stepKey}, ids derived from it. */
     public static AppendBatch forStep(String stepKey, List<NewEvent> events) {
-        return new AppendBatch(stepKey, events, null, null);
+        return new AppendBatch(stepKey, events, null, null, null);
     }
 
     /** The events of step {@code stepKey}, ids derived from it. */
@@ -54,7 +61,7 @@ public final class AppendBatch {
         if (lastSeq < 0) {
             throw new IllegalArgumentException("expectedSeq must not be negative, not " + lastSeq);
         }
-        return new AppendBatch(stepKey, events, lastSeq, epoch);
+        return new AppendBatch(stepKey, events, lastSeq, epoch, sessionStartedAt);
     }
 
     /** The same batch, appended only if the session's epoch is still {@code claimEpoch} (else {@link Fenced}). */
@@ -62,7 +69,25 @@ public final class AppendBatch {
         if (claimEpoch < 0) {
             throw new IllegalArgumentException("epoch must not be negative, not " + claimEpoch);
         }
-        return new AppendBatch(stepKey, events, expectedSeq, claimEpoch);
+        return new AppendBatch(stepKey, events, expectedSeq, claimEpoch, sessionStartedAt);
+    }
+
+    /**
+     * The same batch, appended only to the session of its id that started at {@code startedAt} (a create's or claim's
+     * {@code sessionStartedAt}); once that session is erased the batch is refused as {@link NotFound}, even when another
+     * session was made under the id since.
+     */
+    public AppendBatch forSessionStartedAt(Instant startedAt) {
+        return new AppendBatch(stepKey, events, expectedSeq, epoch, Objects.requireNonNull(startedAt, "startedAt"));
+    }
+
+    /**
+     * The same batch, appended only under {@code claim}: if the session's epoch is still the claim's (else {@link Fenced})
+     * and it is the session the claim was made in (else {@link NotFound}; when the claim knows its session's start).
+     */
+    public AppendBatch underClaim(Claimed claim) {
+        AppendBatch fenced = withEpoch(claim.epoch());
+        return claim.sessionStartedAt().map(fenced::forSessionStartedAt).orElse(fenced);
     }
 
     public String stepKey() {
@@ -81,6 +106,10 @@ public final class AppendBatch {
         return epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch);
     }
 
+    public Optional<Instant> sessionStartedAt() {
+        return Optional.ofNullable(sessionStartedAt);
+    }
+
     /** The eventIds the batch's events get in {@code sessionId}, in order. */
     public List<String> eventIds(String sessionId) {
         var ids = new ArrayList<String>(events.size());
@@ -94,6 +123,6 @@ public final class AppendBatch {
     @Override
     public String toString() {
         return "AppendBatch[step=" + stepKey + ", events=" + events.size() + (expectedSeq == null ? "" : ", expectedSeq=" + expectedSeq)
-                + (epoch == null ? "" : ", epoch=" + epoch) + "]";
+                + (epoch == null ? "" : ", epoch=" + epoch) + (sessionStartedAt == null ? "" : ", sessionStartedAt=" + sessionStartedAt) + "]";
     }
 }

@@ -71,6 +71,7 @@ public final class HarnessToolRunner {
         this.authorizationTimeout = b.authorizationTimeout;
         this.onAuthorized = b.onAuthorized;
         this.principal = b.principal;
+        this.sessionStartedAt = claim.sessionStartedAt().orElse(null);
     }
 
     /** A runner for the session {@code claim} claimed, appending under its epoch. */
@@ -299,7 +300,7 @@ public final class HarnessToolRunner {
 
     /**
      * When the sequencer accepted the session's first event (seq 1's {@code occurredAt}), from which the key handed to a
-     * tool is derived ({@code IdempotencyKey.external}); read once. Empty when the session is not found.
+     * tool is derived ({@code IdempotencyKey.external}): the claim's, else read once. Empty when the session is not found.
      */
     private Optional<Instant> sessionStartedAt() {
         Instant known = sessionStartedAt;

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Appends to one session as the worker that claimed it: every batch carries the claim's epoch, so
  * once another worker claims the session, every append answers {@link Fenced} and the worker knows
- * to stop. Tracks the highest last seq its answers reported.
+ * to stop; and the session's start, so once the session is erased every append answers {@link NotFound}, even when
+ * another session was made under its id. Tracks the highest last seq its answers reported.
  *
  * <pre>{@code
  * Claimed claim = client.claim(sessionId, ClaimRequest.of("worker-a", "v1")).claimedOrThrow();
@@ -24,14 +25,14 @@ public final class SessionWriter {
 
     private final TetherClient client;
     private final String sessionId;
-    private final long epoch;
+    private final Claimed claim;
     private final AtomicLong lastSeq;
 
     /** A writer for the session {@code claim} claimed, appending through {@code client}. */
     public SessionWriter(TetherClient client, Claimed claim) {
         this.client = Objects.requireNonNull(client, "client");
         this.sessionId = claim.sessionId();
-        this.epoch = claim.epoch();
+        this.claim = claim;
         this.lastSeq = new AtomicLong(claim.lastSeq());
     }
 
@@ -40,9 +41,9 @@ public final class SessionWriter {
         return append(AppendBatch.forStep(stepKey, List.of(events)));
     }
 
-    /** Appends {@code batch} under this writer's epoch (any epoch the batch had is replaced). */
+    /** Appends {@code batch} {@link AppendBatch#underClaim under this writer's claim} (any epoch and start the batch had are replaced). */
     public AppendResult append(AppendBatch batch) {
-        AppendResult result = client.append(sessionId, batch.withEpoch(epoch));
+        AppendResult result = client.append(sessionId, batch.underClaim(claim));
         if (result instanceof Appended a) {
             lastSeq.accumulateAndGet(a.lastSeq(), Math::max);
         } else if (result instanceof Conflict c) {
@@ -56,7 +57,7 @@ public final class SessionWriter {
     }
 
     public long epoch() {
-        return epoch;
+        return claim.epoch();
     }
 
     /** The highest last seq an answer reported (starting with the claim's). */
@@ -66,6 +67,6 @@ public final class SessionWriter {
 
     @Override
     public String toString() {
-        return "SessionWriter[" + sessionId + ", epoch " + epoch + ", lastSeq " + lastSeq.get() + "]";
+        return "SessionWriter[" + sessionId + ", epoch " + claim.epoch() + ", lastSeq " + lastSeq.get() + "]";
     }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.client.internal.Json;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -54,6 +55,29 @@ class ClientRetryTest {
         assertThat(body.get("events").get(0).get("eventId").asText()).isEqualTo(EventIds.of("demo-1", "turn-1", 0));
         assertThat(body.get("events").get(1).get("eventId").asText()).isEqualTo(EventIds.of("demo-1", "turn-1", 1));
         assertThat(body.get("events").get(1).get("type").asText()).isEqualTo("user_message");
+    }
+
+    @Test
+    void aWritersAppends_carryItsClaimsEpochAndTheSessionsStart() {
+        server.then(json(200, "{\"epoch\":3,\"resumed\":true,\"reason\":\"CRASH\",\"lastSeq\":7,"
+                + "\"sessionStartedAt\":\"2026-12-06T00:30:00.120Z\"}")).then(json(200, APPENDED));
+        Claimed claim = client.claim("demo-1", ClaimRequest.of("worker-a", "v1")).claimedOrThrow();
+        assertThat(claim.sessionStartedAt()).contains(Instant.parse("2026-12-06T00:30:00.120Z"));
+
+        client.writer(claim).append(AppendBatch.forStep("turn-1", NewEvent.userMessage("a")).withEpoch(1)).appendedOrThrow();
+
+        JsonNode body = Json.parse(server.requests().get(1).body());
+        assertThat(body.get("epoch").asLong()).as("the claim's, over the batch's").isEqualTo(3);
+        assertThat(body.get("sessionStartedAt").asText()).isEqualTo("2026-12-06T00:30:00.120Z");
+        assertThat(Json.parse(requestOf(AppendBatch.forStep("turn-2", NewEvent.userMessage("b")))).has("sessionStartedAt"))
+                .as("a batch for whichever session has the id").isFalse();
+    }
+
+    private String requestOf(AppendBatch batch) {
+        server.then(json(200, APPENDED));
+        client.append("demo-1", batch).appendedOrThrow();
+        var requests = server.requests();
+        return requests.get(requests.size() - 1).body();
     }
 
     @Test

@@ -46,9 +46,9 @@ final class FakeSessionLog {
         return Instant.parse(events.get(0).get("occurredAt").asText());
     }
 
-    /** A claim as {@link Claimed} of epoch {@code epoch} whose event is the log's last one. */
+    /** A claim as {@link Claimed} of epoch {@code epoch} whose event is the log's last one, with the session's start. */
     synchronized Claimed claimed() {
-        return new Claimed(sessionId, "worker-1", epoch, Optional.empty(), events.size());
+        return new Claimed(sessionId, "worker-1", epoch, Optional.empty(), events.size(), Optional.of(startedAt()));
     }
 
     /** Another worker claims the session: later appends with an older epoch are 409 stale_epoch. */
@@ -186,7 +186,11 @@ final class FakeSessionLog {
             for (JsonNode e : proposed) {
                 allKnown &= seqById.containsKey(e.get("eventId").asText());
             }
-            if (allKnown) {
+            JsonNode batchStart = body.get("sessionStartedAt");
+            if (batchStart != null && !Instant.parse(batchStart.asText()).equals(startedAt())) {
+                status = 404;
+                answer = "{\"error\":\"not_found\",\"message\":\"session " + sessionId + " not found\"}";
+            } else if (allKnown) {
                 answer = answered(proposed, true);
             } else if (batchEpoch != null && batchEpoch.asLong() != epoch) {
                 status = 409;

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -117,6 +118,32 @@ class HarnessToolRunnerTest {
         assertThat(reported.get("status").asText()).isEqualTo("OK");
         assertThat(reported.get("eventId").asText()).isEqualTo(EventIds.of(SESSION, "harness/" + key + "/result", 0));
         assertThat(server.requests()).filteredOn(r -> r.method().equals("POST")).allSatisfy(r -> assertThat(r.body()).contains("\"epoch\":1"));
+    }
+
+    @Test
+    void theClaimsSessionStart_suffixesTheExternalKey_withoutAReadOfTheFirstEvent_andAnotherSessionsStartRunsNothing() throws Exception {
+        long seq = authorized("c1", "pay");
+        String key = key(seq, "c1");
+
+        assertThat(runner().run(seq, "c1")).isInstanceOf(ToolCompleted.class);
+        assertThat(ran).singleElement().extracting(ToolInvocation::idempotencyKey).isEqualTo(external(key));
+        assertThat(server.requests()).as("the start came with the claim").noneMatch(r -> r.method().equals("GET")
+                && "fromSeq=1&limit=1".equals(r.query()));
+        assertThat(server.requests()).filteredOn(r -> r.method().equals("POST"))
+                .allSatisfy(r -> assertThat(r.body()).contains("\"sessionStartedAt\":\"" + log.startedAt() + "\""));
+
+        Claimed claimed = log.claimed();
+        Claimed ofAnErasedSession = new Claimed(SESSION, claimed.workerId(), claimed.epoch(), Optional.empty(), claimed.lastSeq(),
+                Optional.of(log.startedAt().minusSeconds(60)));
+        long other = authorized("c2", "deploy");
+        HarnessToolRunner stale = HarnessToolRunner.builder(client, ofAnErasedSession).tool(DEPLOY, call -> {
+            ran.add(call);
+            return ToolOutput.ok("deployed twice");
+        }).build();
+
+        assertThat(stale.run(other, "c2")).isInstanceOf(NotFound.class);
+        assertThat(ran).hasSize(1);
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
     }
 
     @Test

@@ -88,7 +88,9 @@ class TetherClientIT {
         String id = "flow-" + UUID.randomUUID().toString().substring(0, 8);
         NewSession request = NewSession.of("Rename Foo to Bar in src/", "claude-sonnet-4", ToolMode.WRITE).withSessionId(id);
         Created created = agent.createSession(request).createdOrThrow();
-        assertThat(created).isEqualTo(new Created(id, 1, "v1", "claude-sonnet-4", 0));
+        assertThat(created).usingRecursiveComparison().ignoringFields("sessionStartedAt").isEqualTo(new Created(id, 1, "v1", "claude-sonnet-4", 0));
+        assertThat(created.sessionStartedAt()).as("seq 1's occurredAt")
+                .isEqualTo(agent.events(id, 1, 1).map(p -> p.events().get(0).occurredAt()));
         // the same request again is a retry: the same answer, nothing appended
         assertThat(agent.createSession(request).createdOrThrow().seq()).isEqualTo(1);
         // another request for the same id is refused, naming the field
@@ -419,6 +421,31 @@ class TetherClientIT {
         assertThat(erased.events()).isEqualTo(1);
         await().atMost(PATIENCE).until(() -> agent.session(fork.sessionId()).isEmpty());
         assertThat(agent.erase(fork.sessionId())).isInstanceOf(NotFound.class);
+    }
+
+    /**
+     * A worker still running for an erased session holds an epoch and seqs that a session made again under the id
+     * reaches too: its writer's appends carry the session's start, and are not found rather than written into the new one.
+     */
+    @Test
+    void aWriterForAnErasedSession_isNotFound_inTheSessionMadeAgainUnderItsId_atTheSameEpoch() {
+        String id = newSession("stale");
+        Claimed stale = agent.claim(id, ClaimRequest.of("worker-a", "v1")).claimedOrThrow();
+        assertThat(stale.sessionStartedAt()).isEqualTo(agent.events(id, 1, 1).map(p -> p.events().get(0).occurredAt()));
+        SessionWriter writer = agent.writer(stale);
+        writer.append("turn-1", NewEvent.userMessage("for the first session")).appendedOrThrow();
+
+        agent.erase(id).erasedOrThrow();
+        await().atMost(PATIENCE).until(() -> agent.session(id).isEmpty());
+        agent.createSession(NewSession.of("Something else entirely", "claude-sonnet-4", ToolMode.WRITE).withSessionId(id)).createdOrThrow();
+        Claimed again = agent.claim(id, ClaimRequest.of("worker-b", "v1")).claimedOrThrow();
+        assertThat(again.epoch()).isEqualTo(stale.epoch());
+        assertThat(again.sessionStartedAt()).isNotEqualTo(stale.sessionStartedAt());
+
+        assertThat(writer.append("turn-2", NewEvent.userMessage("late, for the first session"))).isInstanceOf(NotFound.class);
+        assertThat(agent.writer(again).append("turn-2", NewEvent.userMessage("for the new session"))).isInstanceOf(Appended.class);
+        assertThat(agent.allEvents(id).orElseThrow()).extracting(SessionEvent::type)
+                .containsExactly("session_started", "session_claimed", "user_message");
     }
 
     /** A session id is a name: free again once its session is erased. A fork of the erased session keeps to it. */

@@ -28,6 +28,12 @@ class WireTest {
         Claimed again = Wire.claimed(Json.parse("{\"epoch\":2,\"resumed\":true,\"reason\":\"CRASH\",\"lastSeq\":6}"), "demo-1", "worker-b");
         assertThat(again.resumeReason()).contains("CRASH");
         assertThat(again.resumed()).isTrue();
+        assertThat(first.sessionStartedAt()).as("an earlier release's answer").isEmpty();
+        assertThat(Wire.claimed(Json.parse("{\"epoch\":1,\"resumed\":false,\"reason\":null,\"lastSeq\":4,\"sessionStartedAt\":null}"),
+                "demo-1", "worker-a").sessionStartedAt()).isEmpty();
+        assertThat(Wire.claimed(Json.parse("{\"epoch\":1,\"resumed\":false,\"reason\":null,\"lastSeq\":4,"
+                + "\"sessionStartedAt\":\"2026-12-06T00:30:00Z\"}"), "demo-1", "worker-a").sessionStartedAt())
+                .contains(Instant.parse("2026-12-06T00:30:00Z"));
     }
 
     @Test

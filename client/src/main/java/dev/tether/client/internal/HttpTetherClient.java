@@ -177,6 +177,7 @@ public final class HttpTetherClient implements TetherClient {
         }
         batch.expectedSeq().ifPresent(s -> body.put("expectedSeq", s));
         batch.epoch().ifPresent(e -> body.put("epoch", e));
+        batch.sessionStartedAt().ifPresent(at -> body.put("sessionStartedAt", at.toString()));
         // safe to repeat: every eventId is fixed, and the sequencer answers a known one with its original seq
         Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(sessionId).path("/events").build(), body, Retry.SAFE);
         return answer.ok() ? Wire.appended(answer.json()) : Outcomes.append(answer.error());

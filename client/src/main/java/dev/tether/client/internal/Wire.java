@@ -51,7 +51,7 @@ public final class Wire {
 
     public static Created created(JsonNode n) {
         return new Created(requiredText(n, "sessionId"), requiredLong(n, "seq"), text(n, "harnessVersion"), text(n, "modelId"),
-                intValue(n, "redactions", 0));
+                intValue(n, "redactions", 0), Optional.ofNullable(instant(n, "sessionStartedAt")));
     }
 
     public static Appended appended(JsonNode n) {
@@ -62,7 +62,8 @@ public final class Wire {
     }
 
     public static Claimed claimed(JsonNode n, String sessionId, String workerId) {
-        return new Claimed(sessionId, workerId, requiredLong(n, "epoch"), optionalText(n, "reason"), requiredLong(n, "lastSeq"));
+        return new Claimed(sessionId, workerId, requiredLong(n, "epoch"), optionalText(n, "reason"), requiredLong(n, "lastSeq"),
+                Optional.ofNullable(instant(n, "sessionStartedAt")));
     }
 
     public static Forked forked(JsonNode n) {

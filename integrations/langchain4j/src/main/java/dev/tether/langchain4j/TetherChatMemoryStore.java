@@ -535,7 +535,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             }
             long expectedSeq = state.log.lastSeq();
             AppendResult result = client.append(state.sessionId, AppendBatch.forStep(stepOf(state, expectedSeq, batch), batch.events)
-                    .expectingSeq(expectedSeq).withEpoch(state.claim.epoch()));
+                    .expectingSeq(expectedSeq).underClaim(state.claim));
             if (result instanceof Appended a) {
                 if (a.redactions() > 0 || a.events().stream().anyMatch(Appended.AppendedEvent::duplicate)) {
                     sync(state); // what the log holds is not exactly what was sent (secrets redacted): read it

@@ -79,15 +79,18 @@ final class FakeTether implements TetherClient {
         final List<SessionEvent> events = new ArrayList<>();
         final Map<String, Long> eventIds = new HashMap<>();
         final Set<String> callIds = new HashSet<>();
+        final Instant startedAt;
         long epoch;
         String modelId;
 
-        Session(String id) {
+        Session(String id, Instant startedAt) {
             this.id = id;
+            this.startedAt = startedAt;
         }
     }
 
     private final Map<String, Session> sessions = new HashMap<>();
+    private Instant lastStart = Instant.EPOCH;
     private final Map<String, String> blobs = new HashMap<>();
     private int offloadOver = Integer.MAX_VALUE;
     private Consumer<SessionEvent> afterAppend = e -> { };
@@ -137,7 +140,7 @@ final class FakeTether implements TetherClient {
         if (sessions.containsKey(id)) {
             return new Rejected(409, "illegal_event", "the session has started already", Optional.of("events[0].type"));
         }
-        Session s = new Session(id);
+        Session s = new Session(id, nextStart());
         s.modelId = session.modelId().orElse("model-v1");
         sessions.put(id, s);
         ObjectNode started = JSON.createObjectNode();
@@ -152,7 +155,7 @@ final class FakeTether implements TetherClient {
         session.harnessTools().forEach(t -> tools.addObject().put("name", t.name()).put("mutating", t.mutating())
                 .put("canReconcile", t.canReconcile()).put("recordedOnly", t.recordedOnly()));
         add(s, started, new Actor("USER", PRINCIPAL));
-        return new Created(id, 1, "v1", s.modelId, 0);
+        return new Created(id, 1, "v1", s.modelId, 0, Optional.of(s.startedAt));
     }
 
     @Override
@@ -188,7 +191,8 @@ final class FakeTether implements TetherClient {
                     new Actor("SYSTEM", PRINCIPAL));
         }
         notifyAll();
-        return new Claimed(sessionId, claim.workerId(), s.epoch, resumed ? Optional.of("CRASH") : Optional.empty(), s.events.size());
+        return new Claimed(sessionId, claim.workerId(), s.epoch, resumed ? Optional.of("CRASH") : Optional.empty(), s.events.size(),
+                Optional.of(s.startedAt));
     }
 
     @Override
@@ -198,7 +202,7 @@ final class FakeTether implements TetherClient {
         synchronized (this) {
             appendRequests++;
             Session s = sessions.get(sessionId);
-            if (s == null) {
+            if (s == null || batch.sessionStartedAt().filter(at -> !at.equals(s.startedAt)).isPresent()) {
                 return new NotFound("session " + sessionId + " not found");
             }
             if (batch.epoch().isPresent() && batch.epoch().getAsLong() != s.epoch) {
@@ -282,12 +286,19 @@ final class FakeTether implements TetherClient {
         return null;
     }
 
+    /** A session's start: whole milliseconds, as the sequencer keeps it, and never one an earlier session had. */
+    private Instant nextStart() {
+        Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        lastStart = now.isAfter(lastStart) ? now : lastStart.plusMillis(1);
+        return lastStart;
+    }
+
     private SessionEvent add(Session s, ObjectNode json, Actor actor) {
         long seq = s.events.size() + 1;
         json.put("seq", seq);
         json.put("sessionId", s.id);
         String eventId = json.path("eventId").asText();
-        var event = new SessionEvent(seq, eventId, json.path("type").asText(), s.id, Instant.now(), actor, "v1", json);
+        var event = new SessionEvent(seq, eventId, json.path("type").asText(), s.id, seq == 1 ? s.startedAt : Instant.now(), actor, "v1", json);
         s.events.add(event);
         s.eventIds.put(eventId, seq);
         if (event.type().equals("assistant_message")) {

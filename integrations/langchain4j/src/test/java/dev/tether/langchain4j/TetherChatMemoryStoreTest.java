@@ -201,6 +201,21 @@ class TetherChatMemoryStoreTest {
         assertThat(ofType(log("gone"), "user_message")).singleElement().satisfies(e -> assertThat(e.text("content")).contains("second life"));
     }
 
+    /** Its session's start tells the two apart: another instance's session under the id repeats the epoch and the seqs. */
+    @Test
+    void aStoreWhoseSessionWasErasedAndMadeAgainByAnother_writesNothingIntoTheNewOne() {
+        TetherChatMemoryStore other = TetherChatMemoryStore.builder(tether).workerId("worker-b").build();
+        store.updateMessages("twice", List.of(UserMessage.from("first life")));
+        other.deleteMessages("twice");
+        other.updateMessages("twice", List.of(UserMessage.from("second life")));
+        List<SessionEvent> before = log("twice");
+
+        assertThatThrownBy(() -> store.updateMessages("twice", List.of(UserMessage.from("first life"), UserMessage.from("late"))))
+                .isInstanceOf(TetherMemoryException.class).hasMessageContaining("is gone");
+        assertThat(log("twice")).isEqualTo(before);
+        assertThat(other.getMessages("twice")).containsExactly(UserMessage.from("second life"));
+    }
+
     @Test
     void theUsageListener_givesAnAssistantMessageItsTokens() {
         AiMessage answer = AiMessage.from("42");
