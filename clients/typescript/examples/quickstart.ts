@@ -21,7 +21,7 @@ if (claim.resumed) {
   report?.nextSafeActions.forEach((action) => console.log(action));
 }
 
-const writer = tether.writer(claim); // every append carries the claim's epoch
+const writer = tether.writer(claim); // every append carries the claim's epoch and the session's start
 const context = await tether.context(session.sessionId, "anthropic");
 console.log(context?.system, context?.messages.length); // ... call the model with them ...
 const result = await writer.append(

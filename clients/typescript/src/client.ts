@@ -107,7 +107,7 @@ export class TetherClient {
     return ok(answer) ? wire.claimed(wire.parseJson(answer.body), sessionId, claim.workerId) : claimRefusal(errorOf(answer));
   }
 
-  /** A writer that appends under `claim`'s epoch. */
+  /** A writer that appends under `claim`'s epoch and session start. */
   writer(claim: Claimed): SessionWriter {
     return new SessionWriter(this, claim);
   }
@@ -448,12 +448,15 @@ export class TetherClient {
 
 /**
  * Appends to one session as the worker that claimed it: every batch carries the claim's epoch, so once another worker
- * claims the session every append answers `fenced` and the worker knows to stop. Tracks the highest last seq its
- * answers reported.
+ * claims the session every append answers `fenced` and the worker knows to stop; and the session's start the claim
+ * answered, so once the session is erased every append answers `not_found`, even after another session was made under
+ * its id (whose epochs start again at 1). Tracks the highest last seq its answers reported.
  */
 export class SessionWriter {
   readonly sessionId: string;
   readonly epoch: number;
+  /** The claimed session's start; undefined from a service before it (the appends then carry none). */
+  readonly sessionStartedAt: Date | undefined;
   private last: number;
 
   constructor(
@@ -462,6 +465,7 @@ export class SessionWriter {
   ) {
     this.sessionId = claim.sessionId;
     this.epoch = claim.epoch;
+    this.sessionStartedAt = claim.sessionStartedAt;
     this.last = claim.lastSeq;
   }
 
@@ -470,14 +474,14 @@ export class SessionWriter {
     return this.last;
   }
 
-  /** Appends the events of step `step` (ids derived from it) under this writer's epoch. */
+  /** Appends the events of step `step` (ids derived from it) under this writer's epoch and session start. */
   append(step: string, ...events: NewEvent[]): Promise<AppendResult> {
     return this.appendBatch({ step, events });
   }
 
-  /** Appends `batch` under this writer's epoch (any epoch the batch had is replaced). */
+  /** Appends `batch` under this writer's epoch and session start (any the batch had are replaced). */
   async appendBatch(batch: AppendBatch): Promise<AppendResult> {
-    const result = await this.client.append(this.sessionId, { ...batch, epoch: this.epoch });
+    const result = await this.client.append(this.sessionId, { ...batch, epoch: this.epoch, sessionStartedAt: this.sessionStartedAt });
     if (result.kind === "appended" || result.kind === "conflict") {
       this.last = Math.max(this.last, result.lastSeq);
     }

@@ -305,8 +305,9 @@ interface Registered {
  * (`tool_call_started`, with this worker's epoch, the attempt, the call's log key `<sessionId>/<seq>/<callId>` and the
  * external key `<sessionId>/<seq>/<callId>~<ms of the session's start>`); runs the tool's function with the external
  * key (the key to hand to external systems: unlike the log key, a session made again under an erased session's id does
- * not repeat it; the session's start is read once per runner, from its first event); and appends its `tool_result`
- * with the log key. A denial or an interruption ends the wait (`denied`, `cancelled`); the function never runs.
+ * not repeat it; the session's start is the claim's, or, from a service before it answered one, read once per runner
+ * from its first event); and appends its `tool_result` with the log key. A denial or an interruption ends the wait
+ * (`denied`, `cancelled`); the function never runs.
  *
  * **Exactly once.** Every step reads the call's story from the log first, so running the same step again — a retry, or
  * a worker that restarted and re-sent its turn — does nothing twice: a call with a result answers it (`completed`,
@@ -317,7 +318,8 @@ interface Registered {
  * a start by an SDK before it) and the runner reports what it found — the result, or `tool_outcome_resolved RETRY` and
  * one more attempt under a new key when it provably had no effect; without a hook, or
  * when the hook cannot tell, the call ends `tool_result UNKNOWN` (`outcome_unknown`) for a person to decide. Every
- * append carries the claim's epoch: once another worker claims the session the runner answers `fenced` and stops.
+ * append carries the claim's epoch: once another worker claims the session the runner answers `fenced` and stops; and
+ * the claim's session start: once the session is erased it answers `not_found`, even if another is made under its id.
  *
  * Calls of one session may run concurrently (one `run` per call).
  */
@@ -329,7 +331,10 @@ export class HarnessToolRunner {
   private readonly authorizationTimeoutMs: number;
   private readonly onAuthorized: (call: ToolInvocation) => void;
   private principal: string | undefined;
-  /** The epoch ms of the session's start (the occurredAt of its seq 1), read once: the suffix of the external keys. */
+  /**
+   * The epoch ms of the session's start, the suffix of the external keys: the claim's, else the occurredAt of its seq 1,
+   * read once.
+   */
   private sessionStart: number | undefined;
 
   constructor(
@@ -371,6 +376,7 @@ export class HarnessToolRunner {
     }
     this.sessionId = claim.sessionId;
     this.epoch = claim.epoch;
+    this.sessionStart = claim.sessionStartedAt?.getTime();
     this.writer = client.writer(claim);
     this.tools = tools;
     this.authorizationTimeoutMs = timeout;
@@ -623,8 +629,10 @@ export class HarnessToolRunner {
   }
 
   /**
-   * The session's start, in epoch ms: the `occurredAt` of its first event (seq 1, `session_started` or
-   * `session_forked`), read once per runner; undefined when the session is not found.
+   * The session's start, in epoch ms: the claim's `sessionStartedAt` — the start of the session claimed, even when it
+   * has been erased and another made under its id since (whose calls' appends then answer `not_found`) — or, from a
+   * service before it, the `occurredAt` of its first event (seq 1, `session_started` or `session_forked`), read once per
+   * runner; undefined when the session is not found.
    */
   private async sessionStartedAtMs(): Promise<number | undefined> {
     if (this.sessionStart === undefined) {

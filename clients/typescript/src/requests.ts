@@ -201,6 +201,11 @@ export interface AppendBatch {
   readonly expectedSeq?: number | undefined;
   /** Appended only if the session's epoch is still this (else `fenced`). */
   readonly epoch?: number | undefined;
+  /**
+   * Appended only if the session is still the one that started then (a claim's `sessionStartedAt`; else `not_found`):
+   * not one made again under its id after an erasure, whose epochs and seqs repeat the erased one's.
+   */
+  readonly sessionStartedAt?: Date | undefined;
 }
 
 /** The eventIds the batch's events get in `sessionId`, in order. */
@@ -443,6 +448,9 @@ export function appendBody(batch: AppendBatch, eventIds: readonly string[]): Rec
   if (batch.epoch !== undefined) {
     body.epoch = nonNegative(batch.epoch, "epoch");
   }
+  if (batch.sessionStartedAt !== undefined) {
+    body.sessionStartedAt = instant(batch.sessionStartedAt, "sessionStartedAt");
+  }
   return body;
 }
 
@@ -477,6 +485,14 @@ function frameworkKey(key: string): string {
     throw new TypeError("key must not contain control characters");
   }
   return key;
+}
+
+/** A valid Date as the API's ISO-8601 text. */
+function instant(value: Date, name: string): string {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+    throw new TypeError(`${name} must be a valid Date, not ${String(value)}`);
+  }
+  return value.toISOString();
 }
 
 function nonNegative(value: number, name: string): number {

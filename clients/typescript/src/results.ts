@@ -22,12 +22,19 @@ export interface Created {
   readonly modelId: string | undefined;
   /** How many secrets were scrubbed from the request before it reached the log. */
   readonly redactions: number;
+  /**
+   * When the sequencer accepted the session's first event: which session of its id this is. An append that carries it
+   * (`AppendBatch.sessionStartedAt`) is `not_found` once the session is erased, even if another is made under its id.
+   * Undefined from a service before it, and for a session stored before it was kept.
+   */
+  readonly sessionStartedAt: Date | undefined;
 }
 
 /**
  * The worker owns the session now: `session_claimed` (and, on a re-claim, `session_resumed`) is in the log. Every
- * later append should carry {@link epoch}; once another worker claims the session they answer {@link Fenced}.
- * `client.writer(claimed)` does that for you.
+ * later append should carry {@link epoch}; once another worker claims the session they answer {@link Fenced}. They
+ * should carry {@link sessionStartedAt} too; once the session is erased they answer {@link NotFound}, even if another
+ * session is made under its id (whose epochs start again at 1). `client.writer(claimed)` does both for you.
  */
 export interface Claimed {
   readonly kind: "claimed";
@@ -43,6 +50,12 @@ export interface Claimed {
   readonly lastSeq: number;
   /** The seq the next event will get: where a subscription that follows this worker's work starts. */
   readonly nextSeq: number;
+  /**
+   * When the sequencer accepted the session's first event: which session of its id this is. An append that carries it
+   * (`AppendBatch.sessionStartedAt`) is `not_found` once the session is erased, even if another is made under its id.
+   * Undefined from a service before it, and for a session stored before it was kept.
+   */
+  readonly sessionStartedAt: Date | undefined;
 }
 
 /** One event of an appended batch. */
@@ -101,7 +114,8 @@ export interface VersionPinned {
 
 /**
  * The session (or approval) does not exist for the caller: it never did, it was erased, or it belongs to another
- * tenant — the services answer all three alike, so existence does not leak across tenants.
+ * tenant — the services answer all three alike, so existence does not leak across tenants. An append that carries its
+ * session's start gets it too when that session was erased and another has been made under its id since.
  */
 export interface NotFound {
   readonly kind: "not_found";
@@ -174,6 +188,8 @@ export interface Forked {
   readonly seq: number;
   readonly harnessVersion: string;
   readonly modelId: string;
+  /** When the sequencer accepted the new session's `session_forked`: its start, as {@link Created.sessionStartedAt}. */
+  readonly sessionStartedAt: Date | undefined;
 }
 
 /** What `createSession` got. */
@@ -181,9 +197,10 @@ export type CreateResult = Created | Rejected;
 /** What `claim` got; `Fenced` is a retried claim that another worker's claim superseded. */
 export type ClaimResult = Claimed | Fenced | VersionPinned | NotFound | Rejected;
 /**
- * What `append` got. The sequencer checks tenant, epoch, closed, expectedSeq in this order — so a fenced worker learns it
- * is fenced, not that it should re-read. A batch whose every eventId is already in the log is `Appended` with the
- * original seqs before any check.
+ * What `append` got. The sequencer checks tenant, the session's start, epoch, closed, expectedSeq in this order — so a
+ * worker of an erased session learns it is gone, and a fenced worker that it is fenced, not that it should re-read. A
+ * batch whose every eventId is already in the log is `Appended` with the original seqs before any check but the first
+ * two.
  */
 export type AppendResult = Appended | Conflict | Fenced | NotFound | Rejected;
 /** What `eraseSession` got. */

@@ -13,7 +13,9 @@ import type { Appended, AppendResult, ClaimResult, Claimed, CreateResult } from 
  *   session was erased and started again, the fold is reset and given the new log from its start.
  * - **One writer.** The first {@link claimed} creates the session if there is none and claims it; every append carries
  *   that claim's epoch. Once another writer claims the session, an append throws {@link SessionTakenOverError} and so
- *   does every later one: nothing this writer sends is appended again.
+ *   does every later one: nothing this writer sends is appended again. Every append carries the session's start the
+ *   claim answered too: once the session is erased, even if another is made under its id and claimed at the same
+ *   epoch, an append is refused (the session is gone) instead of written into the new one.
  * - **Optimistic appends.** {@link appendPlanned} appends at the last seq this writer knows (`expectedSeq`), so the
  *   seqs a plan refers to (`firstSeq` + its index) are the ones its events get. When the log moved meanwhile — an
  *   approval, a tool result, another process — the sequencer appends nothing and answers a conflict: the log is read
@@ -167,7 +169,13 @@ export class SessionLog {
     }
     const alone = this.waiting.findIndex((p, i) => i > 0 && p.alone);
     const group = this.waiting[0]!.alone ? this.waiting.splice(0, 1) : this.waiting.splice(0, alone === -1 ? this.waiting.length : alone);
-    const batch: AppendBatch = { step: group[0]!.step, events: group.flatMap((p) => p.events), epoch: claim.epoch, expectedSeq: this.appended };
+    const batch: AppendBatch = {
+      step: group[0]!.step,
+      events: group.flatMap((p) => p.events),
+      epoch: claim.epoch,
+      sessionStartedAt: claim.sessionStartedAt,
+      expectedSeq: this.appended,
+    };
     const outcome = this.port.append(this.sessionId, batch).then(
       (result): Outcome => ({ result }),
       (error: unknown): Outcome => ({ error }),
@@ -246,8 +254,9 @@ export class SessionLog {
         fail([...group, ...this.waiting.splice(0)], this.lost);
         return;
       case "not_found":
-        this.claim = undefined;
-        await this.rollBack();
+        // the session claimed is gone: erased (and maybe made again under its id, which the start the append carried
+        // tells apart). The fold is of no session there is now: whatever has the id is read from its start
+        this.restart();
         fail([...group, ...this.waiting.splice(0)], new TetherError(`session ${this.sessionId} is gone (erased?)`));
         return;
       case "rejected":

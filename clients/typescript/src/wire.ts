@@ -89,6 +89,7 @@ export function created(n: unknown): Created {
     harnessVersion: text(o, "harnessVersion"),
     modelId: text(o, "modelId"),
     redactions: number(o, "redactions", 0),
+    sessionStartedAt: date(o, "sessionStartedAt"),
   });
 }
 
@@ -107,6 +108,7 @@ export function forked(n: unknown): Forked {
     seq: requiredNumber(o, "seq"),
     harnessVersion: requiredText(o, "harnessVersion"),
     modelId: requiredText(o, "modelId"),
+    sessionStartedAt: date(o, "sessionStartedAt"),
   });
 }
 
@@ -123,6 +125,7 @@ export function claimed(n: unknown, sessionId: string, workerId: string): Claime
     resumed: reason !== undefined,
     lastSeq,
     nextSeq: lastSeq + 1,
+    sessionStartedAt: date(o, "sessionStartedAt"),
   });
 }
 

@@ -105,7 +105,8 @@ describe("a harness-run call", () => {
       const [kind, reason] = (g.reconciliation ?? "cannot_tell:unused").split(/:(.*)/s) as [string, string];
       const found =
         kind === "no_effect" ? Reconciliation.noEffect(reason) : kind === "took_effect" ? Reconciliation.tookEffect(ToolOutput.ok(reason)) : Reconciliation.cannotTell(reason);
-      const runner = new HarnessToolRunner(fake.client, log.claimed(), {
+      // claimed as GenerateGolden.java claims, without the session start, so that the appends match its recorded bytes
+      const runner = new HarnessToolRunner(fake.client, log.claimed({ withStart: false }), {
         tools: [{ tool: HarnessTool.mutating("record_payment", { reconcilable: true }), run: (call) => ToolOutput.ok(`paid under ${call.idempotencyKey}`), reconcile: () => found }],
       });
 

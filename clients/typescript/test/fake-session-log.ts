@@ -8,8 +8,9 @@ export type LoggedEvent = Record<string, unknown> & { seq: number; eventId: stri
 /**
  * One session's log behind a {@link FakeServer}, for unit tests of the harness tool runner — the Java SDK's
  * `FakeSessionLog`: the session-service's events page, its SSE stream (catch-up, then live, as appends arrive) and its
- * append with the two rules the runner relies on — an eventId already in the log is a duplicate answered with its
- * original seq, and a batch with a stale epoch is 409 `stale_epoch`. Tests add the services' events themselves
+ * append with the rules the runner relies on — a batch carrying another start than the session's is 404 `not_found`
+ * (the session of that start was erased), an eventId already in the log is a duplicate answered with its original seq,
+ * and a batch with a stale epoch is 409 `stale_epoch`. Tests add the services' events themselves
  * ({@link add}) and may refuse an append ({@link refuseNext}, {@link refuseEvery}) or react to one ({@link onAppend}).
  * Requests the log does not serve (a checkpoint) get the server's scripted answers. Not the sequencer: the IT runs that.
  */
@@ -17,6 +18,8 @@ export class FakeSessionLog {
   readonly events: LoggedEvent[] = [];
   private readonly seqById = new Map<string, number>();
   private epoch = 1;
+  /** The session's start: the occurredAt text of its seq 1. */
+  private startedAt: string;
   private refusal: (e: Record<string, unknown>) => string | undefined = () => undefined;
   private refuseAlways = false;
   private appendListener: (e: LoggedEvent) => void = () => undefined;
@@ -27,7 +30,7 @@ export class FakeSessionLog {
   /**
    * The log of a session that started at `startedAt` (its seq 1, `session_started`: the occurredAt text the service
    * answers) and was claimed by worker-1 (seq 2). A session made again under an erased one's id is a new log of the same
-   * id with a later `startedAt`.
+   * id with a later `startedAt` ({@link eraseAndStartAgain}).
    */
   constructor(
     readonly sessionId: string,
@@ -35,9 +38,8 @@ export class FakeSessionLog {
     startedAt = "2026-12-01T08:46:49.377Z",
   ) {
     server.otherwise((req, res) => this.answer(req, res));
-    this.add("session_started", "USER", { objective: "Pay the invoice", toolMode: "WRITE" });
-    this.events[0]!.occurredAt = startedAt;
-    this.add("session_claimed", "SYSTEM", { workerId: "worker-1", epoch: 1, harnessVersion: "v1" });
+    this.startedAt = startedAt;
+    this.start("worker-1");
   }
 
   /** The log is exactly these events from now on (e.g. a log the Java SDK's golden generator ran against). */
@@ -48,12 +50,38 @@ export class FakeSessionLog {
       this.events.push(structuredClone(e) as LoggedEvent);
       this.seqById.set(e.eventId as string, e.seq as number);
     }
+    this.startedAt = String(this.events[0]?.occurredAt ?? this.startedAt);
   }
 
-  /** A claim of the log's current epoch whose event is the log's last one. */
-  claimed(): Claimed {
+  /**
+   * The session is erased and made again under its id, starting at `startedAt`, and claimed by worker-2 at epoch 1: its
+   * seqs and epochs repeat the erased one's, and an append carrying the erased one's start is 404 `not_found`.
+   */
+  eraseAndStartAgain(startedAt: string): void {
+    this.events.length = 0;
+    this.seqById.clear();
+    this.epoch = 1;
+    this.startedAt = startedAt;
+    this.start("worker-2");
+  }
+
+  /**
+   * A claim of the log's current epoch whose event is the log's last one, with the session's start as the
+   * session-service answers it; `{ withStart: false }`: without it, as a service before it answered.
+   */
+  claimed(options: { readonly withStart?: boolean } = {}): Claimed {
     const last = this.events.length;
-    return Object.freeze({ kind: "claimed", sessionId: this.sessionId, workerId: "worker-1", epoch: this.epoch, resumeReason: undefined, resumed: false, lastSeq: last, nextSeq: last + 1 });
+    return Object.freeze({
+      kind: "claimed",
+      sessionId: this.sessionId,
+      workerId: "worker-1",
+      epoch: this.epoch,
+      resumeReason: undefined,
+      resumed: false,
+      lastSeq: last,
+      nextSeq: last + 1,
+      sessionStartedAt: options.withStart === false ? undefined : new Date(this.startedAt),
+    });
   }
 
   /** Another worker claims the session: later appends with an older epoch are 409 stale_epoch. */
@@ -116,6 +144,13 @@ export class FakeSessionLog {
     return this.events.filter((e) => e.type === type);
   }
 
+  /** Seq 1, `session_started` at the session's start, and seq 2, `worker`'s claim at epoch 1. */
+  private start(worker: string): void {
+    this.add("session_started", "USER", { objective: "Pay the invoice", toolMode: "WRITE" });
+    this.events[0]!.occurredAt = this.startedAt;
+    this.add("session_claimed", "SYSTEM", { workerId: worker, epoch: 1, harnessVersion: "v1" });
+  }
+
   private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://fake");
     if (url.pathname !== `/v1/sessions/${this.sessionId}/events`) {
@@ -166,8 +201,12 @@ export class FakeSessionLog {
   }
 
   private append(res: ServerResponse, body: string): void {
-    const batch = JSON.parse(body) as { events: Record<string, unknown>[]; epoch?: number };
+    const batch = JSON.parse(body) as { events: Record<string, unknown>[]; epoch?: number; sessionStartedAt?: string };
     const proposed = batch.events;
+    // compared in epoch ms, as the sequencer compares them
+    if (batch.sessionStartedAt !== undefined && Date.parse(batch.sessionStartedAt) !== Date.parse(this.startedAt)) {
+      return respond(res, 404, JSON.stringify({ error: "not_found", message: `the session that started at ${batch.sessionStartedAt} was erased` }));
+    }
     const refused = this.refusal(proposed[0]!);
     const allKnown = proposed.every((e) => this.seqById.has(e.eventId as string));
     if (allKnown) {

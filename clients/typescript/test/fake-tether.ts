@@ -16,6 +16,8 @@ import {
 
 interface FakeSession {
   readonly info: { sessionId: string; harnessVersion: string; modelId: string; epoch: number; workerId: string | undefined };
+  /** When its session_started was accepted (epoch ms): which session of its id this is. */
+  readonly startedAt: number;
   readonly events: SessionEvent[];
   readonly ids: Map<string, number>;
   readonly request: string;
@@ -23,15 +25,18 @@ interface FakeSession {
 
 /**
  * One tenant's sessions in memory, for unit tests of the framework integrations (integrations/*) and SessionLog: the session-service's create, claim, append and
- * events page with the rules the saver relies on — an eventId already in the log is a duplicate answered with its
- * original seq (before any check), a stale epoch is `fenced`, a stale `expectedSeq` a `conflict`, a batch is all or
- * nothing — and content over `offloadAbove` characters offloaded to a blob, as Tether does over 64 KiB. Not the
- * sequencer (the integration tests run against the real one): it checks no other rule.
+ * events page with the rules the saver relies on — a batch carrying another session's start than the one now under its
+ * id is `not_found` (a session erased and made again starts later), an eventId already in the log is a duplicate
+ * answered with its original seq (before any other check), a stale epoch is `fenced`, a stale `expectedSeq` a
+ * `conflict`, a batch is all or nothing — and content over `offloadAbove` characters offloaded to a blob, as Tether
+ * does over 64 KiB. Not the sequencer (the integration tests run against the real one): it checks no other rule.
  */
 export class FakeTether implements SessionLogPort {
   readonly sessionsById = new Map<string, FakeSession>();
   readonly blobs = new Map<string, string>();
   appends = 0;
+  /** The last session start given: each is a millisecond after it at least, so a session made again starts later. */
+  private lastStart = 0;
   /** Called before each append is applied: a test's chance to append as a service would (an approval, a result). */
   beforeAppend: (sessionId: string) => void = () => undefined;
 
@@ -43,11 +48,13 @@ export class FakeTether implements SessionLogPort {
     const existing = this.sessionsById.get(sessionId);
     if (existing !== undefined) {
       return existing.request === request
-        ? { kind: "created", sessionId, seq: 1, harnessVersion: existing.info.harnessVersion, modelId: existing.info.modelId, redactions: 0 }
+        ? this.createdOf(existing)
         : { kind: "rejected", status: 422, code: "illegal_event", message: "the session exists", field: "sessionId" };
     }
+    this.lastStart = Math.max(Date.now(), this.lastStart + 1);
     const s: FakeSession = {
       info: { sessionId, harnessVersion: session.harnessVersion ?? "v1", modelId: session.modelId ?? "m", epoch: 0, workerId: undefined },
+      startedAt: this.lastStart,
       events: [],
       ids: new Map(),
       request,
@@ -58,7 +65,7 @@ export class FakeTether implements SessionLogPort {
       toolMode: session.toolMode,
       ...(session.harnessTools === undefined ? {} : { harnessTools: session.harnessTools.map((t) => ({ ...t })) }),
     });
-    return { kind: "created", sessionId, seq: 1, harnessVersion: s.info.harnessVersion, modelId: s.info.modelId, redactions: 0 };
+    return this.createdOf(s);
   }
 
   async session(sessionId: string): Promise<SessionInfo | undefined> {
@@ -82,7 +89,17 @@ export class FakeTether implements SessionLogPort {
     s.info.workerId = claim.workerId;
     this.add(s, "session_claimed", `claim-${sessionId}-${s.info.epoch}`, { workerId: claim.workerId, epoch: s.info.epoch, harnessVersion: claim.harnessVersion });
     const last = s.events.length;
-    return { kind: "claimed", sessionId, workerId: claim.workerId, epoch: s.info.epoch, resumeReason: s.info.epoch > 1 ? "CRASH" : undefined, resumed: s.info.epoch > 1, lastSeq: last, nextSeq: last + 1 };
+    return {
+      kind: "claimed",
+      sessionId,
+      workerId: claim.workerId,
+      epoch: s.info.epoch,
+      resumeReason: s.info.epoch > 1 ? "CRASH" : undefined,
+      resumed: s.info.epoch > 1,
+      lastSeq: last,
+      nextSeq: last + 1,
+      sessionStartedAt: new Date(s.startedAt),
+    };
   }
 
   async append(sessionId: string, batch: AppendBatch): Promise<AppendResult> {
@@ -91,6 +108,9 @@ export class FakeTether implements SessionLogPort {
     const s = this.sessionsById.get(sessionId);
     if (s === undefined) {
       return { kind: "not_found", message: "session not found" };
+    }
+    if (batch.sessionStartedAt !== undefined && batch.sessionStartedAt.getTime() !== s.startedAt) {
+      return { kind: "not_found", message: "the session of that start was erased" };
     }
     const ids = eventIdsOf(sessionId, batch);
     if (ids.every((id) => s.ids.has(id))) {
@@ -156,7 +176,7 @@ export class FakeTether implements SessionLogPort {
       eventId,
       type,
       sessionId: s.info.sessionId,
-      occurredAt: new Date(),
+      occurredAt: seq === 1 ? new Date(s.startedAt) : new Date(),
       actor: { kind: "SYSTEM", id: "fake" },
       harnessVersion: s.info.harnessVersion,
       json: Object.freeze(structuredClone(json)),
@@ -164,6 +184,11 @@ export class FakeTether implements SessionLogPort {
     s.events.push(event);
     s.ids.set(eventId, seq);
     return seq;
+  }
+
+  private createdOf(s: FakeSession): CreateResult {
+    const { sessionId, harnessVersion, modelId } = s.info;
+    return { kind: "created", sessionId, seq: 1, harnessVersion, modelId, redactions: 0, sessionStartedAt: new Date(s.startedAt) };
   }
 
   private infoOf(s: FakeSession): SessionInfo {

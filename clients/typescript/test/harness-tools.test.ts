@@ -48,8 +48,8 @@ describe("HarnessToolRunner", () => {
     found = Reconciliation.noEffect("nothing under that key");
   };
 
-  const runner = (deploy?: HarnessToolFunction): HarnessToolRunner =>
-    new HarnessToolRunner(fake.client, log.claimed(), {
+  const runner = (deploy?: HarnessToolFunction, claim: Claimed = log.claimed()): HarnessToolRunner =>
+    new HarnessToolRunner(fake.client, claim, {
       tools: [
         {
           tool: PAY,
@@ -132,7 +132,7 @@ describe("HarnessToolRunner", () => {
     const posts = fake.server.seen.filter((r) => r.method === "POST");
     expect(posts).toHaveLength(2);
     for (const post of posts) {
-      expect(JSON.parse(post.body).epoch).toBe(1);
+      expect(JSON.parse(post.body)).toMatchObject({ epoch: 1, sessionStartedAt: STARTED_AT });
     }
   });
 
@@ -502,7 +502,7 @@ describe("HarnessToolRunner", () => {
   it("hands the tool the external key (the log key, ~, the session's start in ms), records it in the start, and reports under the log key", async () => {
     setUp("2026-12-01T08:46:49.377999999Z"); // sub-millisecond digits are cut, not rounded
     const seq = authorized("c1", "pay");
-    const r = runner();
+    const r = runner(undefined, log.claimed({ withStart: false })); // from a service before the claim answered the start
 
     const result = await r.run(seq, "c1");
 
@@ -515,12 +515,43 @@ describe("HarnessToolRunner", () => {
     const started = fake.server.seen.find((q) => q.method === "POST" && JSON.parse(q.body).events[0].type === "tool_call_started")!;
     expect(JSON.parse(started.body).events[0]).toEqual({ eventId: eventIdOf(SESSION, `harness/${k}/start`, 0), type: "tool_call_started", callId: "c1", idempotencyKey: k, epoch: 1, attempt: 1, externalKey: x });
 
-    // the session's start is read once per runner, from its seq 1
+    // without the claim's, the session's start is read once per runner, from its seq 1
     await r.run(authorized("c2", "deploy"), "c2");
     const firstEventReads = fake.server.seen.filter((q) => q.method === "GET" && q.path === `/v1/sessions/${SESSION}/events` && /(^|&)fromSeq=1(&|$)/.test(q.query ?? ""));
     expect(firstEventReads).toHaveLength(1);
     expect(firstEventReads[0]!.query).toContain("limit=1");
     expect(ran.map((c) => c.idempotencyKey)).toEqual([x, ext(seq + 4, "c2")]);
+  });
+
+  it("takes the session's start for the external keys from the claim, without reading seq 1", async () => {
+    setUp();
+    const claim = log.claimed();
+    expect(claim.sessionStartedAt).toEqual(new Date(STARTED_AT));
+    const r = runner(undefined, claim);
+    const first = authorized("c1", "pay");
+    await r.run(first, "c1");
+    const second = authorized("c2", "deploy");
+    await r.run(second, "c2");
+
+    expect(ran.map((c) => c.idempotencyKey)).toEqual([ext(first, "c1"), ext(second, "c2")]);
+    expect(log.ofType("tool_call_started").map((e) => e.externalKey)).toEqual([ext(first, "c1"), ext(second, "c2")]);
+    const firstEventReads = fake.server.seen.filter((q) => q.method === "GET" && /(^|&)fromSeq=1(&|$)/.test(q.query ?? ""));
+    expect(firstEventReads).toHaveLength(0);
+  });
+
+  it("answers not_found, running nothing, for a call of a session made again under its id since the claim, at the same seq and epoch", async () => {
+    setUp();
+    const claim = log.claimed(); // of the session that started at STARTED_AT
+    const r = runner(undefined, claim);
+    log.eraseAndStartAgain("2026-12-01T09:02:11.004Z"); // claimed at epoch 1 again: the stale runner's epoch passes
+    const seq = authorized("c1", "pay");
+
+    expect(await r.run(seq, "c1")).toMatchObject({ kind: "not_found" });
+    expect(ran).toEqual([]);
+    expect(log.ofType("tool_call_started")).toEqual([]);
+    const posts = fake.server.seen.filter((q) => q.method === "POST");
+    expect(posts).toHaveLength(1);
+    expect(JSON.parse(posts[0]!.body)).toMatchObject({ epoch: 1, sessionStartedAt: STARTED_AT });
   });
 
   it("reconciles an attempt by the externalKey its start recorded, and one an older SDK started (no externalKey) by the log key", async () => {
@@ -600,13 +631,15 @@ describe("HarnessToolRunner", () => {
 });
 
 describe("HarnessToolRunner on a log whose events have a Date but not the occurredAt text (an in-memory SessionLogPort)", () => {
-  it("takes the session's start from the first event's Date", async () => {
+  it("takes the session's start from the first event's Date, for a claim without one", async () => {
     const tether = new FakeTether();
     await tether.createSession({ objective: "o", modelId: "m", toolMode: "WRITE", sessionId: "mem-1", harnessTools: [PAY] });
-    const claim = claimedOrThrow(await tether.claim("mem-1", { workerId: "w", harnessVersion: "v1" }));
+    const claim = { ...claimedOrThrow(await tether.claim("mem-1", { workerId: "w", harnessVersion: "v1" })), sessionStartedAt: undefined };
     const client = {
       events: (sessionId: string, fromSeq?: number, limit?: number) => tether.events(sessionId, fromSeq, limit),
-      writer: (c: Claimed) => ({ append: (step: string, ...events: NewEvent[]) => tether.append(c.sessionId, { step, events, epoch: c.epoch }) }),
+      writer: (c: Claimed) => ({
+        append: (step: string, ...events: NewEvent[]) => tether.append(c.sessionId, { step, events, epoch: c.epoch, sessionStartedAt: c.sessionStartedAt }),
+      }),
     } as unknown as TetherClient;
     const ask = await tether.append("mem-1", { step: "turn-1", events: [NewEvent.assistantMessage("paying", [{ callId: "c1", tool: "pay" }])] });
     const seq = ask.kind === "appended" ? ask.seqs[0]! : 0;

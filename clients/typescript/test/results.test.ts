@@ -105,8 +105,8 @@ describe("results", () => {
     const notFound = { kind: "not_found", message: "x" } as const;
     const rejectedOutcome = { kind: "rejected", status: 400, code: "c", message: "m", field: undefined } as const;
     const cases: [() => unknown, unknown][] = [
-      [() => createdOrThrow({ kind: "created", sessionId: "s", seq: 1, harnessVersion: "v1", modelId: "m", redactions: 0 }), "s"],
-      [() => claimedOrThrow({ kind: "claimed", sessionId: "s", workerId: "w", epoch: 1, resumeReason: undefined, resumed: false, lastSeq: 2, nextSeq: 3 }), "s"],
+      [() => createdOrThrow({ kind: "created", sessionId: "s", seq: 1, harnessVersion: "v1", modelId: "m", redactions: 0, sessionStartedAt: undefined }), "s"],
+      [() => claimedOrThrow({ kind: "claimed", sessionId: "s", workerId: "w", epoch: 1, resumeReason: undefined, resumed: false, lastSeq: 2, nextSeq: 3, sessionStartedAt: undefined }), "s"],
       [() => appendedOrThrow({ kind: "appended", events: [], seqs: [], allDuplicates: true, lastSeq: 1, redactions: 0 }), 1],
       [() => decidedOrThrow({ kind: "decided", approval }), approval],
       [() => settledOrThrow({ kind: "settled", approval }), approval],

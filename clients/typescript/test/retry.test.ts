@@ -104,7 +104,7 @@ describe("retries", () => {
   });
 
   it("keep a create's session id and eventId, derived from the request, across attempts", async () => {
-    const created = '{"sessionId":"s","seq":1,"harnessVersion":"v1","modelId":"m","redactions":0}';
+    const created = '{"sessionId":"s","seq":1,"harnessVersion":"v1","modelId":"m","redactions":0,"sessionStartedAt":"2026-12-06T00:30:00.123Z"}';
     fake.server.next(json(503, UNAVAILABLE, RETRY_NOW)).otherwise(json(201, created));
     const request = { objective: "Rename Foo", modelId: "m", toolMode: "WRITE", constraints: ["keep the tests green"] } as const;
     createdOrThrow(await fake.client.createSession(request));
@@ -124,9 +124,9 @@ describe("retries", () => {
   });
 
   it("keep a claim's request id across attempts", async () => {
-    fake.server.next(json(503, UNAVAILABLE, RETRY_NOW)).next(json(200, '{"epoch":1,"resumed":false,"reason":null,"lastSeq":2}'));
+    fake.server.next(json(503, UNAVAILABLE, RETRY_NOW)).next(json(200, '{"epoch":1,"resumed":false,"reason":null,"lastSeq":2,"sessionStartedAt":null}'));
     const claimed = claimedOrThrow(await fake.client.claim("demo-1", { workerId: "worker-a", harnessVersion: "v1", rollout: true }));
-    expect(claimed).toEqual({ kind: "claimed", sessionId: "demo-1", workerId: "worker-a", epoch: 1, resumeReason: undefined, resumed: false, lastSeq: 2, nextSeq: 3 });
+    expect(claimed).toEqual({ kind: "claimed", sessionId: "demo-1", workerId: "worker-a", epoch: 1, resumeReason: undefined, resumed: false, lastSeq: 2, nextSeq: 3, sessionStartedAt: undefined });
     const [first, retry] = fake.server.seen.map((r) => JSON.parse(r.body));
     expect(first.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(retry.requestId).toBe(first.requestId);

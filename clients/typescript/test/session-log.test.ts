@@ -4,6 +4,9 @@ import {
   SessionLog,
   SessionTakenOverError,
   TetherError,
+  appendedOrThrow,
+  claimedOrThrow,
+  createdOrThrow,
   eventIdsOf,
   type AppendBatch,
   type AppendResult,
@@ -15,15 +18,19 @@ import {
   type SessionInfo,
   type SessionLogPort,
 } from "../src/index.js";
+import { FakeTether } from "./fake-tether.js";
 
 /**
- * SessionLog against an in-memory session-service that keeps the rules it relies on: eventIds already in the log are
- * duplicates (before any check), a stale epoch is fenced, a stale expectedSeq a conflict, a batch all or nothing.
+ * SessionLog against an in-memory session-service that keeps the rules it relies on: a batch carrying another start than
+ * the session's is not found (its session was erased), eventIds already in the log are duplicates (before any other
+ * check), a stale epoch is fenced, a stale expectedSeq a conflict, a batch all or nothing.
  */
 class MemoryLog implements SessionLogPort {
   logged: SessionEvent[] = [];
   exists = false;
   epoch = 0;
+  /** The session's start; a session made again under its id starts later. */
+  startedAt = new Date("2026-12-06T00:30:00.123Z");
   appends: AppendBatch[] = [];
   /** Scrubs this many secrets from the next append's answer. */
   redactNext = 0;
@@ -41,7 +48,7 @@ class MemoryLog implements SessionLogPort {
   async createSession(session: NewSession): Promise<CreateResult> {
     this.exists = true;
     this.add("session_started", `start`, { objective: session.objective });
-    return { kind: "created", sessionId: session.sessionId!, seq: 1, harnessVersion: "v1", modelId: "m", redactions: 0 };
+    return { kind: "created", sessionId: session.sessionId!, seq: 1, harnessVersion: "v1", modelId: "m", redactions: 0, sessionStartedAt: this.startedAt };
   }
   async session(sessionId: string): Promise<SessionInfo | undefined> {
     return this.exists ? { sessionId, tenantId: "acme", owner: "a", status: "open", lastSeq: this.logged.length, epoch: this.epoch, workerId: undefined, modelId: "m", harnessVersion: "v1", parentSessionId: undefined } : undefined;
@@ -49,13 +56,17 @@ class MemoryLog implements SessionLogPort {
   async claim(sessionId: string): Promise<ClaimResult> {
     this.epoch++;
     this.add("session_claimed", `claim-${this.epoch}`, { epoch: this.epoch });
-    return { kind: "claimed", sessionId, workerId: "w", epoch: this.epoch, resumeReason: undefined, resumed: false, lastSeq: this.logged.length, nextSeq: this.logged.length + 1 };
+    const last = this.logged.length;
+    return { kind: "claimed", sessionId, workerId: "w", epoch: this.epoch, resumeReason: undefined, resumed: false, lastSeq: last, nextSeq: last + 1, sessionStartedAt: this.startedAt };
   }
   async append(sessionId: string, batch: AppendBatch): Promise<AppendResult> {
     this.appends.push(batch);
     const held = this.held;
     this.held = undefined;
     await held;
+    if (batch.sessionStartedAt !== undefined && batch.sessionStartedAt.getTime() !== this.startedAt.getTime()) {
+      return { kind: "not_found", message: "the session of that start was erased" };
+    }
     const ids = eventIdsOf(sessionId, batch);
     const known = ids.map((id) => this.logged.find((e) => e.eventId === id));
     if (known.every((e) => e !== undefined)) {
@@ -131,6 +142,7 @@ describe("SessionLog", () => {
     expect(folded[2]!.json.content).toBe("first seq 3");
     expect(log.lastSeq).toBe(3);
     expect(port.appends[0]!.epoch).toBe(1);
+    expect(port.appends[0]!.sessionStartedAt).toEqual(new Date("2026-12-06T00:30:00.123Z"));
     expect(port.appends[0]!.expectedSeq).toBe(2);
   });
 
@@ -183,6 +195,7 @@ describe("SessionLog", () => {
     const { log, folded, resets } = logOf(port);
     await log.appendPlanned("a", () => [NewEvent.userMessage("one"), NewEvent.userMessage("two")]);
     port.logged = [];
+    port.startedAt = new Date("2026-12-06T00:31:00Z");
     port.add("session_started", "start-again", { objective: "again" });
     expect(await log.sync()).toBe(true);
     expect(resets()).toBe(1);
@@ -190,6 +203,35 @@ describe("SessionLog", () => {
     port.exists = false;
     expect(await log.sync()).toBe(false);
     expect(resets()).toBe(2);
+  });
+
+  it("is refused, not appended, once its session was erased and made again under its id and claimed at the same epoch", async () => {
+    const tether = new FakeTether();
+    const folded: SessionEvent[] = [];
+    const log = new SessionLog(tether, "s", {
+      workerId: "w",
+      newSession: () => ({ objective: "o", toolMode: "WRITE" }),
+      fold: { add: (e) => void folded.push(e), reset: () => void (folded.length = 0) },
+    });
+    await log.appendPlanned("a", () => [NewEvent.userMessage("one")]); // seq 3, after its start and its claim (epoch 1)
+    const erased = log.claimOf!.sessionStartedAt!;
+
+    // erased, made again, claimed by another worker at epoch 1 again, and as long as the log this writer knew
+    expect((await tether.eraseSession("s")).kind).toBe("erased");
+    const again = createdOrThrow(await tether.createSession({ objective: "again", toolMode: "WRITE", sessionId: "s" }));
+    expect(claimedOrThrow(await tether.claim("s", { workerId: "other", harnessVersion: "v1" })).epoch).toBe(1);
+    appendedOrThrow(await tether.append("s", { step: "theirs", events: [NewEvent.userMessage("theirs")] }));
+    expect(again.sessionStartedAt!.getTime()).toBeGreaterThan(erased.getTime());
+
+    const error = await log.appendPlanned("b", () => [NewEvent.userMessage("stale")]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TetherError);
+    expect((error as Error).message).toMatch(/session s is gone/);
+    const logged = tether.sessionsById.get("s")!.events;
+    expect(logged.map((e) => e.json.content ?? e.type)).toEqual(["session_started", "session_claimed", "theirs"]);
+    // what it folded was of the erased session: forgotten, and the session now under the id read from its start
+    expect(folded).toEqual([]);
+    expect(await log.sync()).toBe(true);
+    expect(folded.map((e) => e.eventId)).toEqual(logged.map((e) => e.eventId));
   });
 
   it("appends nothing for a plan of no events", async () => {

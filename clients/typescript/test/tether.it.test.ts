@@ -130,7 +130,7 @@ describe("the SDK on the real stack", () => {
     mkdirSync(join(work, "workspaces", id), { recursive: true }); // the session's (empty) workspace, as the executor lays it out
     const request = { objective: "Summarize the workspace", modelId: "claude-sonnet-4", toolMode: "READ_ONLY", sessionId: id } as const;
     expect(createdOrThrow(await agent.createSession(request))).toEqual({
-      kind: "created", sessionId: id, seq: 1, harnessVersion: "v1", modelId: "claude-sonnet-4", redactions: 0,
+      kind: "created", sessionId: id, seq: 1, harnessVersion: "v1", modelId: "claude-sonnet-4", redactions: 0, sessionStartedAt: expect.any(Date),
     });
     // the same request again is a retry: the same answer, nothing appended
     expect(createdOrThrow(await agent.createSession(request)).seq).toBe(1);
@@ -258,7 +258,7 @@ describe("the SDK on the real stack", () => {
 
     const fork = forkedOrThrow(await agent.forkSession(id, 2, `${id}-fork`));
     expect(fork).toEqual({ kind: "forked", sessionId: `${id}-fork`, parentSessionId: id, atSeq: 2, seq: 1, harnessVersion: "v1",
-      modelId: "claude-sonnet-4" });
+      modelId: "claude-sonnet-4", sessionStartedAt: expect.any(Date) });
     expect(await agent.forkSession(id, 2, `${id}-fork`)).toEqual(fork);
     const context = (await agent.context(fork.sessionId, { format: "openai", at: ReadAt.atLeast(1) }))!;
     expect(JSON.stringify(context.messages)).toContain("the first parent's words");

@@ -16,6 +16,25 @@ describe("answers", () => {
     });
   });
 
+  it("of a create, a claim and a fork carry the session's start; null, absent or unreadable: undefined", () => {
+    const at = "2026-12-06T00:30:00.123Z";
+    const claim = (start: string) => wire.claimed(JSON.parse(`{"epoch":1,"resumed":false,"reason":null,"lastSeq":2${start}}`), "demo-1", "worker-a");
+    expect(claim(`,"sessionStartedAt":"${at}"`).sessionStartedAt).toEqual(new Date(at));
+    expect(claim(`,"sessionStartedAt":"2026-12-06T00:30:00.123999999Z"`).sessionStartedAt?.getTime()).toBe(Date.parse(at)); // below the ms: cut
+    expect(claim(`,"sessionStartedAt":null`).sessionStartedAt).toBeUndefined();
+    expect(claim("").sessionStartedAt).toBeUndefined();
+    expect(claim(`,"sessionStartedAt":"yesterday"`).sessionStartedAt).toBeUndefined();
+    expect(claim(`,"sessionStartedAt":null`)).toMatchObject({ epoch: 1, lastSeq: 2 });
+
+    const created = (start: string) => wire.created(JSON.parse(`{"sessionId":"s","seq":1,"harnessVersion":"v1","modelId":"m","redactions":0,"sessionStartedAt":${start}}`));
+    expect(created(`"${at}"`).sessionStartedAt).toEqual(new Date(at));
+    expect(created("null").sessionStartedAt).toBeUndefined();
+    const forked = (start: string) =>
+      wire.forked(JSON.parse(`{"sessionId":"f","parentSessionId":"s","atSeq":2,"seq":1,"harnessVersion":"v1","modelId":"m","sessionStartedAt":${start}}`));
+    expect(forked(`"${at}"`).sessionStartedAt).toEqual(new Date(at));
+    expect(forked("null").sessionStartedAt).toBeUndefined();
+  });
+
   it("of an event keep its envelope and every payload field, frozen", () => {
     const e = wire.event(
       JSON.parse(

@@ -9,6 +9,7 @@ import { tool } from "@langchain/core/tools";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { NewEvent } from "@tether/client";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TetherSaver } from "../src/index.js";
@@ -120,5 +121,28 @@ describe("a LangGraph agent on TetherSaver", () => {
     const fresh = agent(new TetherSaver({ client: tether, threadPrefix: "agent-" }), new ScriptedChatModel([]));
     const state = await fresh.graph.getState(first.config);
     expect(state.values).toEqual(first.afterTwo.values);
+  });
+
+  it("fails a write, writing nothing, once the thread's session was erased and made again under its id and claimed at the same epoch", async () => {
+    const tether = new FakeTether();
+    const saver = new TetherSaver({ client: tether, threadPrefix: "agent-" });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("answer", async () => ({ messages: [new AIMessage({ content: "noted" })] }))
+      .addEdge(START, "answer")
+      .addEdge("answer", END)
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "erased" } };
+    await graph.invoke({ messages: [new HumanMessage({ content: "first", id: "q1" })] }, config);
+    const known = tether.sessionsById.get("agent-erased")!.events.length;
+    // another process erases it and makes it again: claimed at epoch 1 again, and as long as the log this saver knows
+    await tether.eraseSession("agent-erased");
+    await tether.createSession({ objective: "again", toolMode: "WRITE", sessionId: "agent-erased" });
+    await tether.claim("agent-erased", { workerId: "other", harnessVersion: "v1" });
+    await tether.append("agent-erased", { step: "theirs", events: Array.from({ length: known - 2 }, (_, i) => NewEvent.userMessage(`theirs ${i}`)) });
+    const theirs = tether.sessionsById.get("agent-erased")!.events.map((e) => e.eventId);
+    expect(theirs).toHaveLength(known);
+
+    await expect(graph.updateState(config, { messages: [new HumanMessage({ content: "second", id: "q2" })] })).rejects.toThrow(/session agent-erased is gone/);
+    expect(tether.sessionsById.get("agent-erased")!.events.map((e) => e.eventId)).toEqual(theirs);
   });
 });

@@ -4,7 +4,7 @@
  * Runner with a scripted model beside the SDK's MemorySession.
  */
 import { Agent, MemorySession, Runner, tool, type AgentInputItem } from "@openai/agents-core";
-import { TetherClient } from "@tether/client";
+import { NewEvent, TetherClient } from "@tether/client";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
@@ -106,6 +106,25 @@ describe("TetherSession, the Session contract", () => {
     expect(log.filter((e) => e.type === "assistant_message" && e.json.content === "I found a morning flight.")).toHaveLength(1);
     const tetherCompaction = log.find((e) => e.type === "context_compacted")!;
     expect(tetherCompaction.json.throughSeq).toBe(log.find((e) => e.type === "tool_result")!.seq);
+  });
+});
+
+describe("TetherSession, one writer", () => {
+  it("is refused, not let into the session, once its session was erased and made again under its id and claimed at the same epoch", async () => {
+    const tether = new FakeTether();
+    const s = session(tether, "oa-erased");
+    await s.addItems(ITEMS.slice(0, 1));
+    const known = tether.sessionsById.get("oa-erased")!.events.length;
+    // another process erases it and makes it again: claimed at epoch 1 again, and as long as the log `s` knows
+    await tether.eraseSession("oa-erased");
+    await tether.createSession({ objective: "again", toolMode: "WRITE", sessionId: "oa-erased" });
+    await tether.claim("oa-erased", { workerId: "other", harnessVersion: "v1" });
+    await tether.append("oa-erased", { step: "theirs", events: Array.from({ length: known - 2 }, (_, i) => NewEvent.userMessage(`theirs ${i}`)) });
+    const theirs = tether.sessionsById.get("oa-erased")!.events.map((e) => e.eventId);
+    expect(theirs).toHaveLength(known);
+
+    await expect(s.addItems(ITEMS.slice(1, 2))).rejects.toThrow(/session oa-erased is gone/);
+    expect(tether.sessionsById.get("oa-erased")!.events.map((e) => e.eventId)).toEqual(theirs);
   });
 });
 
