@@ -944,6 +944,8 @@ export interface components {
             seq: number;
             sessionId: string;
             systemPrompt: string;
+            /** Format: int64 */
+            tokenBudget?: number;
             /** @enum {string} */
             toolMode: "READ_ONLY" | "WRITE";
             /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */

@@ -832,12 +832,14 @@ export interface components {
             /** Format: int64 */
             nextSeq: number;
         };
-        /** @description A fork at a seq of the parent. */
+        /** @description A fork at a seq of the parent. tokenBudget: at most what the parent had left of its budget at atSeq, which is the fork's budget when none is asked for (budget_exceeded if larger); any, for a parent without one. */
         Fork: {
             /** Format: int64 */
             atSeq: number;
             eventId?: string;
             sessionId?: string;
+            /** Format: int64 */
+            tokenBudget?: number;
         };
         /** @description A fork created: a new session starting with session_forked, pinned as the parent was at atSeq. */
         Forked: {
@@ -854,6 +856,11 @@ export interface components {
              * @description when the session's first event was accepted, which tells it apart from an erased session of the same id: send it with this session's appends (sessionStartedAt) so that they are refused (not_found) once the session is erased, even if another is made under its id; null for a session stored before an earlier release kept it
              */
             sessionStartedAt: string | null;
+            /**
+             * Format: int64
+             * @description the most tokens the fork may use; null when unbounded
+             */
+            tokenBudget: number | null;
         };
         /** @description An event of type framework_state as read back. */
         FrameworkStateEvent: {
@@ -1097,6 +1104,8 @@ export interface components {
             parentEventId?: string;
             parentSessionId: string;
             systemPrompt?: string;
+            /** Format: int64 */
+            tokenBudget?: number;
             /** @enum {string} */
             toolMode: "READ_ONLY" | "WRITE";
             /**
@@ -1399,6 +1408,8 @@ export interface components {
             seq: number;
             sessionId: string;
             systemPrompt: string;
+            /** Format: int64 */
+            tokenBudget?: number;
             /** @enum {string} */
             toolMode: "READ_ONLY" | "WRITE";
             /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */

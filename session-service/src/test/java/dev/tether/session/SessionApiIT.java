@@ -466,6 +466,33 @@ class SessionApiIT {
                 .post("/v1/sessions/{id}/fork", parent).then().statusCode(404);
     }
 
+    /** A budgeted agent may fork itself; the fork is bounded by what the parent had left at the fork point. */
+    @Test
+    void aFork_isBoundedByWhatItsParentHadLeftAtTheForkPoint() {
+        String parent = newSessionId();
+        createSession(AGENT, parent, Map.of("tokenBudget", 1000)).statusCode(201);
+        append(AGENT, parent, batch(assistantMessage(uuid(), "first turn", null, 250, 50))).statusCode(200);
+        append(AGENT, parent, batch(assistantMessage(uuid(), "second turn", null, 100, 0))).statusCode(200);
+
+        forkAt(parent, Map.of("atSeq", 2, "tokenBudget", 701)).statusCode(422).body("error", equalTo("budget_exceeded"))
+                .body("field", equalTo("tokenBudget")).body("message", containsString("700"));
+        forkAt(parent, Map.of("atSeq", 2, "tokenBudget", 0)).statusCode(400).body("field", equalTo("tokenBudget"));
+        String fork = forkAt(parent, Map.of("atSeq", 2)).statusCode(201).body("tokenBudget", equalTo(700)).extract().path("sessionId");
+        assertThat(events(AGENT, fork, 1).getInt("events[0].tokenBudget")).isEqualTo(700);
+        append(AGENT, fork, batch(assistantMessage(uuid(), "over", null, 701, 0))).statusCode(422).body("error", equalTo("budget_exceeded"));
+        append(AGENT, fork, batch(assistantMessage(uuid(), "within", null, 700, 0))).statusCode(200);
+
+        String smaller = forkAt(parent, Map.of("atSeq", 3, "tokenBudget", 10)).statusCode(201).body("tokenBudget", equalTo(10))
+                .extract().path("sessionId");
+        append(AGENT, smaller, batch(assistantMessage(uuid(), "over", null, 11, 0))).statusCode(422);
+        forkAt(fork, Map.of("atSeq", 2)).statusCode(422).body("field", equalTo("atSeq")); // the fork had used all 700 there
+        forkAt(created(), Map.of("atSeq", 1)).statusCode(201).body("tokenBudget", nullValue());
+    }
+
+    private static ValidatableResponse forkAt(String parent, Map<String, Object> body) {
+        return given().auth().oauth2(AGENT).contentType("application/json").body(body).post("/v1/sessions/{id}/fork", parent).then();
+    }
+
     @Test
     void everyCallNeedsAToken() {
         given().contentType("application/json").body(Map.of()).post("/v1/sessions").then().statusCode(401)

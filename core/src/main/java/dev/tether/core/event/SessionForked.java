@@ -13,10 +13,13 @@ import java.util.List;
  *                      session id is a name, free again once its session is erased, and these tell the parent forked
  *                      from a later session of the same id (which may repeat the eventId, derived from a step, but
  *                      not the time the sequencer accepted it); null in a fork made before they were recorded
+ * @param tokenBudget   the most tokens the fork may use, as a session's {@code tokenBudget}: what its parent had left at
+ *                      {@code atSeq}, or less if the fork asked for less; null for a fork of a session without a budget
+ *                      (and in a fork made before forks kept one)
  */
 public record SessionForked(String parentSessionId, long atSeq, String objective, String systemPrompt, String modelId,
                             String harnessVersion, ToolMode toolMode, List<String> constraints, List<HarnessTool> harnessTools,
-                            String parentEventId, Instant parentEventAt)
+                            String parentEventId, Instant parentEventAt, Long tokenBudget)
         implements EventPayload {
 
     public static final String TYPE = "session_forked";
@@ -34,12 +37,23 @@ public record SessionForked(String parentSessionId, long atSeq, String objective
         if (parentEventId != null) {
             Fields.nonBlank(parentEventId, "parentEventId");
         }
+        if (tokenBudget != null) {
+            Fields.positive(tokenBudget, "tokenBudget");
+        }
+    }
+
+    /** A fork without a token budget. */
+    public SessionForked(String parentSessionId, long atSeq, String objective, String systemPrompt, String modelId,
+                         String harnessVersion, ToolMode toolMode, List<String> constraints, List<HarnessTool> harnessTools,
+                         String parentEventId, Instant parentEventAt) {
+        this(parentSessionId, atSeq, objective, systemPrompt, modelId, harnessVersion, toolMode, constraints, harnessTools, parentEventId,
+                parentEventAt, null);
     }
 
     /** A fork whose parent's event at the fork point is not recorded. */
     public SessionForked(String parentSessionId, long atSeq, String objective, String systemPrompt, String modelId,
                          String harnessVersion, ToolMode toolMode, List<String> constraints, List<HarnessTool> harnessTools) {
-        this(parentSessionId, atSeq, objective, systemPrompt, modelId, harnessVersion, toolMode, constraints, harnessTools, null, null);
+        this(parentSessionId, atSeq, objective, systemPrompt, modelId, harnessVersion, toolMode, constraints, harnessTools, null, null, null);
     }
 
     /** A fork of a session whose every call the tool-executor runs. */

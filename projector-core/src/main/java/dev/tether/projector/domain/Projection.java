@@ -171,6 +171,7 @@ public final class Projection {
             b.constraints = f.constraints();
             b.modelId = f.modelId();
             b.toolMode = f.toolMode();
+            b.tokenBudget = f.tokenBudget();
             b.harnessTools = f.harnessTools();
         } else {
             throw new IllegalStateException("the first event of " + event.sessionId() + " is " + payload.type()

@@ -294,13 +294,15 @@ class ProjectionTest {
     @Test
     void aFork_startsPinnedToWhatItsFirstEventCarries() {
         var e = new Event("e-1", "fork-1", "acme", 1, T0, new Actor(ActorKind.USER, "alice"), "v1",
-                new SessionForked(SESSION, 5, "Rename Foo to Bar", "Be careful.", "model-x", "v1", ToolMode.READ_ONLY, List.of("c")));
+                new SessionForked(SESSION, 5, "Rename Foo to Bar", "Be careful.", "model-x", "v1", ToolMode.READ_ONLY, List.of("c"),
+                        List.of(), null, null, 700L));
 
         SessionProjection s = Projection.evolve(null, e, 0, 7);
 
         assertThat(s.objective()).isEqualTo("Rename Foo to Bar");
         assertThat(s.toolMode()).isEqualTo(ToolMode.READ_ONLY);
         assertThat(s.constraints()).containsExactly("c");
+        assertThat(s.tokenBudget()).isEqualTo(700);
     }
 
     @Test

@@ -133,7 +133,7 @@ public final class EventAvro {
         } else if (payload instanceof SessionForked f) {
             p.setSessionForked(new dev.tether.avro.SessionForked(f.parentSessionId(), f.atSeq(), f.objective(), f.systemPrompt(),
                     f.modelId(), f.harnessVersion(), dev.tether.avro.ToolMode.valueOf(f.toolMode().name()), f.constraints(),
-                    toAvro(f.harnessTools()), f.parentEventId(), f.parentEventAt()));
+                    toAvro(f.harnessTools()), f.parentEventId(), f.parentEventAt(), f.tokenBudget()));
         } else if (payload instanceof SubagentResult r) {
             p.setSubagentResult(new dev.tether.avro.SubagentResult(r.childSessionId(), r.outcome(), r.parentStartedAt()));
         } else if (payload instanceof SessionClosed c) {
@@ -234,7 +234,7 @@ public final class EventAvro {
     private static SessionForked sessionForked(dev.tether.avro.SessionForked f) {
         return new SessionForked(f.getParentSessionId(), f.getAtSeq(), f.getObjective(), f.getSystemPrompt(), f.getModelId(),
                 f.getHarnessVersion(), ToolMode.valueOf(f.getToolMode().name()), f.getConstraints(), fromAvro(f.getHarnessTools()),
-                f.getParentEventId(), f.getParentEventAt());
+                f.getParentEventId(), f.getParentEventAt(), f.getTokenBudget());
     }
 
     /** A declaration of harness-run tools; none is written as null, as before the field existed, so such events keep their bytes. */

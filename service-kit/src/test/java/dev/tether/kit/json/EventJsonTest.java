@@ -181,6 +181,8 @@ class EventJsonTest {
                 new SessionForked("parent-1", 3, "fix the bug", "be brief", "gpt-4o", "v1", ToolMode.WRITE, List.of("no force push")),
                 new SessionForked("parent-1", 3, "fix the bug", "be brief", "gpt-4o", "v1", ToolMode.WRITE, List.of(), List.of(), "e3",
                         Instant.parse("2026-11-29T09:59:00.123Z")),
+                new SessionForked("parent-1", 3, "fix the bug", "be brief", "gpt-4o", "v1", ToolMode.WRITE, List.of(), List.of(), "e3",
+                        Instant.parse("2026-11-29T09:59:00.123Z"), 700L),
                 new AssistantMessage("calling", null, List.of(new ToolCall("c1", "shell", "{\"cmd\":\"ls\"}")), new TokenUsage(10, 2)),
                 new ToolResult("c1", "s1/4/c1", ToolStatus.OK, "", BlobRef.of("a".repeat(64), 1, "")),
                 new ContextCompacted(4, "so far", null, List.of(1L, 2L, 3L, 4L)),

@@ -56,7 +56,7 @@ class EventAvroTest {
                         null, null, tools));
         var fork = new Event("e-2", "s-2", "acme", 1, Instant.parse("2026-12-01T10:00:00Z"), new Actor(ActorKind.USER, "agent-1"), "v1",
                 new dev.tether.core.event.SessionForked("s-1", 3, "o", "", "m", "v1", dev.tether.core.event.ToolMode.WRITE,
-                        java.util.List.of(), tools, "e-3", Instant.parse("2026-12-01T09:59:00.123Z")));
+                        java.util.List.of(), tools, "e-3", Instant.parse("2026-12-01T09:59:00.123Z"), 700L));
         var started = new Event("e-5", "s-1", "acme", 5, Instant.parse("2026-12-01T10:00:05Z"), new Actor(ActorKind.TOOL, "agent-1"), "v1",
                 new dev.tether.core.event.ToolCallStarted("c1", "s-1/3/c1", 2, 1));
         var startedWithItsExternalKey = new Event("e-6", "s-1", "acme", 6, Instant.parse("2026-12-01T10:00:06Z"),

@@ -116,7 +116,7 @@ public final class Sequencer {
         if (payload instanceof SessionForked f) {
             // a fork is a session of its own: not a subagent, so nothing reports back to the parent
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, f.modelId(),
-                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, null, null, Map.of(), null, null, 0, f.harnessTools(),
+                    f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, f.tokenBudget(), null, Map.of(), null, null, 0, f.harnessTools(),
                     event.occurredAt(), null);
         }
         if (head == null) {

@@ -51,6 +51,7 @@ final class Answers {
 
     @ApiType(description = "A fork created: a new session starting with session_forked, pinned as the parent was at atSeq.")
     record Forked(String sessionId, String parentSessionId, long atSeq, long seq, String harnessVersion, String modelId,
+                  @ApiField(nullable = true, description = "the most tokens the fork may use; null when unbounded") Long tokenBudget,
                   @ApiField(nullable = true, description = STARTED_AT) Instant sessionStartedAt) {}
 
     @ApiType(description = "A page of the caller's tenant's sessions, in id order.")

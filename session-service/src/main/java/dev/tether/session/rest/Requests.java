@@ -151,14 +151,19 @@ final class Requests {
         }
     }
 
-    @ApiType(description = "A fork at a seq of the parent.", required = "atSeq")
-    record Fork(Long atSeq, String sessionId, String eventId) {
+    @ApiType(description = "A fork at a seq of the parent. tokenBudget: at most what the parent had left of its budget at "
+            + "atSeq, which is the fork's budget when none is asked for (budget_exceeded if larger); any, for a parent without one.",
+            required = "atSeq")
+    record Fork(Long atSeq, String sessionId, String eventId, Long tokenBudget) {
         Fork {
             if (atSeq == null) {
                 throw new InvalidEventException("atSeq", "is required: the parent's seq to fork at, from 1");
             }
             if (atSeq < 1) {
                 throw new InvalidEventException("atSeq", "must be at least 1: the parent's seq to fork at");
+            }
+            if (tokenBudget != null && tokenBudget < 1) {
+                throw new InvalidEventException("tokenBudget", "must be at least 1");
             }
             id(sessionId, "sessionId");
             id(eventId, "eventId");

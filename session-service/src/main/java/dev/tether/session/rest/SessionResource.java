@@ -454,10 +454,11 @@ public class SessionResource {
         }
         var first = log.get(0).payload();
         Event atForkPoint = log.get(log.size() - 1); // which session of this id is forked: an id is free again after an erasure
+        Long budget = forkBudget(atFork, request.atSeq(), request.tokenBudget());
         var forked = first instanceof SessionStarted s
                 ? new SessionForked(parentId, request.atSeq(), s.objective(), s.systemPrompt(), atFork.modelId(), atFork.harnessVersion(),
-                        atFork.toolMode(), s.constraints(), atFork.harnessTools(), atForkPoint.eventId(), atForkPoint.occurredAt())
-                : forkOfFork(parentId, request.atSeq(), (SessionForked) first, atFork, atForkPoint);
+                        atFork.toolMode(), s.constraints(), atFork.harnessTools(), atForkPoint.eventId(), atForkPoint.occurredAt(), budget)
+                : forkOfFork(parentId, request.atSeq(), (SessionForked) first, atFork, atForkPoint, budget);
         String childId = Requests.sessionIdFor(request.sessionId(), principal.tenantId(), "fork", request.eventId());
         CommandVerdict.Accepted reply = append(principal, childId, List.of(new Proposal(eventIdOr(request.eventId()), forked)), null, null);
         ObjectNode out = json.mapper().createObjectNode();
@@ -467,15 +468,42 @@ public class SessionResource {
         out.put("seq", reply.appended().get(0).seq());
         out.put("harnessVersion", atFork.harnessVersion());
         out.put("modelId", atFork.modelId());
+        if (budget == null) {
+            out.putNull("tokenBudget");
+        } else {
+            out.put("tokenBudget", budget);
+        }
         putStart(out, reply);
         return Response.status(Response.Status.CREATED).entity(out).build();
     }
 
     private static SessionForked forkOfFork(String parentId, long atSeq, SessionForked parentStart, SessionHead atFork,
-                                            Event atForkPoint) {
+                                            Event atForkPoint, Long budget) {
         return new SessionForked(parentId, atSeq, parentStart.objective(), parentStart.systemPrompt(), atFork.modelId(),
                 atFork.harnessVersion(), atFork.toolMode(), parentStart.constraints(), atFork.harnessTools(), atForkPoint.eventId(),
-                atForkPoint.occurredAt());
+                atForkPoint.occurredAt(), budget);
+    }
+
+    /**
+     * A fork's token budget: what its parent had left at the fork point, or {@code asked} if that is less; {@code asked}
+     * (or none) for a parent without a budget. A fork continues the parent's work, so it is bounded as the parent was
+     * there; like a subagent's, its budget is not taken from the parent's.
+     */
+    static Long forkBudget(SessionHead atFork, long atSeq, Long asked) {
+        if (atFork.tokenBudget() == null) {
+            return asked;
+        }
+        long used = atFork.used().total();
+        long left = atFork.tokenBudget() - used;
+        if (left < 1) {
+            throw new ApiException(422, "budget_exceeded", "the parent had used " + used + " of its " + atFork.tokenBudget()
+                    + " tokens at seq " + atSeq + ": a fork there could use none").with("field", "atSeq");
+        }
+        if (asked != null && asked > left) {
+            throw new ApiException(422, "budget_exceeded", "the parent had " + left + " tokens left at seq " + atSeq
+                    + "; a fork's tokenBudget must be no larger").with("field", "tokenBudget");
+        }
+        return asked == null ? left : asked;
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -1813,6 +1813,24 @@ class SequencerTest {
             assertThat(fork.head.parentSessionId()).isNull();
         }
 
+        /** A budgeted agent that forks itself is held to what the fork was given, as a subagent is. */
+        @Test
+        void aForksTokenBudget_boundsItsTurns_andAForkWithoutOne_isUnbounded() {
+            World fork = World.empty(CHILD);
+            fork.accept(fork.append(AGENT, new SessionForked(PARENT_SESSION, 1, "o", "", MODEL, V1, ToolMode.WRITE, List.of(), List.of(),
+                    null, null, 300L)));
+            assertThat(fork.head.tokenBudget()).isEqualTo(300);
+            fork.accept(fork.append(AGENT, assistant("within", 200, 100)));
+
+            Rejected over = fork.reject(fork.append(AGENT, assistant("over", 1, 0)));
+            assertThat(over.reason()).isEqualTo(Rejection.BUDGET_EXCEEDED);
+
+            World unbounded = World.empty(CHILD);
+            unbounded.accept(unbounded.append(AGENT, new SessionForked(PARENT_SESSION, 1, "o", "", MODEL, V1, ToolMode.WRITE, List.of())));
+            assertThat(unbounded.head.tokenBudget()).isNull();
+            unbounded.accept(unbounded.append(AGENT, assistant("big", 1_000_000, 0)));
+        }
+
         @Test
         void closingATopLevelSession_notifiesNoOne() {
             World w = World.started();

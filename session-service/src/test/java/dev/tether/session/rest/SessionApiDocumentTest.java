@@ -44,7 +44,7 @@ class SessionApiDocumentTest {
                     {"objective": "o", "toolMode": "READ_ONLY", "tokenBudget": 10, "systemPrompt": "s", "constraints": ["c"],
                      "sessionId": "c-1", "eventId": "e-1",
                      "harnessTools": [{"name": "t", "mutating": false, "canReconcile": true, "recordedOnly": false}]}"""),
-            "Fork", new Request(Requests.Fork.class, "{\"atSeq\": 2, \"sessionId\": \"f-1\", \"eventId\": \"e-1\"}"),
+            "Fork", new Request(Requests.Fork.class, "{\"atSeq\": 2, \"sessionId\": \"f-1\", \"eventId\": \"e-1\", \"tokenBudget\": 10}"),
             "HarnessVersion", new Request(Requests.HarnessVersionEntry.class, """
                     {"version": "v2", "weight": 10, "state": "DRAINING", "modelId": "m"}"""));
 

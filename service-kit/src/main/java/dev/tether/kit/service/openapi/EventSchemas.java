@@ -94,7 +94,7 @@ public final class EventSchemas {
             Map.entry(FrameworkState.class, Set.of("artifact")),
             Map.entry(ContextCompacted.class, Set.of("summaryRef")),
             Map.entry(StepCompleted.class, Set.of("evidence")),
-            Map.entry(SessionForked.class, Set.of("harnessTools", "parentEventId", "parentEventAt")),
+            Map.entry(SessionForked.class, Set.of("harnessTools", "parentEventId", "parentEventAt", "tokenBudget")),
             Map.entry(SubagentResult.class, Set.of("parentStartedAt")),
             Map.entry(ToolCallStarted.class, Set.of("externalKey")),
             Map.entry(AuthorizationBasis.class, Set.of("approvalSeq")));

@@ -80,7 +80,7 @@ class EventSchemasTest {
                 {"parentSessionId": "p", "atSeq": 2, "objective": "o", "systemPrompt": "s", "modelId": "m", "harnessVersion": "v1",
                  "toolMode": "READ_ONLY", "constraints": ["c"],
                  "harnessTools": [{"name": "t", "mutating": false, "canReconcile": false, "recordedOnly": true}],
-                 "parentEventId": "e2", "parentEventAt": "2026-12-01T09:59:00.123Z"}""");
+                 "parentEventId": "e2", "parentEventAt": "2026-12-01T09:59:00.123Z", "tokenBudget": 700}""");
         s.put("subagent_result", "{\"childSessionId\": \"c\", \"outcome\": \"o\", \"parentStartedAt\": \"2026-12-01T09:00:00.007Z\"}");
         s.put("session_closed", "{\"outcome\": \"o\"}");
         s.put("tool_outcome_resolved", "{\"callId\": \"c1\", \"resolution\": \"RETRY\", \"approver\": \"a\", \"reason\": \"r\"}");
