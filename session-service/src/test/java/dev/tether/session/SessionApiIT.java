@@ -374,6 +374,25 @@ class SessionApiIT {
         putVersion("v1", 100, "ACTIVE");
     }
 
+    /** A create re-sent after a lost answer lands on the session it made; its answer names that session's pin. */
+    @Test
+    void aReSentCreate_isAnsweredWithThePinItsSessionWasGiven_afterTheWeightsMoved() {
+        String id = newSessionId();
+        Map<String, Object> eventId = Map.of("eventId", uuid());
+        createSession(AGENT, id, eventId).statusCode(201).body("harnessVersion", equalTo("v1"));
+        putVersion("v1", 0, "DRAINING");
+        putVersion("v8", 100, "ACTIVE");
+        try {
+            createSession(AGENT, newSessionId(), Map.of()).statusCode(201).body("harnessVersion", equalTo("v8"));
+
+            createSession(AGENT, id, eventId).statusCode(201).body("seq", equalTo(1)).body("harnessVersion", equalTo("v1"));
+            assertThat(events(AGENT, id, 1).getString("events[0].harnessVersion")).isEqualTo("v1");
+        } finally {
+            putVersion("v8", 0, "DRAINING");
+            putVersion("v1", 100, "ACTIVE");
+        }
+    }
+
     @Test
     void subagent_runsInItsOwnLog_andOnlyItsOutcomeReachesTheParent() {
         String parent = newSessionId();

@@ -310,7 +310,7 @@ public final class CommandChannel implements AutoCloseable {
             var accepted = CommandVerdict.accepted(reply.getAppended().stream()
                     .map(a -> new CommandVerdict.Appended(a.getEventId(), a.getSeq(), a.getDuplicate(), a.getType()))
                     .toList(), reply.getLastSeq(), reply.getEpoch());
-            accepted = accepted.startedAt(reply.getSessionStartedAt());
+            accepted = accepted.startedAt(reply.getSessionStartedAt()).pinnedTo(reply.getHarnessVersion(), reply.getModelId());
             return reply.getResumeReason() == null ? accepted : accepted.resumed(reply.getResumeReason());
         }
         Rejection rejection = reply.getRejection();

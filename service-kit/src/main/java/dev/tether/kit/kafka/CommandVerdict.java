@@ -25,24 +25,34 @@ public sealed interface CommandVerdict {
      * caller's, e.g. a claim); {@code resumeReason} is set for a claim of a session another worker held
      * ({@code CRASH} or {@code DEPLOY}); {@code sessionStartedAt} is when the sequencer accepted the session's first
      * event, which tells the session apart from an erased one of its id (empty from an earlier release and for a
-     * session stored before its start was kept).
+     * session stored before its start was kept); {@code pin} the harness version and model the session is pinned to
+     * after the command (empty from an earlier release).
      */
-    record Accepted(List<Appended> appended, long lastSeq, long epoch, Optional<String> resumeReason, Optional<Instant> sessionStartedAt)
-            implements CommandVerdict {
+    record Accepted(List<Appended> appended, long lastSeq, long epoch, Optional<String> resumeReason, Optional<Instant> sessionStartedAt,
+                    Optional<Pin> pin) implements CommandVerdict {
         public Accepted {
             appended = List.copyOf(appended);
         }
 
         /** This verdict for a claim that resumed the session, for {@code reason}. */
         public Accepted resumed(String reason) {
-            return new Accepted(appended, lastSeq, epoch, Optional.of(reason), sessionStartedAt);
+            return new Accepted(appended, lastSeq, epoch, Optional.of(reason), sessionStartedAt, pin);
         }
 
         /** This verdict for the session that started at {@code startedAt}; null leaves it unknown. */
         public Accepted startedAt(Instant startedAt) {
-            return new Accepted(appended, lastSeq, epoch, resumeReason, Optional.ofNullable(startedAt));
+            return new Accepted(appended, lastSeq, epoch, resumeReason, Optional.ofNullable(startedAt), pin);
+        }
+
+        /** This verdict for a session pinned to {@code harnessVersion} and {@code modelId}; a null one leaves the pin unknown. */
+        public Accepted pinnedTo(String harnessVersion, String modelId) {
+            return new Accepted(appended, lastSeq, epoch, resumeReason, sessionStartedAt,
+                    harnessVersion == null || modelId == null ? Optional.empty() : Optional.of(new Pin(harnessVersion, modelId)));
         }
     }
+
+    /** The harness version and model a session is pinned to. */
+    record Pin(String harnessVersion, String modelId) {}
 
     /**
      * Not applied, for {@code code}: a stable snake_case reason ({@code not_found}, {@code seq_conflict},
@@ -57,7 +67,7 @@ public sealed interface CommandVerdict {
     }
 
     static Accepted accepted(List<Appended> appended, long lastSeq, long epoch) {
-        return new Accepted(appended, lastSeq, epoch, Optional.empty(), Optional.empty());
+        return new Accepted(appended, lastSeq, epoch, Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     static Rejected rejected(String code, String message, long lastSeq, long epoch) {

@@ -231,12 +231,13 @@ class CommandChannelTest {
     void theVerdictOfAnAcceptedReply_listsItsEvents_andAResumedClaimItsReason_andTheSessionsStart() {
         Instant started = Instant.parse("2026-12-06T00:30:00.123Z");
         CommandReply claim = CommandReply.newBuilder(accepted("c-1", 4)).setAppended(List.of()).setEpoch(3).setResumeReason("CRASH")
-                .setSessionStartedAt(started).build();
+                .setSessionStartedAt(started).setHarnessVersion("v1").setModelId("model-x").build();
 
         assertThat(CommandChannel.verdictOf(accepted("c-1", 4))).isEqualTo(new CommandVerdict.Accepted(
-                List.of(new CommandVerdict.Appended("e-1", 4, false, "approval_granted")), 4, 2, Optional.empty(), Optional.empty()));
-        assertThat(CommandChannel.verdictOf(claim))
-                .isEqualTo(new CommandVerdict.Accepted(List.of(), 4, 3, Optional.of("CRASH"), Optional.of(started)));
+                List.of(new CommandVerdict.Appended("e-1", 4, false, "approval_granted")), 4, 2, Optional.empty(), Optional.empty(),
+                Optional.empty()));
+        assertThat(CommandChannel.verdictOf(claim)).isEqualTo(new CommandVerdict.Accepted(List.of(), 4, 3, Optional.of("CRASH"),
+                Optional.of(started), Optional.of(new CommandVerdict.Pin("v1", "model-x"))));
     }
 
     @Test

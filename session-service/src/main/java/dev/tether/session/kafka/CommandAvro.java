@@ -89,15 +89,18 @@ public final class CommandAvro {
                 .setReplyTo(command.getReplyTo());
         if (decision instanceof Decision.Accepted a) {
             SessionHead after = a.head();
-            long lastSeq = after != null ? after.lastSeq() : before == null ? 0 : before.lastSeq();
-            long epoch = after != null ? after.epoch() : before == null ? 0 : before.epoch();
+            SessionHead now = after != null ? after : before;
+            long lastSeq = now == null ? 0 : now.lastSeq();
+            long epoch = now == null ? 0 : now.epoch();
             return reply.setAccepted(true)
                     .setAppended(a.appended().stream().map(x -> new AppendedEvent(x.eventId(), x.seq(), x.duplicate(), x.type())).toList())
                     .setLastSeq(lastSeq)
                     .setEpoch(epoch)
                     .setRejection(null)
                     .setResumeReason(a.resumeReason() == null ? null : a.resumeReason().name())
-                    .setSessionStartedAt(after != null ? after.startedAt() : before == null ? null : before.startedAt())
+                    .setSessionStartedAt(now == null ? null : now.startedAt())
+                    .setHarnessVersion(now == null ? null : now.harnessVersion())
+                    .setModelId(now == null ? null : now.modelId())
                     .build();
         }
         var r = (Decision.Rejected) decision;

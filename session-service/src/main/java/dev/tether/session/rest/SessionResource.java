@@ -124,8 +124,7 @@ public class SessionResource {
         ObjectNode out = json.mapper().createObjectNode();
         out.put("sessionId", sessionId);
         out.put("seq", reply.appended().get(0).seq());
-        out.put("harnessVersion", pin.version());
-        out.put("modelId", pin.modelId());
+        putPin(out, reply, pin.version(), pin.modelId());
         out.put("redactions", redactions);
         putStart(out, reply);
         return Response.status(Response.Status.CREATED).entity(out).build();
@@ -413,8 +412,7 @@ public class SessionResource {
         out.put("sessionId", childId);
         out.put("parentSessionId", parentId);
         out.put("seq", reply.appended().get(0).seq());
-        out.put("harnessVersion", parent.harnessVersion());
-        out.put("modelId", parent.modelId());
+        putPin(out, reply, parent.harnessVersion(), parent.modelId());
         out.put("toolMode", request.toolMode().name());
         out.put("redactions", redactions);
         putStart(out, reply);
@@ -466,8 +464,7 @@ public class SessionResource {
         out.put("parentSessionId", parentId);
         out.put("atSeq", request.atSeq());
         out.put("seq", reply.appended().get(0).seq());
-        out.put("harnessVersion", atFork.harnessVersion());
-        out.put("modelId", atFork.modelId());
+        putPin(out, reply, atFork.harnessVersion(), atFork.modelId());
         if (budget == null) {
             out.putNull("tokenBudget");
         } else {
@@ -522,6 +519,17 @@ public class SessionResource {
                 .toList();
         return send(new CommandEnvelope(UUID.randomUUID().toString(), sessionId, principal.tenantId(), principal, Instant.now(),
                 new Command.AppendEvents(events, expectedSeq, epoch, sessionStartedAt)));
+    }
+
+    /**
+     * The pin the sequencer answered: a re-sent create, subagent or fork is answered with the one its session was given, not
+     * the one computed for the request again (the weights, or the parent, may have moved since); the proposed one from a
+     * sequencer of an earlier release, which answers none.
+     */
+    private static void putPin(ObjectNode out, CommandVerdict.Accepted reply, String proposedVersion, String proposedModel) {
+        CommandVerdict.Pin pin = reply.pin().orElseGet(() -> new CommandVerdict.Pin(proposedVersion, proposedModel));
+        out.put("harnessVersion", pin.harnessVersion());
+        out.put("modelId", pin.modelId());
     }
 
     /** The session's start the sequencer answered, which its client sends back with its appends; null when it did not keep it. */

@@ -218,6 +218,9 @@ class SequencerTopologyTest {
         List<CommandReply> verdicts = replies.readValuesToList();
         assertThat(verdicts).as("which session of the id each answered for").extracting(CommandReply::getSessionStartedAt)
                 .containsOnly(written.get(0).getOccurredAt()).doesNotContainNull();
+        assertThat(verdicts).as("the pin").extracting(CommandReply::getHarnessVersion, CommandReply::getModelId)
+                .containsOnly(org.assertj.core.groups.Tuple.tuple(written.get(0).getPayload().getSessionStarted().getHarnessVersion(),
+                        written.get(0).getPayload().getSessionStarted().getModelId()));
         assertThat(verdicts.get(1).getEpoch()).isEqualTo(1);
         assertThat(verdicts.get(1).getResumeReason()).isNull();
         assertThat(verdicts.get(2).getEpoch()).isEqualTo(2);
