@@ -188,6 +188,8 @@ export interface Forked {
   readonly seq: number;
   readonly harnessVersion: string;
   readonly modelId: string;
+  /** The most tokens the fork may use: what its parent had left at `atSeq`; undefined when unbounded. */
+  readonly tokenBudget: number | undefined;
   /** When the sequencer accepted the new session's `session_forked`: its start, as {@link Created.sessionStartedAt}. */
   readonly sessionStartedAt: Date | undefined;
 }

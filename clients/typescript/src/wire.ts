@@ -108,6 +108,7 @@ export function forked(n: unknown): Forked {
     seq: requiredNumber(o, "seq"),
     harnessVersion: requiredText(o, "harnessVersion"),
     modelId: requiredText(o, "modelId"),
+    tokenBudget: optionalNumber(o, "tokenBudget"),
     sessionStartedAt: date(o, "sessionStartedAt"),
   });
 }

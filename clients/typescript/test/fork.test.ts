@@ -6,7 +6,7 @@ import { withFakeServer, json } from "./fake-server.js";
 const fake = withFakeServer();
 
 const FORKED =
-  '{"sessionId":"fork-1","parentSessionId":"demo-1","atSeq":2,"seq":1,"harnessVersion":"v1","modelId":"claude-sonnet-4","sessionStartedAt":"2026-12-06T00:30:00.123Z"}';
+  '{"sessionId":"fork-1","parentSessionId":"demo-1","atSeq":2,"seq":1,"harnessVersion":"v1","modelId":"claude-sonnet-4","tokenBudget":700,"sessionStartedAt":"2026-12-06T00:30:00.123Z"}';
 
 describe("forkSession", () => {
   it("posts atSeq, the new session's id and the eventId the Java SDK derives for the same fork, and answers forked", async () => {
@@ -14,7 +14,7 @@ describe("forkSession", () => {
     const result = forkedOrThrow(await fake.client.forkSession("demo-1", 2, "fork-1"));
 
     expect(result).toEqual({ kind: "forked", sessionId: "fork-1", parentSessionId: "demo-1", atSeq: 2, seq: 1,
-      harnessVersion: "v1", modelId: "claude-sonnet-4", sessionStartedAt: new Date("2026-12-06T00:30:00.123Z") });
+      harnessVersion: "v1", modelId: "claude-sonnet-4", tokenBudget: 700, sessionStartedAt: new Date("2026-12-06T00:30:00.123Z") });
     expect(fake.server.seen[0]!.method).toBe("POST");
     expect(fake.server.seen[0]!.path).toBe("/v1/sessions/demo-1/fork");
     // DerivedIds.ofClient("fork-1", "session_forked", "demo-1", "2"), as the Java SDK's HttpTetherClient.fork derives it

@@ -258,7 +258,7 @@ describe("the SDK on the real stack", () => {
 
     const fork = forkedOrThrow(await agent.forkSession(id, 2, `${id}-fork`));
     expect(fork).toEqual({ kind: "forked", sessionId: `${id}-fork`, parentSessionId: id, atSeq: 2, seq: 1, harnessVersion: "v1",
-      modelId: "claude-sonnet-4", sessionStartedAt: expect.any(Date) });
+      modelId: "claude-sonnet-4", tokenBudget: undefined, sessionStartedAt: expect.any(Date) });
     expect(await agent.forkSession(id, 2, `${id}-fork`)).toEqual(fork);
     const context = (await agent.context(fork.sessionId, { format: "openai", at: ReadAt.atLeast(1) }))!;
     expect(JSON.stringify(context.messages)).toContain("the first parent's words");

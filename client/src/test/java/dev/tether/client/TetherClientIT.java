@@ -413,7 +413,9 @@ class TetherClientIT {
 
         agent.append(id, AppendBatch.forStep("turn-1", NewEvent.userMessage("a"), NewEvent.userMessage("b"))).appendedOrThrow();
         Forked fork = agent.fork(id, 2, id + "-fork").forkedOrThrow();
-        assertThat(fork).isEqualTo(new Forked(id + "-fork", id, 2, 1, "v1", "claude-sonnet-4"));
+        assertThat(fork).usingRecursiveComparison().ignoringFields("sessionStartedAt")
+                .isEqualTo(new Forked(id + "-fork", id, 2, 1, "v1", "claude-sonnet-4"));
+        assertThat(fork.sessionStartedAt()).isEqualTo(agent.events(fork.sessionId(), 1, 1).map(p -> p.events().get(0).occurredAt()));
         assertThat(agent.fork(id, 2, id + "-fork").forkedOrThrow()).as("a retried fork").isEqualTo(fork);
         assertThat(agent.allEvents(fork.sessionId()).orElseThrow()).extracting(SessionEvent::type).containsExactly("session_forked");
 

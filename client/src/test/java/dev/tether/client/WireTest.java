@@ -37,6 +37,17 @@ class WireTest {
     }
 
     @Test
+    void aForkAnswer_withItsBudgetAndStart_orWithoutThem() {
+        Forked bounded = Wire.forked(Json.parse("{\"sessionId\":\"f-1\",\"parentSessionId\":\"p-1\",\"atSeq\":2,\"seq\":1,"
+                + "\"harnessVersion\":\"v1\",\"modelId\":\"m\",\"tokenBudget\":700,\"sessionStartedAt\":\"2026-12-06T00:30:00.001Z\"}"));
+        assertThat(bounded.tokenBudget()).hasValue(700);
+        assertThat(bounded.sessionStartedAt()).contains(Instant.parse("2026-12-06T00:30:00.001Z"));
+        Forked earlier = Wire.forked(Json.parse("{\"sessionId\":\"f-1\",\"parentSessionId\":\"p-1\",\"atSeq\":2,\"seq\":1,"
+                + "\"harnessVersion\":\"v1\",\"modelId\":\"m\",\"tokenBudget\":null}"));
+        assertThat(earlier).isEqualTo(new Forked("f-1", "p-1", 2, 1, "v1", "m"));
+    }
+
+    @Test
     void anEvent_keepsItsEnvelope_andEveryPayloadField() {
         SessionEvent e = Wire.event(Json.parse("{\"seq\":6,\"eventId\":\"d7c3ebe5-48f9-347a-8a76-e96db8508fdb\",\"type\":\"session_resumed\","
                 + "\"sessionId\":\"demo-1\",\"occurredAt\":\"2026-11-29T10:16:00.986Z\",\"actor\":{\"kind\":\"SYSTEM\",\"id\":\"acme-agent\"},"

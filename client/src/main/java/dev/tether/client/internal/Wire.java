@@ -68,7 +68,7 @@ public final class Wire {
 
     public static Forked forked(JsonNode n) {
         return new Forked(requiredText(n, "sessionId"), requiredText(n, "parentSessionId"), requiredLong(n, "atSeq"), requiredLong(n, "seq"),
-                text(n, "harnessVersion"), text(n, "modelId"));
+                text(n, "harnessVersion"), text(n, "modelId"), optionalLong(n, "tokenBudget"), Optional.ofNullable(instant(n, "sessionStartedAt")));
     }
 
     public static Erased erased(JsonNode n) {
