@@ -19,7 +19,7 @@ import {
 } from "./requests.js";
 import type { AppendResult, AwaitResult, ClaimResult, Claimed, CreateResult, DecisionResult, EraseResult, ForkResult } from "./results.js";
 import { Subscription, type SessionEventListener } from "./subscription.js";
-import { errorOf, ok, Transport } from "./transport.js";
+import { errorOf, ok, Transport, type Answer } from "./transport.js";
 import type { components as ApprovalApi } from "./generated/approval-service.js";
 import type { components as SessionApi } from "./generated/session-service.js";
 import * as wire from "./wire.js";
@@ -152,12 +152,14 @@ export class TetherClient {
 
   /**
    * Erases the session (an agent of its tenant, or an admin): a tombstone for every event and for its checkpoint, and
-   * the session leaves every store, so its id may be used again. Safe to retry: a retry after a lost answer finds the
-   * session gone and answers `not_found`.
+   * the session leaves every store, so its id may be used again. Never retried (as the Java SDK's `erase`): once the id
+   * may be used again, a repeat after a lost answer could erase another session made under it meanwhile; a lost answer
+   * rejects with a {@link TetherError} whose `outcomeUnknown` is true.
    */
   async eraseSession(sessionId: string): Promise<EraseResult> {
     this.open();
-    const answer = await this.transport.send("DELETE", this.sessionApi(`/v1/sessions/${segment(sessionId)}`), undefined, "safe");
+    const answer = await this.transport.send("DELETE", this.sessionApi(`/v1/sessions/${segment(sessionId)}`), undefined, "never");
+    noVerdict(answer, `erasing ${sessionId}`);
     if (ok(answer)) {
       return wire.erased(wire.parseJson(answer.body));
     }
@@ -352,6 +354,7 @@ export class TetherClient {
     } satisfies ApprovalApi["schemas"]["Decision"];
     // never repeated: a second decision after a lost answer would be refused, or worse, count twice
     const answer = await this.transport.send("POST", this.approvalApi(`/v1/approvals/${segment(approvalId)}/decision`), body, "never");
+    noVerdict(answer, `deciding ${approvalId}`);
     return ok(answer) ? Object.freeze({ kind: "decided", approval: wire.approval(wire.parseJson(answer.body)) }) : decisionRefusal(errorOf(answer));
   }
 
@@ -490,6 +493,16 @@ export class SessionWriter {
 }
 
 type Params = Readonly<Record<string, string | number | undefined>>;
+
+/**
+ * For a call that is never repeated: a 503 (the service got no verdict in time: "it may or may not have been applied")
+ * or a gateway's 502/504 (it may have passed the request on) is an unknown outcome, not a refusal.
+ */
+function noVerdict(answer: Answer, what: string): void {
+  if (answer.status === 502 || answer.status === 503 || answer.status === 504) {
+    throw new TetherError(`${what}: no verdict; not repeated, it may or may not have taken effect`, { apiError: errorOf(answer), outcomeUnknown: true });
+  }
+}
 
 function readAt(at: ReadAt): Params {
   switch (at.kind) {

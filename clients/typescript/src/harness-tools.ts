@@ -313,7 +313,8 @@ interface Registered {
  * a worker that restarted and re-sent its turn — does nothing twice: a call with a result answers it (`completed`,
  * `how: "REPORTED_BEFORE"`), and each event it appends has an id derived from the attempt's key (step keys
  * `harness/<key>/start`, `/result`, `/no-effect`, as the Java SDK's), so a re-sent one is a duplicate with its original
- * seq. A call that started and has no result (its worker died while it ran) is never started again: its tool's
+ * seq. A start the transport sent again after its answer was lost is answered as a duplicate too: one after the log the
+ * run read, with no other start of the key under way in this runner, is the run's own, and the tool runs. A call that started and has no result (its worker died while it ran) is never started again: its tool's
  * {@link ToolReconciler} asks the external system by the key that start handed out (its `externalKey`; the log key for
  * a start by an SDK before it) and the runner reports what it found — the result, or `tool_outcome_resolved RETRY` and
  * one more attempt under a new key when it provably had no effect; without a hook, or
@@ -328,6 +329,8 @@ export class HarnessToolRunner {
   readonly epoch: number;
   private readonly writer: SessionWriter;
   private readonly tools: ReadonlyMap<string, Registered>;
+  /** The keys whose start this runner is appending: a start that answers "duplicate" is its own only if it was alone. */
+  private readonly starting = new Set<string>();
   private readonly authorizationTimeoutMs: number;
   private readonly onAuthorized: (call: ToolInvocation) => void;
   private principal: string | undefined;
@@ -538,16 +541,24 @@ export class HarnessToolRunner {
     }
     const call = this.invocation(fold, attempt, key, externalKeyOf(key, startedAt));
     this.onAuthorized(call);
-    const started = await this.writer.append(
-      `harness/${key}/start`,
-      NewEvent.toolCallStarted(call.callId, key, this.epoch, attempt, call.idempotencyKey),
-    );
+    const alone = !this.starting.has(key);
+    this.starting.add(key);
+    let started: AppendResult;
+    try {
+      started = await this.writer.append(`harness/${key}/start`, NewEvent.toolCallStarted(call.callId, key, this.epoch, attempt, call.idempotencyKey));
+    } finally {
+      if (alone) {
+        this.starting.delete(key);
+      }
+    }
     if (started.kind !== "appended") {
       return refusal(started);
     }
-    if (started.allDuplicates) {
+    if (started.allDuplicates && !(alone && started.events[0]!.seq > fold.lastSeq)) {
       return undefined; // an earlier run of this step started it: what happened since is in the log (reconcile, or its result)
     }
+    // a duplicate after the log this run read, with no other start of the key under way here, is this run's own: its
+    // answer was lost and the transport sent it again
     let result: ToolOutput;
     try {
       result = checkOutput(await tool.run(call));

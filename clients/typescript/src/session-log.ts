@@ -36,6 +36,8 @@ export class SessionLog {
   private last = 0;
   /** The last seq known to be in the log. */
   private appended = 0;
+  /** The eventId at seq {@link appended}: a read checks it is still there (else the session was made again). */
+  private appendedId: string | undefined;
   private claim: Claimed | undefined;
   private lost: SessionTakenOverError | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -231,6 +233,7 @@ export class SessionLog {
           await this.planAgain([]);
         } else {
           this.appended += count;
+          this.appendedId = group.flatMap((p) => p.events).at(-1)?.eventId ?? this.appendedId;
         }
         let at = 0;
         for (const p of group) {
@@ -301,6 +304,7 @@ export class SessionLog {
     } else {
       this.last = 0;
       this.appended = 0;
+      this.appendedId = undefined;
       this.options.fold.reset();
       await this.read();
     }
@@ -309,22 +313,29 @@ export class SessionLog {
   /** Reads and folds what was appended after the last seq folded (none folded is unappended); false if the session does not exist for the caller. */
   private async read(): Promise<boolean> {
     for (;;) {
-      const page = await this.port.events(this.sessionId, this.last + 1, PAGE);
+      // from the last seq folded (which is in the log here), to see it is still the event this writer folded
+      const page = await this.port.events(this.sessionId, Math.max(1, this.last), PAGE);
       if (page === undefined) {
         if (this.last > 0) {
           this.restart(); // erased meanwhile
         }
         return false;
       }
-      if (page.lastSeq < this.last) {
-        this.restart(); // erased and started again: read it from its start
-        continue;
+      let events = page.events;
+      if (this.last > 0) {
+        const known = events[0];
+        if (page.lastSeq < this.last || known === undefined || known.seq !== this.last || (this.appendedId !== undefined && known.eventId !== this.appendedId)) {
+          this.restart(); // erased and started again (shorter, as long or longer): read it from its start
+          continue;
+        }
+        events = events.slice(1);
       }
-      for (const event of page.events) {
+      for (const event of events) {
         this.fold(event);
       }
       this.appended = this.last;
-      if (page.atEnd || page.events.length === 0) {
+      this.appendedId = events.at(-1)?.eventId ?? this.appendedId;
+      if (page.atEnd || events.length === 0) {
         await this.options.afterSync?.();
         return true;
       }
@@ -342,6 +353,7 @@ export class SessionLog {
   private restart(): void {
     this.last = 0;
     this.appended = 0;
+    this.appendedId = undefined;
     this.claim = undefined;
     this.options.fold.reset();
   }

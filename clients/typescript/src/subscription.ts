@@ -3,7 +3,7 @@ import type { SessionEvent } from "./models.js";
 import { RetryPolicy } from "./options.js";
 import { failure } from "./outcomes.js";
 import { LineSplitter, SseParser } from "./sse.js";
-import { describeFailure, type Transport } from "./transport.js";
+import { describeFailure, TimedOut, type Transport } from "./transport.js";
 import { apiError, event as readEvent, parseJson } from "./wire.js";
 
 /**
@@ -130,7 +130,10 @@ export class Subscription {
         continue;
       }
       if (response.status !== 200) {
+        // the timeout bounds the error answer's body too: a body that never comes must not hold the subscription
+        const bodyTimer = setTimeout(() => connection.abort(new TimedOut(this.transport.options.timeoutMs)), this.transport.options.timeoutMs);
         const body = await response.text().catch(() => "");
+        clearTimeout(bodyTimer);
         const error = apiError(response.status, body.slice(0, 64 * 1024));
         if (response.status === 404) {
           return { reason: "not_found", lastSeq: this.last };
@@ -147,10 +150,10 @@ export class Subscription {
         await response.body?.cancel().catch(() => undefined);
         break;
       }
-      await this.callback(() => this.listener.onConnected?.(next));
       const before = this.last;
       let broken: Error;
       try {
+        await this.callback(() => this.listener.onConnected?.(next)); // inside: a throw still releases the stream
         await this.read(response);
         broken = new Error("the service ended the stream");
       } catch (e) {
@@ -212,6 +215,9 @@ export class Subscription {
       return false;
     }
     await this.callback(() => this.listener.onDisconnected?.(this.last, cause));
+    if (this.closing) {
+      return false; // closed by the callback (or meanwhile): no backoff to sit out
+    }
     const wait = RetryPolicy.delay(this.transport.options.retry, failures);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);

@@ -64,7 +64,7 @@ export class Transport {
           signal: timeout.signal,
           ...(bytes === undefined ? {} : { body: bytes }),
         });
-        const answer: Answer = { status: response.status, body: await response.text(), retryAfterMs: retryAfter(response) };
+        const answer: Answer = { status: response.status, body: await bodyText(response), retryAfterMs: retryAfter(response) };
         if (transient5xx(answer.status) && attempt < attempts) {
           await sleep(RetryPolicy.delay(policy, attempt, answer.retryAfterMs));
           continue;
@@ -136,6 +136,14 @@ export class TimedOut extends Error {
 /** The error body of an answer that is not 2xx. */
 export function errorOf(answer: Answer) {
   return apiError(answer.status, answer.body);
+}
+
+/**
+ * The answer's body as text, as the bytes say it: UTF-8 with a leading byte order mark kept (`Response.text()` drops
+ * it), as Java's decoder keeps it — an offloaded text is the blob's bytes, which its sha256 names.
+ */
+async function bodyText(response: Response): Promise<string> {
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(await response.arrayBuffer());
 }
 
 function transient5xx(status: number): boolean {

@@ -134,15 +134,24 @@ describe("a LangGraph agent on TetherSaver", () => {
     const config = { configurable: { thread_id: "erased" } };
     await graph.invoke({ messages: [new HumanMessage({ content: "first", id: "q1" })] }, config);
     const known = tether.sessionsById.get("agent-erased")!.events.length;
-    // another process erases it and makes it again: claimed at epoch 1 again, and as long as the log this saver knows
-    await tether.eraseSession("agent-erased");
-    await tether.createSession({ objective: "again", toolMode: "WRITE", sessionId: "agent-erased" });
-    await tether.claim("agent-erased", { workerId: "other", harnessVersion: "v1" });
-    await tether.append("agent-erased", { step: "theirs", events: Array.from({ length: known - 2 }, (_, i) => NewEvent.userMessage(`theirs ${i}`)) });
-    const theirs = tether.sessionsById.get("agent-erased")!.events.map((e) => e.eventId);
-    expect(theirs).toHaveLength(known);
+    // another process erases it and makes it again between this saver's read and its append: claimed at epoch 1 again,
+    // and as long as the log this saver knows (a read before it would notice, and fold the new session from its start)
+    let remade = false;
+    tether.beforeAppend = (id) => {
+      if (remade || id !== "agent-erased") {
+        return;
+      }
+      remade = true;
+      void tether.eraseSession("agent-erased");
+      void tether.createSession({ objective: "again", toolMode: "WRITE", sessionId: "agent-erased" });
+      void tether.claim("agent-erased", { workerId: "other", harnessVersion: "v1" });
+      void tether.append("agent-erased", { step: "theirs", events: Array.from({ length: known - 2 }, (_, i) => NewEvent.userMessage(`theirs ${i}`)) });
+    };
 
     await expect(graph.updateState(config, { messages: [new HumanMessage({ content: "second", id: "q2" })] })).rejects.toThrow(/session agent-erased is gone/);
-    expect(tether.sessionsById.get("agent-erased")!.events.map((e) => e.eventId)).toEqual(theirs);
+    expect(remade).toBe(true);
+    const theirs = tether.sessionsById.get("agent-erased")!.events;
+    expect(theirs).toHaveLength(known);
+    expect(theirs.slice(2).map((e) => e.json.content)).toEqual(Array.from({ length: known - 2 }, (_, i) => `theirs ${i}`));
   });
 });

@@ -115,16 +115,25 @@ describe("TetherSession, one writer", () => {
     const s = session(tether, "oa-erased");
     await s.addItems(ITEMS.slice(0, 1));
     const known = tether.sessionsById.get("oa-erased")!.events.length;
-    // another process erases it and makes it again: claimed at epoch 1 again, and as long as the log `s` knows
-    await tether.eraseSession("oa-erased");
-    await tether.createSession({ objective: "again", toolMode: "WRITE", sessionId: "oa-erased" });
-    await tether.claim("oa-erased", { workerId: "other", harnessVersion: "v1" });
-    await tether.append("oa-erased", { step: "theirs", events: Array.from({ length: known - 2 }, (_, i) => NewEvent.userMessage(`theirs ${i}`)) });
-    const theirs = tether.sessionsById.get("oa-erased")!.events.map((e) => e.eventId);
-    expect(theirs).toHaveLength(known);
+    // another process erases it and makes it again between this writer's read and its append: claimed at epoch 1 again,
+    // and as long as the log `s` knows (a read before it would notice, and fold the new session from its start)
+    let remade = false;
+    tether.beforeAppend = (id) => {
+      if (remade || id !== "oa-erased") {
+        return;
+      }
+      remade = true;
+      void tether.eraseSession("oa-erased");
+      void tether.createSession({ objective: "again", toolMode: "WRITE", sessionId: "oa-erased" });
+      void tether.claim("oa-erased", { workerId: "other", harnessVersion: "v1" });
+      void tether.append("oa-erased", { step: "theirs", events: Array.from({ length: known - 2 }, (_, i) => NewEvent.userMessage(`theirs ${i}`)) });
+    };
 
     await expect(s.addItems(ITEMS.slice(1, 2))).rejects.toThrow(/session oa-erased is gone/);
-    expect(tether.sessionsById.get("oa-erased")!.events.map((e) => e.eventId)).toEqual(theirs);
+    expect(remade).toBe(true);
+    const theirs = tether.sessionsById.get("oa-erased")!.events;
+    expect(theirs).toHaveLength(known);
+    expect(theirs.slice(2).map((e) => e.json.content)).toEqual(Array.from({ length: known - 2 }, (_, i) => `theirs ${i}`));
   });
 });
 

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -34,7 +36,8 @@ import java.util.function.Consumer;
  * retry, or a worker that restarted and re-sent its turn — does nothing twice: a call with a result answers it
  * ({@link ToolCompleted.How#REPORTED_BEFORE}), and each event it appends has an id derived from the attempt's key
  * ({@code harness/<key>/start}, {@code /result}, {@code /no-effect}), so a re-sent one is a duplicate with its original
- * seq. A call that started and has no result (its worker died while it ran) is never started again: its tool's
+ * seq. A start the client sent again after its answer was lost is answered as a duplicate too: one after the log the run
+ * read, with no other start of the key under way in this runner, is the run's own, and the tool runs. A call that started and has no result (its worker died while it ran) is never started again: its tool's
  * {@link ToolReconciler} (a tool declared {@link HarnessTool#canReconcile()}) asks the external system by the key and
  * the runner reports what it found — the result, or {@code tool_outcome_resolved RETRY} and one more attempt under a
  * new key when it provably had no effect; without a hook, or when the hook cannot tell, the call ends
@@ -62,6 +65,8 @@ public final class HarnessToolRunner {
     private final Consumer<ToolInvocation> onAuthorized;
     private volatile String principal;
     private volatile Instant sessionStartedAt;
+    /** The keys whose start this runner is appending: a start that answers "duplicate" is its own only if it was alone. */
+    private final Set<String> starting = ConcurrentHashMap.newKeySet();
 
     private HarnessToolRunner(Builder b) {
         this.client = b.client;
@@ -216,14 +221,24 @@ public final class HarnessToolRunner {
         String handed = IdempotencyKey.external(s.idempotencyKey(), startedAt.get());
         ToolInvocation call = invocation(fold, s.attempt(), handed, s.idempotencyKey());
         onAuthorized.accept(call);
-        AppendResult started = writer.append("harness/" + s.idempotencyKey() + "/start",
-                NewEvent.toolCallStarted(call.callId(), s.idempotencyKey(), epoch(), s.attempt(), handed));
+        boolean alone = starting.add(s.idempotencyKey());
+        AppendResult started;
+        try {
+            started = writer.append("harness/" + s.idempotencyKey() + "/start",
+                    NewEvent.toolCallStarted(call.callId(), s.idempotencyKey(), epoch(), s.attempt(), handed));
+        } finally {
+            if (alone) {
+                starting.remove(s.idempotencyKey());
+            }
+        }
         if (!(started instanceof Appended a)) {
             return refusal(started);
         }
-        if (a.allDuplicates()) {
+        if (a.allDuplicates() && !(alone && a.events().get(0).seq() > fold.lastSeq())) {
             return null; // an earlier run of this step started it: what happened since is in the log (reconcile, or its result)
         }
+        // a duplicate after the log this run read, with no other start of the key under way here, is this run's own: its
+        // answer was lost and the client sent it again
         ToolOutput output;
         try {
             output = Objects.requireNonNull(tool.function().run(call), "a tool function's output");

@@ -34,6 +34,7 @@ final class FakeSessionLog {
     private Function<ObjectNode, String> refusal = e -> null;
     private boolean refuseEvery;
     private java.util.function.Consumer<ObjectNode> onAppend = e -> { };
+    private String loseAnswerTo;
 
     FakeSessionLog(String sessionId, FakeServer server) {
         this.sessionId = sessionId;
@@ -97,6 +98,11 @@ final class FakeSessionLog {
     }
 
     /** Called (in the append, before it is answered) with each event appended by the client. */
+    /** The next append holding an event of {@code type} is appended, and its answer lost: the connection closes unanswered. */
+    synchronized void loseTheAnswerToTheNext(String type) {
+        this.loseAnswerTo = type;
+    }
+
     synchronized void onAppend(java.util.function.Consumer<ObjectNode> listener) {
         this.onAppend = listener;
     }
@@ -213,6 +219,11 @@ final class FakeSessionLog {
                     onAppend.accept(events.get((int) seq - 1));
                 }
                 answer = answered(proposed, false);
+                if (loseAnswerTo != null && proposed.findValuesAsText("type").contains(loseAnswerTo)) {
+                    loseAnswerTo = null;
+                    exchange.close();
+                    return;
+                }
             }
         }
         respond(exchange, status, answer);

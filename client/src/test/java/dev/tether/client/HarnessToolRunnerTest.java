@@ -146,6 +146,21 @@ class HarnessToolRunnerTest {
         assertThat(log.ofType("tool_call_started")).hasSize(1);
     }
 
+    /** The client sends the start again; the duplicate it is answered is this run's own start, so the tool runs, once. */
+    @Test
+    void aStartWhoseAnswerWasLost_isTakenForThisRunsOwn_andTheToolRunsOnce() throws Exception {
+        long seq = authorized("c1", "deploy");
+        log.loseTheAnswerToTheNext("tool_call_started");
+
+        HarnessRunResult result = runner().run(seq, "c1");
+
+        assertThat(server.requests()).filteredOn(r -> r.method().equals("POST") && r.body().contains("tool_call_started")).hasSize(2);
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+        assertThat(ran).hasSize(1);
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.how()).isEqualTo(ToolCompleted.How.RAN));
+        assertThat(log.ofType("tool_result")).singleElement().satisfies(r -> assertThat(r.get("status").asText()).isEqualTo("OK"));
+    }
+
     @Test
     void aFunctionForTheWildcard_runsACallOfAnyToolWithoutOneOfItsOwn_andAToolAddedByNameKeepsItsOwn() throws Exception {
         var byName = new CopyOnWriteArrayList<ToolInvocation>();
