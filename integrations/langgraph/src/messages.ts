@@ -45,11 +45,13 @@ export function planMessage(message: LcMessage, seq: number, log: ThreadLog, bat
       break;
     case "AIMessage": {
       const calls = aiToolCalls(kwargs.tool_calls);
-      if (text !== undefined && calls !== undefined && calls.every((c) => log.call(c.callId) === undefined && !batch.asked.has(c.callId))) {
+      // content blocks (Anthropic's text and tool_use turns): the event holds their text; the residual keeps the blocks
+      const aiText = text ?? blocksText(kwargs.content);
+      if (aiText !== undefined && calls !== undefined && calls.every((c) => log.call(c.callId) === undefined && !batch.asked.has(c.callId))) {
         for (const c of calls) {
           batch.asked.set(c.callId, { askSeq: seq, tool: c.tool, answered: false });
         }
-        return typed(NewEvent.assistantMessage(text, calls, usageOf(kwargs.usage_metadata)));
+        return typed(NewEvent.assistantMessage(aiText, calls, usageOf(kwargs.usage_metadata)));
       }
       break;
     }
@@ -192,6 +194,17 @@ export function idempotencyKey(sessionId: string, askSeq: number, callId: string
 /** The text a typed event holds for `content`: a string as it is; anything else (content blocks) is not typed. */
 function textOf(content: unknown): string | undefined {
   return typeof content === "string" ? content : undefined;
+}
+
+/** The text of a list of content blocks: its text blocks' text, joined; undefined for anything else. */
+function blocksText(content: unknown): string | undefined {
+  if (!Array.isArray(content) || !content.every((b) => typeof b === "object" && b !== null && typeof (b as { type?: unknown }).type === "string")) {
+    return undefined;
+  }
+  return content
+    .filter((b: { type: string; text?: unknown }) => b.type === "text" && typeof b.text === "string")
+    .map((b: { text: string }) => b.text)
+    .join("");
 }
 
 function withoutContent(message: LcMessage): LcMessage {

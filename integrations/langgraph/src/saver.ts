@@ -141,8 +141,6 @@ interface Thread {
 interface ListItem {
   readonly json: string;
   readonly ref: MessageRef;
-  /** The message itself, once revived: shared by the lists read back, as LangGraph shares them between steps. */
-  message?: object;
 }
 
 /**
@@ -173,7 +171,6 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   private readonly workerId: string;
   private readonly threads = new Map<string, Thread>();
   private readonly texts: EventTexts;
-  private readonly jsonOf = new WeakMap<object, { readonly id: unknown; readonly json: string }>();
 
   constructor(private readonly options: TetherSaverOptions) {
     super(options.serde);
@@ -447,16 +444,12 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const lcs = await Promise.all(messages.add.map((r) => this.message(thread, r.s, r.r)));
       return this.serde.loadsTyped("json", JSON.stringify(lcs));
     }
-    // a checkpoint's list: the messages already revived are reused, so reading a long thread's state costs its new messages
+    // each read revives its own message objects (as LangGraph's savers do): a caller or a node that changes one in
+    // place changes neither another read nor what the next put finds stored
     const items = (await this.listAt(thread, channel, seq))!;
     const list: object[] = [];
     for (const item of items) {
-      if (item.message === undefined) {
-        const message = (await this.serde.loadsTyped("json", item.json)) as object;
-        this.jsonOf.set(message, { id: (message as { id?: unknown }).id, json: item.json });
-        item.message = message;
-      }
-      list.push(item.message);
+      list.push((await this.serde.loadsTyped("json", item.json)) as object);
     }
     return list;
   }
@@ -687,20 +680,14 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     return list;
   }
 
-  /** A message's JSON as the serializer writes it (keys sorted); remembered per message object, as long as its id stays (the reducer gives id-less messages one). */
+  /** A message's JSON as the serializer writes it (keys sorted). */
   private async messageJson(message: object): Promise<string> {
-    const id = (message as { id?: unknown }).id;
-    const known = this.jsonOf.get(message);
-    if (known !== undefined && known.id === id) {
-      return known.json;
-    }
+    // serialized at every put: a message object may have been changed in place (same id) since it was last stored
     const [type, bytes] = await this.serde.dumpsTyped(message);
     if (type !== "json") {
       throw new TetherSaverError(`a message serialized as ${type}, not json`);
     }
-    const json = canonical(JSON.parse(new TextDecoder().decode(bytes)));
-    this.jsonOf.set(message, { id, json });
-    return json;
+    return canonical(JSON.parse(new TextDecoder().decode(bytes)));
   }
 
   /**

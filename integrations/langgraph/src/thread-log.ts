@@ -220,7 +220,9 @@ export class ThreadLog {
       this.thread ??= r.thread;
       const key = writesKey(r.ns ?? "", r.checkpoint);
       const list = this.writes.get(key) ?? [];
-      list.push({ seq, record: r });
+      // in log order: an offloaded record is read after the records that follow it (first and last writes win)
+      const at = list.findIndex((w) => w.seq > seq);
+      list.splice(at === -1 ? list.length : at, 0, { seq, record: r });
       this.writes.set(key, list);
     }
   }

@@ -28,6 +28,10 @@ export class HistoryFold implements SessionFold {
   private declared: readonly HarnessTool[] = [];
   private latestHistory: number | undefined;
   private runState: { readonly seq: number; readonly json: string } | undefined;
+  /** The seq of the latest run_state record (a cleared one included). */
+  private runStateSeq: number | undefined;
+  /** The seqs of the records read (inline, or from their artifact): an offloaded one is read once, maybe after later ones. */
+  private readonly read = new Set<number>();
   private last = 0;
   /** The last history resolved: the record's seq and its references. */
   private resolved: { readonly seq: number; readonly refs: readonly ItemRef[] } | undefined;
@@ -47,6 +51,8 @@ export class HistoryFold implements SessionFold {
     this.declared = [];
     this.latestHistory = undefined;
     this.runState = undefined;
+    this.runStateSeq = undefined;
+    this.read.clear();
     this.resolved = undefined;
     this.last = 0;
   }
@@ -93,25 +99,31 @@ export class HistoryFold implements SessionFold {
 
   /** Indexes a record whose content was read (inline, or from its artifact). */
   record(seq: number, kind: string, content: unknown): void {
+    // an offloaded record is read after the events that follow it: the latest history and run state are by seq
+    this.read.add(seq);
     if (kind === HISTORY) {
       const record = content as HistoryRecord;
       this.histories.set(seq, record);
-      this.latestHistory = seq;
+      if (this.latestHistory === undefined || seq > this.latestHistory) {
+        this.latestHistory = seq;
+      }
       if (record.id !== undefined && record.tx !== undefined) {
         this.operations.set(record.id, { seq, tx: record.tx });
       }
     } else if (kind === ITEM) {
       this.items.set(seq, content as Item);
     } else if (kind === RUN_STATE) {
-      this.runState = content === null ? undefined : { seq, json: JSON.stringify(content) };
+      if (this.runStateSeq === undefined || seq > this.runStateSeq) {
+        this.runStateSeq = seq;
+        this.runState = content === null ? undefined : { seq, json: JSON.stringify(content) };
+      }
     }
   }
 
   /** `framework_state` events of this package whose content was offloaded and not read yet. */
   offloadedRecords(): SessionEvent[] {
     return [...this.events.values()].filter(
-      (e) => e.type === "framework_state" && e.json.framework === FRAMEWORK && offloaded(e) && !this.histories.has(e.seq) && !this.items.has(e.seq)
-        && this.runState?.seq !== e.seq,
+      (e) => e.type === "framework_state" && e.json.framework === FRAMEWORK && offloaded(e) && !this.read.has(e.seq),
     );
   }
 
