@@ -77,6 +77,15 @@ public final class Sequencer {
     private static final Set<String> WRITTEN_BY_TETHER = Set.of(
             SessionClaimed.TYPE, SessionResumed.TYPE, SessionMigrated.TYPE, SubagentResult.TYPE);
 
+    /**
+     * The most calls a session may have open at once, and the longest callId and tool name (in characters): the head, one
+     * record of its store's changelog written in every append's transaction, holds every open call by its id and tool, and
+     * must stay well within a Kafka record (1 MiB by default) and cheap to copy.
+     */
+    static final int MAX_OPEN_CALLS = 512;
+    static final int MAX_CALL_ID = 128;
+    static final int MAX_TOOL_NAME = HarnessTool.MAX_NAME;
+
     private Sequencer() {}
 
     public static Decision decide(CommandEnvelope envelope, SessionHead head, History history, Instant now) {
@@ -125,9 +134,14 @@ public final class Sequencer {
         SessionHead next = head.withLastSeq(event.seq());
         if (payload instanceof AssistantMessage m) {
             next = next.withUsage(m.usage());
-            for (ToolCall call : m.toolCalls()) {
-                next = next.withCall(call.callId(), SessionHead.OpenCall.asked(call.tool(), event.seq(),
-                        HarnessTool.runnerOf(head.harnessTools(), call.tool())));
+            if (!m.toolCalls().isEmpty()) {
+                // one copy of the calls per message, not one per call
+                var calls = new java.util.LinkedHashMap<>(next.openCalls());
+                for (ToolCall call : m.toolCalls()) {
+                    calls.put(call.callId(), SessionHead.OpenCall.asked(call.tool(), event.seq(),
+                            HarnessTool.runnerOf(head.harnessTools(), call.tool())));
+                }
+                next = next.withOpenCalls(calls);
             }
         } else if (payload instanceof ApprovalRequested r) {
             next = withCall(next, r.callId(), call -> call.with(SessionHead.Approval.REQUESTED));
@@ -488,8 +502,18 @@ public final class Sequencer {
 
     /** assistant_message: call ids never used before in the session (nor twice in the batch), within the token budget. */
     private static Rejected turn(String field, AssistantMessage m, SessionHead h, History history, Set<String> callsInBatch) {
+        if (h.openCalls().size() + m.toolCalls().size() > MAX_OPEN_CALLS) {
+            return illegal(field + ".toolCalls", "the session has " + h.openCalls().size() + " open tool calls; at most "
+                    + MAX_OPEN_CALLS + " may be open at once");
+        }
         for (int c = 0; c < m.toolCalls().size(); c++) {
             String callId = m.toolCalls().get(c).callId();
+            if (callId.length() > MAX_CALL_ID) {
+                return illegal(field + ".toolCalls[" + c + "].callId", "must be at most " + MAX_CALL_ID + " characters");
+            }
+            if (m.toolCalls().get(c).tool().length() > MAX_TOOL_NAME) {
+                return illegal(field + ".toolCalls[" + c + "].tool", "must be at most " + MAX_TOOL_NAME + " characters");
+            }
             if (h.openCalls().containsKey(callId) || history.knownCall(callId) || !callsInBatch.add(callId)) {
                 return illegal(field + ".toolCalls[" + c + "].callId", "call '" + callId + "' was used before in this session");
             }
@@ -516,6 +540,11 @@ public final class Sequencer {
         }
         if (call.outcomeUnknown()) {
             return illegal(field + ".callId", "call '" + r.callId() + "' has an unknown outcome; an approver resolves it");
+        }
+        if (!call.runBy().harness() && r.status() == ToolStatus.UNKNOWN && !call.authorized()) {
+            // never authorized, so never run: an UNKNOWN would make it an item whose RETRY authorizes it without a grant
+            return illegal(field + ".callId", "call '" + r.callId() + "' was never authorized, so it never ran: its outcome"
+                    + " cannot be unknown");
         }
         return call.runBy().harness() ? harnessResult(field, r, call, h, principal, epoch) : null;
     }
@@ -661,8 +690,15 @@ public final class Sequencer {
                 + (given < current ? ": another worker claimed it" : ": no claim of the session has given it yet");
     }
 
+    /**
+     * The parent's {@code subagent_result}. Its eventId names the child session, not only its id: a child made again
+     * under an erased child's id (a client may choose a subagent's id) reports a result of its own, which the parent would
+     * take for a duplicate of the first child's under an id derived from the child's id alone (as a child whose head did
+     * not keep its start still reports).
+     */
     private static FollowUp notifyParent(SessionHead child, SessionClosed closed) {
-        String eventId = DerivedIds.of(child.sessionId(), "subagent_result");
+        String eventId = child.startedAt() == null ? DerivedIds.of(child.sessionId(), "subagent_result")
+                : DerivedIds.ofParts(child.sessionId(), "subagent_result", Long.toString(child.startedAt().toEpochMilli()));
         var event = new ProposedEvent(eventId, new Actor(ActorKind.SYSTEM, "session-service"),
                 new SubagentResult(child.sessionId(), closed.outcome(), child.parentStartedAt()));
         return new Decision.NotifyParent(child.parentSessionId(), child.tenantId(), event);
@@ -674,8 +710,17 @@ public final class Sequencer {
         if (!envelope.principal().hasAny(Role.AGENT, Role.ADMIN)) {
             return forbidden(null, "only an agent may claim a session");
         }
+        if (claim.workerId() == null || claim.workerId().isBlank()) {
+            return illegal("workerId", "must not be blank"); // else session_claimed's constructor throws on the stream thread
+        }
         String claimedId = DerivedIds.of(envelope.commandId(), "session_claimed");
         if (claimedId.equals(head.lastClaimEventId())) {
+            if (!claim.workerId().equals(head.workerId())) {
+                // the latest claim's request id, sent by another worker: answered as that claim, it would hand this worker
+                // an epoch it does not hold, which fences nobody
+                return illegal("requestId", "is the request id of the session's latest claim, by another worker; a claim"
+                        + " needs a request id of its own");
+            }
             // the same claim again (a retry) and still the latest: nothing new, the original outcome
             return new Accepted(List.of(), List.of(), head, head.lastClaimResume(), List.of());
         }
@@ -732,6 +777,9 @@ public final class Sequencer {
     private static Decision migrate(CommandEnvelope envelope, MigrateSession migrate, SessionHead head, History history, Instant now) {
         if (!envelope.principal().hasAny(Role.OPERATOR, Role.ADMIN)) {
             return forbidden(null, "only an operator may migrate a session");
+        }
+        if (migrate.toVersion() == null || migrate.toVersion().isBlank()) {
+            return illegal("toVersion", "must not be blank"); // else session_migrated's constructor throws on the stream thread
         }
         String eventId = DerivedIds.of(envelope.commandId(), "session_migrated");
         OptionalLong seen = history.seqOf(eventId);

@@ -147,11 +147,13 @@ public record SessionHead(
     }
 
     /**
-     * Whether {@code call}'s turn was interrupted: a {@code turn_interrupted} came after the event that asked for it
-     * ({@code TurnInterrupted.cutsOff}), so it must not run.
+     * Whether {@code call}'s turn was interrupted: a {@code turn_interrupted} came after the event that asked for this run
+     * of it ({@code TurnInterrupted.cutsOff}), so it must not run. That event is the one in the call's key: its
+     * {@code assistant_message}, or the RETRY that gave it a new key, so a retry asked for after the interruption is a
+     * request of its own (docs/ARCHITECTURE.md §6, item 5), as the executor and the SDKs take it.
      */
     public boolean interrupted(OpenCall call) {
-        return TurnInterrupted.cutsOff(lastInterruptSeq, call.requestSeq());
+        return TurnInterrupted.cutsOff(lastInterruptSeq, call.retrySeq() > 0 ? call.retrySeq() : call.requestSeq());
     }
 
     SessionHead withClaim(long newEpoch, String newWorkerId) {

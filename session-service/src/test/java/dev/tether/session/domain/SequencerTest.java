@@ -1714,7 +1714,8 @@ class SequencerTest {
             assertThat(n.parentSessionId()).isEqualTo(PARENT_SESSION);
             assertThat(n.tenantId()).isEqualTo(TENANT);
             assertThat(n.event().payload()).isEqualTo(new SubagentResult(CHILD, "found 3 bugs"));
-            assertThat(n.event().eventId()).isEqualTo(DerivedIds.of(CHILD, "subagent_result"));
+            assertThat(n.event().eventId()).as("which child session of the id it is")
+                    .isEqualTo(DerivedIds.ofParts(CHILD, "subagent_result", Long.toString(w.head.startedAt().toEpochMilli())));
         }
 
         @Test
