@@ -365,7 +365,9 @@ public final class Projection {
         }
         Status status = b.status;
         if (status != Status.CLOSED) {
-            if (approval != null) {
+            // an interrupted turn stays interrupted while a call of it waits for an approver: the approval-service cancels
+            // that call, and the checkpoint must not come out of it ACTIVE, as if the turn had not been interrupted
+            if (approval != null && status != Status.INTERRUPTED) {
                 status = Status.AWAITING_APPROVAL;
             } else if (status == Status.AWAITING_APPROVAL) {
                 status = Status.ACTIVE;

@@ -124,6 +124,11 @@ public record RecoveryReport(Identity identity, Position position, Effects effec
                     : "Its tool has no reconciliation hook: append") + " tool_result UNKNOWN with key " + c.idempotencyKey()
                     + " for a person to decide (mark done, retry or abandon)";
         }
+        if (c.state() == CallState.AUTHORIZED && !c.awaitingApproval() && s.status() == Status.INTERRUPTED) {
+            // asked for before the interruption (a later turn would have ended it): the sequencer refuses its start
+            return call + " is authorized but its turn was interrupted before it started: do not run it; the approval-service"
+                    + " answers it CANCELLED";
+        }
         if (c.state() == CallState.AUTHORIZED && !c.awaitingApproval()) {
             return call + " is authorized and not started: safe to run. Append tool_call_started (attempt " + (c.attempt() + 1)
                     + ", key " + c.idempotencyKey() + ", your epoch), run it with that key, then append its tool_result";
