@@ -381,23 +381,47 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
                         + " keeps the call's output until a later record of the key", call.idempotencyKey(), sessionId, call.authorizedSeq());
                 continue;
             }
-            context.forward(new Record<Object, Object>(call.idempotencyKey(),
-                    erasure(erased, call, authorization, Instant.ofEpochMilli(tombstone.timestamp())), tombstone.timestamp(),
-                    tombstone.headers()), REQUESTS_SINK);
+            Instant erasedAt = Instant.ofEpochMilli(tombstone.timestamp());
+            var attempts = earlierAttempts(sessionId, call);
+            attempts.put(call.idempotencyKey(), authorization);
+            attempts.forEach((key, authorized) -> context.forward(new Record<Object, Object>(key,
+                    erasure(erased, call, key, authorized, erasedAt), tombstone.timestamp(), tombstone.headers()), REQUESTS_SINK));
         }
     }
 
     /**
-     * The erasure of an erased session's call: its request as authorized (the same key and {@code requestedAt}, by which
+     * The earlier attempts of a call retried after an unknown outcome, each under its own key (its authorization's:
+     * {@code tool_call_authorized} for the first, each RETRY for the later ones), in log order: the executor keeps a ledger
+     * record per key, and the call record keeps only the latest. Read from the message store between the call's request
+     * and its latest authorization, once per erasure; empty for a call never retried.
+     */
+    private Map<String, Event> earlierAttempts(String sessionId, CallRecord call) {
+        var attempts = new LinkedHashMap<String, Event>();
+        if (call.idempotencyKey().equals(IdempotencyKey.of(sessionId, call.requestSeq(), call.callId()))) {
+            return attempts;
+        }
+        for (Event e : log.events(sessionId, call.requestSeq() + 1, call.authorizedSeq() - 1)) {
+            if (e.payload() instanceof ToolCallAuthorized a && a.callId().equals(call.callId())) {
+                attempts.put(IdempotencyKey.of(sessionId, call.requestSeq(), call.callId()), e);
+            } else if (e.payload() instanceof ToolOutcomeResolved r && r.callId().equals(call.callId())
+                    && r.resolution() == OutcomeResolution.RETRY) {
+                attempts.put(IdempotencyKey.of(sessionId, e.seq(), call.callId()), e);
+            }
+        }
+        return attempts;
+    }
+
+    /**
+     * The erasure of an erased session's call (of one attempt of it, under that attempt's key): its request as authorized (the same key and {@code requestedAt}, by which
      * the executor tells the erased call's records from a later session's under the id), without its arguments, with
      * {@code erasedAt}, and RECORDED, so that an executor of a release before erasures (but with {@code runBy}) takes it for
      * a harness-run call and answers nothing (docs/ARCHITECTURE.md §6, "Erasure").
      */
-    private static ToolRequest erasure(Checkpoint session, CallRecord call, Event authorization, Instant erasedAt) {
+    private static ToolRequest erasure(Checkpoint session, CallRecord call, String key, Event authorization, Instant erasedAt) {
         AuthorizationBasis basis = authorization.payload() instanceof ToolCallAuthorized a ? a.basis()
                 : AuthorizationBasis.approval(authorization.seq()); // a retry, authorized by its deciding event
         return ToolRequest.newBuilder()
-                .setIdempotencyKey(call.idempotencyKey())
+                .setIdempotencyKey(key)
                 .setSessionId(session.getSessionId())
                 .setTenantId(session.getTenantId())
                 .setCallId(call.callId())

@@ -300,8 +300,14 @@ class ProjectorTopologyTest {
         }
 
         List<KeyValue<String, ToolRequest>> out = requests.readKeyValuesToList();
-        assertThat(out).as("each requested call once, under its key now (the retry's); c3 was never authorized")
-                .extracting(kv -> kv.key).containsExactlyInAnyOrder("s1/6/c1", "s1/2/c2");
+        assertThat(out).as("each attempt of each requested call, under its own key (c1's first and its retry's), once;"
+                + " c3 was never authorized").extracting(kv -> kv.key).containsExactlyInAnyOrder("s1/2/c1", "s1/6/c1", "s1/2/c2");
+        assertThat(out).filteredOn(kv -> kv.key.equals("s1/2/c1")).singleElement().satisfies(kv -> {
+            assertThat(kv.value.getRequestedAt()).as("the first attempt's authorization, as its request carried")
+                    .isEqualTo(Instant.parse("2026-11-29T10:00:03Z"));
+            assertThat(kv.value.getAuthorizedSeq()).isEqualTo(3);
+            assertThat(kv.value.getBasis().getKind().name()).isEqualTo("POLICY");
+        });
         assertThat(out).filteredOn(kv -> kv.key.equals("s1/2/c2")).singleElement().satisfies(kv -> {
             assertThat(kv.value.getRequestedAt()).isEqualTo(Instant.parse("2026-11-29T10:00:04Z"));
             assertThat(kv.value.getBasis().getKind().name()).isEqualTo("POLICY");
