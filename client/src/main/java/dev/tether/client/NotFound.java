@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param message the service's explanation, e.g. {@code session not found}; never null
  */
 public record NotFound(String message) implements ClaimResult, AppendResult, ForkResult, EraseResult, MigrateResult, DecisionResult,
-        AwaitResult, HarnessRunResult {
+        AwaitResult, HarnessRunResult, SubagentStartResult {
 
     public NotFound {
         Objects.requireNonNull(message, "message");

@@ -17,7 +17,7 @@ import java.util.Optional;
  */
 public record Rejected(int status, String code, String message, Optional<String> field)
         implements CreateResult, ClaimResult, AppendResult, ForkResult, EraseResult, MigrateResult, DecisionResult, VersionResult,
-        HarnessRunResult {
+        HarnessRunResult, SubagentStartResult {
 
     /** The error code of an append to a closed session. */
     public static final String SESSION_CLOSED = "session_closed";

@@ -126,6 +126,14 @@ public interface TetherClient extends AutoCloseable {
     Optional<SessionEvent> awaitEvent(String sessionId, long fromSeq, Predicate<SessionEvent> match, Duration timeout)
             throws InterruptedException;
 
+    /**
+     * Starts a subagent of {@code parentSessionId}: a session of its own, pinned as the parent is, no wider in tool mode and
+     * within what the parent's budget has left; when it closes, only its outcome enters the parent's log. Safe to retry:
+     * the client chooses the subagent's id when the request has none, and the event's id is derived from the request and
+     * the parent, so the same request again answers the same {@link SubagentStarted}.
+     */
+    SubagentStartResult startSubagent(String parentSessionId, NewSubagent subagent);
+
     /** Forks the session at {@code atSeq} into a new session whose id the client chooses. Safe to retry. */
     ForkResult fork(String sessionId, long atSeq);
 

@@ -140,6 +140,36 @@ class ClientRetryTest {
     }
 
     @Test
+    void startSubagent_postsToItsParent_andDerivesTheEventIdFromTheParentAndTheRequest() {
+        String started = "{\"sessionId\":\"child-1\",\"parentSessionId\":\"demo-1\",\"seq\":1,\"harnessVersion\":\"v1\","
+                + "\"modelId\":\"m\",\"toolMode\":\"READ_ONLY\",\"redactions\":0,\"sessionStartedAt\":\"2026-12-06T01:10:00.250Z\"}";
+        server.then(json(503, UNAVAILABLE, RETRY_NOW)).then(json(201, started)).then(json(201, started))
+                .then(json(404, "{\"error\":\"not_found\",\"message\":\"session not found\"}"))
+                .then(json(422, "{\"error\":\"budget_exceeded\",\"message\":\"the parent has 10 tokens left\",\"field\":\"tokenBudget\"}"));
+        NewSubagent request = NewSubagent.of("Find the callers of Foo", ToolMode.READ_ONLY).withSessionId("child-1").withTokenBudget(300)
+                .withConstraints(List.of("read only"));
+
+        SubagentStarted child = client.startSubagent("demo-1", request).startedOrThrow();
+        client.startSubagent("demo-1", request).startedOrThrow();
+
+        assertThat(child).isEqualTo(new SubagentStarted("child-1", "demo-1", 1, "v1", "m", ToolMode.READ_ONLY, 0,
+                java.util.Optional.of(Instant.parse("2026-12-06T01:10:00.250Z"))));
+        var attempts = server.requests();
+        assertThat(attempts).hasSize(3).allSatisfy(r -> assertThat(r.path()).isEqualTo("/v1/sessions/demo-1/subagents"));
+        assertThat(attempts.stream().map(FakeServer.Seen::body).distinct()).as("a retry and the same request again: the same body")
+                .hasSize(1);
+        JsonNode body = Json.parse(attempts.get(0).body());
+        assertThat(body.get("sessionId").asText()).isEqualTo("child-1");
+        assertThat(body.get("tokenBudget").asLong()).isEqualTo(300);
+        // the TypeScript SDK derives the same id for the same request (clients/typescript/test/subagent.test.ts)
+        assertThat(body.get("eventId").asText()).isEqualTo("91629e8a-9d88-3c9e-8148-c21933834e76");
+
+        assertThat(client.startSubagent("gone", request)).isInstanceOf(NotFound.class);
+        assertThat(client.startSubagent("demo-1", request)).isInstanceOfSatisfying(Rejected.class,
+                r -> assertThat(r.field()).contains("tokenBudget"));
+    }
+
+    @Test
     void fork_derivesItsEventId_fromTheNewSessionTheParentAndTheSeq_asOlderClientsDid() {
         server.then(json(503, UNAVAILABLE, RETRY_NOW)).then(json(201,
                 "{\"sessionId\":\"child-1\",\"parentSessionId\":\"demo-1\",\"atSeq\":12,\"seq\":1,\"harnessVersion\":\"v1\",\"modelId\":\"m\"}"));

@@ -450,6 +450,31 @@ class TetherClientIT {
                 .containsExactly("session_started", "session_claimed", "user_message");
     }
 
+    @Test
+    void aSubagent_startsUnderItsParentsLimits_andOnlyItsOutcomeReachesTheParent() throws Exception {
+        String parent = "parent-" + UUID.randomUUID().toString().substring(0, 8);
+        agent.createSession(NewSession.of("Rename Foo to Bar in src/", "claude-sonnet-4", ToolMode.WRITE).withSessionId(parent)
+                .withTokenBudget(1_000)).createdOrThrow();
+        NewSubagent request = NewSubagent.of("Find the callers of Foo", ToolMode.READ_ONLY).withTokenBudget(300);
+
+        SubagentStarted child = agent.startSubagent(parent, request).startedOrThrow();
+        assertThat(child.parentSessionId()).isEqualTo(parent);
+        assertThat(child.toolMode()).isEqualTo(ToolMode.READ_ONLY);
+        assertThat(child.modelId()).as("pinned as its parent is").isEqualTo("claude-sonnet-4");
+        assertThat(child.sessionStartedAt()).isEqualTo(agent.events(child.sessionId(), 1, 1).map(p -> p.events().get(0).occurredAt()));
+        SubagentStarted again = agent.startSubagent(parent, request.withSessionId(child.sessionId())).startedOrThrow();
+        assertThat(again.sessionId()).as("the same request for the same id: the same subagent").isEqualTo(child.sessionId());
+        assertThat(agent.startSubagent(parent, NewSubagent.of("Spend more", ToolMode.READ_ONLY).withTokenBudget(5_000)))
+                .isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.field()).contains("tokenBudget"));
+        assertThat(agent.startSubagent("no-such-" + parent, request)).isInstanceOf(NotFound.class);
+
+        agent.append(child.sessionId(), AppendBatch.forStep("done", NewEvent.of("session_closed", java.util.Map.of("outcome",
+                "Foo is called from 3 places")))).appendedOrThrow();
+        SessionEvent result = agent.awaitEvent(parent, 1, e -> e.type().equals("subagent_result"), PATIENCE).orElseThrow();
+        assertThat(result.text("childSessionId")).contains(child.sessionId());
+        assertThat(result.text("outcome")).contains("Foo is called from 3 places");
+    }
+
     /** A session id is a name: free again once its session is erased. A fork of the erased session keeps to it. */
     @Test
     void aForksParent_erasedAndMadeAgainUnderItsId_isGoneForTheFork_neverTheNewSession() {

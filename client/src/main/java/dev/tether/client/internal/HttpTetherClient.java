@@ -25,6 +25,8 @@ import dev.tether.client.HarnessVersionUpdate;
 import dev.tether.client.MigrateResult;
 import dev.tether.client.ModelContext;
 import dev.tether.client.NewSession;
+import dev.tether.client.NewSubagent;
+import dev.tether.client.SubagentStartResult;
 import dev.tether.client.NotFound;
 import dev.tether.client.ReadAt;
 import dev.tether.client.RecoveryReport;
@@ -111,6 +113,33 @@ public final class HttpTetherClient implements TetherClient {
         body.put("eventId", DerivedIds.ofClient(sessionId, "session_started", Json.write(body)));
         Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").build(), body, Retry.SAFE);
         return answer.ok() ? Wire.created(answer.json()) : Outcomes.rejected(answer.error());
+    }
+
+    @Override
+    public SubagentStartResult startSubagent(String parentSessionId, NewSubagent subagent) {
+        open();
+        String sessionId = subagent.sessionId().orElseGet(() -> UUID.randomUUID().toString());
+        ObjectNode body = Json.object();
+        body.put("sessionId", sessionId);
+        body.put("objective", subagent.objective());
+        subagent.systemPrompt().ifPresent(p -> body.put("systemPrompt", p));
+        body.put("toolMode", subagent.toolMode().name());
+        ArrayNode constraints = body.putArray("constraints");
+        subagent.constraints().forEach(constraints::add);
+        subagent.tokenBudget().ifPresent(b -> body.put("tokenBudget", b));
+        if (!subagent.harnessTools().isEmpty()) {
+            ArrayNode tools = body.putArray("harnessTools");
+            subagent.harnessTools().forEach(t -> tools.addObject().put("name", t.name()).put("mutating", t.mutating())
+                    .put("canReconcile", t.canReconcile()).put("recordedOnly", t.recordedOnly()));
+        }
+        // derived from the parent and the whole request: its retry is a duplicate, another request for the same id is refused
+        body.put("eventId", DerivedIds.ofClient(sessionId, "session_started", id(parentSessionId), Json.write(body)));
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(parentSessionId)).path("/subagents").build(),
+                body, Retry.SAFE);
+        if (answer.ok()) {
+            return Wire.subagentStarted(answer.json());
+        }
+        return answer.status() == 404 ? Outcomes.notFound(answer.error()) : Outcomes.rejected(answer.error());
     }
 
     @Override

@@ -25,6 +25,8 @@ import dev.tether.client.Created;
 import dev.tether.client.Erased;
 import dev.tether.client.EventPage;
 import dev.tether.client.Forked;
+import dev.tether.client.SubagentStarted;
+import dev.tether.client.ToolMode;
 import dev.tether.client.HarnessVersion;
 import dev.tether.client.Migrated;
 import dev.tether.client.ModelContext;
@@ -63,6 +65,14 @@ public final class Wire {
 
     public static Claimed claimed(JsonNode n, String sessionId, String workerId) {
         return new Claimed(sessionId, workerId, requiredLong(n, "epoch"), optionalText(n, "reason"), requiredLong(n, "lastSeq"),
+                Optional.ofNullable(instant(n, "sessionStartedAt")));
+    }
+
+    public static SubagentStarted subagentStarted(JsonNode n) {
+        return new SubagentStarted(requiredText(n, "sessionId"), requiredText(n, "parentSessionId"), requiredLong(n, "seq"),
+                text(n, "harnessVersion"), text(n, "modelId"),
+                "WRITE".equals(text(n, "toolMode")) ? ToolMode.WRITE : ToolMode.READ_ONLY, // an unknown mode reads as the narrower one
+                intValue(n, "redactions", 0),
                 Optional.ofNullable(instant(n, "sessionStartedAt")));
     }
 

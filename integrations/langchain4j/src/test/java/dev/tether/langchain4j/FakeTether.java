@@ -438,6 +438,11 @@ final class FakeTether implements TetherClient {
     }
 
     @Override
+    public dev.tether.client.SubagentStartResult startSubagent(String parentSessionId, dev.tether.client.NewSubagent subagent) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     public MigrateResult migrate(String sessionId, String toVersion) {
         throw new UnsupportedOperationException();
     }
