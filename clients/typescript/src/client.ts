@@ -9,6 +9,7 @@ import {
   createBody,
   eventIdsOf,
   ReadAt,
+  subagentBody,
   type AppendBatch,
   type ApprovalDecision,
   type ApprovalFilter,
@@ -16,8 +17,19 @@ import {
   type ContextQuery,
   type NewEvent,
   type NewSession,
+  type NewSubagent,
 } from "./requests.js";
-import type { AppendResult, AwaitResult, ClaimResult, Claimed, CreateResult, DecisionResult, EraseResult, ForkResult } from "./results.js";
+import type {
+  AppendResult,
+  AwaitResult,
+  ClaimResult,
+  Claimed,
+  CreateResult,
+  DecisionResult,
+  EraseResult,
+  ForkResult,
+  SubagentStartResult,
+} from "./results.js";
 import { Subscription, type SessionEventListener } from "./subscription.js";
 import { errorOf, ok, Transport, type Answer } from "./transport.js";
 import type { components as ApprovalApi } from "./generated/approval-service.js";
@@ -39,9 +51,9 @@ const DECISION_POLL_MS = 500;
  * outcome — the service unreachable after the retries allowed, credentials refused (401), a server error — rejects
  * with a {@link TetherError}.
  *
- * Only calls that are safe to repeat are retried (see `RetryPolicy`): reads, appends (deterministic eventIds), creates
- * (the SDK picks the session id and derives the first eventId from the request) and claims (a request id). `decide` is
- * never retried.
+ * Only calls that are safe to repeat are retried (see `RetryPolicy`): reads, appends (deterministic eventIds), creates,
+ * subagents and forks (the SDK picks the session id and derives the first eventId from the request) and claims (a
+ * request id). `decide` and `eraseSession` are never retried.
  *
  * One client per process is enough: it is cheap, holds no connection of its own (Node's `fetch` pools them), and may be
  * used by any number of concurrent calls. {@link close} ends every open subscription and makes later calls throw.
@@ -72,6 +84,30 @@ export class TetherClient {
     body.eventId = clientId(sessionId, "session_started", jsonText(body));
     const answer = await this.transport.send("POST", this.sessionApi("/v1/sessions"), body, "safe");
     return ok(answer) ? wire.created(wire.parseJson(answer.body)) : rejected(errorOf(answer));
+  }
+
+  /**
+   * Starts a subagent of `parentSessionId` (`session_started` naming its parent): a session of its own, pinned as the
+   * parent is, no wider in tool mode and within what the parent's budget has left; when it closes, only its outcome
+   * enters the parent's log (`subagent_result`). Safe to retry: the SDK picks the subagent's id when the request has
+   * none, and the event's id is derived from the parent and the request as the Java SDK derives it, so the same request
+   * again answers the same `subagent_started`. `not_found` for a parent the caller does not see; `rejected` for a wider
+   * tool mode (`illegal_event`, field `toolMode`), a budget missing or larger than the parent has left
+   * (`budget_exceeded`, field `tokenBudget`), a closed parent (`session_closed`).
+   */
+  async startSubagent(parentSessionId: string, subagent: NewSubagent): Promise<SubagentStartResult> {
+    this.open();
+    const parent = id(parentSessionId);
+    const sessionId = subagent.sessionId === undefined ? randomId() : requireId(subagent.sessionId, "sessionId");
+    const body = subagentBody(subagent, sessionId);
+    // derived from the parent and the whole request as the Java SDK writes it: its retry is a duplicate, another request for the same id is refused
+    body.eventId = clientId(sessionId, "session_started", parent, jsonText(body));
+    const answer = await this.transport.send("POST", this.sessionApi(`/v1/sessions/${segment(parent)}/subagents`), body, "safe");
+    if (ok(answer)) {
+      return wire.subagentStarted(wire.parseJson(answer.body));
+    }
+    const e = errorOf(answer);
+    return e.status === 404 ? notFound(e) : rejected(e);
   }
 
   /** The caller's tenant's sessions, open and closed, or with this status, in id order (read page by page). */

@@ -18,11 +18,21 @@ export type {
   ContextQuery,
   DecisionKind,
   NewSession,
+  NewSubagent,
   ToolCall,
   ToolMode,
   ToolStatus,
 } from "./requests.js";
-export { appendedOrThrow, claimedOrThrow, createdOrThrow, decidedOrThrow, forkedOrThrow, settledOrThrow, assertNever } from "./results.js";
+export {
+  appendedOrThrow,
+  claimedOrThrow,
+  createdOrThrow,
+  decidedOrThrow,
+  forkedOrThrow,
+  settledOrThrow,
+  subagentStartedOrThrow,
+  assertNever,
+} from "./results.js";
 export type {
   AlreadyDecided,
   AppendResult,
@@ -46,6 +56,8 @@ export type {
   Rejected,
   Settled,
   StillPending,
+  SubagentStartResult,
+  SubagentStarted,
   VersionPinned,
 } from "./results.js";
 export {

@@ -302,6 +302,28 @@ export interface NewSession {
   readonly harnessTools?: readonly HarnessTool[] | undefined;
 }
 
+/**
+ * What a subagent starts with: a session of its own under a parent (`session_started` naming its `parentSessionId`),
+ * pinned to the parent's model and harness version. Its tool mode may be no wider than the parent's; when the parent
+ * has a token budget, the subagent needs one, no larger than what the parent has left (else `rejected`, field
+ * `tokenBudget`). When it closes, only its outcome enters the parent's log (`subagent_result`). Without a `sessionId`
+ * the SDK picks a random one before the first attempt, so a retried start never makes two subagents.
+ */
+export interface NewSubagent {
+  readonly objective: string;
+  /** No wider than the parent's (else `rejected`, field `toolMode`). */
+  readonly toolMode: ToolMode;
+  /** 1-128 letters, digits, `. _ -`, starting with a letter or digit. */
+  readonly sessionId?: string | undefined;
+  readonly systemPrompt?: string | undefined;
+  /** Rules the subagent must keep; its context shows them among the authoritative facts. */
+  readonly constraints?: readonly string[] | undefined;
+  /** The most tokens its model turns may use: required, and no more than the parent has left, when the parent has a budget. */
+  readonly tokenBudget?: number | undefined;
+  /** The tools the subagent's harness runs itself, as {@link NewSession.harnessTools}; left out of the request when empty. */
+  readonly harnessTools?: readonly HarnessTool[] | undefined;
+}
+
 /** A worker's claim of a session. */
 export interface ClaimRequest {
   readonly workerId: string;
@@ -405,33 +427,70 @@ export const ApprovalDecision = {
 
 /** The body of `POST /v1/sessions` without its eventId, validated; the key order is the Java SDK's (the eventId is derived from its text). */
 export function createBody(session: NewSession, sessionId: string): Record<string, JsonValue> {
-  text(session.objective, "objective");
   requireText(session.objective, "objective");
-  if (session.toolMode !== "READ_ONLY" && session.toolMode !== "WRITE") {
-    throw new TypeError(`toolMode must be READ_ONLY or WRITE, not ${String(session.toolMode)}`);
-  }
-  if (session.tokenBudget !== undefined && (!Number.isSafeInteger(session.tokenBudget) || session.tokenBudget < 1)) {
-    throw new RangeError(`tokenBudget must be an integer of at least 1, not ${session.tokenBudget}`);
-  }
+  toolMode(session.toolMode);
+  tokenBudget(session.tokenBudget);
   const body = {
     sessionId,
     objective: session.objective,
     ...(session.systemPrompt === undefined ? {} : { systemPrompt: text(session.systemPrompt, "systemPrompt") }),
     ...(session.modelId === undefined ? {} : { modelId: requireText(session.modelId, "modelId") }),
     toolMode: session.toolMode,
-    constraints: (session.constraints ?? []).map((c) => text(c, "a constraint")),
+    constraints: constraints(session.constraints),
     ...(session.harnessVersion === undefined ? {} : { harnessVersion: requireId(session.harnessVersion, "harnessVersion") }),
     ...(session.tokenBudget === undefined ? {} : { tokenBudget: session.tokenBudget }),
-    ...(session.harnessTools === undefined || session.harnessTools.length === 0
-      ? {}
-      : {
-          harnessTools: session.harnessTools.map((t) => {
-            const tool = HarnessTool.of(t);
-            return { name: tool.name, mutating: tool.mutating, canReconcile: tool.canReconcile, recordedOnly: tool.recordedOnly };
-          }),
-        }),
+    ...harnessTools(session.harnessTools),
   } satisfies SessionDoc["CreateSession"];
   return body;
+}
+
+/**
+ * The body of `POST /v1/sessions/{parentId}/subagents` without its eventId, validated; the key order is the Java SDK's
+ * `startSubagent` (the eventId is derived from its text).
+ */
+export function subagentBody(subagent: NewSubagent, sessionId: string): Record<string, JsonValue> {
+  requireText(subagent.objective, "objective");
+  toolMode(subagent.toolMode);
+  tokenBudget(subagent.tokenBudget);
+  const body = {
+    sessionId,
+    objective: subagent.objective,
+    ...(subagent.systemPrompt === undefined ? {} : { systemPrompt: text(subagent.systemPrompt, "systemPrompt") }),
+    toolMode: subagent.toolMode,
+    constraints: constraints(subagent.constraints),
+    ...(subagent.tokenBudget === undefined ? {} : { tokenBudget: subagent.tokenBudget }),
+    ...harnessTools(subagent.harnessTools),
+  } satisfies SessionDoc["CreateSubagent"];
+  return body;
+}
+
+function toolMode(mode: ToolMode): void {
+  if (mode !== "READ_ONLY" && mode !== "WRITE") {
+    throw new TypeError(`toolMode must be READ_ONLY or WRITE, not ${String(mode)}`);
+  }
+}
+
+function tokenBudget(budget: number | undefined): void {
+  if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 1)) {
+    throw new RangeError(`tokenBudget must be an integer of at least 1, not ${budget}`);
+  }
+}
+
+function constraints(list: readonly string[] | undefined): string[] {
+  return (list ?? []).map((c) => text(c, "a constraint"));
+}
+
+/** `harnessTools`, each checked, or nothing when there are none (so such a request, and its derived eventId, is as before them). */
+function harnessTools(tools: readonly HarnessTool[] | undefined): { harnessTools?: SessionDoc["HarnessToolInput"][] } {
+  if (tools === undefined || tools.length === 0) {
+    return {};
+  }
+  return {
+    harnessTools: tools.map((t) => {
+      const tool = HarnessTool.of(t);
+      return { name: tool.name, mutating: tool.mutating, canReconcile: tool.canReconcile, recordedOnly: tool.recordedOnly };
+    }),
+  };
 }
 
 /** The body of `POST /v1/sessions/{id}/events`. */

@@ -1,9 +1,10 @@
 import type { Approval } from "./models.js";
 import { UnexpectedOutcomeError } from "./errors.js";
+import type { ToolMode } from "./requests.js";
 
 /**
  * The typed outcomes of Tether's writes, as discriminated unions on `kind` — the Java SDK's sealed result types
- * (client/ `CreateResult`, `ClaimResult`, `AppendResult`, `DecisionResult`, `AwaitResult`). A `switch (result.kind)`
+ * (client/ `CreateResult`, `SubagentStartResult`, `ClaimResult`, `AppendResult`, `DecisionResult`, `AwaitResult`). A `switch (result.kind)`
  * with no `default` makes the compiler check every case is handled; `assertNever` in the default does it at run time.
  *
  * @module
@@ -194,8 +195,37 @@ export interface Forked {
   readonly sessionStartedAt: Date | undefined;
 }
 
+/**
+ * The subagent's session exists and starts with `session_started` naming its parent (also when this was a retry of a
+ * start that had gone through).
+ */
+export interface SubagentStarted {
+  readonly kind: "subagent_started";
+  /** The subagent's session: the one asked for, or the one the SDK chose. */
+  readonly sessionId: string;
+  readonly parentSessionId: string;
+  /** The seq of its `session_started`: 1. */
+  readonly seq: number;
+  /** The harness version it is pinned to: its parent's. */
+  readonly harnessVersion: string | undefined;
+  /** The model it is pinned to: its parent's. */
+  readonly modelId: string | undefined;
+  /** Its tool mode (one the SDK does not know reads as the narrower, `READ_ONLY`). */
+  readonly toolMode: ToolMode;
+  /** How many secrets were scrubbed from the request before it reached the log. */
+  readonly redactions: number;
+  /** When the sequencer accepted its `session_started`: its start, as {@link Created.sessionStartedAt}. */
+  readonly sessionStartedAt: Date | undefined;
+}
+
 /** What `createSession` got. */
 export type CreateResult = Created | Rejected;
+/**
+ * What `startSubagent` got: `NotFound` for a parent the caller does not see, `Rejected` for a wider tool mode
+ * (`illegal_event`, field `toolMode`), a budget missing or larger than the parent has left (`budget_exceeded`, field
+ * `tokenBudget`), a closed parent (`session_closed`).
+ */
+export type SubagentStartResult = SubagentStarted | NotFound | Rejected;
 /** What `claim` got; `Fenced` is a retried claim that another worker's claim superseded. */
 export type ClaimResult = Claimed | Fenced | VersionPinned | NotFound | Rejected;
 /**
@@ -215,11 +245,16 @@ export type DecisionResult = Decided | AlreadyDecided | NotFound | Rejected;
 export type AwaitResult = Settled | StillPending | NotFound;
 
 /** Every outcome kind, for exhaustive checks. */
-export type Outcome = CreateResult | ClaimResult | AppendResult | EraseResult | ForkResult | DecisionResult | AwaitResult;
+export type Outcome = CreateResult | SubagentStartResult | ClaimResult | AppendResult | EraseResult | ForkResult | DecisionResult | AwaitResult;
 
 /** The `Created` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */
 export function createdOrThrow(result: CreateResult): Created {
   return expect(result, "created");
+}
+
+/** The `SubagentStarted` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */
+export function subagentStartedOrThrow(result: SubagentStartResult): SubagentStarted {
+  return expect(result, "subagent_started");
 }
 
 /** The `Claimed` outcome, or an {@link UnexpectedOutcomeError} carrying the other one. */

@@ -14,7 +14,7 @@ import type {
 import type { components as ApprovalApi } from "./generated/approval-service.js";
 import type { components as ProjectorApi } from "./generated/projector-service.js";
 import type { components as SessionApi } from "./generated/session-service.js";
-import type { Appended, Claimed, Created, Erased, Forked } from "./results.js";
+import type { Appended, Claimed, Created, Erased, Forked, SubagentStarted } from "./results.js";
 
 /**
  * The services' JSON answers read into the SDK's types, one function per answer — the Java SDK's `Wire`. Lenient where
@@ -88,6 +88,21 @@ export function created(n: unknown): Created {
     seq: requiredNumber(o, "seq"),
     harnessVersion: text(o, "harnessVersion"),
     modelId: text(o, "modelId"),
+    redactions: number(o, "redactions", 0),
+    sessionStartedAt: date(o, "sessionStartedAt"),
+  });
+}
+
+export function subagentStarted(n: unknown): SubagentStarted {
+  const o = object<Session["SubagentCreated"]>(n, "a subagent's answer");
+  return freeze({
+    kind: "subagent_started",
+    sessionId: requiredText(o, "sessionId"),
+    parentSessionId: requiredText(o, "parentSessionId"),
+    seq: requiredNumber(o, "seq"),
+    harnessVersion: text(o, "harnessVersion"),
+    modelId: text(o, "modelId"),
+    toolMode: text(o, "toolMode") === "WRITE" ? "WRITE" : "READ_ONLY", // a mode the SDK does not know reads as the narrower one
     redactions: number(o, "redactions", 0),
     sessionStartedAt: date(o, "sessionStartedAt"),
   });

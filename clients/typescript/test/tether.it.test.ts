@@ -31,6 +31,7 @@ import {
   eventIdsOf,
   forkedOrThrow,
   settledOrThrow,
+  subagentStartedOrThrow,
   type HarnessRunResult,
   type SessionEvent,
   type SubscriptionEnd,
@@ -275,6 +276,29 @@ describe("the SDK on the real stack", () => {
     const gone = await agent.context(fork.sessionId, "openai").then(() => undefined, (e: unknown) => e);
     expect(gone).toBeInstanceOf(TetherError);
     expect((gone as TetherError).apiError).toMatchObject({ status: 410, code: "parent_gone" });
+  }, PATIENCE_MS * 2);
+
+  it("starts a subagent within its parent's limits (the same request again: the same subagent); only its outcome reaches the parent", async () => {
+    const parent = uniqueId("parent");
+    createdOrThrow(
+      await agent.createSession({ objective: "Rename Foo to Bar in src/", modelId: "claude-sonnet-4", toolMode: "WRITE", sessionId: parent, tokenBudget: 1_000 }),
+    );
+    const request = { objective: "Find the callers of Foo", toolMode: "READ_ONLY", tokenBudget: 300 } as const;
+
+    const child = subagentStartedOrThrow(await agent.startSubagent(parent, request));
+    expect(child).toMatchObject({ kind: "subagent_started", parentSessionId: parent, seq: 1, toolMode: "READ_ONLY", modelId: "claude-sonnet-4" });
+    expect(child.sessionStartedAt).toEqual((await agent.events(child.sessionId, 1, 1))!.events[0]!.occurredAt);
+    const again = subagentStartedOrThrow(await agent.startSubagent(parent, { ...request, sessionId: child.sessionId }));
+    expect(again.sessionId).toBe(child.sessionId);
+    expect(await agent.startSubagent(parent, { objective: "Spend more", toolMode: "READ_ONLY", tokenBudget: 5_000 })).toMatchObject({
+      kind: "rejected",
+      field: "tokenBudget",
+    });
+    expect((await agent.startSubagent(`no-such-${parent}`, request)).kind).toBe("not_found");
+
+    appendedOrThrow(await agent.append(child.sessionId, { step: "done", events: [NewEvent.sessionClosed("Foo is called from 3 places")] }));
+    const result = await agent.awaitEvent(parent, 1, (e) => e.type === "subagent_result", PATIENCE_MS);
+    expect(result?.json).toMatchObject({ childSessionId: child.sessionId, outcome: "Foo is called from 3 places" });
   }, PATIENCE_MS * 2);
 
   it("lists a gated call for approvers, decides it once, and the agent sees the authorization", async () => {
