@@ -14,7 +14,7 @@ import java.util.Objects;
  * with its original seq; session creation and forks, because the client chooses the new session's
  * id and its first eventId; claims and migrations, because they carry a request id; and the
  * idempotent {@code PUT} of a harness version. An approval decision and an erasure are never
- * retried: when their answer is lost the client says the outcome is unknown. Subscriptions
+ * retried: when their answer is lost, or is a 502, 503 or 504, the client says the outcome is unknown. Subscriptions
  * reconnect for as long as they are open, with the same backoff.
  *
  * <p>Immutable and thread-safe.

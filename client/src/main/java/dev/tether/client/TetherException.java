@@ -8,7 +8,8 @@ import java.util.Optional;
  * answered something the client does not understand. Business outcomes — a conflict, a fenced
  * worker, a missing session, a refused field — are never thrown; they are the call's result.
  *
- * <p>When a call that is not retried (an approval decision, an erasure) loses its answer,
+ * <p>When a call that is not retried (an approval decision, an erasure) loses its answer, or is
+ * answered 502, 503 or 504,
  * {@link #outcomeUnknown()} is true: the call may or may not have taken effect.
  */
 public class TetherException extends RuntimeException {

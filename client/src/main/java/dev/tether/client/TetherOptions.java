@@ -84,8 +84,9 @@ public final class TetherOptions {
     }
 
     /**
-     * How long one request may take until its answer starts (for a subscription: until the stream
-     * opens; an open stream may stay quiet for as long as the session does).
+     * How long one request may take until its answer starts, and then again until its body has
+     * arrived (for a subscription: until the stream opens; an open stream may stay quiet for as long
+     * as the session does).
      */
     public TetherOptions withTimeout(Duration requestTimeout) {
         return new TetherOptions(sessions, projector, approvals, token, positive(requestTimeout, "timeout"), connectTimeout, retry);

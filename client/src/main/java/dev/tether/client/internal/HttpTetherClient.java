@@ -335,6 +335,10 @@ public final class HttpTetherClient implements TetherClient {
         if (answer.ok()) {
             return Wire.erased(answer.json());
         }
+        TetherException unknown = Outcomes.noVerdict("erasing session " + sessionId, answer.error());
+        if (unknown != null) {
+            throw unknown;
+        }
         return answer.status() == 404 ? Outcomes.notFound(answer.error()) : Outcomes.rejected(answer.error());
     }
 
@@ -429,7 +433,14 @@ public final class HttpTetherClient implements TetherClient {
         // never repeated: a second decision after a lost answer would be refused, or worse, count twice
         Answer answer = transport.send("POST", approvalsApi().path("/v1/approvals").segment(approvalId).path("/decision").build(), body,
                 Retry.NEVER);
-        return answer.ok() ? new Decided(Wire.approval(answer.json())) : Outcomes.decision(answer.error());
+        if (answer.ok()) {
+            return new Decided(Wire.approval(answer.json()));
+        }
+        TetherException unknown = Outcomes.noVerdict("deciding " + approvalId, answer.error());
+        if (unknown != null) {
+            throw unknown;
+        }
+        return Outcomes.decision(answer.error());
     }
 
     @Override

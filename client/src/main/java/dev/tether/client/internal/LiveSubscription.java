@@ -177,13 +177,13 @@ public final class LiveSubscription implements Subscription {
                         Optional.of(Outcomes.failure("subscribing to session " + sessionId, error)), lastSeq);
             }
             current = response.body();
-            if (closing) {
-                break;
-            }
-            callback(() -> listener.onConnected(next));
             long before = lastSeq;
             Exception broken;
-            try {
+            try { // from here the stream is released however this connection ends: closed, broken, or a listener that threw
+                if (closing) {
+                    break;
+                }
+                callback(() -> listener.onConnected(next));
                 read(response.body());
                 broken = new EOFException("the service ended the stream");
             } catch (IOException e) {

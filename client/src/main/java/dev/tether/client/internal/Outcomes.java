@@ -58,6 +58,33 @@ public final class Outcomes {
         return e.status() == 404 ? notFound(e) : rejected(e);
     }
 
+    /**
+     * For a call that is never repeated (a decision, an erasure): a 502, 503 or 504 is no verdict — a gateway may have
+     * passed the request on, and a service answers 503 when the sequencer's verdict did not come in time, the command
+     * sent — so the call may have taken effect: a {@link TetherException} whose outcome is unknown. Null for any other
+     * status.
+     */
+    public static TetherException noVerdict(String what, ApiError e) {
+        if (e.status() == 502 || e.status() == 503 || e.status() == 504) {
+            return new NoVerdict(what + " got no verdict; not repeated, it may or may not have taken effect", e);
+        }
+        return null;
+    }
+
+    /** A service's or a gateway's error answer that is no verdict on a call that is not repeated. */
+    private static final class NoVerdict extends TetherException {
+        private static final long serialVersionUID = 1L;
+
+        NoVerdict(String message, ApiError error) {
+            super(message, error);
+        }
+
+        @Override
+        public boolean outcomeUnknown() {
+            return true;
+        }
+    }
+
     public static NotFound notFound(ApiError e) {
         return new NotFound(e.message().isEmpty() ? "not found" : e.message());
     }

@@ -5,6 +5,8 @@ import dev.tether.client.ApiError;
 import dev.tether.client.RetryPolicy;
 import dev.tether.client.TetherException;
 import dev.tether.client.TetherOptions;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -13,12 +15,18 @@ import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * HTTP for the SDK: one {@link HttpClient} (HTTP/1.1, so a stream is one plain connection), the
@@ -53,6 +61,7 @@ public final class Transport {
     }
 
     private static final String USER_AGENT = "tether-client/0.1";
+    private static final int ERROR_BODY = 64 * 1024;
 
     private final TetherOptions options;
     private final HttpClient http;
@@ -93,7 +102,7 @@ public final class Transport {
         int attempts = retry == Retry.SAFE ? policy.maxAttempts() : 1;
         for (int attempt = 1; ; attempt++) {
             try {
-                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                HttpResponse<String> response = exchange(request, info -> HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8));
                 Answer answer = new Answer(response.statusCode(), response.body(), retryAfter(response));
                 if (transient5xx(answer.status()) && attempt < attempts) {
                     pause(policy, attempt, answer.retryAfter());
@@ -119,15 +128,73 @@ public final class Transport {
     }
 
     /**
-     * Opens a server-sent-event stream. The request timeout bounds only the wait for the answer's
-     * headers; the body then stays open for as long as the service keeps it.
+     * One exchange: the request's timeout bounds the wait for the answer's headers (the HTTP client's own), and the same
+     * timeout again, from the headers on, the wait for its body, which the HTTP client alone would wait for without end.
+     */
+    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> body) throws IOException, InterruptedException {
+        var headersAt = new AtomicLong();
+        CompletableFuture<HttpResponse<T>> answer = http.sendAsync(request, info -> {
+            headersAt.set(System.nanoTime() | 1); // never 0: "no headers yet"
+            return body.apply(info);
+        });
+        long timeout = options.timeout().toNanos();
+        long wait = timeout;
+        try {
+            while (true) {
+                try {
+                    return answer.get(wait, TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    long at = headersAt.get();
+                    if (at == 0) {
+                        continue; // still waiting for the headers: the request's own timeout ends that wait
+                    }
+                    wait = at + timeout - System.nanoTime();
+                    if (wait <= 0) {
+                        answer.cancel(true);
+                        throw new HttpTimeoutException("the answer's body did not arrive within " + options.timeout() + " of its headers");
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            answer.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IOException(cause);
+        }
+    }
+
+    /**
+     * Opens a server-sent-event stream. The request timeout bounds the wait for the answer's
+     * headers; a 200's body then stays open for as long as the service keeps it. Any other answer's
+     * body (its first 64 KiB kept) is read before this returns, within the timeout again.
      */
     public HttpResponse<InputStream> openStream(URI uri, long lastEventId) throws IOException, InterruptedException {
         HttpRequest.Builder builder = request(uri).timeout(options.timeout()).header("Accept", "text/event-stream").GET();
         if (lastEventId > 0) {
             builder.header("Last-Event-ID", Long.toString(lastEventId));
         }
-        return http.send(builder.build(), HttpResponse.BodyHandlers.ofInputStream());
+        return exchange(builder.build(), info -> info.statusCode() == 200 ? HttpResponse.BodySubscribers.ofInputStream() : errorBody());
+    }
+
+    /** An error answer's body, read whole, its first 64 KiB kept. */
+    private static HttpResponse.BodySubscriber<InputStream> errorBody() {
+        var kept = new ByteArrayOutputStream();
+        return HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofByteArrayConsumer(chunk -> chunk.ifPresent(bytes -> {
+            int room = ERROR_BODY - kept.size();
+            if (room > 0) {
+                kept.write(bytes, 0, Math.min(room, bytes.length));
+            }
+        })), done -> new ByteArrayInputStream(kept.toByteArray()));
     }
 
     /** The wait before attempt {@code failures + 1}: the policy's backoff with jitter, at least a 503's Retry-After. */

@@ -359,22 +359,30 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
     /** Reads the events appended since the fold's last seq, and the memory as its latest record holds it; false if there is no session. */
     private boolean sync(State state) {
         while (true) {
-            Optional<EventPage> page = client.events(state.sessionId, state.log.lastSeq() + 1, PAGE);
+            long known = state.log.lastSeq();
+            // from the last seq folded (when there is one), to see it is still the event folded: else the session was
+            // erased and made again under its id, however long its log is now
+            Optional<EventPage> page = client.events(state.sessionId, Math.max(1, known), PAGE);
             if (page.isEmpty()) {
-                if (state.log.lastSeq() > 0) {
+                if (known > 0) {
                     state.reset(); // erased meanwhile (a delete elsewhere): start over
                 }
                 state.read = true;
                 return false;
             }
-            if (page.get().lastSeq() < state.log.lastSeq()) {
-                state.reset(); // erased and started again: read it from its start
-                continue;
+            List<SessionEvent> events = page.get().events();
+            if (known > 0) {
+                if (page.get().lastSeq() < known || events.isEmpty() || events.get(0).seq() != known
+                        || !events.get(0).eventId().equals(state.log.event(known).json().path("eventId").asText())) {
+                    state.reset(); // erased and started again: read it from its start
+                    continue;
+                }
+                events = events.subList(1, events.size());
             }
-            for (SessionEvent event : page.get().events()) {
+            for (SessionEvent event : events) {
                 state.log.add(event);
             }
-            if (page.get().events().isEmpty() || page.get().atEnd()) {
+            if (events.isEmpty() || page.get().atEnd()) {
                 break;
             }
         }
