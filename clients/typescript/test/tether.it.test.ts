@@ -88,7 +88,8 @@ describe("the OpenAPI documents on the real stack", () => {
       body: { sessionId: id, objective: "Read the README", modelId: "claude-sonnet-4", toolMode: "READ_ONLY" },
     });
     expect(created.response.status).toBe(201);
-    expect(created.data).toEqual({ sessionId: id, seq: 1, harnessVersion: "v1", modelId: "claude-sonnet-4", redactions: 0 });
+    expect(created.data).toEqual({ sessionId: id, seq: 1, harnessVersion: "v1", modelId: "claude-sonnet-4", redactions: 0,
+      sessionStartedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) });
 
     const appended = await sessions.POST("/v1/sessions/{id}/events", {
       params: { path: { id } },

@@ -32,8 +32,8 @@ import java.util.regex.PatternSyntaxException;
  * line are searched, the whole search stops after {@value #TIMEOUT_SECONDS} s (the regex engine reads its input
  * through a text that checks the clock, which also stops catastrophic backtracking), and at most
  * {@value #MAX_MATCHES} matches, {@value #MAX_FILES} files and files up to {@value #MAX_FILE_BYTES} bytes are
- * searched. Binary files (a NUL in the first 8 KiB) and symbolic links are skipped. A search stopped by the clock is an
- * ERROR result with the matches found so far.
+ * searched. Binary files (a NUL in the first 8 KiB) and symbolic links are skipped. A search stopped by the clock, or by a
+ * pattern whose matching recursed past the stack on a long line, is an ERROR result with the matches found so far.
  *
  * <p>Reads only, so idempotent; reconciled by running it again. Stateless.
  */
@@ -111,6 +111,11 @@ public final class GrepTool implements Tool {
         } catch (DeadlineCharSequence.DeadlineExceeded e) {
             return context.output(ToolOutput.Status.ERROR, search.report("[grep: stopped after " + timeout.toMillis()
                     + " ms; simplify the pattern (nested quantifiers backtrack) or narrow path or glob]\n"));
+        } catch (StackOverflowError e) {
+            // java.util.regex recurses once per repetition of a group ((a|b)*, (\w|-)+): on a long line that overflows the
+            // stack, an Error the executor would not take for the call's result (it would fail the batch, for ever)
+            return context.output(ToolOutput.Status.ERROR, search.report("[grep: stopped: the pattern recursed too deeply"
+                    + " on a long line; use a character class ([ab]*) instead of an alternation under a quantifier ((a|b)*)]\n"));
         }
         String notes = candidates.complete ? "" : "[grep: searched the first " + MAX_FILES + " files only]\n";
         return context.output(ToolOutput.Status.OK, search.report(notes));

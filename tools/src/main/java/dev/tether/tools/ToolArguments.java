@@ -42,7 +42,7 @@ public final class ToolArguments {
         return new ToolArguments(arguments);
     }
 
-    /** A string that must be there; it may be empty. */
+    /** A string that must be there; it may be empty. Every string argument must be valid Unicode (no unpaired surrogate). */
     public String string(String name) throws ToolException {
         return optionalString(name).orElseThrow(() -> ToolException.invalidArgument(name, "is required"));
     }
@@ -64,7 +64,25 @@ public final class ToolArguments {
         if (!value.isTextual()) {
             throw ToolException.invalidArgument(name, "must be a string");
         }
-        return Optional.of(value.textValue());
+        String text = value.textValue();
+        if (hasUnpairedSurrogate(text)) {
+            // JSON allows "\ud83d" alone; it has no UTF-8 encoding (it would be written as '?'), and an edit's old text
+            // holding one would match half of a character of the file and destroy the other half
+            throw ToolException.invalidArgument(name, "must be valid Unicode: it holds half of a surrogate pair");
+        }
+        return Optional.of(text);
+    }
+
+    private static boolean hasUnpairedSurrogate(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public boolean optionalBoolean(String name, boolean absent) throws ToolException {
