@@ -32,12 +32,31 @@ import java.util.List;
  * into the tmpfs), then enters it again so that {@code ..} leads into the tmpfs. Its second {@code unshare} puts the
  * command in a nested user and mount namespace: mounts copied into a namespace owned by a less privileged user
  * namespace are locked, so the command, root in its own user namespace, cannot unmount the tmpfs to uncover the
- * other workspaces (the kernel answers {@code EINVAL}). If any step fails the script exits non-zero and the command
+ * other workspaces (the kernel answers {@code EINVAL}). {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} are each a
+ * fresh tmpfs of the command's own ({@link #PRIVATE_TMP}). If any step fails the script exits non-zero and the command
  * does not run.
  */
 final class CommandLine {
 
     static final String SHELL = "/bin/sh";
+
+    /**
+     * The most a command's private {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} may each hold (tmpfs, so memory,
+     * taken only as it is written).
+     */
+    static final String TMP_SIZE = "256m";
+
+    /**
+     * A fresh tmpfs over each of {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} that exists: every session's
+     * commands run as the same user, so in the host's a file one session's command left (a build's output, a secret a
+     * script wrote) would be another's to read and change. When the workspace lies under one of them (a test's), its
+     * path is made again in the new tmpfs and the workspace, the working directory, bound back at it.
+     */
+    private static final String PRIVATE_TMP = "for t in /tmp /var/tmp /dev/shm; do "
+            + "[ -d \"$t\" ] || continue; "
+            + "mount --no-canonicalize -t tmpfs -o mode=1777,size=" + TMP_SIZE + ",nosuid,nodev tether-tmp \"$t\"; "
+            + "case \"$2/\" in \"$t\"/*) mkdir -p \"$2\"; mount --no-canonicalize --bind . \"$2\"; cd -P \"$2\";; esac; "
+            + "done; ";
 
     /**
      * {@code $1} the directory holding the workspaces, {@code $2} this workspace, {@code $3} the command; the working
@@ -50,6 +69,7 @@ final class CommandLine {
             + "mount --no-canonicalize --bind . \"../$n\"; "
             + "mount --no-canonicalize -o remount,bind,ro ..; "
             + "cd -P \"../$n\"; "
+            + PRIVATE_TMP
             + "exec ";
 
     private CommandLine() {}
