@@ -69,6 +69,14 @@ public interface ExecutorConfig {
          */
         @WithDefault("false")
         boolean allowUnisolated();
+
+        /**
+         * Directories a command may neither read nor change, besides the blob store's and the executor's application
+         * directory, which are always hidden: where the command user is the executor's own (the executor not root: every
+         * shipped image), whatever else the executor owns that commands must not reach (a mounted secret, a state
+         * directory). Absolute paths; one holding the workspaces is left alone.
+         */
+        Optional<List<String>> hiddenPaths();
     }
 
     /** How the executor makes sure a call of an interrupted turn never starts (docs/ARCHITECTURE.md §6). */

@@ -27,11 +27,14 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -83,6 +86,35 @@ public class Executor {
         this.meters = meters;
     }
 
+    /**
+     * What a command may neither read nor change: the blob store (every tenant's offloaded output), the executor's own
+     * application (overwritten, it would run the command's code as the executor at its next start) and the configured
+     * directories. Where the command user is the executor's own (the executor not root), its files are otherwise the
+     * command's at their absolute paths.
+     */
+    static List<Path> hiddenFromCommands(String blobDir, Optional<List<String>> configured, Optional<Path> application) {
+        var hidden = new ArrayList<Path>();
+        hidden.add(Path.of(blobDir).toAbsolutePath().normalize());
+        application.ifPresent(hidden::add);
+        configured.orElse(List.of()).forEach(p -> hidden.add(Path.of(p).toAbsolutePath().normalize()));
+        return hidden.stream().distinct().toList();
+    }
+
+    /** The directory the executor runs from (Quarkus' application directory, holding {@code quarkus-run.jar}), if it can tell. */
+    static Optional<Path> applicationDirectory() {
+        try {
+            Path at = Path.of(Executor.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path dir = at; dir != null; dir = dir.getParent()) {
+                if (Files.isRegularFile(dir.resolve("quarkus-run.jar"))) {
+                    return Optional.of(dir);
+                }
+            }
+        } catch (RuntimeException | java.net.URISyntaxException e) {
+            LOG.debugf("cannot tell the executor's application directory: %s", e.toString());
+        }
+        return Optional.empty();
+    }
+
     /** After {@code InfrastructureInit} (default priority): the topics exist and are verified. */
     void onStart(@Observes @Priority(3000) StartupEvent event) {
         TopicLayout layout = tether.layout();
@@ -93,7 +125,8 @@ public class Executor {
                 .withMemoryLimitBytes(commands.memoryLimitBytes())
                 .withMaxProcesses(commands.maxProcesses())
                 .withNetworkAccess(commands.network())
-                .withAllowNetworkWhenIsolationUnavailable(commands.allowUnisolated());
+                .withAllowNetworkWhenIsolationUnavailable(commands.allowUnisolated())
+                .withHiddenPaths(hiddenFromCommands(config.blobs().dir(), commands.hiddenPaths(), applicationDirectory()));
         CommandRunner runner = CommandRunner.detecting(runnerConfig);
         isolation = runner.isolation();
         if (isolation instanceof Isolation.Unavailable unavailable) {

@@ -33,7 +33,8 @@ import java.util.List;
  * command in a nested user and mount namespace: mounts copied into a namespace owned by a less privileged user
  * namespace are locked, so the command, root in its own user namespace, cannot unmount the tmpfs to uncover the
  * other workspaces (the kernel answers {@code EINVAL}). {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} are each a
- * fresh tmpfs of the command's own ({@link #PRIVATE_TMP}). If any step fails the script exits non-zero and the command
+ * fresh tmpfs of the command's own ({@link #PRIVATE_TMP}, unless configured otherwise), and the directories the
+ * configuration hides are covered by an empty read-only one ({@link #HIDE_PATHS}). If any step fails the script exits non-zero and the command
  * does not run.
  */
 final class CommandLine {
@@ -52,15 +53,25 @@ final class CommandLine {
      * script wrote) would be another's to read and change. When the workspace lies under one of them (a test's), its
      * path is made again in the new tmpfs and the workspace, the working directory, bound back at it.
      */
-    private static final String PRIVATE_TMP = "for t in /tmp /var/tmp /dev/shm; do "
+    static final String PRIVATE_TMP = "for t in /tmp /var/tmp /dev/shm; do "
             + "[ -d \"$t\" ] || continue; "
             + "mount --no-canonicalize -t tmpfs -o mode=1777,size=" + TMP_SIZE + ",nosuid,nodev tether-tmp \"$t\"; "
             + "case \"$2/\" in \"$t\"/*) mkdir -p \"$2\"; mount --no-canonicalize --bind . \"$2\"; cd -P \"$2\";; esac; "
             + "done; ";
 
     /**
-     * {@code $1} the directory holding the workspaces, {@code $2} this workspace, {@code $3} the command; the working
-     * directory is this workspace. Every path is taken relative to it ({@code ..}, {@code ../<name>}, {@code cd -P}), so
+     * An empty read-only tmpfs over each hidden directory ({@code $4} on) that exists and does not hold the workspace:
+     * where the command user is the executor's own, the executor's files are otherwise the command's to read and change.
+     */
+    static final String HIDE_PATHS = "w=\"$2\"; c=\"$3\"; shift 3; for h do "
+            + "[ -d \"$h\" ] || continue; "
+            + "case \"$w/\" in \"$h\"/*) continue;; esac; "
+            + "mount --no-canonicalize -t tmpfs -o ro,mode=000,size=4k,nr_inodes=1,nosuid,nodev,noexec tether-hidden \"$h\"; "
+            + "done; ";
+
+    /**
+     * {@code $1} the directory holding the workspaces, {@code $2} this workspace, {@code $3} the command, {@code $4} on
+     * the directories to hide ({@link #HIDE_PATHS}); the working directory is this workspace. Every path is taken relative to it ({@code ..}, {@code ../<name>}, {@code cd -P}), so
      * the command user needs no search permission on the directories above the workspaces (a clone in a 0700 home).
      */
     static final String HIDE_SIBLINGS = "set -e; n=\"${2##*/}\"; "
@@ -68,9 +79,7 @@ final class CommandLine {
             + "mkdir \"../$n\"; "
             + "mount --no-canonicalize --bind . \"../$n\"; "
             + "mount --no-canonicalize -o remount,bind,ro ..; "
-            + "cd -P \"../$n\"; "
-            + PRIVATE_TMP
-            + "exec ";
+            + "cd -P \"../$n\"; ";
 
     private CommandLine() {}
 
@@ -97,9 +106,11 @@ final class CommandLine {
             }
             argv.addAll(List.of("--pid", "--fork", "--kill-child", "--mount-proc", "--"));
             String confined = "unshare --user --map-root-user --mount -- prlimit --as=" + config.memoryLimitBytes()
-                    + " --nproc=" + config.maxProcesses() + " -- " + SHELL + " -c \"$3\"";
-            argv.addAll(List.of(SHELL, "-c", HIDE_SIBLINGS + confined, "tether-sandbox",
+                    + " --nproc=" + config.maxProcesses() + " -- " + SHELL + " -c \"$c\"";
+            String script = HIDE_SIBLINGS + (config.privateTmp() ? PRIVATE_TMP : "") + HIDE_PATHS + "exec " + confined;
+            argv.addAll(List.of(SHELL, "-c", script, "tether-sandbox",
                     workspaces.toString(), workspace.toString(), command));
+            config.hiddenPaths().forEach(h -> argv.add(h.toString()));
             return List.copyOf(argv);
         } else if (isolation instanceof Isolation.Unavailable) {
             argv.addAll(List.of("prlimit", "--as=" + config.memoryLimitBytes(), "--"));

@@ -1,6 +1,8 @@
 package dev.tether.tools.sandbox;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -39,7 +41,9 @@ public record RunnerConfig(
         boolean networkAccess,
         boolean allowNetworkWhenIsolationUnavailable,
         Map<String, String> environment,
-        SandboxUser sandboxUser) {
+        SandboxUser sandboxUser,
+        List<Path> hiddenPaths,
+        boolean privateTmp) {
 
     /** The default timeout: 60 s. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -75,52 +79,78 @@ public record RunnerConfig(
             }
         });
         environment = Map.copyOf(environment);
+        Objects.requireNonNull(hiddenPaths, "hiddenPaths");
+        hiddenPaths.forEach(h -> {
+            if (!h.isAbsolute()) {
+                throw new IllegalArgumentException("a hidden path must be absolute, got " + h);
+            }
+        });
+        hiddenPaths = List.copyOf(hiddenPaths);
     }
 
     /** 60 s, 1 MiB of output, 1 GiB of address space, 512 processes, no network, refusal without isolation. */
     public static RunnerConfig defaults() {
         return new RunnerConfig(DEFAULT_TIMEOUT, DEFAULT_OUTPUT_CAP_BYTES, DEFAULT_MEMORY_LIMIT_BYTES,
-                DEFAULT_MAX_PROCESSES, false, false, Map.of(), SandboxUser.NOBODY);
+                DEFAULT_MAX_PROCESSES, false, false, Map.of(), SandboxUser.NOBODY, List.of(), true);
     }
 
     public RunnerConfig withTimeout(Duration timeout) {
         return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
-                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
     }
 
     public RunnerConfig withOutputCapBytes(int outputCapBytes) {
         return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
-                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
     }
 
     public RunnerConfig withMemoryLimitBytes(long memoryLimitBytes) {
         return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
-                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
     }
 
     public RunnerConfig withMaxProcesses(int maxProcesses) {
         return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
-                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
     }
 
     public RunnerConfig withNetworkAccess(boolean networkAccess) {
         return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
-                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
     }
 
     public RunnerConfig withAllowNetworkWhenIsolationUnavailable(boolean allow) {
         return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
-                allow, environment, sandboxUser);
+                allow, environment, sandboxUser, hiddenPaths, privateTmp);
     }
 
     public RunnerConfig withEnvironment(Map<String, String> environment) {
         return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
-                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
     }
 
     public RunnerConfig withSandboxUser(SandboxUser sandboxUser) {
         return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
-                allowNetworkWhenIsolationUnavailable, environment, sandboxUser);
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
+    }
+
+    /**
+     * Directories a command must neither read nor change although its user may (the executor's own, where the command
+     * user is the executor's: its blob store, its application): with namespaces, each that exists is covered by an empty
+     * read-only tmpfs in the command's mount namespace, unless the workspace lies within it.
+     */
+    public RunnerConfig withHiddenPaths(List<Path> hiddenPaths) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
+    }
+
+    /**
+     * Whether, with namespaces, {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} are a fresh tmpfs of each command's own
+     * (the default): in the host's, what one session's command left there would be another's to read and change.
+     */
+    public RunnerConfig withPrivateTmp(boolean privateTmp) {
+        return new RunnerConfig(timeout, outputCapBytes, memoryLimitBytes, maxProcesses, networkAccess,
+                allowNetworkWhenIsolationUnavailable, environment, sandboxUser, hiddenPaths, privateTmp);
     }
 
     /** Shows the environment's names, never its values. */
@@ -130,6 +160,6 @@ public record RunnerConfig(
                 + ", memoryLimitBytes=" + memoryLimitBytes + ", maxProcesses=" + maxProcesses
                 + ", networkAccess=" + networkAccess
                 + ", allowNetworkWhenIsolationUnavailable=" + allowNetworkWhenIsolationUnavailable
-                + ", environment=" + new TreeMap<>(environment).keySet() + ", sandboxUser=" + sandboxUser + "]";
+                + ", environment=" + new TreeMap<>(environment).keySet() + ", sandboxUser=" + sandboxUser + ", hiddenPaths=" + hiddenPaths + ", privateTmp=" + privateTmp + "]";
     }
 }

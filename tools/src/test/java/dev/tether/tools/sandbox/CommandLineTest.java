@@ -13,7 +13,7 @@ class CommandLineTest {
     private static final RunnerConfig CONFIG = RunnerConfig.defaults().withMemoryLimitBytes(1000).withMaxProcesses(7);
     private static final Path WORKSPACE = Path.of("/w/s");
     private static final String CONFINED =
-            "unshare --user --map-root-user --mount -- prlimit --as=1000 --nproc=7 -- /bin/sh -c \"$3\"";
+            "unshare --user --map-root-user --mount -- prlimit --as=1000 --nproc=7 -- /bin/sh -c \"$c\"";
 
     @Test
     void isolatesInNamespaces_asTheSandboxUser_underRoot() {
@@ -22,7 +22,7 @@ class CommandLineTest {
         assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE, "echo hi")).containsExactly(
                 "setsid", "setpriv", "--reuid=65534", "--regid=65533", "--clear-groups", "--",
                 "unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
-                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CONFINED, "tether-sandbox", "/w", "/w/s", "echo hi");
+                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CommandLine.PRIVATE_TMP + CommandLine.HIDE_PATHS + "exec " + CONFINED, "tether-sandbox", "/w", "/w/s", "echo hi");
     }
 
     @Test
@@ -31,7 +31,15 @@ class CommandLineTest {
 
         assertThat(CommandLine.of(isolation, CONFIG.withNetworkAccess(true), WORKSPACE, "echo hi")).containsExactly(
                 "setsid", "unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
-                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CONFINED, "tether-sandbox", "/w", "/w/s", "echo hi");
+                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CommandLine.PRIVATE_TMP + CommandLine.HIDE_PATHS + "exec " + CONFINED, "tether-sandbox", "/w", "/w/s", "echo hi");
+    }
+
+    @Test
+    void passesTheDirectoriesToHide_afterTheCommand() {
+        var isolation = new Isolation.Namespaces(new SandboxUser(1000, 1000), false);
+
+        assertThat(CommandLine.of(isolation, CONFIG.withHiddenPaths(List.of(Path.of("/var/lib/tether/blobs"), Path.of("/deployments"))),
+                WORKSPACE, "echo hi")).endsWith("tether-sandbox", "/w", "/w/s", "echo hi", "/var/lib/tether/blobs", "/deployments");
     }
 
     @Test
