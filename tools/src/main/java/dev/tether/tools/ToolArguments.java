@@ -1,6 +1,7 @@
 package dev.tether.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.core.event.WellFormedText;
 import dev.tether.tools.sandbox.SandboxViolation;
 import dev.tether.tools.sandbox.Workspace;
 import java.nio.file.Path;
@@ -65,24 +66,12 @@ public final class ToolArguments {
             throw ToolException.invalidArgument(name, "must be a string");
         }
         String text = value.textValue();
-        if (hasUnpairedSurrogate(text)) {
+        if (!WellFormedText.isWellFormed(text)) {
             // JSON allows "\ud83d" alone; it has no UTF-8 encoding (it would be written as '?'), and an edit's old text
             // holding one would match half of a character of the file and destroy the other half
             throw ToolException.invalidArgument(name, "must be valid Unicode: it holds half of a surrogate pair");
         }
         return Optional.of(text);
-    }
-
-    private static boolean hasUnpairedSurrogate(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     public boolean optionalBoolean(String name, boolean absent) throws ToolException {

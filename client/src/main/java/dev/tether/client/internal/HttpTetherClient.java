@@ -24,6 +24,7 @@ import dev.tether.client.HarnessVersion;
 import dev.tether.client.HarnessVersionUpdate;
 import dev.tether.client.MigrateResult;
 import dev.tether.client.ModelContext;
+import dev.tether.client.HarnessTool;
 import dev.tether.client.NewSession;
 import dev.tether.client.NewSubagent;
 import dev.tether.client.SubagentStartResult;
@@ -104,15 +105,20 @@ public final class HttpTetherClient implements TetherClient {
         session.constraints().forEach(constraints::add);
         session.harnessVersion().ifPresent(v -> body.put("harnessVersion", v));
         session.tokenBudget().ifPresent(b -> body.put("tokenBudget", b));
-        if (!session.harnessTools().isEmpty()) { // left out when none, so such a request (and its derived eventId) is as before
-            ArrayNode tools = body.putArray("harnessTools");
-            session.harnessTools().forEach(t -> tools.addObject().put("name", t.name()).put("mutating", t.mutating())
-                    .put("canReconcile", t.canReconcile()).put("recordedOnly", t.recordedOnly()));
-        }
+        putHarnessTools(body, session.harnessTools());
         // derived from the whole request: its retry is a duplicate, another request for the same id is refused
         body.put("eventId", DerivedIds.ofClient(sessionId, "session_started", Json.write(body)));
         Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").build(), body, Retry.SAFE);
         return answer.ok() ? Wire.created(answer.json()) : Outcomes.rejected(answer.error());
+    }
+
+    /** A new session's harness-run tools; left out when none, so such a request (and its derived eventId) is as before. */
+    private static void putHarnessTools(ObjectNode body, List<HarnessTool> declared) {
+        if (!declared.isEmpty()) {
+            ArrayNode tools = body.putArray("harnessTools");
+            declared.forEach(t -> tools.addObject().put("name", t.name()).put("mutating", t.mutating())
+                    .put("canReconcile", t.canReconcile()).put("recordedOnly", t.recordedOnly()));
+        }
     }
 
     @Override
@@ -127,11 +133,7 @@ public final class HttpTetherClient implements TetherClient {
         ArrayNode constraints = body.putArray("constraints");
         subagent.constraints().forEach(constraints::add);
         subagent.tokenBudget().ifPresent(b -> body.put("tokenBudget", b));
-        if (!subagent.harnessTools().isEmpty()) {
-            ArrayNode tools = body.putArray("harnessTools");
-            subagent.harnessTools().forEach(t -> tools.addObject().put("name", t.name()).put("mutating", t.mutating())
-                    .put("canReconcile", t.canReconcile()).put("recordedOnly", t.recordedOnly()));
-        }
+        putHarnessTools(body, subagent.harnessTools());
         // derived from the parent and the whole request: its retry is a duplicate, another request for the same id is refused
         body.put("eventId", DerivedIds.ofClient(sessionId, "session_started", id(parentSessionId), Json.write(body)));
         Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(parentSessionId)).path("/subagents").build(),

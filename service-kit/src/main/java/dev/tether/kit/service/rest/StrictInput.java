@@ -1,6 +1,7 @@
 package dev.tether.kit.service.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.core.event.WellFormedText;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -44,7 +45,7 @@ public final class StrictInput {
 
     private static String loneSurrogateAt(JsonNode node, String path) {
         if (node.isTextual()) {
-            return wellFormed(node.textValue()) ? null : path;
+            return WellFormedText.isWellFormed(node.textValue()) ? null : path;
         }
         if (node.isArray()) {
             for (int i = 0; i < node.size(); i++) {
@@ -57,7 +58,7 @@ public final class StrictInput {
             for (var fields = node.fields(); fields.hasNext(); ) {
                 var field = fields.next();
                 String at = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
-                if (!wellFormed(field.getKey())) {
+                if (!WellFormedText.isWellFormed(field.getKey())) {
                     return at;
                 }
                 String bad = loneSurrogateAt(field.getValue(), at);
@@ -67,18 +68,6 @@ public final class StrictInput {
             }
         }
         return null;
-    }
-
-    private static boolean wellFormed(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** {@code value} of query parameter {@code name} as a whole number; null when absent or empty. */
