@@ -103,6 +103,38 @@ class SessionApiIT {
         assertThat(events(AGENT, id, 1).getList("events")).hasSize(2);
     }
 
+    /**
+     * A worker may name its claims after itself, the same request id for every session it works on: claims of several
+     * sessions in flight at once each get their own session's answer (the channel matches verdicts by command id).
+     */
+    @Test
+    void claimsOfManySessionsAtOnce_underOneRequestId_eachAnswerTheirOwnSession() throws Exception {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            ids.add(created());
+        }
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(ids.size());
+        try {
+            var claims = new java.util.ArrayList<java.util.concurrent.Future<JsonPath>>();
+            for (String id : ids) {
+                claims.add(pool.submit(() -> given().auth().oauth2(AGENT).contentType("application/json")
+                        .body(Map.of("workerId", "worker-9", "harnessVersion", "v1", "requestId", "worker-9"))
+                        .post("/v1/sessions/{id}/claim", id).then().statusCode(200).extract().jsonPath()));
+            }
+            for (int i = 0; i < ids.size(); i++) {
+                JsonPath claim = claims.get(i).get();
+                assertThat(claim.getString("sessionStartedAt")).as("the start of %s", ids.get(i))
+                        .isEqualTo(events(AGENT, ids.get(i), 1).getString("events[0].occurredAt"));
+                assertThat(claim.getInt("lastSeq")).isEqualTo(2);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (String id : ids) {
+            assertThat(events(AGENT, id, 1).getList("events.type")).as(id).containsExactly("session_started", "session_claimed");
+        }
+    }
+
     @Test
     void claim_thenReClaim_recordsCrashResume_andFencesTheOldWorker() {
         String id = created();

@@ -13,6 +13,7 @@ import dev.tether.core.event.SessionForked;
 import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.id.ClientIds;
+import dev.tether.core.id.DerivedIds;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.kafka.CommandVerdict;
 import dev.tether.kit.service.TetherConfig;
@@ -306,7 +307,7 @@ public class SessionResource {
         ingress.scrub(tree); // a worker's id is stored and shown like any text a client sends
         var request = json.read(tree, Requests.Claim.class);
         var command = new Command.ClaimSession(request.workerId(), request.harnessVersion(), Boolean.TRUE.equals(request.rollout()));
-        CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
+        CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdFor(principal.tenantId(), sessionId, request.requestId()), sessionId, principal.tenantId(), principal,
                 Instant.now(), command));
         ObjectNode out = json.mapper().createObjectNode();
         out.put("epoch", reply.epoch());
@@ -342,7 +343,7 @@ public class SessionResource {
             throw new ApiException(422, "version_retired", "harness version " + request.toVersion() + " is RETIRED: no worker runs"
                     + " it, and a session moved there would wait for none; make it ACTIVE or DRAINING first").with("field", "toVersion");
         }
-        CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdOr(request.requestId()), sessionId, principal.tenantId(), principal,
+        CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdFor(principal.tenantId(), sessionId, request.requestId()), sessionId, principal.tenantId(), principal,
                 Instant.now(), new Command.MigrateSession(request.toVersion())));
         ObjectNode out = json.mapper().createObjectNode();
         out.put("harnessVersion", request.toVersion());
@@ -602,8 +603,14 @@ public class SessionResource {
         return eventId != null ? eventId : UUID.randomUUID().toString();
     }
 
-    private static String commandIdOr(String requestId) {
-        return requestId != null ? requestId : UUID.randomUUID().toString();
+    /**
+     * The command id of a claim or migration: derived from the client's request id, so that a retry is the same command,
+     * and from the session and tenant it is for, since a client may send the same request id for many sessions (a worker
+     * naming its claims after itself): the channel matches a verdict to its caller by command id, and two commands in
+     * flight under one id would each be answered the other's verdict. A random one without a request id.
+     */
+    static String commandIdFor(String tenantId, String sessionId, String requestId) {
+        return requestId != null ? DerivedIds.ofParts(tenantId, sessionId, requestId) : UUID.randomUUID().toString();
     }
 
     /**
