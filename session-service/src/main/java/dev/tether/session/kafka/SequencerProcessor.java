@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -55,7 +56,13 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
     /** The most heads {@link #recentHeads} keeps per task: those of the sessions written last. */
     static final int RECENT_HEADS = 1_000;
 
+    /** {@link Sequencer#decide}, as the processor calls it; a test hands in one that fails. */
+    interface Judge {
+        Decision decide(CommandEnvelope envelope, SessionHead head, Sequencer.History history, Instant now);
+    }
+
     private final KafkaTracing tracing;
+    private final Judge judge;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, SessionHead> heads;
     private KeyValueStore<String, Long> eventIds;
@@ -76,7 +83,12 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
     };
 
     SequencerProcessor(KafkaTracing tracing) {
+        this(tracing, Sequencer::decide);
+    }
+
+    SequencerProcessor(KafkaTracing tracing, Judge judge) {
         this.tracing = tracing;
+        this.judge = judge;
     }
 
     @Override
@@ -167,7 +179,19 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
                 return callIds.get(StoreKey.of(sessionId, callId)) != null;
             }
         };
-        return Sequencer.decide(envelope, before, history, Instant.ofEpochMilli(context.currentSystemTimeMs()));
+        try {
+            return judge.decide(envelope, before, history, Instant.ofEpochMilli(context.currentSystemTimeMs()));
+        } catch (KafkaException e) {
+            throw e; // a store's or the task's: Kafka Streams retries the task, or hands it to another instance
+        } catch (RuntimeException e) {
+            // A fault of the sequencer's own on this one command. Thrown on, it would fail the task, and the task again at
+            // every retry of the same command: every session of the partition would stop behind it. Refused, the
+            // partition goes on and the caller hears that nothing was appended.
+            LOG.errorf(e, "the sequencer failed on command %s of session %s (%s); refused, nothing appended", command.getCommandId(),
+                    sessionId, command.getType());
+            return new Decision.Rejected(Rejection.ILLEGAL_EVENT, "the sequencer could not judge this command (a fault of Tether's,"
+                    + " logged under commandId '" + command.getCommandId() + "'); nothing was appended", null);
+        }
     }
 
     private void apply(String sessionId, SessionHead before, Decision.Accepted accepted, Record<String, SessionCommand> record,

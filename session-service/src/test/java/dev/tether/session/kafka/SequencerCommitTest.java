@@ -3,7 +3,6 @@ package dev.tether.session.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.avro.CommandReply;
-import dev.tether.avro.SessionCommand;
 import dev.tether.core.auth.Role;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Actor;
@@ -12,20 +11,10 @@ import dev.tether.core.event.ProposedEvent;
 import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.UserMessage;
-import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.session.domain.Command;
-import dev.tether.session.domain.CommandEnvelope;
-import io.opentelemetry.api.OpenTelemetry;
-import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,20 +25,8 @@ class SequencerCommitTest {
 
     private static final TetherPrincipal AGENT = new TetherPrincipal("agent-1", "acme", Set.of(Role.AGENT));
 
-    private final MockProcessorContext<Object, Object> context = new MockProcessorContext<>();
-    private final SequencerProcessor sequencer = new SequencerProcessor(new KafkaTracing(OpenTelemetry.noop(), "test"));
-    private int commandCounter;
-
-    @BeforeEach
-    void setUp() {
-        store(StoreNames.HEADS, SequencerStoreFormats.HEADS);
-        store(StoreNames.EVENT_IDS, Serdes.Long());
-        store(StoreNames.CALL_IDS, Serdes.Long());
-        store(StoreNames.SESSIONS_BY_TENANT, SequencerStoreFormats.SUMMARIES);
-        store(StoreNames.OPEN_BY_VERSION, Serdes.Long());
-        context.setCurrentSystemTimeMs(Instant.parse("2026-12-04T10:00:00Z").toEpochMilli());
-        sequencer.init(context);
-    }
+    private final MockSequencer sequencer = new MockSequencer();
+    private final MockProcessorContext<Object, Object> context = sequencer.context;
 
     @Test
     void anAppend_waitsForTheCommitInterval_whileAClaimAndAnErasure_areCommittedAtOnce() {
@@ -78,28 +55,13 @@ class SequencerCommitTest {
         assertThat(context.committed()).isTrue();
     }
 
-    private <V> void store(String name, Serde<V> values) {
-        KeyValueStore<String, V> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), values)
-                .withLoggingDisabled()
-                .build();
-        store.init(context.getStateStoreContext(), store);
-        context.addStateStore(store);
-    }
-
     private void process(TetherPrincipal principal, Command command) {
-        var envelope = new CommandEnvelope("cmd-" + (++commandCounter), "s1", principal.tenantId(), principal,
-                Instant.parse("2026-12-04T10:00:00Z"), command);
-        SessionCommand value = CommandAvro.toAvro(envelope, "instance-1");
-        sequencer.process(new Record<>("s1", value, 0L));
+        sequencer.process("s1", principal, command);
     }
 
     /** Whether each verdict forwarded since the last call accepted its command; forgets them. */
     private List<Boolean> verdicts() {
-        List<Boolean> accepted = context.forwarded(SequencerProcessor.REPLIES_SINK).stream()
-                .map(forwarded -> ((CommandReply) forwarded.record().value()).getAccepted())
-                .toList();
-        context.resetForwards();
-        return accepted;
+        return sequencer.replies().stream().map(CommandReply::getAccepted).toList();
     }
 
     private static ProposedEvent started() {
