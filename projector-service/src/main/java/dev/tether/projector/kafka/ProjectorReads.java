@@ -11,6 +11,7 @@ import dev.tether.kit.service.rest.InteractiveStores;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.CallRecord;
+import dev.tether.projector.domain.LazyEvents;
 import dev.tether.projector.domain.SessionOverview;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.migration.UnmigratableCheckpointException;
@@ -40,8 +41,8 @@ public class ProjectorReads {
     /**
      * The session's current checkpoint, if it exists and belongs to {@code tenantId}: the stored one, migrated to the
      * current version if older. One that cannot be migrated (or comes from a newer projector) is folded from the log
-     * here, as the projector will at the session's next event; the stored one is replaced then. If the log here does
-     * not hold the session's events yet, the answer is 503 with the reason.
+     * here, through the stored one's last seq, as the projector will at the session's next event; the stored one is
+     * replaced then. If the log here does not hold every one of those events yet, the answer is 503 with the reason.
      */
     public Optional<SessionProjection> checkpoint(String tenantId, String sessionId) {
         return checkpoint(tenantId, sessionId, OptionalInt.empty());
@@ -70,7 +71,14 @@ public class ProjectorReads {
         try {
             return CheckpointAvro.load(c).projection();
         } catch (UnmigratableCheckpointException e) {
-            SessionProjection rebuilt = log(copy).fold(sessionId, Long.MAX_VALUE);
+            SessionProjection rebuilt;
+            try {
+                // every event the stored checkpoint folded: the events a warm copy has (or a session being erased has
+                // left) would fold into another seq's checkpoint, or one the session never had
+                rebuilt = log(copy).foldThrough(sessionId, c.getLastSeq());
+            } catch (LazyEvents.MissingEvents missing) {
+                rebuilt = null;
+            }
             if (rebuilt == null || !rebuilt.tenantId().equals(tenantId)) {
                 throw ApiException.unavailable(e.getMessage() + " This instance does not hold the session's events yet.", 5);
             }

@@ -4,6 +4,7 @@ import dev.tether.avro.SessionEvent;
 import dev.tether.core.event.Event;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.projector.domain.LazyEvents;
 import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionProjection;
 import java.util.ArrayList;
@@ -55,13 +56,50 @@ public final class SessionLog {
 
     /**
      * The checkpoint as it was at {@code atSeq}: the same fold the live projection runs, stopped
-     * there (time travel, and the rebuild of a lost checkpoint). Null when the session has no events.
+     * there (the rebuild of a lost checkpoint; a read of a past seq takes {@link #foldThrough}), of the events
+     * the store holds, each folded as it is read. Null when the session has no events.
      * The log position is the partition's and offsets are unknown here, so they read 0 and -1.
      */
     public SessionProjection fold(String sessionId, long atSeq) {
         SessionProjection state = null;
-        for (Event e : events(sessionId, 1, atSeq)) {
-            state = Projection.evolve(state, e, -1, -1);
+        if (atSeq < 1) {
+            return state;
+        }
+        try (var it = messages.range(new SessionEventKey(sessionId, 1), new SessionEventKey(sessionId, atSeq))) {
+            while (it.hasNext()) {
+                state = Projection.evolve(state, EventAvro.fromAvro(it.next().value), -1, -1);
+            }
+        }
+        return state;
+    }
+
+    /**
+     * As {@link #fold}, of every one of the events 1 to {@code atSeq}: the checkpoint a read of a past seq answers. The
+     * events are folded as they are read, so a long log is never held in memory at once.
+     *
+     * @throws LazyEvents.MissingEvents when the store lacks one of them: a warm copy, which restores a partition's events
+     *                                  apart from its checkpoints, that has not restored them all yet, or a session being
+     *                                  erased (its tombstones go from seq 1). A fold of the events it has would be another
+     *                                  seq's checkpoint, or one that never was.
+     */
+    public SessionProjection foldThrough(String sessionId, long atSeq) {
+        SessionProjection state = null;
+        if (atSeq < 1) {
+            return state;
+        }
+        long expected = 1;
+        try (var it = messages.range(new SessionEventKey(sessionId, 1), new SessionEventKey(sessionId, atSeq))) {
+            while (it.hasNext()) {
+                Event e = EventAvro.fromAvro(it.next().value);
+                if (e.seq() != expected) {
+                    break;
+                }
+                state = Projection.evolve(state, e, -1, -1);
+                expected++;
+            }
+        }
+        if (expected <= atSeq) {
+            throw new LazyEvents.MissingEvents("the log of session " + sessionId + " does not hold seq " + expected);
         }
         return state;
     }

@@ -333,16 +333,34 @@ public class ProjectionResource {
     public ObjectNode call(@PathParam("id") String sessionId, @PathParam("callId") String callId) {
         visible(sessionId);
         CallRecord call = reads.call(sessionId, callId).orElseThrow(() -> ApiException.notFound("call"));
-        SessionLog log = reads.log();
+        return story(call, reads.log(), json, () -> visible(sessionId));
+    }
+
+    /**
+     * A call's record with the events of its story from {@code log}. When the log lacks one of them, the session has been
+     * erased since the record was read (its tombstones go from seq 1, its call records with the first):
+     * {@code stillThere} answers as a read begun after the erasure would (404); if it finds the session, its log lacks
+     * events it must hold, and the read fails.
+     */
+    static ObjectNode story(CallRecord call, SessionLog log, EventJson json, Runnable stillThere) {
         ObjectNode out = json.mapper().valueToTree(call);
-        out.set("requestedBy", json.write(log.event(sessionId, call.requestSeq())));
+        out.set("requestedBy", json.write(storyEvent(log, call.sessionId(), call.requestSeq(), stillThere)));
         if (call.authorizedSeq() != null) {
-            out.set("authorizedBy", json.write(log.event(sessionId, call.authorizedSeq())));
+            out.set("authorizedBy", json.write(storyEvent(log, call.sessionId(), call.authorizedSeq(), stillThere)));
         }
         if (call.resultSeq() != null) {
-            out.set("result", json.write(log.event(sessionId, call.resultSeq())));
+            out.set("result", json.write(storyEvent(log, call.sessionId(), call.resultSeq(), stillThere)));
         }
         return out;
+    }
+
+    private static Event storyEvent(SessionLog log, String sessionId, long seq, Runnable stillThere) {
+        Event event = log.event(sessionId, seq);
+        if (event == null) {
+            stillThere.run();
+            throw new LazyEvents.MissingEvents("the log of session " + sessionId + " does not hold seq " + seq + " of a call's story");
+        }
+        return event;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -439,13 +457,24 @@ public class ProjectionResource {
     /** The checkpoint as of {@code atSeq}: the same fold, stopped there. */
     private SessionProjection at(Found found, Long atSeq) {
         SessionProjection current = found.current();
+        return at(current, atSeq, reads.log(found.copy()),
+                () -> stillThere(found(current.sessionId(), null).copy().isPresent(), () -> { }));
+    }
+
+    /**
+     * The checkpoint as of {@code atSeq} of the session whose checkpoint is {@code current}, folded from {@code log}
+     * through that seq. When the log lacks one of those events, {@code stillThere} answers as for a context read
+     * ({@link #readingPages}): 404 for a session erased meanwhile, 503 from a warm copy that has not restored them all;
+     * never the fold of the events it has, which would be another seq's checkpoint.
+     */
+    static SessionProjection at(SessionProjection current, Long atSeq, SessionLog log, Runnable stillThere) {
         if (atSeq == null || atSeq == current.lastSeq()) {
             return current;
         }
         if (atSeq < 1 || atSeq > current.lastSeq()) {
             throw ApiException.badRequest("atSeq", "must be from 1 to the session's last seq " + current.lastSeq());
         }
-        return reads.log(found.copy()).fold(current.sessionId(), atSeq);
+        return readingPages(() -> log.foldThrough(current.sessionId(), atSeq), stillThere);
     }
 
     /**
