@@ -336,7 +336,7 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
         }
         String sessionId = outcome.getSessionId();
         CallRecord call = calls.get(StoreKey.of(sessionId, outcome.getCallId()));
-        if (call == null) {
+        if (call == null || !ofThisSession(outcome)) {
             return;
         }
         calls.put(StoreKey.of(sessionId, outcome.getCallId()), call.attempt(new CallRecord.Attempt(outcome.getAttempt(),
@@ -345,6 +345,17 @@ final class ProjectorProcessor implements Processor<Object, Object, Object, Obje
             // offloaded output its tool_result may never carry (its session erased before it was reported)
             blobs.referred(outcome.getTenantId(), sessionId, outcome.getContentRef().getSha256(), timestamp);
         }
+    }
+
+    /**
+     * Whether a ledger record is of a call of the session now under its id, not of an erased one's: a call's key repeats in
+     * a session made again under the id (the same seq asking for the same callId), its external key does not (it names the
+     * session's start). A record without one (an executor before external keys) or of a session whose start is not held
+     * here is taken as the session's, as before.
+     */
+    private boolean ofThisSession(ToolOutcome outcome) {
+        Instant start = outcome.getExternalKey() == null ? null : startedAt(outcome.getSessionId());
+        return start == null || outcome.getExternalKey().equals(IdempotencyKey.external(outcome.getIdempotencyKey(), start));
     }
 
     /**

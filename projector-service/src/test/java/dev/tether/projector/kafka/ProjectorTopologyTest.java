@@ -24,6 +24,7 @@ import dev.tether.core.event.ToolOutcomeResolved;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.event.UserMessage;
+import dev.tether.core.id.IdempotencyKey;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
@@ -339,6 +340,24 @@ class ProjectorTopologyTest {
 
         CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
         assertThat(call.attempts()).extracting(CallRecord.Attempt::state).containsExactly("STARTED");
+    }
+
+    @Test
+    void aLedgerRecordOfAnErasedSessionsCall_isNoAttemptOfTheCallOfTheSameKeyInTheSessionMadeAgainUnderItsId() {
+        pipe("s1", 1, started()); // started at 10:00:01
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{}")), new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.POLICY));
+
+        ToolOutcome its = outcome(OutcomeState.STARTED, null);
+        its.setExternalKey(IdempotencyKey.external("s1/2/c1", Instant.parse("2026-11-29T10:00:01Z")));
+        outcomes.pipeInput("s1/2/c1", its);
+        ToolOutcome earlierSessions = outcome(OutcomeState.OK, Instant.parse("2026-11-29T09:00:05Z")); // finished late
+        earlierSessions.setExternalKey(IdempotencyKey.external("s1/2/c1", Instant.parse("2026-11-29T08:00:01Z")));
+        outcomes.pipeInput("s1/2/c1", earlierSessions);
+
+        CallRecord call = driver.<String, CallRecord>getKeyValueStore(ProjectorStores.CALLS).get(StoreKey.of("s1", "c1"));
+        assertThat(call.attempts()).as("only the attempt handed this session's start").extracting(CallRecord.Attempt::state)
+                .containsExactly("STARTED");
     }
 
     @Test
