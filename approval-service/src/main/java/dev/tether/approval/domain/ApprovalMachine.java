@@ -175,6 +175,11 @@ public final class ApprovalMachine {
             // a decision came before the request: nobody may decide this call any more; react sends its ERROR result
             return n.withCall(r.callId(), call.shown(r.shown(), r.shownRef()));
         }
+        if (call.stage() != Stage.REQUESTED) {
+            // only a damaged log asks again about a call that is waiting, or asks about one answered already (authorized,
+            // maybe running): the answer it has stands, and nobody is given an item to decide it again
+            return n;
+        }
         if (!call.tool().equals(r.tool())) {
             // a request showing another call (one made for an erased session of the id, in a log from before the sequencer
             // refused it): whatever an approver decided on it would be applied to a call nobody was shown
@@ -398,7 +403,7 @@ public final class ApprovalMachine {
             decided(s, event, out);
         } else if (payload instanceof TurnInterrupted) {
             s.calls().forEach((callId, call) -> {
-                if (call.runBy() != CallRunner.RECORDED && (mayStillBeAuthorized(call.stage()) || harnessRunNotStarted(call))) {
+                if (call.runBy() != CallRunner.RECORDED && (mayStillBeAuthorized(call) || harnessRunNotStarted(call))) {
                     out.add(cancel(s, callId, call));
                 }
             });
@@ -422,13 +427,21 @@ public final class ApprovalMachine {
      * and never left without a result. Where an ERROR result was on its way already, the sequencer takes whichever
      * comes first and refuses the other, so the call still gets exactly one. A call authorized before the interruption
      * is the executor's to cancel (docs/ARCHITECTURE.md §6), one whose outcome is unknown a person's, and a denied or
-     * unusably granted one has its ERROR on the way.
+     * unusably granted one has its ERROR on the way. So is an executor's call a conflicting decision came for after it
+     * was authorized: it may be running, and a CANCELLED result ("nothing was run") would be taken by the sequencer
+     * instead of what it did (a harness-run one the sequencer guards itself: it refuses a CANCELLED once it started).
      */
-    private static boolean mayStillBeAuthorized(Stage stage) {
-        return switch (stage) {
-            case REQUESTED, AWAITING_APPROVAL, GRANTED, CONFLICTED -> true;
+    private static boolean mayStillBeAuthorized(OpenCall call) {
+        return switch (call.stage()) {
+            case REQUESTED, AWAITING_APPROVAL, GRANTED -> true;
+            case CONFLICTED -> call.runBy() == CallRunner.HARNESS || !mayRunAlready(call.conflictedFrom());
             case AUTHORIZED, STARTED, OUTCOME_UNKNOWN, DENIED, GRANT_UNUSABLE -> false;
         };
+    }
+
+    /** Whether a call at {@code stage} had an answer that lets it run (or ran it already): its result is not ours to give. */
+    static boolean mayRunAlready(Stage stage) {
+        return stage == Stage.AUTHORIZED || stage == Stage.STARTED || stage == Stage.OUTCOME_UNKNOWN;
     }
 
     /**

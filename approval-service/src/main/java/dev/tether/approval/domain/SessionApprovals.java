@@ -114,11 +114,15 @@ public record SessionApprovals(
 
         /**
          * The call after a decision the log cannot explain. A second conflict keeps the first one's account, and its
-         * {@code conflictedFrom} becomes CONFLICTED, so whatever the first one sent is not sent again.
+         * {@code conflictedFrom} becomes CONFLICTED, so whatever the first one sent is not sent again; except that a call
+         * that could run already (authorized, started, or its outcome unknown) stays known as one, so that nothing ever
+         * answers it as if it had not run.
          */
         OpenCall conflicted(String why) {
+            Stage from = stage != Stage.CONFLICTED ? stage
+                    : ApprovalMachine.mayRunAlready(conflictedFrom) ? conflictedFrom : Stage.CONFLICTED;
             return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, Stage.CONFLICTED, shown, shownRef, grantSeq,
-                    stage == Stage.CONFLICTED ? problem : why, stage, runBy);
+                    stage == Stage.CONFLICTED ? problem : why, from, runBy);
         }
     }
 

@@ -37,8 +37,21 @@ public final class ApprovalTopology {
      */
     public record Settings(ApprovalMachine.Rules rules, Duration timeout, Duration sweepInterval, Map<String, Integer> writeVersions) {
 
+        /**
+         * @throws IllegalArgumentException for a timeout or sweep interval that is not positive, naming its setting: no
+         *                                  timeout would deny every approval at the next sweep, and no interval stops the
+         *                                  stream thread at every start
+         */
         public Settings {
             writeVersions = Map.copyOf(writeVersions);
+            requirePositive(timeout, "tether.approvals.timeout");
+            requirePositive(sweepInterval, "tether.approvals.sweep-interval");
+        }
+
+        private static void requirePositive(Duration value, String setting) {
+            if (value == null || value.isZero() || value.isNegative()) {
+                throw new IllegalArgumentException(setting + ": must be a positive duration, e.g. PT24H, not " + value);
+            }
         }
 
         /** The settings with every store writing the current version of its format. */

@@ -102,7 +102,13 @@ final class ItemJson {
             return null;
         }
         List<String> segments = PathGlob.normalize(path.asText()).get();
-        String glob = segments.size() == 1 ? "*" : String.join("/", segments.subList(0, segments.size() - 1)) + "/**";
+        List<String> directory = segments.subList(0, segments.size() - 1);
+        if (directory.stream().anyMatch(d -> d.indexOf('*') >= 0 || d.indexOf('?') >= 0)) {
+            // the path is the model's, and '*' or '?' in a directory's name would be a wildcard in the glob (a directory
+            // named '**' would suggest '**/**', every path); a glob has no way to say them plainly
+            return null;
+        }
+        String glob = segments.size() == 1 ? "*" : String.join("/", directory) + "/**";
         try {
             return PathGlob.parse(glob).toString();
         } catch (PathGlob.InvalidGlobException e) {

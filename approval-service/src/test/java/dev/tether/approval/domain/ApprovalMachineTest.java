@@ -563,6 +563,34 @@ class ApprovalMachineTest {
         }
 
         @Test
+        void anApprovalRequestForACallAnsweredAlready_opensNoItem_andLeavesTheAnswerAsItIs() {
+            // a damaged log (the sequencer refuses a request for a call not waiting for a decision): an item would let an
+            // approver deny a call that may be running, and the call would be answered as if it waited (an ERROR, a CANCELLED)
+            Story story = Story.started().append(asking(call("c1", "read_file", "{\"path\":\"a.txt\"}"))).acceptAnswers();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+
+            story.append(SERVICE_ACTOR, new ApprovalRequested("c1", "read_file", "read a.txt", null));
+
+            assertThat(story.answers).isEmpty();
+            assertThat(story.state.pendingItems()).as("nothing to decide").isEmpty();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+            story.append(new TurnInterrupted("", "stop"));
+            assertThat(story.answers).as("an authorized call is the executor's to cancel").isEmpty();
+        }
+
+        @Test
+        void aSecondApprovalRequestForAWaitingCall_opensNoSecondItem() {
+            Story story = awaiting();
+            long first = story.pending("c1").seq();
+
+            story.append(SERVICE_ACTOR, new ApprovalRequested("c1", "edit_file", "again", null));
+
+            assertThat(story.state.pendingItems()).extracting(ApprovalItem::seq).containsExactly(first);
+            story.accept(append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE)).event());
+            assertThat(story.state.pendingItems()).as("nothing left pending for a decided call").isEmpty();
+        }
+
+        @Test
         void aDecisionOnAWaitingCallWithoutAPendingItem_refusesTheCall_once() {
             Story story = awaiting();
             SessionApprovals damaged = story.state.withItems(i -> i.ended(Status.CANCELLED, "lost"), ApprovalMachine.FINISHED_ITEMS_KEPT);
@@ -836,6 +864,37 @@ class ApprovalMachineTest {
 
             assertCancelled(story.only(), "c1", 5);
             acceptCancellation(story, story.only(), "c1");
+        }
+
+        @ParameterizedTest
+        @ValueSource(ints = {1, 2})
+        void anAuthorizedCall_thatAConflictingDecisionMarked_isLeftToTheExecutor_whenItsTurnIsInterrupted(int conflicts) {
+            // a decision the sequencer should have refused comes after the call's authorization is in the log (a damaged
+            // log): the call may be running, so a CANCELLED result ("nothing was run") would be a second, contradicting one
+            // that the sequencer takes, and the executor's real result would then be refused
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE)).event()).acceptAnswers();
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+            story.append(APPROVER_BOB, ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+            if (conflicts == 2) {
+                story.append(APPROVER_BOB, new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "bob", ""));
+            }
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.CONFLICTED);
+
+            story.append(new TurnInterrupted("", "stop"));
+
+            assertThat(story.answers).as("the executor cancels it, or does not start it").isEmpty();
+        }
+
+        @Test
+        void aCallWaitingForItsAnswer_thatAConflictingDecisionMarked_isStillCancelled_whenItsTurnIsInterrupted() {
+            Story story = Story.started().append(asking(edit("c1", "src/Foo.java")));
+            story.append(APPROVER_ALICE, new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "alice", ""));
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.CONFLICTED);
+
+            story.append(new TurnInterrupted("", "stop"));
+
+            assertCancelled(story.only(), "c1", story.lastSeq());
         }
 
         @Test

@@ -1,6 +1,7 @@
 package dev.tether.approval.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.ApprovalMachine;
@@ -114,6 +115,30 @@ class ApprovalTopologyTest {
     @AfterEach
     void tearDown() {
         driver.close();
+    }
+
+    @Test
+    void aTimeoutOrSweepIntervalThatIsNotPositive_stopsTheStart_namingTheKey() {
+        // a timeout of none (or a negative one, "-PT24H") would deny every approval at the next sweep, nobody asked; a
+        // sweep interval of none would stop the stream thread at every start, and every call would wait for ever
+        var rules = new ApprovalMachine.Rules(GatingPolicy.defaults(), new CallInspector() {
+            @Override
+            public Set<String> tools(ToolMode mode) {
+                return Set.of();
+            }
+
+            @Override
+            public Inspection inspect(String tenantId, String sessionId, ToolMode mode, ToolCall call) {
+                return new Inspection("", null, CallTarget.NONE);
+            }
+        });
+        for (Duration timeout : new Duration[] {Duration.ZERO, Duration.ofHours(-24)}) {
+            assertThatThrownBy(() -> new ApprovalTopology.Settings(rules, timeout, Duration.ofSeconds(5)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tether.approvals.timeout")
+                    .hasMessageContaining(timeout.toString());
+        }
+        assertThatThrownBy(() -> new ApprovalTopology.Settings(rules, TIMEOUT, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tether.approvals.sweep-interval");
     }
 
     private void pipe(String sessionId, long seq, EventPayload payload) {
