@@ -9,31 +9,41 @@ import java.util.regex.Pattern;
 public final class Durations {
 
     private static final Pattern SHORT = Pattern.compile("(\\d+)(ms|s|m|h)");
+    /**
+     * The longest duration taken: Kafka's and the registry client's timeouts are {@code int} milliseconds, so a longer one
+     * would wrap around to a negative timeout deep inside a client. 596 hours, nearly 25 days.
+     */
+    static final Duration MAX = Duration.ofHours(596);
 
     private Durations() {}
 
-    /** @throws IllegalArgumentException naming the accepted forms */
+    /** @throws IllegalArgumentException naming the accepted forms, or the range: from 1ms to {@link #MAX} */
     public static Duration parse(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);
         Matcher m = SHORT.matcher(t);
         Duration d;
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            d = switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofHours(n);
-            };
-        } else {
-            try {
+        try {
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                d = switch (m.group(2)) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "s" -> Duration.ofSeconds(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    default -> Duration.ofHours(n);
+                };
+            } else {
                 d = Duration.parse(text.trim().toUpperCase(Locale.ROOT));
-            } catch (java.time.format.DateTimeParseException e) {
-                throw new IllegalArgumentException("'" + text + "' is not a duration (e.g. 500ms, 30s, 5m, 1h)");
             }
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration (e.g. 500ms, 30s, 5m, 1h)");
+        } catch (ArithmeticException | NumberFormatException e) { // digits beyond a long, or seconds beyond one
+            d = MAX.plusHours(1);
         }
         if (d.isZero() || d.isNegative()) {
             throw new IllegalArgumentException("'" + text + "' is not a positive duration");
+        }
+        if (d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(MAX) > 0) {
+            throw new IllegalArgumentException("'" + text + "' is out of range: from 1ms to " + MAX.toHours() + "h");
         }
         return d;
     }

@@ -1,5 +1,6 @@
 package dev.tether.cli;
 
+import dev.tether.cli.output.Output;
 import dev.tether.client.ApiError;
 import dev.tether.client.TetherException;
 import java.io.PrintWriter;
@@ -17,7 +18,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
 /**
  * Turns every failure into one line on stderr: {@code tether: <what went wrong>} and exit status 1
  * for a failed command, {@code <command>: <what is wrong> (see '<command> --help')} and exit status 2
- * for a usage error. With {@code TETHER_DEBUG} set, a failure's stack trace follows its line.
+ * for a usage error. With {@code TETHER_DEBUG} set, a failure's stack trace follows its line. The line's control
+ * characters are shown escaped ({@link Output#printable}): a service's message may quote stored data.
  */
 final class ErrorReporter implements IExecutionExceptionHandler, IParameterExceptionHandler {
 
@@ -30,7 +32,7 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
     @Override
     public int handleExecutionException(Exception e, CommandLine command, ParseResult parsed) {
         PrintWriter err = command.getErr();
-        err.println("tether: " + oneLine(describe(e, command)));
+        err.println("tether: " + Output.printable(oneLine(describe(e, command)))); // a service's message may hold stored data
         if (debug) {
             e.printStackTrace(err);
         }
@@ -50,7 +52,7 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
             }
         }
         PrintWriter err = command.getErr();
-        err.println(name + ": " + oneLine(message) + " (see '" + name + " --help')");
+        err.println(name + ": " + Output.printable(oneLine(message)) + " (see '" + name + " --help')");
         err.flush();
         return command.getCommandSpec().exitCodeOnInvalidInput();
     }
@@ -65,6 +67,9 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
         }
         if (e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
             return e.getMessage() == null ? e.toString() : e.getMessage();
+        }
+        if (e instanceof org.apache.kafka.common.KafkaException) {
+            return "Kafka: " + withCauses(e); // the clients wrap the reason: "Failed to construct kafka consumer", then why
         }
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
@@ -115,6 +120,18 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
             }
         }
         return null;
+    }
+
+    /** The messages of {@code e} and its causes, each said once. */
+    private static String withCauses(Throwable e) {
+        var messages = new java.util.ArrayList<String>();
+        for (Throwable c = e; c != null && messages.size() < 5; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+            if (messages.stream().noneMatch(seen -> seen.contains(m))) {
+                messages.add(m);
+            }
+        }
+        return String.join(": ", messages);
     }
 
     /** Several lines (a list of problems, a service's multi-line message) as one. */

@@ -69,6 +69,9 @@ public final class TetherCli implements Callable<Integer> {
      * attempts, 0.2 s then 0.4 s apart, and only for calls the SDK deems safe to repeat.
      */
     static final RetryPolicy RETRY = RetryPolicy.of(3, Duration.ofMillis(200), Duration.ofSeconds(1));
+    /** One of Kafka's {@code bootstrap.servers}: host:port, the host a name, an IPv4 or a bracketed IPv6 address (a listener prefix allowed). */
+    private static final String SERVER = "(?:[A-Za-z_]+://)?(?:\\[[0-9A-Fa-f:.%]+]|[0-9A-Za-z%._-]+):[0-9]{1,5}";
+    private static final java.util.regex.Pattern BOOTSTRAP = java.util.regex.Pattern.compile(SERVER + "(?:\\s*,\\s*" + SERVER + ")*");
 
     @Option(names = "--session-url", scope = ScopeType.INHERIT, paramLabel = "<url>",
             description = "session-service base URL (env TETHER_SESSION_URL; default http://127.0.0.1:8080)")
@@ -246,6 +249,10 @@ public final class TetherCli implements Callable<Integer> {
     /** Where Kafka and the registry are, and the topics' layout: from the options, the environment, or the local defaults. */
     public KafkaSettings kafka(Integer partitions, Short replicationFactor) {
         String servers = first(bootstrap, env.get("TETHER_KAFKA_BOOTSTRAP"), "127.0.0.1:9092");
+        if (!BOOTSTRAP.matcher(servers.trim()).matches()) {
+            throw usageError((bootstrap != null ? "--bootstrap" : "TETHER_KAFKA_BOOTSTRAP (or --bootstrap)") + ": '" + servers
+                    + "' is not a list of host:port (e.g. 127.0.0.1:9092 or kafka-1:9092,kafka-2:9092)");
+        }
         String registry = first(registryUrl, env.get("TETHER_REGISTRY_URL"), "http://127.0.0.1:8085/apis/registry/v3");
         String prefix = first(topicsPrefix, env.get("TETHER_TOPICS_PREFIX"), "");
         int p = partitions != null ? partitions : intEnv("TETHER_TOPICS_PARTITIONS", TopicLayout.DEFAULT_PARTITIONS);

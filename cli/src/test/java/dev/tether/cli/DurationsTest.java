@@ -25,6 +25,16 @@ class DurationsTest {
     }
 
     @Test
+    void refusesWhatNoClientCanWaitFor_insteadOfOverflowingInsideOne() {
+        assertThat(Durations.parse("596h")).isEqualTo(Duration.ofHours(596));
+        for (String tooLong : new String[] {"597h", "720h", "PT1000000H", "9999999999999999h", "99999999999999999999s"}) {
+            assertThatThrownBy(() -> Durations.parse(tooLong)).as(tooLong).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("'" + tooLong + "' is out of range: from 1ms to 596h");
+        }
+        assertThatThrownBy(() -> Durations.parse("PT0.0001S")).hasMessage("'PT0.0001S' is out of range: from 1ms to 596h");
+    }
+
+    @Test
     void formatsForPeople() {
         assertThat(Durations.format(Duration.ofMillis(850))).isEqualTo("850 ms");
         assertThat(Durations.format(Duration.ofMillis(2340))).isEqualTo("2.3 s");

@@ -29,6 +29,7 @@ class UsageTest {
             "context demo-1 --max-tokens 0                     | tether context: Invalid value for option '--max-tokens': must be from 1",
             "approvals grant demo-1~9 --reason ok --tool edit_file | tether approvals grant: --tool and --path-glob narrow a session grant: add --session",
             "approvals deny demo-1~9                           | tether approvals deny: Missing required option: '--reason=<text>'",
+            "approvals deny demo-1~9 --reason no --requested-at yesterday | tether approvals deny: --requested-at must be an instant such as 2026-12-05T09:30:00.123Z, not 'yesterday' (see 'tether approvals deny --help')",
             "approvals list --status MAYBE                     | tether approvals list: Invalid value for option '--status'",
             "versions set-weight v2 101                        | tether versions set-weight: Invalid value for positional parameter at index 1 (<weight>): a weight is from 0 to 100, not 101",
             "versions set-weight v2                            | tether versions set-weight: Missing required parameter: '<weight>'",
@@ -36,6 +37,10 @@ class UsageTest {
             "--session-url ftp://x sessions list               | tether: Invalid value for option '--session-url': 'ftp://x' is not an http or https URL",
             "topics init --partitions 0                        | tether topics init: Invalid value for option '--partitions': must be from 1",
             "sessions list --timeout 0s                        | tether sessions list: Invalid value for option '--timeout': '0s' is not a positive duration",
+            "replay --timeout 720h                             | tether replay: Invalid value for option '--timeout': '720h' is out of range: from 1ms to 596h",
+            "sessions list --timeout 9999999999999999h         | tether sessions list: Invalid value for option '--timeout': '9999999999999999h' is out of range",
+            "replay --bootstrap kafka                          | tether replay: --bootstrap: 'kafka' is not a list of host:port (e.g. 127.0.0.1:9092",
+            "topics init --bootstrap h:1,                      | tether topics init: --bootstrap: 'h:1,' is not a list of host:port",
             "frobnicate                                        | tether: Unmatched argument at index 0: 'frobnicate'"})
     void aUsageError_isOneLineOnStderr_andExitStatus2(String args, String expected) {
         CliRun run = CliRun.run(NOWHERE, args.trim().split("\\s+"));
@@ -54,9 +59,32 @@ class UsageTest {
         assertThat(run.errLines()).containsExactly("tether: --into: session-checkpoints is one of Tether's own topics; the projector "
                 + "alone writes checkpoints to session-checkpoints: name another topic");
 
+        CliRun anotherInstallations = CliRun.run(NOWHERE, "replay", "--topics-prefix", "staging.", "--into", "session-checkpoints");
+        assertThat(anotherInstallations.exitCode()).isEqualTo(1);
+        assertThat(anotherInstallations.errLines()).containsExactly("tether: --into: session-checkpoints is Tether's session-checkpoints "
+                + "topic of the installation with no prefix, not this one's (--topics-prefix 'staging.'): name another topic");
+        assertThat(CliRun.run(NOWHERE, "replay", "--into", "prod.session-events").err())
+                .startsWith("tether: --into: prod.session-events is Tether's session-events topic of the installation under the prefix 'prod.'");
+        assertThat(CliRun.run(NOWHERE, "replay", "--into", "tether-projector-service-session-checkpoint-store-changelog").err())
+                .startsWith("tether: --into: tether-projector-service-session-checkpoint-store-changelog is named like a Kafka Streams "
+                        + "internal topic");
+
         CliRun illegal = CliRun.run(NOWHERE, "replay", "--into", "no spaces");
         assertThat(illegal.exitCode()).isEqualTo(1);
         assertThat(illegal.err()).startsWith("tether: --into: 'no spaces' is not a legal Kafka topic name");
+    }
+
+    @Test
+    void aBadBootstrapInTheEnvironment_isAUsageError_namingTheVariable_beforeAnyClientIsMade() {
+        CliRun run = CliRun.run(Map.of("TETHER_KAFKA_BOOTSTRAP", "not a host"), "replay");
+
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+        assertThat(run.errLines()).containsExactly("tether replay: TETHER_KAFKA_BOOTSTRAP (or --bootstrap): 'not a host' is not a list of "
+                + "host:port (e.g. 127.0.0.1:9092 or kafka-1:9092,kafka-2:9092) (see 'tether replay --help')");
+        assertThat(CliRun.run(Map.of("TETHER_KAFKA_BOOTSTRAP", "127.0.0.1:9092"), "replay", "--bootstrap", "").err())
+                .startsWith("tether replay: --bootstrap: '' is not a list of host:port");
+        CliRun valid = CliRun.run(Map.of("TETHER_KAFKA_BOOTSTRAP", "127.0.0.1:9, [::1]:9,PLAINTEXT://localhost:9"), "replay", "--timeout", "500ms");
+        assertThat(valid.exitCode()).as(valid.toString()).isEqualTo(1); // past parsing: nothing listens there
     }
 
     @Test
@@ -91,6 +119,28 @@ class UsageTest {
             assertThat(run.exitCode()).as(String.join(" ", args)).isZero();
             assertThat(run.out()).as(String.join(" ", args)).startsWith("Usage: tether");
         }
+    }
+
+    @Test
+    void everyCommandsHelp_isFormatted_withoutAPicocliWarningOnStderr() {
+        var commands = new ArrayList<List<String>>();
+        collect(TetherCli.commandLine(Map.of()), new ArrayList<>(), commands);
+        var warnings = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream stderr = System.err;
+        System.setErr(new java.io.PrintStream(warnings, true, java.nio.charset.StandardCharsets.UTF_8)); // picocli warns there
+        try {
+            for (List<String> command : commands) {
+                var args = new ArrayList<>(command);
+                args.add("--help");
+                CliRun.run(NOWHERE, args.toArray(String[]::new));
+            }
+        } finally {
+            System.setErr(stderr);
+        }
+
+        assertThat(warnings.toString(java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("picocli");
+        assertThat(CliRun.run(NOWHERE, "versions", "set-weight", "--help").out().replaceAll("\\s+", " "))
+                .contains("sends 10% of new sessions to v2 and the other 90% to the default version v1");
     }
 
     @Test

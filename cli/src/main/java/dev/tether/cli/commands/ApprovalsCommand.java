@@ -218,9 +218,18 @@ public final class ApprovalsCommand {
         try {
             return Instant.parse(text);
         } catch (DateTimeParseException e) {
-            throw new ParameterException(spec.commandLine(), "--requested-at must be an instant such as 2026-12-05T09:30:00.123Z, not '"
+            throw new ParameterException(decidingCommand(), "--requested-at must be an instant such as 2026-12-05T09:30:00.123Z, not '"
                     + text + "'");
         }
+    }
+
+    /** The decision's own command ({@code approvals deny}...), which a usage error names; {@code spec} is {@code approvals}. */
+    private picocli.CommandLine decidingCommand() {
+        picocli.CommandLine.ParseResult parsed = spec.root().commandLine().getParseResult();
+        while (parsed != null && parsed.hasSubcommand()) {
+            parsed = parsed.subcommand();
+        }
+        return parsed == null ? spec.commandLine() : parsed.commandSpec().commandLine();
     }
 
     private static CliException anotherCall(String id, Instant now, Instant seen) {

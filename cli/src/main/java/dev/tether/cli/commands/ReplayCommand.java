@@ -69,7 +69,8 @@ public final class ReplayCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void print(Output out, ReplayReport r) {
+    /** The report as a detail block: every session named in a verdict is listed under it. */
+    static void print(Output out, ReplayReport r) {
         Fields fields = Fields.of()
                 .add("topic", r.topic() + " (" + r.partitions() + " partitions)")
                 .add("read", Views.count(r.records(), "record") + " in " + Durations.format(r.elapsed()) + ": "
@@ -94,6 +95,9 @@ public final class ReplayCommand implements Callable<Integer> {
             }
             if (!c.behind().isEmpty()) {
                 fields.addLines("behind", c.behind());
+            }
+            if (!c.ahead().isEmpty()) {
+                fields.addLines("ahead", c.ahead());
             }
             if (!c.missing().isEmpty()) {
                 fields.addLines("missing", c.missing());

@@ -150,6 +150,11 @@ public final class SessionsCommand {
                     if (page.events().isEmpty() || page.atEnd()) {
                         return 0;
                     }
+                    long last = page.events().get(page.events().size() - 1).seq();
+                    if (page.nextSeq() <= last || page.nextSeq() <= from) { // the next page would print these events again, or for ever
+                        throw new CliException("the session-service's page of " + sessionId + " from seq " + from + " ends at seq " + last
+                                + " but says to go on from seq " + page.nextSeq() + "; stopped rather than print events again");
+                    }
                     from = page.nextSeq();
                 }
             }

@@ -6,6 +6,7 @@ import dev.tether.cli.CliException;
 import dev.tether.cli.Converters;
 import dev.tether.cli.TetherCli;
 import dev.tether.cli.kafka.KafkaSettings;
+import dev.tether.cli.kafka.SchemaCheck;
 import dev.tether.cli.output.Output;
 import dev.tether.cli.output.Table;
 import dev.tether.kit.kafka.SchemaRegistryInitializer;
@@ -39,7 +40,8 @@ public final class TopicsCommand {
              @Option(names = "--replication-factor", paramLabel = "<n>", converter = Converters.Positive.class,
                      description = "replicas of new topics (env TETHER_TOPICS_REPLICATION_FACTOR; default 1)")
              Integer replicationFactor,
-             @Option(names = "--verify-only", description = "create nothing: a missing topic is an error") boolean verifyOnly) {
+             @Option(names = "--verify-only", description = "create and register nothing: a missing topic, schema or rule is an error")
+             boolean verifyOnly) {
         Output out = cli.output();
         KafkaSettings kafka = cli.kafka(partitions, replicationFactor == null ? null : replicationFactor.shortValue());
         if (!out.json()) {
@@ -56,10 +58,9 @@ public final class TopicsCommand {
             throw new CliException("Kafka at " + kafka.bootstrapServers() + " (see --bootstrap): " + e.getMessage(), e);
         }
         if (!out.json()) {
-            out.note("topics: registering the value schemas at " + kafka.registryUrl());
+            out.note("topics: " + (verifyOnly ? "verifying" : "registering") + " the value schemas at " + kafka.registryUrl());
         }
-        List<SchemaRegistryInitializer.Subject> subjects = SchemaRegistryInitializer.of(kafka.registry())
-                .init(kafka.layout());
+        List<SchemaRegistryInitializer.Subject> subjects = subjects(kafka, verifyOnly);
         List<TopicSpec> specs = Topics.all(kafka.layout());
         if (out.json()) {
             ObjectNode n = Output.object();
@@ -81,6 +82,11 @@ public final class TopicsCommand {
         out.print(schemas);
         report.warnings().forEach(w -> out.note("tether: warning: " + w));
         return 0;
+    }
+
+    /** Registers each topic's value schema and its rule, or with {@code verifyOnly} checks that they are there, writing nothing. */
+    static List<SchemaRegistryInitializer.Subject> subjects(KafkaSettings kafka, boolean verifyOnly) {
+        return verifyOnly ? SchemaCheck.verify(kafka.registry(), kafka.layout()) : SchemaRegistryInitializer.of(kafka.registry()).init(kafka.layout());
     }
 
     /** What the spec asks of the topic's retention. */

@@ -51,7 +51,7 @@ public final class VersionsCommand {
 
     @Command(name = "set-weight", mixinStandardHelpOptions = true,
             description = {"Make the version ACTIVE with this weight, a percent (0-100) of new sessions, keeping its model; a new "
-                    + "version is registered. E.g. 'set-weight v2 10' sends 10% of new sessions to v2 and the other 90% to "
+                    + "version is registered. E.g. 'set-weight v2 10' sends 10%% of new sessions to v2 and the other 90%% to "
                     + "the default version v1. Refused if the ACTIVE versions' weights would total more than 100."})
     int setWeight(@Parameters(index = "0", paramLabel = "<version>") String version,
                   @Parameters(index = "1", paramLabel = "<weight>", converter = Converters.Weight.class) int weight) {
@@ -90,7 +90,8 @@ public final class VersionsCommand {
                         + String.join(", ", before.stream().map(HarnessVersion::version).toList()) + ")");
             }
             List<HarnessVersion> after = updated("draining " + version, tether.drain(version));
-            entry = find(after, version).orElseThrow();
+            entry = find(after, version).orElseThrow(() -> new CliException("the session-service answered the drain of " + version
+                    + " with a list of versions that lacks it; 'tether versions list' shows where it stands"));
             if (after.stream().noneMatch(v -> "ACTIVE".equals(v.state()) && v.share() > 0)) {
                 out.note("tether: warning: no ACTIVE version takes new sessions any more: they go to the default version");
             }

@@ -77,6 +77,13 @@ public final class Views {
             return "";
         }
         String flat = text.replaceAll("\\s+", " ").trim();
-        return flat.length() <= max ? flat : flat.substring(0, max - 1) + "…";
+        if (flat.length() <= max) {
+            return flat;
+        }
+        int end = max - 1;
+        if (end > 0 && Character.isHighSurrogate(flat.charAt(end - 1))) {
+            end--; // not half an emoji, which prints as '?'
+        }
+        return flat.substring(0, end) + "…";
     }
 }

@@ -32,7 +32,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * checkpoint per rebuilt session, and a tombstone per erased session (so an earlier replay's checkpoint
  * of it goes too). A missing topic is created with {@code session-checkpoints}' configuration
  * (compacted, kept forever); an existing one must be compacted. Tether's own topics are refused: the
- * projector is the only writer of {@code session-checkpoints}, and a second one would race it.
+ * projector is the only writer of {@code session-checkpoints}, and a second one would race it. So are the
+ * names of Tether's topics under any other prefix (another installation's) and Kafka Streams' internal
+ * topics ({@code -changelog}, {@code -repartition}: the services' stores).
  */
 public final class CheckpointSink {
 
@@ -63,6 +65,20 @@ public final class CheckpointSink {
         if (own.contains(topic)) {
             throw new CliException("--into: " + topic + " is one of Tether's own topics; the projector alone writes checkpoints to "
                     + settings.layout().name(Topics.SESSION_CHECKPOINTS) + ": name another topic");
+        }
+        // a Tether topic under another prefix is another installation's (the default one's, with no prefix), where its
+        // projector or sequencer would meet records of sessions it never had; a Kafka Streams changelog is a service's store
+        for (TopicSpec spec : Topics.all(settings.layout().withPrefix(""))) {
+            if (topic.endsWith(spec.name())) {
+                String prefix = topic.substring(0, topic.length() - spec.name().length());
+                throw new CliException("--into: " + topic + " is Tether's " + spec.name() + " topic of the installation "
+                        + (prefix.isEmpty() ? "with no prefix" : "under the prefix '" + prefix + "'") + ", not this one's (--topics-prefix '"
+                        + settings.layout().prefix() + "'): name another topic");
+            }
+        }
+        if (topic.endsWith("-changelog") || topic.endsWith("-repartition")) {
+            throw new CliException("--into: " + topic + " is named like a Kafka Streams internal topic (a service's store or its "
+                    + "repartitioning), which the services restore their state from: name another topic");
         }
         this.settings = settings;
         this.topic = topic;

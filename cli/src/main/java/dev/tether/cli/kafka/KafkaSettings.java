@@ -40,7 +40,9 @@ public record KafkaSettings(String bootstrapServers, String registryUrl, TopicLa
 
     /**
      * A consumer that reads committed records only (the sequencer and the projector write in transactions), from
-     * assigned partitions, with no group and no committed offsets: it leaves no trace on the cluster.
+     * assigned partitions, with no group and no committed offsets: it leaves no trace on the cluster. Nor does it ask
+     * the broker to create a topic it looks up (a broker's {@code auto.create.topics.enable} is true unless turned off):
+     * a mistyped {@code --topics-prefix} is a missing topic, not a new one that deletes by time.
      */
     public Map<String, Object> consumer(String clientId) {
         var config = new HashMap<String, Object>();
@@ -49,6 +51,7 @@ public record KafkaSettings(String bootstrapServers, String registryUrl, TopicLa
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
         config.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
@@ -61,7 +64,8 @@ public record KafkaSettings(String bootstrapServers, String registryUrl, TopicLa
                 .lingerMs(20)
                 .with(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis())
                 .with(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout.toMillis())
-                .with(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(timeout.toMillis() * 2, 120_000))
+                // twice the request timeout, at least Kafka's default; an int, so a long --timeout must not wrap around
+                .with(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, Math.max(timeout.toMillis() * 2, 120_000)))
                 .toMap();
     }
 }

@@ -35,6 +35,8 @@ final class LogFold {
 
     private final Map<String, Rebuild> sessions = new LinkedHashMap<>();
     private final Set<String> erased = new HashSet<>();
+    /** Every session id tombstoned somewhere in the log, whatever came after. */
+    private final Set<String> erasedOnce = new HashSet<>();
     private long events;
     private long tombstones;
 
@@ -44,6 +46,7 @@ final class LogFold {
             tombstones++;
             sessions.remove(key.sessionId());
             erased.add(key.sessionId());
+            erasedOnce.add(key.sessionId());
             return;
         }
         events++;
@@ -116,6 +119,21 @@ final class LogFold {
     /** The sessions whose log ends in an erasure's tombstones. */
     Set<String> erased() {
         return Set.copyOf(erased);
+    }
+
+    /**
+     * The sessions whose checkpoint {@code replay --into} tombstones: those whose log ends in an erasure's tombstones, and
+     * those erased and then started again under their id whose new log had a problem. The latter is not written, and a
+     * checkpoint an earlier replay wrote of the erased session must not outlive its erasure.
+     */
+    Set<String> tombstoned() {
+        var all = new HashSet<>(erased);
+        sessions.forEach((id, r) -> {
+            if (r.problem != null && erasedOnce.contains(id)) {
+                all.add(id);
+            }
+        });
+        return Set.copyOf(all);
     }
 
     /** The sorted result of comparing every rebuilt checkpoint with the projector's latest ones. */

@@ -61,7 +61,7 @@ public final class LogReplay {
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
         Optional<ReplayReport.Comparison> comparison = compare ? Optional.of(compare(fold)) : Optional.empty();
         Optional<CheckpointSink.Written> written = into == null ? Optional.empty()
-                : Optional.of(into.write(fold.checkpoints(), fold.erased(), fold.problems().size()));
+                : Optional.of(into.write(fold.checkpoints(), fold.tombstoned(), fold.problems().size()));
         return new ReplayReport(topic, partitions, read, fold.events(), fold.tombstones(), fold.sessions(), fold.erasedSessions(), elapsed,
                 fold.problems(), comparison, written);
     }

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * A detail block: a label, then its value; a value of several lines continues under the first,
- * aligned. Labels without a value are left out, so optional facts need no {@code if}.
+ * aligned. Labels without a value are left out, so optional facts need no {@code if}. Control
+ * characters other than the newlines are shown escaped ({@link Output#printable}).
  */
 public final class Fields {
 
@@ -34,7 +35,7 @@ public final class Fields {
     void print(PrintWriter out) {
         int width = fields.stream().mapToInt(f -> f.label().length()).max().orElse(0) + 2;
         for (Field f : fields) {
-            String[] lines = f.value().split("\n", -1);
+            String[] lines = Output.printable(f.value()).split("\n", -1);
             out.println((f.label() + " ".repeat(width - f.label().length()) + lines[0]).stripTrailing());
             for (int i = 1; i < lines.length; i++) {
                 out.println((" ".repeat(width) + lines[i]).stripTrailing());

@@ -1,8 +1,12 @@
 package dev.tether.cli.output;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
@@ -13,11 +17,16 @@ import java.io.UncheckedIOException;
  * {@code --json}), notes and progress on stderr, so that stdout stays clean for pipes and
  * {@code jq}. Not thread-safe except {@link #jsonLine} and {@link #line}, which a subscription's
  * thread may call.
+ *
+ * <p>Much of what is printed is stored data (a session id, an objective, a tool's output), so nothing reaches the
+ * terminal as a control sequence: text goes through {@link #printable}, and JSON escapes the C1 controls and the bidi
+ * overrides as well as the C0 ones, so it stays the same JSON for {@code jq} but inert on a terminal.
  */
 public final class Output {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final ObjectMapper COMPACT = new ObjectMapper();
+    private static final ObjectWriter INDENTED = COMPACT.writer(InertEscapes.INSTANCE).with(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectWriter ONE_LINE = COMPACT.writer(InertEscapes.INSTANCE);
 
     private final PrintWriter out;
     private final PrintWriter err;
@@ -57,7 +66,7 @@ public final class Output {
     /** JSON on one line. */
     public static String compact(JsonNode node) {
         try {
-            return COMPACT.writeValueAsString(node);
+            return ONE_LINE.writeValueAsString(node);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
@@ -66,7 +75,7 @@ public final class Output {
     /** A JSON document, indented. */
     public void print(JsonNode node) {
         try {
-            out.println(MAPPER.writeValueAsString(node));
+            out.println(INDENTED.writeValueAsString(node));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
@@ -89,15 +98,15 @@ public final class Output {
         out.flush();
     }
 
-    /** A line of the result on stdout. */
+    /** A line of the result on stdout (its control characters shown, not obeyed: {@link #printable}). */
     public synchronized void line(String text) {
-        out.println(text);
+        out.println(printable(text));
         out.flush();
     }
 
     /** A remark about the result (an empty list, a warning) on stderr, where it does not mix with the result. */
     public void note(String text) {
-        err.println(text);
+        err.println(printable(text));
         err.flush();
     }
 
@@ -108,5 +117,67 @@ public final class Output {
      */
     public Progress progress(String label, java.time.Duration logInterval) {
         return new Progress(err, label, interactive, logInterval);
+    }
+
+    /**
+     * {@code text} as a terminal shows it and never obeys it: every control character but newline and tab (C0, DEL,
+     * C1: ESC, CSI, a carriage return that would overwrite the line...) and every bidi override becomes a visible
+     * escape such as <code>&#92;u001B</code>. For text that may hold stored data; null reads as empty.
+     */
+    public static String printable(String text) {
+        return escape(text, true);
+    }
+
+    /** {@link #printable}, newlines and tabs escaped too: for one cell of a table. */
+    static String printableCell(String text) {
+        return escape(text, false);
+    }
+
+    private static String escape(String text, boolean keepLines) {
+        if (text == null) {
+            return "";
+        }
+        StringBuilder sb = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean inert = !(Character.getType(c) == Character.CONTROL || isBidiControl(c)) || keepLines && (c == '\n' || c == '\t');
+            if (!inert && sb == null) {
+                sb = new StringBuilder(text.length() + 16).append(text, 0, i);
+            }
+            if (!inert) {
+                sb.append(String.format("\\u%04X", (int) c));
+            } else if (sb != null) {
+                sb.append(c);
+            }
+        }
+        return sb == null ? text : sb.toString();
+    }
+
+    /** The characters that reorder how text is displayed (Trojan Source): marks, embeddings, overrides, isolates. */
+    private static boolean isBidiControl(char c) {
+        return c == '\u061C' || c == '\u200E' || c == '\u200F' || c >= '\u202A' && c <= '\u202E' || c >= '\u2066' && c <= '\u2069';
+    }
+
+    /** JSON's own escapes, plus DEL, the C1 controls and the bidi controls as <code>&#92;uXXXX</code>: the same JSON, inert on a terminal. */
+    private static final class InertEscapes extends CharacterEscapes {
+        private static final long serialVersionUID = 1L;
+        static final InertEscapes INSTANCE = new InertEscapes();
+        private final int[] ascii;
+
+        private InertEscapes() {
+            ascii = CharacterEscapes.standardAsciiEscapesForJSON();
+            ascii[0x7F] = CharacterEscapes.ESCAPE_STANDARD;
+        }
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public SerializableString getEscapeSequence(int ch) {
+            return Character.getType(ch) == Character.CONTROL || ch <= 0xFFFF && isBidiControl((char) ch)
+                    ? new SerializedString(String.format("\\u%04X", ch)) : null;
+        }
     }
 }

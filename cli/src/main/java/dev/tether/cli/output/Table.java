@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * Rows under upper-case headers, each column as wide as its widest cell, two spaces apart; empty
- * cells read {@code -}. Built once, printed once.
+ * cells read {@code -}, and a cell's control characters (a newline, an ESC...) are shown escaped
+ * ({@link Output#printable}), so no stored value can break a row or drive the terminal. Built once, printed once.
  */
 public final class Table {
 
@@ -29,7 +30,7 @@ public final class Table {
         }
         String[] row = new String[cells.length];
         for (int i = 0; i < cells.length; i++) {
-            String text = cells[i] == null ? "" : cells[i].toString();
+            String text = cells[i] == null ? "" : Output.printableCell(cells[i].toString());
             row[i] = text.isEmpty() ? "-" : text;
         }
         rows.add(row);

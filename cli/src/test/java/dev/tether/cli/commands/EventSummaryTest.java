@@ -22,6 +22,13 @@ class EventSummaryTest {
     }
 
     @Test
+    void aClippedSummary_neverEndsInHalfACharacter() {
+        String clipped = Views.clip("ok \uD83D\uDE00 done", 5); // "ok " and an emoji of two chars: the cut falls inside it
+
+        assertThat(clipped).isEqualTo("ok …");
+    }
+
+    @Test
     void aTypeThisCliDoesNotKnow_showsItsPayloadFields() throws Exception {
         assertThat(EventSummary.gist(event("memory_saved", "{\"key\":\"k\",\"bytes\":12}"))).isEqualTo("{\"key\":\"k\",\"bytes\":12}");
     }

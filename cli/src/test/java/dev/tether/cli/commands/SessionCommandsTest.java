@@ -112,6 +112,21 @@ class SessionCommandsTest {
     }
 
     @Test
+    void sessionsTail_withoutFollowing_stopsWithOneLine_whenAPageSaysToGoBack_insteadOfPrintingItForEver() {
+        String page = FakeServices.resource("events-demo-1-from-9.json").replace("\"nextSeq\":13", "\"nextSeq\":9")
+                .replace("\"lastSeq\":12", "\"lastSeq\":20");
+        services.on("GET /v1/sessions/demo-1/events?fromSeq=9&limit=500", 200, page);
+
+        CliRun run = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                () -> CliRun.run(services.env(), "sessions", "tail", "demo-1", "--no-follow", "--from-seq", "9"));
+
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+        assertThat(run.out().lines()).hasSize(5); // the header and seqs 9 to 12, once
+        assertThat(run.errLines()).containsExactly("tether: the session-service's page of demo-1 from seq 9 ends at seq 12 but says to "
+                + "go on from seq 9; stopped rather than print events again");
+    }
+
+    @Test
     void sessionsTail_withJson_printsOneEventPerLine_asTheApiReturnsIt() throws Exception {
         services.onResource("GET /v1/sessions/demo-1/events?fromSeq=9&limit=500", 200, "events-demo-1-from-9.json");
 
@@ -212,6 +227,32 @@ class SessionCommandsTest {
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.errLines()).containsExactly("tether: listing sessions failed: 403 forbidden: the caller's role does not allow this; "
                 + "this needs an agent or admin token (e.g. dev-acme-agent)");
+    }
+
+    @Test
+    void storedTextWithTerminalEscapes_isPrintedInert_inTheTableTheTailAndAnError() {
+        String esc = "\\u001b]0;owned\\u0007\\u001b[2J";
+        services.on("GET /v1/sessions?limit=500", 200, "{\"sessions\":[{\"sessionId\":\"s" + esc + "\",\"tenantId\":\"acme\","
+                        + "\"owner\":\"acme-agent\",\"status\":\"open\",\"lastSeq\":1,\"epoch\":0,\"modelId\":\"m\\r\\u009b1m\","
+                        + "\"harnessVersion\":\"v1\"}]}")
+                .on("GET /v1/sessions/s/events?fromSeq=1&limit=500", 200, "{\"events\":[{\"seq\":1,\"eventId\":\"e1\","
+                        + "\"type\":\"tool_result\",\"sessionId\":\"s\",\"occurredAt\":\"2026-11-29T12:59:24.648Z\","
+                        + "\"actor\":{\"kind\":\"TOOL\",\"id\":\"tool-executor\"},\"harnessVersion\":\"v1\",\"callId\":\"c1\","
+                        + "\"status\":\"OK\",\"content\":\"done" + esc + "\"}],\"lastSeq\":1,\"nextSeq\":2}")
+                .on("DELETE /v1/sessions/s", 403, "{\"error\":\"forbidden\",\"message\":\"not yours:" + esc + "\"}");
+
+        CliRun list = CliRun.run(services.env(), "sessions", "list");
+        CliRun tail = CliRun.run(services.env(), "sessions", "tail", "s", "--no-follow");
+        CliRun erase = CliRun.run(services.env(), "sessions", "erase", "s");
+
+        for (CliRun run : java.util.List.of(list, tail, erase)) {
+            assertThat(run.out() + run.err()).as(run.toString()).doesNotContain("\u001b", "\u0007", "\r", "\u009b");
+        }
+        assertThat(list.out().lines()).element(1).asString()
+                .startsWith("s\\u001B]0;owned\\u0007\\u001B[2J  open").contains("m\\u000D\\u009B1m");
+        assertThat(tail.out().lines()).element(1).asString().endsWith("c1 OK: \"done\\u001B]0;owned\\u0007\\u001B[2J\"");
+        assertThat(erase.errLines()).containsExactly(
+                "tether: erasing s was refused (403 forbidden): not yours:\\u001B]0;owned\\u0007\\u001B[2J");
     }
 
     @Test

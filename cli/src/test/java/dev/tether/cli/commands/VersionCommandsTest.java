@@ -90,6 +90,19 @@ class VersionCommandsTest {
     }
 
     @Test
+    void drain_answeredWithAListThatLacksTheVersion_failsWithOneLineSayingSo() {
+        services.onResource("GET " + VERSIONS, 200, "harness-versions.json")
+                .on("PUT " + VERSIONS, 200, "{\"versions\":[{\"version\":\"v2\",\"weight\":10,\"share\":100.0,\"state\":\"ACTIVE\","
+                        + "\"openSessions\":0}]}");
+
+        CliRun run = CliRun.run(services.env(), "versions", "drain", "v1");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.errLines()).containsExactly("tether: the session-service answered the drain of v1 with a list of versions that "
+                + "lacks it; 'tether versions list' shows where it stands");
+    }
+
+    @Test
     void drain_ofAVersionNobodyKnows_failsWithoutWritingAnything() {
         services.onResource("GET " + VERSIONS, 200, "harness-versions.json");
 

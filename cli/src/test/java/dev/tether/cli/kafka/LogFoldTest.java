@@ -104,6 +104,22 @@ class LogFoldTest {
         assertThat(fold.checkpoints().get("s1")).isEqualTo(fold.checkpoint("s1"));
         assertThat(fold.checkpoints().get("s1").getLastSeq()).isEqualTo(2);
         assertThat(fold.erased()).containsExactly("gone");
+        assertThat(fold.tombstoned()).containsExactly("gone");
+    }
+
+    @Test
+    void aSessionErasedThenStartedAgainWithAProblem_isTombstonedByReplayInto_soNoCheckpointOfTheErasedOneOutlivesIt() {
+        accept("reused", 1, started("the erased session's objective"));
+        fold.accept(new SessionEventKey("reused", 1), null, 0, offset++);
+        accept("reused", 1, started("a new session under the id"));
+        accept("reused", 3, new UserMessage("after a gap", null));
+        accept("fine", 1, started());
+        fold.accept(new SessionEventKey("fine", 1), null, 0, offset++);
+        accept("fine", 1, started("started again, cleanly"));
+
+        assertThat(fold.problems()).containsExactly("reused: seq 3 follows seq 1 (offset 3 of partition 0)");
+        assertThat(fold.checkpoints()).containsOnlyKeys("fine");
+        assertThat(fold.tombstoned()).containsExactly("reused"); // "fine" is written again, which replaces its old checkpoint
     }
 
     @Test

@@ -24,6 +24,49 @@ class TableTest {
     }
 
     @Test
+    void controlCharactersInACell_areShownEscaped_soAStoredValueCannotDriveTheTerminalOrBreakARow() {
+        var out = new StringWriter();
+        Table.of("SESSION", "MODEL").row("a\u001b[2Jb", "m\r\nforged-row").row("c\u009b31m\u202e", "tab\there")
+                .print(new PrintWriter(out, true));
+
+        assertThat(out.toString().lines()).containsExactly(
+                "SESSION           MODEL",
+                "a\\u001B[2Jb       m\\u000D\\u000Aforged-row",
+                "c\\u009B31m\\u202E  tab\\u0009here");
+    }
+
+    @Test
+    void fieldsAndLines_showControlCharactersEscaped_butKeepTheirLinesAndTabs() {
+        var out = new StringWriter();
+        var err = new StringWriter();
+        var output = new Output(new PrintWriter(out, true), new PrintWriter(err, true), false, false);
+
+        output.print(Fields.of().add("objective", "do\u001b]0;pwned\u0007 it\r").addLines("plan", List.of("1. a\tb", "2. \u009bc")));
+        output.line("said: \u001b[31mred\nnext line");
+        output.note("warning: \u0008\u0008gone");
+
+        assertThat(out.toString().lines()).containsExactly(
+                "objective  do\\u001B]0;pwned\\u0007 it\\u000D",
+                "plan       1. a\tb",
+                "           2. \\u009Bc",
+                "said: \\u001B[31mred",
+                "next line");
+        assertThat(err.toString()).isEqualTo("warning: \\u0008\\u0008gone\n");
+    }
+
+    @Test
+    void json_escapesTheC1AndBidiControlsToo_andStaysTheSameJson() throws Exception {
+        var out = new StringWriter();
+        var node = Output.object().put("name", "a\u001b[31m\u009b2J\u202eb\u007f");
+
+        new Output(new PrintWriter(out, true), new PrintWriter(new StringWriter()), true, false).print(node);
+
+        assertThat(out.toString()).contains("\"a\\u001B[31m\\u009B2J\\u202Eb\\u007F\"").doesNotContain("\u001b", "\u009b", "\u202e", "\u007f");
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString())).isEqualTo(node);
+        assertThat(Output.compact(node)).isEqualTo("{\"name\":\"a\\u001B[31m\\u009B2J\\u202Eb\\u007F\"}");
+    }
+
+    @Test
     void aRowOfTheWrongWidth_isABug() {
         assertThatThrownBy(() -> Table.of("A", "B").row("x")).isInstanceOf(IllegalArgumentException.class);
     }
