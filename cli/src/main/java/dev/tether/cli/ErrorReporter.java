@@ -46,6 +46,7 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
         String name = command.getCommandSpec().qualifiedName();
         String message = e.getMessage();
         if (e instanceof UnmatchedArgumentException unmatched) {
+            message = unmatched(unmatched);
             List<String> suggestions = unmatched.getSuggestions();
             if (!suggestions.isEmpty()) {
                 message += "; did you mean " + String.join(" or ", suggestions.stream().limit(3).toList()) + "?";
@@ -55,6 +56,26 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
         err.println(name + ": " + Output.printable(oneLine(message)) + " (see '" + name + " --help')");
         err.flush();
         return command.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /**
+     * Picocli's account of arguments it could not place, without echoing what follows an unknown option: that is most
+     * often the option's value, and a mistyped {@code --token} is followed by a secret that would go to a terminal, a
+     * CI log or a shell history pasted into an issue.
+     */
+    static String unmatched(UnmatchedArgumentException e) {
+        List<String> arguments = e.getUnmatched();
+        List<String> options = arguments.stream().filter(a -> a.startsWith("-"))
+                .map(a -> a.indexOf('=') > 0 ? a.substring(0, a.indexOf('=')) : a)
+                .toList();
+        if (options.isEmpty()) {
+            return e.getMessage(); // a mistyped command or an extra positional argument: shown, to be recognised
+        }
+        int hidden = arguments.size() - options.size();
+        return "Unknown option" + (options.size() == 1 ? "" : "s") + ": "
+                + String.join(", ", options.stream().map(o -> "'" + o + "'").toList())
+                + (hidden == 0 ? "" : " (" + hidden + " more argument" + (hidden == 1 ? "" : "s") + " not shown: what follows an"
+                + " unknown option may be its value, a secret)");
     }
 
     /** What went wrong, in words a user can act on. */

@@ -88,6 +88,18 @@ class UsageTest {
     }
 
     @Test
+    void aMistypedOption_isNamed_butWhatFollowsItIsNotEchoed_forItIsOftenASecret() {
+        CliRun spaced = CliRun.run(NOWHERE, "sessions", "list", "--tokne", "s3cr3t-key");
+        CliRun joined = CliRun.run(NOWHERE, "sessions", "list", "--tokne=s3cr3t-key");
+
+        for (CliRun run : List.of(spaced, joined)) {
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+            assertThat(run.err()).as(run.toString()).doesNotContain("s3cr3t-key").contains("'--tokne'");
+        }
+        assertThat(spaced.err()).contains("1 more argument not shown");
+    }
+
+    @Test
     void tetherAlone_printsTheUsage_asAUsageError() {
         CliRun run = CliRun.run(NOWHERE);
 
