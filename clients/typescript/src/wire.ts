@@ -182,7 +182,7 @@ export function page(n: unknown): EventPage {
   const o = object<Session["EventPage"]>(n, "a page of events");
   const lastSeq = requiredNumber(o, "lastSeq");
   const nextSeq = requiredNumber(o, "nextSeq");
-  return freeze({ events: Object.freeze(elements(o, "events").map(event)), lastSeq, nextSeq, atEnd: nextSeq > lastSeq });
+  return freeze({ events: Object.freeze(requiredElements(o, "events").map(event)), lastSeq, nextSeq, atEnd: nextSeq > lastSeq });
 }
 
 export function sessionInfo(n: unknown): SessionInfo {
@@ -204,7 +204,7 @@ export function sessionInfo(n: unknown): SessionInfo {
 /** A page of the session list: its sessions, and where the next page starts (undefined on the last). */
 export function sessionPage(n: unknown): { sessions: readonly SessionInfo[]; nextAfter: string | undefined } {
   const o = object<Session["Sessions"]>(n, "a page of sessions");
-  return { sessions: Object.freeze(elements(o, "sessions").map(sessionInfo)), nextAfter: text(o, "nextAfter") };
+  return { sessions: Object.freeze(requiredElements(o, "sessions").map(sessionInfo)), nextAfter: text(o, "nextAfter") };
 }
 
 // --- projector-service ---------------------------------------------------------------------------------------------
@@ -423,7 +423,7 @@ export function approval(n: unknown): Approval {
 
 export function approvalPage(n: unknown): { approvals: readonly Approval[]; nextAfter: string | undefined } {
   const o = object<Approvals["ApprovalItems"]>(n, "a page of approvals");
-  return { approvals: Object.freeze(elements(o, "approvals").map(approval)), nextAfter: text(o, "nextAfter") };
+  return { approvals: Object.freeze(requiredElements(o, "approvals").map(approval)), nextAfter: text(o, "nextAfter") };
 }
 
 // -------------------------------------------------------------------------------------------------------------------
@@ -513,6 +513,14 @@ function strings<S>(o: Doc<S> | undefined, field: FieldOf<S, readonly string[]>)
 function elements<S, K extends FieldOf<S, readonly object[]>>(o: Doc<S> | undefined, field: K): Doc<ElementOf<NonNullable<S[K]>>>[] {
   const v = o?.[field];
   return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+/** The array field, which the answer must have: a list answer without its list is malformed, never an empty list. */
+function requiredElements<S, K extends FieldOf<S, readonly object[]>>(o: Doc<S> | undefined, field: K): Doc<ElementOf<NonNullable<S[K]>>>[] {
+  if (!Array.isArray(o?.[field])) {
+    throw new MalformedAnswerError(`the answer has no list ${String(field)}`);
+  }
+  return elements(o, field);
 }
 
 function objectOrUndefined<S, K extends FieldOf<S, object>>(o: Doc<S> | undefined, field: K): Doc<NonNullable<S[K]>> | undefined {

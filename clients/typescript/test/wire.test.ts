@@ -161,6 +161,15 @@ describe("answers", () => {
     expect(granted.decision).toMatchObject({ decision: "GRANT_SESSION", pathGlob: "src/**", seq: 8 });
   });
 
+  it("of a list without its list are malformed, never an empty list", () => {
+    for (const answer of [{}, { sessions: {} }, { sessions: null }]) {
+      expect(() => wire.sessionPage(answer)).toThrow(/no list sessions/);
+    }
+    expect(() => wire.approvalPage({})).toThrow(/no list approvals/);
+    expect(() => wire.page({ lastSeq: 3, nextSeq: 4 })).toThrow(/no list events/);
+    expect(wire.sessionPage({ sessions: [] }).sessions).toEqual([]);
+  });
+
   it("that are not JSON are malformed", () => {
     expect(() => wire.parseJson("<html>")).toThrow(/not JSON/);
   });

@@ -1,8 +1,10 @@
 package dev.tether.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.client.internal.Json;
+import dev.tether.client.internal.MalformedAnswerException;
 import dev.tether.client.internal.Wire;
 import java.time.Instant;
 import java.util.Optional;
@@ -17,6 +19,18 @@ class WireTest {
         assertThat(a.events()).containsExactly(new Appended.AppendedEvent("e1", 2, true));
         assertThat(a.lastSeq()).isEqualTo(3);
         assertThat(a.redactions()).isEqualTo(1);
+    }
+
+    @Test
+    void aListAnswerWithoutItsList_isMalformed_neverAnEmptyList() {
+        for (String answer : new String[] {"{}", "[1,2]", "{\"sessions\":{}}", "{\"sessions\":null}"}) {
+            assertThatThrownBy(() -> Wire.sessions(Json.parse(answer))).as(answer).isInstanceOf(MalformedAnswerException.class)
+                    .hasMessageContaining("sessions");
+        }
+        assertThatThrownBy(() -> Wire.approvals(Json.parse("{}"))).isInstanceOf(MalformedAnswerException.class);
+        assertThatThrownBy(() -> Wire.versions(Json.parse("{\"version\":\"v1\"}"))).isInstanceOf(MalformedAnswerException.class);
+        assertThatThrownBy(() -> Wire.page(Json.parse("{\"lastSeq\":3,\"nextSeq\":4}"))).isInstanceOf(MalformedAnswerException.class);
+        assertThat(Wire.sessions(Json.parse("{\"sessions\":[]}"))).as("an empty list, said so").isEmpty();
     }
 
     @Test

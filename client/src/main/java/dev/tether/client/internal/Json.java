@@ -124,6 +124,18 @@ public final class Json {
         return out;
     }
 
+    /**
+     * The elements of the array {@code field}, which the answer must have: a list answer without its list is malformed,
+     * never read as an empty list (a caller would take "no sessions" for a fact).
+     */
+    public static List<JsonNode> requiredElements(JsonNode node, String field) {
+        JsonNode array = node == null ? null : node.get(field);
+        if (array == null || !array.isArray()) {
+            throw new MalformedAnswerException("the answer has no list " + field);
+        }
+        return elements(node, field);
+    }
+
     /** The object field; null when absent or not an object. */
     public static JsonNode objectOrNull(JsonNode node, String field) {
         JsonNode value = node == null ? null : node.get(field);

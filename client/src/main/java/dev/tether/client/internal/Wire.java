@@ -8,6 +8,7 @@ import static dev.tether.client.internal.Json.longValue;
 import static dev.tether.client.internal.Json.nullableLong;
 import static dev.tether.client.internal.Json.objectOrNull;
 import static dev.tether.client.internal.Json.optionalText;
+import static dev.tether.client.internal.Json.requiredElements;
 import static dev.tether.client.internal.Json.requiredLong;
 import static dev.tether.client.internal.Json.requiredText;
 import static dev.tether.client.internal.Json.strings;
@@ -100,7 +101,7 @@ public final class Wire {
     }
 
     public static EventPage page(JsonNode n) {
-        return new EventPage(elements(n, "events").stream().map(Wire::event).toList(), requiredLong(n, "lastSeq"),
+        return new EventPage(requiredElements(n, "events").stream().map(Wire::event).toList(), requiredLong(n, "lastSeq"),
                 requiredLong(n, "nextSeq"));
     }
 
@@ -111,11 +112,11 @@ public final class Wire {
     }
 
     public static List<SessionInfo> sessions(JsonNode n) {
-        return elements(n, "sessions").stream().map(Wire::sessionInfo).toList();
+        return requiredElements(n, "sessions").stream().map(Wire::sessionInfo).toList();
     }
 
     public static List<HarnessVersion> versions(JsonNode n) {
-        return elements(n, "versions").stream()
+        return requiredElements(n, "versions").stream()
                 .map(v -> new HarnessVersion(requiredText(v, "version"), intValue(v, "weight", 0), requiredText(v, "state"),
                         booleanValue(v, "default"), optionalText(v, "modelId"), longValue(v, "openSessions", 0),
                         v.path("share").asDouble(0)))
@@ -227,7 +228,7 @@ public final class Wire {
     }
 
     public static List<Approval> approvals(JsonNode n) {
-        return elements(n, "approvals").stream().map(Wire::approval).toList();
+        return requiredElements(n, "approvals").stream().map(Wire::approval).toList();
     }
 
     // ---------------------------------------------------------------------------------------------
