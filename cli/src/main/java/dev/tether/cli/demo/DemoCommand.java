@@ -1,5 +1,6 @@
 package dev.tether.cli.demo;
 
+import dev.tether.cli.output.Output;
 import dev.tether.client.Created;
 import dev.tether.client.NewSession;
 import dev.tether.client.SessionEvent;
@@ -80,9 +81,7 @@ public final class DemoCommand implements Callable<Integer> {
                 heading("worker-1 starts the task");
                 Process first = startWorker(sessionId, "worker-1", true);
                 CountDownLatch killPoint = pump(first, "worker-1");
-                if (!killPoint.await(5, TimeUnit.MINUTES)) {
-                    throw new IllegalStateException("worker-1 did not reach the middle of the task within 5 minutes");
-                }
+                awaitKillPoint(killPoint, first);
                 first.toHandle().destroyForcibly(); // SIGKILL; unlike Process.destroyForcibly, leaves what it printed last readable
                 first.waitFor(30, TimeUnit.SECONDS);
                 heading("SIGKILL worker-1 (pid " + first.pid() + ") while its edit of Main.java is in flight");
@@ -111,6 +110,23 @@ public final class DemoCommand implements Callable<Integer> {
                     + "  curl -H 'Authorization: Bearer dev-acme-agent' %s/v1/sessions/%s/events%n",
                     sessionId, sessionId, endpoints.sessions, sessionId);
             return passed ? 0 : 1;
+        }
+    }
+
+    /**
+     * Waits until worker-1 reaches the middle of the task; fails at once if it ends before (its output, printed above,
+     * says why), rather than after the whole wait.
+     */
+    private static void awaitKillPoint(CountDownLatch killPoint, Process worker) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (!killPoint.await(1, TimeUnit.SECONDS)) {
+            if (!worker.isAlive() && !killPoint.await(2, TimeUnit.SECONDS)) { // its last lines read first
+                throw new IllegalStateException("worker-1 ended (exit " + worker.exitValue() + ") before the middle of the task; its"
+                        + " output is above");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("worker-1 did not reach the middle of the task within 5 minutes");
+            }
         }
     }
 
@@ -168,7 +184,7 @@ public final class DemoCommand implements Callable<Integer> {
         Thread pump = new Thread(() -> {
             try (var lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                    out.println("[" + name + "] " + line);
+                    out.println("[" + name + "] " + Output.printable(line));
                     if (line.contains(DemoAgent.KILL_POINT)) {
                         killPoint.countDown();
                     }
