@@ -153,7 +153,7 @@ class SequencerRandomCommandsPropertyTest {
     }
 
     private static SessionStarted start() {
-        return new SessionStarted("send the weekly report", "You are careful.", MODEL, V1, ToolMode.WRITE, List.of(), 5_000L, null,
+        return new SessionStarted("send the weekly report", "You are careful.", MODEL, V1, ToolMode.WRITE, List.of(), 1_500L, null,
                 HARNESS_TOOLS);
     }
 
