@@ -42,6 +42,14 @@ public final class CallRules {
 
     static final String ERASED = "cancelled: the session was erased (at %s) before the call started; nothing was run";
 
+    /**
+     * How many times a call may be STARTED without ever ending: one reconciled as not done (or harmless to repeat) after
+     * that many starts is not run again but {@code UNKNOWN}, since what keeps stopping the executor while it runs may be
+     * the call itself (a tool that exhausts the memory, the process killed by the system), and running it again would
+     * stop the executor again, for ever.
+     */
+    public static final int MAX_STARTS = 3;
+
     private CallRules() {}
 
     /** The eventId of the call's {@code tool_result}: derived from its key, so every report of it is the same event. */
@@ -111,6 +119,11 @@ public final class CallRules {
                 return new Conclude(CallOutcome.Ended.of(CallState.ERROR, reconcile.attempt(), refused.reason()));
             }
             if (reconcile.verdict() instanceof Authority.Allowed) {
+                if (started.attempt() >= MAX_STARTS) {
+                    return new Conclude(new CallOutcome.Ended(CallState.UNKNOWN, reconcile.attempt(), unknownContent("it was started "
+                            + started.attempt() + " times and never ended, so it may be what stops the executor", started),
+                            null, started.beforeHash(), started.afterHash()));
+                }
                 return new Run(reconcile.tool(), reconcile.attempt());
             }
             throw unhandled(reconcile.verdict());
@@ -141,12 +154,30 @@ public final class CallRules {
         return new Conclude(CallOutcome.Ended.of(CallState.CANCELLED, run.attempt(), INTERRUPTED.formatted(interruptSeq)));
     }
 
+    /**
+     * The workspace of the call's session cannot be made or opened ({@code why}): a call to run ends as an ERROR without
+     * starting; a STARTED one cannot be looked at, so what became of it is {@code UNKNOWN}, whatever the verdict.
+     */
+    public static Conclude noWorkspace(Step.CallsTool step, String why) {
+        String cannot = "its session's workspace cannot be made (" + why + ")";
+        if (step instanceof Run run) {
+            return new Conclude(CallOutcome.Ended.of(CallState.ERROR, run.attempt(), cannot + "; nothing was run"));
+        }
+        if (step instanceof Reconcile reconcile) {
+            return (Conclude) reconciled(reconcile, new Reconciliation.Unknown(cannot));
+        }
+        throw new IllegalStateException("unhandled step " + step.getClass().getName());
+    }
+
     /** The call's session was erased at {@code erasedAt} before the call started: it does not start. */
     public static Conclude erased(Run run, Instant erasedAt) {
         return new Conclude(CallOutcome.Ended.of(CallState.CANCELLED, run.attempt(), ERASED.formatted(erasedAt)));
     }
 
-    /** The tool refused the arguments before anything started; {@code why} is its message, already redacted. */
+    /**
+     * The tool refused the arguments before anything started, or failed then: {@code why} is its message, already
+     * redacted, or what failed.
+     */
     public static Conclude intentFailed(Run run, String why) {
         return new Conclude(CallOutcome.Ended.of(CallState.ERROR, run.attempt(), why));
     }

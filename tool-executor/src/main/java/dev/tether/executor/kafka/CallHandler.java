@@ -24,6 +24,7 @@ import dev.tether.tools.ToolException;
 import dev.tether.tools.ToolOutput;
 import dev.tether.tools.sandbox.Workspace;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -157,7 +158,16 @@ final class CallHandler {
             conclude(request, known, CallRules.argumentsNotJson(step));
             return;
         }
-        Workspace workspace = sandbox.workspace(request.tenantId(), request.sessionId());
+        Workspace workspace;
+        try {
+            workspace = sandbox.workspace(request.tenantId(), request.sessionId());
+        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
+            // the call ends here (the host's path stays in the log): failing its batch, it would come again for ever, and
+            // every other call of its partition with it
+            LOG.errorf(e, "%s: the workspace of session %s cannot be made", request.idempotencyKey(), request.sessionId());
+            conclude(request, known, CallRules.noWorkspace(step, e.getClass().getSimpleName()));
+            return;
+        }
         CancellationToken cancellation = new CancellationToken();
         try (var registration = inFlight.register(request.sessionId(), request.requestSeq(), request.requestedAt(), cancellation)) {
             // the key for external systems: a reconciliation looks up the one its start handed out, and runs again under it
@@ -196,7 +206,15 @@ final class CallHandler {
 
     /** Asks the tool what became of a STARTED call, and what that means. */
     private Step reconcile(CallRequest request, Step.Reconcile reconcile, ToolContext context, JsonNode arguments) {
-        Reconciliation found = reconcile.tool().reconcile(context, arguments, reconcile.entryFor(request.argumentsJson()));
+        Reconciliation found;
+        try {
+            found = reconcile.tool().reconcile(context, arguments, reconcile.entryFor(request.argumentsJson()));
+        } catch (RuntimeException | Error e) {
+            // reconcile must not throw; one that does cannot say what became of the call, and thrown again each time the
+            // request came, it would stop the partition for ever
+            LOG.errorf(e, "%s: %s failed to reconcile", request.idempotencyKey(), reconcile.tool().name());
+            found = new Reconciliation.Unknown(reconcile.tool().name() + " could not reconcile it: " + e.getClass().getSimpleName());
+        }
         LOG.infof("%s was STARTED by %s and never ended; reconciled: %s", reconcile.started().idempotencyKey(),
                 reconcile.started().executorId(), found);
         return CallRules.reconciled(reconcile, found);
@@ -220,6 +238,11 @@ final class CallHandler {
         } catch (ToolException e) {
             conclude(request, known, CallRules.intentFailed(run, context.redactor().redact(e.getMessage()).text()));
             return;
+        } catch (RuntimeException | Error e) {
+            // nothing has started: the call ends here, rather than fail its batch each time it comes
+            LOG.errorf(e, "%s: %s failed unexpectedly before it started", key, tool.name());
+            conclude(request, known, CallRules.intentFailed(run, failed(tool, e)));
+            return;
         }
         CallEntry started = record(known,
                 new Recorded(request, executorId, clock.instant(), CallRules.started(run, intent, context.idempotencyKey())));
@@ -229,15 +252,23 @@ final class CallHandler {
             output = tool.execute(context, arguments);
         } catch (ToolException e) {
             output = context.output(ToolOutput.Status.ERROR, e.getMessage());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an Error too (a stack overflow, an assertion, a class that failed to initialize): the tool's own failure,
+            // which ends its call; escaping, it would fail the batch, and the call, STARTED, would be reconciled and run
+            // again each time the batch came, every other call of its partition waiting behind it
             LOG.errorf(e, "%s: %s failed unexpectedly", key, tool.name());
-            output = context.output(ToolOutput.Status.ERROR, tool.name() + " failed: " + e.getClass().getSimpleName());
+            output = context.output(ToolOutput.Status.ERROR, failed(tool, e));
         }
         crashPoints.reached(CrashPoints.AFTER_EFFECT);
         CallEntry ended = record(Optional.of(started),
                 new Recorded(request, executorId, clock.instant(), CallRules.ran(started, output)));
         crashPoints.reached(CrashPoints.AFTER_OUTCOME);
         report(request, ended);
+    }
+
+    /** What a call whose tool threw something other than a {@link ToolException} ends with: no message, which may hold anything. */
+    private static String failed(Tool tool, Throwable thrown) {
+        return tool.name() + " failed: " + thrown.getClass().getSimpleName();
     }
 
     /** Records an outcome reached without running the tool, and reports it. */

@@ -116,7 +116,7 @@ final class ExecutorLoop implements Runnable {
                 requests.pause(requests.assignment());
                 while (batch != null && !batch.done().isDone() && running) {
                     // paused: keeps the membership and runs rebalances; a partition assigned meanwhile is not paused
-                    putBack(requests.poll(POLL));
+                    pollDuringBatch();
                 }
                 finishBatch();
                 var paused = new HashSet<>(requests.paused());
@@ -134,6 +134,20 @@ final class ExecutorLoop implements Runnable {
             LOG.errorf("tool-requests %s offset %d cannot be read, skipped (no call can be run or reported from it): %s",
                     e.topicPartition(), e.offset(), e.getMessage());
             requests.seek(e.topicPartition(), e.offset() + 1);
+        }
+    }
+
+    /**
+     * Polls while a batch runs. A record that cannot be read, of a partition assigned meanwhile, is left where it is, its
+     * partition paused, and dealt with once the batch is done ({@link #pollOnce}): thrown from here, it would leave the
+     * running batch behind, neither committed nor rewound, while the next poll's records ran beside it.
+     */
+    private void pollDuringBatch() {
+        try {
+            putBack(requests.poll(POLL));
+        } catch (RecordDeserializationException e) {
+            requests.seek(e.topicPartition(), e.offset());
+            requests.pause(List.of(e.topicPartition())); // resumed with the batch's partitions
         }
     }
 

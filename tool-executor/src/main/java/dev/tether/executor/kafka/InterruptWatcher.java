@@ -113,9 +113,18 @@ final class InterruptWatcher implements Runnable {
      * @param lookBack       how far back it starts reading at start-up
      * @param erasures       told of each session erased and when (the tombstone's timestamp; once per tombstone), before
      *                       a catch-up passes it: the executor removes its workspace
+     * @throws IllegalArgumentException if {@code catchUpTimeout} is not positive (no call would ever start) or
+     *                                  {@code lookBack} is negative, naming the setting
      */
     InterruptWatcher(Consumer<byte[], SessionEvent> events, InFlight inFlight, TopicLayout layout, Duration catchUpTimeout,
                      Duration lookBack, BiConsumer<String, Instant> erasures) {
+        if (catchUpTimeout.isNegative() || catchUpTimeout.isZero()) {
+            throw new IllegalArgumentException("tether.executor.interruptions.catch-up-timeout: must be a positive duration,"
+                    + " e.g. PT10S, not " + catchUpTimeout);
+        }
+        if (lookBack.isNegative()) {
+            throw new IllegalArgumentException("tether.executor.interruptions.look-back: cannot be negative, e.g. PT15M, not " + lookBack);
+        }
         this.lookBack = lookBack;
         this.events = events;
         this.erasures = erasures;

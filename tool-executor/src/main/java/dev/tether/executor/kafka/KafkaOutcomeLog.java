@@ -27,7 +27,15 @@ final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
     private final Duration timeout;
     private int partitions;
 
+    /**
+     * @param timeout how long a read may make no progress ({@code tether.executor.ledger.read-timeout})
+     * @throws IllegalArgumentException if {@code timeout} is not positive (no read would ever be done), naming the setting
+     */
     KafkaOutcomeLog(Consumer<String, ToolOutcome> consumer, String topic, Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("tether.executor.ledger.read-timeout: must be a positive duration, e.g. PT30S, not "
+                    + timeout);
+        }
         this.consumer = consumer;
         this.topic = topic;
         this.timeout = timeout;

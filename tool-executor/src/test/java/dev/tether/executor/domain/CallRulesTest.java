@@ -476,6 +476,34 @@ class CallRulesTest {
     class Attempts {
 
         @Test
+        void givenACallStartedTheMostTimesWithoutEnding_whenReconciledNotApplied_thenItIsUnknown_notRunAgain() {
+            CallEntry startedOften = fold(new Started(CallRules.MAX_STARTS, ABSENT, HELLO, KEY));
+            var reconcile = (Reconcile) CallRules.decide(Optional.of(startedOften), REQUEST, ALLOWED, Optional.of(WRITE_FILE));
+
+            Step step = CallRules.reconciled(reconcile, new Reconciliation.NotApplied());
+
+            assertThat(step).isEqualTo(new Conclude(new Ended(CallState.UNKNOWN, CallRules.MAX_STARTS + 1, unknownBecause("it was started "
+                    + CallRules.MAX_STARTS + " times and never ended, so it may be what stops the executor"), null, ABSENT, HELLO)));
+        }
+
+        @Test
+        void givenACallStartedFewerTimesThanTheMost_whenReconciledNotApplied_thenItRunsAgain() {
+            CallEntry started = fold(new Started(CallRules.MAX_STARTS - 1, ABSENT, HELLO, KEY));
+            var reconcile = (Reconcile) CallRules.decide(Optional.of(started), REQUEST, ALLOWED, Optional.of(WRITE_FILE));
+
+            assertThat(CallRules.reconciled(reconcile, new Reconciliation.NotApplied())).isEqualTo(new Run(WRITE_FILE, CallRules.MAX_STARTS));
+        }
+
+        @Test
+        void givenAWorkspaceThatCannotBeMade_thenARunIsAnErrorWithoutStarting_andAStartedCallIsUnknown() {
+            assertThat(CallRules.noWorkspace(new Run(WRITE_FILE, 1), "UncheckedIOException")).isEqualTo(new Conclude(Ended.of(
+                    CallState.ERROR, 1, "its session's workspace cannot be made (UncheckedIOException); nothing was run")));
+            assertThat(CallRules.noWorkspace(reconcile(ALLOWED), "UncheckedIOException")).isEqualTo(new Conclude(new Ended(
+                    CallState.UNKNOWN, 2, unknownBecause("its session's workspace cannot be made (UncheckedIOException)"), null, ABSENT,
+                    HELLO)));
+        }
+
+        @Test
         void givenCrashesWhileRunning_whenTheCallComesAgainEachTime_thenEveryHandlingIsTheNextAttempt() {
             // attempt 1 started and died; reconciled not done, so attempt 2 runs, starts, and dies too
             CallEntry first = fold(CallRules.started(new Run(WRITE_FILE, 1), new Intent(ABSENT, HELLO), KEY));

@@ -18,6 +18,9 @@ import dev.tether.executor.domain.Authority;
 import dev.tether.executor.domain.CallRules;
 import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.tools.HttpFetchPolicy;
+import dev.tether.tools.Intent;
+import dev.tether.tools.LedgerEntry;
+import dev.tether.tools.Reconciliation;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolContext;
 import dev.tether.tools.ToolOutput;
@@ -39,6 +42,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -585,6 +590,198 @@ class CallHandlerTest {
 
         assertThat(seen).isTrue();
         assertThat(written()).containsExactly("STARTED", "CANCELLED", "command");
+    }
+
+    /**
+     * A session whose workspace cannot be made (here a file stands where its directory should be; a disk that refuses the
+     * directory does the same): the call's batch failed each time it came, so the partition's every other call waited
+     * behind it for ever. Nothing has started: the call ends as an ERROR, which says why without the host's path.
+     */
+    @Test
+    void aCallWhoseWorkspaceCannotBeMade_endsAsAnError_withoutStarting() throws Exception {
+        Files.createDirectories(dir.resolve("ws"));
+        Files.writeString(dir.resolve("ws").resolve(SESSION), "not a directory");
+
+        handler().handle(request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY));
+
+        assertThat(written()).containsExactly("ERROR", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent())
+                .startsWith("its session's workspace cannot be made").doesNotContain(dir.toString());
+    }
+
+    /** A STARTED call whose workspace cannot be opened now cannot be reconciled: UNKNOWN, not guessed, not run again. */
+    @Test
+    void aStartedCallWhoseWorkspaceCannotBeOpened_isUnknown_andNotRunAgain() throws Exception {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY);
+        outcomes.append(started(request, ABSENT, sha256("hello")));
+        Files.createDirectories(dir.resolve("ws"));
+        Files.writeString(dir.resolve("ws").resolve(SESSION), "not a directory");
+
+        handler().handle(request);
+
+        assertThat(written()).containsExactly("UNKNOWN", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).contains("workspace cannot be made")
+                .doesNotContain(dir.toString());
+    }
+
+    // --- a tool that throws what it should not ---------------------------------------------------------
+
+    /**
+     * A read-only, idempotent custom tool that throws {@code thrown} (made anew each time) from the step named
+     * {@code at}: {@code intent}, {@code execute} or {@code reconcile}; it counts its executions.
+     */
+    private static final class ThrowingTool implements Tool {
+        static final String NAME = "flaky_read";
+        final String at;
+        final Supplier<Throwable> thrown;
+        final AtomicInteger executions = new AtomicInteger();
+
+        ThrowingTool(String at, Supplier<Throwable> thrown) {
+            this.at = at;
+            this.thrown = thrown;
+        }
+
+        ToolRegistry registry() {
+            return ToolRegistry.builder().addBuiltIns(HttpFetchPolicy.denyAll()).add(this, dev.tether.core.event.ToolMode.READ_ONLY).build();
+        }
+
+        private void maybeThrow(String step) {
+            if (at.equals(step)) {
+                Throwable t = thrown.get();
+                if (t instanceof Error e) {
+                    throw e;
+                }
+                throw (RuntimeException) t;
+            }
+        }
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public boolean mutating() {
+            return false;
+        }
+
+        @Override
+        public boolean idempotent() {
+            return true;
+        }
+
+        @Override
+        public Intent intent(ToolContext context, JsonNode arguments) {
+            maybeThrow("intent");
+            return Intent.NONE;
+        }
+
+        @Override
+        public ToolOutput execute(ToolContext context, JsonNode arguments) {
+            executions.incrementAndGet();
+            maybeThrow("execute");
+            return context.output(ToolOutput.Status.OK, "read");
+        }
+
+        @Override
+        public Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started) {
+            maybeThrow("reconcile");
+            return new Reconciliation.NotApplied();
+        }
+    }
+
+    static Stream<Supplier<Throwable>> errors() {
+        return Stream.of(StackOverflowError::new, () -> new InternalError("a VM error"), () -> new AssertionError("a bug"),
+                () -> new ExceptionInInitializerError(new IllegalStateException("static init")), () -> new NoClassDefFoundError("x/Y"));
+    }
+
+    /**
+     * An {@link Error} from a tool escaped the handler: {@link ExecutorLoop} failed the batch and it came again, the
+     * call STARTED, reconciled as harmless to repeat (a read) and run again, for ever, every other call of its partition
+     * behind it. It ends the call as an ERROR, reported once, as a RuntimeException does.
+     */
+    @ParameterizedTest
+    @MethodSource("errors")
+    void anErrorThrownByATool_endsTheCallAsAnError_reportedOnce_andDoesNotEscapeTheHandler(Supplier<Throwable> error) {
+        var tool = new ThrowingTool("execute", error);
+        var handler = handler(tool.registry(), COMMANDS_GATED, Map.of());
+        var request = request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY);
+
+        handler.handle(request);
+        handler.handle(request); // delivered again: reported again, not run
+
+        assertThat(written()).containsExactly("STARTED", "ERROR", "command", "command");
+        assertThat(((ToolOutcome) producer.history().get(1).value()).getContent())
+                .isEqualTo(ThrowingTool.NAME + " failed: " + error.get().getClass().getSimpleName());
+        assertThat(tool.executions.get()).isEqualTo(1);
+    }
+
+    /** A tool's intent that throws anything but a ToolException stopped the partition the same way; nothing has started then. */
+    @ParameterizedTest
+    @MethodSource("errors")
+    void anIntentThatThrows_endsTheCallAsAnError_withoutStarting(Supplier<Throwable> error) {
+        var tool = new ThrowingTool("intent", error);
+
+        handler(tool.registry(), COMMANDS_GATED, Map.of()).handle(request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY));
+
+        assertThat(written()).containsExactly("ERROR", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent())
+                .isEqualTo(ThrowingTool.NAME + " failed: " + error.get().getClass().getSimpleName());
+        assertThat(tool.executions.get()).isZero();
+    }
+
+    @Test
+    void anIntentThatThrowsARuntimeException_endsTheCallAsAnError_withoutStarting() {
+        var tool = new ThrowingTool("intent", () -> new NullPointerException("arguments.path"));
+
+        handler(tool.registry(), COMMANDS_GATED, Map.of()).handle(request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY));
+
+        assertThat(written()).containsExactly("ERROR", "command");
+        assertThat(tool.executions.get()).isZero();
+    }
+
+    /** {@code reconcile} must never throw; one that does cannot say what became of the call: UNKNOWN, not run again. */
+    @Test
+    void aReconciliationThatThrows_isUnknown_andTheCallIsNotRunAgain() {
+        var tool = new ThrowingTool("reconcile", () -> new IllegalStateException("lookup failed"));
+        var request = request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY);
+        outcomes.append(started(request, null, null));
+
+        handler(tool.registry(), COMMANDS_GATED, Map.of()).handle(request);
+
+        assertThat(written()).containsExactly("UNKNOWN", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).contains("IllegalStateException");
+        assertThat(tool.executions.get()).isZero();
+    }
+
+    /**
+     * A call that kills the executor each time it runs (a tool that exhausts the memory, the process killed by the system)
+     * STARTED, reconciled as harmless to repeat, ran again and killed it again: the executor never came up for long. A call
+     * started {@link CallRules#MAX_STARTS} times without ever ending is not run again: UNKNOWN, a human decides.
+     */
+    @Test
+    void aCallStartedTheMostTimesWithoutEverEnding_isUnknown_notRunAgain_thoughHarmlessToRepeat() {
+        var tool = new ThrowingTool("none", () -> null);
+        var request = request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY);
+        outcomes.append(ToolOutcome.newBuilder(started(request, null, null)).setAttempt(CallRules.MAX_STARTS).build());
+
+        handler(tool.registry(), COMMANDS_GATED, Map.of()).handle(request);
+
+        assertThat(written()).containsExactly("UNKNOWN", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).contains("started " + CallRules.MAX_STARTS + " times and never ended");
+        assertThat(tool.executions.get()).isZero();
+    }
+
+    @Test
+    void aCallStartedFewerTimesThanTheMost_isRunAgain_whenHarmlessToRepeat() {
+        var tool = new ThrowingTool("none", () -> null);
+        var request = request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY);
+        outcomes.append(ToolOutcome.newBuilder(started(request, null, null)).setAttempt(CallRules.MAX_STARTS - 1).build());
+
+        handler(tool.registry(), COMMANDS_GATED, Map.of()).handle(request);
+
+        assertThat(written()).containsExactly("STARTED", "OK", "command");
+        assertThat(tool.executions.get()).isEqualTo(1);
     }
 
     private static final AuthorizationBasis POLICY = new AuthorizationBasis(AuthorizationBasisKind.POLICY, null);

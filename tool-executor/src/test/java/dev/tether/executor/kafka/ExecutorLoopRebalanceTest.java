@@ -136,6 +136,36 @@ class ExecutorLoopRebalanceTest {
     }
 
     /**
+     * A partition assigned while a batch runs whose first record cannot be read (a schema id the registry does not know,
+     * or the registry away): the poll that keeps the membership threw, and the loop took it as a poll between batches: it
+     * left the running batch behind, never to be committed or rewound, and dispatched the next poll's records beside it;
+     * the running batch's partition was resumed with its position past the batch, so a later batch committed past calls
+     * that may never have ended. Now the record is dealt with once the batch is done, and the batch is committed.
+     */
+    @Test
+    void aPartitionAssignedWhileABatchRuns_whoseRecordCannotBeRead_doesNotLeaveTheBatchBehind() throws InterruptedException {
+        String a = sessionOn(0, 2);
+        String b = sessionOn(1, 2);
+        var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
+        var outcomes = new MemoryOutcomeLog(2);
+        requests.append(P0, a, request(a, "slow"));
+        start(requests, outcomes, List.of(P0));
+        awaitEntered();
+
+        requests.appendUndecodable(P1, b);
+        requests.append(P1, b, request(b, "c1"));
+        requests.schedulePollTask(() -> requests.rebalance(List.of(P0, P1)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> requests.assignment().contains(P1));
+        Thread.sleep(1_500); // the loop polls P1 several times while the slow call still runs
+        assertThat(tickets.external.keySet()).as("nothing of P1 runs beside the batch").doesNotContain(b + "/3/c1");
+        release.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P0) == 1L);
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P1) == 2L);
+        assertThat(tickets.external.keySet()).contains(a + "/3/slow", b + "/3/c1");
+    }
+
+    /**
      * A partition given up while a batch runs: the revocation waited for the whole batch, which may take longer than the
      * group's rebalance timeout (100 requests, a minute each), and meanwhile the partition's next owner ran the calls not
      * yet started, which this instance then started too. Now none of them starts here: the one running finishes, and the

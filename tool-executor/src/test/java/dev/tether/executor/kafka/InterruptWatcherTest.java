@@ -56,6 +56,20 @@ class InterruptWatcherTest {
         }
     }
 
+    /**
+     * A catch-up timeout of zero (or less) let no call start, ever: each catch-up gave up at once, and each request came
+     * again every second, for ever. A look-back that is negative read from the future. Both stop the start, naming the setting.
+     */
+    @Test
+    void aCatchUpTimeoutThatIsNotPositive_orALookBackThatIsNegative_stopsTheStart_namingItsSetting() {
+        assertThatThrownBy(() -> new InterruptWatcher(events, inFlight, LAYOUT, Duration.ZERO, Duration.ofMinutes(15), (s, at) -> {}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tether.executor.interruptions.catch-up-timeout");
+        assertThatThrownBy(() -> new InterruptWatcher(events, inFlight, LAYOUT, Duration.ofSeconds(-1), Duration.ofMinutes(15), (s, at) -> {}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tether.executor.interruptions.catch-up-timeout");
+        assertThatThrownBy(() -> new InterruptWatcher(events, inFlight, LAYOUT, CATCH_UP_TIMEOUT, Duration.ofMinutes(-15), (s, at) -> {}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tether.executor.interruptions.look-back");
+    }
+
     @Test
     void anInterruptionWhoseSchemaTheRegistryDoesNotGive_isReadAgainOnceItDoes_andCancelsTheRunningCall() {
         var running = new CancellationToken();

@@ -42,9 +42,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A grep whose pattern recurses once per character of a long line throws {@link StackOverflowError} on a
- * {@code tool-call} worker. The handler catches only {@code ToolException} and {@code RuntimeException}, so it escapes
- * {@link CallHandler#handle}; {@link ExecutorLoop} then fails the whole batch and rewinds it, and the call, STARTED and
- * reconciled NotApplied (a read), runs again: for ever, and every other call of its partition waits behind it.
+ * {@code tool-call} worker. The handler caught only {@code ToolException} and {@code RuntimeException}, so it escaped
+ * {@link CallHandler#handle}; {@link ExecutorLoop} then failed the whole batch and rewound it, and the call, STARTED and
+ * reconciled NotApplied (a read), ran again: for ever, and every other call of its partition waited behind it. The grep
+ * no longer recurses; the handler now ends any tool's {@code Error} as the call's ERROR too
+ * ({@code CallHandlerTest.anErrorThrownByATool_...}).
  */
 class PoisonCallTest {
 
