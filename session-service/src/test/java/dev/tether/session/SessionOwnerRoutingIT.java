@@ -122,7 +122,7 @@ class SessionOwnerRoutingIT {
         });
 
         // a session instance A does not hold: B holds it
-        String held = acme.stream().filter(id -> localStatus(a, id) == 404).findFirst().orElseThrow();
+        String held = acme.stream().filter(id -> localStatus(a, id) == 503).findFirst().orElseThrow();
         assertThat(localStatus(b, held)).isEqualTo(200);
 
         // its live stream through A: the catch-up, then an event appended now (through B), then after Last-Event-ID
@@ -175,7 +175,7 @@ class SessionOwnerRoutingIT {
         return ids;
     }
 
-    /** What the instance answers for the session from its own partitions, without forwarding: 404 if it does not hold it. */
+    /** What the instance answers for the session from its own partitions, without forwarding: 503 if it does not hold it. */
     private int localStatus(ServiceProcess instance, String sessionId) {
         try {
             var request = HttpRequest.newBuilder(URI.create(instance.baseUrl() + "/v1/sessions/" + sessionId)).timeout(Duration.ofSeconds(20))

@@ -55,6 +55,11 @@ public class RegistryAccess {
         return closing;
     }
 
+    /** Whether the registry answers a probe now, without waiting. */
+    boolean answersNow() {
+        return connection.probe().reachable();
+    }
+
     /**
      * Waits until the registry answers a probe, the service shuts down, or {@code max} passes; probes once a second.
      *

@@ -23,7 +23,10 @@ import org.jboss.logging.Logger;
  * <ul>
  *   <li>The schema registry does not answer ({@link RegistryUnavailableException}: a record whose schema it did not
  *       know yet could not be read or written): the thread waits until the registry answers again (its tasks stay open
- *       meanwhile, so their stores keep serving reads), at most {@link #MAX_WAIT}, and is then replaced.</li>
+ *       meanwhile, so their stores keep serving reads), at most {@link #MAX_WAIT}, and is then replaced. A registry that
+ *       answers its probe at once while the thread's lookup failed (one schema it answers HTTP 5xx for, say) is no
+ *       outage that passes: the thread is replaced at once, at most {@link #REGISTRY_REPLACEMENTS} times in
+ *       {@link #REGISTRY_WINDOW}, then the client stops as below, rather than meet the same record again for ever.</li>
  *   <li>The brokers answered a client call with an error, or not in time (an {@link ApiException} in the cause chain,
  *       e.g. {@code InvalidTxnStateException} from a commit while a partition leader or the transaction coordinator
  *       moves, {@code TimeoutException}, {@code NotEnoughReplicasException}): the thread is replaced at once. Kafka
@@ -50,10 +53,20 @@ public class StreamThreadRecovery implements StreamsUncaughtExceptionHandler {
     /** The window {@link #BROKER_REPLACEMENTS} counts in. */
     public static final Duration BROKER_WINDOW = Duration.ofMinutes(10);
 
+    /**
+     * How many threads a registry failure may replace within {@link #REGISTRY_WINDOW} when the registry answers its probe
+     * at once (a lookup it keeps failing, not an outage) before the client stops.
+     */
+    public static final int REGISTRY_REPLACEMENTS = 5;
+
+    /** The window {@link #REGISTRY_REPLACEMENTS} counts in. */
+    public static final Duration REGISTRY_WINDOW = Duration.ofMinutes(10);
+
     private final RegistryAccess registry;
     private final Duration maxWait;
     private final Clock clock;
     private final Deque<Instant> brokerReplacements = new ArrayDeque<>();
+    private final Deque<Instant> registryReplacements = new ArrayDeque<>();
 
     @Inject // the bean constructor: with two constructors and none marked, CDI found none and made no bean
     StreamThreadRecovery(RegistryAccess registry) {
@@ -83,6 +96,18 @@ public class StreamThreadRecovery implements StreamsUncaughtExceptionHandler {
     private StreamThreadExceptionResponse afterRegistryOutage(RegistryUnavailableException unavailable) {
         LOG.warnf("a Kafka Streams thread stopped: %s. It waits for the registry (at most %s), then is replaced and goes on "
                 + "from the last commit; nothing is skipped", unavailable.getMessage(), maxWait);
+        if (registry.answersNow()) {
+            // no outage the probe sees: the thread's own lookup fails, and would fail the same record again
+            if (!withinCap(registryReplacements, REGISTRY_REPLACEMENTS, REGISTRY_WINDOW)) {
+                LOG.errorf(unavailable, "the registry answers its probe, but a Kafka Streams thread failed on it more than %d times "
+                        + "within %s; stopping the Kafka Streams client (liveness DOWN, restart the service)", REGISTRY_REPLACEMENTS,
+                        REGISTRY_WINDOW);
+                return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            }
+            LOG.infof("the registry answers its probe: replacing the stream thread (at most %d times within %s)",
+                    REGISTRY_REPLACEMENTS, REGISTRY_WINDOW);
+            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        }
         boolean back = registry.awaitReachable(maxWait);
         if (registry.closing()) {
             return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
@@ -92,17 +117,28 @@ public class StreamThreadRecovery implements StreamsUncaughtExceptionHandler {
         return StreamThreadExceptionResponse.REPLACE_THREAD;
     }
 
-    private synchronized StreamThreadExceptionResponse afterBrokerError(ApiException error, Throwable exception) {
+    /**
+     * Whether one more replacement fits in {@code replacements} (their times): at most {@code max} within {@code window};
+     * if it does, it is counted.
+     */
+    private synchronized boolean withinCap(Deque<Instant> replacements, int max, Duration window) {
         Instant now = clock.instant();
-        while (!brokerReplacements.isEmpty() && brokerReplacements.peekFirst().isBefore(now.minus(BROKER_WINDOW))) {
-            brokerReplacements.removeFirst();
+        while (!replacements.isEmpty() && replacements.peekFirst().isBefore(now.minus(window))) {
+            replacements.removeFirst();
         }
-        if (brokerReplacements.size() >= BROKER_REPLACEMENTS) {
+        if (replacements.size() >= max) {
+            return false;
+        }
+        replacements.addLast(now);
+        return true;
+    }
+
+    private synchronized StreamThreadExceptionResponse afterBrokerError(ApiException error, Throwable exception) {
+        if (!withinCap(brokerReplacements, BROKER_REPLACEMENTS, BROKER_WINDOW)) {
             LOG.errorf(exception, "a Kafka Streams thread failed on a broker error (%s), more than %d times within %s; stopping the "
                     + "Kafka Streams client (liveness DOWN, restart the service)", error, BROKER_REPLACEMENTS, BROKER_WINDOW);
             return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         }
-        brokerReplacements.addLast(now);
         LOG.warnf(exception, "a Kafka Streams thread failed on a broker error (%s); replacing it (%d of %d within %s): it goes on "
                 + "from the last commit, its open transaction aborted; nothing is skipped", error, brokerReplacements.size(),
                 BROKER_REPLACEMENTS, BROKER_WINDOW);

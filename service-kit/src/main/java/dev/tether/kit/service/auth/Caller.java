@@ -6,12 +6,11 @@ import io.quarkus.security.UnauthorizedException;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.context.RequestScoped;
 import java.util.EnumSet;
-import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
  * The authenticated caller of the current request as a {@link TetherPrincipal}: from a dev key,
- * or from a JWT whose {@value #TENANT_CLAIM} claim names the tenant and whose {@code groups} claim
- * lists the roles. A JWT without a tenant authenticates nobody.
+ * or from a JWT whose {@value #TENANT_CLAIM} claim names the tenant (as text) and whose {@code groups} claim
+ * lists the roles. A JWT without a tenant authenticates nobody, nor one whose tenant claim is no text.
  */
 @RequestScoped
 public class Caller {
@@ -29,13 +28,7 @@ public class Caller {
         if (identity.isAnonymous()) {
             throw new UnauthorizedException();
         }
-        String tenant = identity.getAttribute(TENANT_ATTRIBUTE);
-        if (tenant == null && identity.getPrincipal() instanceof JsonWebToken jwt) {
-            tenant = jwt.getClaim(TENANT_CLAIM);
-        }
-        if (tenant == null || tenant.isBlank()) {
-            throw new UnauthorizedException("the credential names no tenant");
-        }
+        String tenant = TenantRequired.tenantOf(identity).orElseThrow(() -> new UnauthorizedException("the credential names no tenant"));
         var roles = EnumSet.noneOf(Role.class);
         identity.getRoles().forEach(r -> Role.fromWireName(r).ifPresent(roles::add));
         return new TetherPrincipal(identity.getPrincipal().getName(), tenant, roles);

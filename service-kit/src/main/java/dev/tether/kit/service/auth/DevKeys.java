@@ -30,18 +30,19 @@ public class DevKeys {
         return Optional.ofNullable(byToken.get(token));
     }
 
+    /** A refusal names the entry by its spec: the key is the entry's name, and a credential, so it is never echoed. */
     static Map<String, TetherPrincipal> parse(Map<String, String> specs) {
         var parsed = new HashMap<String, TetherPrincipal>();
         specs.forEach((token, spec) -> {
             String[] parts = spec.split(":", -1);
             if (parts.length != 3 || parts[0].isBlank() || parts[1].isBlank()) {
-                throw new IllegalArgumentException("tether.auth.dev-keys.keys." + token
-                        + " must be tenant:principal:role[,role...], e.g. acme:acme-agent:agent");
+                throw new IllegalArgumentException("the tether.auth.dev-keys.keys entry '" + spec
+                        + "' must be tenant:principal:role[,role...], e.g. acme:acme-agent:agent");
             }
             var roles = EnumSet.noneOf(Role.class);
             for (String name : parts[2].split(",")) {
                 roles.add(Role.fromWireName(name.trim()).orElseThrow(() -> new IllegalArgumentException(
-                        "tether.auth.dev-keys.keys." + token + ": unknown role '" + name.trim() + "'")));
+                        "the tether.auth.dev-keys.keys entry '" + spec + "': unknown role '" + name.trim() + "'")));
             }
             parsed.put(token, new TetherPrincipal(parts[1], parts[0], roles));
         });

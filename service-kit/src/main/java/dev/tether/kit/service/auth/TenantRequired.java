@@ -6,6 +6,8 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.identity.SecurityIdentityAugmentor;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.json.JsonString;
+import java.util.Optional;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
@@ -24,11 +26,22 @@ public class TenantRequired implements SecurityIdentityAugmentor {
     }
 
     private static boolean hasTenant(SecurityIdentity identity) {
-        String tenant = identity.getAttribute(Caller.TENANT_ATTRIBUTE);
+        return tenantOf(identity).isPresent();
+    }
+
+    /**
+     * The tenant {@code identity} names: a dev key's, or the text of a JWT's {@value Caller#TENANT_CLAIM} claim; empty
+     * when there is none, when it is blank, or when the claim is no text (a number, a list, an object), which names no
+     * tenant rather than one spelt as the claim prints.
+     */
+    static Optional<String> tenantOf(SecurityIdentity identity) {
+        Object tenant = identity.getAttribute(Caller.TENANT_ATTRIBUTE);
         if (tenant == null && identity.getPrincipal() instanceof JsonWebToken jwt) {
-            Object claim = jwt.getClaim(Caller.TENANT_CLAIM);
-            tenant = claim == null ? null : claim.toString();
+            tenant = jwt.getClaim(Caller.TENANT_CLAIM);
         }
-        return tenant != null && !tenant.isBlank();
+        if (tenant instanceof JsonString text) {
+            tenant = text.getString();
+        }
+        return tenant instanceof String text && !text.isBlank() ? Optional.of(text) : Optional.empty();
     }
 }

@@ -1,6 +1,8 @@
 package dev.tether.kit.service.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamWriteException;
+import com.fasterxml.jackson.databind.exc.InvalidDefinitionException;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.kafka.NoVerdictException;
 import dev.tether.kit.kafka.RegistryUnavailableException;
@@ -43,8 +45,15 @@ public class ApiErrorMappers {
         return ApiException.badRequest(e.field(), e.getMessage()).toResponse();
     }
 
+    /**
+     * JSON the client sent that cannot be read: 400. A failure of this service's own JSON (a type it cannot map, a
+     * response it cannot write) is no fault of the body: a 500, logged ({@link #unexpected}).
+     */
     @ServerExceptionMapper
     public Response malformedJson(JsonProcessingException e) {
+        if (e instanceof InvalidDefinitionException || e instanceof StreamWriteException) {
+            return unexpected(e);
+        }
         var location = e.getLocation();
         String where = location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
         return new ApiException(400, "malformed_json", "the body is not valid JSON" + where).toResponse();

@@ -46,9 +46,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * queries; every instance advertises itself with {@code quarkus.kafka-streams.application-server}).
  * A request for a session this instance holds is served here; any other is forwarded once, with the
  * caller's credentials (and body, for a POST), and its answer returned as it is. A forwarded request
- * is never forwarded again; while the owner is unknown (a rebalance) the answer is 503 with
- * {@code Retry-After}. A read over all sessions asks every other instance for its own partitions
- * ({@link #gatherFromOthers}). Thread-safe.
+ * is never forwarded again: the instance it reaches serves it if it holds the session's partition and
+ * answers 503 otherwise (a rebalance moved the partition after the sender looked), never a "not found"
+ * read from partitions that are not the session's. While the owner is unknown (a rebalance) the answer
+ * is 503 with {@code Retry-After}. A read over all sessions asks every other instance for its own
+ * partitions ({@link #gatherFromOthers}). Thread-safe.
  */
 @ApplicationScoped
 public class OwnerRouting {
@@ -128,7 +130,7 @@ public class OwnerRouting {
      */
     public OptionalInt serveLocallyOrForwardOrCopy(String store, String sessionId, UriInfo uri, HttpHeaders headers,
                                                    List<String> copied) {
-        if (headers.getHeaderString(FORWARDED) != null || !streams.isResolvable() || !advertised) {
+        if (!streams.isResolvable() || !advertised) {
             return OptionalInt.empty();
         }
         KafkaStreams kafkaStreams = streams.get();
@@ -141,6 +143,9 @@ public class OwnerRouting {
         if (owner.activeHost().equals(self) || active) {
             return active && kafkaStreams.state() == KafkaStreams.State.RUNNING ? OptionalInt.empty()
                     : warmCopy(kafkaStreams, partition, copied).map(OptionalInt::of).orElse(OptionalInt.empty());
+        }
+        if (forwarded(headers)) {
+            throw notHeldHere();
         }
         HttpResponse<byte[]> answer;
         try {
@@ -176,15 +181,39 @@ public class OwnerRouting {
         return Optional.of(partition);
     }
 
-    /** The instance to forward to, or empty to serve here (always here for a request that was forwarded already). */
+    /**
+     * The instance to forward to, or empty to serve here. A request that was forwarded already is never forwarded again:
+     * when the session's partition is not here either, 503 ({@link #notHeldHere}).
+     */
     private Optional<HostInfo> owner(String store, String sessionId, HttpHeaders headers) {
-        return headers.getHeaderString(FORWARDED) != null ? Optional.empty() : ownerElsewhere(store, sessionId);
+        Optional<HostInfo> owner = ownerElsewhere(store, sessionId);
+        if (owner.isPresent() && forwarded(headers)) {
+            throw notHeldHere();
+        }
+        return owner;
+    }
+
+    private static boolean forwarded(HttpHeaders headers) {
+        return headers.getHeaderString(FORWARDED) != null;
+    }
+
+    /**
+     * The answer to a request sent here as the session's owner when its partition is elsewhere: the sender's view of the
+     * group is older than this instance's (a rebalance moved the partition on), so "try again", which the sender relays;
+     * never this instance's miss (a 404 for a session that exists), and never a second forward (a loop between two
+     * instances whose views differ).
+     */
+    private static ApiException notHeldHere() {
+        return ApiException.unavailable("this instance was sent the request as the session's owner but does not hold its "
+                + "partition (a rebalance is moving it, or the request carried " + FORWARDED + ", which only Tether's own "
+                + "instances send); try again shortly", 1);
     }
 
     /**
      * The instance holding {@code sessionId}'s partition of {@code store} when it is another one; empty when this
-     * instance holds it (also while it still restores it: the local read answers for it) or runs alone. 503 with
-     * {@code Retry-After} while the owner is unknown (a rebalance).
+     * instance holds it or runs alone. 503 with {@code Retry-After} while the owner is unknown (a rebalance), and while
+     * this instance is the owner but does not hold the partition as a running task yet (it restores it, taking it over):
+     * a read over this instance's other partitions would not find the session.
      */
     private Optional<HostInfo> ownerElsewhere(String store, String sessionId) {
         if (!streams.isResolvable() || !advertised) {
@@ -195,8 +224,12 @@ public class OwnerRouting {
         if (owner == null || owner.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
             throw ApiException.unavailable("the session's partition is being reassigned; try again shortly", 1);
         }
-        if (owner.activeHost().equals(self) || holdsLocally(kafkaStreams, store, owner.partition())) {
+        if (holdsLocally(kafkaStreams, store, owner.partition())) {
             return Optional.empty();
+        }
+        if (owner.activeHost().equals(self)) {
+            throw ApiException.unavailable("this instance is taking the session's partition (" + owner.partition()
+                    + ") over; try again shortly", 1);
         }
         return Optional.of(owner.activeHost());
     }
@@ -349,7 +382,8 @@ public class OwnerRouting {
 
     /**
      * For a live stream of one session ({@code text/event-stream}): empty when this instance serves it (it holds the
-     * session's partition of {@code store}, runs alone, or the request was forwarded to it); otherwise the stream of
+     * session's partition of {@code store}, or runs alone; a request forwarded to it that it cannot serve answers 503);
+     * otherwise the stream of
      * the instance that holds the partition, for the same GET, relayed. That instance is asked {@code GET checkPath}
      * (the session) first, so that a session the caller does not see is this request's 404 (its answer, thrown as
      * {@link RemoteAnswer}) and an instance that cannot answer its 503, rather than a stream that ends at once. The

@@ -1,16 +1,45 @@
 package dev.tether.kit.service.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.tether.testing.IdleStreams;
+import jakarta.enterprise.inject.Instance;
+import jakarta.ws.rs.core.HttpHeaders;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.internals.StreamsMetadataImpl;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class OwnerRoutingTest {
+
+    private static final HostInfo SELF = new HostInfo("10.0.0.1", 8080);
+    private static final HostInfo PEER = new HostInfo("10.0.0.2", 8080);
+
+    @TempDir
+    Path stateDir;
+
+    private final List<KafkaStreams> opened = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        opened.forEach(KafkaStreams::close);
+    }
 
     private static StreamsMetadata instance(int port, TopicPartition... partitions) {
         return new StreamsMetadataImpl(new HostInfo("127.0.0.1", port), Set.of("store"), Set.of(partitions), Set.of(), Set.of());
@@ -31,5 +60,93 @@ class OwnerRoutingTest {
 
         assertThat(OwnerRouting.unowned(List.of(a, b), 4)).containsExactly(1, 2);
         assertThat(OwnerRouting.unowned(List.of(), 2)).containsExactly(0, 1);
+    }
+
+    @Test
+    void aForwardedRead_ofASessionWhosePartitionIsNotHere_answers503_neverThisInstancesMiss() {
+        // the sender saw this instance as the owner, but a rebalance has moved the partition on (or a client sent the
+        // header itself): reading here would answer 404 for a session that exists
+        OwnerRouting routing = routing(owner(PEER), false);
+
+        for (Runnable read : List.<Runnable>of(
+                () -> routing.serveLocallyOrForward("heads", "s1", null, headers(true)),
+                () -> routing.serveLocallyOrForward("heads", "s1", null, headers(true), new byte[] {'{', '}'}),
+                () -> routing.serveLocallyOrForwardOrCopy("heads", "s1", null, headers(true), List.of("heads")),
+                () -> routing.streamFromOwner("heads", "s1", "/v1/sessions/s1", null, headers(true)))) {
+            ApiException refused = catchThrowableOfType(ApiException.class, read::run);
+
+            assertThat(refused).isNotNull();
+            assertThat(refused.status()).isEqualTo(503);
+            assertThat(refused.headers()).containsKey("Retry-After");
+            assertThat(refused.body()).containsEntry("error", "unavailable");
+        }
+    }
+
+    @Test
+    void aForwardedRead_ofASessionWhosePartitionIsHere_isServedHere() {
+        OwnerRouting routing = routing(owner(PEER), true); // held here already, whatever the sender's metadata said
+
+        routing.serveLocallyOrForward("heads", "s1", null, headers(true));
+        assertThat(routing.serveLocallyOrForwardOrCopy("heads", "s1", null, headers(true), List.of("heads"))).isEmpty();
+        assertThat(routing.streamFromOwner("heads", "s1", "/v1/sessions/s1", null, headers(true))).isEmpty();
+    }
+
+    @Test
+    void aRead_ofASessionThisInstanceIsToTakeOverButDoesNotHoldYet_answers503_neverTheMissOfItsOtherPartitions() {
+        // the group has made this instance the owner and its task is not running here yet (restoring): the local read
+        // runs over the partitions that are here, which do not hold the session
+        OwnerRouting routing = routing(owner(SELF), false);
+
+        for (boolean forwarded : new boolean[] {false, true}) {
+            for (Runnable read : List.<Runnable>of(
+                    () -> routing.serveLocallyOrForward("heads", "s1", null, headers(forwarded)),
+                    () -> routing.streamFromOwner("heads", "s1", "/v1/sessions/s1", null, headers(forwarded)),
+                    () -> routing.fetchFromOwner("heads", "s1", "/v1/sessions/s1/events", headers(forwarded)))) {
+                ApiException refused = catchThrowableOfType(ApiException.class, read::run);
+
+                assertThat(refused).as("forwarded: %s", forwarded).isNotNull();
+                assertThat(refused.status()).isEqualTo(503);
+                assertThat(refused.headers()).containsKey("Retry-After");
+            }
+        }
+    }
+
+    private static KeyQueryMetadata owner(HostInfo host) {
+        return new KeyQueryMetadata(host, Set.of(), 3);
+    }
+
+    /** A router on {@link #SELF} whose Streams instance says {@code owner} holds partition 3, and holds it here or not. */
+    private OwnerRouting routing(KeyQueryMetadata owner, boolean heldHere) {
+        Object store = Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {ReadOnlyKeyValueStore.class},
+                (proxy, method, args) -> 0L);
+        var streams = new IdleStreams("owner-routing-test", stateDir, KafkaStreams.State.RUNNING, parameters -> {
+            if (!heldHere) {
+                throw new InvalidStateStoreException("partition " + parameters.partition() + " is not here");
+            }
+            return store;
+        }) {
+            @Override
+            public <K> KeyQueryMetadata queryMetadataForKey(String storeName, K key, StreamPartitioner<? super K, ?> partitioner) {
+                return owner;
+            }
+        };
+        opened.add(streams);
+        @SuppressWarnings("unchecked")
+        Instance<KafkaStreams> instance = (Instance<KafkaStreams>) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {Instance.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "isResolvable" -> true;
+                    case "get" -> streams;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+        return new OwnerRouting(instance, Optional.of(SELF.host() + ":" + SELF.port()), 1000);
+    }
+
+    private static HttpHeaders headers(boolean forwarded) {
+        Map<String, String> values = forwarded ? Map.of(OwnerRouting.FORWARDED, "1") : Map.of();
+        return (HttpHeaders) Proxy.newProxyInstance(OwnerRoutingTest.class.getClassLoader(), new Class<?>[] {HttpHeaders.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "getHeaderString" -> values.get((String) args[0]);
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
     }
 }
