@@ -8,6 +8,7 @@ import io.opentelemetry.context.Context;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -79,7 +80,11 @@ public final class CommandChannel implements AutoCloseable {
     private final String repliesTopic;
     private final KafkaTracing tracing;
     private final Settings settings;
-    private final ConcurrentHashMap<String, CompletableFuture<CommandVerdict>> waiting = new ConcurrentHashMap<>();
+    /**
+     * The sends waiting for a verdict, by command id: one command may be sent again while its first send waits (a claim
+     * re-sent with its requestId), and each send is answered by its verdict, whichever of them gives up first.
+     */
+    private final ConcurrentHashMap<String, Set<CompletableFuture<CommandVerdict>>> waiting = new ConcurrentHashMap<>();
     private final CountDownLatch reading = new CountDownLatch(1);
     private final CountDownLatch closing = new CountDownLatch(1);
     private final Thread reader;
@@ -177,7 +182,11 @@ public final class CommandChannel implements AutoCloseable {
         String commandId = command.commandId();
         long timeoutMillis = settings.timeout().toMillis();
         var verdict = new CompletableFuture<CommandVerdict>();
-        waiting.put(commandId, verdict);
+        waiting.compute(commandId, (id, sends) -> {
+            var all = sends != null ? sends : ConcurrentHashMap.<CompletableFuture<CommandVerdict>>newKeySet();
+            all.add(verdict);
+            return all;
+        });
         try {
             var headers = new RecordHeaders();
             tracing.inject(Context.current(), headers);
@@ -194,7 +203,10 @@ public final class CommandChannel implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new NoVerdictException("interrupted", 1);
         } finally {
-            waiting.remove(commandId);
+            waiting.computeIfPresent(commandId, (id, sends) -> {
+                sends.remove(verdict);
+                return sends.isEmpty() ? null : sends;
+            });
         }
     }
 
@@ -294,9 +306,10 @@ public final class CommandChannel implements AutoCloseable {
 
     private void deliver(ConsumerRecord<String, CommandReply> record) {
         if (settings.replyTo().equals(record.key()) && record.value() != null) {
-            var verdict = waiting.get(record.value().getCommandId());
-            if (verdict != null) {
-                verdict.complete(verdictOf(record.value()));
+            var sends = waiting.get(record.value().getCommandId());
+            if (sends != null) {
+                CommandVerdict verdict = verdictOf(record.value());
+                sends.forEach(send -> send.complete(verdict));
             }
         }
     }

@@ -119,6 +119,37 @@ class CommandChannelTest {
     }
 
     @Test
+    void aCommandSentAgainWhileItsFirstSendWaits_answersBothSends_withItsVerdict() {
+        channel = readyChannel(Duration.ofSeconds(5));
+        SessionCommand command = command("s-1"); // a claim re-sent with its requestId: the same command id
+
+        var first = CompletableFuture.supplyAsync(() -> channel.send(command));
+        awaitWritten(1);
+        var again = CompletableFuture.supplyAsync(() -> channel.send(command));
+        awaitWritten(2);
+        reply(P0, 0, channel.replyTo(), accepted(command.getCommandId(), 7));
+
+        assertThat(first.join().lastSeq()).isEqualTo(7);
+        assertThat(again.join().lastSeq()).isEqualTo(7);
+    }
+
+    @Test
+    void aCommandSentAgainAfterItsFirstSendTimedOut_getsTheVerdict_afterTheFirstSendGaveUp() throws Exception {
+        channel = readyChannel(Duration.ofMillis(1500));
+        SessionCommand command = command("s-1");
+
+        var first = CompletableFuture.supplyAsync(() -> channel.send(command));
+        awaitWritten(1);
+        Thread.sleep(500);
+        var again = CompletableFuture.supplyAsync(() -> channel.send(command));
+        awaitWritten(2);
+        assertThatThrownBy(first::join).hasCauseInstanceOf(NoVerdictException.class); // its caller gave up; the retry waits on
+        reply(P0, 0, channel.replyTo(), accepted(command.getCommandId(), 7));
+
+        assertThat(again.join().lastSeq()).isEqualTo(7);
+    }
+
+    @Test
     void send_beforeTheChannelReads_answersNoVerdict_stillStarting_afterTheTimeout() {
         channel = open(Duration.ofMillis(300), noTracing());
 

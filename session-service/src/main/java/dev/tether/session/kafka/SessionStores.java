@@ -56,18 +56,39 @@ public class SessionStores {
     }
 
     /**
-     * Up to {@code limit} events of the session from {@code fromSeq} on, in order, including every
-     * event up to {@code lastSeq} in that range. The event store follows {@code session-events}
-     * a moment after the sequencer accepted an append; a read right after a write waits for it
-     * (read your writes), and answers 503 if the store does not catch up in time.
+     * Up to {@code limit} events of the session {@code head} is the head of from {@code fromSeq} on, in order, including
+     * every event up to {@code lastSeq} in that range. The event store follows {@code session-events} a moment after the
+     * sequencer accepted an append; a read right after a write waits for it (read your writes), as it waits for the store
+     * to drop the events of an erased session of the id ({@link #holdsStartOf}), and answers 503 if the store does not
+     * catch up in time.
      */
-    public List<Event> events(String sessionId, long fromSeq, int limit, long lastSeq) {
+    public List<Event> events(SessionHead head, long fromSeq, int limit, long lastSeq) {
+        String sessionId = head.sessionId();
         long wanted = Math.min(lastSeq, fromSeq + limit - 1);
         return await(StoreNames.EVENTS, sessionId, CATCH_UP, () -> {
+            if (!holdsStartOf(head, events(sessionId, 1, 1))) {
+                return Optional.<List<Event>>empty();
+            }
             List<Event> page = events(sessionId, fromSeq, limit);
             long last = page.isEmpty() ? fromSeq - 1 : page.get(page.size() - 1).seq();
             return last >= wanted ? Optional.of(page) : Optional.empty();
         }).orElseThrow(() -> ApiException.unavailable("the event store is catching up with the log; try again shortly", 1));
+    }
+
+    /**
+     * Whether the event store holds the start of the session {@code head} is the head of, given the event it holds at seq
+     * 1 ({@code first}: empty, or that one event). The store follows the log a moment behind the sequencer: until then it
+     * may still hold the events of an erased session of the id (another tenant's, maybe), which it drops before it takes
+     * the first event of a session made again under the id (their tombstones come first in the partition); from then on,
+     * every event it holds under the id is this session's. A head stored before sessions kept their start is told by its
+     * tenant only.
+     */
+    public static boolean holdsStartOf(SessionHead head, List<Event> first) {
+        if (first.isEmpty() || first.get(0).seq() != 1 || !first.get(0).tenantId().equals(head.tenantId())) {
+            return false;
+        }
+        // to the millisecond, as the log keeps times
+        return head.startedAt() == null || first.get(0).occurredAt().toEpochMilli() == head.startedAt().toEpochMilli();
     }
 
     /**

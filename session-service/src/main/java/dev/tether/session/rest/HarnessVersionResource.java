@@ -1,16 +1,13 @@
 package dev.tether.session.rest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.service.TetherConfig;
 import dev.tether.kit.service.auth.Caller;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.OwnerRouting;
-import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.session.domain.HarnessVersion;
 import dev.tether.session.kafka.HarnessVersionLog;
 import dev.tether.session.kafka.SessionStores;
@@ -111,20 +108,7 @@ public class HarnessVersionResource {
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersion")))
             byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
         String operator = caller.principal().id();
-        String body = StrictInput.utf8(bytes);
-        if (body.isBlank()) {
-            throw new ApiException(400, "malformed_json", "the request needs a JSON body");
-        }
-        Requests.HarnessVersionEntry request;
-        try {
-            JsonNode tree = json.mapper().readTree(body);
-            if (!tree.isObject()) {
-                throw ApiException.badRequest(InvalidEventException.WHOLE, "must be a JSON object");
-            }
-            request = json.read(tree, Requests.HarnessVersionEntry.class);
-        } catch (JsonProcessingException e) {
-            throw new ApiException(400, "malformed_json", "the body is not valid JSON");
-        }
+        var request = json.read(Requests.object(json.mapper(), bytes), Requests.HarnessVersionEntry.class);
         var entry = new HarnessVersion(request.version(), request.weight(), HarnessVersion.State.valueOf(request.state()),
                 request.modelId(), Instant.now(), operator);
         HarnessAssignment.checkTotal(assignment.versions(), entry);

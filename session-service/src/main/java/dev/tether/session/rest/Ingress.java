@@ -31,7 +31,11 @@ import java.util.Map;
 @ApplicationScoped
 public class Ingress {
 
-    private final SecretScrubber scrubber = SecretScrubber.standard();
+    private static final SecretScrubber SCRUBBER = SecretScrubber.standard();
+
+    /** A tool call's arguments ({@code ToolCall.argumentsJson}): JSON text. */
+    private static final String ARGUMENTS = "argumentsJson";
+
     private final NominatingBlobStore blobs;
     private final BlobOffloader offloader;
 
@@ -52,20 +56,27 @@ public class Ingress {
 
     /**
      * Scrubs every string of {@code body} in place; returns how many secrets were redacted. A {@code framework_state}'s
-     * content, JSON text, stays JSON text ({@link JsonTextScrubbing}).
+     * content and a tool call's arguments, JSON text, stay JSON text ({@link JsonTextScrubbing}): scrubbed as text, an
+     * argument such as {@code "page_token": null} would become no JSON, which the call's runner could not read.
      */
     public int scrub(JsonNode body) {
+        return scrubTree(body);
+    }
+
+    /** {@link #scrub}, which needs no blob store. */
+    static int scrubTree(JsonNode body) {
         if (body instanceof ObjectNode object) {
             int count = 0;
             boolean frameworkState = FrameworkState.TYPE.equals(object.path("type").textValue());
             var renamed = new ArrayList<Map.Entry<String, JsonNode>>();
             for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
                 var field = it.next();
-                var name = scrubber.scrub(field.getKey());
-                if (frameworkState && field.getKey().equals("content") && field.getValue().isTextual()) {
-                    var scrubbed = JsonTextScrubbing.scrub(scrubber, field.getValue().textValue());
+                var name = SCRUBBER.scrub(field.getKey());
+                boolean jsonText = frameworkState && field.getKey().equals("content") || field.getKey().equals(ARGUMENTS);
+                if (jsonText && field.getValue().isTextual()) {
+                    var scrubbed = JsonTextScrubbing.scrub(SCRUBBER, field.getValue().textValue());
                     if (scrubbed.redactedAny()) {
-                        object.put("content", scrubbed.text());
+                        object.put(field.getKey(), scrubbed.text());
                     }
                     count += scrubbed.redactions();
                     continue;
@@ -85,11 +96,11 @@ public class Ingress {
             for (int i = 0; i < array.size(); i++) {
                 JsonNode element = array.get(i);
                 if (element.isTextual()) {
-                    var scrubbed = scrubber.scrub(element.asText());
+                    var scrubbed = SCRUBBER.scrub(element.asText());
                     array.set(i, TextNode.valueOf(scrubbed.text()));
                     count += scrubbed.redactions();
                 } else {
-                    count += scrub(element);
+                    count += scrubTree(element);
                 }
             }
             return count;
@@ -97,15 +108,15 @@ public class Ingress {
         return 0;
     }
 
-    private int scrubValue(ObjectNode parent, String name, JsonNode value) {
+    private static int scrubValue(ObjectNode parent, String name, JsonNode value) {
         if (value.isTextual()) {
-            var scrubbed = scrubber.scrub(value.asText());
+            var scrubbed = SCRUBBER.scrub(value.asText());
             if (scrubbed.redactions() > 0) {
                 parent.put(name, scrubbed.text());
             }
             return scrubbed.redactions();
         }
-        return scrub(value);
+        return scrubTree(value);
     }
 
     /** The payload with its large content offloaded for {@code tenantId}. */

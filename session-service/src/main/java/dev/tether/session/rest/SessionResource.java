@@ -1,6 +1,5 @@
 package dev.tether.session.rest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -113,10 +112,9 @@ public class SessionResource {
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "CreateSession")))
             byte[] body) {
         TetherPrincipal principal = caller.principal();
-        JsonNode tree = parse(body);
-        int redactions = ingress.scrub(tree);
-        exactToolMode(tree);
-        var request = json.read(tree, Requests.CreateSession.class);
+        var read = read(json, body, Requests.CreateSession.class);
+        var request = read.request();
+        int redactions = read.redactions();
         String sessionId = Requests.sessionIdFor(request.sessionId(), principal.tenantId(), "create", request.eventId());
         HarnessAssignment.Pin pin = assignment.pin(sessionId, request.harnessVersion(), request.modelId());
         var started = new SessionStarted(request.objective(), request.systemPrompt(), pin.modelId(), pin.version(), request.toolMode(),
@@ -147,9 +145,9 @@ public class SessionResource {
             byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
-        JsonNode tree = parse(body);
-        int redactions = ingress.scrub(tree);
-        var request = json.read(tree, Requests.AppendEvents.class);
+        var read = read(json, body, Requests.AppendEvents.class);
+        var request = read.request();
+        int redactions = read.redactions();
         var proposals = new ArrayList<Proposal>();
         for (int i = 0; i < request.events().size(); i++) {
             try {
@@ -196,7 +194,7 @@ public class SessionResource {
         routing.serveLocallyOrForward(StoreNames.HEADS, sessionId, uri, headers);
         SessionHead head = visibleHead(sessionId);
         EventPage.Query query = EventPage.Query.of(fromSeq, limit, config.maxPageSize());
-        List<Event> events = stores.events(sessionId, query.fromSeq(), query.limit(), head.lastSeq());
+        List<Event> events = stores.events(head, query.fromSeq(), query.limit(), head.lastSeq());
         return EventPage.of(events, query.fromSeq(), head.lastSeq()).toJson(json);
     }
 
@@ -239,8 +237,7 @@ public class SessionResource {
         if (relayed.isPresent()) {
             return relayed.get().map(frame -> SseRelay.event(sse, frame));
         }
-        visibleHead(sessionId);
-        return live.stream(tenantId, sessionId, from)
+        return live.stream(tenantId, visibleHead(sessionId), from)
                 .map(e -> sse.newEventBuilder().id(Long.toString(e.seq())).name(e.type()).data(json.write(e).toString()).build());
     }
 
@@ -303,9 +300,7 @@ public class SessionResource {
             byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
-        JsonNode tree = parse(body);
-        ingress.scrub(tree); // a worker's id is stored and shown like any text a client sends
-        var request = json.read(tree, Requests.Claim.class);
+        var request = read(json, body, Requests.Claim.class).request(); // a worker's id is stored and shown like any text
         var command = new Command.ClaimSession(request.workerId(), request.harnessVersion(), Boolean.TRUE.equals(request.rollout()));
         CommandVerdict.Accepted reply = send(new CommandEnvelope(commandIdFor(principal.tenantId(), sessionId, request.requestId()), sessionId, principal.tenantId(), principal,
                 Instant.now(), command));
@@ -337,7 +332,7 @@ public class SessionResource {
             byte[] body) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
-        var request = json.read(parse(body), Requests.Migrate.class);
+        var request = read(json, body, Requests.Migrate.class).request();
         HarnessVersion target = assignment.versions().get(request.toVersion());
         if (target != null && target.state() == HarnessVersion.State.RETIRED) {
             throw new ApiException(422, "version_retired", "harness version " + request.toVersion() + " is RETIRED: no worker runs"
@@ -387,10 +382,9 @@ public class SessionResource {
         routing.serveLocallyOrForward(StoreNames.HEADS, parentId, uri, headers, body); // the parent's head is read where it is kept
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
-        JsonNode tree = parse(body);
-        int redactions = ingress.scrub(tree);
-        exactToolMode(tree);
-        var request = json.read(tree, Requests.Subagent.class);
+        var read = read(json, body, Requests.Subagent.class);
+        var request = read.request();
+        int redactions = read.redactions();
         if (parent.closed()) {
             throw new ApiException(422, "session_closed", "the parent session is closed");
         }
@@ -442,17 +436,14 @@ public class SessionResource {
         routing.serveLocallyOrForward(StoreNames.HEADS, parentId, uri, headers, body); // the parent's log is read where it is kept
         TetherPrincipal principal = caller.principal();
         SessionHead parent = visibleHead(parentId);
-        var request = json.read(parse(body), Requests.Fork.class);
+        var request = read(json, body, Requests.Fork.class).request();
         if (request.atSeq() > parent.lastSeq()) {
             throw ApiException.badRequest("atSeq", "must be from 1 to the parent's last seq " + parent.lastSeq());
         }
-        List<Event> log = stores.events(parentId, 1, (int) Math.min(request.atSeq(), Integer.MAX_VALUE), request.atSeq());
-        SessionHead atFork = null;
-        for (Event e : log) {
-            atFork = Sequencer.evolve(atFork, e);
-        }
-        var first = log.get(0).payload();
-        Event atForkPoint = log.get(log.size() - 1); // which session of this id is forked: an id is free again after an erasure
+        ForkPoint point = forkPoint(request.atSeq(), (from, limit) -> stores.events(parent, from, limit, request.atSeq()));
+        SessionHead atFork = point.head();
+        var first = point.first();
+        Event atForkPoint = point.at(); // which session of this id is forked: an id is free again after an erasure
         Long budget = forkBudget(atFork, request.atSeq(), request.tokenBudget());
         var forked = first instanceof SessionStarted s
                 ? new SessionForked(parentId, request.atSeq(), s.objective(), s.systemPrompt(), atFork.modelId(), atFork.harnessVersion(),
@@ -473,6 +464,46 @@ public class SessionResource {
         }
         putStart(out, reply);
         return Response.status(Response.Status.CREATED).entity(out).build();
+    }
+
+    /** The most events a fork holds at once while it folds its parent's log. */
+    static final int FORK_PAGE = 500;
+
+    /** A parent's log through a fork's seq: its first event's payload, its head there, and its event there. */
+    record ForkPoint(EventPayload first, SessionHead head, Event at) {}
+
+    /** Reads a session's events: up to {@code limit} from {@code fromSeq} on, every one there is up to the fork's seq. */
+    interface EventPages {
+        List<Event> read(long fromSeq, int limit);
+    }
+
+    /**
+     * The parent's log folded through {@code atSeq}, read {@value #FORK_PAGE} events at a time: a fork at the end of a
+     * long session holds one page of it, not the whole log.
+     */
+    static ForkPoint forkPoint(long atSeq, EventPages pages) {
+        EventPayload first = null;
+        SessionHead head = null;
+        Event at = null;
+        for (long from = 1; from <= atSeq; ) {
+            List<Event> page = pages.read(from, (int) Math.min(FORK_PAGE, atSeq - from + 1));
+            for (Event e : page) {
+                if (e.seq() != from) {
+                    throw ApiException.unavailable("the event store is catching up with the log; try again shortly", 1);
+                }
+                first = first == null ? e.payload() : first;
+                head = Sequencer.evolve(head, e);
+                at = e;
+                from++;
+                if (from > atSeq) {
+                    break;
+                }
+            }
+            if (page.isEmpty()) {
+                throw ApiException.unavailable("the event store is catching up with the log; try again shortly", 1);
+            }
+        }
+        return new ForkPoint(first, head, at);
     }
 
     private static SessionForked forkOfFork(String parentId, long atSeq, SessionForked parentStart, SessionHead atFork,
@@ -579,24 +610,22 @@ public class SessionResource {
         }
     }
 
-    /** The body as a JSON object: UTF-8 text (not bytes decoded leniently), valid JSON, an object (not null or an array). */
-    private JsonNode parse(byte[] bytes) {
-        String body = StrictInput.utf8(bytes);
-        if (body.isBlank()) {
-            throw new ApiException(400, "malformed_json", "the request needs a JSON body");
+    /** A request body read as its type, and how many secrets were redacted from it. */
+    record Read<T>(T request, int redactions) {}
+
+    /**
+     * A request body ({@link Requests#object}) read as {@code type} once every string of it (values and member names) is
+     * scrubbed of secrets, whatever the endpoint: an id or a version a client picks is stored and shown like any text it
+     * sends, so a token sent as one is redacted, and then refused as an id, naming its field. A tool mode, where the body
+     * has one, is read exactly.
+     */
+    static <T> Read<T> read(EventJson json, byte[] body, Class<T> type) {
+        JsonNode tree = Requests.object(json.mapper(), body);
+        int redactions = Ingress.scrubTree(tree);
+        if (type == Requests.CreateSession.class || type == Requests.Subagent.class) {
+            exactToolMode(tree);
         }
-        JsonNode tree;
-        try {
-            tree = json.mapper().readTree(body);
-        } catch (JsonProcessingException e) {
-            var location = e.getLocation();
-            throw new ApiException(400, "malformed_json", "the body is not valid JSON"
-                    + (location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr()));
-        }
-        if (!tree.isObject()) {
-            throw ApiException.badRequest(InvalidEventException.WHOLE, "must be a JSON object");
-        }
-        return StrictInput.wellFormedText(tree);
+        return new Read<>(json.read(tree, type), redactions);
     }
 
     private static String eventIdOr(String eventId) {

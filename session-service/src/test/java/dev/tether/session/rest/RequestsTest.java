@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.json.EventJson;
+import dev.tether.kit.service.rest.ApiException;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** The bodies of {@code POST /v1/sessions}, its subagents and its forks, as the REST edge reads them. */
@@ -103,5 +105,45 @@ class RequestsTest {
         }
         assertThat(json.read(json.mapper().readTree("{\"version\":\"v2\",\"weight\":100}"), Requests.HarnessVersionEntry.class)
                 .modelId()).isNull();
+    }
+
+    @Test
+    void aBodyNamingAMemberTwice_isRefusedNamingIt_atAnyDepth() {
+        assertThat(refusal("{\"objective\":\"o\",\"toolMode\":\"READ_ONLY\",\"toolMode\":\"WRITE\"}"))
+                .containsEntry("error", "invalid_field").containsEntry("field", "toolMode");
+        assertThat(refusal("""
+                {"events":[{"eventId":"e1","type":"user_message","content":"a"},
+                           {"eventId":"e2","type":"user_message","content":"b","content":"c"}]}"""))
+                .containsEntry("error", "invalid_field").containsEntry("field", "events[1].content");
+        assertThat(refusal("{\"harnessTools\":[{\"name\":\"x\",\"name\":\"y\"}]}")).containsEntry("field", "harnessTools[0].name");
+        assertThat(refusal("{\"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\":1,\"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\":2}"))
+                .containsEntry("field", "[REDACTED:github-token]");
+    }
+
+    @Test
+    void aBodyThatIsNoJsonObject_isRefused_neverA500() {
+        assertThat(refusal("{\"objective\":\"o\"} {\"objective\":\"p\"}")).containsEntry("error", "malformed_json");
+        assertThat(refusal("[1]")).containsEntry("error", "invalid_field").containsEntry("field", InvalidEventException.WHOLE);
+        assertThat(refusal("null")).containsEntry("error", "invalid_field");
+        assertThat(refusal("   ")).containsEntry("error", "malformed_json");
+        assertThat(refusal("[".repeat(5000))).containsEntry("error", "malformed_json");
+        assertThat(refusal("{\"a\":\"\\ud800\"}")).containsEntry("field", "a");
+    }
+
+    @Test
+    void aBodyOfDistinctMembers_reads() {
+        var body = Requests.object(json.mapper(), "{\"a\":{\"x\":1},\"b\":{\"x\":2},\"c\":[{\"x\":1},{\"x\":2}]}"
+                .getBytes(StandardCharsets.UTF_8));
+        assertThat(body.path("c").get(1).path("x").asInt()).isEqualTo(2);
+    }
+
+    private java.util.Map<String, Object> refusal(String body) {
+        try {
+            Requests.object(json.mapper(), body.getBytes(StandardCharsets.UTF_8));
+        } catch (ApiException e) {
+            assertThat(e.status()).isEqualTo(400);
+            return e.body();
+        }
+        throw new AssertionError("accepted " + body);
     }
 }
