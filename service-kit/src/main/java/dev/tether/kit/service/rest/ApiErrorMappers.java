@@ -112,11 +112,15 @@ public class ApiErrorMappers {
             return unexpected(e);
         }
         String code = switch (status) {
+            case 401 -> "unauthorized";
+            case 403 -> "forbidden";
             case 404 -> "not_found";
             case 405 -> "method_not_allowed";
             case 406 -> "not_acceptable";
+            case 409 -> "conflict";
             case 413 -> "too_large";
             case 415 -> "unsupported_media_type";
+            case 429 -> "too_many_requests";
             default -> "bad_request";
         };
         return new ApiException(status, code, e.getResponse().getStatusInfo().getReasonPhrase()).toResponse();

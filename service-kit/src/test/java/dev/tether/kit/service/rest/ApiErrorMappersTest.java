@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link ApiErrorMappers#malformedJson}: JSON the client sent that cannot be read is its 400; a failure of this service's
  * own JSON (a type it cannot write, a response it cannot generate) is a 500 that is logged, never a 400 blaming the body.
+ * {@link ApiErrorMappers#webApplication}: a client error the framework raised keeps a code that says its status.
  */
 class ApiErrorMappersTest {
 
@@ -45,6 +46,18 @@ class ApiErrorMappersTest {
             assertThat(response.getStatus()).as("%s", e.getClass().getSimpleName()).isEqualTo(500);
             assertThat(((Map<?, ?>) response.getEntity()).get("error")).isEqualTo("internal");
         }
+    }
+
+    @Test
+    void aClientErrorTheFrameworkRaised_isAnsweredWithTheCodeOfItsStatus_notBadRequest() {
+        var codes = Map.of(400, "bad_request", 401, "unauthorized", 403, "forbidden", 404, "not_found", 409, "conflict",
+                413, "too_large", 429, "too_many_requests");
+
+        codes.forEach((status, code) -> {
+            var response = mappers.webApplication(new jakarta.ws.rs.WebApplicationException(status));
+            assertThat(response.getStatus()).isEqualTo(status);
+            assertThat(((Map<?, ?>) response.getEntity()).get("error")).as("status %d", status).isEqualTo(code);
+        });
     }
 
     private interface JsonCall {
