@@ -61,16 +61,7 @@ public final class SessionLog {
      * The log position is the partition's and offsets are unknown here, so they read 0 and -1.
      */
     public SessionProjection fold(String sessionId, long atSeq) {
-        SessionProjection state = null;
-        if (atSeq < 1) {
-            return state;
-        }
-        try (var it = messages.range(new SessionEventKey(sessionId, 1), new SessionEventKey(sessionId, atSeq))) {
-            while (it.hasNext()) {
-                state = Projection.evolve(state, EventAvro.fromAvro(it.next().value), -1, -1);
-            }
-        }
-        return state;
+        return fold(sessionId, atSeq, false);
     }
 
     /**
@@ -83,6 +74,11 @@ public final class SessionLog {
      *                                  seq's checkpoint, or one that never was.
      */
     public SessionProjection foldThrough(String sessionId, long atSeq) {
+        return fold(sessionId, atSeq, true);
+    }
+
+    /** The fold of the events 1 to {@code atSeq} the store holds; with {@code everyOne}, {@link #foldThrough}'s. */
+    private SessionProjection fold(String sessionId, long atSeq, boolean everyOne) {
         SessionProjection state = null;
         if (atSeq < 1) {
             return state;
@@ -91,14 +87,14 @@ public final class SessionLog {
         try (var it = messages.range(new SessionEventKey(sessionId, 1), new SessionEventKey(sessionId, atSeq))) {
             while (it.hasNext()) {
                 Event e = EventAvro.fromAvro(it.next().value);
-                if (e.seq() != expected) {
+                if (everyOne && e.seq() != expected) {
                     break;
                 }
                 state = Projection.evolve(state, e, -1, -1);
                 expected++;
             }
         }
-        if (expected <= atSeq) {
+        if (everyOne && expected <= atSeq) {
             throw new LazyEvents.MissingEvents("the log of session " + sessionId + " does not hold seq " + expected);
         }
         return state;
