@@ -109,11 +109,6 @@ public class ProjectorReads {
         return page.sorted();
     }
 
-    /** Returns if this instance holds {@code sessionId}'s partition, restored; otherwise throws 503 with {@code Retry-After}. */
-    public void requireHeld(String sessionId) {
-        OwnerRouting.requireLocal(streams, ProjectorStores.CHECKPOINTS, sessionId);
-    }
-
     public SessionLog log() {
         return log(OptionalInt.empty());
     }

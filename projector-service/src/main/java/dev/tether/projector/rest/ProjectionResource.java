@@ -263,11 +263,7 @@ public class ProjectionResource {
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
         Integer limit = StrictInput.intParam(limitParam, "limit");
         Long toSeq = StrictInput.longParam(toSeqParam, "toSeq");
-        if (headers.getHeaderString(OwnerRouting.FORWARDED) != null && ClientIds.isValid(sessionId)) {
-            // sent here as the owner: if a rebalance has just moved the partition away, "try again", never "not found"
-            reads.requireHeld(sessionId);
-        }
-        SessionProjection current = visible(sessionId);
+        SessionProjection current = visible(sessionId); // sent here as the owner and not held: 503, never "not found" (OwnerRouting)
         EventPage.Query query = EventPage.Query.of(fromSeq, limit, config.maxPageSize());
         if (toSeq != null && toSeq < query.fromSeq()) {
             throw ApiException.badRequest("toSeq", "must be at least fromSeq");
