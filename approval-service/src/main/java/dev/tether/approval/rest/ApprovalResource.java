@@ -1,10 +1,5 @@
 package dev.tether.approval.rest;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -279,40 +274,7 @@ public class ApprovalResource {
 
     /** The decision a body asks for; 400 naming the field (or {@code malformed_json}) when it does not say one plainly. */
     static DecisionRequest decision(ObjectMapper json, byte[] bytes) {
-        return request(tree(json, bytes));
-    }
-
-    /**
-     * The body as JSON: UTF-8 text, and exactly one JSON value ({@code {"decision":"DENY"}{"decision":"GRANT_ONCE"}} is
-     * not a decision), each of whose members is named once ({@code {"decision":"DENY","decision":"GRANT_ONCE"}} reads as
-     * a denial to whatever takes the first, and Jackson would take the last); null when blank. Refusals are ours, with a
-     * JSON body (Jackson's own mapper answers a bare 400).
-     */
-    private static JsonNode tree(ObjectMapper json, byte[] bytes) {
-        String body = StrictInput.utf8(bytes);
-        if (body.isBlank()) {
-            return null;
-        }
-        try {
-            return StrictInput.wellFormedText(json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                    .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION).readTree(body));
-        } catch (JsonProcessingException e) {
-            String field = e.getProcessor() instanceof JsonParser parser && e.getMessage().startsWith("Duplicate field")
-                    ? topLevelField(parser) : null;
-            if (field != null) {
-                throw ApiException.badRequest(field, "names a member twice; a decision names each once");
-            }
-            throw new ApiException(400, "malformed_json", "the body is not one valid JSON value");
-        }
-    }
-
-    /** The field of the body the parser is in (the one named twice, or the one holding the object that names one twice). */
-    private static String topLevelField(JsonParser parser) {
-        JsonStreamContext context = parser.getParsingContext();
-        while (context != null && context.getParent() != null && !context.getParent().inRoot()) {
-            context = context.getParent();
-        }
-        return context == null ? null : context.getCurrentName();
+        return request(StrictInput.json(json, bytes));
     }
 
     private static DecisionRequest request(JsonNode body) {

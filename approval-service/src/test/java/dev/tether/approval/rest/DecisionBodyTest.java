@@ -32,7 +32,7 @@ class DecisionBodyTest {
         assertThat(e.body()).containsEntry("field", "decision");
         assertThat(refused("{\"decision\":\"GRANT_SESSION\",\"pathGlob\":\"src/**\",\"pathGlob\":\"**\"}").body())
                 .containsEntry("field", "pathGlob");
-        assertThat(refused("{\"decision\":\"DENY\",\"reason\":{\"a\":1,\"a\":2}}").body()).containsEntry("field", "reason");
+        assertThat(refused("{\"decision\":\"DENY\",\"reason\":{\"a\":1,\"a\":2}}").body()).containsEntry("field", "reason.a");
     }
 
     @Test

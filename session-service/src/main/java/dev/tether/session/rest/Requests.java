@@ -1,22 +1,16 @@
 package dev.tether.session.rest;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.id.ClientIds;
-import dev.tether.core.secrets.SecretScrubber;
 import dev.tether.kit.service.openapi.ApiField;
 import dev.tether.kit.service.openapi.ApiType;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.StrictInput;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.UUID;
 
@@ -25,44 +19,16 @@ final class Requests {
 
     private Requests() {}
 
-    /**
-     * A request body as a JSON object: UTF-8 text (not bytes decoded leniently), one valid JSON value, an object (not null
-     * or an array), each of whose members is named once: {@code {"toolMode":"READ_ONLY","toolMode":"WRITE"}} reads as
-     * READ_ONLY to whatever takes the first (a proxy, a policy check before Tether) and Jackson would take the last, so it
-     * is a 400 naming the member ({@code events[0].content}) rather than a guess.
-     */
+    /** A request body as a JSON object ({@link StrictInput#json}), not null or an array. */
     static JsonNode object(ObjectMapper mapper, byte[] bytes) {
-        String body = StrictInput.utf8(bytes);
-        if (body.isBlank()) {
+        JsonNode tree = StrictInput.json(mapper, bytes);
+        if (tree == null) {
             throw new ApiException(400, "malformed_json", "the request needs a JSON body");
         }
-        JsonNode tree;
-        try {
-            tree = mapper.reader().with(StreamReadFeature.STRICT_DUPLICATE_DETECTION).readTree(body);
-        } catch (JsonProcessingException e) {
-            if (e.getProcessor() instanceof JsonParser parser && e.getOriginalMessage().startsWith("Duplicate field")) {
-                // a member's name is client text too: no error echoes a secret
-                String field = SecretScrubber.standard().scrub(fieldAt(parser.getParsingContext())).text();
-                throw ApiException.badRequest(field, "is named twice; name each member once");
-            }
-            var location = e.getLocation();
-            throw new ApiException(400, "malformed_json", "the body is not valid JSON"
-                    + (location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr()));
-        }
-        if (tree == null || !tree.isObject()) {
+        if (!tree.isObject()) {
             throw ApiException.badRequest(InvalidEventException.WHOLE, "must be a JSON object");
         }
-        return StrictInput.wellFormedText(tree);
-    }
-
-    /** The member a parser is at, named as the API names fields: {@code events[0].content}. */
-    private static String fieldAt(JsonStreamContext context) {
-        var steps = new ArrayDeque<String>();
-        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
-            steps.addFirst(c.inArray() ? "[" + Math.max(0, c.getCurrentIndex()) + "]" : "." + c.getCurrentName());
-        }
-        String path = String.join("", steps);
-        return path.isEmpty() ? InvalidEventException.WHOLE : path.startsWith(".") ? path.substring(1) : path;
+        return tree;
     }
 
     static String id(String value, String field) {
