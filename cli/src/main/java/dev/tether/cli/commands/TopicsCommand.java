@@ -6,9 +6,9 @@ import dev.tether.cli.CliException;
 import dev.tether.cli.Converters;
 import dev.tether.cli.TetherCli;
 import dev.tether.cli.kafka.KafkaSettings;
-import dev.tether.cli.kafka.SchemaCheck;
 import dev.tether.cli.output.Output;
 import dev.tether.cli.output.Table;
+import dev.tether.kit.kafka.RegistryUnavailableException;
 import dev.tether.kit.kafka.SchemaRegistryInitializer;
 import dev.tether.kit.kafka.TopicInitializer;
 import dev.tether.kit.kafka.TopicMisconfiguredException;
@@ -86,7 +86,20 @@ public final class TopicsCommand {
 
     /** Registers each topic's value schema and its rule, or with {@code verifyOnly} checks that they are there, writing nothing. */
     static List<SchemaRegistryInitializer.Subject> subjects(KafkaSettings kafka, boolean verifyOnly) {
-        return verifyOnly ? SchemaCheck.verify(kafka.registry(), kafka.layout()) : SchemaRegistryInitializer.of(kafka.registry()).init(kafka.layout());
+        var registry = SchemaRegistryInitializer.of(kafka.registry());
+        try {
+            if (!verifyOnly) {
+                return registry.init(kafka.layout());
+            }
+            var verification = registry.verify(kafka.layout());
+            if (!verification.problems().isEmpty()) {
+                throw new CliException("the registry at " + kafka.registry().ccompatUrl() + " is not ready for these topics ('tether topics"
+                        + " init' registers the schemas): " + String.join("; ", verification.problems()));
+            }
+            return verification.ready();
+        } catch (RegistryUnavailableException e) {
+            throw new CliException(e.getMessage() + " (see --registry-url and --timeout)", e);
+        }
     }
 
     /** What the spec asks of the topic's retention. */

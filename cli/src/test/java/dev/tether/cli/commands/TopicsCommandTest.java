@@ -62,4 +62,28 @@ class TopicsCommandTest {
                 .hasMessageContaining("staging.tool-outcomes-value has the rule BACKWARD, not FULL_TRANSITIVE");
         assertThat(registry.requests()).noneMatch(r -> r.method().equals("PUT") || r.target().contains("/versions"));
     }
+
+    @Test
+    void aRegistryThatFails_isNamedWithTheOptionsThatPointAtIt() {
+        String first = Topics.all(kafka.layout()).get(0).valueSubject();
+        registry.on("POST " + CCOMPAT + "/subjects/" + first, 503, "{}").on("GET " + CCOMPAT + "/config/" + first, 503, "{}")
+                .on("POST " + CCOMPAT + "/subjects/" + first + "/versions", 503, "{}");
+
+        assertThatThrownBy(() -> TopicsCommand.subjects(kafka, true)).isInstanceOf(CliException.class)
+                .hasMessageContaining("answered HTTP 503 to POST /subjects/" + first).hasMessageContaining("(see --registry-url and --timeout)");
+        assertThatThrownBy(() -> TopicsCommand.subjects(kafka, false)).isInstanceOf(CliException.class)
+                .hasMessageContaining("answered HTTP 503 to POST /subjects/" + first + "/versions")
+                .hasMessageContaining("(see --registry-url and --timeout)");
+    }
+
+    @Test
+    void verifyOnly_takesAnAnswerThatIsNeitherTheSubjectNorMissing_forAnError_notForAMissingSchema() {
+        String first = Topics.all(kafka.layout()).get(0).valueSubject();
+        registry.on("POST " + CCOMPAT + "/subjects/" + first, 401, "{\"message\":\"who are you\"}")
+                .on("GET " + CCOMPAT + "/config/" + first, 401, "{}");
+
+        assertThatThrownBy(() -> TopicsCommand.subjects(kafka, true)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("looking up the schema of " + first + " failed: HTTP 401");
+        assertThat(registry.requests()).hasSize(2);
+    }
 }

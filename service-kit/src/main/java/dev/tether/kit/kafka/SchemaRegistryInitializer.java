@@ -3,9 +3,11 @@ package dev.tether.kit.kafka;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +30,9 @@ public final class SchemaRegistryInitializer {
 
     /** A subject the registry holds: its name, the id of the current schema, and its rule. */
     public record Subject(String name, int schemaId, String compatibility) {}
+
+    /** What {@link #verify} found: the subjects that are ready, and what is wrong with each of the others. */
+    public record Verification(List<Subject> ready, List<String> problems) {}
 
     private final String ccompatUrl;
     private final HttpClient http;
@@ -71,6 +76,36 @@ public final class SchemaRegistryInitializer {
             subjects.add(new Subject(spec.valueSubject(), id, COMPATIBILITY));
         }
         return subjects;
+    }
+
+    /**
+     * Checks, writing nothing, that each topic's value schema is registered under its subject and that the subject has
+     * the {@value #COMPATIBILITY} rule of its own: a schema lookup ({@code POST /subjects/<subject>}, which registers
+     * nothing) and the subject's rule ({@code GET /config/<subject>}, not the registry's global one).
+     *
+     * @throws IllegalStateException when the registry answers a request with neither the subject nor a 404
+     */
+    public Verification verify(TopicLayout layout) {
+        var ready = new ArrayList<Subject>();
+        var problems = new ArrayList<String>();
+        for (TopicSpec spec : Topics.all(layout)) {
+            String subject = spec.valueSubject();
+            String path = URLEncoder.encode(subject, StandardCharsets.UTF_8);
+            var schema = send("POST", "/subjects/" + path, Map.of("schema", spec.valueSchema().toString()));
+            var rule = send("GET", "/config/" + path, null);
+            expectOkOrAbsent(schema, "looking up the schema of " + subject);
+            expectOkOrAbsent(rule, "reading the rule of " + subject);
+            String compatibility = rule.statusCode() == 200 ? read(rule.body()).path("compatibilityLevel").asText("") : "";
+            if (schema.statusCode() == 404) {
+                problems.add(subject + " does not hold the schema of " + spec.name());
+            } else if (!compatibility.equals(COMPATIBILITY)) {
+                problems.add(subject + " has " + (compatibility.isEmpty() ? "no rule of its own" : "the rule " + compatibility) + ", not "
+                        + COMPATIBILITY);
+            } else {
+                ready.add(new Subject(subject, read(schema.body()).path("id").asInt(), compatibility));
+            }
+        }
+        return new Verification(List.copyOf(ready), List.copyOf(problems));
     }
 
     /** Registers {@code schema} under {@code subject}; returns its id. */
@@ -149,6 +184,12 @@ public final class SchemaRegistryInitializer {
             return json.readTree(body);
         } catch (IOException e) {
             throw new IllegalStateException("unreadable answer from the schema registry: " + body, e);
+        }
+    }
+
+    private static void expectOkOrAbsent(HttpResponse<String> response, String what) {
+        if (response.statusCode() != 404) {
+            expectOk(response, what);
         }
     }
 
