@@ -115,8 +115,18 @@ public class Executor {
         return Optional.empty();
     }
 
+    /** {@code tether.executor.concurrency}, checked before anything starts: at least one call must be able to run. */
+    static int concurrency(int configured) {
+        if (configured < 1) {
+            throw new IllegalArgumentException("tether.executor.concurrency: how many calls run at once must be at least 1, not "
+                    + configured);
+        }
+        return configured;
+    }
+
     /** After {@code InfrastructureInit} (default priority): the topics exist and are verified. */
     void onStart(@Observes @Priority(3000) StartupEvent event) {
+        int concurrency = concurrency(config.concurrency());
         TopicLayout layout = tether.layout();
         var commands = config.commands();
         var runnerConfig = RunnerConfig.defaults()
@@ -161,7 +171,7 @@ public class Executor {
                 config.interruptions().lookBack(), sandbox::erase);
         var handler = new CallHandler(ledger, writer, authority, sandbox, inFlight, watcher::catchUp, crashPoints, config.instanceId(),
                 Clock.systemUTC());
-        workers = Executors.newFixedThreadPool(config.concurrency(), named("tool-call"));
+        workers = Executors.newFixedThreadPool(concurrency, named("tool-call"));
         loop = new ExecutorLoop(
                 new KafkaConsumer<>(consumerConfig(layout.prefix() + "tether-tool-executor", true),
                         new StringDeserializer(), this.<ToolRequest>serde().deserializer()),
@@ -172,7 +182,7 @@ public class Executor {
         watcherThread.start();
         LOG.infof("tool executor %s started: tools %s (read-only sessions: %s), %d at once, workspaces in %s",
                 config.instanceId(), registryOfTools.forMode(ToolMode.WRITE).names(),
-                registryOfTools.forMode(ToolMode.READ_ONLY).names(), config.concurrency(),
+                registryOfTools.forMode(ToolMode.READ_ONLY).names(), concurrency,
                 workspaces.directory());
     }
 
