@@ -1,9 +1,10 @@
 package dev.tether.cli;
 
+import dev.tether.core.id.ClientIds;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Option converters that check ranges while parsing, so an out-of-range value is a usage error naming the option. */
+/** Option converters that check values while parsing, so an out-of-range value or a malformed id is a usage error naming the option. */
 public final class Converters {
 
     private Converters() {}
@@ -41,6 +42,18 @@ public final class Converters {
                 throw new TypeConversionException("a weight is from 0 to 100, not " + n);
             }
             return (int) n;
+        }
+    }
+
+    /** A session id, as the services accept it: checked here, so a mistyped one is a usage error, not a failed command. */
+    public static final class SessionId implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            if (!ClientIds.isValid(value)) {
+                throw new TypeConversionException("a session id is 1-128 letters, digits, '.', '_' or '-', starting with a letter or"
+                        + " digit, not '" + value + "'");
+            }
+            return value;
         }
     }
 

@@ -41,6 +41,10 @@ class UsageTest {
             "sessions list --timeout 9999999999999999h         | tether sessions list: Invalid value for option '--timeout': '9999999999999999h' is out of range",
             "replay --bootstrap kafka                          | tether replay: --bootstrap: 'kafka' is not a list of host:port (e.g. 127.0.0.1:9092",
             "topics init --bootstrap h:1,                      | tether topics init: --bootstrap: 'h:1,' is not a list of host:port",
+            "sessions show ../etc                              | tether sessions show: Invalid value for positional parameter at index 0 (<sessionId>): a session id is 1-128 letters",
+            "sessions fork demo-1 --at-seq 2 --new-id a/b      | tether sessions fork: Invalid value for option '--new-id': a session id is 1-128",
+            "context demo~1                                    | tether context: Invalid value for positional parameter at index 0 (<sessionId>): a session id",
+            "recovery .hidden                                  | tether recovery: Invalid value for positional parameter at index 0 (<sessionId>): a session id",
             "frobnicate                                        | tether: Unmatched argument at index 0: 'frobnicate'"})
     void aUsageError_isOneLineOnStderr_andExitStatus2(String args, String expected) {
         CliRun run = CliRun.run(NOWHERE, args.trim().split("\\s+"));
@@ -49,6 +53,17 @@ class UsageTest {
         assertThat(run.out()).isEmpty();
         assertThat(run.errLines()).hasSize(1);
         assertThat(run.err()).startsWith(expected).contains("(see '");
+    }
+
+    @Test
+    void anEmptySessionId_isAUsageError_notAFailedCommand() {
+        for (String command : List.of("show", "tail", "erase")) {
+            CliRun run = CliRun.run(NOWHERE, "sessions", command, "");
+
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+            assertThat(run.err()).as(run.toString()).startsWith("tether sessions " + command + ": Invalid value for positional parameter")
+                    .contains("a session id is 1-128 letters");
+        }
     }
 
     @Test

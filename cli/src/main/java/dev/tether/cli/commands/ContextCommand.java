@@ -30,7 +30,7 @@ public final class ContextCommand implements Callable<Integer> {
     @ParentCommand
     TetherCli cli;
 
-    @Parameters(paramLabel = "<sessionId>")
+    @Parameters(paramLabel = "<sessionId>", converter = Converters.SessionId.class)
     String sessionId;
 
     @Option(names = "--format", paramLabel = "openai|anthropic", defaultValue = "openai",

@@ -26,7 +26,7 @@ public final class RecoveryCommand implements Callable<Integer> {
     @ParentCommand
     TetherCli cli;
 
-    @Parameters(paramLabel = "<sessionId>")
+    @Parameters(paramLabel = "<sessionId>", converter = Converters.SessionId.class)
     String sessionId;
 
     @Option(names = "--min-seq", paramLabel = "<seq>", converter = Converters.Seq.class,

@@ -69,7 +69,7 @@ public final class SessionsCommand {
 
     @Command(name = "show", mixinStandardHelpOptions = true,
             description = "One session: what the session-service knows (status, seq, claim) and its checkpoint from the projector-service.")
-    int show(@Parameters(paramLabel = "<sessionId>") String sessionId) {
+    int show(@Parameters(paramLabel = "<sessionId>", converter = Converters.SessionId.class) String sessionId) {
         Output out = cli.output();
         SessionInfo session;
         Optional<Checkpoint> checkpoint;
@@ -128,7 +128,7 @@ public final class SessionsCommand {
     @Command(name = "tail", mixinStandardHelpOptions = true,
             description = {"Print the session's events from a seq on, then follow new ones as they are appended (Ctrl-C stops).",
                     "With --json, one event per line, as the API returns it."})
-    int tail(@Parameters(paramLabel = "<sessionId>") String sessionId,
+    int tail(@Parameters(paramLabel = "<sessionId>", converter = Converters.SessionId.class) String sessionId,
              @Option(names = "--from-seq", paramLabel = "<seq>", defaultValue = "1", converter = Converters.Seq.class, description = "the first seq to print (default: ${DEFAULT-VALUE})")
              long fromSeq,
              @Option(names = "--no-follow", description = "print the events there are now and stop") boolean noFollow)
@@ -213,9 +213,9 @@ public final class SessionsCommand {
 
     @Command(name = "fork", mixinStandardHelpOptions = true,
             description = "Start a new session from the session as it was at a seq (its first event is session_forked).")
-    int fork(@Parameters(paramLabel = "<sessionId>") String sessionId,
+    int fork(@Parameters(paramLabel = "<sessionId>", converter = Converters.SessionId.class) String sessionId,
              @Option(names = "--at-seq", required = true, paramLabel = "<seq>", converter = Converters.Seq.class, description = "the parent's last seq the fork keeps") long atSeq,
-             @Option(names = "--new-id", paramLabel = "<sessionId>", description = "the new session's id (default: a random UUID)") String newId) {
+             @Option(names = "--new-id", paramLabel = "<sessionId>", converter = Converters.SessionId.class, description = "the new session's id (default: a random UUID)") String newId) {
         Output out = cli.output();
         ForkResult result;
         try (TetherClient tether = cli.client(Role.AGENT)) {
@@ -242,7 +242,7 @@ public final class SessionsCommand {
     @Command(name = "erase", mixinStandardHelpOptions = true,
             description = {"Erase the session for good: a tombstone for each of its events and for its checkpoint.",
                     "The owner or an admin only. Not retried: if the answer is lost, run 'tether sessions show' to see whether it is gone."})
-    int erase(@Parameters(paramLabel = "<sessionId>") String sessionId) {
+    int erase(@Parameters(paramLabel = "<sessionId>", converter = Converters.SessionId.class) String sessionId) {
         Output out = cli.output();
         EraseResult result;
         try (TetherClient tether = cli.client(Role.AGENT)) {
