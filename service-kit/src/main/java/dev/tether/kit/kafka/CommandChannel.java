@@ -6,9 +6,9 @@ import dev.tether.avro.SessionCommand;
 import dev.tether.kit.tracing.KafkaTracing;
 import io.opentelemetry.context.Context;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -84,7 +84,8 @@ public final class CommandChannel implements AutoCloseable {
      * The sends waiting for a verdict, by command id: one command may be sent again while its first send waits (a claim
      * re-sent with its requestId), and each send is answered by its verdict, whichever of them gives up first.
      */
-    private final ConcurrentHashMap<String, Set<CompletableFuture<CommandVerdict>>> waiting = new ConcurrentHashMap<>();
+    /** The sends waiting for a verdict, by commandId; each list immutable, replaced as a whole (atomically, per id). */
+    private final ConcurrentHashMap<String, List<CompletableFuture<CommandVerdict>>> waiting = new ConcurrentHashMap<>();
     private final CountDownLatch reading = new CountDownLatch(1);
     private final CountDownLatch closing = new CountDownLatch(1);
     private final Thread reader;
@@ -182,11 +183,8 @@ public final class CommandChannel implements AutoCloseable {
         String commandId = command.commandId();
         long timeoutMillis = settings.timeout().toMillis();
         var verdict = new CompletableFuture<CommandVerdict>();
-        waiting.compute(commandId, (id, sends) -> {
-            var all = sends != null ? sends : ConcurrentHashMap.<CompletableFuture<CommandVerdict>>newKeySet();
-            all.add(verdict);
-            return all;
-        });
+        // nearly always the only waiter for its id; a re-send of the same command while the first waits joins it
+        waiting.merge(commandId, List.of(verdict), CommandChannel::joined);
         try {
             var headers = new RecordHeaders();
             tracing.inject(Context.current(), headers);
@@ -204,10 +202,17 @@ public final class CommandChannel implements AutoCloseable {
             throw new NoVerdictException("interrupted", 1);
         } finally {
             waiting.computeIfPresent(commandId, (id, sends) -> {
-                sends.remove(verdict);
-                return sends.isEmpty() ? null : sends;
+                var others = sends.stream().filter(send -> send != verdict).toList();
+                return others.isEmpty() ? null : others;
             });
         }
+    }
+
+    private static <T> List<T> joined(List<T> a, List<T> b) {
+        var all = new ArrayList<T>(a.size() + b.size());
+        all.addAll(a);
+        all.addAll(b);
+        return List.copyOf(all);
     }
 
     /** A command as {@link #encode} wrote it: its id, its session (the record's key) and the record's value. */
