@@ -19,8 +19,9 @@ import java.io.UncheckedIOException;
  * thread may call.
  *
  * <p>Much of what is printed is stored data (a session id, an objective, a tool's output), so nothing reaches the
- * terminal as a control sequence: text goes through {@link #printable}, and JSON escapes the C1 controls and the bidi
- * overrides as well as the C0 ones, so it stays the same JSON for {@code jq} but inert on a terminal.
+ * terminal as a control sequence or hides in it: text goes through {@link #printable}, and JSON escapes the C1 controls, the
+ * bidi controls and the invisible characters as well as the C0 ones, so it stays the same JSON for {@code jq} but inert
+ * and visible on a terminal.
  */
 public final class Output {
 
@@ -121,8 +122,8 @@ public final class Output {
 
     /**
      * {@code text} as a terminal shows it and never obeys it: every control character but newline and tab (C0, DEL,
-     * C1: ESC, CSI, a carriage return that would overwrite the line...) and every bidi override becomes a visible
-     * escape such as <code>&#92;u001B</code>. For text that may hold stored data; null reads as empty.
+     * C1: ESC, CSI, a carriage return that would overwrite the line...), every bidi control and every invisible character
+     * ({@link #isHidden}) becomes a visible escape such as <code>&#92;u001B</code>. For text that may hold stored data; null reads as empty.
      */
     public static String printable(String text) {
         return escape(text, true);
@@ -140,7 +141,7 @@ public final class Output {
         StringBuilder sb = null;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            boolean inert = !(Character.getType(c) == Character.CONTROL || isBidiControl(c)) || keepLines && (c == '\n' || c == '\t');
+            boolean inert = !(Character.getType(c) == Character.CONTROL || isHidden(c)) || keepLines && (c == '\n' || c == '\t');
             if (!inert && sb == null) {
                 sb = new StringBuilder(text.length() + 16).append(text, 0, i);
             }
@@ -153,12 +154,18 @@ public final class Output {
         return sb == null ? text : sb.toString();
     }
 
-    /** The characters that reorder how text is displayed (Trojan Source): marks, embeddings, overrides, isolates. */
-    private static boolean isBidiControl(char c) {
-        return c == '\u061C' || c == '\u200E' || c == '\u200F' || c >= '\u202A' && c <= '\u202E' || c >= '\u2066' && c <= '\u2069';
+    /**
+     * The characters a terminal shows as nothing, or that reorder what it shows (Trojan Source): the bidi marks,
+     * embeddings, overrides and isolates; the zero-width spaces and joiners, the soft hyphen, the word joiner and the
+     * invisible operators, the byte order mark. A path {@code src/\u200Bmain} looks like {@code src/main} on a terminal. The
+     * approval page marks the same characters.
+     */
+    private static boolean isHidden(char c) {
+        return c == '\u00AD' || c == '\u061C' || c == '\u180E' || c >= '\u200B' && c <= '\u200F' || c >= '\u202A' && c <= '\u202E'
+                || c >= '\u2060' && c <= '\u2064' || c >= '\u2066' && c <= '\u2069' || c == '\uFEFF';
     }
 
-    /** JSON's own escapes, plus DEL, the C1 controls and the bidi controls as <code>&#92;uXXXX</code>: the same JSON, inert on a terminal. */
+    /** JSON's own escapes, plus DEL, the C1 controls and {@link #isHidden}'s as <code>&#92;uXXXX</code>: the same JSON, inert on a terminal. */
     private static final class InertEscapes extends CharacterEscapes {
         private static final long serialVersionUID = 1L;
         static final InertEscapes INSTANCE = new InertEscapes();
@@ -176,7 +183,7 @@ public final class Output {
 
         @Override
         public SerializableString getEscapeSequence(int ch) {
-            return Character.getType(ch) == Character.CONTROL || ch <= 0xFFFF && isBidiControl((char) ch)
+            return Character.getType(ch) == Character.CONTROL || ch <= 0xFFFF && isHidden((char) ch)
                     ? new SerializedString(String.format("\\u%04X", ch)) : null;
         }
     }

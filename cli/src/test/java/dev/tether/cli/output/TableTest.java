@@ -67,6 +67,19 @@ class TableTest {
     }
 
     @Test
+    void invisibleCharacters_areShownEscaped_inTextAndInJson_asTheApprovalPageMarksThem() throws Exception {
+        String path = "src/\u200Bmain/a\u00ADb\u2060c\uFEFF.txt";
+        assertThat(Output.printable(path)).isEqualTo("src/\\u200Bmain/a\\u00ADb\\u2060c\\uFEFF.txt");
+
+        var out = new StringWriter();
+        var node = Output.object().put("path", path);
+        new Output(new PrintWriter(out, true), new PrintWriter(new StringWriter()), true, false).print(node);
+        assertThat(out.toString()).contains("src/\\u200Bmain/a\\u00ADb\\u2060c\\uFEFF.txt").doesNotContain("\u200b", "\u00ad", "\ufeff");
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString())).isEqualTo(node);
+        assertThat(Output.printable("plain é and 日本")).isEqualTo("plain é and 日本");
+    }
+
+    @Test
     void aRowOfTheWrongWidth_isABug() {
         assertThatThrownBy(() -> Table.of("A", "B").row("x")).isInstanceOf(IllegalArgumentException.class);
     }
