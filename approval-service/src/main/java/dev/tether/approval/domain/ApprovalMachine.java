@@ -642,6 +642,13 @@ public final class ApprovalMachine {
                 } catch (PathGlob.InvalidGlobException e) {
                     return new Verdict.Refused(Refusal.INVALID, "pathGlob", e.getMessage());
                 }
+                OpenCall call = s.calls().get(item.callId());
+                if (call != null && call.runBy() != CallRunner.EXECUTOR) {
+                    // it would be granted, and cover none of the tool's later calls: each would ask again
+                    return new Verdict.Refused(Refusal.INVALID, "pathGlob", "'" + item.tool() + "' is run by the session's harness, on"
+                            + " no workspace path Tether knows: a path glob would cover none of its calls; grant the session without"
+                            + " one, or grant once");
+                }
             }
         }
         if (decision == DecisionKind.DENY && request.reason().isBlank()) {

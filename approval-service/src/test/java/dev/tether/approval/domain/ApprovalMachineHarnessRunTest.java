@@ -76,6 +76,29 @@ class ApprovalMachineHarnessRunTest {
     }
 
     @Test
+    void aSessionGrantWithAPathGlob_onAHarnessRunCall_isRefusedNamingPathGlob_forItWouldCoverNoneOfItsCalls() {
+        Story story = started().append(asking(call("c1", "send_email", "{\"to\":\"cfo@acme.example\"}")));
+        story.acceptAnswers();
+        long seq = story.pending("c1").seq();
+
+        var refused = ApprovalMachine.decide(story.state, seq, new DecisionRequest(DecisionKind.GRANT_SESSION, null, "reports/**", "ok"),
+                ALICE);
+
+        assertThat(refused).isInstanceOfSatisfying(Verdict.Refused.class, r -> {
+            assertThat(r.reason()).isEqualTo(Verdict.Refusal.INVALID);
+            assertThat(r.field()).isEqualTo("pathGlob");
+            assertThat(r.message()).contains("'send_email' is run by the session's harness").contains("grant the session without one");
+        });
+        var granted = ApprovalMachine.decide(story.state, seq, new DecisionRequest(DecisionKind.GRANT_SESSION, null, null, "ok"), ALICE);
+        story.accept(((Verdict.Append) granted).event());
+        assertThat(story.only().payload()).isInstanceOf(ToolCallAuthorized.class);
+        story.acceptAnswers();
+        // without a glob the grant covers the tool's next call
+        assertThat(story.append(asking(call("c2", "send_email", "{\"to\":\"ceo@acme.example\"}"))).only().payload())
+                .isInstanceOfSatisfying(ToolCallAuthorized.class, a -> assertThat(a.basis().kind()).isEqualTo(AuthorizationBasis.Kind.APPROVAL));
+    }
+
+    @Test
     void theTenantsGatingPerMode_appliesToHarnessTools() {
         var none = GatingPolicy.of("write_file", Map.of(), Set.of("write_file"), "none", Map.of());
         var all = GatingPolicy.of("write_file", Map.of(), Set.of("write_file"), "none", Map.of("acme.WRITE", "all"));
