@@ -21,6 +21,8 @@ final class Repo {
     /** The services that run a Kafka Streams application, so they advertise an address and keep state. */
     static final List<String> STREAMS_SERVICES = List.of("session-service", "projector-service", "approval-service");
 
+    private static final Pattern IMAGE_JAVA_OPTS = Pattern.compile("JAVA_OPTS=\"([^\"]*)\"");
+
     private static final Pattern DEFAULT_OF_EXPRESSION = Pattern.compile("\\$\\{[^:}]+:([^}]*)}");
 
     private Repo() {}
@@ -70,6 +72,20 @@ final class Repo {
     /** The executor's run_command timeout (tether.executor.commands.timeout). */
     static Duration commandTimeout() {
         return Duration.parse(defaultOf(applicationProperties("tool-executor"), "tether.executor.commands.timeout", "tool-executor"));
+    }
+
+    /** A setting's value in a service's application.properties: the default of its expression, or the value itself. */
+    static String defaultSetting(String service, String key) {
+        return defaultOf(applicationProperties(service), key, service);
+    }
+
+    /** The JAVA_OPTS a service's image runs with unless the container sets its own (the ENV of its Dockerfile.jvm). */
+    static String imageJavaOptions(String service) {
+        Matcher env = IMAGE_JAVA_OPTS.matcher(read(path(service, "src", "main", "docker", "Dockerfile.jvm")));
+        if (!env.find()) {
+            throw new AssertionError(service + " Dockerfile.jvm sets no JAVA_OPTS");
+        }
+        return env.group(1);
     }
 
     /** Every properties file the services read their settings from: their own and the shared defaults. */

@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The Kubernetes workloads of the four services, against each service's configuration. */
@@ -15,6 +17,8 @@ class WorkloadsTest {
     private static final String NAME = "app.kubernetes.io/name";
     private static final String VERSION = "app.kubernetes.io/version";
     private static final String COLOR = "tether.dev/color";
+    /** What a Quarkus service with Kafka clients keeps beside its heap: metaspace, code cache, threads, Kafka's buffers. */
+    private static final long JVM_OUTSIDE_HEAP = 512L << 20;
 
     @Test
     void containerPortsAndServices_useEachServicesHttpPort() {
@@ -163,6 +167,112 @@ class WorkloadsTest {
             assertThat(Yaml.list(Manifests.container(Manifests.workloadOf(service)), "securityContext", "capabilities", "drop"))
                     .as(service).containsExactly("ALL");
         }
+    }
+
+    @Test
+    void streamsServicesHeap_leavesHalfTheMemoryLimit_toTheStoresAndTheJvmOutsideIt() {
+        for (String service : Repo.STREAMS_SERVICES) {
+            Map<String, Object> container = Manifests.container(Manifests.workloadOf(service));
+            long limit = memoryLimit(container);
+            String javaOptions = javaOptions(service);
+
+            // RocksDB's memtables and block caches (one set per store of every task, standbys included), metaspace,
+            // threads and Kafka's buffers all live outside the heap: past the limit the pod is OOMKilled
+            assertThat(heapBytes(javaOptions, limit)).as(service + ": heap of " + javaOptions + " under a limit of " + limit + " bytes")
+                    .isLessThanOrEqualTo(limit / 2);
+            assertThat(javaOptions).as(service + ": a heap that runs out stops the JVM, so Kubernetes restarts it")
+                    .contains("-XX:+ExitOnOutOfMemoryError");
+        }
+    }
+
+    @Test
+    void executorsMemoryLimit_holdsItsHeap_andEveryCommandItMayRunAtOnce_atTheCommandsLimit() {
+        Map<String, Object> container = Manifests.container(Manifests.workloadOf("tool-executor"));
+        long limit = memoryLimit(container);
+        String javaOptions = javaOptions("tool-executor");
+        int concurrency = Integer.parseInt(executorSetting(container, "TETHER_EXECUTOR_CONCURRENCY", "tether.executor.concurrency"));
+        long perCommand = Long.parseLong(executorSetting(container, "TETHER_EXECUTOR_COMMANDS_MEMORY_LIMIT_BYTES",
+                "tether.executor.commands.memory-limit-bytes"));
+
+        // the commands run in the executor's container: one that reaches the limit has the kernel kill the whole
+        // container (cgroup v2's memory.oom.group), the executor and every other running call with it
+        assertThat(heapBytes(javaOptions, limit) + JVM_OUTSIDE_HEAP + concurrency * perCommand)
+                .as("tool-executor: heap (" + javaOptions + ") + " + JVM_OUTSIDE_HEAP + " beside it + " + concurrency + " commands of "
+                        + perCommand + " bytes, under a limit of " + limit + " bytes")
+                .isLessThanOrEqualTo(limit);
+        assertThat(javaOptions).as("tool-executor").contains("-XX:+ExitOnOutOfMemoryError");
+    }
+
+    @Test
+    void heapBytes_readsAnExplicitMaximum_aPercentage_orTheJvmsDefaultQuarter() {
+        long gib = 1L << 30;
+
+        assertThat(heapBytes("-Xmx512m -XX:MaxRAMPercentage=90", 4 * gib)).isEqualTo(512L << 20);
+        assertThat(heapBytes("-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError", 4 * gib)).isEqualTo(3 * gib);
+        assertThat(heapBytes("-XX:MaxRAMPercentage=37.5", 4 * gib)).isEqualTo(3 * gib / 2);
+        assertThat(heapBytes("-Dfoo=bar", 4 * gib)).isEqualTo(gib);
+        assertThat(quantity("1536Mi")).isEqualTo(1536L << 20);
+        assertThat(quantity("2G")).isEqualTo(2_000_000_000L);
+    }
+
+    private static long memoryLimit(Map<String, Object> container) {
+        return quantity(Yaml.string(container, "resources", "limits", "memory"));
+    }
+
+    /** The JAVA_OPTS the container runs with: its own, or its image's. */
+    private static String javaOptions(String service) {
+        Map<String, Object> container = Manifests.container(Manifests.workloadOf(service));
+        return Yaml.maps(container, "env").stream()
+                .filter(e -> "JAVA_OPTS".equals(Yaml.string(e, "name")))
+                .map(e -> Yaml.string(e, "value"))
+                .findFirst()
+                .orElseGet(() -> Repo.imageJavaOptions(service));
+    }
+
+    /** The largest heap the JVM takes under {@code limit}: -Xmx, else -XX:MaxRAMPercentage of it, else its default quarter. */
+    static long heapBytes(String javaOptions, long limit) {
+        Matcher xmx = Pattern.compile("(?:^|\\s)-Xmx(\\d+)([kKmMgG]?)(?:\\s|$)").matcher(javaOptions);
+        if (xmx.find()) {
+            int shift = switch (xmx.group(2).toLowerCase(java.util.Locale.ROOT)) {
+                case "k" -> 10;
+                case "m" -> 20;
+                case "g" -> 30;
+                default -> 0;
+            };
+            return Long.parseLong(xmx.group(1)) << shift;
+        }
+        Matcher percentage = Pattern.compile("-XX:MaxRAMPercentage=(\\d+(?:\\.\\d+)?)").matcher(javaOptions);
+        double share = percentage.find() ? Double.parseDouble(percentage.group(1)) / 100 : 0.25;
+        return (long) (limit * share);
+    }
+
+    /** A Kubernetes memory quantity in bytes: 768Mi, 2Gi, 2G, 1048576. */
+    static long quantity(String quantity) {
+        Matcher m = Pattern.compile("(\\d+)(Ki|Mi|Gi|Ti|k|M|G|T)?").matcher(quantity.strip());
+        if (!m.matches()) {
+            throw new AssertionError("not a memory quantity: " + quantity);
+        }
+        long value = Long.parseLong(m.group(1));
+        return m.group(2) == null ? value : switch (m.group(2)) {
+            case "Ki" -> value << 10;
+            case "Mi" -> value << 20;
+            case "Gi" -> value << 30;
+            case "Ti" -> value << 40;
+            case "k" -> value * 1_000L;
+            case "M" -> value * 1_000_000L;
+            case "G" -> value * 1_000_000_000L;
+            default -> value * 1_000_000_000_000L;
+        };
+    }
+
+    /** An executor setting as its container gets it: its own env, else tether-config, else application.properties. */
+    private static String executorSetting(Map<String, Object> container, String variable, String property) {
+        return Yaml.maps(container, "env").stream()
+                .filter(e -> variable.equals(Yaml.string(e, "name")))
+                .map(e -> Yaml.string(e, "value"))
+                .findFirst()
+                .or(() -> java.util.Optional.ofNullable(Yaml.strings(Yaml.map(KafkaTopicsTest.configMap().root(), "data")).get(variable)))
+                .orElseGet(() -> Repo.defaultSetting("tool-executor", property));
     }
 
     private record Mount(String path, boolean readOnly) {}
