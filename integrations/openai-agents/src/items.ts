@@ -1,3 +1,4 @@
+import { UserError } from "@openai/agents-core";
 import { NewEvent, type NewEvent as Event } from "@tether/client";
 
 /**
@@ -70,6 +71,11 @@ export type BatchCalls = Map<string, { readonly askSeq: number; readonly tool: s
 
 /** The plan for `item`, to be the event at seq `seq` when it is new. */
 export function planItem(item: Item, seq: number, log: CallsView, batch: BatchCalls): ItemPlan {
+  if (!wellFormed(item)) {
+    // half a surrogate pair (a text cut inside an emoji): the UTF-8 a typed event goes as would carry `?` instead; a
+    // record's JSON text carries it escaped (\udXXX), so the item comes back as it was
+    return { kind: "record", event: itemRecord(item) };
+  }
   const typed = (event: Event, text: string, residual: unknown): ItemPlan => ({ kind: "typed", event, residual: text === textOf(event.fields) ? residual : item });
   if (item.role === "user") {
     const place = textPlace(item);
@@ -111,6 +117,79 @@ export function planItem(item: Item, seq: number, log: CallsView, batch: BatchCa
     }
   }
   return { kind: "record", event: itemRecord(item) };
+}
+
+/**
+ * `value` as items the log can hold, or a UserError naming the first field it cannot (`name` says whose: `addItems:
+ * items`): an item is a plain object of JSON values — strings, finite numbers, booleans, null, arrays and plain objects;
+ * an `undefined` member is left out, as JSON leaves it. Checked before anything is written, so nothing is half-stored and
+ * no value comes back changed (`NaN` as null, bytes as an object of numbers, a Date as a string).
+ */
+export function requireItems(value: unknown, name: string): Item[] {
+  if (!Array.isArray(value)) {
+    throw new UserError(`${name} must be an array of items, not ${kindOf(value)}`);
+  }
+  value.forEach((item: unknown, i) => {
+    if (!isPlainObject(item)) {
+      throw new UserError(`${name}[${i}] must be an item (an object), not ${kindOf(item)}`);
+    }
+    requireJson(item, `${name}[${i}]`, new Set());
+  });
+  return value as Item[];
+}
+
+function requireJson(value: unknown, path: string, ancestors: Set<object>): void {
+  if (value === null || typeof value === "string" || typeof value === "boolean") {
+    return;
+  }
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) {
+      throw new UserError(`${path} is ${value}, which JSON cannot hold: nothing was stored`);
+    }
+    return;
+  }
+  if (Array.isArray(value) || isPlainObject(value)) {
+    if (ancestors.has(value)) {
+      throw new UserError(`${path} refers to itself (a cycle), which JSON cannot hold: nothing was stored`);
+    }
+    ancestors.add(value);
+    if (Array.isArray(value)) {
+      value.forEach((v: unknown, i) => requireJson(v, `${path}[${i}]`, ancestors));
+    } else {
+      for (const [key, v] of Object.entries(value)) {
+        if (v !== undefined) {
+          requireJson(v, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, ancestors);
+        }
+      }
+    }
+    ancestors.delete(value);
+    return;
+  }
+  const hint = value instanceof Uint8Array ? " (give bytes as a base64 data URL, as the SDK's runner stores them)" : "";
+  throw new UserError(`${path} is ${kindOf(value)}, which JSON cannot hold${hint}: nothing was stored`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** `null`, `undefined`, `an array`, `a bigint`, `a Uint8Array` …: what a value is, for a message. */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) {
+    return String(value);
+  }
+  if (Array.isArray(value)) {
+    return "an array";
+  }
+  if (typeof value === "object") {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === "string" && name !== "" ? `a ${name}` : "an object";
+  }
+  return `a ${typeof value}`;
 }
 
 /** The `framework_state` event that holds `item` whole. */
@@ -182,6 +261,20 @@ function replaceText(node: unknown, text: string): unknown {
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, replaceText(v, text)]));
   }
   return node;
+}
+
+/** Whether every text in the item (its keys too) is well-formed UTF-16: no half of a surrogate pair on its own. */
+function wellFormed(node: unknown): boolean {
+  if (typeof node === "string") {
+    return node.isWellFormed();
+  }
+  if (Array.isArray(node)) {
+    return node.every(wellFormed);
+  }
+  if (typeof node === "object" && node !== null) {
+    return Object.entries(node).every(([k, v]) => k.isWellFormed() && wellFormed(v));
+  }
+  return true;
 }
 
 function isJsonObject(text: string): boolean {

@@ -19,7 +19,7 @@ import {
   type ToolMode,
 } from "@tether/client";
 import { HistoryFold, type LoggedCall } from "./history.js";
-import { FRAMEWORK, HISTORY, RUN_STATE, canonical, planItem, restore, type BatchCalls, type HistoryRecord, type Item, type ItemRef } from "./items.js";
+import { FRAMEWORK, HISTORY, RUN_STATE, canonical, planItem, requireItems, restore, type BatchCalls, type HistoryRecord, type Item, type ItemRef } from "./items.js";
 
 /** A function tool the agent runs through Tether as a harness-run tool (docs/ARCHITECTURE.md §6). */
 export interface TetherToolSpec {
@@ -135,7 +135,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
   }
 
   async addItems(items: AgentInputItem[]): Promise<void> {
-    if (items.length === 0) {
+    if (requireItems(items, "addItems: items").length === 0) {
       return;
     }
     await this.change(`add/${digest(canonical(items))}/${randomUUID()}`, async (plan) => plan.history({ op: "add", drop: 0, items: items as Item[] }, await this.callKeys()));
@@ -168,9 +168,19 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
   }
 
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
-    const { operationId, transaction } = args;
+    const { operationId, transaction } = (args ?? {}) as Partial<SessionHistoryTransactionArgs>;
     if (typeof operationId !== "string" || operationId.trim() === "") {
       throw new UserError("Session history transaction operationId must be a non-empty string.");
+    }
+    if (typeof transaction !== "object" || transaction === null) {
+      throw new UserError("applyHistoryTransaction: transaction must be an object ({ type: 'append_items' | 'replace_suffix', ... })");
+    }
+    // refused before the operation id is recorded: nothing is written
+    if (transaction.type === "append_items") {
+      requireItems(transaction.items, "applyHistoryTransaction: transaction.items");
+    } else if (transaction.type === "replace_suffix") {
+      requireItems(transaction.expectedSuffix, "applyHistoryTransaction: transaction.expectedSuffix");
+      requireItems(transaction.replacement, "applyHistoryTransaction: transaction.replacement");
     }
     const tx = digest(canonical(transaction));
     await this.change(`tx/${digest(operationId)}/${tx}`, async (plan) => {
@@ -198,6 +208,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
   }
 
   async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    requireItems(items, "replaceHistoryWithCompaction: items");
     await this.change(`compaction/${digest(canonical(items))}/${randomUUID()}`, async (plan) => {
       const refs = this.fold.history();
       const current = await Promise.all(refs.map((r) => this.item(r)));
@@ -221,7 +232,8 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
    */
   async saveRunState(state: RunState<any, any>): Promise<void> {
     const json = state.toString();
-    await this.change(`run-state/${digest(json)}`, async (plan) => {
+    // a step of its own: the same state saved again after another (or a clear) is the latest again, not a duplicate
+    await this.change(`run-state/${digest(json)}/${randomUUID()}`, async (plan) => {
       plan.events.push(NewEvent.frameworkState(FRAMEWORK, RUN_STATE, `run:${digest(json).slice(0, 16)}`, json));
     });
   }
@@ -274,7 +286,8 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
    * What a new process does before it continues a conversation whose last run was cut short (a crash): the
    * harness-run calls that started and have no result are reconciled (or left to a person: never run again blindly),
    * authorized ones not started are run, and the history gets the calls Tether knows of and the history does not (a
-   * call asked for, or answered, after the last history change), so the model sees what happened.
+   * call asked for, or answered, after the last history change; never a result without its call, nor a call the
+   * application popped, cleared or compacted away), so the model sees what happened.
    */
   async resume(): Promise<ResumeReport> {
     const claim = await this.log.exclusive(async () => {
@@ -284,13 +297,8 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     });
     const calls = (this.options.tools?.length ?? 0) === 0 ? [] : await this.runner(claim).resume();
     // the calls a saved run state will take up itself when it runs again (an approval it stopped for)
-    const pendingInState = new Set<string>();
     const saved = this.fold.savedRunState;
-    if (saved !== undefined) {
-      for (const m of saved.matchAll(/"callId":"([^"\\]*)"/g)) {
-        pendingInState.add(m[1]!);
-      }
-    }
+    const pendingInState = saved === undefined ? new Set<string>() : callIdsIn(JSON.parse(saved));
     let restored = 0;
     await this.change(`restore/${randomUUID()}`, async (plan) => {
       const present = new Set<string>();
@@ -300,15 +308,20 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
           present.add(`${String(item.type)}:${item.callId}`);
         }
       }
+      // only what came after the last change: a call the application popped, cleared or compacted away stays away
+      const since = this.fold.historySeq ?? 0;
       const items: Item[] = [];
       for (const call of this.fold.allCalls()) {
         if (pendingInState.has(call.callId) || this.fold.runnerOf(call.tool) === "EXECUTOR") {
           continue;
         }
-        if (!present.has(`function_call:${call.callId}`)) {
+        let asked = present.has(`function_call:${call.callId}`);
+        if (!asked && call.askSeq > since) {
           items.push({ type: "function_call", callId: call.callId, name: call.tool, arguments: call.argumentsJson, status: "completed" });
+          asked = true;
         }
-        if (call.resultSeq !== undefined && !present.has(`function_call_result:${call.callId}`)) {
+        // never an output without its call (the model refuses one)
+        if (asked && call.resultSeq !== undefined && call.resultSeq > since && !present.has(`function_call_result:${call.callId}`)) {
           const result = this.fold.event(call.resultSeq);
           const text = await this.texts.of(result);
           items.push({ type: "function_call_result", callId: call.callId, name: call.tool, status: "completed", output: { type: "text", text: text ?? "" } });
@@ -450,11 +463,11 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     return keys;
   }
 
-  /** The item a reference stands for. */
+  /** The item a reference stands for: the caller's own copy (what it changes in it, the fold does not see). */
   private async item(ref: ItemRef): Promise<Item> {
     const event = this.fold.event(ref.s);
     if (event.type === "framework_state") {
-      return this.fold.itemAt(ref.s);
+      return structuredClone(this.fold.itemAt(ref.s));
     }
     return restore(ref, { type: event.type, fields: event.json }, await this.texts.of(event), undefined);
   }
@@ -586,6 +599,22 @@ const ATTEMPT = "tetherAttempt";
 export function idempotencyKeyOf(details: unknown): string | undefined {
   const attempt = (details as Record<string, { idempotencyKey?: unknown }> | undefined)?.[ATTEMPT];
   return typeof attempt?.idempotencyKey === "string" ? attempt.idempotencyKey : undefined;
+}
+
+/** Every `callId` in a saved run state (read as JSON, so an id with a quote or a backslash is found too). */
+function callIdsIn(value: unknown, ids = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) {
+    value.forEach((v: unknown) => callIdsIn(v, ids));
+  } else if (typeof value === "object" && value !== null) {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === "callId" && typeof v === "string") {
+        ids.add(v);
+      } else {
+        callIdsIn(v, ids);
+      }
+    }
+  }
+  return ids;
 }
 
 function callIdOf(item: RunToolApprovalItem): string | undefined {
