@@ -99,6 +99,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
     private static final int PAGE = 500;
     private static final int CONFLICT_RETRIES = 8;
     private static final int USAGE_ENTRIES = 256;
+    /** The longest call id and tool name the sequencer takes in an {@code assistant_message}. */
+    private static final int MAX_CALL_ID = 128;
+    private static final int MAX_TOOL_NAME = dev.tether.core.event.HarnessTool.MAX_NAME;
     private static final Set<String> MESSAGE_EVENTS = Set.of("user_message", "assistant_message", "tool_result");
 
     private final TetherClient client;
@@ -157,6 +160,12 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
      */
     @Override
     public void updateMessages(Object memoryId, List<ChatMessage> messages) {
+        Objects.requireNonNull(messages, "messages");
+        for (int i = 0; i < messages.size(); i++) {
+            if (messages.get(i) == null) {
+                throw new NullPointerException("messages[" + i + "] is null (memory " + memoryId + "): nothing was stored");
+            }
+        }
         List<ChatMessage> next = List.copyOf(messages);
         State state = state(memoryId);
         state.locked(() -> {
@@ -173,7 +182,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
                 return null;
             }
             writable(state, next);
-            write(state, next);
+            writeInParts(state, next);
             return null;
         });
     }
@@ -201,7 +210,11 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
      * application its prefix, or map ids with {@link Builder#sessionIds}.
      */
     public String sessionIdOf(Object memoryId) {
-        return sessionIds.apply(Objects.requireNonNull(memoryId, "memoryId"));
+        String sessionId = sessionIds.apply(Objects.requireNonNull(memoryId, "memoryId"));
+        if (sessionId == null || sessionId.isBlank()) {
+            throw new TetherMemoryException("the store's sessionIds mapping gave memory " + memoryId + " no session id");
+        }
+        return sessionId;
     }
 
     /**
@@ -270,8 +283,26 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
                 sync(state);
                 known = state.log.call(callId);
             }
-            return known.map(c -> new CallView(c.callId, c.tool, c.askSeq, c.runner, c.resultSeq, c.itemSeq));
+            return known.filter(c -> askedByMemory(state, c))
+                    .map(c -> new CallView(c.callId, c.tool, c.askSeq, c.runner, c.resultSeq, c.itemSeq));
         });
+    }
+
+    /**
+     * Whether the memory's latest AI message that asks for {@code call}'s id is the {@code assistant_message} that asked
+     * for it in the log. A model that uses a call id again in a later turn (some number their calls per turn) makes an AI
+     * message the store keeps whole, as a record: its call is not the log's call of that id, and must never get that
+     * call's result. True when the memory holds no AI message asking for the id.
+     */
+    private static boolean askedByMemory(State state, Call call) {
+        for (int i = state.list.size() - 1; i >= 0; i--) {
+            Entry entry = state.list.get(i);
+            if (entry.message() instanceof AiMessage ai && ai.hasToolExecutionRequests()
+                    && ai.toolExecutionRequests().stream().anyMatch(r -> call.callId.equals(r.id()))) {
+                return entry.ref().seq() == call.askSeq;
+            }
+        }
+        return true;
     }
 
     /** The result message the call's {@code tool_result} stands for (the log read up to now); empty while it has none. */
@@ -519,6 +550,45 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
     }
 
     /**
+     * {@link #write}, in parts when Tether refuses the update as too large for one append (the session-service takes a
+     * command of at most {@code maxCommandBytes} after offloading, 512 KiB by default: a few hundred messages, or several
+     * just under the offload threshold — an imported conversation, a turn's tool results). Each part is a whole memory:
+     * the list up to about half of the new messages, then the rest, so a crash between parts leaves a prefix of the list,
+     * each message once, which the next update extends. A single new message too large is refused as before.
+     */
+    private void writeInParts(State state, List<ChatMessage> next) {
+        try {
+            write(state, next);
+        } catch (TooLarge tooLarge) {
+            Rewrite rewrite = Rewrite.of(state.messages(), next);
+            var added = new ArrayList<Integer>();
+            for (int i = 0; i < rewrite.size(); i++) {
+                if (!rewrite.kept(i)) {
+                    added.add(i);
+                }
+            }
+            if (added.size() < 2) {
+                throw tooLarge;
+            }
+            int cut = added.get(added.size() / 2 - 1) + 1; // at least one new message on each side
+            writeInParts(state, next.subList(0, cut));
+            // the rest after the part as stored (a secret in it comes back redacted, and must not read as another message)
+            var rest = new ArrayList<>(state.messages());
+            rest.addAll(next.subList(cut, next.size()));
+            writeInParts(state, List.copyOf(rest));
+        }
+    }
+
+    /** Tether refused an update as too large for one append (413). */
+    private static final class TooLarge extends TetherMemoryException {
+        private static final long serialVersionUID = 1L;
+
+        TooLarge(String message) {
+            super(message);
+        }
+    }
+
+    /**
      * Appends what {@link #plan} puts into a batch, under the claim's epoch and at the log's last seq as the store knows
      * it (so the seqs the record refers to are the ones its events get). When the log moved meanwhile (an approval, a
      * tool's start or result) the sequencer answers a conflict and appends nothing: the log is read again and the batch
@@ -572,8 +642,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
                 throw new TetherMemoryException("memory " + state.memoryId + ": its session " + state.sessionId + " is gone (erased?)");
             } else {
                 Rejected r = (Rejected) result;
-                throw new TetherMemoryException("memory " + state.memoryId + ": Tether refused the write (" + r.status() + " " + r.code()
-                        + r.field().map(f -> ", field " + f).orElse("") + "): " + r.message());
+                String refused = "memory " + state.memoryId + ": Tether refused the write (" + r.status() + " " + r.code()
+                        + r.field().map(f -> ", field " + f).orElse("") + "): " + r.message();
+                throw r.status() == 413 ? new TooLarge(refused) : new TetherMemoryException(refused);
             }
         }
     }
@@ -714,12 +785,16 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         return MessageMapping.refTo(seq, message, event.type(), fields, fields.path("content").asText(""), toolOf);
     }
 
-    /** The AI message's tool calls as Tether's, or null when Tether cannot track them (no id, a blank name, an id used before). */
+    /**
+     * The AI message's tool calls as Tether's, or null when Tether cannot track them (no id, a blank name, an id used
+     * before, an id or a name longer than the sequencer takes: it would refuse the append, and every later update).
+     */
     private static List<ToolCall> trackableCalls(AiMessage ai, MemoryLog log, Batch batch) {
         var calls = new ArrayList<ToolCall>();
         var seen = new HashSet<String>();
         for (ToolExecutionRequest r : ai.toolExecutionRequests()) {
-            if (r.id() == null || r.id().isBlank() || r.name() == null || r.name().isBlank() || !seen.add(r.id())
+            if (r.id() == null || r.id().isBlank() || r.name() == null || r.name().isBlank() || r.id().length() > MAX_CALL_ID
+                    || r.name().length() > MAX_TOOL_NAME || !seen.add(r.id())
                     || log.call(r.id()).isPresent() || batch.calls.containsKey(r.id())) {
                 return null;
             }

@@ -328,7 +328,7 @@ public final class TetherTools implements ToolProvider {
         Claimed claim = store.claimFor(memoryId);
         CallView call = store.call(memoryId, callId).orElseThrow(() -> new TetherMemoryException("call " + callId + " of " + name
                 + " is not in the log of session " + claim.sessionId() + ": its AI message was not stored as a typed message (a call id used"
-                + " before in the session?)"));
+                + " before in the session, or one longer than the 128 characters Tether takes?)"));
         if (call.runner() != Runner.HARNESS) {
             throw new TetherMemoryException("call " + callId + " of " + name + " is not declared as run by the harness in session "
                     + claim.sessionId() + " (it was created with other tools)");

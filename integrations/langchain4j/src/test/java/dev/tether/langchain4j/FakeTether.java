@@ -93,12 +93,22 @@ final class FakeTether implements TetherClient {
     private Instant lastStart = Instant.EPOCH;
     private final Map<String, String> blobs = new HashMap<>();
     private int offloadOver = Integer.MAX_VALUE;
+    private int maxRequestBytes = Integer.MAX_VALUE;
     private Consumer<SessionEvent> afterAppend = e -> { };
     int appendRequests;
 
     /** Content longer than {@code chars} is offloaded to a blob; the event keeps a 16-character preview and the reference. */
     synchronized FakeTether offloadingOver(int chars) {
         this.offloadOver = chars;
+        return this;
+    }
+
+    /**
+     * An append whose events, after offloading, are over {@code bytes} (as JSON) is refused with 413 {@code too_large}, as
+     * the session-service refuses a command over its {@code maxCommandBytes}.
+     */
+    synchronized FakeTether refusingRequestsOver(int bytes) {
+        this.maxRequestBytes = bytes;
         return this;
     }
 
@@ -225,6 +235,17 @@ final class FakeTether implements TetherClient {
                     return new Rejected(409, "illegal_event", refusal, Optional.of("events[" + i + "]"));
                 }
             }
+            int size = 0;
+            for (int i = 0; i < batch.events().size(); i++) {
+                ObjectNode json = batch.events().get(i).toJson(ids.get(i));
+                scrubFields(json);
+                offload(json);
+                size += json.toString().getBytes(StandardCharsets.UTF_8).length;
+            }
+            if (size > maxRequestBytes) {
+                return new Rejected(413, "too_large", "the request is " + size + " bytes after large content was offloaded; the limit is "
+                        + maxRequestBytes, Optional.empty());
+            }
             int redactions = 0;
             appended = new ArrayList<>();
             for (int i = 0; i < batch.events().size(); i++) {
@@ -253,6 +274,9 @@ final class FakeTether implements TetherClient {
         switch (e.type()) {
             case "assistant_message" -> {
                 for (JsonNode c : f.path("toolCalls")) {
+                    if (c.path("callId").asText().length() > 128 || c.path("tool").asText().length() > 128) {
+                        return "a call id and a tool name are at most 128 characters"; // the sequencer's MAX_CALL_ID, MAX_TOOL_NAME
+                    }
                     if (s.callIds.contains(c.path("callId").asText()) || !batchCalls.add(c.path("callId").asText())) {
                         return "call id " + c.path("callId").asText() + " was used before";
                     }

@@ -255,4 +255,75 @@ class TetherChatMemoryStoreTest {
         assertThat(store.sessionIdOf("a user/with spaces")).matches("lc4j-h[0-9a-f]{40}");
         assertThat(TetherChatMemoryStore.builder(tether).sessionPrefix("orders-").build().sessionIdOf("u1")).isEqualTo("orders-u1");
     }
+
+    @Test
+    void anAiMessageWhoseCallIdOrToolNameIsLongerThanTetherTakes_isStoredWholeAsARecord_andTheMemoryGoesOn() {
+        String longId = "call_" + "x".repeat(200);
+        var ask = AiMessage.from(ToolExecutionRequest.builder().id(longId).name("search").arguments("{}").build(),
+                ToolExecutionRequest.builder().id("c2").name("s".repeat(129)).arguments("{}").build());
+        var written = new ArrayList<ChatMessage>(List.of(UserMessage.from("q"), ask));
+        store.updateMessages("long", written);
+        written.add(ToolExecutionResultMessage.from(longId, "search", "found"));
+        store.updateMessages("long", written);
+        written.add(AiMessage.from("done"));
+        store.updateMessages("long", written);
+
+        assertThat(store.getMessages("long")).containsExactlyElementsOf(written);
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("long")).containsExactlyElementsOf(written);
+        assertThat(ofType(log("long"), "assistant_message")).singleElement().satisfies(e -> assertThat(e.text("content")).contains("done"));
+    }
+
+    @Test
+    void badInput_isRefusedWithAnErrorNamingTheField_andLeavesTheStoredMemoryAsItWas() {
+        store.updateMessages("bad", List.of(UserMessage.from("kept")));
+        List<SessionEvent> before = log("bad");
+        var withNull = new ArrayList<ChatMessage>(List.of(UserMessage.from("kept")));
+        withNull.add(null);
+
+        assertThatThrownBy(() -> store.updateMessages(null, List.of(UserMessage.from("x")))).hasMessageContaining("memoryId");
+        assertThatThrownBy(() -> store.updateMessages("bad", null)).hasMessageContaining("messages");
+        assertThatThrownBy(() -> store.updateMessages("bad", withNull)).hasMessageContaining("messages[1]");
+        TetherChatMemoryStore unmapped = TetherChatMemoryStore.builder(tether).sessionIds(id -> null).build();
+        assertThatThrownBy(() -> unmapped.getMessages("bad")).hasMessageContaining("sessionIds").hasMessageContaining("bad");
+
+        assertThat(log("bad")).isEqualTo(before);
+        assertThat(store.getMessages("bad")).containsExactly(UserMessage.from("kept"));
+    }
+
+    /** The session-service refuses a command over its maxCommandBytes (512 KiB after offloading): an update that would be one is split. */
+    @Test
+    void anUpdateTooLargeForOneAppend_isWrittenInParts_eachAWholeMemory_withEveryMessageOnce() {
+        tether.refusingRequestsOver(64 * 1024);
+        var history = new ArrayList<ChatMessage>(); // an imported conversation, as ChatMemory.set writes it
+        history.add(SystemMessage.from("You help with orders."));
+        for (int i = 0; i < 400; i++) {
+            history.add(i % 2 == 0 ? UserMessage.from("question " + i + " " + "q".repeat(300))
+                    : AiMessage.from("answer " + i + " " + "a".repeat(300)));
+        }
+
+        store.updateMessages("bulk", history);
+
+        assertThat(store.getMessages("bulk")).containsExactlyElementsOf(history);
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("bulk")).containsExactlyElementsOf(history);
+        assertThat(ofType(log("bulk"), "user_message")).hasSize(200);
+        assertThat(ofType(log("bulk"), "assistant_message")).hasSize(200);
+        assertThat(memoryRecords(log("bulk"))).hasSizeGreaterThan(1);
+        // and the memory goes on: the next update appends only its message
+        history.add(UserMessage.from("one more"));
+        store.updateMessages("bulk", history);
+        assertThat(ofType(log("bulk"), "user_message")).hasSize(201);
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("bulk")).containsExactlyElementsOf(history);
+    }
+
+    @Test
+    void aSingleMessageTooLargeForAnAppend_isRefusedWithTetherReason_andNothingIsAppended() {
+        tether.refusingRequestsOver(4 * 1024);
+        store.updateMessages("one", List.of(UserMessage.from("small")));
+        List<SessionEvent> before = log("one");
+
+        assertThatThrownBy(() -> store.updateMessages("one", List.of(UserMessage.from("small"), UserMessage.from("x".repeat(8 * 1024)))))
+                .isInstanceOf(TetherMemoryException.class).hasMessageContaining("413").hasMessageContaining("too_large");
+        assertThat(log("one")).isEqualTo(before);
+        assertThat(store.getMessages("one")).containsExactly(UserMessage.from("small"));
+    }
 }

@@ -234,4 +234,39 @@ class TetherToolsTest {
         assertThat(fresh.tools().resume("m5").results()).isEmpty(); // done: nothing to do a second time
         assertThat(orders.lookups).hasSize(1);
     }
+
+    @Test
+    void aCallIdTheModelUsedBefore_isNeverAnsweredWithTheEarlierCallsResult_theBridgeRefusesToRunIt() {
+        TetherChatMemoryStore store = store("worker-a", Duration.ofSeconds(10));
+        // a model that numbers its calls per turn, as some providers do: every turn's first call is call_0
+        ChatModel model = new ChatModel() {
+            @Override
+            public ChatResponse doChat(ChatRequest request) {
+                List<ChatMessage> messages = request.messages();
+                ChatMessage last = messages.get(messages.size() - 1);
+                if (last instanceof ToolExecutionResultMessage result) {
+                    return ChatResponse.builder().aiMessage(AiMessage.from("done: " + result.text())).build();
+                }
+                return ChatResponse.builder().aiMessage(AiMessage.from(ToolExecutionRequest.builder().id("call_0").name("lookup_order")
+                        .arguments("{\"order\":\"" + ((UserMessage) last).singleText() + "\"}").build())).build();
+            }
+        };
+        Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
+                .chatMemoryProvider(id -> MessageWindowChatMemory.builder().id(id).maxMessages(50).chatMemoryStore(store).build())
+                .toolProvider(store.tools()).toolExecutionErrorHandler(TetherTools.errorHandler()).build();
+        assertThat(assistant.chat("m6", "A-17")).isEqualTo("done: order A-17: shipped");
+
+        assertThatThrownBy(() -> assistant.chat("m6", "B-9")).isInstanceOf(TetherMemoryException.class)
+                .hasMessageContaining("call_0").hasMessageContaining("used before");
+        assertThat(orders.lookups).hasSize(1);
+        assertThat(store.getMessages("m6")).filteredOn(m -> m instanceof ToolExecutionResultMessage)
+                .extracting(m -> ((ToolExecutionResultMessage) m).text())
+                .containsExactly("order A-17: shipped"); // B-9 never got A-17's answer
+        Resumed resumed = store.tools().resume("m6");
+        assertThat(resumed.results()).singleElement().satisfies(r -> {
+            assertThat(r.isError()).isTrue();
+            assertThat(r.text()).doesNotContain("A-17").contains("not run");
+        });
+        assertThat(orders.lookups).hasSize(1);
+    }
 }
