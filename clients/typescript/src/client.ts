@@ -2,7 +2,7 @@ import { TetherError } from "./errors.js";
 import { clientId, randomId, requireId, requireText } from "./ids.js";
 import { jsonText } from "./json-text.js";
 import type { Approval, CallRecord, Checkpoint, EventPage, ModelContext, RecoveryReport, SessionEvent, SessionInfo } from "./models.js";
-import { resolveOptions, type ResolvedOptions, type TetherClientOptions } from "./options.js";
+import { MAX_TIMER_MS, resolveOptions, type ResolvedOptions, type TetherClientOptions } from "./options.js";
 import { appendRefusal, claimRefusal, decisionRefusal, failure, notFound, rejected } from "./outcomes.js";
 import {
   appendBody,
@@ -261,6 +261,7 @@ export class TetherClient {
   subscribe(sessionId: string, fromSeq: number, listener: SessionEventListener | SessionEventListener["onEvent"]): Subscription {
     this.open();
     const l: SessionEventListener = typeof listener === "function" ? { onEvent: listener } : listener;
+    segment(sessionId); // checked as every path segment is
     const subscription = new Subscription(this.transport, id(sessionId), fromSeq, l, (s) => this.subscriptions.delete(s));
     this.subscriptions.add(subscription);
     return subscription;
@@ -270,10 +271,13 @@ export class TetherClient {
    * Waits for the first event from `fromSeq` on that matches, e.g. the `tool_result` of a call:
    * `awaitEvent(id, seq, (e) => e.type === "tool_result" && e.json.callId === "c1", 60_000)`.
    *
+   * @param timeoutMs at least 0; `Infinity`: no limit
    * @returns the event; undefined if none matched within `timeoutMs`
+   * @throws RangeError for a `timeoutMs` that is NaN or negative, before anything is sent
    * @throws TetherError if the session does not exist for the caller, the subscription failed, or the client was closed meanwhile
    */
   async awaitEvent(sessionId: string, fromSeq: number, match: (e: SessionEvent) => boolean, timeoutMs: number): Promise<SessionEvent | undefined> {
+    waitMs(timeoutMs);
     let found: SessionEvent | undefined;
     let timedOut = false;
     let subscription: Subscription | undefined = undefined;
@@ -283,10 +287,23 @@ export class TetherClient {
         void subscription?.close();
       }
     });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      void subscription?.close();
-    }, timeoutMs);
+    // a Node timer waits at most MAX_TIMER_MS (longer fires at once): a longer wait is armed again until its deadline
+    const deadline = Date.now() + timeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = (ms: number): void => {
+      timer = setTimeout(() => {
+        const left = deadline - Date.now();
+        if (left > 0) {
+          arm(left);
+          return;
+        }
+        timedOut = true;
+        void subscription?.close();
+      }, Math.min(ms, MAX_TIMER_MS));
+    };
+    if (Number.isFinite(timeoutMs)) {
+      arm(timeoutMs); // Infinity: no timer, it waits until a match or an end
+    }
     try {
       const end = await subscription.ended;
       if (found !== undefined) {
@@ -394,8 +411,9 @@ export class TetherClient {
     return ok(answer) ? Object.freeze({ kind: "decided", approval: wire.approval(wire.parseJson(answer.body)) }) : decisionRefusal(errorOf(answer));
   }
 
-  /** Polls the item (every 0.5 s) until it is no longer pending, or `timeoutMs` has passed. */
+  /** Polls the item (every 0.5 s) until it is no longer pending, or `timeoutMs` (at least 0; `Infinity`: no limit) has passed. */
   async awaitDecision(approvalId: string, timeoutMs: number): Promise<AwaitResult> {
+    waitMs(timeoutMs);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const item = await this.approval(approvalId);
@@ -555,8 +573,22 @@ function id(value: string): string {
   return requireText(value, "id");
 }
 
-/** One path segment from caller data, percent-encoded as RFC 3986 unreserved characters stay (the Java SDK's `Uris`). */
+/** A wait's length in ms: a number, at least 0 (`Infinity` allowed); NaN, a negative or a non-number is refused. */
+function waitMs(timeoutMs: number): void {
+  if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) {
+    throw new RangeError(`timeoutMs must be a number of ms, at least 0, not ${String(timeoutMs)}`);
+  }
+}
+
+/**
+ * One path segment from caller data, percent-encoded as RFC 3986 unreserved characters stay (the Java SDK's `Uris`).
+ * `.` and `..` are refused: a URL parser removes them as dot segments (`%2E` too), so the request would go to another
+ * resource (`/v1/sessions/s/calls/..` is `/v1/sessions/s/`).
+ */
 function segment(value: string): string {
+  if (value === "." || value === "..") {
+    throw new TypeError(`an id must not be '${value}': it would address another resource`);
+  }
   return encode(id(value));
 }
 

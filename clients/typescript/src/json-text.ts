@@ -5,7 +5,8 @@
  * It differs from `JSON.stringify` only in string escapes: control characters other than `\b \t \n \f \r` are written
  * `\u00XX` with upper-case hex (JSON.stringify: lower-case), and a lone surrogate is kept as it is (JSON.stringify
  * writes `\udXXX`; encoded with {@link javaUtf8} it then becomes `?`, as in Java). Object keys keep insertion order;
- * `undefined` members are left out, as JSON.stringify does.
+ * `undefined` members are left out, as JSON.stringify does. What JSON has no text for is refused, not written as
+ * something else (see {@link jsonText}).
  *
  * @module
  */
@@ -13,8 +14,19 @@
 /** A value JSON can hold. */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue | undefined };
 
-/** The value's compact JSON text, as Jackson writes it. */
-export function jsonText(value: JsonValue): string {
+/**
+ * The value's compact JSON text, as Jackson writes it.
+ *
+ * @param path what the value is, for the error (e.g. `content`): `content.at[2]: …`
+ * @throws TypeError for anything JSON has no text for — naming where it is: a number that is not finite, a bigint,
+ *   `undefined` in an array, a function or symbol, an object that is not a plain object or array (a Date, a Map, a
+ *   Uint8Array …: `JSON.stringify` would write some of them as `{}` or as something else than they are), a cycle
+ */
+export function jsonText(value: JsonValue, path = "value"): string {
+  return write(value, path, []);
+}
+
+function write(value: unknown, path: string, parents: object[]): string {
   if (value === null) {
     return "null";
   }
@@ -25,23 +37,41 @@ export function jsonText(value: JsonValue): string {
       return value ? "true" : "false";
     case "number":
       if (!Number.isFinite(value)) {
-        throw new TypeError(`JSON has no ${value}`);
+        throw new TypeError(`${path}: JSON has no ${value}`);
       }
       return Object.is(value, -0) ? "0" : String(value);
     case "object": {
-      if (Array.isArray(value)) {
-        return `[${(value as readonly JsonValue[]).map(jsonText).join(",")}]`;
+      if (parents.includes(value)) {
+        throw new TypeError(`${path}: a cyclic structure is not JSON`);
       }
-      const members: string[] = [];
-      for (const [key, member] of Object.entries(value)) {
-        if (member !== undefined) {
-          members.push(`${quote(key)}:${jsonText(member as JsonValue)}`);
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+        const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+        throw new TypeError(`${path}: not a JSON value: a ${typeof name === "string" && name !== "" ? name : "non-plain object"} (write it as a string, number, array or plain object)`);
+      }
+      parents.push(value);
+      try {
+        if (Array.isArray(value)) {
+          // by index: a hole of a sparse array is undefined, as JSON.stringify would not say
+          const items: string[] = [];
+          for (let i = 0; i < value.length; i++) {
+            items.push(write(value[i], `${path}[${i}]`, parents));
+          }
+          return `[${items.join(",")}]`;
         }
+        const members: string[] = [];
+        for (const [key, member] of Object.entries(value)) {
+          if (member !== undefined) {
+            members.push(`${quote(key)}:${write(member, `${path}.${key}`, parents)}`);
+          }
+        }
+        return `{${members.join(",")}}`;
+      } finally {
+        parents.pop();
       }
-      return `{${members.join(",")}}`;
     }
     default:
-      throw new TypeError(`not a JSON value: ${typeof value}`);
+      throw new TypeError(`${path}: not a JSON value: ${typeof value}`);
   }
 }
 

@@ -82,7 +82,7 @@ export interface TetherClientOptions {
   /** The bearer token every request carries: a JWT, or a dev key such as `dev-acme-agent`. Without one every service answers 401. */
   readonly token?: string;
   /**
-   * How long one attempt may take, in ms, default 30 000: connecting, sending and the whole answer of an ordinary call;
+   * How long one attempt may take, in ms (at most 2^31 - 1), default 30 000: connecting, sending and the whole answer of an ordinary call;
    * for a subscription, until the stream opens (an open stream may stay quiet for as long as the session does).
    */
   readonly timeoutMs?: number;
@@ -95,6 +95,8 @@ export const LOCAL_SESSIONS = "http://127.0.0.1:8080";
 export const LOCAL_PROJECTOR = "http://127.0.0.1:8081";
 export const LOCAL_APPROVALS = "http://127.0.0.1:8082";
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The longest a Node timer waits (2^31 - 1 ms); it fires after 1 ms when asked for longer. */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Options with every default filled in and every value checked. */
 export interface ResolvedOptions {
@@ -109,8 +111,9 @@ export interface ResolvedOptions {
 /** Checks and completes the options, as the Java SDK's `TetherOptions` does. */
 export function resolveOptions(options: TetherClientOptions = {}): ResolvedOptions {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-    throw new RangeError(`timeoutMs must be positive, not ${timeoutMs}`);
+  if (!(timeoutMs > 0) || timeoutMs > MAX_TIMER_MS) {
+    // a Node timer fires after 1 ms for anything longer: every attempt would time out at once
+    throw new RangeError(`timeoutMs must be positive and at most ${MAX_TIMER_MS} (about 24.8 days), not ${timeoutMs}`);
   }
   const retry = options.retry ?? RetryPolicy.defaults();
   RetryPolicy.of(retry.maxAttempts, retry.initialBackoffMs, retry.maxBackoffMs); // validates a hand-made one

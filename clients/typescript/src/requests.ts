@@ -58,6 +58,7 @@ export const NewEvent = {
     const copy: Record<string, JsonValue> = {};
     for (const [key, value] of Object.entries(fields)) {
       if (value !== undefined) {
+        jsonText(value, key); // refused here, naming the field, rather than sent as something else (a Date as {})
         copy[key] = structuredClone(value) as JsonValue;
       }
     }
@@ -71,17 +72,14 @@ export const NewEvent = {
 
   /** `assistant_message`: a model turn, the tool calls it asks for, and the tokens it used. */
   assistantMessage(content: string, toolCalls: readonly ToolCall[] = [], usage: TokenUsage = { inputTokens: 0, outputTokens: 0 }): NewEvent {
-    if (usage.inputTokens < 0 || usage.outputTokens < 0) {
-      throw new RangeError("token counts must not be negative");
-    }
     return documented("assistant_message", {
       content: text(content, "content"),
-      toolCalls: toolCalls.map((c) => ({
+      toolCalls: toolCalls.map((c, i) => ({
         callId: requireText(c.callId, "callId"),
         tool: requireText(c.tool, "tool"),
-        argumentsJson: c.arguments === undefined ? "{}" : typeof c.arguments === "string" ? c.arguments : jsonText(c.arguments),
+        argumentsJson: c.arguments === undefined ? "{}" : typeof c.arguments === "string" ? c.arguments : jsonText(c.arguments, `toolCalls[${i}].arguments`),
       })),
-      usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
+      usage: { inputTokens: tokens(usage.inputTokens, "usage.inputTokens"), outputTokens: tokens(usage.outputTokens, "usage.outputTokens") },
     });
   },
 
@@ -165,7 +163,7 @@ export const NewEvent = {
    */
   frameworkState(framework: string, kind: string, key: string, content: string | Exclude<JsonValue, string>): NewEvent {
     const fields = { framework: frameworkName(framework, "framework"), kind: frameworkName(kind, "kind"), key: frameworkKey(key) };
-    const json = typeof content === "string" ? content : jsonText(content);
+    const json = typeof content === "string" ? content : jsonText(content, "content");
     try {
       JSON.parse(json);
     } catch {
@@ -552,6 +550,14 @@ function instant(value: Date, name: string): string {
     throw new TypeError(`${name} must be a valid Date, not ${String(value)}`);
   }
   return value.toISOString();
+}
+
+/** A token count: a whole number, not negative (NaN, a fraction or an unsafe integer is refused, naming the count). */
+function tokens(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a whole number of tokens, not negative: ${value}`);
+  }
+  return value;
 }
 
 function nonNegative(value: number, name: string): number {

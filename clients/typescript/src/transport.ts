@@ -45,7 +45,7 @@ export class Transport {
    * @throws TetherError when no answer came (after the retries allowed)
    */
   async send(method: string, url: string, body: JsonValue | undefined, retry: Retry): Promise<Answer> {
-    const bytes = body === undefined ? undefined : javaUtf8(jsonText(body));
+    const bytes = body === undefined ? undefined : javaUtf8(jsonText(body, "the request body"));
     const headers: Record<string, string> = { ...this.headers(), Accept: "application/json" };
     if (bytes !== undefined) {
       headers["Content-Type"] = "application/json";

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { NewEvent, type JsonValue } from "../src/index.js";
+import { resolveOptions } from "../src/options.js";
+import { json, quietStream, withFakeServer } from "./fake-server.js";
+
+/**
+ * Values a JavaScript caller can pass where the SDK wants JSON or a number, typed loosely (`as never`): each is refused
+ * before anything is sent, with the field named — never written as something else (a Date as `{}`), never a stack
+ * overflow, never a request the service gets with a value it did not ask for.
+ */
+const fake = withFakeServer();
+
+const cyclic: Record<string, unknown> = { a: 1 };
+cyclic.self = cyclic;
+
+describe("values JSON has no text for", () => {
+  const bad: [string, unknown, RegExp][] = [
+    ["a Date", new Date(0), /at: .*Date/],
+    ["a Uint8Array", new Uint8Array([1, 2]), /at: .*Uint8Array/],
+    ["a Map", new Map([["k", 1]]), /at: .*Map/],
+    ["a BigInt", 10n, /at: .*bigint/],
+    ["a cyclic object", cyclic, /at\.self: .*cycl/],
+    ["a function", () => 1, /at: .*function/],
+    ["NaN", Number.NaN, /at: .*NaN/],
+    ["undefined in an array", [1, undefined], /at\[1\]: .*undefined/],
+  ];
+
+  for (const [what, value, message] of bad) {
+    it(`refuse ${what} in an event's fields, naming the field, when the event is built`, () => {
+      expect(() => NewEvent.of("custom_event", { at: value as JsonValue }), what).toThrow(message);
+    });
+  }
+
+  it("refuse a Date in a tool call's arguments, naming the call", () => {
+    expect(() =>
+      NewEvent.assistantMessage("x", [{ callId: "c1", tool: "book", arguments: { when: new Date(0) as never } }]),
+    ).toThrow(/toolCalls\[0\]\.arguments\.when: .*Date/);
+  });
+
+  it("refuse a framework_state content that is a Date or cyclic, naming content", () => {
+    expect(() => NewEvent.frameworkState("langgraph", "checkpoint", "k", { at: new Date(0) } as never)).toThrow(/content\.at: .*Date/);
+    expect(() => NewEvent.frameworkState("langgraph", "checkpoint", "k", cyclic as never)).toThrow(/content\.self: .*cycl/);
+  });
+
+  it("still accept plain JSON, objects without a prototype included", () => {
+    const bare = Object.assign(Object.create(null) as Record<string, JsonValue>, { a: [1, "two", null, true, { b: -0 }] });
+    expect(NewEvent.of("custom_event", { bare }).fields.bare).toEqual({ a: [1, "two", null, true, { b: -0 }] });
+  });
+});
+
+describe("token counts", () => {
+  it("are whole, non-negative numbers: NaN, fractions and unsafe integers are refused, naming the count", () => {
+    for (const n of [Number.NaN, 1.5, 2 ** 60, Number.POSITIVE_INFINITY]) {
+      expect(() => NewEvent.assistantMessage("x", [], { inputTokens: n, outputTokens: 0 }), String(n)).toThrow(/inputTokens/);
+      expect(() => NewEvent.assistantMessage("x", [], { inputTokens: 0, outputTokens: n }), String(n)).toThrow(/outputTokens/);
+    }
+  });
+});
+
+describe("the request timeout", () => {
+  it("is refused above what a Node timer can wait, instead of firing after 1 ms", () => {
+    expect(() => resolveOptions({ timeoutMs: 2 ** 31 })).toThrow(/timeoutMs/);
+    expect(resolveOptions({ timeoutMs: 2 ** 31 - 1 }).timeoutMs).toBe(2 ** 31 - 1);
+  });
+});
+
+describe("awaitEvent's and awaitDecision's timeouts", () => {
+  it("awaitEvent waits past 2^31 ms and for ever instead of giving up at once", async () => {
+    fake.server.otherwise(quietStream());
+    const waits = [2 ** 31, Number.POSITIVE_INFINITY].map((timeoutMs) => fake.client.awaitEvent("s", 1, () => false, timeoutMs));
+    const ended = waits.map((w) => w.then(() => "ended", () => "ended"));
+    const first = await Promise.all(ended.map((e) => Promise.race([e, new Promise((resolve) => setTimeout(() => resolve("waiting"), 300))])));
+    expect(first).toEqual(["waiting", "waiting"]);
+    await fake.client.close(); // ends them: their subscriptions closed with the client
+    for (const w of waits) {
+      await expect(w).rejects.toThrow(/closed/);
+    }
+  });
+
+  it("refuse NaN or a negative timeout before anything is sent (awaitDecision polled every millisecond for ever)", async () => {
+    fake.server.otherwise(json(200, '{"id":"s~7","kind":"APPROVAL","status":"PENDING","sessionId":"s","callId":"c","tool":"t"}'));
+    for (const timeoutMs of [Number.NaN, -1]) {
+      await expect(fake.client.awaitDecision("s~7", timeoutMs), String(timeoutMs)).rejects.toThrow(/timeoutMs/);
+      await expect(fake.client.awaitEvent("s", 1, () => true, timeoutMs), String(timeoutMs)).rejects.toThrow(/timeoutMs/);
+    }
+    expect(fake.server.seen).toHaveLength(0);
+  });
+});
+
+describe("ids that are dot segments", () => {
+  it("are refused: '.' and '..' in a path would address another resource", async () => {
+    await expect(fake.client.call("s", "..")).rejects.toThrow(TypeError);
+    await expect(fake.client.approval(".")).rejects.toThrow(TypeError);
+    await expect(fake.client.eraseSession("..")).rejects.toThrow(TypeError);
+    expect(fake.server.seen).toHaveLength(0);
+  });
+
+  it("are kept apart from ids that merely contain dots", async () => {
+    fake.server.otherwise(json(404, '{"error":"not_found","message":"no"}'));
+    expect(await fake.client.call("s", "call...1")).toBeUndefined();
+    expect(fake.server.seen.map((r) => r.path)).toEqual(["/v1/sessions/s/calls/call...1"]);
+  });
+});
