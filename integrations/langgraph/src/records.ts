@@ -83,6 +83,11 @@ export interface WritesRecord {
   readonly path: string;
   /** `[channel, index, value]`, in the order given. */
   readonly writes: readonly (readonly [string, number, StoredValue])[];
+  /**
+   * A digest of the writes as given (their path and serialized values), when one of them is to a special channel
+   * (error, interrupt, resume), which is read as the task's last: the same writes again after others are stored again.
+   */
+  readonly d?: string;
 }
 
 /** A message as LangChain serializes it: `{lc: 1, type: "constructor", id: [..., "HumanMessage"], kwargs: {...}}`. */

@@ -86,7 +86,7 @@ export interface TetherSaverOptions {
    * Declared when a thread's session is created. Needs `client` to be a `TetherClient`.
    */
   readonly tools?: readonly TetherToolSpec[];
-  /** How long a wrapped tool's call waits for its authorization before it interrupts the graph; default 30 s. */
+  /** How long a wrapped tool's call waits for its authorization before it interrupts the graph, in ms (finite, not negative); default 30 s. */
   readonly authorizationTimeoutMs?: number;
   /**
    * What the other tools' calls are: `recorded` (default: declared with `*` as recorded-only — their results are
@@ -129,7 +129,8 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 interface Thread {
   readonly sessionId: string;
-  readonly threadId: string;
+  /** LangGraph's id of the thread; for a thread first seen by `list()`, guessed from the session id until a call names it. */
+  threadId: string;
   /** The fold of the session's log: its records, messages and calls. */
   readonly log: ThreadLog;
   /** The session's log as this saver writes it: the claim, the optimistic appends, the serialised work. */
@@ -181,6 +182,9 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       throw new TypeError("the tools option runs tools through Tether's harness-run protocol: it needs client to be a TetherClient");
     }
     const timeout = options.authorizationTimeoutMs ?? 30_000;
+    if (!Number.isFinite(timeout) || timeout < 0) {
+      throw new RangeError(`authorizationTimeoutMs must be a finite number of ms, not negative: ${timeout}`);
+    }
     this.tools = Object.freeze((options.tools ?? []).map((spec) => wrapTool(this, spec, timeout)));
     this.prefix = options.threadPrefix ?? DEFAULT_PREFIX;
     if (this.prefix !== "" && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(this.prefix)) {
@@ -294,13 +298,15 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const threadId = requiredThreadId(config, "put a checkpoint");
+    recordKey(checkpoint.id, "put a checkpoint");
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const parentId = (config.configurable?.checkpoint_id as string | undefined) || undefined;
     const thread = this.thread(threadId);
     // the checkpoint's id is the record's, and its values are located instead
     const { channel_values: values, id: _id, ...rest } = checkpoint;
     void _id;
-    const [checkpointValue, metadataValue] = await Promise.all([this.dump(rest), this.dump(metadata)]);
+    const what = `cannot put checkpoint ${checkpoint.id} of thread ${threadId}`;
+    const [checkpointValue, metadataValue] = await Promise.all([this.dump(rest, `${what}: the checkpoint`), this.dump(metadata, `${what}: its metadata`)]);
     await this.appendPlanned(thread, `langgraph/${digest(ns)}/${checkpoint.id}`, async (batch) => {
       const parent = parentId === undefined ? undefined : thread.log.checkpoint(ns, parentId);
       // a message this step's input or its nodes' writes put in the log already is referred to, not appended again
@@ -311,7 +317,8 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         if (channel in newVersions && channel in values) {
           const inParent = parent?.record.values[channel];
           const base = inParent === undefined ? undefined : inParent.at === 0 ? parent!.seq : inParent.at;
-          stored[channel] = await this.encode(thread, batch, scope, (values as Record<string, unknown>)[channel], { channel, base });
+          const value = (values as Record<string, unknown>)[channel];
+          stored[channel] = await this.encode(thread, batch, scope, value, { channel, base }, `${what}: channel ${channel}`);
           located[channel] = { at: 0, v: version };
         } else {
           const inParent = parent?.record.values[channel];
@@ -342,18 +349,41 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     if (checkpointId === undefined || checkpointId === "") {
       throw new TetherSaverError('cannot put writes: the config has no "checkpoint_id" in its "configurable" property');
     }
+    recordKey(checkpointId, "put writes");
     const thread = this.thread(threadId);
-    const serialized = await Promise.all(writes.map(async ([channel, value]) => [channel, await this.dump(value)] as const));
-    const step = `langgraph-w/${digest(ns)}/${checkpointId}/${digest(taskId)}/${digest(JSON.stringify([taskPath ?? "", serialized]))}`;
-    await this.appendPlanned(thread, step, async (batch) => {
+    const what = `cannot put writes of task ${taskId} of thread ${threadId}`;
+    const serialized = await Promise.all(writes.map(async ([channel, value]) => [channel, await this.dump(value, `${what}: channel ${channel}`)] as const));
+    const content = digest(JSON.stringify([taskPath ?? "", serialized]));
+    const step = `langgraph-w/${digest(ns)}/${checkpointId}/${digest(taskId)}/${content}`;
+    // the same writes again are the same step (its eventIds): a resend is stored once. A special channel's write (an
+    // error, an interrupt, a resume) is read as the task's last one, so the same write again after another one is
+    // stored again, under a step of its own (the same write's n-th record): `d` says which records are the same
+    const special = writes.some(([channel]) => WRITES_IDX_MAP[channel] !== undefined);
+    const sameAsBefore = () => thread.log.writesOf(ns, checkpointId).filter((w) => w.record.task === taskId);
+    const stepOf = () => {
+      const same = sameAsBefore().filter((w) => w.record.d === content).length;
+      return special && same > 0 ? `${step}/${same}` : step;
+    };
+    await this.appendPlanned(thread, stepOf, async (batch) => {
+      if (special && sameAsBefore().at(-1)?.record.d === content) {
+        return; // the task's last write is this one already
+      }
       const pendingOn = thread.log.checkpoint(ns, checkpointId);
       const scope = this.scope(thread, pendingOn === undefined ? [] : [pendingOn.record]);
       const stored: [string, number, StoredValue][] = [];
       for (let i = 0; i < writes.length; i++) {
         const [channel, value] = writes[i]!;
-        stored.push([channel, WRITES_IDX_MAP[channel] ?? i, await this.encode(thread, batch, scope, value, undefined)]);
+        stored.push([channel, WRITES_IDX_MAP[channel] ?? i, await this.encode(thread, batch, scope, value, undefined, `${what}: channel ${channel}`)]);
       }
-      const record: WritesRecord = { ...this.threadField(thread), ...(ns === "" ? {} : { ns }), checkpoint: checkpointId, task: taskId, path: taskPath ?? "", writes: stored };
+      const record: WritesRecord = {
+        ...this.threadField(thread),
+        ...(ns === "" ? {} : { ns }),
+        checkpoint: checkpointId,
+        task: taskId,
+        path: taskPath ?? "",
+        writes: stored,
+        ...(special ? { d: content } : {}),
+      };
       batch.events.push(frameworkState(WRITES, checkpointId, record));
     });
   }
@@ -361,11 +391,15 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   override async deleteThread(threadId: string): Promise<void> {
     const thread = this.thread(threadId);
     await this.exclusive(thread, async () => {
-      const erased = await this.port.eraseSession(thread.sessionId);
-      if (erased.kind === "rejected") {
-        throw new TetherSaverError(`cannot delete thread ${threadId}: ${erased.code} ${erased.message}`);
+      try {
+        const erased = await this.port.eraseSession(thread.sessionId);
+        if (erased.kind === "rejected") {
+          throw new TetherSaverError(`cannot delete thread ${threadId}: ${erased.code} ${erased.message}`);
+        }
+      } finally {
+        // whatever the answer (a lost one may have erased it), the thread is read again from Tether, claimed again
+        this.threads.delete(thread.sessionId);
       }
-      this.threads.delete(thread.sessionId);
     });
   }
 
@@ -477,11 +511,12 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     scope: Scope,
     value: unknown,
     list: { readonly channel: string; readonly base: number | undefined } | undefined,
+    what: string,
   ): Promise<StoredValue> {
     if (isMessageList(value)) {
       return this.encodeList(thread, batch, scope, value as object[], list);
     }
-    const typed = await this.dump(value);
+    const typed = await this.dump(value, what);
     if (!("j" in typed) || !containsMessage(typed.j)) {
       return typed;
     }
@@ -687,7 +722,12 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     if (type !== "json") {
       throw new TetherSaverError(`a message serialized as ${type}, not json`);
     }
-    return canonical(JSON.parse(new TextDecoder().decode(bytes)));
+    const lc: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    if (typeof lc !== "object" || lc === null) {
+      const id = (message as { id?: unknown }).id;
+      throw new TetherSaverError(`the message ${typeof id === "string" ? id : "without an id"} cannot be serialized (a BigInt in it?): the serializer wrote ${JSON.stringify(lc).slice(0, 100)}`);
+    }
+    return canonical(lc);
   }
 
   /**
@@ -697,11 +737,12 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
    * with it or right after it, as one append (SessionLog.enqueue: a conflict reads the log and plans again, with the same
    * eventIds). The message lists the batch stores are remembered as planned; a rollback forgets them.
    */
-  private async appendPlanned(thread: Thread, step: string, plan: (batch: Batch) => Promise<void>): Promise<void> {
+  private async appendPlanned(thread: Thread, step: string | (() => string), plan: (batch: Batch) => Promise<void>): Promise<void> {
     try {
       const { appended } = await this.exclusive(thread, async () => {
         await this.writable(thread);
-        return thread.session.enqueue(step, async (firstSeq) => {
+        // a step that depends on the log is chosen on the log as read (and planned) once the thread is writable
+        return thread.session.enqueue(typeof step === "string" ? step : step(), async (firstSeq) => {
           const batch: Batch = { events: [], calls: { asked: new Map() }, lists: new Map() };
           await plan(batch);
           const recordSeq = firstSeq + batch.events.length - 1; // a batch always ends with its record
@@ -766,6 +807,9 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
 
   private threadOfSession(sessionId: string, threadId: string | undefined): Thread {
     let thread = this.threads.get(sessionId);
+    if (thread !== undefined && threadId !== undefined && thread.threadId !== threadId) {
+      thread.threadId = threadId; // list() saw the session first, and could only guess a hashed thread id from it
+    }
     if (thread === undefined) {
       const id = threadId ?? sessionId.slice(this.prefix.length);
       const log = new ThreadLog(sessionId);
@@ -773,7 +817,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const session = new SessionLog(this.port, sessionId, {
         workerId: this.workerId,
         harnessVersion: this.options.harnessVersion,
-        newSession: () => this.newSession(id),
+        newSession: () => this.newSession(created.threadId),
         fold: {
           add: (event) => log.add(event),
           reset: () => {
@@ -804,15 +848,36 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     return thread.session.exclusive(work);
   }
 
-  private async dump(value: unknown): Promise<TypedValue> {
-    const [t, bytes] = await this.serde.dumpsTyped(value);
-    return t === "json" ? { t, j: JSON.parse(new TextDecoder().decode(bytes)) } : { t, b: Buffer.from(bytes).toString("base64") };
+  /**
+   * A value as the serializer writes it; `what` names it in the error when the serializer cannot write it. LangGraph's
+   * JSON serializer writes a value it cannot (one holding a BigInt) as the text {@link UNSERIALIZABLE} in its place:
+   * that is refused, not stored instead of the value.
+   */
+  private async dump(value: unknown, what: string): Promise<TypedValue> {
+    let t: string;
+    let bytes: Uint8Array;
+    try {
+      [t, bytes] = await this.serde.dumpsTyped(value);
+    } catch (e) {
+      throw new TetherSaverError(`${what}: the serializer cannot write it: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    if (t !== "json") {
+      return { t, b: Buffer.from(bytes).toString("base64") };
+    }
+    const j: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    if (j === UNSERIALIZABLE && value !== UNSERIALIZABLE) {
+      throw new TetherSaverError(`${what}: the serializer cannot write it (a BigInt in it?), and would store "${UNSERIALIZABLE}" instead`);
+    }
+    return { t, j };
   }
 
   private load(value: TypedValue): Promise<unknown> {
     return "j" in value ? this.serde.loadsTyped(value.t, JSON.stringify(value.j)) : this.serde.loadsTyped(value.t, Buffer.from(value.b, "base64"));
   }
 }
+
+/** What LangGraph's JSON serializer (fast-safe-stringify) writes instead of a value JSON.stringify throws on (a BigInt). */
+const UNSERIALIZABLE = "[unable to serialize, circular reference is too complex to analyze]";
 
 /** Where the messages of one write already are in the log (see `TetherSaver.scope`). */
 interface Scope {
@@ -884,6 +949,17 @@ function requiredThreadId(config: RunnableConfig, what: string): string {
     );
   }
   return String(threadId);
+}
+
+/**
+ * A checkpoint id as the key of the records of it (`framework_state`'s `key`: 1-512 characters, no control character,
+ * as the session-service checks it): refused before anything is sent, rather than by the sequencer.
+ */
+function recordKey(id: unknown, what: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (typeof id !== "string" || id.length < 1 || id.length > 512 || /[\u0000-\u001f\u007f-\u009f]/.test(id)) {
+    throw new TetherSaverError(`cannot ${what}: the checkpoint id must be 1-512 characters without a control character, not ${JSON.stringify(id)?.slice(0, 80)}`);
+  }
 }
 
 /** A message's JSON without its id: how a message a node wrote is recognised once the reducer gave it an id. */
