@@ -66,10 +66,12 @@ public class SessionStores {
         String sessionId = head.sessionId();
         long wanted = Math.min(lastSeq, fromSeq + limit - 1);
         return await(StoreNames.EVENTS, sessionId, CATCH_UP, () -> {
-            if (!holdsStartOf(head, events(sessionId, 1, 1))) {
+            List<Event> page = events(sessionId, fromSeq, limit);
+            // a page from the start holds the first event already
+            List<Event> first = fromSeq > 1 ? events(sessionId, 1, 1) : page.subList(0, Math.min(1, page.size()));
+            if (!holdsStartOf(head, first)) {
                 return Optional.<List<Event>>empty();
             }
-            List<Event> page = events(sessionId, fromSeq, limit);
             long last = page.isEmpty() ? fromSeq - 1 : page.get(page.size() - 1).seq();
             return last >= wanted ? Optional.of(page) : Optional.empty();
         }).orElseThrow(() -> ApiException.unavailable("the event store is catching up with the log; try again shortly", 1));
