@@ -352,11 +352,25 @@ class SessionExplorerBrowserIT {
         long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
         long opened = Long.parseLong(browser.findElement(By.tagName("html")).getDomAttribute("data-opened-ms"));
         long reads = Long.parseLong(browser.findElement(By.tagName("html")).getDomAttribute("data-reads-ms"));
+        // what the page read before it said it opened: the checkpoint and the first page of events, whatever the session's length
+        @SuppressWarnings("unchecked")
+        List<String> readBeforeOpening = (List<String>) browser.executeScript("const opened = Number(document.documentElement.dataset.openedMs);"
+                + " return performance.getEntriesByType('resource').filter(e => e.responseEnd <= opened && e.name.includes('/v1/sessions/'))"
+                + ".map(e => e.name.replace(/^https?:\\/\\/[^/]+/, ''));");
+        double load1 = Double.parseDouble(load.split(" ")[0]);
+        int cores = Runtime.getRuntime().availableProcessors();
+        boolean quiet = load1 <= cores;
         System.out.printf("explorer: 10,001 events opened in %d ms by the page's clock (from the start of the navigation; its "
                 + "first reads and rendering %d ms), %d ms as the test saw it (from its navigation command to the page saying it opened, through chromedriver); "
-                + "load average %s%n", opened, reads, wall, load);
+                + "load average %s on %d cores: %s; read before opening: %s%n", opened, reads, wall, load, cores,
+                quiet ? "the 2 s bound asserted" : "loaded, the 2 s bound not asserted (bench/ measures speed; this test the reads)", readBeforeOpening);
 
-        assertThat(opened).isLessThan(2000);
+        assertThat(readBeforeOpening).containsExactlyInAnyOrder("/v1/sessions/" + id + "/checkpoint",
+                "/v1/sessions/" + id + "/events?fromSeq=1&limit=1000");
+        if (quiet) {
+            // a wall-clock bound means something only on a machine that is not queueing for its cores
+            assertThat(opened).isLessThan(2000);
+        }
         assertThat(browser.findElements(By.cssSelector("#timeline li.ev"))).hasSize(200);
         assertThat(browser.findElement(By.id("earlier")).isDisplayed()).as("nothing before the first event").isFalse();
         var wait = new WebDriverWait(browser, WAIT);
