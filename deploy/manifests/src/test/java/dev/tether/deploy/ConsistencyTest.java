@@ -3,6 +3,7 @@ package dev.tether.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.deploy.Manifests.Doc;
+import dev.tether.kit.kafka.RocksDbOptions;
 import dev.tether.kit.service.TetherConfig;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -105,6 +106,7 @@ class ConsistencyTest {
             }
         }
         addMapped(TetherConfig.class, "tether", names);
+        names.addAll(RocksDbOptions.VARIABLES); // read by the stores' options, which Kafka Streams creates itself
         return names;
     }
 

@@ -19,6 +19,8 @@ class WorkloadsTest {
     private static final String COLOR = "tether.dev/color";
     /** What a Quarkus service with Kafka clients keeps beside its heap: metaspace, code cache, threads, Kafka's buffers. */
     private static final long JVM_OUTSIDE_HEAP = 512L << 20;
+    /** The same for a Kafka Streams service, without RocksDB's stores (their budget is counted apart). */
+    private static final long STREAMS_JVM_OUTSIDE_HEAP = 256L << 20;
 
     @Test
     void containerPortsAndServices_useEachServicesHttpPort() {
@@ -170,7 +172,7 @@ class WorkloadsTest {
     }
 
     @Test
-    void streamsServicesHeap_leavesHalfTheMemoryLimit_toTheStoresAndTheJvmOutsideIt() {
+    void streamsServicesHeap_leavesHalfTheMemoryLimit_toTheStoresAndTheJvmOutsideIt_andTheStoresBudgetFits() {
         for (String service : Repo.STREAMS_SERVICES) {
             Map<String, Object> container = Manifests.container(Manifests.workloadOf(service));
             long limit = memoryLimit(container);
@@ -182,7 +184,18 @@ class WorkloadsTest {
                     .isLessThanOrEqualTo(limit / 2);
             assertThat(javaOptions).as(service + ": a heap that runs out stops the JVM, so Kubernetes restarts it")
                     .contains("-XX:+ExitOnOutOfMemoryError");
+            // the stores' shared budget (RocksDbOptions, 512 MiB unless the container says) beside the heap and the JVM's own
+            long stores = env(container, "TETHER_STORES_MEMORY_MB").map(mb -> Long.parseLong(mb) << 20).orElse(512L << 20);
+            assertThat(heapBytes(javaOptions, limit) + stores + STREAMS_JVM_OUTSIDE_HEAP)
+                    .as(service + ": heap + " + (stores >> 20) + " MiB of stores + " + (STREAMS_JVM_OUTSIDE_HEAP >> 20)
+                            + " MiB of the JVM's own, under a limit of " + (limit >> 20) + " MiB")
+                    .isLessThanOrEqualTo(limit);
         }
+    }
+
+    private static java.util.Optional<String> env(Map<String, Object> container, String variable) {
+        return Yaml.maps(container, "env").stream().filter(e -> variable.equals(Yaml.string(e, "name"))).map(e -> Yaml.string(e, "value"))
+                .findFirst();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.tether.kit.service;
 
 import dev.tether.kit.kafka.RegistryUnavailableException;
+import dev.tether.kit.kafka.RocksDbOptions;
 import dev.tether.kit.kafka.SchemaRegistryInitializer;
 import dev.tether.kit.kafka.TopicInitializer;
 import dev.tether.kit.kafka.TopicLayout;
@@ -51,6 +52,8 @@ public class InfrastructureInit {
     }
 
     void onStart(@Observes StartupEvent event) {
+        // read again by every store Kafka Streams opens: a bad value stops the start here, naming it, rather than a store
+        RocksDbOptions.memoryBytes(System.getenv(RocksDbOptions.MEMORY_VARIABLE));
         TopicLayout layout = config.layout();
         Duration timeout = config.registry().timeout();
         if (config.topics().init() == TetherConfig.InitMode.NONE) {
