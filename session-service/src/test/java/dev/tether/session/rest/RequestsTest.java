@@ -109,15 +109,10 @@ class RequestsTest {
 
     @Test
     void aBodyNamingAMemberTwice_isRefusedNamingIt_atAnyDepth() {
+        // StrictInput.json reads every body (StrictInputTest has the rest: depth, arrays, a secret in the name)
         assertThat(refusal("{\"objective\":\"o\",\"toolMode\":\"READ_ONLY\",\"toolMode\":\"WRITE\"}"))
                 .containsEntry("error", "invalid_field").containsEntry("field", "toolMode");
-        assertThat(refusal("""
-                {"events":[{"eventId":"e1","type":"user_message","content":"a"},
-                           {"eventId":"e2","type":"user_message","content":"b","content":"c"}]}"""))
-                .containsEntry("error", "invalid_field").containsEntry("field", "events[1].content");
         assertThat(refusal("{\"harnessTools\":[{\"name\":\"x\",\"name\":\"y\"}]}")).containsEntry("field", "harnessTools[0].name");
-        assertThat(refusal("{\"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\":1,\"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\":2}"))
-                .containsEntry("field", "[REDACTED:github-token]");
     }
 
     @Test
