@@ -79,7 +79,7 @@ export const NewEvent = {
         tool: requireText(c.tool, "tool"),
         argumentsJson: c.arguments === undefined ? "{}" : typeof c.arguments === "string" ? c.arguments : jsonText(c.arguments, `toolCalls[${i}].arguments`),
       })),
-      usage: { inputTokens: tokens(usage.inputTokens, "usage.inputTokens"), outputTokens: tokens(usage.outputTokens, "usage.outputTokens") },
+      usage: { inputTokens: nonNegative(usage.inputTokens, "usage.inputTokens"), outputTokens: nonNegative(usage.outputTokens, "usage.outputTokens") },
     });
   },
 
@@ -550,14 +550,6 @@ function instant(value: Date, name: string): string {
     throw new TypeError(`${name} must be a valid Date, not ${String(value)}`);
   }
   return value.toISOString();
-}
-
-/** A token count: a whole number, not negative (NaN, a fraction or an unsafe integer is refused, naming the count). */
-function tokens(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${name} must be a whole number of tokens, not negative: ${value}`);
-  }
-  return value;
 }
 
 function nonNegative(value: number, name: string): number {
