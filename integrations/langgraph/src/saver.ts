@@ -69,9 +69,11 @@ export interface TetherSaverOptions {
   /** Tether: a `TetherClient` with an agent's token (the saver sees the threads of that token's tenant only). */
   readonly client: TetherPort;
   /**
-   * Put before every thread id to make its session id (default `lg-`). Two savers with different prefixes never see
-   * each other's threads; `list()` without a thread id lists the sessions with this prefix. A thread id that does not
-   * make a valid session id (1-128 letters, digits, `. _ -`) is hashed.
+   * Put before every thread id to make its session id (default `lg-`). Two savers with different prefixes, neither of
+   * which starts the other, never see each other's threads: `lg-` and `lg-x-` do (thread `x-t` of the first is thread
+   * `t` of the second, the session `lg-x-t`), and `list()` under `lg-` lists the second's sessions too. `list()` without
+   * a thread id lists the sessions with this prefix. A thread id that does not make a valid session id (1-128 letters,
+   * digits, `. _ -`) is hashed.
    */
   readonly threadPrefix?: string;
   /** This process, as its claims name it; default `langgraph-<host>-<pid>`. */
