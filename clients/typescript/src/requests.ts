@@ -137,7 +137,11 @@ export const NewEvent = {
 
   /** `context_compacted`: the events through `throughSeq` are summarized by `summary`, built from the original events `summarySourceSeqs`. */
   contextCompacted(throughSeq: number, summary: string, summarySourceSeqs: readonly number[]): NewEvent {
-    return documented("context_compacted", { throughSeq, summary: text(summary, "summary"), summarySourceSeqs: [...summarySourceSeqs] });
+    return documented("context_compacted", {
+      throughSeq: positive(throughSeq, "throughSeq"),
+      summary: text(summary, "summary"),
+      summarySourceSeqs: summarySourceSeqs.map((seq, i) => positive(seq, `summarySourceSeqs[${i}]`)),
+    });
   },
 
   /** `plan_updated`: the agent's plan as it stands now. */
@@ -147,7 +151,7 @@ export const NewEvent = {
 
   /** `step_completed`: step `step` is done; `verified` when the agent checked it. */
   stepCompleted(step: number, note: string, verified: boolean): NewEvent {
-    return documented("step_completed", { step, note: text(note, "note"), verified });
+    return documented("step_completed", { step: positive(step, "step"), note: text(note, "note"), verified });
   },
 
   /**
@@ -348,11 +352,11 @@ export const ReadAt = {
   },
   /** As it was right after `seq` (from 1): time travel. */
   seq(seq: number): ReadAt {
-    return Object.freeze({ kind: "seq", seq: positiveSeq(seq) });
+    return Object.freeze({ kind: "seq", seq: positive(seq, "seq") });
   },
   /** The latest, once the projection has folded `seq` (e.g. the `lastSeq` an append returned): read your own writes. */
   atLeast(seq: number): ReadAt {
-    return Object.freeze({ kind: "atLeast", seq: positiveSeq(seq) });
+    return Object.freeze({ kind: "atLeast", seq: positive(seq, "seq") });
   },
 } as const;
 
@@ -518,13 +522,6 @@ function text(value: string, name: string): string {
   return value;
 }
 
-function positiveSeq(seq: number): number {
-  if (!Number.isSafeInteger(seq) || seq < 1) {
-    throw new RangeError(`seq starts at 1, not ${seq}`);
-  }
-  return seq;
-}
-
 /** A `framework_state`'s `framework` or `kind`, as the session-service checks it. */
 function frameworkName(value: string, name: string): string {
   if (typeof value !== "string" || !/^[a-z0-9][a-z0-9._-]{0,63}$/.test(value)) {
@@ -550,6 +547,14 @@ function instant(value: Date, name: string): string {
     throw new TypeError(`${name} must be a valid Date, not ${String(value)}`);
   }
   return value.toISOString();
+}
+
+/** A seq or a step: a whole number from 1 (a fraction, NaN or 0 is refused here, naming it, as the service would). */
+function positive(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} starts at 1 and is whole, not ${value}`);
+  }
+  return value;
 }
 
 function nonNegative(value: number, name: string): number {

@@ -57,6 +57,18 @@ describe("token counts", () => {
   });
 });
 
+describe("steps and seqs", () => {
+  it("start at 1 and are whole: a fraction, NaN or 0 is refused here, naming it, not sent for the service to refuse", () => {
+    for (const n of [0, 1.5, Number.NaN]) {
+      expect(() => NewEvent.stepCompleted(n, "done", true), String(n)).toThrow(/step starts at 1/);
+      expect(() => NewEvent.contextCompacted(n, "summary", []), String(n)).toThrow(/throughSeq starts at 1/);
+      expect(() => NewEvent.contextCompacted(5, "summary", [1, n]), String(n)).toThrow(/summarySourceSeqs\[1\] starts at 1/);
+    }
+    expect(NewEvent.stepCompleted(2, "done", true).fields.step).toBe(2);
+    expect(NewEvent.contextCompacted(5, "summary", [1, 2]).fields.summarySourceSeqs).toEqual([1, 2]);
+  });
+});
+
 describe("the request timeout", () => {
   it("is refused above what a Node timer can wait, instead of firing after 1 ms", () => {
     expect(() => resolveOptions({ timeoutMs: 2 ** 31 })).toThrow(/timeoutMs/);
