@@ -7,6 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.streams.StreamsConfig;
@@ -62,7 +63,7 @@ public final class RocksDbOptions implements RocksDBConfigSetter {
     public static final String DIRECT_IO_VARIABLE = "TETHER_STORES_DIRECT_IO";
 
     /** The environment variables this class reads (not through the service's configuration: Kafka Streams creates it). */
-    public static final java.util.List<String> VARIABLES = java.util.List.of(MEMORY_VARIABLE, DIRECT_IO_VARIABLE);
+    public static final List<String> VARIABLES = List.of(MEMORY_VARIABLE, DIRECT_IO_VARIABLE);
 
     /** The stores' shared memory when {@value #MEMORY_VARIABLE} is not set: 512 MiB. */
     static final long DEFAULT_MEMORY_MB = 512;
@@ -133,8 +134,8 @@ public final class RocksDbOptions implements RocksDBConfigSetter {
     }
 
     private static SharedMemory budget(long bytes) {
-        // a tenth of the cache is kept for index and filter blocks (high priority); no strict limit: a read that needs a block
-        // past the budget gets it rather than an error
+        // no strict limit: a read that needs a block past the budget gets it rather than an error (the tenth kept for
+        // high-priority blocks stays free: index and filter blocks are not put in the cache)
         var cache = new LRUCache(bytes, -1, false, 0.1);
         LOG.info("RocksDB's stores share {} MiB: one block cache, their memtables counted in it up to {} MiB", bytes >> 20,
                 (long) (bytes * MEMTABLE_SHARE) >> 20);
