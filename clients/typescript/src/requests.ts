@@ -479,16 +479,25 @@ function tokenBudget(budget: number | undefined): void {
 }
 
 function constraints(list: readonly string[] | undefined): string[] {
-  return (list ?? []).map((c) => text(c, "a constraint"));
+  return array(list, "constraints").map((c, i) => text(c, `constraints[${i}]`));
+}
+
+/** A list a JavaScript caller may have given as something else (a single string): refused, naming the field. */
+function array<T>(list: readonly T[] | undefined, field: string): readonly T[] {
+  if (list !== undefined && !Array.isArray(list)) {
+    throw new TypeError(`${field} must be an array, not ${list === null ? "null" : typeof list}`);
+  }
+  return list ?? [];
 }
 
 /** `harnessTools`, each checked, or nothing when there are none (so such a request, and its derived eventId, is as before them). */
 function harnessTools(tools: readonly HarnessTool[] | undefined): { harnessTools?: SessionDoc["HarnessToolInput"][] } {
-  if (tools === undefined || tools.length === 0) {
+  const list = array(tools, "harnessTools");
+  if (list.length === 0) {
     return {};
   }
   return {
-    harnessTools: tools.map((t) => {
+    harnessTools: list.map((t) => {
       const tool = HarnessTool.of(t);
       return { name: tool.name, mutating: tool.mutating, canReconcile: tool.canReconcile, recordedOnly: tool.recordedOnly };
     }),

@@ -113,3 +113,17 @@ describe("ids that are dot segments", () => {
     expect(fake.server.seen.map((r) => r.path)).toEqual(["/v1/sessions/s/calls/call...1"]);
   });
 });
+
+describe("lists given as something else", () => {
+  it("are refused, naming the field, not failed on with `.map is not a function`", async () => {
+    const session = { objective: "Rename Foo", toolMode: "WRITE" } as const;
+    await expect(fake.client.createSession({ ...session, constraints: "keep the tests green" as never })).rejects.toThrow(
+      /^constraints must be an array, not string$/,
+    );
+    await expect(fake.client.createSession({ ...session, harnessTools: { name: "book" } as never })).rejects.toThrow(
+      /^harnessTools must be an array, not object$/,
+    );
+    await expect(fake.client.createSession({ ...session, constraints: ["ok", 7 as never] })).rejects.toThrow(/^constraints\[1\] must be a string$/);
+    expect(fake.server.seen).toHaveLength(0);
+  });
+});
