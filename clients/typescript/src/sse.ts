@@ -78,6 +78,9 @@ export class LineSplitter {
   /** The complete lines in `chunk` (with what came before it); the rest waits for the next chunk. */
   push(chunk: Uint8Array): string[] {
     let text = this.decoder.decode(chunk, { stream: true });
+    if (text === "") {
+      return []; // an empty chunk, or part of a character: a \r's \n may still come
+    }
     if (this.skipLf && text.startsWith("\n")) {
       text = text.slice(1);
     }

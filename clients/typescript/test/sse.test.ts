@@ -39,6 +39,9 @@ describe("the line splitter", () => {
     expect(s.push(bytes("\nb\n"))).toEqual(["b"]); // the \n of a split \r\n ends no second line
     expect(s.push(bytes("c\rd"))).toEqual(["c"]);
     expect(s.push(bytes("\r\n\n"))).toEqual(["d", ""]);
+    expect(s.push(bytes("e\r"))).toEqual(["e"]);
+    expect(s.push(new Uint8Array(0))).toEqual([]); // a stream may deliver an empty chunk between a \r and its \n
+    expect(s.push(bytes("\nf\n"))).toEqual(["f"]);
   });
 
   it("decodes a UTF-8 character split between chunks", () => {
