@@ -6,7 +6,7 @@
 
 /**
  * How often, and how patiently, the SDK repeats a call that failed on the way: the service was unreachable, the
- * connection broke, the request timed out, or the service answered 502, 503 or 504 (a 503's `Retry-After` is
+ * connection broke, the request timed out, or the service answered 502, 503 or 504 (a 503's `Retry-After` of up to a minute is
  * honoured). The wait doubles from `initialBackoffMs` up to `maxBackoffMs`, with jitter (each wait is between half and
  * all of the backoff). The Java SDK's `RetryPolicy`, the same defaults.
  *

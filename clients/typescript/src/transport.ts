@@ -150,12 +150,17 @@ function transient5xx(status: number): boolean {
   return status === 502 || status === 503 || status === 504;
 }
 
+/** The longest `Retry-After` honoured, in seconds: a longer one (a proxy's hour, a day) is the backoff's to decide. */
+const MAX_RETRY_AFTER_S = 60;
+
 function retryAfter(response: Response): number | undefined {
   const value = response.headers.get("Retry-After");
   if (value === null || !/^\s*\d+\s*$/.test(value)) {
     return undefined; // absent, or an HTTP date: the backoff decides
   }
-  return Number(value.trim()) * 1000;
+  const seconds = Number(value.trim());
+  // longer, the call would hang for as long, or past a Node timer's 2^31-1 ms not at all (the timer fires at once)
+  return seconds <= MAX_RETRY_AFTER_S ? seconds * 1000 : undefined;
 }
 
 function neverConnected(e: unknown): boolean {

@@ -78,6 +78,17 @@ describe("retries", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
   });
 
+  it("leave a Retry-After over a minute to the backoff: an hour's would hang the call, one past 2^31 ms would not wait at all", async () => {
+    for (const seconds of ["3600", "99999999999"]) {
+      fake.server.next(json(503, UNAVAILABLE, { "Retry-After": seconds })).next(json(404, '{"error":"not_found","message":"session not found"}'));
+    }
+    const started = Date.now();
+    expect(await fake.client.session("demo-1")).toBeUndefined();
+    expect(await fake.client.session("demo-1")).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(fake.server.seen).toHaveLength(4);
+  });
+
   it("never repeat a decision: a lost answer is an unknown outcome", async () => {
     fake.server.next(dropConnection()).otherwise(json(200, "{}"));
     const error = await fake.client.decide("demo-1~7", ApprovalDecision.grantOnce("looks right")).catch((e: unknown) => e);

@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * How often, and how patiently, the client repeats a call that failed on the way: the service was
  * unreachable, the connection broke, the request timed out, or the service answered 502, 503 or
- * 504 (a 503's {@code Retry-After} is honoured). The wait doubles from {@link #initialBackoff()} up
+ * 504 (a 503's {@code Retry-After} is honoured up to a minute). The wait doubles from {@link #initialBackoff()} up
  * to {@link #maxBackoff()}, with jitter.
  *
  * <p>Only calls that are safe to repeat are ever retried, whatever the policy says: reads; appends,

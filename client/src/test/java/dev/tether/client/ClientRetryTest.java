@@ -90,6 +90,19 @@ class ClientRetryTest {
     }
 
     @Test
+    void aRetryAfterOverAMinute_isLeftToTheBackoff_ratherThanHangingTheCall() {
+        // an hour's would hang the call for an hour; 10^17 s has no millis in a long (an ArithmeticException)
+        for (String seconds : List.of("3600", "100000000000000000")) {
+            server.then(json(503, UNAVAILABLE, Map.of("Retry-After", seconds))).then(json(404, "{\"error\":\"not_found\",\"message\":\"no\"}"));
+        }
+        long started = System.nanoTime();
+        assertThat(client.session("demo-1")).isEmpty();
+        assertThat(client.session("demo-1")).isEmpty();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        assertThat(server.requests()).hasSize(4);
+    }
+
+    @Test
     void decisions_areNeverRetried_aLostAnswerIsAnUnknownOutcome() {
         server.then(dropConnection()).otherwise(json(200, "{}"));
         assertThatThrownBy(() -> client.decide("demo-1~7", ApprovalDecision.grantOnce("looks right")))

@@ -247,12 +247,17 @@ public final class Transport {
         return status == 502 || status == 503 || status == 504;
     }
 
+    /** The longest {@code Retry-After} honoured: a longer one (a proxy's hour, a day) is the backoff's to decide. */
+    private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(60);
+
     private static Optional<Duration> retryAfter(HttpResponse<?> response) {
         return response.headers().firstValue("Retry-After").flatMap(v -> {
             try {
-                return Optional.of(Duration.ofSeconds(Math.max(0, Long.parseLong(v.trim()))));
+                long seconds = Math.max(0, Long.parseLong(v.trim()));
+                // longer, the call would hang for as long (or fail: past 2^63 ms a Duration has no millis)
+                return seconds <= MAX_RETRY_AFTER.toSeconds() ? Optional.of(Duration.ofSeconds(seconds)) : Optional.empty();
             } catch (NumberFormatException e) {
-                return Optional.empty(); // an HTTP date: the backoff decides
+                return Optional.empty(); // an HTTP date, or a number past a long: the backoff decides
             }
         });
     }
