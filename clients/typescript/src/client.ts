@@ -56,7 +56,7 @@ const DECISION_POLL_MS = 500;
  * request id). `decide` and `eraseSession` are never retried.
  *
  * One client per process is enough: it is cheap, holds no connection of its own (Node's `fetch` pools them), and may be
- * used by any number of concurrent calls. {@link close} ends every open subscription and makes later calls throw.
+ * used by any number of concurrent calls. {@link close} ends every open subscription and every wait to retry, and makes later calls throw.
  */
 export class TetherClient {
   readonly options: ResolvedOptions;
@@ -433,9 +433,13 @@ export class TetherClient {
 
   // --- lifecycle -------------------------------------------------------------------------------------------------------
 
-  /** Ends every open subscription (and waits for them); later calls throw. Idempotent. */
+  /**
+   * Ends every open subscription (and waits for them) and every wait between attempts (such a call ends with its last
+   * failure); later calls throw. Idempotent.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    this.transport.close();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
   }
 

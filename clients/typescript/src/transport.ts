@@ -32,7 +32,25 @@ const USER_AGENT = "tether-client-ts/0.1";
 const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
 
 export class Transport {
+  /** Aborted by {@link close}: ends every wait between attempts. */
+  private readonly closing = new AbortController();
+
   constructor(readonly options: ResolvedOptions) {}
+
+  /** Ends the retries: a call waiting to try again ends at once with its last failure, and none tries again. */
+  close(): void {
+    this.closing.abort();
+  }
+
+  /** Waits `ms`; false, at once, when the transport is closed (or is closed meanwhile). */
+  private async pause(ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: this.closing.signal });
+      return true;
+    } catch {
+      return false; // aborted: sleep has no other failure
+    }
+  }
 
   get(url: string): Promise<Answer> {
     return this.send("GET", url, undefined, "safe");
@@ -65,19 +83,18 @@ export class Transport {
           ...(bytes === undefined ? {} : { body: bytes }),
         });
         const answer: Answer = { status: response.status, body: await bodyText(response), retryAfterMs: retryAfter(response) };
-        if (transient5xx(answer.status) && attempt < attempts) {
-          await sleep(RetryPolicy.delay(policy, attempt, answer.retryAfterMs));
+        if (transient5xx(answer.status) && attempt < attempts && (await this.pause(RetryPolicy.delay(policy, attempt, answer.retryAfterMs)))) {
           continue;
         }
         return answer;
       } catch (e) {
-        if (attempt < attempts) {
-          await sleep(RetryPolicy.delay(policy, attempt));
+        if (attempt < attempts && (await this.pause(RetryPolicy.delay(policy, attempt)))) {
           continue;
         }
         const reason = describeFailure(e);
+        const closed = this.closing.signal.aborted ? " (the client was closed)" : "";
         throw retry === "safe" || neverConnected(e)
-          ? new TetherError(`${what} failed after ${attempt} attempt(s): ${reason}`, { cause: e })
+          ? new TetherError(`${what} failed after ${attempt} attempt(s)${closed}: ${reason}`, { cause: e })
           : new TetherError(
               `${what} got no answer (${reason}); not retried, since repeating it is not safe: it may or may not have taken effect`,
               { cause: e, outcomeUnknown: true },

@@ -89,6 +89,27 @@ describe("retries", () => {
     expect(fake.server.seen).toHaveLength(4);
   });
 
+  it("end at close(): a call waiting 30 s to retry ends at once with its last failure, and tries no more", async () => {
+    fake.server.otherwise(json(503, UNAVAILABLE, { "Retry-After": "30" }));
+    const closing = new TetherClient(fake.server.options());
+    const read = closing.checkpoint("demo-1").catch((e: unknown) => e);
+    await until(() => fake.server.seen.length === 1);
+    const started = Date.now();
+    await closing.close();
+    const error = await read;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(error).toBeInstanceOf(TetherError);
+    expect((error as TetherError).apiError?.code).toBe("unavailable");
+    const dropped = new TetherClient(fake.server.options());
+    fake.server.next(dropConnection());
+    const append = dropped.append("demo-1", { step: "turn-1", events: [NewEvent.userMessage("a")] }).catch((e: unknown) => e);
+    await until(() => fake.server.seen.length === 2);
+    await dropped.close();
+    expect(((await append) as Error).message).toMatch(/failed after 1 attempt\(s\) \(the client was closed\)/);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // past the policy's longest wait (50 ms)
+    expect(fake.server.seen).toHaveLength(2);
+  });
+
   it("never repeat a decision: a lost answer is an unknown outcome", async () => {
     fake.server.next(dropConnection()).otherwise(json(200, "{}"));
     const error = await fake.client.decide("demo-1~7", ApprovalDecision.grantOnce("looks right")).catch((e: unknown) => e);
@@ -232,4 +253,13 @@ async function unusedPort(): Promise<number> {
   const port = (probe.address() as { port: number }).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; !condition(); i++) {
+    if (i > 500) {
+      throw new Error("timed out waiting for the condition");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
