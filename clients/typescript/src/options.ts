@@ -21,7 +21,7 @@ export interface RetryPolicy {
   readonly maxAttempts: number;
   /** The first wait, in ms, not negative. */
   readonly initialBackoffMs: number;
-  /** The longest wait, in ms, at least `initialBackoffMs`. */
+  /** The longest wait, in ms, at least `initialBackoffMs` and at most 2^31 - 1 (what a Node timer can wait). */
   readonly maxBackoffMs: number;
 }
 
@@ -46,6 +46,9 @@ export const RetryPolicy = {
     }
     if (!(maxBackoffMs >= initialBackoffMs)) {
       throw new RangeError(`maxBackoffMs (${maxBackoffMs}) must be at least initialBackoffMs (${initialBackoffMs})`);
+    }
+    if (!(maxBackoffMs <= MAX_TIMER_MS)) {
+      throw new RangeError(`maxBackoffMs (${maxBackoffMs}) must be at most ${MAX_TIMER_MS}, the longest a Node timer waits`);
     }
     return Object.freeze({ maxAttempts, initialBackoffMs, maxBackoffMs });
   },

@@ -21,6 +21,9 @@ describe("the retry policy", () => {
     expect(() => RetryPolicy.of(0, 10, 10)).toThrow(RangeError);
     expect(() => RetryPolicy.of(2, -1, 10)).toThrow(RangeError);
     expect(() => RetryPolicy.of(2, 20, 10)).toThrow(RangeError);
+    // a Node timer asked to wait longer fires after 1 ms: the retries would come at once
+    expect(() => RetryPolicy.of(2, 20, 2 ** 31)).toThrow(/maxBackoffMs .* at most 2147483647/);
+    expect(RetryPolicy.of(2, 20, 2 ** 31 - 1).maxBackoffMs).toBe(2 ** 31 - 1);
     expect(() => RetryPolicy.backoff(RetryPolicy.defaults(), 0)).toThrow(RangeError);
   });
 });
