@@ -60,7 +60,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -99,6 +98,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
     private static final int PAGE = 500;
     private static final int CONFLICT_RETRIES = 8;
     private static final int USAGE_ENTRIES = 256;
+    private static final int ARTIFACT_ENTRIES = 32;
+    /** The most memories whose logs a store keeps while no call uses them, unless the builder says otherwise. */
+    public static final int DEFAULT_MAX_CACHED_MEMORIES = 256;
     /** The longest call id and tool name the sequencer takes in an {@code assistant_message}. */
     private static final int MAX_CALL_ID = 128;
     private static final int MAX_TOOL_NAME = dev.tether.core.event.HarnessTool.MAX_NAME;
@@ -111,8 +113,16 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
     private final String harnessVersion;
     private final List<HarnessTool> declarations;
     private final TetherTools tools;
-    private final Map<String, State> memories = new ConcurrentHashMap<>();
-    private final Map<String, String> artifacts = new ConcurrentHashMap<>();
+    private final MemoryStates<State, Held> memories;
+    /** The texts of offloaded messages read lately: a memory read again from its start finds them here. */
+    private final Map<String, String> artifacts = java.util.Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > ARTIFACT_ENTRIES;
+        }
+    });
     private final Map<AiMessage, TokenUsage> usage = java.util.Collections.synchronizedMap(new LinkedHashMap<>() {
         private static final long serialVersionUID = 1L;
 
@@ -128,6 +138,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         this.sessions = b.sessions;
         this.workerId = b.workerId != null ? b.workerId : defaultWorkerId();
         this.harnessVersion = b.harnessVersion;
+        this.memories = new MemoryStates<>(b.maxCachedMemories, State::held);
         this.tools = b.tools.isEmpty() ? null : new TetherTools(this, b.tools, b.mutating, b.authorizationTimeout);
         var declared = new ArrayList<HarnessTool>(tools == null ? List.of() : tools.declarations());
         declared.add(HarnessTool.recorded(HarnessTool.WILDCARD, false));
@@ -144,8 +155,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
     /** The memory's messages as the last update wrote them; empty for a memory never written (or deleted). */
     @Override
     public List<ChatMessage> getMessages(Object memoryId) {
-        State state = state(memoryId);
-        return state.locked(() -> {
+        return locked(memoryId, state -> {
             sync(state);
             return state.list.stream().map(Entry::message).toList();
         });
@@ -167,8 +177,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             }
         }
         List<ChatMessage> next = List.copyOf(messages);
-        State state = state(memoryId);
-        state.locked(() -> {
+        locked(memoryId, state -> {
             if (state.lost != null) {
                 throw state.lost;
             }
@@ -190,8 +199,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
     /** Erases the memory's session (every event of it; Tether's right-to-be-forgotten erasure). The next update starts a new one. */
     @Override
     public void deleteMessages(Object memoryId) {
-        State state = state(memoryId);
-        state.locked(() -> {
+        locked(memoryId, state -> {
             var erased = client.erase(state.sessionId);
             if (erased instanceof Rejected r) {
                 throw new TetherMemoryException("cannot delete the memory of session " + state.sessionId + ": " + r.code() + " " + r.message());
@@ -245,6 +253,11 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         };
     }
 
+    /** The memories whose logs the store holds now (at most {@link Builder#maxCachedMemories} while none is in use). */
+    int cachedMemories() {
+        return memories.size();
+    }
+
     /** The client this store appends with. */
     public TetherClient client() {
         return client;
@@ -252,15 +265,14 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
 
     @Override
     public String toString() {
-        return "TetherChatMemoryStore[worker " + workerId + ", " + memories.size() + " memories]";
+        return "TetherChatMemoryStore[worker " + workerId + ", " + memories.size() + " memories in memory]";
     }
 
     // --- for TetherTools ----------------------------------------------------------------------------------------------
 
     /** The store's claim of the memory's session, claiming it first if it has none (the session must exist). */
     Claimed claimFor(Object memoryId) {
-        State state = state(memoryId);
-        return state.locked(() -> {
+        return locked(memoryId, state -> {
             if (state.lost != null) {
                 throw state.lost;
             }
@@ -276,8 +288,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
 
     /** What the log says of call {@code callId} of the memory's session, read up to now. */
     Optional<CallView> call(Object memoryId, String callId) {
-        State state = state(memoryId);
-        return state.locked(() -> {
+        return locked(memoryId, state -> {
             Optional<Call> known = state.log.call(callId);
             if (known.isEmpty() || known.get().resultSeq == 0) {
                 sync(state);
@@ -307,8 +318,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
 
     /** The result message the call's {@code tool_result} stands for (the log read up to now); empty while it has none. */
     Optional<ToolExecutionResultMessage> resultMessage(Object memoryId, String callId) {
-        State state = state(memoryId);
-        return state.locked(() -> {
+        return locked(memoryId, state -> {
             sync(state);
             Optional<Call> call = state.log.call(callId);
             if (call.isEmpty() || call.get().resultSeq == 0) {
@@ -322,8 +332,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
 
     /** The store's claim of the memory was refused with {@code fenced}: later writes throw without trying. */
     MemoryTakenOverException fenced(Object memoryId, long currentEpoch) {
-        State state = state(memoryId);
-        return state.locked(() -> {
+        return locked(memoryId, state -> {
             state.lost = new MemoryTakenOverException(state.sessionId, state.claim == null ? 0 : state.claim.epoch(), currentEpoch);
             return state.lost;
         });
@@ -350,10 +359,24 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         long listRecord;
         final Map<Long, ChatMessage> wholeMessages = new HashMap<>();
 
-        State(Object memoryId, String sessionId) {
+        /**
+         * A memory evicted ({@link MemoryStates}) starts again with its claim and take-over: with the claim, a write
+         * into a session another process took over meanwhile is fenced, and one into a session erased and made again
+         * under its id is refused (not_found), as an update would have been had it stayed.
+         */
+        State(Object memoryId, String sessionId, Held held) {
             this.memoryId = memoryId;
             this.sessionId = sessionId;
             this.log = new MemoryLog(sessionId);
+            if (held != null) {
+                claim = held.claim();
+                lost = held.lost();
+            }
+        }
+
+        /** What this state leaves behind when it is evicted: its claim and take-over, if it has either. */
+        Held held() {
+            return claim == null && lost == null ? null : new Held(claim, lost);
         }
 
         <T> T locked(Supplier<T> work) {
@@ -380,9 +403,18 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         }
     }
 
-    private State state(Object memoryId) {
+    /** What an evicted memory's state holds on to. */
+    private record Held(Claimed claim, MemoryTakenOverException lost) {}
+
+    /** Runs {@code work} on the memory's state, alone: the work on one memory is serialised. */
+    private <T> T locked(Object memoryId, Function<State, T> work) {
         String sessionId = sessionIdOf(memoryId);
-        return memories.computeIfAbsent(sessionId, id -> new State(memoryId, id));
+        State state = memories.acquire(sessionId, held -> new State(memoryId, sessionId, held));
+        try {
+            return state.locked(() -> work.apply(state));
+        } finally {
+            memories.release(sessionId);
+        }
     }
 
     // --- reading ------------------------------------------------------------------------------------------------------
@@ -493,8 +525,13 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
     }
 
     private String artifact(String sha256) {
-        return artifacts.computeIfAbsent(sha256, sha -> client.artifactText(sha)
-                .orElseThrow(() -> new TetherMemoryException("the blob " + sha + " an event refers to is not there")));
+        String text = artifacts.get(sha256);
+        if (text == null) { // read outside the map's lock: other memories' reads do not wait for this one
+            text = client.artifactText(sha256)
+                    .orElseThrow(() -> new TetherMemoryException("the blob " + sha256 + " an event refers to is not there"));
+            artifacts.put(sha256, text);
+        }
+        return text;
     }
 
     // --- writing ------------------------------------------------------------------------------------------------------
@@ -960,6 +997,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         private final List<Object> tools = new ArrayList<>();
         private final Map<String, ToolReconciler> mutating = new LinkedHashMap<>();
         private Duration authorizationTimeout = TetherTools.DEFAULT_AUTHORIZATION_TIMEOUT;
+        private int maxCachedMemories = DEFAULT_MAX_CACHED_MEMORIES;
 
         private Builder(TetherClient client) {
             this.client = Objects.requireNonNull(client, "client");
@@ -1043,6 +1081,19 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
                 throw new IllegalArgumentException("authorizationTimeout must not be negative");
             }
             this.authorizationTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The most memories whose logs the store keeps while no call uses them ({@link #DEFAULT_MAX_CACHED_MEMORIES} by
+         * default): beyond it the least recently used are dropped, each keeping only its claim (a few dozen bytes), and
+         * read again from Tether when next used. The memories in use at once are always kept.
+         */
+        public Builder maxCachedMemories(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxCachedMemories must be at least 1, not " + max);
+            }
+            this.maxCachedMemories = max;
             return this;
         }
 

@@ -161,6 +161,59 @@ class TetherChatMemoryStoreTest {
     }
 
     @Test
+    void aStoreKeepsTheLogsOfItsMostRecentlyUsedMemoriesOnly_andAnEvictedMemoryIsReadAgain_andExtendedOnce() {
+        TetherChatMemoryStore small = TetherChatMemoryStore.builder(tether).workerId("worker-a").maxCachedMemories(2).build();
+        for (String id : List.of("m1", "m2", "m3", "m4")) {
+            small.updateMessages(id, List.of(UserMessage.from("hello from " + id), AiMessage.from("hi " + id)));
+        }
+        assertThat(small.cachedMemories()).isEqualTo(2);
+
+        assertThat(small.getMessages("m1")).containsExactly(UserMessage.from("hello from m1"), AiMessage.from("hi m1"));
+        small.updateMessages("m1", List.of(UserMessage.from("hello from m1"), AiMessage.from("hi m1"), UserMessage.from("more")));
+
+        assertThat(small.cachedMemories()).isEqualTo(2);
+        assertThat(ofType(log("m1"), "user_message")).extracting(e -> e.text("content").orElseThrow())
+                .containsExactly("hello from m1", "more");
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("m1"))
+                .containsExactly(UserMessage.from("hello from m1"), AiMessage.from("hi m1"), UserMessage.from("more"));
+    }
+
+    @Test
+    void anEvictedMemory_keepsItsClaim_soAnotherProcessesTakeOverStillFencesIt() {
+        TetherChatMemoryStore small = TetherChatMemoryStore.builder(tether).workerId("worker-a").maxCachedMemories(1).build();
+        small.updateMessages("shared", List.of(UserMessage.from("u1")));
+        TetherChatMemoryStore other = TetherChatMemoryStore.builder(tether).workerId("worker-b").build();
+        other.updateMessages("shared", List.of(UserMessage.from("u1"), AiMessage.from("from b")));
+        small.updateMessages("elsewhere", List.of(UserMessage.from("evicts shared")));
+        int events = log("shared").size();
+
+        assertThat(small.getMessages("shared")).containsExactly(UserMessage.from("u1"), AiMessage.from("from b"));
+        assertThatThrownBy(() -> small.updateMessages("shared", List.of(UserMessage.from("u1"), AiMessage.from("from a"))))
+                .isInstanceOfSatisfying(MemoryTakenOverException.class, e -> {
+                    assertThat(e.epoch()).isEqualTo(1);
+                    assertThat(e.currentEpoch()).isEqualTo(2);
+                });
+        small.updateMessages("elsewhere", List.of(UserMessage.from("evicts shared again")));
+        assertThatThrownBy(() -> small.updateMessages("shared", List.of(UserMessage.from("again")))).isInstanceOf(MemoryTakenOverException.class);
+        assertThat(log("shared")).hasSize(events);
+    }
+
+    @Test
+    void anEvictedMemoryWhoseSessionWasErasedAndMadeAgainByAnother_writesNothingIntoTheNewOne() {
+        TetherChatMemoryStore small = TetherChatMemoryStore.builder(tether).workerId("worker-a").maxCachedMemories(1).build();
+        TetherChatMemoryStore other = TetherChatMemoryStore.builder(tether).workerId("worker-b").build();
+        small.updateMessages("twice", List.of(UserMessage.from("first life")));
+        small.updateMessages("elsewhere", List.of(UserMessage.from("evicts twice")));
+        other.deleteMessages("twice");
+        other.updateMessages("twice", List.of(UserMessage.from("second life")));
+        List<SessionEvent> before = log("twice");
+
+        assertThatThrownBy(() -> small.updateMessages("twice", List.of(UserMessage.from("first life"), UserMessage.from("late"))))
+                .isInstanceOf(TetherMemoryException.class).hasMessageContaining("is gone");
+        assertThat(log("twice")).isEqualTo(before);
+    }
+
+    @Test
     void aSecretInAMessage_isNeverStored_andComesBackRedacted_fromTheWriterAsFromTheLog() {
         String token = "ghp_" + "a".repeat(36);
         store.updateMessages("secret", List.of(UserMessage.from("my token is " + token), AiMessage.from("noted")));
