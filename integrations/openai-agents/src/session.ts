@@ -373,6 +373,14 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
       await this.log.sync();
       const known = this.fold.call(callId);
       if (known !== undefined) {
+        if (known.tool !== tool || !sameArguments(known.argumentsJson, argumentsJson)) {
+          // a model that numbers its calls per turn: this is another call under an id the session used, and must not get
+          // that call's authorization or result (Tether keys both by the id)
+          throw new UserError(
+            `call ${callId} (${tool} ${argumentsJson}) reuses the id of an earlier call of this session (${known.tool} ${known.argumentsJson}): ` +
+              "Tether cannot tell the two apart, so it runs neither; use a model that gives each call its own id",
+          );
+        }
         return known;
       }
       await this.log.appendPlanned(`call/${digest(callId)}`, () => [NewEvent.assistantMessage("", [{ callId, tool, arguments: argumentsJson }])]);
@@ -620,6 +628,22 @@ function callIdsIn(value: unknown, ids = new Set<string>()): Set<string> {
 function callIdOf(item: RunToolApprovalItem): string | undefined {
   const raw = item.rawItem as { callId?: unknown };
   return typeof raw.callId === "string" ? raw.callId : undefined;
+}
+
+/** Whether two calls' argument texts say the same (the SDK hands a tool's arguments on as parsed and as sent). */
+function sameArguments(a: string, b: string): boolean {
+  if (a === b) {
+    return true;
+  }
+  try {
+    return canonical(parsed(a)) === canonical(parsed(b));
+  } catch {
+    return false; // one is not JSON, and the texts differ
+  }
+}
+
+function parsed(text: string): unknown {
+  return text.trim() === "" ? {} : JSON.parse(text);
 }
 
 function digest(text: string): string {

@@ -164,3 +164,22 @@ describe("a Runner on TetherSession", () => {
     expect(log[0]!.json.harnessTools, "tools not given to the session are recorded-only").toEqual([{ name: "*", mutating: false, canReconcile: false, recordedOnly: true }]);
   });
 });
+
+describe("a tool run through Tether", () => {
+  it("refuses a call that reuses an earlier call's id with other arguments: it never gets that call's result, and nothing runs", async () => {
+    const tether = new FakeTether();
+    let booked = 0;
+    const book = tool({ name: "book", description: "Books a flight", parameters: z.object({ to: z.string() }), execute: async ({ to }) => `booked ${to} (${++booked})` });
+    const s = new TetherSession({ client: tether as unknown as TetherClient, sessionId: "oa-reused", workerId: "test", tools: [{ tool: book, mutating: true }] });
+    await s.addItems([{ type: "function_call", callId: "call-1", name: "book", arguments: '{"to":"LIS"}', status: "completed" }]);
+    const before = tether.sessionsById.get("oa-reused")!.events.length;
+
+    const agent = new Agent({ name: "travel", instructions: "Book.", model: new ScriptedModel([() => [callTool("book", "call-1", { to: "OPO" })]]), tools: [...s.tools] });
+    const run = new Runner({ tracingDisabled: true }).run(agent, "Now Porto", { session: s });
+
+    await expect(run).rejects.toThrow(/call call-1 \(book \{"to":"OPO"\}\) reuses the id of an earlier call of this session \(book \{"to":"LIS"\}\)/);
+    expect(booked).toBe(0);
+    const log = tether.sessionsById.get("oa-reused")!.events;
+    expect(log.slice(before).filter((e) => e.type !== "user_message" && e.type !== "framework_state").map((e) => e.type)).toEqual([]);
+  });
+});
