@@ -100,13 +100,12 @@ describe("retries", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(error).toBeInstanceOf(TetherError);
     expect((error as TetherError).apiError?.code).toBe("unavailable");
-    const dropped = new TetherClient(fake.server.options());
+    const dropped = new TetherClient(fake.server.options({ retry: RetryPolicy.of(3, 10_000, 10_000) })); // 5-10 s after the drop
     fake.server.next(dropConnection());
     const append = dropped.append("demo-1", { step: "turn-1", events: [NewEvent.userMessage("a")] }).catch((e: unknown) => e);
     await until(() => fake.server.seen.length === 2);
     await dropped.close();
     expect(((await append) as Error).message).toMatch(/failed after 1 attempt\(s\) \(the client was closed\)/);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // past the policy's longest wait (50 ms)
     expect(fake.server.seen).toHaveLength(2);
   });
 
