@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import {
+  SessionWriter,
   eventIdsOf,
   type AppendBatch,
   type AppendResult,
   type ClaimRequest,
   type ClaimResult,
+  type Claimed,
   type CreateResult,
   type EraseResult,
   type EventPage,
@@ -12,6 +14,7 @@ import {
   type SessionEvent,
   type SessionInfo,
   type SessionLogPort,
+  type TetherClient,
 } from "../src/index.js";
 
 interface FakeSession {
@@ -153,6 +156,28 @@ export class FakeTether implements SessionLogPort {
 
   async artifactText(sha256: string): Promise<string | undefined> {
     return this.blobs.get(sha256);
+  }
+
+  /** A writer under `claim`, as the client's (it appends through {@link append}). */
+  writer(claim: Claimed): SessionWriter {
+    return new SessionWriter(this as unknown as TetherClient, claim);
+  }
+
+  /** The first event from `fromSeq` that `match` takes, polling the log every 10 ms; undefined after `timeoutMs`. */
+  async awaitEvent(sessionId: string, fromSeq: number, match: (e: SessionEvent) => boolean, timeoutMs: number): Promise<SessionEvent | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    for (let next = fromSeq; ; ) {
+      const s = this.sessionsById.get(sessionId);
+      for (; s !== undefined && next <= s.events.length; next++) {
+        if (match(s.events[next - 1]!)) {
+          return s.events[next - 1];
+        }
+      }
+      if (Date.now() >= deadline) {
+        return undefined;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   /** Appends an event as a service would (an authorization, a result): its seq. */

@@ -3,5 +3,5 @@
  *
  * @module
  */
-export { TetherSession, idempotencyKeyOf } from "./session.js";
+export { TetherSession, ToolCallPendingError, idempotencyKeyOf } from "./session.js";
 export type { TetherSessionOptions, TetherToolSpec, SettledApprovals, ResumeReport } from "./session.js";

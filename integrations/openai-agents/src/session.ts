@@ -58,8 +58,36 @@ export interface TetherSessionOptions {
   readonly tools?: readonly TetherToolSpec[];
   /** The other tools' calls: recorded-only (`recorded`, the default: `*`) or Tether's tool-executor's (`executor`). */
   readonly otherTools?: "recorded" | "executor";
-  /** How long a tool's call waits for its authorization when it runs (an approver's decision comes through the run's interruption); default 60 s. */
+  /**
+   * How long a tool's call waits for its authorization when it runs (an approver's decision comes through the run's
+   * interruption); default 60 s. A call still not authorized then stops the run with {@link ToolCallPendingError}.
+   */
   readonly authorizationTimeoutMs?: number;
+}
+
+/**
+ * A Tether-run tool's call that was not authorized within `authorizationTimeoutMs` (an approver has not decided, or
+ * Tether's approval-service has not answered yet): the run stops with it (the SDK's `ToolCallError` carries it:
+ * {@link ToolCallPendingError.in}), and nothing stands in the history as the call's output. Nothing ran. Once it is decided, {@link TetherSession.resume} runs the call if it was granted and puts
+ * the call and its result into the history; then run the agent again.
+ */
+export class ToolCallPendingError extends Error {
+  override readonly name = "ToolCallPendingError";
+  constructor(
+    readonly callId: string,
+    readonly tool: string,
+  ) {
+    super(`the call ${callId} of ${tool} waits for its authorization (an approver): nothing ran; resume() once it is decided`);
+  }
+
+  /** The pending call a run failed with: the error itself, or the one the SDK's `ToolCallError` carries; undefined for any other. */
+  static in(error: unknown): ToolCallPendingError | undefined {
+    if (error instanceof ToolCallPendingError) {
+      return error;
+    }
+    const inner = (error as { error?: unknown; cause?: unknown } | undefined)?.error ?? (error as { cause?: unknown } | undefined)?.cause;
+    return inner instanceof ToolCallPendingError ? inner : undefined;
+  }
 }
 
 /** What {@link TetherSession.settleApprovals} did with a run's interruptions. */
@@ -337,6 +365,10 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
 
   // --- tools ---------------------------------------------------------------------------------------------------------
 
+  private get authorizationTimeoutMs(): number {
+    return this.options.authorizationTimeoutMs ?? 60_000;
+  }
+
   private wrap(spec: TetherToolSpec): FunctionTool<any, any, any> {
     const original = spec.tool;
     return {
@@ -359,9 +391,9 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         const result = await this.runner(claim, spec, async (invocation) => String(await original.invoke(runContext, input, withKey(details, invocation)))).run(
           call.askSeq,
           callId,
-          this.options.authorizationTimeoutMs ?? 60_000,
+          this.authorizationTimeoutMs,
         );
-        return outputOf(result, original.name);
+        return outputOf(result, original.name, callId);
       },
     } as FunctionTool<any, any, any>;
   }
@@ -388,10 +420,10 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     });
   }
 
-  /** Waits (up to 30 s) until Tether answered the call: authorized, an approver asked, refused or answered. */
+  /** Waits (up to 30 s, or the authorization timeout if shorter) until Tether answered the call: authorized, an approver asked, refused or answered. */
   private async awaitDecisionPoint(callId: string): Promise<LoggedCall> {
     const answered = (c: LoggedCall | undefined) => c !== undefined && (c.authorized === true || c.itemSeq !== undefined || c.refused !== undefined || c.resultSeq !== undefined);
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + Math.min(30_000, this.authorizationTimeoutMs);
     for (;;) {
       const call = await this.log.exclusive(async () => {
         await this.log.sync();
@@ -569,7 +601,7 @@ function declarationOf(spec: TetherToolSpec): HarnessTool {
 }
 
 /** The tool output a run's end makes for the model. */
-function outputOf(result: HarnessRunResult, tool: string): string {
+function outputOf(result: HarnessRunResult, tool: string, callId: string): string {
   switch (result.kind) {
     case "completed":
       return result.content ?? "";
@@ -582,7 +614,8 @@ function outputOf(result: HarnessRunResult, tool: string): string {
     case "outcome_unknown":
       return `The outcome of ${tool} is unknown; a person decides whether it took effect. Do not call it again.`;
     case "not_yet_authorized":
-      return `The call of ${tool} is waiting for an approver.`;
+      // not an output: one in the history would stay the call's result there after the approver decided
+      throw new ToolCallPendingError(callId, tool);
     case "fenced":
       throw new Error(`tool ${tool}: another process claimed the session (epoch ${result.currentEpoch}); stop working on it here`);
     case "not_found":

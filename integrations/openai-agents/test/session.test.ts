@@ -8,7 +8,7 @@ import { NewEvent, TetherClient } from "@tether/client";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
-import { TetherSession } from "../src/index.js";
+import { TetherSession, ToolCallPendingError } from "../src/index.js";
 import { ScriptedModel, callTool, say } from "./support/scripted-model.js";
 
 const ITEMS: AgentInputItem[] = [
@@ -181,5 +181,24 @@ describe("a tool run through Tether", () => {
     expect(booked).toBe(0);
     const log = tether.sessionsById.get("oa-reused")!.events;
     expect(log.slice(before).filter((e) => e.type !== "user_message" && e.type !== "framework_state").map((e) => e.type)).toEqual([]);
+  });
+
+  it("stops the run when a call is not authorized in time, with no output in the history for it, and nothing runs", async () => {
+    const tether = new FakeTether(); // no approval-service: nothing authorizes the call
+    let booked = 0;
+    const book = tool({ name: "book", description: "Books a flight", parameters: z.object({ to: z.string() }), execute: async ({ to }) => `booked ${to} (${++booked})` });
+    const s = new TetherSession({
+      client: tether as unknown as TetherClient, sessionId: "oa-pending", workerId: "test", tools: [{ tool: book, mutating: true }], authorizationTimeoutMs: 300,
+    });
+    const agent = new Agent({ name: "travel", instructions: "Book.", model: new ScriptedModel([() => [callTool("book", "call-7", { to: "LIS" })]]), tools: [...s.tools] });
+
+    const error = await new Runner({ tracingDisabled: true }).run(agent, "Book Lisbon", { session: s }).catch((e: unknown) => e);
+
+    expect(ToolCallPendingError.in(error), String(error)).toMatchObject({ callId: "call-7", tool: "book" });
+    expect(booked).toBe(0);
+    const log = tether.sessionsById.get("oa-pending")!.events;
+    expect(log.filter((e) => e.type === "tool_result")).toEqual([]);
+    expect(log.filter((e) => e.type === "assistant_message").flatMap((e) => (e.json.toolCalls as { callId: string }[]).map((c) => c.callId))).toEqual(["call-7"]);
+    expect((await s.getItems()).filter((i) => (i as { type?: string }).type === "function_call_result")).toEqual([]);
   });
 });
