@@ -123,11 +123,12 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             return size() > ARTIFACT_ENTRIES;
         }
     });
-    private final Map<AiMessage, TokenUsage> usage = java.util.Collections.synchronizedMap(new LinkedHashMap<>() {
+    /** The usage of the latest responses, by their memory's session and AI message (two memories may get the same answer). */
+    private final Map<UsageKey, TokenUsage> usage = java.util.Collections.synchronizedMap(new LinkedHashMap<>() {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<AiMessage, TokenUsage> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<UsageKey, TokenUsage> eldest) {
             return size() > USAGE_ENTRIES;
         }
     });
@@ -248,9 +249,25 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             var response = event.response();
             if (response != null && response.aiMessage() != null && response.tokenUsage() != null) {
                 var u = response.tokenUsage();
-                usage.put(response.aiMessage(), new TokenUsage(nonNegative(u.inputTokenCount()), nonNegative(u.outputTokenCount())));
+                Object memoryId = event.invocationContext() == null ? null : event.invocationContext().chatMemoryId();
+                usage.put(new UsageKey(usageSession(memoryId), response.aiMessage()),
+                        new TokenUsage(nonNegative(u.inputTokenCount()), nonNegative(u.outputTokenCount())));
             }
         };
+    }
+
+    /** A response's usage is the AI message's of this memory's session (of any memory, when the response named none). */
+    private record UsageKey(String sessionId, AiMessage message) {}
+
+    private String usageSession(Object memoryId) {
+        if (memoryId == null) {
+            return "";
+        }
+        try {
+            return sessionIdOf(memoryId);
+        } catch (TetherMemoryException e) {
+            return ""; // the update of that memory will say so; a listener must not fail the invocation
+        }
     }
 
     /** The memories whose logs the store holds now (at most {@link Builder#maxCachedMemories} while none is in use). */
@@ -785,7 +802,8 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
                 for (ToolCall c : calls) {
                     batch.calls.put(c.callId(), new BatchCall(seq, c.tool(), log.runnerOf(c.tool())));
                 }
-                TokenUsage used = usage.getOrDefault(ai, new TokenUsage(0, 0));
+                TokenUsage used = Optional.ofNullable(usage.get(new UsageKey(state.sessionId, ai)))
+                        .or(() -> Optional.ofNullable(usage.get(new UsageKey("", ai)))).orElse(new TokenUsage(0, 0));
                 return typed(batch, seq, message, NewEvent.assistantMessage(MessageMapping.textOf(ai), calls, used), toolOf);
             }
         }

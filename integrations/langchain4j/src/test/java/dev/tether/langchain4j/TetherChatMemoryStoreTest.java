@@ -283,6 +283,24 @@ class TetherChatMemoryStoreTest {
     }
 
     @Test
+    void theSameAnswerInTwoMemories_carriesEachMemorysOwnUsage() {
+        AiMessage answer = AiMessage.from("OK");
+        for (var memory : List.of(java.util.Map.entry("first", 10), java.util.Map.entry("second", 900))) {
+            store.usageListener().onEvent(AiServiceResponseReceivedEvent.builder()
+                    .invocationContext(dev.langchain4j.invocation.InvocationContext.builder().chatMemoryId(memory.getKey()).build())
+                    .request(ChatRequest.builder().messages(UserMessage.from("q")).build())
+                    .response(ChatResponse.builder().aiMessage(answer).tokenUsage(new TokenUsage(memory.getValue(), 1)).build()).build());
+        }
+        store.updateMessages("first", List.of(UserMessage.from("q"), answer));
+        store.updateMessages("second", List.of(UserMessage.from("q"), answer));
+
+        assertThat(ofType(log("first"), "assistant_message").get(0).field("usage").orElseThrow().toString())
+                .isEqualTo("{\"inputTokens\":10,\"outputTokens\":1}");
+        assertThat(ofType(log("second"), "assistant_message").get(0).field("usage").orElseThrow().toString())
+                .isEqualTo("{\"inputTokens\":900,\"outputTokens\":1}");
+    }
+
+    @Test
     void aResultOfAToolTetherRuns_thatTetherHasNoResultOf_isRefused_andNothingIsAppended() {
         TetherChatMemoryStore withTools = TetherChatMemoryStore.builder(tether).tools(new Object() {
             @Tool("looks an order up")
