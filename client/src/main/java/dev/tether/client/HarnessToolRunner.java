@@ -1,6 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.client.internal.HarnessCallFold;
+import dev.tether.client.internal.MalformedAnswerException;
 import dev.tether.core.id.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;
@@ -114,7 +115,7 @@ public final class HarnessToolRunner {
      */
     public HarnessRunResult run(long requestSeq, String callId, Duration authorizationTimeout) throws InterruptedException {
         Ids.requireText(callId, "callId");
-        Instant deadline = Instant.now().plus(Objects.requireNonNull(authorizationTimeout, "authorizationTimeout"));
+        Instant deadline = deadline(authorizationTimeout);
         int refusals = 0;
         for (int step = 0; step < MAX_STEPS; step++) {
             Optional<HarnessCallFold> read = read(requestSeq, callId);
@@ -151,6 +152,20 @@ public final class HarnessToolRunner {
             // the log moved under us (or the step was in it already): read it again and decide again
         }
         throw new IllegalStateException("call " + callId + " of " + sessionId() + " made no progress in " + MAX_STEPS + " steps");
+    }
+
+    /** Now plus {@code timeout}, not negative; {@link Instant#MAX} for one longer than that (Instant.plus would throw). */
+    private static Instant deadline(Duration timeout) {
+        notNegative(timeout);
+        Instant now = Instant.now();
+        return timeout.compareTo(Duration.between(now, Instant.MAX)) >= 0 ? Instant.MAX : now.plus(timeout);
+    }
+
+    private static Duration notNegative(Duration timeout) {
+        if (Objects.requireNonNull(timeout, "authorizationTimeout").isNegative()) {
+            throw new IllegalArgumentException("authorizationTimeout must not be negative, not " + timeout);
+        }
+        return timeout;
     }
 
     /**
@@ -195,6 +210,10 @@ public final class HarnessToolRunner {
             }
             if (page.get().events().isEmpty() || page.get().atEnd()) {
                 return Optional.of(fold);
+            }
+            if (page.get().nextSeq() <= from) { // the same events again: without end
+                throw new MalformedAnswerException("reading the events of " + sessionId() + ": the page from seq " + from + " asks for seq "
+                        + page.get().nextSeq() + " next");
             }
             from = page.get().nextSeq();
         }
@@ -393,10 +412,7 @@ public final class HarnessToolRunner {
 
         /** How long {@link HarnessToolRunner#run(long, String)} waits for an authorization; {@link #DEFAULT_AUTHORIZATION_TIMEOUT} by default. */
         public Builder authorizationTimeout(Duration timeout) {
-            if (timeout.isNegative()) {
-                throw new IllegalArgumentException("authorizationTimeout must not be negative");
-            }
-            this.authorizationTimeout = timeout;
+            this.authorizationTimeout = notNegative(timeout);
             return this;
         }
 

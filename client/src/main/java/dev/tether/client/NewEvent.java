@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.client.internal.Json;
+import dev.tether.client.internal.MalformedAnswerException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,6 +27,9 @@ import java.util.Optional;
  */
 public final class NewEvent {
 
+    /** The most tokens of either kind one turn may report: the sequencer refuses more. */
+    public static final long MAX_TOKENS_PER_TURN = dev.tether.core.event.TokenUsage.MAX_PER_TURN;
+
     private final String type;
     private final ObjectNode fields;
     private final String eventId;
@@ -42,13 +46,17 @@ public final class NewEvent {
     /**
      * An event of any type, its payload fields given as a map of JSON-able values (strings, numbers,
      * booleans, lists, maps); null values are left out.
+     *
+     * @throws IllegalArgumentException naming the field for a value JSON has no text for: a number that is not finite, a
+     *                                  cycle, or an object other than a string, number, boolean, enum, list, array, map or
+     *                                  {@link JsonNode} (Jackson would write its getters, a {@code Date} as a number)
      */
     public static NewEvent of(String type, Map<String, ?> fields) {
         Objects.requireNonNull(fields, "fields");
         ObjectNode node = Json.object();
         fields.forEach((k, v) -> {
             if (v != null) {
-                node.set(k, Json.MAPPER.valueToTree(v));
+                node.set(k, Json.value(v, k));
             }
         });
         return new NewEvent(type, node, null);
@@ -59,7 +67,12 @@ public final class NewEvent {
      * {@code eventId} of its own.
      */
     public static NewEvent fromJson(String eventObject) {
-        JsonNode node = Json.parse(eventObject);
+        JsonNode node;
+        try {
+            node = Json.parse(Objects.requireNonNull(eventObject, "eventObject"));
+        } catch (MalformedAnswerException e) { // the caller's text, not a service's answer
+            throw new IllegalArgumentException("eventObject is not JSON: " + e.getMessage());
+        }
         if (!node.isObject()) {
             throw new IllegalArgumentException("an event is a JSON object");
         }
@@ -81,15 +94,23 @@ public final class NewEvent {
         return new NewEvent("user_message", f, null);
     }
 
-    /** {@code assistant_message}: a model turn, the tool calls it asks for, and the tokens it used. */
+    /**
+     * {@code assistant_message}: a model turn, the tool calls it asks for, and the tokens it used.
+     *
+     * @throws IllegalArgumentException for a count over {@link #MAX_TOKENS_PER_TURN}, which the sequencer refuses
+     */
     public static NewEvent assistantMessage(String content, List<ToolCall> toolCalls, TokenUsage usage) {
         ObjectNode f = Json.object();
         f.put("content", Objects.requireNonNull(content, "content"));
         ArrayNode calls = f.putArray("toolCalls");
-        for (ToolCall call : toolCalls) {
+        int i = 0;
+        for (ToolCall call : Objects.requireNonNull(toolCalls, "toolCalls")) {
+            Objects.requireNonNull(call, "toolCalls[" + i++ + "]");
             calls.addObject().put("callId", call.callId()).put("tool", call.tool()).put("argumentsJson", call.argumentsJson());
         }
-        f.putObject("usage").put("inputTokens", usage.inputTokens()).put("outputTokens", usage.outputTokens());
+        Objects.requireNonNull(usage, "usage");
+        f.putObject("usage").put("inputTokens", perTurn(usage.inputTokens(), "usage.inputTokens"))
+                .put("outputTokens", perTurn(usage.outputTokens(), "usage.outputTokens"));
         return new NewEvent("assistant_message", f, null);
     }
 
@@ -118,6 +139,10 @@ public final class NewEvent {
      * {@link HarnessToolRunner} writes these for you.
      */
     public static NewEvent toolCallStarted(String callId, String idempotencyKey, long epoch, int attempt) {
+        if (epoch < 0) {
+            throw new IllegalArgumentException("epoch must not be negative, not " + epoch);
+        }
+        positive(attempt, "attempt");
         ObjectNode f = Json.object();
         f.put("callId", Ids.requireText(callId, "callId"));
         f.put("idempotencyKey", Ids.requireText(idempotencyKey, "idempotencyKey"));
@@ -163,10 +188,13 @@ public final class NewEvent {
      */
     public static NewEvent contextCompacted(long throughSeq, String summary, List<Long> summarySourceSeqs) {
         ObjectNode f = Json.object();
-        f.put("throughSeq", throughSeq);
+        f.put("throughSeq", positive(throughSeq, "throughSeq"));
         f.put("summary", Objects.requireNonNull(summary, "summary"));
         ArrayNode seqs = f.putArray("summarySourceSeqs");
-        summarySourceSeqs.forEach(seqs::add);
+        for (Long seq : Objects.requireNonNull(summarySourceSeqs, "summarySourceSeqs")) {
+            String name = "summarySourceSeqs[" + seqs.size() + "]";
+            seqs.add(positive(Objects.requireNonNull(seq, name), name));
+        }
         return new NewEvent("context_compacted", f, null);
     }
 
@@ -174,14 +202,17 @@ public final class NewEvent {
     public static NewEvent planUpdated(List<PlanItem> items) {
         ObjectNode f = Json.object();
         ArrayNode list = f.putArray("items");
-        items.forEach(i -> list.addObject().put("text", i.text()).put("status", i.status().name()));
+        for (PlanItem i : Objects.requireNonNull(items, "items")) {
+            Objects.requireNonNull(i, "items[" + list.size() + "]");
+            list.addObject().put("text", i.text()).put("status", i.status().name());
+        }
         return new NewEvent("plan_updated", f, null);
     }
 
     /** {@code step_completed}: step {@code step} is done; {@code verified} when the agent checked it. */
     public static NewEvent stepCompleted(int step, String note, boolean verified) {
         ObjectNode f = Json.object();
-        f.put("step", step);
+        f.put("step", (int) positive(step, "step"));
         f.put("note", Objects.requireNonNull(note, "note"));
         f.put("verified", verified);
         return new NewEvent("step_completed", f, null);
@@ -224,7 +255,7 @@ public final class NewEvent {
 
     /**
      * The same event with one more payload field (or {@code field} replaced), e.g.
-     * {@code stepCompleted(2, "tests pass", true).with("evidence", "commit 3f2a1c")}.
+     * {@code stepCompleted(2, "tests pass", true).with("evidence", "commit 3f2a1c")}; {@code value} as {@link #of} takes it.
      */
     public NewEvent with(String field, Object value) {
         Ids.requireText(field, "field");
@@ -232,9 +263,25 @@ public final class NewEvent {
         if (value == null) {
             copy.remove(field);
         } else {
-            copy.set(field, Json.MAPPER.valueToTree(value));
+            copy.set(field, Json.value(value, field));
         }
         return new NewEvent(type, copy, eventId);
+    }
+
+    /** A seq or a step: from 1, as the sequencer takes it. */
+    private static long positive(long value, String name) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " starts at 1, not " + value);
+        }
+        return value;
+    }
+
+    /** A token count of one turn: not negative (a {@link TokenUsage} never is), at most what the sequencer takes. */
+    private static long perTurn(long tokens, String name) {
+        if (tokens > MAX_TOKENS_PER_TURN) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_TOKENS_PER_TURN + ", not " + tokens);
+        }
+        return tokens;
     }
 
     /** The wire type, e.g. {@code user_message}. */

@@ -79,8 +79,8 @@ public final class NewSession {
 
     /** Rules the agent must keep; the context shows them among the authoritative facts. */
     public NewSession withConstraints(List<String> list) {
-        list.forEach(c -> Objects.requireNonNull(c, "a constraint"));
-        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, list, harnessVersion, tokenBudget, harnessTools);
+        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, noNulls(list, "constraints"), harnessVersion, tokenBudget,
+                harnessTools);
     }
 
     /** Pins the session to this harness version instead of letting the weights choose. */
@@ -104,8 +104,17 @@ public final class NewSession {
      * {@code harnessTools}).
      */
     public NewSession withHarnessTools(List<HarnessTool> tools) {
-        tools.forEach(t -> Objects.requireNonNull(t, "a harness tool"));
-        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, constraints, harnessVersion, tokenBudget, tools);
+        return new NewSession(objective, modelId, toolMode, sessionId, systemPrompt, constraints, harnessVersion, tokenBudget,
+                noNulls(tools, "harnessTools"));
+    }
+
+    /** A copy of {@code list}; a null list, or a null in it, is refused naming it ({@code constraints[1]}). */
+    static <T> List<T> noNulls(List<T> list, String name) {
+        Objects.requireNonNull(list, name);
+        for (int i = 0; i < list.size(); i++) {
+            Objects.requireNonNull(list.get(i), name + "[" + i + "]");
+        }
+        return List.copyOf(list);
     }
 
     /** The harness-run tools it declares; empty for none. */

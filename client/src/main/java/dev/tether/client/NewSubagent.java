@@ -57,8 +57,7 @@ public final class NewSubagent {
 
     /** Rules the subagent must keep; its context shows them among the authoritative facts. */
     public NewSubagent withConstraints(List<String> list) {
-        list.forEach(c -> Objects.requireNonNull(c, "a constraint"));
-        return new NewSubagent(objective, toolMode, sessionId, systemPrompt, list, tokenBudget, harnessTools);
+        return new NewSubagent(objective, toolMode, sessionId, systemPrompt, NewSession.noNulls(list, "constraints"), tokenBudget, harnessTools);
     }
 
     /** The most tokens its model turns may use: required, and no more than the parent has left, when the parent has a budget. */
@@ -71,8 +70,7 @@ public final class NewSubagent {
 
     /** The tools the subagent's harness runs itself, as {@link NewSession#withHarnessTools}. */
     public NewSubagent withHarnessTools(List<HarnessTool> tools) {
-        tools.forEach(t -> Objects.requireNonNull(t, "a harness tool"));
-        return new NewSubagent(objective, toolMode, sessionId, systemPrompt, constraints, tokenBudget, tools);
+        return new NewSubagent(objective, toolMode, sessionId, systemPrompt, constraints, tokenBudget, NewSession.noNulls(tools, "harnessTools"));
     }
 
     public String objective() {

@@ -21,6 +21,12 @@ import java.util.Objects;
  */
 public final class RetryPolicy {
 
+    /**
+     * The longest wait between attempts a policy may have, 2^31 - 1 ms (about 24.8 days, the TypeScript SDK's bound too):
+     * a longer one is no retry, and one past 2^63 ns has no millis to wait.
+     */
+    public static final Duration MAX_BACKOFF = Duration.ofMillis(Integer.MAX_VALUE);
+
     private static final RetryPolicy NONE = new RetryPolicy(1, Duration.ZERO, Duration.ZERO);
 
     private final int maxAttempts;
@@ -41,7 +47,10 @@ public final class RetryPolicy {
         return new RetryPolicy(8, Duration.ofMillis(200), Duration.ofSeconds(5));
     }
 
-    /** One attempt: every failure reaches the caller at once. Subscriptions still reconnect. */
+    /**
+     * One attempt: every failure reaches the caller at once. Subscriptions still reconnect, with the {@link #defaults()}'
+     * backoff (as under any policy that never waits: they would reconnect in a tight loop while the service is down).
+     */
     public static RetryPolicy none() {
         return NONE;
     }
@@ -49,7 +58,7 @@ public final class RetryPolicy {
     /**
      * @param maxAttempts    attempts in all, at least 1 (1 means no retry)
      * @param initialBackoff the first wait, not negative
-     * @param maxBackoff     the longest wait, at least {@code initialBackoff}
+     * @param maxBackoff     the longest wait, at least {@code initialBackoff}, at most {@link #MAX_BACKOFF}
      */
     public static RetryPolicy of(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
         if (maxAttempts < 1) {
@@ -62,6 +71,9 @@ public final class RetryPolicy {
         }
         if (maxBackoff.compareTo(initialBackoff) < 0) {
             throw new IllegalArgumentException("maxBackoff (" + maxBackoff + ") must be at least initialBackoff (" + initialBackoff + ")");
+        }
+        if (maxBackoff.compareTo(MAX_BACKOFF) > 0) {
+            throw new IllegalArgumentException("maxBackoff (" + maxBackoff + ") must be at most " + MAX_BACKOFF);
         }
         return new RetryPolicy(maxAttempts, initialBackoff, maxBackoff);
     }

@@ -31,7 +31,7 @@ public final class SessionWriter {
     /** A writer for the session {@code claim} claimed, appending through {@code client}. */
     public SessionWriter(TetherClient client, Claimed claim) {
         this.client = Objects.requireNonNull(client, "client");
-        this.sessionId = claim.sessionId();
+        this.sessionId = Objects.requireNonNull(claim, "claim").sessionId();
         this.claim = claim;
         this.lastSeq = new AtomicLong(claim.lastSeq());
     }

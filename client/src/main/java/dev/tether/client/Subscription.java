@@ -25,7 +25,7 @@ public interface Subscription extends AutoCloseable {
     boolean isOpen();
 
     /**
-     * Waits up to {@code timeout} for the subscription to end.
+     * Waits up to {@code timeout} (not negative; one longer than 2^63 ns waits without limit) for the subscription to end.
      *
      * @return why it ended; empty if it is still open
      */

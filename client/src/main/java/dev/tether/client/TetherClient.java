@@ -120,7 +120,10 @@ public interface TetherClient extends AutoCloseable {
      * Waits for the first event from {@code fromSeq} on that matches, e.g. the {@code tool_result} of a
      * call: {@code awaitEvent(id, seq, e -> e.type().equals("tool_result") && e.text("callId").equals(Optional.of("c1")), ...)}.
      *
+     * @param timeout not negative; one longer than 2^63 ns (about 292 years, e.g. {@code ChronoUnit.FOREVER.getDuration()})
+     *                waits without limit
      * @return the event; empty if none matched within {@code timeout}
+     * @throws IllegalArgumentException for a negative timeout, before anything is sent
      * @throws TetherException if the session does not exist for the caller or the subscription failed
      */
     Optional<SessionEvent> awaitEvent(String sessionId, long fromSeq, Predicate<SessionEvent> match, Duration timeout)
@@ -197,11 +200,15 @@ public interface TetherClient extends AutoCloseable {
      * Records a decision in the approver's name on {@code item} as it was read: the item is named by its id and pinned by
      * when it was requested. If its id names another call now (its session was erased and made again under its id, and
      * another call waits under the same id) nothing is recorded and the answer is {@link NotFound}: the item that was read
-     * is gone. Never retried, like {@link #decide(String, ApprovalDecision)}.
+     * is gone. An item without {@link Approval#requestedAt()} is refused ({@link IllegalArgumentException}): nothing would
+     * pin the decision to it. Never retried, like {@link #decide(String, ApprovalDecision)}.
      */
     DecisionResult decide(Approval item, ApprovalDecision decision);
 
-    /** Polls the item until it is no longer pending, or {@code timeout} has passed. */
+    /**
+     * Polls the item until it is no longer pending, or {@code timeout} has passed: not negative ({@link
+     * IllegalArgumentException}); one longer than 2^63 ns polls without limit.
+     */
     AwaitResult awaitDecision(String approvalId, Duration timeout) throws InterruptedException;
 
     // --- harness versions (session-service; operator or admin) -----------------------------------

@@ -175,10 +175,17 @@ public final class TetherOptions {
         return URI.create(text);
     }
 
+    /** The longest timeout: 2^63 - 1 ns, about 292 years; a longer one has no nanoseconds to wait. */
+    private static final Duration MAX_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE);
+
     private static Duration positive(Duration d, String name) {
         Objects.requireNonNull(d, name);
         if (d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(name + " must be positive, not " + d);
+        }
+        if (d.compareTo(MAX_TIMEOUT) > 0) {
+            // every call would fail with an ArithmeticException when it converts it
+            throw new IllegalArgumentException(name + " must be at most " + MAX_TIMEOUT + " (about 292 years), not " + d);
         }
         return d;
     }

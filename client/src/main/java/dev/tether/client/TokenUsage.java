@@ -14,7 +14,9 @@ public record TokenUsage(long inputTokens, long outputTokens) {
         }
     }
 
+    /** Both counts; at most {@link Long#MAX_VALUE} (a checkpoint's totals may be large: the sum saturates, never wraps). */
     public long total() {
-        return inputTokens + outputTokens;
+        long sum = inputTokens + outputTokens;
+        return sum < 0 ? Long.MAX_VALUE : sum; // both are non-negative: only an overflow makes the sum negative
     }
 }

@@ -162,6 +162,23 @@ class HarnessToolRunnerTest {
     }
 
     @Test
+    void anAuthorizationTimeoutLongerThanAnInstantReaches_waitsWithoutLimit_andANullOrNegativeOneIsRefused() throws Exception {
+        long seq = authorized("c1", "deploy");
+        Duration forever = java.time.temporal.ChronoUnit.FOREVER.getDuration();
+
+        HarnessRunResult result = runner().run(seq, "c1", forever);
+
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.how()).isEqualTo(ToolCompleted.How.RAN));
+        assertThat(HarnessToolRunner.builder(client, log.claimed()).tool(DEPLOY, call -> ToolOutput.ok("x")).authorizationTimeout(forever)
+                .build().run(seq, "c1")).isInstanceOf(ToolCompleted.class);
+        assertThatThrownBy(() -> runner().run(seq, "c1", null)).isInstanceOf(NullPointerException.class).hasMessage("authorizationTimeout");
+        assertThatThrownBy(() -> runner().run(seq, "c1", Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("authorizationTimeout");
+        assertThatThrownBy(() -> HarnessToolRunner.builder(client, log.claimed()).authorizationTimeout(null))
+                .isInstanceOf(NullPointerException.class).hasMessage("authorizationTimeout");
+    }
+
+    @Test
     void aFunctionForTheWildcard_runsACallOfAnyToolWithoutOneOfItsOwn_andAToolAddedByNameKeepsItsOwn() throws Exception {
         var byName = new CopyOnWriteArrayList<ToolInvocation>();
         HarnessToolRunner runner = HarnessToolRunner.builder(client, log.claimed())

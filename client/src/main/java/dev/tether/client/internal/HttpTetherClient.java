@@ -93,6 +93,7 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public CreateResult createSession(NewSession session) {
+        Objects.requireNonNull(session, "session");
         open();
         String sessionId = session.sessionId().orElseGet(() -> UUID.randomUUID().toString());
         ObjectNode body = Json.object();
@@ -123,6 +124,7 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public SubagentStartResult startSubagent(String parentSessionId, NewSubagent subagent) {
+        Objects.requireNonNull(subagent, "subagent");
         open();
         String sessionId = subagent.sessionId().orElseGet(() -> UUID.randomUUID().toString());
         ObjectNode body = Json.object();
@@ -135,8 +137,8 @@ public final class HttpTetherClient implements TetherClient {
         subagent.tokenBudget().ifPresent(b -> body.put("tokenBudget", b));
         putHarnessTools(body, subagent.harnessTools());
         // derived from the parent and the whole request: its retry is a duplicate, another request for the same id is refused
-        body.put("eventId", DerivedIds.ofClient(sessionId, "session_started", id(parentSessionId), Json.write(body)));
-        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(parentSessionId)).path("/subagents").build(),
+        body.put("eventId", DerivedIds.ofClient(sessionId, "session_started", id(parentSessionId, "parentSessionId"), Json.write(body)));
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(parentSessionId, "parentSessionId")).path("/subagents").build(),
                 body, Retry.SAFE);
         if (answer.ok()) {
             return Wire.subagentStarted(answer.json());
@@ -173,18 +175,23 @@ public final class HttpTetherClient implements TetherClient {
                 throw Outcomes.failure(what, answer.error());
             }
             all.addAll(elements.apply(answer.json()));
-            after = answer.json().path("nextAfter").isTextual() ? answer.json().get("nextAfter").asText() : null;
+            String next = answer.json().path("nextAfter").isTextual() ? answer.json().get("nextAfter").asText() : null;
+            if (next != null && next.equals(after)) { // the same page again: without end, and every element again each time
+                throw new MalformedAnswerException(what + ": the page after " + after + " names itself as the next");
+            }
+            after = next;
         } while (after != null);
         return all;
     }
 
     @Override
     public Optional<SessionInfo> session(String sessionId) {
-        return read("reading session " + sessionId, sessionsApi().path("/v1/sessions").segment(id(sessionId)).build(), Wire::sessionInfo);
+        return read("reading session " + sessionId, sessionsApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).build(), Wire::sessionInfo);
     }
 
     @Override
     public ClaimResult claim(String sessionId, ClaimRequest claim) {
+        Objects.requireNonNull(claim, "claim");
         open();
         ObjectNode body = Json.object();
         body.put("workerId", claim.workerId());
@@ -193,14 +200,15 @@ public final class HttpTetherClient implements TetherClient {
             body.put("rollout", true);
         }
         body.put("requestId", claim.requestId().orElseGet(() -> UUID.randomUUID().toString()));
-        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/claim").build(), body, Retry.SAFE);
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).path("/claim").build(), body, Retry.SAFE);
         return answer.ok() ? Wire.claimed(answer.json(), sessionId, claim.workerId()) : Outcomes.claim(answer.error());
     }
 
     @Override
     public AppendResult append(String sessionId, AppendBatch batch) {
+        Objects.requireNonNull(batch, "batch");
         open();
-        List<String> ids = batch.eventIds(id(sessionId));
+        List<String> ids = batch.eventIds(id(sessionId, "sessionId"));
         ObjectNode body = Json.object();
         ArrayNode events = body.putArray("events");
         for (int i = 0; i < ids.size(); i++) {
@@ -223,7 +231,7 @@ public final class HttpTetherClient implements TetherClient {
             throw new IllegalArgumentException("limit must be at least 1, not " + limit);
         }
         return read("reading the events of " + sessionId,
-                sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/events").param("fromSeq", fromSeq).param("limit", limit).build(),
+                sessionsApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).path("/events").param("fromSeq", fromSeq).param("limit", limit).build(),
                 Wire::page);
     }
 
@@ -257,6 +265,10 @@ public final class HttpTetherClient implements TetherClient {
             if (page.get().events().isEmpty() || page.get().atEnd()) {
                 return Optional.of(List.copyOf(all));
             }
+            if (page.get().nextSeq() <= from) { // the same events again: without end
+                throw new MalformedAnswerException("reading the events of " + sessionId + ": the page from seq " + from + " asks for seq "
+                        + page.get().nextSeq() + " next");
+            }
             from = page.get().nextSeq();
         }
     }
@@ -265,7 +277,8 @@ public final class HttpTetherClient implements TetherClient {
     public Subscription subscribe(String sessionId, long fromSeq, SessionEventListener listener) {
         open();
         Objects.requireNonNull(listener, "listener");
-        var subscription = new LiveSubscription(transport, id(sessionId), fromSeq, listener, subscriptions::remove);
+        Uris.of(options.sessionsUri()).segment(id(sessionId, "sessionId")); // refused here, as every path segment is, not on its thread
+        var subscription = new LiveSubscription(transport, id(sessionId, "sessionId"), fromSeq, listener, subscriptions::remove);
         subscriptions.add(subscription);
         if (closed) { // closed meanwhile: close() may have missed it
             subscriptions.remove(subscription);
@@ -278,6 +291,7 @@ public final class HttpTetherClient implements TetherClient {
     public Optional<SessionEvent> awaitEvent(String sessionId, long fromSeq, Predicate<SessionEvent> match, Duration timeout)
             throws InterruptedException {
         Objects.requireNonNull(match, "match");
+        long nanos = waitNanos(timeout, "timeout");
         var found = new CompletableFuture<SessionEvent>();
         var listener = new SessionEventListener() {
             @Override
@@ -298,7 +312,7 @@ public final class HttpTetherClient implements TetherClient {
         };
         Subscription subscription = subscribe(sessionId, fromSeq, listener);
         try {
-            return Optional.of(found.get(timeout.toNanos(), TimeUnit.NANOSECONDS));
+            return Optional.of(found.get(nanos, TimeUnit.NANOSECONDS));
         } catch (TimeoutException e) {
             return Optional.empty();
         } catch (ExecutionException e) {
@@ -315,15 +329,16 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public ForkResult fork(String sessionId, long atSeq, String newSessionId) {
+        id(sessionId, "sessionId");
         open();
         if (atSeq < 1) {
             throw new IllegalArgumentException("atSeq starts at 1, not " + atSeq);
         }
         ObjectNode body = Json.object();
         body.put("atSeq", atSeq);
-        body.put("sessionId", id(newSessionId));
+        body.put("sessionId", id(newSessionId, "newSessionId"));
         body.put("eventId", DerivedIds.ofClient(newSessionId, "session_forked", sessionId, Long.toString(atSeq)));
-        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/fork").build(), body, Retry.SAFE);
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).path("/fork").build(), body, Retry.SAFE);
         if (answer.ok()) {
             return Wire.forked(answer.json());
         }
@@ -333,7 +348,7 @@ public final class HttpTetherClient implements TetherClient {
     @Override
     public EraseResult erase(String sessionId) {
         open();
-        Answer answer = transport.send("DELETE", sessionsApi().path("/v1/sessions").segment(id(sessionId)).build(), null, Retry.NEVER);
+        Answer answer = transport.send("DELETE", sessionsApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).build(), null, Retry.NEVER);
         if (answer.ok()) {
             return Wire.erased(answer.json());
         }
@@ -348,9 +363,9 @@ public final class HttpTetherClient implements TetherClient {
     public MigrateResult migrate(String sessionId, String toVersion) {
         open();
         ObjectNode body = Json.object();
-        body.put("toVersion", id(toVersion));
+        body.put("toVersion", id(toVersion, "toVersion"));
         body.put("requestId", UUID.randomUUID().toString());
-        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId)).path("/migrate").build(), body,
+        Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).path("/migrate").build(), body,
                 Retry.SAFE);
         if (answer.ok()) {
             return Wire.migrated(answer.json(), sessionId);
@@ -362,7 +377,8 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public Optional<Checkpoint> checkpoint(String sessionId, ReadAt at) {
-        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId)).path("/checkpoint");
+        Objects.requireNonNull(at, "at");
+        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).path("/checkpoint");
         at.atSeq().ifPresent(s -> uri.param("atSeq", s));
         at.minSeq().ifPresent(s -> uri.param("minSeq", s));
         return read("reading the checkpoint of " + sessionId, uri.build(), Wire::checkpoint);
@@ -370,7 +386,8 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public Optional<ModelContext> context(String sessionId, ContextQuery query) {
-        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId)).path("/context").param("format", query.format().wireName());
+        Objects.requireNonNull(query, "query");
+        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).path("/context").param("format", query.format().wireName());
         query.at().atSeq().ifPresent(s -> uri.param("atSeq", s));
         query.at().minSeq().ifPresent(s -> uri.param("minSeq", s));
         query.maxTokens().ifPresent(t -> uri.param("maxTokens", t));
@@ -379,10 +396,11 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public Optional<RecoveryReport> recovery(String sessionId, ReadAt at) {
+        Objects.requireNonNull(at, "at");
         if (at.atSeq().isPresent()) {
             throw new IllegalArgumentException("a recovery report is of the latest checkpoint; use ReadAt.latest() or ReadAt.atLeast(seq)");
         }
-        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId)).path("/recovery");
+        Uris uri = projectorApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).path("/recovery");
         at.minSeq().ifPresent(s -> uri.param("minSeq", s));
         return read("reading the recovery report of " + sessionId, uri.build(), Wire::recovery);
     }
@@ -391,13 +409,14 @@ public final class HttpTetherClient implements TetherClient {
     public Optional<CallRecord> call(String sessionId, String callId) {
         Objects.requireNonNull(callId, "callId");
         return read("reading call " + callId + " of " + sessionId,
-                projectorApi().path("/v1/sessions").segment(id(sessionId)).path("/calls").segment(callId).build(), Wire::callRecord);
+                projectorApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).path("/calls").segment(callId).build(), Wire::callRecord);
     }
 
     // --- approvals --------------------------------------------------------------------------------
 
     @Override
     public List<Approval> approvals(ApprovalFilter filter) {
+        Objects.requireNonNull(filter, "filter");
         return everyPage("listing approvals", () -> {
             Uris uri = approvalsApi().path("/v1/approvals").param("status", filter.statusFilter().map(Enum::name).orElse("ALL"));
             filter.kindFilter().ifPresent(k -> uri.param("kind", k.name()));
@@ -418,11 +437,17 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public DecisionResult decide(Approval item, ApprovalDecision decision) {
+        Objects.requireNonNull(item, "item");
+        if (item.requestedAt() == null) { // without it the decision would name the item by its id alone, which may name another call now
+            throw new IllegalArgumentException("approval " + item.id() + " has no requestedAt to pin the decision to the item as read;"
+                    + " read it again, or decide(approvalId, decision) to name the item by its id alone");
+        }
         return decide(item.id(), item.requestedAt(), decision);
     }
 
     /** {@code seen}: when the item the approver read was requested, or null to name the item by its id alone. */
     private DecisionResult decide(String approvalId, Instant seen, ApprovalDecision decision) {
+        Objects.requireNonNull(decision, "decision");
         open();
         ObjectNode body = Json.object();
         body.put("decision", decision.kind().name());
@@ -447,7 +472,7 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public AwaitResult awaitDecision(String approvalId, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + waitNanos(timeout, "timeout"); // wraps past 2^63: the difference below is still right
         while (true) {
             Optional<Approval> item = approval(approvalId);
             if (item.isEmpty()) {
@@ -478,6 +503,7 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public VersionResult putHarnessVersion(HarnessVersionUpdate update) {
+        Objects.requireNonNull(update, "update");
         open();
         ObjectNode body = Json.object();
         body.put("version", update.version());
@@ -524,12 +550,24 @@ public final class HttpTetherClient implements TetherClient {
         }
     }
 
-    private static String id(String value) {
-        Objects.requireNonNull(value, "id");
+    private static String id(String value, String name) {
+        Objects.requireNonNull(value, name);
         if (value.isBlank()) {
-            throw new IllegalArgumentException("an id must not be blank");
+            throw new IllegalArgumentException(name + " must not be blank");
         }
         return value;
+    }
+
+    /**
+     * A wait's length in nanoseconds: not negative; one longer than a long's nanoseconds (about 292 years, e.g.
+     * {@code ChronoUnit.FOREVER.getDuration()}) is as long as a long's, where {@link Duration#toNanos()} would throw.
+     */
+    static long waitNanos(Duration timeout, String name) {
+        Objects.requireNonNull(timeout, name);
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException(name + " must not be negative, not " + timeout);
+        }
+        return timeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
     }
 
     private Uris sessionsApi() {

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -24,6 +25,94 @@ public final class Json {
 
     public static ObjectNode object() {
         return MAPPER.createObjectNode();
+    }
+
+    /**
+     * A caller's value as a tree, for a payload field named {@code path}: only what JSON has — null, strings (and
+     * characters), booleans, finite numbers, enums (by name), maps with keys that are not null, lists and other iterables,
+     * arrays, and trees ({@link JsonNode}).
+     *
+     * @throws IllegalArgumentException naming where it is ({@code path.key[2]}) for a number that is not finite (Jackson
+     *                                  writes NaN as the string {@code "NaN"}), a cycle (Jackson overflows the stack), or
+     *                                  any other object (Jackson writes its getters, a {@code Date} as a number, a
+     *                                  {@code byte[]} as base64): write it as a string, a number, a list or a map
+     */
+    public static JsonNode value(Object value, String path) {
+        return value(value, path, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    }
+
+    private static JsonNode value(Object value, String path, java.util.Set<Object> parents) {
+        if (value == null) {
+            return MAPPER.nullNode();
+        }
+        if (value instanceof JsonNode node) {
+            finite(node, path);
+            return node.deepCopy();
+        }
+        if (value instanceof String || value instanceof Character) {
+            return MAPPER.getNodeFactory().textNode(value.toString());
+        }
+        if (value instanceof Boolean b) {
+            return MAPPER.getNodeFactory().booleanNode(b);
+        }
+        if ((value instanceof Double d && !Double.isFinite(d)) || (value instanceof Float f && !Float.isFinite(f))) {
+            throw new IllegalArgumentException(path + ": JSON has no " + value);
+        }
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte || value instanceof Double
+                || value instanceof Float || value instanceof java.math.BigInteger || value instanceof java.math.BigDecimal) {
+            return MAPPER.valueToTree(value);
+        }
+        if (value instanceof Enum<?> e) {
+            return MAPPER.getNodeFactory().textNode(e.name());
+        }
+        boolean container = value instanceof Map<?, ?> || value instanceof Iterable<?> || value instanceof Object[]
+                || (value.getClass().isArray() && !(value instanceof byte[]));
+        if (!container) {
+            throw new IllegalArgumentException(path + ": not a JSON value: a " + value.getClass().getName()
+                    + " (write it as a string, number, boolean, list, map or JsonNode)");
+        }
+        if (!parents.add(value)) {
+            throw new IllegalArgumentException(path + ": a cyclic structure is not JSON");
+        }
+        try {
+            if (value instanceof Map<?, ?> map) {
+                ObjectNode object = object();
+                map.forEach((k, v) -> {
+                    if (k == null) {
+                        throw new IllegalArgumentException(path + ": a map key is null");
+                    }
+                    object.set(k.toString(), value(v, path + "." + k, parents));
+                });
+                return object;
+            }
+            var array = MAPPER.createArrayNode();
+            if (value instanceof Iterable<?> items) {
+                for (Object item : items) {
+                    array.add(value(item, path + "[" + array.size() + "]", parents));
+                }
+            } else {
+                for (int i = 0; i < java.lang.reflect.Array.getLength(value); i++) {
+                    array.add(value(java.lang.reflect.Array.get(value, i), path + "[" + i + "]", parents));
+                }
+            }
+            return array;
+        } finally {
+            parents.remove(value);
+        }
+    }
+
+    /** A tree's numbers must be finite, as JSON's are (a {@code DoubleNode} of NaN is written as the string "NaN"). */
+    private static void finite(JsonNode node, String path) {
+        if (node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
+            throw new IllegalArgumentException(path + ": JSON has no " + node.doubleValue());
+        }
+        if (node.isObject()) {
+            node.properties().forEach(p -> finite(p.getValue(), path + "." + p.getKey()));
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                finite(node.get(i), path + "[" + i + "]");
+            }
+        }
     }
 
     /** {@code text} as a tree; a {@link MalformedAnswerException} if it is not JSON. */

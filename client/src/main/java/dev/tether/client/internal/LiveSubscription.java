@@ -68,7 +68,9 @@ public final class LiveSubscription implements Subscription {
         this.sessions = transport.options().sessionsUri();
         this.sessionId = sessionId;
         this.listener = listener;
-        this.policy = transport.options().retry();
+        // a policy that never waits (RetryPolicy.none()) is about calls: a subscription reconnecting without a wait would spin
+        RetryPolicy retry = transport.options().retry();
+        this.policy = retry.maxBackoff().isZero() ? RetryPolicy.defaults() : retry;
         this.onEnd = onEnd;
         this.lastSeq = fromSeq - 1;
         this.thread = new Thread(this::run, "tether-subscription-" + sessionId);
@@ -99,7 +101,7 @@ public final class LiveSubscription implements Subscription {
     @Override
     public Optional<SubscriptionEnd> awaitEnd(Duration timeout) throws InterruptedException {
         try {
-            return Optional.of(ended.get(timeout.toNanos(), TimeUnit.NANOSECONDS));
+            return Optional.of(ended.get(HttpTetherClient.waitNanos(timeout, "timeout"), TimeUnit.NANOSECONDS));
         } catch (TimeoutException e) {
             return Optional.empty();
         } catch (ExecutionException e) {
@@ -129,10 +131,15 @@ public final class LiveSubscription implements Subscription {
 
     private void run() {
         SubscriptionEnd end;
+        Error error = null;
         try {
             end = loop();
         } catch (RuntimeException e) {
             end = new SubscriptionEnd(SubscriptionEnd.Reason.FAILED, Optional.of(e), lastSeq);
+        } catch (Error e) { // a listener's AssertionError, say: the subscription still ends, says why, and the thread rethrows it
+            error = e;
+            end = new SubscriptionEnd(SubscriptionEnd.Reason.FAILED, Optional.of(new TetherException("the subscription failed: " + e, e, false)),
+                    lastSeq);
         }
         if (closing && end.reason() == SubscriptionEnd.Reason.FAILED && end.failure().orElse(null) instanceof Interrupted) {
             end = new SubscriptionEnd(SubscriptionEnd.Reason.CLOSED, Optional.empty(), lastSeq);
@@ -142,6 +149,9 @@ public final class LiveSubscription implements Subscription {
         } finally {
             ended.complete(end);
             onEnd.accept(this);
+        }
+        if (error != null) {
+            throw error;
         }
     }
 

@@ -23,8 +23,18 @@ public final class Uris {
         return this;
     }
 
-    /** One path segment from caller data (an id), encoded. */
+    /**
+     * One path segment from caller data (an id), encoded. {@code .} and {@code ..} are refused: a URL's dot segments are
+     * removed ({@code %2E} too), so the request would address another resource ({@code /v1/approvals/../decision} is
+     * {@code /v1/decision}); so is an id with a lone surrogate, which UTF-8 cannot encode.
+     */
     public Uris segment(String value) {
+        if (value.equals(".") || value.equals("..")) {
+            throw new IllegalArgumentException("an id must not be '" + value + "': it would address another resource");
+        }
+        if (!StandardCharsets.UTF_8.newEncoder().canEncode(value)) { // getBytes would write a lone surrogate as '?': another id
+            throw new IllegalArgumentException("an id must be well-formed Unicode (it has a lone surrogate): " + value);
+        }
         url.append('/').append(encode(value));
         return this;
     }
