@@ -33,6 +33,18 @@ public final class Converters {
         }
     }
 
+    /** A replication factor: 1 to {@link Short#MAX_VALUE}, what Kafka takes (a larger one would wrap around to another number). */
+    public static final class ReplicationFactor implements ITypeConverter<Short> {
+        @Override
+        public Short convert(String value) {
+            long n = parse(value);
+            if (n < 1 || n > Short.MAX_VALUE) {
+                throw new TypeConversionException("a replication factor is from 1 to " + Short.MAX_VALUE + ", not " + value);
+            }
+            return (short) n;
+        }
+    }
+
     /** A harness version's weight: 0 to 100. */
     public static final class Weight implements ITypeConverter<Integer> {
         @Override
@@ -52,6 +64,31 @@ public final class Converters {
             if (!ClientIds.isValid(value)) {
                 throw new TypeConversionException("a session id is 1-128 letters, digits, '.', '_' or '-', starting with a letter or"
                         + " digit, not '" + value + "'");
+            }
+            return value;
+        }
+    }
+
+    /** An approval item's id, {@code <sessionId>~<seq>}: checked here, so {@code ..} or a stray {@code /} never reaches a URL. */
+    public static final class ApprovalId implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            int tilde = value.lastIndexOf('~');
+            if (tilde < 1 || !ClientIds.isValid(value.substring(0, tilde)) || !value.substring(tilde + 1).matches("[1-9][0-9]{0,18}")) {
+                throw new TypeConversionException("an approval id is <sessionId>~<seq> (e.g. demo-1~9, as 'tether approvals list' "
+                        + "shows it), not '" + value + "'");
+            }
+            return value;
+        }
+    }
+
+    /** A harness version, as the session-service accepts it (the rule of a session id). */
+    public static final class Version implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            if (!ClientIds.isValid(value)) {
+                throw new TypeConversionException("a harness version is 1-128 letters, digits, '.', '_' or '-', starting with a letter "
+                        + "or digit, not '" + value + "'");
             }
             return value;
         }

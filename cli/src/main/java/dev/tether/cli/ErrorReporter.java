@@ -3,6 +3,7 @@ package dev.tether.cli;
 import dev.tether.cli.output.Output;
 import dev.tether.client.ApiError;
 import dev.tether.client.TetherException;
+import dev.tether.client.internal.MalformedAnswerException;
 import java.io.PrintWriter;
 import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
@@ -65,7 +66,7 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
      */
     static String unmatched(UnmatchedArgumentException e) {
         List<String> arguments = e.getUnmatched();
-        List<String> options = arguments.stream().filter(a -> a.startsWith("-"))
+        List<String> options = arguments.stream().filter(ErrorReporter::looksLikeOption)
                 .map(a -> a.indexOf('=') > 0 ? a.substring(0, a.indexOf('=')) : a)
                 .toList();
         if (options.isEmpty()) {
@@ -75,7 +76,20 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
         return "Unknown option" + (options.size() == 1 ? "" : "s") + ": "
                 + String.join(", ", options.stream().map(o -> "'" + o + "'").toList())
                 + (hidden == 0 ? "" : " (" + hidden + " more argument" + (hidden == 1 ? "" : "s") + " not shown: what follows an"
-                + " unknown option may be its value, a secret)");
+                + " unknown option may be its value, a secret)")
+                + (options.stream().allMatch(o -> o.startsWith("-")) ? "" : "; options start with '--', not a typographic dash");
+    }
+
+    /**
+     * An option, or one typed with a typographic dash ({@code —token}, {@code –json}, as word processors and chat apps turn
+     * {@code --} into): its value is as secret as a real option's.
+     */
+    private static boolean looksLikeOption(String argument) {
+        if (argument.isEmpty()) {
+            return false;
+        }
+        int first = argument.codePointAt(0);
+        return Character.getType(first) == Character.DASH_PUNCTUATION || first == '\u2212'; // '-', '‐', '–', '—'..., the minus sign
     }
 
     /** What went wrong, in words a user can act on. */
@@ -105,6 +119,10 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
             if (!(cause instanceof HttpTimeoutException) || cause instanceof HttpConnectTimeoutException) {
                 message += "; is Tether running (bin/run)? The services' URLs are set with --session-url, --projector-url and --approvals-url";
             }
+        }
+        if (t instanceof MalformedAnswerException) { // a 2xx the SDK cannot read: said without naming the URL it came from
+            message = "a service answered what is not Tether's API (" + message + "); are --session-url, --projector-url and "
+                    + "--approvals-url Tether's services, not a proxy's login page or another server?";
         }
         ApiError error = t.error().orElse(null);
         if (error != null && error.status() == 403) {

@@ -71,6 +71,8 @@ public final class TetherCli implements Callable<Integer> {
     static final RetryPolicy RETRY = RetryPolicy.of(3, Duration.ofMillis(200), Duration.ofSeconds(1));
     /** One of Kafka's {@code bootstrap.servers}: host:port, the host a name, an IPv4 or a bracketed IPv6 address (a listener prefix allowed). */
     private static final String SERVER = "(?:[A-Za-z_]+://)?(?:\\[[0-9A-Fa-f:.%]+]|[0-9A-Za-z%._-]+):[0-9]{1,5}";
+    /** A topic-name prefix: Kafka's legal characters, short enough to leave room for the longest of Tether's names. */
+    private static final java.util.regex.Pattern TOPICS_PREFIX = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{0,200}");
     private static final java.util.regex.Pattern BOOTSTRAP = java.util.regex.Pattern.compile(SERVER + "(?:\\s*,\\s*" + SERVER + ")*");
 
     @Option(names = "--session-url", scope = ScopeType.INHERIT, paramLabel = "<url>",
@@ -226,7 +228,8 @@ public final class TetherCli implements Callable<Integer> {
             return role.devKey();
         }
         if (chosen.isBlank() || chosen.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
-            throw usageError("the token must be printable ASCII without spaces");
+            throw usageError((token != null ? "--token" : "TETHER_TOKEN (or --token)") + ": the token must be printable ASCII without "
+                    + "spaces" + (chosen.isEmpty() ? ", not empty" : "")); // the value is not shown: it may be a real secret, pasted wrong
         }
         return chosen;
     }
@@ -236,7 +239,7 @@ public final class TetherCli implements Callable<Integer> {
             return timeout;
         }
         String fromEnv = env.get("TETHER_TIMEOUT");
-        if (fromEnv == null) {
+        if (fromEnv == null || fromEnv.isBlank()) { // set but empty reads as unset, as the other variables do
             return DEFAULT_TIMEOUT;
         }
         try {
@@ -255,15 +258,22 @@ public final class TetherCli implements Callable<Integer> {
         }
         String registry = first(registryUrl, env.get("TETHER_REGISTRY_URL"), "http://127.0.0.1:8085/apis/registry/v3");
         String prefix = first(topicsPrefix, env.get("TETHER_TOPICS_PREFIX"), "");
+        if (!TOPICS_PREFIX.matcher(prefix).matches()) { // else every topic name is illegal, and Kafka says so topic by topic, or not at all
+            throw usageError((topicsPrefix != null ? "--topics-prefix" : "TETHER_TOPICS_PREFIX (or --topics-prefix)") + ": '" + prefix
+                    + "' cannot begin a Kafka topic name: letters, digits, '.', '_' or '-', up to 200 (e.g. staging.)");
+        }
         int p = partitions != null ? partitions : intEnv("TETHER_TOPICS_PARTITIONS", TopicLayout.DEFAULT_PARTITIONS);
         int r = replicationFactor != null ? replicationFactor : intEnv("TETHER_TOPICS_REPLICATION_FACTOR", 1);
-        if (p < 1 || r < 1 || r > Short.MAX_VALUE) {
-            throw usageError("partitions and replication factor must be at least 1");
+        if (p < 1) {
+            throw usageError("TETHER_TOPICS_PARTITIONS (or --partitions) must be at least 1, not " + p);
+        }
+        if (r < 1 || r > Short.MAX_VALUE) {
+            throw usageError("TETHER_TOPICS_REPLICATION_FACTOR (or --replication-factor) must be from 1 to " + Short.MAX_VALUE + ", not " + r);
         }
         try {
             baseUrl(registry);
         } catch (CommandLine.TypeConversionException e) {
-            throw usageError("registry URL: " + e.getMessage());
+            throw usageError((registryUrl != null ? "--registry-url" : "TETHER_REGISTRY_URL (or --registry-url)") + ": " + e.getMessage());
         }
         return new KafkaSettings(servers, registry, new TopicLayout(prefix, p, (short) r), timeout());
     }
@@ -308,8 +318,12 @@ public final class TetherCli implements Callable<Integer> {
         return option != null ? option : fromEnv != null && !fromEnv.isBlank() ? fromEnv : fallback;
     }
 
-    /** An http(s) base URL, checked when the option is parsed so that a typo is a usage error. */
+    /**
+     * An http(s) base URL as the client takes it, checked when the option is parsed so that a typo is a usage error. The
+     * messages never show a user:password the URL carries.
+     */
     static URI baseUrl(String text) {
+        String shown = "'" + text.replaceFirst("(?<=//)[^/?#]*@", "<credentials>@") + "'";
         URI uri;
         try {
             uri = new URI(text.trim());
@@ -318,7 +332,17 @@ public final class TetherCli implements Callable<Integer> {
         }
         if (uri == null || !uri.isAbsolute() || uri.getHost() == null
                 || !("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))) {
-            throw new CommandLine.TypeConversionException("'" + text + "' is not an http or https URL (e.g. http://127.0.0.1:8080)");
+            throw new CommandLine.TypeConversionException(shown + " is not an http or https URL (e.g. http://127.0.0.1:8080)");
+        }
+        if (uri.getRawUserInfo() != null) {
+            throw new CommandLine.TypeConversionException(shown + " carries credentials, which are not sent from a URL (a service's "
+                    + "token goes in --token or TETHER_TOKEN)");
+        }
+        if (uri.getPort() > 65535) {
+            throw new CommandLine.TypeConversionException(shown + " has a port beyond 65535");
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new CommandLine.TypeConversionException(shown + " is a base URL: no query (?) or fragment (#)");
         }
         return uri;
     }

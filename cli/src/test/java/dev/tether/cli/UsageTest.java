@@ -34,12 +34,18 @@ class UsageTest {
             "versions set-weight v2 101                        | tether versions set-weight: Invalid value for positional parameter at index 1 (<weight>): a weight is from 0 to 100, not 101",
             "versions set-weight v2                            | tether versions set-weight: Missing required parameter: '<weight>'",
             "versions drain v1 --wait --interval soon          | tether versions drain: Invalid value for option '--interval': 'soon' is not a duration",
+            "versions drain v1 --max-wait 5m                   | tether versions drain: --interval and --max-wait are for --wait: add --wait",
+            "versions drain v1 --interval 1s                   | tether versions drain: --interval and --max-wait are for --wait: add --wait",
             "--session-url ftp://x sessions list               | tether: Invalid value for option '--session-url': 'ftp://x' is not an http or https URL",
             "topics init --partitions 0                        | tether topics init: Invalid value for option '--partitions': must be from 1",
+            "topics init --replication-factor 65537            | tether topics init: Invalid value for option '--replication-factor': a replication factor is from 1 to 32767, not 65537",
+            "topics init --replication-factor 40000            | tether topics init: Invalid value for option '--replication-factor': a replication factor is from 1 to 32767, not 40000",
             "sessions list --timeout 0s                        | tether sessions list: Invalid value for option '--timeout': '0s' is not a positive duration",
             "replay --timeout 720h                             | tether replay: Invalid value for option '--timeout': '720h' is out of range: from 1ms to 596h",
             "sessions list --timeout 9999999999999999h         | tether sessions list: Invalid value for option '--timeout': '9999999999999999h' is out of range",
             "replay --bootstrap kafka                          | tether replay: --bootstrap: 'kafka' is not a list of host:port (e.g. 127.0.0.1:9092",
+            "topics init --topics-prefix a/b.                  | tether topics init: --topics-prefix: 'a/b.' cannot begin a Kafka topic name",
+            "replay --registry-url http://u:pw@h:1/apis        | tether replay: --registry-url: 'http://<credentials>@h:1/apis' carries credentials",
             "topics init --bootstrap h:1,                      | tether topics init: --bootstrap: 'h:1,' is not a list of host:port",
             "sessions show ../etc                              | tether sessions show: Invalid value for positional parameter at index 0 (<sessionId>): a session id is 1-128 letters",
             "sessions fork demo-1 --at-seq 2 --new-id a/b      | tether sessions fork: Invalid value for option '--new-id': a session id is 1-128",
@@ -63,6 +69,39 @@ class UsageTest {
             assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
             assertThat(run.err()).as(run.toString()).startsWith("tether sessions " + command + ": Invalid value for positional parameter")
                     .contains("a session id is 1-128 letters");
+        }
+    }
+
+    @Test
+    void aMalformedApprovalIdOrVersion_isAUsageError_andNothingIsSent() {
+        try (FakeServices services = new FakeServices()) {
+            for (String[] args : List.of(new String[] {"approvals", "show", ".."}, new String[] {"approvals", "show", ""},
+                    new String[] {"approvals", "show", "demo-1"}, new String[] {"approvals", "grant", "../demo-1~9", "--reason", "ok"},
+                    new String[] {"approvals", "deny", "demo-1~x", "--reason", "no"}, new String[] {"approvals", "retry", "~9", "--reason", "r"},
+                    new String[] {"versions", "set-weight", "", "10"}, new String[] {"versions", "set-weight", "v/2", "10"},
+                    new String[] {"versions", "drain", ".."})) {
+                CliRun run = CliRun.run(services.env(), args);
+
+                assertThat(run.exitCode()).as(String.join(" ", args) + ": " + run).isEqualTo(2);
+                assertThat(run.errLines()).as(run.toString()).hasSize(1);
+                assertThat(run.err()).as(run.toString()).containsAnyOf("an approval id is <sessionId>~<seq>", "a harness version is 1-128");
+            }
+            assertThat(services.requests()).isEmpty();
+        }
+    }
+
+    @Test
+    void aBlankToolOrPathGlob_ofASessionGrant_isAUsageError_andNothingIsSent() {
+        try (FakeServices services = new FakeServices()) {
+            CliRun glob = CliRun.run(services.env(), "approvals", "grant", "demo-1~9", "--session", "--path-glob", "", "--reason", "ok");
+            CliRun tool = CliRun.run(services.env(), "approvals", "grant", "demo-1~9", "--session", "--tool", " ", "--reason", "ok");
+
+            assertThat(glob.exitCode()).as(glob.toString()).isEqualTo(2);
+            assertThat(glob.errLines()).containsExactly("tether approvals grant: --path-glob must not be blank: leave it out for a grant "
+                    + "of the call's tool on any path (see 'tether approvals grant --help')");
+            assertThat(tool.exitCode()).as(tool.toString()).isEqualTo(2);
+            assertThat(tool.err()).startsWith("tether approvals grant: --tool must not be blank");
+            assertThat(services.requests()).isEmpty();
         }
     }
 
@@ -115,6 +154,36 @@ class UsageTest {
     }
 
     @Test
+    void aTokenThatCannotBeSent_isAUsageErrorNamingWhereItCameFrom_withoutEchoingIt() {
+        CliRun emptyVariable = CliRun.run(Map.of("TETHER_TOKEN", ""), "sessions", "list");
+        CliRun spacedVariable = CliRun.run(Map.of("TETHER_TOKEN", "Bearer s3cr3t-key"), "approvals", "list");
+        CliRun option = CliRun.run(NOWHERE, "versions", "list", "--token", "s3cr3t-key\n");
+
+        assertThat(emptyVariable.errLines()).containsExactly("tether sessions list: TETHER_TOKEN (or --token): the token must be "
+                + "printable ASCII without spaces, not empty (see 'tether sessions list --help')");
+        assertThat(spacedVariable.err()).startsWith("tether approvals list: TETHER_TOKEN (or --token): the token must be printable");
+        assertThat(option.err()).startsWith("tether versions list: --token: the token must be printable ASCII without spaces (see");
+        for (CliRun run : List.of(emptyVariable, spacedVariable, option)) {
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+            assertThat(run.err()).doesNotContain("s3cr3t-key");
+        }
+    }
+
+    @Test
+    void anOptionTypedWithATypographicDash_isNamed_butWhatFollowsItIsNotEchoed() {
+        CliRun emDash = CliRun.run(NOWHERE, "sessions", "list", "\u2014token", "s3cr3t-key");
+        CliRun enDash = CliRun.run(NOWHERE, "sessions", "list", "\u2013token=s3cr3t-key");
+
+        for (CliRun run : List.of(emDash, enDash)) {
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+            assertThat(run.errLines()).as(run.toString()).hasSize(1);
+            assertThat(run.err()).as(run.toString()).doesNotContain("s3cr3t-key").contains("options start with '--', not a typographic dash");
+        }
+        assertThat(emDash.err()).startsWith("tether sessions list: Unknown option: '\u2014token' (1 more argument not shown");
+        assertThat(enDash.err()).startsWith("tether sessions list: Unknown option: '\u2013token';");
+    }
+
+    @Test
     void tetherAlone_printsTheUsage_asAUsageError() {
         CliRun run = CliRun.run(NOWHERE);
 
@@ -123,11 +192,70 @@ class UsageTest {
     }
 
     @Test
+    void aTopicLayoutOutOfRangeInTheEnvironment_isAUsageError_namingTheVariable() {
+        CliRun replicas = CliRun.run(Map.of("TETHER_TOPICS_REPLICATION_FACTOR", "40000"), "topics", "init");
+        CliRun partitions = CliRun.run(Map.of("TETHER_TOPICS_PARTITIONS", "0"), "topics", "init");
+
+        assertThat(replicas.exitCode()).isEqualTo(2);
+        assertThat(replicas.errLines()).containsExactly("tether topics init: TETHER_TOPICS_REPLICATION_FACTOR (or --replication-factor) "
+                + "must be from 1 to 32767, not 40000 (see 'tether topics init --help')");
+        assertThat(partitions.exitCode()).isEqualTo(2);
+        assertThat(partitions.errLines()).containsExactly("tether topics init: TETHER_TOPICS_PARTITIONS (or --partitions) must be at least "
+                + "1, not 0 (see 'tether topics init --help')");
+    }
+
+    @Test
+    void anEmptyTimeoutVariable_readsAsUnset_likeTheOtherVariables() {
+        try (FakeServices services = new FakeServices()) {
+            services.on("GET /v1/sessions?limit=500", 200, "{\"sessions\":[]}");
+
+            CliRun run = CliRun.run(services.env("TETHER_TIMEOUT", "", "TETHER_KAFKA_BOOTSTRAP", ""), "sessions", "list");
+
+            assertThat(run.exitCode()).as(run.toString()).isZero();
+            assertThat(run.err()).isEqualTo("no sessions\n");
+        }
+    }
+
+    @Test
+    void aTopicsPrefixKafkaCannotTake_inTheEnvironment_isAUsageError_namingTheVariable() {
+        CliRun run = CliRun.run(Map.of("TETHER_TOPICS_PREFIX", "staging "), "replay");
+
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+        assertThat(run.errLines()).containsExactly("tether replay: TETHER_TOPICS_PREFIX (or --topics-prefix): 'staging ' cannot begin a "
+                + "Kafka topic name: letters, digits, '.', '_' or '-', up to 200 (e.g. staging.) (see 'tether replay --help')");
+    }
+
+    @Test
     void aBadUrlInTheEnvironment_isAUsageError_namingTheVariable() {
         CliRun run = CliRun.run(Map.of("TETHER_SESSION_URL", "127.0.0.1:8080"), "sessions", "list");
 
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).startsWith("tether sessions list: TETHER_SESSION_URL (or --session-url): '127.0.0.1:8080' is not an http");
+    }
+
+    @Test
+    void aUrlTheClientWouldRefuse_isAUsageErrorNamingTheOption_andItsCredentialsAreNeverEchoed() {
+        CliRun port = CliRun.run(NOWHERE, "sessions", "list", "--session-url", "http://127.0.0.1:99999");
+        CliRun query = CliRun.run(NOWHERE, "approvals", "list", "--approvals-url", "http://127.0.0.1:8082/?tenant=acme");
+        CliRun credentials = CliRun.run(NOWHERE, "context", "demo-1", "--projector-url", "http://ops:hunter2@127.0.0.1:8081");
+        CliRun malformed = CliRun.run(NOWHERE, "sessions", "list", "--session-url", "http://ops:hunter2@[::1");
+        CliRun fromEnv = CliRun.run(Map.of("TETHER_SESSION_URL", "https://ops:hunter2@tether.example.com"), "sessions", "list");
+
+        for (CliRun run : List.of(port, query, credentials, malformed, fromEnv)) {
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+            assertThat(run.errLines()).as(run.toString()).hasSize(1);
+            assertThat(run.err()).as(run.toString()).doesNotContain("hunter2");
+        }
+        assertThat(port.err()).startsWith("tether sessions list: Invalid value for option '--session-url': 'http://127.0.0.1:99999' "
+                + "has a port beyond 65535");
+        assertThat(query.err()).startsWith("tether approvals list: Invalid value for option '--approvals-url': "
+                + "'http://127.0.0.1:8082/?tenant=acme' is a base URL: no query (?) or fragment (#)");
+        assertThat(credentials.err()).startsWith("tether context: Invalid value for option '--projector-url': "
+                + "'http://<credentials>@127.0.0.1:8081' carries credentials, which are not sent from a URL (a service's token goes in "
+                + "--token or TETHER_TOKEN)");
+        assertThat(malformed.err()).contains("'http://<credentials>@[::1' is not an http or https URL");
+        assertThat(fromEnv.err()).startsWith("tether sessions list: TETHER_SESSION_URL (or --session-url): "
+                + "'https://<credentials>@tether.example.com' carries credentials");
     }
 
     @Test

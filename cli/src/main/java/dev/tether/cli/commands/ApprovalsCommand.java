@@ -1,6 +1,7 @@
 package dev.tether.cli.commands;
 
 import dev.tether.cli.CliException;
+import dev.tether.cli.Converters;
 import dev.tether.cli.Role;
 import dev.tether.cli.TetherCli;
 import dev.tether.cli.output.Fields;
@@ -87,7 +88,7 @@ public final class ApprovalsCommand {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true, description = "One item, with the whole command or diff shown to approvers.")
-    int show(@Parameters(paramLabel = "<id>", description = "the item's id, <sessionId>~<seq>") String id) {
+    int show(@Parameters(paramLabel = "<id>", converter = Converters.ApprovalId.class, description = "the item's id, <sessionId>~<seq>") String id) {
         Output out = cli.output();
         Approval item;
         try (TetherClient tether = cli.client(Role.APPROVER)) {
@@ -104,7 +105,7 @@ public final class ApprovalsCommand {
     @Command(name = "grant", mixinStandardHelpOptions = true,
             description = {"Grant a pending call: once (the default), or for the session with --session, then later calls of the "
                     + "same tool run without asking, optionally only on paths matching --path-glob."})
-    int grant(@Parameters(paramLabel = "<id>", description = "the item's id, <sessionId>~<seq>") String id,
+    int grant(@Parameters(paramLabel = "<id>", converter = Converters.ApprovalId.class, description = "the item's id, <sessionId>~<seq>") String id,
               @Option(names = "--session", description = "grant for the rest of the session, not only this call") boolean session,
               @Option(names = "--tool", paramLabel = "<tool>", description = "with --session: the tool the grant covers (the call's own)")
               String tool,
@@ -115,6 +116,10 @@ public final class ApprovalsCommand {
               @Mixin AsRead asRead) {
         if (!session && (tool != null || pathGlob != null)) {
             throw new ParameterException(spec.subcommands().get("grant"), "--tool and --path-glob narrow a session grant: add --session");
+        }
+        if (tool != null && tool.isBlank() || pathGlob != null && pathGlob.isBlank()) {
+            throw new ParameterException(spec.subcommands().get("grant"), (tool != null && tool.isBlank() ? "--tool" : "--path-glob")
+                    + " must not be blank: leave it out for a grant of the call's tool on any path");
         }
         if (!session) {
             return decide(id, asRead, ApprovalDecision.grantOnce(reason), "granted");
@@ -134,7 +139,7 @@ public final class ApprovalsCommand {
     }
 
     @Command(name = "deny", mixinStandardHelpOptions = true, description = "Refuse a pending call; the reason is what the model is told.")
-    int deny(@Parameters(paramLabel = "<id>") String id,
+    int deny(@Parameters(paramLabel = "<id>", converter = Converters.ApprovalId.class) String id,
              @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why (required)") String reason,
              @Mixin AsRead asRead) {
         if (reason.isBlank()) {
@@ -145,7 +150,7 @@ public final class ApprovalsCommand {
 
     @Command(name = "mark-done", mixinStandardHelpOptions = true,
             description = "An unknown outcome: the call did take effect; count it as succeeded.")
-    int markDone(@Parameters(paramLabel = "<id>") String id,
+    int markDone(@Parameters(paramLabel = "<id>", converter = Converters.ApprovalId.class) String id,
                  @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; e.g. what you checked") String reason,
                  @Mixin AsRead asRead) {
         return decide(id, asRead, ApprovalDecision.markDone(reason), "marked done");
@@ -153,7 +158,7 @@ public final class ApprovalsCommand {
 
     @Command(name = "retry", mixinStandardHelpOptions = true,
             description = "An unknown outcome: the call did not take effect; run it once more, under a new idempotency key.")
-    int retry(@Parameters(paramLabel = "<id>") String id,
+    int retry(@Parameters(paramLabel = "<id>", converter = Converters.ApprovalId.class) String id,
               @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why; e.g. what you checked") String reason,
               @Mixin AsRead asRead) {
         return decide(id, asRead, ApprovalDecision.retry(reason), "retried");
@@ -161,7 +166,7 @@ public final class ApprovalsCommand {
 
     @Command(name = "abandon", mixinStandardHelpOptions = true,
             description = "An unknown outcome: give the call up; it counts as cancelled.")
-    int abandon(@Parameters(paramLabel = "<id>") String id,
+    int abandon(@Parameters(paramLabel = "<id>", converter = Converters.ApprovalId.class) String id,
                 @Option(names = "--reason", required = true, paramLabel = "<text>", description = "why") String reason,
                 @Mixin AsRead asRead) {
         return decide(id, asRead, ApprovalDecision.abandon(reason), "abandoned");

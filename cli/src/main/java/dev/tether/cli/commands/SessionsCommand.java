@@ -135,11 +135,15 @@ public final class SessionsCommand {
             throws InterruptedException {
         Output out = cli.output();
         var header = new java.util.concurrent.atomic.AtomicBoolean(out.json());
+        var ended = new CompletableFuture<SubscriptionEnd>();
         SessionEventListener print = event -> {
             if (!header.getAndSet(true)) {
                 out.line(EventSummary.HEADER);
             }
             print(out, event);
+            if (out.closed()) { // '| head' has read what it wanted: stop following, as a command killed by SIGPIPE would
+                ended.complete(new SubscriptionEnd(SubscriptionEnd.Reason.CLOSED, Optional.empty(), event.seq()));
+            }
         };
         try (TetherClient tether = cli.client(Role.AGENT)) {
             if (noFollow) {
@@ -147,7 +151,7 @@ public final class SessionsCommand {
                 while (true) {
                     EventPage page = tether.events(sessionId, from, PAGE).orElseThrow(() -> notFound(sessionId));
                     page.events().forEach(print::onEvent);
-                    if (page.events().isEmpty() || page.atEnd()) {
+                    if (page.events().isEmpty() || page.atEnd() || out.closed()) {
                         return 0;
                     }
                     long last = page.events().get(page.events().size() - 1).seq();
@@ -158,7 +162,6 @@ public final class SessionsCommand {
                     from = page.nextSeq();
                 }
             }
-            var ended = new CompletableFuture<SubscriptionEnd>();
             Subscription subscription = tether.subscribe(sessionId, fromSeq, new SessionEventListener() {
                 @Override
                 public void onEvent(SessionEvent event) {

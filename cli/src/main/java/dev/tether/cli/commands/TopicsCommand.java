@@ -37,13 +37,13 @@ public final class TopicsCommand {
     int init(@Option(names = "--partitions", paramLabel = "<n>", converter = Converters.Positive.class,
                      description = "partitions of new topics (env TETHER_TOPICS_PARTITIONS; default 6); harness-versions always has 1")
              Integer partitions,
-             @Option(names = "--replication-factor", paramLabel = "<n>", converter = Converters.Positive.class,
+             @Option(names = "--replication-factor", paramLabel = "<n>", converter = Converters.ReplicationFactor.class,
                      description = "replicas of new topics (env TETHER_TOPICS_REPLICATION_FACTOR; default 1)")
-             Integer replicationFactor,
+             Short replicationFactor,
              @Option(names = "--verify-only", description = "create and register nothing: a missing topic, schema or rule is an error")
              boolean verifyOnly) {
         Output out = cli.output();
-        KafkaSettings kafka = cli.kafka(partitions, replicationFactor == null ? null : replicationFactor.shortValue());
+        KafkaSettings kafka = cli.kafka(partitions, replicationFactor);
         if (!out.json()) {
             out.note("topics: " + (verifyOnly ? "verifying" : "creating and verifying") + " the topics on " + kafka.bootstrapServers()
                     + (kafka.layout().prefix().isEmpty() ? "" : " under the prefix '" + kafka.layout().prefix() + "'"));

@@ -18,9 +18,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code tether versions}: harness versions for rainbow deploys, as an operator. */
 @Command(name = "versions", mixinStandardHelpOptions = true,
@@ -36,6 +39,9 @@ public final class VersionsCommand {
 
     @ParentCommand
     TetherCli cli;
+
+    @Spec
+    CommandSpec spec;
 
     @Command(name = "list", mixinStandardHelpOptions = true,
             description = "Every version: weight, share of new sessions, state, model, open sessions.")
@@ -53,7 +59,7 @@ public final class VersionsCommand {
             description = {"Make the version ACTIVE with this weight, a percent (0-100) of new sessions, keeping its model; a new "
                     + "version is registered. E.g. 'set-weight v2 10' sends 10%% of new sessions to v2 and the other 90%% to "
                     + "the default version v1. Refused if the ACTIVE versions' weights would total more than 100."})
-    int setWeight(@Parameters(index = "0", paramLabel = "<version>") String version,
+    int setWeight(@Parameters(index = "0", paramLabel = "<version>", converter = Converters.Version.class) String version,
                   @Parameters(index = "1", paramLabel = "<weight>", converter = Converters.Weight.class) int weight) {
         Output out = cli.output();
         List<HarnessVersion> versions;
@@ -73,13 +79,17 @@ public final class VersionsCommand {
                     + "pinned to it carry on. Without --wait it reports how many of them are still open once, and returns at "
                     + "once: run it again (or 'versions list') to see the count fall. With --wait it polls until none is "
                     + "open, showing the count as it falls."})
-    int drain(@Parameters(paramLabel = "<version>") String version,
+    int drain(@Parameters(paramLabel = "<version>", converter = Converters.Version.class) String version,
               @Option(names = "--wait", description = "poll until no session of the version is open") boolean await,
               @Option(names = "--interval", paramLabel = "<duration>", defaultValue = "2s",
                       description = "with --wait: how often to look (default: ${DEFAULT-VALUE})") Duration interval,
               @Option(names = "--max-wait", paramLabel = "<duration>",
                       description = "with --wait: give up (exit status 1) after this long; default: wait as long as it takes")
               Duration maxWait) throws InterruptedException {
+        picocli.CommandLine drain = spec.subcommands().get("drain");
+        if (!await && (drain.getParseResult().hasMatchedOption("--interval") || drain.getParseResult().hasMatchedOption("--max-wait"))) {
+            throw new ParameterException(drain, "--interval and --max-wait are for --wait: add --wait, or leave them out");
+        }
         Output out = cli.output();
         long started = System.nanoTime();
         HarnessVersion entry;
@@ -111,7 +121,9 @@ public final class VersionsCommand {
                         throw new CliException(version + " is not drained after " + Durations.format(waited) + ": "
                                 + openText(entry.openSessions()));
                     }
-                    Thread.sleep(interval.toMillis());
+                    // not past --max-wait: a long --interval would keep it waiting a whole interval more
+                    Duration sleep = maxWait == null ? interval : min(interval, maxWait.minus(waited));
+                    Thread.sleep(Math.max(1, sleep.toMillis()));
                     entry = find(tether.harnessVersions(), version)
                             .orElseThrow(() -> new CliException("harness version " + version + " disappeared while draining"));
                 }
@@ -152,6 +164,10 @@ public final class VersionsCommand {
     /** A share of new sessions as the session-service reports it, rounded to a whole percent. */
     static String percent(double share) {
         return String.format(Locale.ROOT, "%.0f%%", share);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     private static Optional<HarnessVersion> find(List<HarnessVersion> versions, String version) {

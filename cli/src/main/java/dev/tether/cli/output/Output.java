@@ -67,7 +67,7 @@ public final class Output {
     /** JSON on one line. */
     public static String compact(JsonNode node) {
         try {
-            return ONE_LINE.writeValueAsString(node);
+            return inertPairs(ONE_LINE.writeValueAsString(node));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
@@ -76,7 +76,7 @@ public final class Output {
     /** A JSON document, indented. */
     public void print(JsonNode node) {
         try {
-            out.println(INDENTED.writeValueAsString(node));
+            out.println(inertPairs(INDENTED.writeValueAsString(node)));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
@@ -103,6 +103,14 @@ public final class Output {
     public synchronized void line(String text) {
         out.println(printable(text));
         out.flush();
+    }
+
+    /**
+     * True once stdout can take nothing more: the reader of the pipe went away ({@code | head}, {@code | grep -m1}). The JVM
+     * ignores SIGPIPE and a {@code PrintWriter} swallows the error, so a command that goes on (following a log) asks this.
+     */
+    public boolean closed() {
+        return out.checkError();
     }
 
     /** A remark about the result (an empty list, a warning) on stderr, where it does not mix with the result. */
@@ -141,17 +149,50 @@ public final class Output {
         StringBuilder sb = null;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            boolean inert = !(Character.getType(c) == Character.CONTROL || isHidden(c)) || keepLines && (c == '\n' || c == '\t');
+            boolean pair = isHiddenPair(text, i);
+            boolean inert = !(pair || Character.getType(c) == Character.CONTROL || isHidden(c)) || keepLines && (c == '\n' || c == '\t');
             if (!inert && sb == null) {
                 sb = new StringBuilder(text.length() + 16).append(text, 0, i);
             }
             if (!inert) {
                 sb.append(String.format("\\u%04X", (int) c));
+                if (pair) {
+                    sb.append(String.format("\\u%04X", (int) text.charAt(++i)));
+                }
             } else if (sb != null) {
                 sb.append(c);
             }
         }
         return sb == null ? text : sb.toString();
+    }
+
+    /**
+     * Whether {@code text} has a character of plane 14 (U+E0000 to U+E0FFF) at {@code i}, as a surrogate pair: the tag
+     * characters, which spell out text that no terminal shows (ASCII smuggling: {@code rm -rf build} can carry a hidden
+     * instruction to a model, a path a hidden suffix), and the supplementary variation selectors, as invisible.
+     */
+    private static boolean isHiddenPair(String text, int i) {
+        char c = text.charAt(i);
+        return c >= '\uDB40' && c <= '\uDB43' && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1));
+    }
+
+    /**
+     * JSON text with {@link #isHiddenPair}'s characters escaped (Jackson's escapes see one UTF-16 unit at a time, so cannot):
+     * they are only ever inside a JSON string, where the escapes are the same string.
+     */
+    private static String inertPairs(String json) {
+        StringBuilder sb = null;
+        for (int i = 0; i < json.length(); i++) {
+            if (isHiddenPair(json, i)) {
+                if (sb == null) {
+                    sb = new StringBuilder(json.length() + 32).append(json, 0, i);
+                }
+                sb.append(String.format("\\u%04X\\u%04X", (int) json.charAt(i), (int) json.charAt(++i)));
+            } else if (sb != null) {
+                sb.append(json.charAt(i));
+            }
+        }
+        return sb == null ? json : sb.toString();
     }
 
     /**

@@ -256,6 +256,34 @@ class SessionCommandsTest {
     }
 
     @Test
+    void tail_stopsFollowing_onceStdoutIsClosed_asWhenPipedIntoHead() {
+        String event = "{\"seq\":1,\"eventId\":\"e1\",\"type\":\"user_message\",\"sessionId\":\"s\",\"occurredAt\":"
+                + "\"2026-11-29T12:59:24.648Z\",\"actor\":{\"kind\":\"USER\",\"id\":\"acme-agent\"},\"harnessVersion\":\"v1\","
+                + "\"content\":\"hi\"}";
+        // the stream delivers seq 1 and ends; were it followed on, the next connection's 404 would end the tail as an erasure
+        services.on("GET /v1/sessions/s/events?fromSeq=1", 200, "id: 1\nevent: event\ndata: " + event + "\n\n");
+        var closedPipe = new java.io.Writer() {
+            @Override
+            public void write(char[] chars, int offset, int length) throws java.io.IOException {
+                throw new java.io.IOException("Broken pipe");
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        var err = new java.io.StringWriter();
+
+        int exit = dev.tether.cli.TetherCli.commandLine(services.env()).setOut(new java.io.PrintWriter(closedPipe))
+                .setErr(new java.io.PrintWriter(err, true)).execute("sessions", "tail", "s");
+
+        assertThat(exit).as(err.toString()).isZero();
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
     void anUnreachableService_failsWithOneLine_afterBriefRetries() {
         services.close();
 

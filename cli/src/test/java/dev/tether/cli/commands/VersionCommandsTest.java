@@ -126,6 +126,20 @@ class VersionCommandsTest {
     }
 
     @Test
+    void drain_withAMaximumWaitShorterThanTheInterval_givesUpAtTheMaximum_notAfterAWholeInterval() throws Exception {
+        String entry = "{\"versions\":[{\"version\":\"v1\",\"weight\":0,\"share\":0.0,\"state\":\"DRAINING\",\"openSessions\":2},"
+                + "{\"version\":\"v2\",\"weight\":10,\"share\":100.0,\"state\":\"ACTIVE\",\"openSessions\":0}]}";
+        services.on("GET " + VERSIONS, 200, entry).on("PUT " + VERSIONS, 200, entry);
+
+        var drain = CliRun.start(services.env(), new java.io.StringWriter(), "versions", "drain", "v1", "--wait", "--interval", "1h",
+                "--max-wait", "3s");
+
+        CliRun run = drain.get(30, java.util.concurrent.TimeUnit.SECONDS); // not an hour
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+        assertThat(run.errLines().get(run.errLines().size() - 1)).matches("tether: v1 is not drained after [\\d.]+ s: 2 sessions still open");
+    }
+
+    @Test
     void setWeight_refusedForATotalAbove100_isOneLineNamingTheField() {
         services.onResource("GET " + VERSIONS, 200, "harness-versions.json")
                 .on("PUT " + VERSIONS, 400, "{\"error\":\"invalid_field\",\"message\":\"weights are percentages of new sessions: the ACTIVE "
@@ -138,6 +152,23 @@ class VersionCommandsTest {
         assertThat(run.errLines()).containsExactly("tether: setting the weight of v3 was refused (400 invalid_field): weights are "
                 + "percentages of new sessions: the ACTIVE versions would total 105 (v2 10, v3 95), at most 100 is allowed; lower another "
                 + "version's weight first [field weight]");
+    }
+
+    @Test
+    void anAnswerThatIsNotTethersApi_failsWithOneLine_pointingAtTheServiceUrls() {
+        services.on("GET " + VERSIONS, 200, "<html>\n<body>Sign in to continue</body>\n</html>");
+
+        CliRun html = CliRun.run(services.env(), "versions", "list");
+        services.on("GET " + VERSIONS, 200, "").on("GET " + VERSIONS, 200, "");
+        CliRun empty = CliRun.run(services.env(), "versions", "list");
+
+        for (CliRun run : java.util.List.of(html, empty)) {
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+            assertThat(run.out()).isEmpty();
+            assertThat(run.errLines()).as(run.toString()).hasSize(1);
+            assertThat(run.err()).as(run.toString()).startsWith("tether: a service answered what is not Tether's API (the answer ")
+                    .contains("are --session-url, --projector-url and --approvals-url Tether's services");
+        }
     }
 
     @Test

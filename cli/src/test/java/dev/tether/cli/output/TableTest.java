@@ -80,6 +80,25 @@ class TableTest {
     }
 
     @Test
+    void tagCharacters_thatSpellTextNoTerminalShows_areShownEscaped_inTextInATableAndInJson() throws Exception {
+        // "rm -rf build" followed by U+E0049 U+E0047 U+E004E... ("IGN..." in tag characters): looks like rm -rf build alone
+        String command = "rm -rf build" + new String(Character.toChars(0xE0049)) + new String(Character.toChars(0xE0047)) + "\uDB40\uDD00.";
+        String shown = "rm -rf build\\uDB40\\uDC49\\uDB40\\uDC47\\uDB40\\uDD00.";
+        assertThat(Output.printable(command)).isEqualTo(shown);
+        var table = new StringWriter();
+        Table.of("SHOWN").row(command).print(new PrintWriter(table, true));
+        assertThat(table.toString()).contains(shown);
+
+        var out = new StringWriter();
+        var node = Output.object().put("shown", command);
+        new Output(new PrintWriter(out, true), new PrintWriter(new StringWriter()), true, false).print(node);
+        assertThat(out.toString()).contains(shown).doesNotContain(new String(Character.toChars(0xE0049)));
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString())).isEqualTo(node);
+        assertThat(Output.compact(node)).isEqualTo("{\"shown\":\"" + shown + "\"}");
+        assertThat(Output.printable("an emoji \uD83D\uDE00 stays")).isEqualTo("an emoji \uD83D\uDE00 stays");
+    }
+
+    @Test
     void aRowOfTheWrongWidth_isABug() {
         assertThatThrownBy(() -> Table.of("A", "B").row("x")).isInstanceOf(IllegalArgumentException.class);
     }
