@@ -19,10 +19,20 @@ final class DeadlineCharSequence implements CharSequence {
         this.deadlineNanos = deadlineNanos;
     }
 
+    /**
+     * Throws {@link DeadlineExceeded} if the deadline has passed. For what reads no text, or little of it at a time: a
+     * search of many short lines reads each through a text of its own, whose count never reaches {@code CHECK_EVERY}.
+     */
+    static void check(long deadlineNanos) {
+        if (System.nanoTime() - deadlineNanos > 0) {
+            throw new DeadlineExceeded();
+        }
+    }
+
     @Override
     public char charAt(int index) {
-        if (++reads % CHECK_EVERY == 0 && System.nanoTime() - deadlineNanos > 0) {
-            throw new DeadlineExceeded();
+        if (++reads % CHECK_EVERY == 0) {
+            check(deadlineNanos);
         }
         return text.charAt(index);
     }

@@ -1,6 +1,7 @@
 package dev.tether.tools;
 
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 
 /**
@@ -22,7 +23,10 @@ final class FileReconciler {
         try {
             now = FileHash.ofFile(file);
         } catch (IOException e) {
-            return new Reconciliation.Unknown(tool + ": cannot hash " + path + ": " + e.getClass().getSimpleName());
+            String reason = e instanceof FileSystemException fileSystem && fileSystem.getReason() != null
+                    ? fileSystem.getReason() // never its message, which holds the workspace's location
+                    : e.getClass().getSimpleName();
+            return new Reconciliation.Unknown(tool + ": cannot hash " + path + ": " + reason);
         }
         if (now.equals(after)) {
             return new Reconciliation.Completed(context.output(ToolOutput.Status.OK,

@@ -3,14 +3,13 @@ package dev.tether.tools;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tether.tools.sandbox.OutputRedactor;
 import dev.tether.tools.sandbox.Workspace;
 import java.io.IOException;
-import java.nio.file.FileSystems;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.PathMatcher;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
@@ -24,13 +23,15 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * {@code grep {pattern, path?, glob?}}: the lines matching a {@code java.util.regex} pattern, as {@code path:line:text}
- * (paths relative to the workspace, lines from 1, text cut at {@value #SHOWN_LINE_CHARS} characters), in the files
+ * (paths relative to the workspace, lines from 1, text cut at {@value #SHOWN_LINE_CHARS} characters, a secret's
+ * beginning the cut leaves redacted like the secret), in the files
  * below {@code path} (default the workspace) whose name matches {@code glob} ({@code *.java}; a glob with a {@code /}
  * is matched against the whole relative path instead: {@code src/**}{@code /*.java}).
  *
  * <p>Bounded, so a pattern cannot hang the executor: only the first {@value #MAX_MATCHED_LINE_CHARS} characters of a
- * line are searched, the whole search stops after {@value #TIMEOUT_SECONDS} s (the regex engine reads its input
- * through a text that checks the clock, which also stops catastrophic backtracking), and at most
+ * line are searched, the whole search, the walk of the tree included, stops after {@value #TIMEOUT_SECONDS} s (the
+ * clock is read at every file and every line, and the regex engine reads its input, lines and the names the glob is
+ * matched on ({@link Glob}), through a text that checks it too, which also stops catastrophic backtracking), and at most
  * {@value #MAX_MATCHES} matches, {@value #MAX_FILES} files and files up to {@value #MAX_FILE_BYTES} bytes are
  * searched. Binary files (a NUL in the first 8 KiB) and symbolic links are skipped. A search stopped by the clock, or by a
  * pattern whose matching recursed past the stack on a long line, is an ERROR result with the matches found so far.
@@ -85,21 +86,22 @@ public final class GrepTool implements Tool {
         Pattern pattern = pattern(args.nonEmptyString("pattern"));
         Workspace workspace = context.workspace();
         Path start = args.path("path", workspace, ".");
-        PathMatcher glob = glob(args.optionalString("glob").orElse("**"));
+        Pattern glob = glob(args.optionalString("glob").orElse("**"));
         boolean globOnPath = args.optionalString("glob").filter(g -> g.contains("/")).isPresent();
         String path = workspace.relativize(start);
         if (!Files.exists(start, LinkOption.NOFOLLOW_LINKS)) {
             throw ToolException.invalidArgument("path", "no such file or directory: " + path);
         }
-        var candidates = new Candidates(workspace, glob, globOnPath);
+        long deadlineNanos = System.nanoTime() + timeout.toNanos();
+        var candidates = new Candidates(workspace, glob, globOnPath, deadlineNanos);
+        var search = new Search(workspace, context.redactor(), pattern, deadlineNanos);
         try {
-            Files.walkFileTree(start, Set.of(), Integer.MAX_VALUE, candidates);
-        } catch (IOException e) {
-            throw ToolException.io("search", path, e);
-        }
-        candidates.found.sort(null);
-        var search = new Search(workspace, pattern, System.nanoTime() + timeout.toNanos());
-        try {
+            try {
+                Files.walkFileTree(start, Set.of(), Integer.MAX_VALUE, candidates);
+            } catch (IOException e) {
+                throw ToolException.io("search", path, e);
+            }
+            candidates.found.sort(null);
             for (Path file : candidates.found) {
                 if (context.cancellation().isCancelled()) {
                     return context.output(ToolOutput.Status.CANCELLED, search.report("[grep: cancelled]\n"));
@@ -129,9 +131,9 @@ public final class GrepTool implements Tool {
         }
     }
 
-    private static PathMatcher glob(String glob) throws ToolException {
+    private static Pattern glob(String glob) throws ToolException {
         try {
-            return FileSystems.getDefault().getPathMatcher("glob:" + glob);
+            return Glob.compile(glob);
         } catch (IllegalArgumentException e) { // PatternSyntaxException is one
             throw ToolException.invalidArgument("glob", "is not a valid glob");
         }
@@ -146,24 +148,33 @@ public final class GrepTool implements Tool {
     private static final class Candidates extends SimpleFileVisitor<Path> {
 
         private final Workspace workspace;
-        private final PathMatcher glob;
+        private final Matcher glob;
         private final boolean globOnPath;
+        private final long deadlineNanos;
         private final List<Path> found = new ArrayList<>();
         private boolean complete = true;
 
-        Candidates(Workspace workspace, PathMatcher glob, boolean globOnPath) {
+        Candidates(Workspace workspace, Pattern glob, boolean globOnPath, long deadlineNanos) {
             this.workspace = workspace;
-            this.glob = glob;
+            this.glob = glob.matcher("");
             this.globOnPath = globOnPath;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        @Override
+        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+            DeadlineCharSequence.check(deadlineNanos); // a tree of millions of files the glob does not match
+            return FileVisitResult.CONTINUE;
         }
 
         @Override
         public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+            DeadlineCharSequence.check(deadlineNanos);
             if (!attributes.isRegularFile() || attributes.size() > MAX_FILE_BYTES) {
                 return FileVisitResult.CONTINUE;
             }
-            Path matched = globOnPath ? Path.of(workspace.relativize(file)) : file.getFileName();
-            if (!glob.matches(matched)) {
+            String matched = globOnPath ? workspace.relativize(file) : file.getFileName().toString();
+            if (!glob.reset(new DeadlineCharSequence(matched, deadlineNanos)).matches()) { // *a*a*a*b backtracks too
                 return FileVisitResult.CONTINUE;
             }
             if (found.size() >= MAX_FILES) {
@@ -184,13 +195,15 @@ public final class GrepTool implements Tool {
     private static final class Search {
 
         private final Workspace workspace;
+        private final OutputRedactor redactor;
         private final Matcher matcher;
         private final long deadlineNanos;
         private final StringBuilder matches = new StringBuilder();
         private int count;
 
-        Search(Workspace workspace, Pattern pattern, long deadlineNanos) {
+        Search(Workspace workspace, OutputRedactor redactor, Pattern pattern, long deadlineNanos) {
             this.workspace = workspace;
+            this.redactor = redactor;
             this.matcher = pattern.matcher("");
             this.deadlineNanos = deadlineNanos;
         }
@@ -213,6 +226,7 @@ public final class GrepTool implements Tool {
                 int newline = text.indexOf('\n', start);
                 int end = newline < 0 ? text.length() : newline;
                 lineNumber++;
+                DeadlineCharSequence.check(deadlineNanos); // lines too short for the text's own check add up
                 String line = text.substring(start, end > start && text.charAt(end - 1) == '\r' ? end - 1 : end);
                 start = end + 1;
                 CharSequence searched = line.length() > MAX_MATCHED_LINE_CHARS
@@ -228,8 +242,11 @@ public final class GrepTool implements Tool {
             return true;
         }
 
-        private static String shown(String line) {
-            return line.length() > SHOWN_LINE_CHARS ? line.substring(0, SHOWN_LINE_CHARS) + "…" : line;
+        /** The line, or its beginning: redacted as cut, since the cut may leave the beginning of a secret at its end. */
+        private String shown(String line) {
+            return line.length() > SHOWN_LINE_CHARS
+                    ? redactor.redactCut(line.substring(0, SHOWN_LINE_CHARS)).text() + "…"
+                    : line;
         }
 
         String report(String notes) {

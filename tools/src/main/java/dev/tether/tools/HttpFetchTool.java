@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * not followed at all, so a redirect cannot lead off the allowlist: a 3xx is returned as it is, with its
  * {@code location}. Header values may hold {@code secret://name} references, resolved right before the request and
  * redacted from the output; the URL may not (it is logged and recorded), nor hold {@code user:password@}. The fetch
- * has a timeout and keeps at most the policy's number of body bytes; it goes to the host directly, through no proxy.
+ * has a timeout and keeps at most the policy's number of body bytes (a secret's beginning left at the end of a cut body
+ * is redacted like the secret); it goes to the host directly, through no proxy.
  *
  * <p>The output is the status line, the {@code content-type} (and {@code location}) header, a blank line and the
  * body as UTF-8; a status other than 2xx is an ERROR result. An approver is {@linkplain #shown shown} the method, the
@@ -182,6 +183,9 @@ public final class HttpFetchTool implements Tool {
         content.append('\n');
         CappedBodySubscriber.Body body = response.body();
         String text = new String(body.bytes(), UTF_8);
+        if (body.truncated()) { // the cut may end in the beginning of a secret, which redacting the whole would miss
+            text = context.redactor().redactCut(text).text();
+        }
         if (text.indexOf('\0') >= 0) {
             content.append("[http_fetch: binary body not shown]\n");
         } else {

@@ -12,7 +12,8 @@ import java.util.Set;
  * {@code read_file {path, maxBytes?}}: a UTF-8 text file's content, its first {@code maxBytes} bytes (default
  * {@value #DEFAULT_MAX_BYTES}, at most {@value #MAX_MAX_BYTES}) followed by a line saying how much was left out.
  * Binary files (not valid UTF-8, or holding a NUL) are an error rather than base64: a model reads text, and a base64
- * blob would only fill its context. Content too large for an event is offloaded to the blob store.
+ * blob would only fill its context. Content too large for an event is offloaded to the blob store. Like all output it is
+ * redacted; a secret's beginning that {@code maxBytes} leaves at the end of the cut is redacted too.
  *
  * <p>Reads only, so idempotent; reconciled by running it again. Stateless.
  */
@@ -60,9 +61,10 @@ public final class ReadFileTool implements Tool {
             boolean cut = size > bytes.length;
             String text = (cut ? Utf8Text.decodePrefix(bytes) : Utf8Text.decode(bytes)).orElseThrow(
                     () -> ToolException.invalidArgument("path", path + " is binary (" + size + " bytes), not UTF-8 text"));
+            // cut, the text may end in the beginning of a secret, which redacting the whole would not recognize
             String content = cut
-                    ? text + "\n[read_file: showed the first " + bytes.length + " of " + size + " bytes; "
-                            + "pass a larger maxBytes to read more]\n"
+                    ? context.redactor().redactCut(text).text() + "\n[read_file: showed the first " + bytes.length
+                            + " of " + size + " bytes; pass a larger maxBytes to read more]\n"
                     : text;
             return context.output(ToolOutput.Status.OK, content);
         } catch (IOException e) {

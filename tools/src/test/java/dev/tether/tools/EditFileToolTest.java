@@ -3,11 +3,14 @@ package dev.tether.tools;
 import static dev.tether.tools.Testbed.args;
 import static dev.tether.tools.Testbed.sha256;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,6 +115,29 @@ class EditFileToolTest {
                 .hasMessageStartingWith("argument old: occurs 2 times in f.txt");
         bed.run(tool, args("path", "f.txt", "old", "aa", "new", "b", "all", true));
         assertThat(bed.read("f.txt")).isEqualTo("bba");
+    }
+
+    /**
+     * Replaced everywhere, a short text in a large file can make a file of gigabytes, or one longer than a String can
+     * be: building it threw an OutOfMemoryError, an Error rather than the call's result, from the approver's preview
+     * too. The size after is known from the count, so such an edit is refused before the text is built.
+     */
+    @Test
+    void refusesAnEditThatWouldMakeTheFileLargerThanTheToolsChange_namingNew_beforeBuildingIt() throws Exception {
+        bed.write("big.txt", "a".repeat(8 * 1024 * 1024));
+        var arguments = args("path", "big.txt", "old", "a", "new", "b".repeat(300), "all", true);
+
+        for (var call : List.<ThrowingCallable>of(() -> bed.run(tool, arguments),
+                () -> tool.shown(bed.workspace, arguments), () -> tool.intent(bed.context(), arguments))) {
+            assertThatThrownBy(call).isInstanceOfSatisfying(ToolException.class, e -> assertThat(e.getMessage())
+                    .isEqualTo("argument new: replacing 8388608 occurrences would make big.txt 2516582400 bytes; "
+                            + "the file tools change files of at most " + FileChange.MAX_FILE_BYTES + " bytes"));
+        }
+        assertThat(Files.size(bed.root.resolve("big.txt"))).isEqualTo(8 * 1024 * 1024);
+        bed.write("small.txt", "a".repeat(1024));
+        var justOver = args("path", "small.txt", "old", "a", "new", "b".repeat(64 * 1024 + 1), "all", true);
+        assertThat(bed.failure(tool, justOver))
+                .hasMessageContaining("would make small.txt 67109888 bytes");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.tether.tools;
 import static dev.tether.tools.Testbed.args;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,6 +107,18 @@ class GrepToolTest {
     }
 
     @Test
+    void redactsTheBeginningOfASecret_thatCuttingALongLineLeaves() throws Exception {
+        bed.write("long.txt", "needle" + "x".repeat(GrepTool.SHOWN_LINE_CHARS - 16) + "Zq8k2LmW9xR4tY7p\n");
+        ToolContext context = bed.context();
+        context.redactor().registerSecret("db", "Zq8k2LmW9xR4tY7p"); // as the executor registers every configured one
+
+        String found = tool.execute(context, args("pattern", "needle", "path", "long.txt")).content();
+
+        assertThat(found).isEqualTo("long.txt:1:needle" + "x".repeat(GrepTool.SHOWN_LINE_CHARS - 16)
+                + "[REDACTED:secret:db]…\n");
+    }
+
+    @Test
     void stopsACatastrophicPattern_atItsTimeout_keepingTheMatchesFoundSoFar() throws Exception {
         bed.write("a-first.txt", "hit\n");
         bed.write("b-trap.txt", "a".repeat(30) + "!\n");
@@ -119,6 +132,51 @@ class GrepToolTest {
         assertThat(output.content()).isEqualTo("a-first.txt:1:hit\n[grep: stopped after 300 ms; simplify the pattern "
                 + "(nested quantifiers backtrack) or narrow path or glob]\n");
         assertThat(tookMs).isLessThan(5_000);
+    }
+
+    @Test
+    void stopsAtItsTimeout_aPatternSlowOnManyShortLines_eachTooShortForTheTextsOwnCheck() throws Exception {
+        // (x+x+)+y reads a line of 18 x's some 3,300 times: under the 4,096 reads the text checks the clock at, so
+        // before the check per line, 100,000 such lines ran for many seconds past a timeout of 200 ms, and OK
+        bed.write("short-lines.txt", ("x".repeat(18) + "\n").repeat(100_000));
+        var quick = new GrepTool(Duration.ofMillis(200));
+
+        long start = System.nanoTime();
+        ToolOutput output = bed.run(quick, args("pattern", "(x+x+)+y", "path", "short-lines.txt"));
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+
+        assertThat(output.status()).isEqualTo(ToolOutput.Status.ERROR);
+        assertThat(output.content()).isEqualTo("(no matches)\n[grep: stopped after 200 ms; simplify the pattern "
+                + "(nested quantifiers backtrack) or narrow path or glob]\n");
+        assertThat(tookMs).isLessThan(3_000);
+    }
+
+    @Test
+    void stopsAtItsTimeout_whileWalkingATreeTheGlobDoesNotMatch() throws Exception {
+        for (int d = 0; d < 50; d++) {
+            for (int f = 0; f < 40; f++) {
+                bed.write("deps/d" + d + "/f" + f + ".js", "");
+            }
+        }
+        var quick = new GrepTool(Duration.ofNanos(1)); // past before the first of the 2,000 files is visited
+
+        ToolOutput output = bed.run(quick, args("pattern", "TODO", "glob", "*.none"));
+
+        assertThat(output.status()).isEqualTo(ToolOutput.Status.ERROR);
+        assertThat(output.content()).startsWith("(no matches)\n[grep: stopped after 0 ms;");
+    }
+
+    @Test
+    void stopsAtItsTimeout_aGlobThatBacktracksOnALongName() throws Exception {
+        // matched by the JDK's PathMatcher, out of the deadline's reach, this glob took minutes on the one name
+        bed.write("a".repeat(200), "TODO\n");
+        var quick = new GrepTool(Duration.ofMillis(300));
+
+        ToolOutput output = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> bed.run(quick, args("pattern", "TODO", "glob", "*a*a*a*a*a*b")));
+
+        assertThat(output.status()).isEqualTo(ToolOutput.Status.ERROR);
+        assertThat(output.content()).startsWith("(no matches)\n[grep: stopped after 300 ms;");
     }
 
     @Test

@@ -176,6 +176,18 @@ class HttpFetchToolTest {
     }
 
     @Test
+    void redactsTheBeginningOfASecret_thatTheBodysCutLeaves() throws Exception {
+        bed.withSecrets(Map.of("api", "s3cr3t-token-value"));
+        var tool = new HttpFetchTool(LOOPBACK.withMaxBytes("you sent: Token s3cr3t-token".length()));
+
+        ToolOutput output = bed.run(tool, args("url", base + "/echo-authorization",
+                "headers", Map.of("Authorization", "Token secret://api")));
+
+        assertThat(output.content()).endsWith("\n\nyou sent: Token [REDACTED:secret:api]\n"
+                + "[http_fetch: body cut at 28 bytes]\n");
+    }
+
+    @Test
     void failsWithinItsTimeout_whenTheServerIsSlow() throws Exception {
         var tool = new HttpFetchTool(LOOPBACK.withTimeout(Duration.ofMillis(500)));
 

@@ -111,6 +111,18 @@ class ReadFileToolTest {
     }
 
     @Test
+    void redactsTheBeginningOfASecret_thatMaxBytesCutsOff() throws Exception {
+        bed.write("config.txt", "db: Zq8k2LmW9xR4tY7p\n");
+        ToolContext context = bed.context();
+        context.redactor().registerSecret("db", "Zq8k2LmW9xR4tY7p"); // as the executor registers every configured one
+
+        ToolOutput output = tool.execute(context, args("path", "config.txt", "maxBytes", 18));
+
+        assertThat(output.content()).isEqualTo("db: [REDACTED:secret:db]\n"
+                + "[read_file: showed the first 18 of 21 bytes; pass a larger maxBytes to read more]\n");
+    }
+
+    @Test
     void refusesABinaryFile() throws Exception {
         bed.write("image.bin", new byte[] {'P', 'N', 'G', 0, 1, 2});
         bed.write("latin1.txt", new byte[] {'c', 'a', 'f', (byte) 0xE9});

@@ -4,6 +4,7 @@ import static dev.tether.tools.Testbed.args;
 import static dev.tether.tools.Testbed.sha256;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.tether.testing.PlantedSecrets;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -267,6 +269,22 @@ class WriteFileToolTest {
         assertThat(tool.reconcile(bed.context(), arguments, started)).isInstanceOf(Reconciliation.Unknown.class)
                 .extracting(found -> ((Reconciliation.Unknown) found).why()).asString()
                 .startsWith("write_file: cannot check the file: argument path: path \"f.txt\" is refused");
+    }
+
+    /** Opened to be hashed, a FIFO put where the file was would have held the reconciliation until a writer came. */
+    @Test
+    void reconcile_isUnknown_withoutOpeningIt_whenThePathIsNowAFifo() throws Exception {
+        var arguments = args("path", "f.txt", "content", "after\n");
+        bed.write("f.txt", "before\n");
+        LedgerEntry started = started(tool.intent(bed.context(), arguments));
+        Files.delete(bed.root.resolve("f.txt"));
+        Process mkfifo = new ProcessBuilder("mkfifo", bed.root.resolve("f.txt").toString()).start();
+        assertThat(mkfifo.waitFor()).isZero();
+
+        Reconciliation found = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> tool.reconcile(bed.context(), arguments, started));
+
+        assertThat(found).isEqualTo(new Reconciliation.Unknown("write_file: cannot hash f.txt: not a regular file"));
     }
 
     @Test

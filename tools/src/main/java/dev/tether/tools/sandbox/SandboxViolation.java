@@ -15,6 +15,8 @@ public final class SandboxViolation extends RuntimeException {
     public enum Reason {
         /** The path is the empty string. */
         EMPTY("it is empty"),
+        /** The path is longer than {@link Workspace#MAX_PATH_BYTES}, which no path the kernel resolves can be. */
+        TOO_LONG("it is longer than " + Workspace.MAX_PATH_BYTES + " bytes, the longest path there is"),
         /** The path holds a NUL character, which no file name can. */
         NUL_BYTE("it holds a NUL character"),
         /** The path is absolute: paths are relative to the workspace, even one that names a file inside it. */

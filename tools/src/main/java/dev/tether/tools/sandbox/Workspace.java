@@ -1,6 +1,7 @@
 package dev.tether.tools.sandbox;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
@@ -27,6 +28,12 @@ import java.util.Objects;
  * <p>Immutable, so thread-safe.
  */
 public final class Workspace {
+
+    /**
+     * The longest path argument, in UTF-8 bytes: Linux's {@code PATH_MAX}, so no longer path names a file. A longer one
+     * is refused before it is looked at, since resolving it walks up one name at a time.
+     */
+    public static final int MAX_PATH_BYTES = 4096;
 
     private final Path root;
     private final SandboxUser owner;
@@ -55,13 +62,17 @@ public final class Workspace {
      *
      * @param userPath a path relative to the workspace, never null; {@code "."} is the workspace itself
      * @return an absolute path inside {@link #root()}, through no symbolic link, that may not exist yet
-     * @throws SandboxViolation if the path is empty, holds a NUL, is absolute, leads outside the workspace (through
-     *     {@code ..}, a link, a chain of links or a linked directory), is a link to nothing, or cannot be resolved
+     * @throws SandboxViolation if the path is empty, longer than {@value #MAX_PATH_BYTES} bytes, holds a NUL, is
+     *     absolute, leads outside the workspace (through {@code ..}, a link, a chain of links or a linked directory), is
+     *     a link to nothing, or cannot be resolved
      */
     public Path resolve(String userPath) {
         Objects.requireNonNull(userPath, "userPath");
         if (userPath.isEmpty()) {
             throw new SandboxViolation(userPath, SandboxViolation.Reason.EMPTY);
+        }
+        if (userPath.length() > MAX_PATH_BYTES || userPath.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+            throw new SandboxViolation(userPath, SandboxViolation.Reason.TOO_LONG);
         }
         if (userPath.indexOf('\0') >= 0) {
             throw new SandboxViolation(userPath, SandboxViolation.Reason.NUL_BYTE);

@@ -51,6 +51,17 @@ class WorkspaceTest {
     }
 
     @Test
+    void refusesAPathLongerThanPathMax_beforeLookingAtIt() {
+        String deep = "a/".repeat(20_000) + "x"; // resolved name by name, such a path took seconds, and 1 MB minutes
+        long start = System.nanoTime();
+
+        assertThat(refusal(deep)).isEqualTo(SandboxViolation.Reason.TOO_LONG);
+        assertThat(System.nanoTime() - start).isLessThan(1_000_000_000L);
+        assertThat(refusal("é".repeat(2049))).isEqualTo(SandboxViolation.Reason.TOO_LONG); // 4098 UTF-8 bytes
+        assertThat(workspace.resolve("a/".repeat(2047) + "x")).isEqualTo(root.resolve("a/".repeat(2047) + "x"));
+    }
+
+    @Test
     void refusesPath_thatEscapesWithDotDot() {
         assertThat(refusal("../x")).isEqualTo(SandboxViolation.Reason.OUTSIDE_WORKSPACE);
         assertThat(refusal("..")).isEqualTo(SandboxViolation.Reason.OUTSIDE_WORKSPACE);
