@@ -1,4 +1,4 @@
-import { TetherError } from "./errors.js";
+import { MalformedAnswerError, TetherError } from "./errors.js";
 import { clientId, randomId, requireId, requireText } from "./ids.js";
 import { jsonText } from "./json-text.js";
 import type { Approval, CallRecord, Checkpoint, EventPage, ModelContext, RecoveryReport, SessionEvent, SessionInfo } from "./models.js";
@@ -250,7 +250,7 @@ export class TetherClient {
       if (page.events.length === 0 || page.atEnd) {
         return Object.freeze(all);
       }
-      from = page.nextSeq;
+      from = wire.nextPage(`reading the events of ${sessionId}`, from, page.nextSeq);
     }
   }
 
@@ -474,6 +474,10 @@ export class TetherClient {
     do {
       const read = await this.list(what, url(after), page);
       all.push(...read.elements);
+      if (read.nextAfter !== undefined && read.nextAfter === after) {
+        // the same page again: without end, and every element again each time
+        throw new MalformedAnswerError(`${what}: the page after ${after} names itself as the next`);
+      }
       after = read.nextAfter;
     } while (after !== undefined);
     return Object.freeze(all);
@@ -608,3 +612,4 @@ function encode(value: string): string {
   // encodeURIComponent leaves !'()* as they are; RFC 3986 reserves them
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
+

@@ -4,6 +4,7 @@ import { requireText } from "./ids.js";
 import type { SessionEvent } from "./models.js";
 import { HARNESS_TOOL_WILDCARD, HarnessTool, NewEvent, ReadAt, type ToolStatus } from "./requests.js";
 import type { AppendResult, Claimed, Fenced, NotFound, Rejected } from "./results.js";
+import { nextPage } from "./wire.js";
 
 /**
  * The harness-run tools helper — the Java SDK's `HarnessToolRunner` (client/), the same protocol and the same eventIds,
@@ -501,7 +502,7 @@ export class HarnessToolRunner {
       if (page.events.length === 0 || page.atEnd) {
         return fold;
       }
-      from = page.nextSeq;
+      from = nextPage(`reading the events of ${this.sessionId}`, from, page.nextSeq);
     }
   }
 

@@ -31,7 +31,7 @@ export const RetryPolicy = {
     return Object.freeze({ maxAttempts: 8, initialBackoffMs: 200, maxBackoffMs: 5_000 });
   },
 
-  /** One attempt: every failure reaches the caller at once. Subscriptions still reconnect. */
+  /** One attempt: every failure reaches the caller at once. Subscriptions still reconnect, with the defaults' backoff. */
   none(): RetryPolicy {
     return Object.freeze({ maxAttempts: 1, initialBackoffMs: 0, maxBackoffMs: 0 });
   },

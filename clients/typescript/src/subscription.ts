@@ -218,7 +218,9 @@ export class Subscription {
     if (this.closing) {
       return false; // closed by the callback (or meanwhile): no backoff to sit out
     }
-    const wait = RetryPolicy.delay(this.transport.options.retry, failures);
+    // a policy that never waits (RetryPolicy.none()) is about calls: a subscription reconnecting without a wait would spin
+    const policy = this.transport.options.retry.maxBackoffMs === 0 ? RetryPolicy.defaults() : this.transport.options.retry;
+    const wait = RetryPolicy.delay(policy, failures);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);
       this.wake = () => {

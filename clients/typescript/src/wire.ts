@@ -541,3 +541,11 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** The seq a log read goes on from: after `from`, or the read fails (a page asking for itself again would never end). */
+export function nextPage(what: string, from: number, nextSeq: number): number {
+  if (!(nextSeq > from)) {
+    throw new MalformedAnswerError(`${what}: the page from seq ${from} asks for seq ${nextSeq} next`);
+  }
+  return nextSeq;
+}

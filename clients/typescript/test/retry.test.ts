@@ -224,6 +224,17 @@ describe("reads", () => {
   });
 });
 
+describe("a paged read whose answer names the page just read as the next", () => {
+  it("fails, naming it, rather than reading it again without end (and every element again each time)", async () => {
+    const event = (seq: number) => `{"seq":${seq},"eventId":"e${seq}","type":"user_message","content":"m"}`;
+    fake.server.otherwise(json(200, `{"events":[${event(1)}],"lastSeq":3,"nextSeq":1}`));
+    await expect(fake.client.allEvents("demo-1")).rejects.toThrow(/the page from seq 1 asks for seq 1 next/);
+    fake.server.otherwise(json(200, `{"sessions":[{"sessionId":"a","status":"open"}],"nextAfter":"a"}`));
+    await expect(fake.client.sessions()).rejects.toThrow(/the page after a names itself as the next/);
+    expect(fake.server.seen.length).toBeLessThan(5);
+  });
+});
+
 describe("awaitDecision", () => {
   it("polls until the item is no longer pending", async () => {
     const item = (status: string) => `{"id":"s~7","kind":"APPROVAL","status":"${status}","sessionId":"s","callId":"c","tool":"edit_file"}`;

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { TetherClient, TetherError, type SessionEvent, type SessionEventListener, type Subscription, type SubscriptionEnd } from "../src/index.js";
+import { RetryPolicy, TetherClient, TetherError, type SessionEvent, type SessionEventListener, type Subscription, type SubscriptionEnd } from "../src/index.js";
 import { withFakeServer, frame, json, quietStream, sse } from "./fake-server.js";
 
 /**
@@ -44,6 +44,17 @@ describe("a subscription", () => {
     expect(recorder.seqs()).toEqual([1, 2, 3]);
     expect(fake.server.seen[1]!.headers["last-event-id"]).toBe("1");
     expect(recorder.disconnects[0]!.message).toMatch(/skipped from seq 1 to 3/);
+  });
+
+  it("backs off between reconnects under a policy that never waits, rather than reconnecting in a tight loop", async () => {
+    fake.server.otherwise(json(503, '{"error":"unavailable","message":"restarting"}'));
+    const noRetries = new TetherClient(fake.server.options({ retry: RetryPolicy.none() }));
+    const s = noRetries.subscribe("s", 1, recorder);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await s.close();
+    // the defaults' backoff: 0.1-0.2 s, then 0.2-0.4, then 0.4-0.8 … (without it: hundreds of requests a second)
+    expect(fake.server.seen.length).toBeGreaterThanOrEqual(2);
+    expect(fake.server.seen.length).toBeLessThanOrEqual(8);
   });
 
   it("starts at fromSeq", async () => {
