@@ -72,8 +72,9 @@ class ApprovalPageBrowserIT {
                 + "        return \"hello\";\n    }\n}\n");
         Files.writeString(src.resolve("Main.java"), "package demo;\n\nclass Main {\n    Foo foo = new Foo();\n}\n");
         services.ask(id, call("c1", "edit_file", "{\"path\":\"src/Foo.java\",\"old\":\"class Foo {\",\"new\":\"class Bar {\"}"));
-        // a right-to-left override would show the rest of the line reversed: it is shown as what it is
-        services.ask(id, call("c2", "run_command", "{\"command\":\"./gradlew test\u202e --tests 'demo.*'\"}"));
+        // a right-to-left override would show the rest of the line reversed, a tag character text no screen shows: each is
+        // shown as what it is
+        services.ask(id, call("c2", "run_command", "{\"command\":\"./gradlew test\u202e --tests 'demo.*'\uDB40\uDC41\"}"));
         long readSeq = services.ask(id, call("c3", "read_file", "{\"path\":\"src/Main.java\"}"));
         services.awaitEvent(id, "c3 authorized", is("tool_call_authorized", "c3"));
         services.append(id, AGENT, json().put("eventId", UUID.randomUUID().toString()).put("type", "tool_result").put("callId", "c3")
@@ -90,7 +91,7 @@ class ApprovalPageBrowserIT {
         assertThat(diff.findElements(By.cssSelector("pre.shown span.add"))).extracting(WebElement::getText).contains("+class Bar {");
         wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#pending li.item"), 3));
         assertThat(browser.findElement(card("c2")).findElement(By.cssSelector("pre.shown")).getText())
-                .isEqualTo("./gradlew test\u27e8U+202E\u27e9 --tests 'demo.*'");
+                .isEqualTo("./gradlew test\u27e8U+202E\u27e9 --tests 'demo.*'\u27e8U+E0041\u27e9");
         assertThat(browser.findElement(card("c3")).getText()).contains("UNKNOWN OUTCOME").contains("could not be confirmed");
         screenshot("approvals-page.png");
 
