@@ -170,6 +170,9 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
+    if (!(await this.hasHistory())) {
+      return undefined; // nothing to pop: no session made, none claimed (a claim would fence the writer that has it)
+    }
     let popped: Item | undefined;
     await this.change(`pop/${randomUUID()}`, async (plan) => {
       const refs = this.fold.history();
@@ -184,6 +187,9 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
   }
 
   async clearSession(): Promise<void> {
+    if (!(await this.hasHistory())) {
+      return; // nothing to clear: no session made, none claimed
+    }
     await this.change(`clear/${randomUUID()}`, async (plan) => {
       const refs = this.fold.history();
       if (refs.length === 0) {
@@ -193,6 +199,11 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
       plan.events.push(NewEvent.contextCompacted(this.fold.lastSeq, "The conversation's history was cleared by the application.", sources(refs, this.fold.lastSeq)));
       plan.history({ op: "clear", drop: refs.length, items: [] });
     });
+  }
+
+  /** Whether the session exists and its history has an item, as read now (a change checks again under the claim). */
+  private async hasHistory(): Promise<boolean> {
+    return this.log.exclusive(async () => (await this.log.sync()) && this.fold.history().length > 0);
   }
 
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {

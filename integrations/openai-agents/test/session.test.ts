@@ -109,6 +109,26 @@ describe("TetherSession, the Session contract", () => {
   });
 });
 
+describe("TetherSession, nothing to change", () => {
+  it("pops and clears an empty history without making a session or claiming one: another writer is not fenced", async () => {
+    const tether = new FakeTether();
+    const reader = session(tether, "oa-empty");
+    expect(await reader.popItem()).toBeUndefined();
+    await reader.clearSession();
+    expect(tether.sessionsById.has("oa-empty"), "no session made for nothing").toBe(false);
+
+    const writer = new TetherSession({ client: tether as unknown as TetherClient, sessionId: "oa-empty", workerId: "writer" });
+    await writer.addItems([{ role: "user", content: "hello" }]);
+    await writer.popItem();
+    const epoch = tether.sessionsById.get("oa-empty")!.info.epoch;
+    expect(await reader.popItem()).toBeUndefined();
+    await reader.clearSession();
+    expect(tether.sessionsById.get("oa-empty")!.info.epoch, "still the writer's claim").toBe(epoch);
+    await writer.addItems([{ role: "user", content: "still mine" }]);
+    expect(await writer.getItems()).toEqual([{ role: "user", content: "still mine" }]);
+  });
+});
+
 describe("TetherSession, one writer", () => {
   it("is refused, not let into the session, once its session was erased and made again under its id and claimed at the same epoch", async () => {
     const tether = new FakeTether();
