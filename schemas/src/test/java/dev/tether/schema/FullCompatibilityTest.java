@@ -49,6 +49,34 @@ class FullCompatibilityTest {
     }
 
     @Test
+    void rejectsATimestampChangedFromMillisToMicros_whichAvroCallsCompatible() {
+        // the same long either way: every old timestamp would read as a thousand times earlier, and every new one later
+        Schema micros = new Schema.Parser().parse(v1.toString().replace("timestamp-millis", "timestamp-micros"));
+
+        var problems = FullCompatibility.problems("HarnessVersion", micros, v1, "v1");
+
+        assertThat(problems).singleElement().asString()
+                .startsWith("HarnessVersion: ")
+                .contains("field 'updatedAt'")
+                .contains("LOGICAL_TYPE_MISMATCH")
+                .contains("timestamp-micros")
+                .contains("timestamp-millis");
+    }
+
+    @Test
+    void rejectsALogicalTypeChange_insideAUnionOfANestedRecord() {
+        Schema released = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [{"name": "inner", "type": {"type": "record", "name": "I", "fields": [
+                  {"name": "at", "type": ["null", {"type": "long", "logicalType": "timestamp-millis"}], "default": null}]}}]}""");
+        Schema current = new Schema.Parser().parse(released.toString().replace("timestamp-millis", "local-timestamp-millis"));
+
+        assertThat(FullCompatibility.problems("R", current, released, "v1")).singleElement().asString()
+                .contains("field 'inner.at'")
+                .contains("LOGICAL_TYPE_MISMATCH");
+        assertThat(FullCompatibility.problems("R", released, released, "v1")).isEmpty();
+    }
+
+    @Test
     void namesNestedFields_throughRecordsAndUnions() {
         Schema event = TetherSchemas.current().get("SessionEvent");
         int payload = event.getField("payload").pos();
