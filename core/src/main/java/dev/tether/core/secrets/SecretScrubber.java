@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@code private-key}: a PEM private-key block ({@code -----BEGIN [RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP ]PRIVATE
  *       KEY[ BLOCK]-----} to its END line), also with JSON-escaped line breaks; the whole block. A BEGIN line with no
- *       END after it is taken for a truncated key and redacted through the end of its base64 body.
+ *       END after it is taken for a truncated key and redacted through the end of its headers and base64 body.
  *   <li>{@code aws-access-key}: {@code AKIA…} and {@code ASIA…} access key ids (20 characters).
  *   <li>{@code aws-secret-key}: the 40-character value of {@code aws_secret_access_key}, {@code SecretAccessKey} …
  *   <li>{@code github-token}: {@code ghp_ gho_ ghu_ ghs_ ghr_} tokens and {@code github_pat_} fine-grained tokens.
@@ -32,10 +32,11 @@ import java.util.regex.Pattern;
  *   <li>{@code google-api-key}: {@code AIza…} keys.
  *   <li>{@code jwt}: a JSON Web Token ({@code eyJ….eyJ….signature}) anywhere.
  *   <li>{@code bearer-token}: the credential of {@code Authorization: Bearer …} or {@code Authorization: token …}
- *       (also {@code Proxy-Authorization}), and a 16-or-more-character token after a bare {@code bearer}.
+ *       (also {@code Proxy-Authorization}), and a 16-or-more-character token after a bare {@code bearer}; a Laravel
+ *       Sanctum token's {@code <id>|} prefix with it.
  *   <li>{@code basic-auth}: the credential of {@code Authorization: Basic …}.
  *   <li>{@code url-password}: the password of a URL's {@code user:password@} ({@code postgres://}, {@code
- *       mongodb+srv://}, {@code https://} …); the user and host stay.
+ *       mongodb+srv://}, {@code https://} …, also JSON-escaped as {@code https:\/\/}); the user and host stay.
  *   <li>{@code password-assignment}: the value of a {@code name=value} or {@code name: value} (quoted or not, JSON
  *       and YAML too) whose name ends in password, passwd, pwd or passphrase, or in pass after another word:
  *       {@code password=}, {@code "db_password":}, {@code DB_PASSWORD=}, {@code dbPassword:}, {@code DB_PASS=},
@@ -85,6 +86,9 @@ public final class SecretScrubber {
      */
     private static final String AFTER_ESCAPE = "(?<=\\\\[nrt])|(?<=\\\\u[0-9A-Fa-f]{4})|(?<=%[0-9A-Fa-f]{2})";
 
+    /** The {@code <id>|} before a Laravel Sanctum token ({@code 3|Xk9p…}), which is not token68 but is sent as one. */
+    private static final String SANCTUM_ID = "(?:[0-9]+\\|)?";
+
     /** Not inside a word: after no letter, digit, {@code _} or {@code -}, or after an escape. */
     private static final String WORD_START = "(?:(?<![A-Za-z0-9_-])|" + AFTER_ESCAPE + ")";
 
@@ -126,17 +130,18 @@ public final class SecretScrubber {
                     "eyj"),
             new RegexDetector("bearer-token",
                     "(?i)authorization" + ASSIGNED + "(?:bearer|token)[ \\t]+" + NOT_A_REFERENCE
-                            + "(?<secret>[a-z0-9._~+/-]+=*)",
+                            + "(?<secret>" + SANCTUM_ID + "[a-z0-9._~+/-]+=*)",
                     "authorization"),
             new RegexDetector("bearer-token",
-                    "(?i)" + WORD_START + "bearer[ \\t]+" + NOT_A_REFERENCE + "(?<secret>[a-z0-9._~+/-]{16,}=*)",
+                    "(?i)" + WORD_START + "bearer[ \\t]+" + NOT_A_REFERENCE
+                            + "(?<secret>" + SANCTUM_ID + "[a-z0-9._~+/-]{16,}=*)",
                     "bearer"),
             new RegexDetector("basic-auth",
                     "(?i)authorization" + ASSIGNED + "basic[ \\t]+(?<secret>[a-z0-9+/]+=*)",
                     "authorization"),
             new RegexDetector("url-password", // no brackets: a URL has them only around an IPv6 host
-                    "(?<=[A-Za-z0-9])://[^\\s:/@?#\\[\\]]*:(?<secret>[^\\s/?#\\[\\]]+)@",
-                    "://"),
+                    "(?<=[A-Za-z0-9]):(?://|\\\\/\\\\/)[^\\s:/@?#\\[\\]]*:(?<secret>[^\\s/?#\\[\\]]+)@",
+                    "://", ":\\/\\/"), // a JSON-escaped https:\/\/ too
             new SecretAssignments()));
 
     private final List<Detector> detectors;
@@ -289,8 +294,14 @@ public final class SecretScrubber {
         private static final String LABEL = "(?:[A-Z0-9]+ ){0,2}PRIVATE KEY(?: BLOCK)?-----";
         private static final Pattern BEGIN = Pattern.compile("-----BEGIN " + LABEL);
         private static final Pattern END = Pattern.compile("-----END " + LABEL);
-        /** A body: base64, line breaks (JSON-escaped too), and the Proc-Type and DEK-Info headers. */
-        private static final Pattern BODY = Pattern.compile("[A-Za-z0-9+/=\\\\\\s:,-]*+");
+        /**
+         * A body: base64, line breaks (JSON-escaped too), and headers at the start of a line ({@code Proc-Type},
+         * {@code DEK-Info}, PGP's {@code Version: GnuPG v1.4.11 (GNU/Linux)}), whose value runs to the end of its line.
+         */
+        private static final Pattern BODY = Pattern.compile(
+                "(?:(?<=[\\r\\n]|\\\\[rn])[A-Za-z][A-Za-z0-9-]*+: [^\\r\\n\\\\]*+" // a header
+                + "|[A-Za-z0-9+/=:, \\t-]++" // base64 and the rest of a line
+                + "|(?:[\\r\\n\\f\\x0B]|\\\\[rn]?)++)*+"); // line breaks, and lone backslashes
 
         @Override
         public List<Secret> find(String text, String lowerCase) {

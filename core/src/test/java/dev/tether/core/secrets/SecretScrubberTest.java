@@ -188,6 +188,29 @@ public class SecretScrubberTest {
     }
 
     @Test
+    void redactsATruncatedPgpBlock_pastArmorHeadersWithPunctuation() {
+        String text = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v1.4.11 (GNU/Linux)\n"
+                + "Comment: Agent <agent@tether-fake.example>\n\nlQOYBFTetherFakePgpBody0123456789+/abcdefg\n=abcd\n"
+                + "[output truncated at 64 KiB]";
+
+        assertThat(scrubber.scrub(text).text()).isEqualTo("[REDACTED:private-key][output truncated at 64 KiB]");
+        assertThat(scrubber.scrub(text.replace("\n", "\\n")).text())
+                .as("JSON-escaped line breaks")
+                .isEqualTo("[REDACTED:private-key][output truncated at 64 KiB]");
+    }
+
+    @Test
+    void redactsAWholeSanctumStyleBearerToken_notOnlyItsId() {
+        String token = "3|TetherFakeSanctumToken0123456789abcdefgh";
+
+        assertThat(scrubber.scrub("curl -H 'Authorization: Bearer " + token + "' https://api.example.com").text())
+                .isEqualTo("curl -H 'Authorization: Bearer [REDACTED:bearer-token]' https://api.example.com");
+        assertThat(scrubber.scrub("use bearer " + token + " here").text())
+                .isEqualTo("use bearer [REDACTED:bearer-token] here");
+        assertUnchanged("pipe the bearer 3| into grep");
+    }
+
+    @Test
     void redactsABearerToken_inACurlCommandLine() {
         String command =
                 "curl -sS -H \"Authorization: Bearer tether-fake-curl-token-1\" https://api.example.com/v1/runs";
@@ -342,6 +365,13 @@ public class SecretScrubberTest {
                 .isEqualTo("redis://:[REDACTED:url-password]@cache:6379/0");
         assertThat(scrubber.scrub("mongodb+srv://agent:p@ss:word@cluster0.example.net/db").text())
                 .isEqualTo("mongodb+srv://agent:[REDACTED:url-password]@cluster0.example.net/db");
+    }
+
+    @Test
+    void redactsTheUrlPassword_ofAJsonEscapedUrl() {
+        assertThat(scrubber.scrub("{\"url\": \"https:\\/\\/agent:TetherFakeEscUrlPw@db.internal\\/x\"}").text())
+                .isEqualTo("{\"url\": \"https:\\/\\/agent:[REDACTED:url-password]@db.internal\\/x\"}");
+        assertUnchanged("{\"url\": \"https:\\/\\/db.internal:5432\\/x?at=a:b@c\"} C:\\/\\/ \\/\\/ a:b@c");
     }
 
     @Test

@@ -25,11 +25,17 @@ import java.util.regex.Pattern;
  * member name and string scrubbed as text, and every member whose {@code "name": value} the scrubber finds a secret in
  * given the redaction marker as its value, a string. That text is written anew (compact, numbers exact, a member
  * named twice kept once, as Jackson keeps it): only the rare text whose plain scrubbing broke it is rewritten.
+ *
+ * <p>A text with Unicode escapes (<code>&#92;u0041</code>) or escaped slashes ({@code \/}), which hide a secret's shape
+ * or name from scrubbing as text (Gson writes {@code =} as <code>&#92;u003d</code>, PHP {@code /} as {@code \/}), is
+ * scrubbed as Jackson writes it anew, without those escapes; if nothing is redacted, it stays as it was.
  * Thread-safe.
  */
 final class JsonTextScrubbing {
 
     private static final Pattern MARKER = Pattern.compile("\\[REDACTED:[a-z0-9-]+]");
+    /** An escape that hides text from scrubbing as text. */
+    private static final Pattern HIDING_ESCAPE = Pattern.compile("\\\\(?:u[0-9A-Fa-f]{4}|/)");
 
     /** Reads numbers exactly, so writing the tree back changes none. */
     private static final JsonMapper MAPPER = JsonMapper.builder()
@@ -42,13 +48,17 @@ final class JsonTextScrubbing {
 
     /** {@code json} with its secrets redacted; JSON text still if it was JSON text (and not nested beyond Jackson's limit). */
     static Scrubbed scrub(SecretScrubber scrubber, String json) {
-        Scrubbed asText = scrubber.scrub(json);
-        if (!asText.redactedAny() || JsonSyntax.isValue(asText.text()) || !JsonSyntax.isValue(json)) {
+        String readable = HIDING_ESCAPE.matcher(json).find() ? withoutEscapes(json) : json;
+        Scrubbed asText = scrubber.scrub(readable);
+        if (!asText.redactedAny()) {
+            return new Scrubbed(json, 0, Map.of());
+        }
+        if (JsonSyntax.isValue(asText.text()) || !JsonSyntax.isValue(readable)) {
             return asText; // still JSON, or never was: the event's own check refuses the latter
         }
         JsonNode tree;
         try {
-            tree = MAPPER.readTree(json);
+            tree = MAPPER.readTree(readable);
         } catch (JsonProcessingException e) {
             return asText; // deeper than Jackson reads: the event's check refuses what scrubbing broke, naming content
         }
@@ -58,6 +68,15 @@ final class JsonTextScrubbing {
             return new Scrubbed(MAPPER.writeValueAsString(scrubbed), tally.redactions, tally.byKind);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a JSON tree read from text could not be written back", e);
+        }
+    }
+
+    /** {@code json} as Jackson writes it, which escapes only what JSON must; {@code json} itself if it is no JSON. */
+    private static String withoutEscapes(String json) {
+        try {
+            return MAPPER.writeValueAsString(MAPPER.readTree(json));
+        } catch (JsonProcessingException e) {
+            return json;
         }
     }
 

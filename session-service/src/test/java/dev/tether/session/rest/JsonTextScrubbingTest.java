@@ -64,6 +64,30 @@ class JsonTextScrubbingTest {
     }
 
     @Test
+    void secretsHiddenByJsonEscapes_areRedacted_andTheTextStaysJson() throws Exception {
+        // Gson writes = as a Unicode escape; any writer may escape a letter
+        String json = "{\"command\": \"export DB_PASSWORD\\u003dhunter2\", \"id\": \"\\u0041KIATETHERFAKE000002\"}";
+
+        Scrubbed s = scrub(json);
+
+        assertThat(JsonSyntax.isValue(s.text())).as(s.text()).isTrue();
+        var tree = new ObjectMapper().readTree(s.text());
+        assertThat(tree.get("command").asText()).isEqualTo("export DB_PASSWORD=[REDACTED:password-assignment]");
+        assertThat(tree.get("id").asText()).isEqualTo("[REDACTED:aws-access-key]");
+        assertThat(s.redactions()).isEqualTo(2);
+    }
+
+    @Test
+    void jsonWithEscapesButNoSecret_staysByteForByte() {
+        String json = "{ \"note\": \"a \\u003d b, see https:\\/\\/example.com\\/x\" }";
+
+        Scrubbed s = scrub(json);
+
+        assertThat(s.text()).isEqualTo(json);
+        assertThat(s.redactions()).isZero();
+    }
+
+    @Test
     void textThatIsNotJson_orHasNoSecret_isScrubbedAsText() {
         assertThat(scrub("{\"token\": 12345678").text()).isEqualTo(SCRUBBER.scrub("{\"token\": 12345678").text());
         assertThat(scrub("{\"channel_versions\":{\"messages\":3}}").text()).isEqualTo("{\"channel_versions\":{\"messages\":3}}");
