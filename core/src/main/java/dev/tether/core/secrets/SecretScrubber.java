@@ -157,8 +157,30 @@ public final class SecretScrubber {
 
     /** {@code text} with every detected secret redacted; a null text gives a null text and no redactions. */
     public Scrubbed scrub(String text) {
-        if (text == null || text.isEmpty()) {
+        List<Span> spans = spans(text);
+        if (spans.isEmpty()) {
             return new Scrubbed(text, 0, Map.of());
+        }
+        var out = new StringBuilder(text.length());
+        var byKind = new HashMap<String, Integer>();
+        int copiedUpTo = 0;
+        for (Span span : spans) {
+            out.append(text, copiedUpTo, span.start()).append(MARKER_PREFIX).append(span.kind()).append(']');
+            byKind.merge(span.kind(), 1, Integer::sum);
+            copiedUpTo = span.end();
+        }
+        out.append(text, copiedUpTo, text.length());
+        return new Scrubbed(out.toString(), spans.size(), byKind);
+    }
+
+    /**
+     * Where {@link #scrub} puts its markers in {@code text}, in order, without overlaps: each run of overlapping findings
+     * as one span, named by the finding of highest precedence. For a caller that redacts other things in the same text
+     * (registered values) and must merge the two on the text as it is, where each secret has its context.
+     */
+    public List<Span> spans(String text) {
+        if (text == null || text.isEmpty()) {
+            return List.of();
         }
         String lowerCase = asciiLowerCase(text);
         var findings = new ArrayList<Finding>();
@@ -167,8 +189,11 @@ public final class SecretScrubber {
                 findings.add(new Finding(secret, precedence));
             }
         }
-        return findings.isEmpty() ? new Scrubbed(text, 0, Map.of()) : redact(text, findings);
+        return findings.isEmpty() ? List.of() : merged(text, findings);
     }
+
+    /** Where one marker goes: {@code [start, end)} of the text, and the kind it names. */
+    public record Span(int start, int end, String kind) {}
 
     /** {@code text} with A to Z lower-cased and nothing else changed, so that every index stays the same. */
     private static String asciiLowerCase(String text) {
@@ -182,16 +207,13 @@ public final class SecretScrubber {
     }
 
     /**
-     * Replaces each run of overlapping findings by one marker, named by the finding of highest precedence. A marker
-     * also takes the letters, digits, {@code _} and {@code -} stuck to the end of a secret: no fragment stays, and the
-     * character after a marker is one the text had after a secret, so scrubbing again finds nothing new.
+     * Each run of overlapping findings as one span, named by the finding of highest precedence. A span also takes the
+     * letters, digits, {@code _} and {@code -} stuck to the end of a secret: no fragment stays, and the character after a
+     * marker is one the text had after a secret, so scrubbing again finds nothing new.
      */
-    private static Scrubbed redact(String text, List<Finding> findings) {
+    private static List<Span> merged(String text, List<Finding> findings) {
         findings.sort(Comparator.comparingInt(Finding::start));
-        var out = new StringBuilder(text.length());
-        var byKind = new HashMap<String, Integer>();
-        int redactions = 0;
-        int copiedUpTo = 0;
+        var spans = new ArrayList<Span>();
         int i = 0;
         while (i < findings.size()) {
             Finding named = findings.get(i);
@@ -204,14 +226,9 @@ public final class SecretScrubber {
                     named = overlapping;
                 }
             }
-            String kind = named.secret().kind();
-            out.append(text, copiedUpTo, start).append(MARKER_PREFIX).append(kind).append(']');
-            byKind.merge(kind, 1, Integer::sum);
-            redactions++;
-            copiedUpTo = end;
+            spans.add(new Span(start, end, named.secret().kind()));
         }
-        out.append(text, copiedUpTo, text.length());
-        return new Scrubbed(out.toString(), redactions, byKind);
+        return spans;
     }
 
     /** The end of the run of letters, digits, {@code _} and {@code -} that goes on at {@code from}. */

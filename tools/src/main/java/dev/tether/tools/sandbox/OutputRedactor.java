@@ -24,8 +24,10 @@ import java.util.regex.Pattern;
  *   <li>Every secret shape {@link SecretScrubber#standard()} knows (tokens, keys, {@code .env}-style
  *       {@code PASSWORD=…} assignments, private keys …) becomes {@code [REDACTED:<kind>]}.
  * </ul>
- * Registered values are replaced first, longest first, so that a secret inside a longer one is not half-redacted.
- * Redacting again changes nothing: markers already in the text are left alone.
+ * Both are found on the text as it is, so that each secret has its context (a URL's password after a registered user
+ * name is still a URL's password), and where they overlap the text is redacted once, by the longest run: a secret
+ * inside a longer one is never half-redacted. Redacting again changes nothing: markers already in the text are left
+ * alone.
  *
  * <p>One redactor serves one tool call: values resolved during the call are registered and stay registered, so that
  * anything later written about the call can be redacted by the same instance. Thread-safe: values may be registered
@@ -93,21 +95,42 @@ public final class OutputRedactor {
         return redact(text, true);
     }
 
+    /**
+     * Registered values and the scrubber's findings, both found on the text as it is, where each secret has its context
+     * (a URL's password after a registered user name, an assignment whose value begins with a registered value), then
+     * merged: each run of overlapping ones is one marker, named by a registered value if one is in the run.
+     */
     private Scrubbed redact(String text, boolean cut) {
         Objects.requireNonNull(text, "text");
-        List<Match> matches = registeredValuesIn(text, cut);
+        var spans = new ArrayList<Match>(registeredValuesIn(text, cut));
+        List<Match> markers = ownMarkersIn(text);
+        for (SecretScrubber.Span span : scrubber.spans(text)) {
+            if (markers.stream().noneMatch(m -> span.start() < m.end() && m.start() < span.end())) {
+                spans.add(new Match(span.start(), span.end(), span.kind())); // one in a marker of ours: redacted already
+            }
+        }
+        spans.sort(Comparator.comparingInt(Match::start)); // stable: at the same start, a registered value first
         var out = new StringBuilder(text.length());
         var byKind = new HashMap<String, Integer>();
         int redactions = 0;
         int copiedUpTo = 0;
-        for (Match match : matches) {
-            redactions += scrubInto(out, text.substring(copiedUpTo, match.start()), byKind);
-            out.append(MARKER_PREFIX).append(match.kind()).append(']');
-            byKind.merge(match.kind(), 1, Integer::sum);
+        int i = 0;
+        while (i < spans.size()) {
+            int start = spans.get(i).start();
+            int end = spans.get(i).end();
+            String kind = spans.get(i).kind();
+            for (i++; i < spans.size() && spans.get(i).start() < end; i++) {
+                end = Math.max(end, spans.get(i).end());
+                if (!registered(kind) && registered(spans.get(i).kind())) {
+                    kind = spans.get(i).kind();
+                }
+            }
+            out.append(text, copiedUpTo, start).append(MARKER_PREFIX).append(kind).append(']');
+            byKind.merge(kind, 1, Integer::sum);
             redactions++;
-            copiedUpTo = match.end();
+            copiedUpTo = end;
         }
-        redactions += scrubInto(out, text.substring(copiedUpTo), byKind);
+        out.append(text, copiedUpTo, text.length());
         return new Scrubbed(out.toString(), redactions, byKind);
     }
 
@@ -147,27 +170,18 @@ public final class OutputRedactor {
         return 0;
     }
 
-    /** Appends {@code segment} scrubbed, leaving this class's markers in it alone; returns how many it redacted. */
-    private int scrubInto(StringBuilder out, String segment, Map<String, Integer> byKind) {
-        int redactions = 0;
-        Matcher marker = OWN_MARKER.matcher(segment);
-        int copiedUpTo = 0;
-        while (marker.find()) {
-            redactions += scrubPlainInto(out, segment.substring(copiedUpTo, marker.start()), byKind);
-            out.append(marker.group());
-            copiedUpTo = marker.end();
+    /** Where this class's markers are in {@code text} (a text redacted before): the scrubber's findings in them are not new. */
+    private static List<Match> ownMarkersIn(String text) {
+        var markers = new ArrayList<Match>();
+        for (Matcher marker = OWN_MARKER.matcher(text); marker.find(); ) {
+            markers.add(new Match(marker.start(), marker.end(), ""));
         }
-        return redactions + scrubPlainInto(out, segment.substring(copiedUpTo), byKind);
+        return markers;
     }
 
-    private int scrubPlainInto(StringBuilder out, String plain, Map<String, Integer> byKind) {
-        if (plain.isEmpty()) {
-            return 0;
-        }
-        Scrubbed scrubbed = scrubber.scrub(plain);
-        out.append(scrubbed.text());
-        scrubbed.byKind().forEach((kind, count) -> byKind.merge(kind, count, Integer::sum));
-        return scrubbed.redactions();
+    /** Whether {@code kind} is a registered value's ({@code secret:<name>}, {@code env:<NAME>}) rather than a scrubber's. */
+    private static boolean registered(String kind) {
+        return kind.startsWith("secret:") || kind.startsWith("env:");
     }
 
     /** Shows the kinds registered, never a value. */

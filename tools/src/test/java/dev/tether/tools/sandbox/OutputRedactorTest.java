@@ -64,6 +64,24 @@ class OutputRedactorTest {
     }
 
     @Test
+    void findsTheScrubbersShapes_inTheTextAsItIs_soARegisteredValueBesideASecretHidesNoneOfIt() {
+        redactor.registerEnvironment(Map.of("DB_USER", "tether"));
+
+        // found in pieces between the registered values, each lost its context: the password after the user name, the
+        // assignment's name, the rest of a value that begins with the registered one
+        for (String text : new String[] {"postgres://tether:S3cretPw99@db:5432/app", "tether_password=hunter2",
+                "password: tether2024secret"}) {
+            Scrubbed scrubbed = redactor.redact(text);
+
+            assertThat(scrubbed.text()).as(text).doesNotContain("S3cretPw99").doesNotContain("hunter2").doesNotContain("2024secret")
+                    .doesNotContain("tether:").doesNotStartWith("tether");
+        }
+        assertThat(redactor.redact("postgres://tether:S3cretPw99@db:5432/app").text())
+                .isEqualTo("postgres://[REDACTED:env:DB_USER]:[REDACTED:url-password]@db:5432/app");
+        assertThat(redactor.redact("password: tether2024secret").text()).isEqualTo("password: [REDACTED:env:DB_USER]");
+    }
+
+    @Test
     void leavesItsOwnMarkersAlone_soRedactingTwiceChangesNothing() {
         redactor.registerSecret("github_token", "some-registered-value");
         redactor.registerEnvironment(Map.of("API_SECRET", "another-registered-value"));
