@@ -61,11 +61,7 @@ public final class Converters {
     public static final class SessionId implements ITypeConverter<String> {
         @Override
         public String convert(String value) {
-            if (!ClientIds.isValid(value)) {
-                throw new TypeConversionException("a session id is 1-128 letters, digits, '.', '_' or '-', starting with a letter or"
-                        + " digit, not '" + value + "'");
-            }
-            return value;
+            return id(value, "a session id");
         }
     }
 
@@ -86,12 +82,17 @@ public final class Converters {
     public static final class Version implements ITypeConverter<String> {
         @Override
         public String convert(String value) {
-            if (!ClientIds.isValid(value)) {
-                throw new TypeConversionException("a harness version is 1-128 letters, digits, '.', '_' or '-', starting with a letter "
-                        + "or digit, not '" + value + "'");
-            }
-            return value;
+            return id(value, "a harness version");
         }
+    }
+
+    /** {@code value} if it is an id as the services take it (a session id's rule); else the usage error naming {@code what}. */
+    private static String id(String value, String what) {
+        if (!ClientIds.isValid(value)) {
+            throw new TypeConversionException(what + " is 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit, not '"
+                    + value + "'");
+        }
+        return value;
     }
 
     private static long parse(String value) {

@@ -157,7 +157,14 @@ public final class SecretScrubber {
 
     /** {@code text} with every detected secret redacted; a null text gives a null text and no redactions. */
     public Scrubbed scrub(String text) {
-        List<Span> spans = spans(text);
+        return redact(text, spans(text));
+    }
+
+    /**
+     * {@code text} with each span replaced by its marker {@code [REDACTED:<kind>]}, counted by kind; the spans in order,
+     * none overlapping another (as {@link #spans} gives them, or a caller's merge of them with its own).
+     */
+    public static Scrubbed redact(String text, List<Span> spans) {
         if (spans.isEmpty()) {
             return new Scrubbed(text, 0, Map.of());
         }

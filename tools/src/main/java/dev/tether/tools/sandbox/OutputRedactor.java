@@ -2,9 +2,9 @@ package dev.tether.tools.sandbox;
 
 import dev.tether.core.secrets.Scrubbed;
 import dev.tether.core.secrets.SecretScrubber;
+import dev.tether.core.secrets.SecretScrubber.Span;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -38,7 +38,6 @@ public final class OutputRedactor {
     /** Environment values shorter than this are not redacted. */
     public static final int MIN_ENVIRONMENT_VALUE_LENGTH = 6;
 
-    private static final String MARKER_PREFIX = "[REDACTED:";
     /** A marker this class writes; the scrubber would otherwise take {@code secret:<name>} for an assignment. */
     private static final Pattern OWN_MARKER = Pattern.compile("\\[REDACTED:(?:env|secret):[A-Za-z0-9_.-]+]");
 
@@ -102,62 +101,47 @@ public final class OutputRedactor {
      */
     private Scrubbed redact(String text, boolean cut) {
         Objects.requireNonNull(text, "text");
-        var spans = new ArrayList<Match>(registeredValuesIn(text, cut));
-        List<Match> markers = ownMarkersIn(text);
-        for (SecretScrubber.Span span : scrubber.spans(text)) {
+        var spans = registeredValuesIn(text, cut);
+        List<Span> markers = ownMarkersIn(text);
+        for (Span span : scrubber.spans(text)) {
             if (markers.stream().noneMatch(m -> span.start() < m.end() && m.start() < span.end())) {
-                spans.add(new Match(span.start(), span.end(), span.kind())); // one in a marker of ours: redacted already
+                spans.add(span); // one in a marker of ours was redacted already
             }
         }
-        spans.sort(Comparator.comparingInt(Match::start)); // stable: at the same start, a registered value first
-        var out = new StringBuilder(text.length());
-        var byKind = new HashMap<String, Integer>();
-        int redactions = 0;
-        int copiedUpTo = 0;
-        int i = 0;
-        while (i < spans.size()) {
-            int start = spans.get(i).start();
-            int end = spans.get(i).end();
-            String kind = spans.get(i).kind();
+        // at each place a registered value before the scrubber's shape, and the longest first: the run is named by it
+        spans.sort(Comparator.comparingInt(Span::start).thenComparing(span -> !registered(span.kind()))
+                .thenComparing(Comparator.comparingInt(Span::end).reversed()));
+        var merged = new ArrayList<Span>();
+        for (int i = 0; i < spans.size(); ) {
+            Span first = spans.get(i);
+            int end = first.end();
+            String kind = first.kind();
             for (i++; i < spans.size() && spans.get(i).start() < end; i++) {
                 end = Math.max(end, spans.get(i).end());
                 if (!registered(kind) && registered(spans.get(i).kind())) {
                     kind = spans.get(i).kind();
                 }
             }
-            out.append(text, copiedUpTo, start).append(MARKER_PREFIX).append(kind).append(']');
-            byKind.merge(kind, 1, Integer::sum);
-            redactions++;
-            copiedUpTo = end;
+            merged.add(new Span(first.start(), end, kind));
         }
-        out.append(text, copiedUpTo, text.length());
-        return new Scrubbed(out.toString(), redactions, byKind);
+        return SecretScrubber.redact(text, merged);
     }
 
-    /** Where registered values occur, without overlaps, in order: at each place the longest value wins. */
-    private List<Match> registeredValuesIn(String text, boolean cut) {
-        var found = new ArrayList<Match>();
+    /** Every place a registered value occurs (and, in a cut text, a value's beginning at its very end). */
+    private List<Span> registeredValuesIn(String text, boolean cut) {
+        var found = new ArrayList<Span>();
         kinds.forEach((value, kind) -> {
             for (int at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
-                found.add(new Match(at, at + value.length(), kind));
+                found.add(new Span(at, at + value.length(), kind));
             }
             if (cut) {
                 int prefix = longestPrefixEndingText(text, value);
                 if (prefix > 0) {
-                    found.add(new Match(text.length() - prefix, text.length(), kind));
+                    found.add(new Span(text.length() - prefix, text.length(), kind));
                 }
             }
         });
-        found.sort(Comparator.comparingInt(Match::start).thenComparing(Comparator.comparingInt(Match::end).reversed()));
-        var chosen = new ArrayList<Match>();
-        int end = 0;
-        for (Match match : found) {
-            if (match.start() >= end) {
-                chosen.add(match);
-                end = match.end();
-            }
-        }
-        return chosen;
+        return found;
     }
 
     /** The length of the longest proper prefix of {@code value} that {@code text} ends with; 0 if none. */
@@ -171,10 +155,10 @@ public final class OutputRedactor {
     }
 
     /** Where this class's markers are in {@code text} (a text redacted before): the scrubber's findings in them are not new. */
-    private static List<Match> ownMarkersIn(String text) {
-        var markers = new ArrayList<Match>();
+    private static List<Span> ownMarkersIn(String text) {
+        var markers = new ArrayList<Span>();
         for (Matcher marker = OWN_MARKER.matcher(text); marker.find(); ) {
-            markers.add(new Match(marker.start(), marker.end(), ""));
+            markers.add(new Span(marker.start(), marker.end(), ""));
         }
         return markers;
     }
@@ -189,6 +173,4 @@ public final class OutputRedactor {
     public String toString() {
         return "OutputRedactor" + kinds.values().stream().sorted().toList();
     }
-
-    private record Match(int start, int end, String kind) {}
 }
