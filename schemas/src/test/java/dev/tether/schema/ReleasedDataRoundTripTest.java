@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.stream.Stream;
 import org.apache.avro.Schema;
@@ -32,19 +30,11 @@ class ReleasedDataRoundTripTest {
     @TestFactory
     Stream<DynamicTest> randomRecords_ofEveryReleasedVersion_readToday_andTodaysReadWithEveryReleasedVersion() {
         var tests = new ArrayList<DynamicTest>();
-        for (Path version : SchemaResources.releasedVersions()) {
-            String label = version.getFileName().toString();
-            for (var current : TetherSchemas.current().entrySet()) {
-                Path snapshot = version.resolve(current.getKey() + ".avsc");
-                if (!Files.exists(snapshot)) {
-                    continue; // the schema did not exist yet in that version
-                }
-                Schema released = SchemaResources.parse(snapshot);
-                tests.add(DynamicTest.dynamicTest(current.getKey() + " written with " + label + ", read today",
-                        () -> readsEvery(released, current.getValue())));
-                tests.add(DynamicTest.dynamicTest(current.getKey() + " written today, read with " + label,
-                        () -> readsEvery(current.getValue(), released)));
-            }
+        for (var pair : SchemaResources.releasedPairs()) {
+            tests.add(DynamicTest.dynamicTest(pair.name() + " written with " + pair.label() + ", read today",
+                    () -> readsEvery(pair.released(), pair.current())));
+            tests.add(DynamicTest.dynamicTest(pair.name() + " written today, read with " + pair.label(),
+                    () -> readsEvery(pair.current(), pair.released())));
         }
         return tests.stream();
     }

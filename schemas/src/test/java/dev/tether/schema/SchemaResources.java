@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.avro.Schema;
@@ -43,6 +44,24 @@ final class SchemaResources {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A schema of today beside its snapshot in one released version ({@code label}: v1, v2, ...). */
+    record Released(String name, Schema current, String label, Schema released) {}
+
+    /** Every schema of today beside each released version's snapshot of it, versions that did not have it yet passed over. */
+    static List<Released> releasedPairs() {
+        var pairs = new ArrayList<Released>();
+        for (Path version : releasedVersions()) {
+            String label = version.getFileName().toString();
+            for (var current : TetherSchemas.current().entrySet()) {
+                Path snapshot = version.resolve(current.getKey() + ".avsc");
+                if (Files.exists(snapshot)) { // else the schema did not exist yet in that version
+                    pairs.add(new Released(current.getKey(), current.getValue(), label, parse(snapshot)));
+                }
+            }
+        }
+        return pairs;
     }
 
     private static int version(Path dir) {
