@@ -51,6 +51,8 @@ export class Subscription {
   private current: AbortController | undefined;
   private wake: (() => void) | undefined;
   private last: number;
+  /** The SSE id of the event delivered last, when it is that event's (`<seq>@<sessionStartedAt>`): sent back on reconnect. */
+  private lastId: string | undefined;
 
   /** @internal Created by `TetherClient.subscribe`. */
   constructor(
@@ -119,7 +121,7 @@ export class Subscription {
       this.current = connection;
       let response: Response;
       try {
-        response = await this.transport.openStream(url, next - 1, connection.signal);
+        response = await this.transport.openStream(url, this.lastId ?? (next > 1 ? String(next - 1) : undefined), connection.signal);
       } catch (e) {
         if (this.closing) {
           break;
@@ -202,6 +204,8 @@ export class Subscription {
         }
         await this.callback(() => this.listener.onEvent(event));
         this.last = event.seq;
+        // the id names the event's session too: a reconnect after it was erased and another made under its id is a 404
+        this.lastId = message.id !== undefined && message.id.startsWith(`${event.seq}@`) ? message.id : undefined;
         if (this.closing) {
           return;
         }

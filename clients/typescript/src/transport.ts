@@ -109,10 +109,10 @@ export class Transport {
    * Opens a server-sent-event stream. The timeout bounds only the wait for the answer's headers; the body then stays
    * open for as long as the service keeps it, or until `signal` aborts.
    */
-  async openStream(url: string, lastEventId: number, signal: AbortSignal): Promise<Response> {
+  async openStream(url: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream" };
-    if (lastEventId > 0) {
-      headers["Last-Event-ID"] = String(lastEventId);
+    if (lastEventId !== undefined) {
+      headers["Last-Event-ID"] = lastEventId;
     }
     // the timeout ends once the headers are in; `signal` can abort the stream for as long as it is read
     // (linked by hand: AbortSignal.any needs Node 20.3)

@@ -160,8 +160,9 @@ export function hang(): Script {
 }
 
 /** The SSE frame of an event, as the session-service writes it. */
-export function frame(sessionId: string, seq: number): string {
-  return `id:${seq}\nevent:user_message\ndata:${eventJson(sessionId, seq)}\n\n`;
+/** An SSE event of seq `seq`, with the id `id` (the bare seq by default, as older services wrote it). */
+export function frame(sessionId: string, seq: number, id = String(seq)): string {
+  return `id:${id}\nevent:user_message\ndata:${eventJson(sessionId, seq)}\n\n`;
 }
 
 export function eventJson(sessionId: string, seq: number): string {

@@ -36,6 +36,30 @@ describe("a subscription", () => {
     expect(recorder.connectedFrom.slice(0, 2)).toEqual([1, 4]);
   });
 
+  it("sends back the id of the last event delivered, which names its session's start, and ends when that session was erased", async () => {
+    const at = "2026-12-06T12:00:00.123Z";
+    fake.server
+      .next(sse(frame("s", 1, `1@${at}`), frame("s", 2, `2@${at}`))) // then the stream ends: the session was erased
+      .next(json(404, '{"error":"not_found","message":"session not found: the one that started at … was erased"}'));
+    const s = fake.client.subscribe("s", 1, recorder);
+    const end = await s.ended;
+    expect(end).toEqual({ reason: "not_found", lastSeq: 2 });
+    expect(recorder.seqs()).toEqual([1, 2]);
+    expect(fake.server.seen[1]!.headers["last-event-id"]).toBe(`2@${at}`);
+    expect(fake.server.seen[1]!.query).toBe("fromSeq=3");
+  });
+
+  it("sends the bare seq when the id is not the last event's own", async () => {
+    fake.server
+      .next(sse(frame("s", 1, "1@2026-12-06T12:00:00Z"), frame("s", 2, "7@2026-12-06T12:00:00Z")))
+      .next(sse(frame("s", 3)))
+      .otherwise(quietStream());
+    const s = fake.client.subscribe("s", 1, recorder);
+    await recorder.awaitSeqs(3);
+    await s.close();
+    expect(fake.server.seen[1]!.headers["last-event-id"]).toBe("2");
+  });
+
   it("never delivers an event beyond the next seq: it reopens the stream after the last one", async () => {
     fake.server.next(sse(frame("s", 1), frame("s", 3))).next(sse(frame("s", 2), frame("s", 3))).otherwise(quietStream());
     const s = fake.client.subscribe("s", 1, recorder);

@@ -329,7 +329,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the session's events from the projector's message store (clients read the session-service's); with Accept: text/event-stream, the session-service's live subscription relayed: the events from fromSeq (or after Last-Event-ID) and then live, each SSE event's id its seq, its data the event */
+        /** A page of the session's events from the projector's message store (clients read the session-service's); with Accept: text/event-stream, the session-service's live subscription relayed: the events from fromSeq (or after Last-Event-ID) and then live, each SSE event's id <seq>@<sessionStartedAt>, its name the type, its data the event */
         get: {
             parameters: {
                 query?: {
@@ -341,7 +341,7 @@ export interface paths {
                     toSeq?: number;
                 };
                 header?: {
-                    /** @description with text/event-stream: the seq of the last event received; the stream goes on after it */
+                    /** @description with text/event-stream: the id of the last event received (<seq>@<sessionStartedAt>, or a bare seq); the stream goes on after it, or answers 404 when that event's session was erased (a session made under its id since is another one) */
                     "Last-Event-ID"?: string;
                 };
                 path: {

@@ -253,7 +253,10 @@ export interface paths {
         /** One session */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the session only if it is the one that started then (404 otherwise: that one was erased, and this is another made under its id since) */
+                    sessionStartedAt?: string;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -264,6 +267,7 @@ export interface paths {
             responses: {
                 /** @description OK */
                 200: components["responses"]["SessionSummary"];
+                400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
@@ -348,7 +352,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the session's events from fromSeq; with Accept: text/event-stream, the events from fromSeq (or after Last-Event-ID) and then live, each SSE event's id its seq, its data the event */
+        /** A page of the session's events from fromSeq; with Accept: text/event-stream, the events from fromSeq (or after Last-Event-ID) and then live, each SSE event's id <seq>@<sessionStartedAt>, its name the type, its data the event */
         get: {
             parameters: {
                 query?: {
@@ -358,7 +362,7 @@ export interface paths {
                     limit?: number;
                 };
                 header?: {
-                    /** @description with text/event-stream: the seq of the last event received; the stream goes on after it */
+                    /** @description with text/event-stream: the id of the last event received (<seq>@<sessionStartedAt>, or a bare seq); the stream goes on after it, or answers 404 when that event's session was erased (a session made under its id since is another one) */
                     "Last-Event-ID"?: string;
                 };
                 path: {

@@ -107,9 +107,14 @@ final class FakeServer implements AutoCloseable {
         };
     }
 
-    /** The SSE frame of an event, as the session-service writes it. */
+    /** The SSE frame of an event, with its bare seq for an id (as the session-service wrote it before ids named the session). */
     static String frame(String sessionId, long seq) {
-        return "id:" + seq + "\nevent:user_message\ndata:" + eventJson(sessionId, seq) + "\n\n";
+        return frame(sessionId, seq, Long.toString(seq));
+    }
+
+    /** The SSE frame of an event with the id {@code id} (the session-service's: {@code <seq>@<sessionStartedAt>}). */
+    static String frame(String sessionId, long seq, String id) {
+        return "id:" + id + "\nevent:user_message\ndata:" + eventJson(sessionId, seq) + "\n\n";
     }
 
     static String eventJson(String sessionId, long seq) {

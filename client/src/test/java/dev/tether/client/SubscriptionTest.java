@@ -122,6 +122,37 @@ class SubscriptionTest {
     }
 
     @Test
+    void aReconnect_sendsBackTheLastEventsId_whichNamesItsSessionsStart_andEndsWhenThatSessionWasErased() throws Exception {
+        String at = "2026-12-06T12:00:00.123Z";
+        server.then(sse(frame("s", 1, "1@" + at), frame("s", 2, "2@" + at)))  // then the stream ends: the session was erased
+                .then(json(404, "{\"error\":\"not_found\",\"message\":\"session not found: the one that started at … was erased\"}"));
+        Subscription s = client.subscribe("s", 1, recorder);
+        Optional<SubscriptionEnd> end = s.awaitEnd(Duration.ofSeconds(10));
+
+        assertThat(end).hasValueSatisfying(e -> {
+            assertThat(e.reason()).isEqualTo(SubscriptionEnd.Reason.NOT_FOUND);
+            assertThat(e.lastSeq()).isEqualTo(2);
+        });
+        assertThat(recorder.seqs()).containsExactly(1L, 2L);
+        assertThat(server.requests().get(1).header("Last-Event-ID")).isEqualTo("2@" + at);
+        assertThat(server.requests().get(1).query()).isEqualTo("fromSeq=3");
+    }
+
+    @Test
+    void anIdThatIsNotTheLastEventsOwn_isNotSentBack_theBareSeqIs() throws Exception {
+        server.then(sse(frame("s", 1, "1@2026-12-06T12:00:00Z"), frame("s", 2, "7@2026-12-06T12:00:00Z")))
+                .then(sse(frame("s", 3)))
+                .otherwise(exchange -> {
+                    exchange.sendResponseHeaders(200, 0);
+                    Thread.sleep(30_000);
+                });
+        try (Subscription s = client.subscribe("s", 1, recorder)) {
+            recorder.awaitSeqs(3);
+        }
+        assertThat(server.requests().get(1).header("Last-Event-ID")).isEqualTo("2");
+    }
+
+    @Test
     void unknownSession_endsWithNotFound() throws Exception {
         server.then(json(404, "{\"error\":\"not_found\",\"message\":\"session not found\"}"));
         Subscription s = client.subscribe("nope", 1, recorder);

@@ -6,7 +6,9 @@ import static dev.tether.session.SessionApiIT.batch;
 import static dev.tether.session.SessionApiIT.created;
 import static dev.tether.session.SessionApiIT.userMessage;
 import static dev.tether.session.SessionApiIT.uuid;
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.testing.TetherStackResource;
@@ -24,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,8 +42,12 @@ class LiveSubscriptionIT {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new ObjectMapper();
 
-    /** One SSE event as received. */
-    record Received(long id, String name, long seqInData) {}
+    /** One SSE event as received: its id is {@code <seq>@<sessionStartedAt>}. */
+    record Received(String id, String name, long seqInData) {
+        long seq() {
+            return Long.parseLong(id.substring(0, id.indexOf('@')));
+        }
+    }
 
     @BeforeEach
     void awaitSequencer() {
@@ -72,13 +79,49 @@ class LiveSubscriptionIT {
             }
         });
         writer.start();
-        received.addAll(read(id, String.valueOf(received.get(received.size() - 1).id()), null, 9));
+        received.addAll(read(id, received.get(received.size() - 1).id(), null, 9));
         writer.join();
 
-        assertThat(received).extracting(Received::id).containsExactlyElementsOf(LongStream.rangeClosed(1, 12).boxed().toList());
-        assertThat(received).allSatisfy(r -> assertThat(r.seqInData()).isEqualTo(r.id()));
+        assertThat(received).extracting(Received::seq).containsExactlyElementsOf(LongStream.rangeClosed(1, 12).boxed().toList());
+        assertThat(received).allSatisfy(r -> assertThat(r.seqInData()).isEqualTo(r.seq()));
         assertThat(received.get(0).name()).isEqualTo("session_started");
         assertThat(received.get(11).name()).isEqualTo("user_message");
+    }
+
+    /**
+     * A stream reconnecting after its session was erased and another made under the id is refused, not continued with the
+     * other session's events from the same seq: each event's id carries its session's start, and so does the
+     * Last-Event-ID sent back. A bare seq, as a client that does not keep the id sends, still resumes.
+     */
+    @Test
+    void aReconnectAfterTheSessionWasErasedAndMadeAgain_isNotFound() throws Exception {
+        String id = created();
+        String start = SessionApiIT.events(AGENT, id, 1).getString("events[0].occurredAt");
+        append(AGENT, id, batch(userMessage(uuid(), "first session"))).statusCode(200);
+        List<Received> followed = read(id, null, 1L, 2);
+        assertThat(followed).extracting(Received::id).containsExactly("1@" + start, "2@" + start);
+        given().auth().oauth2(AGENT).queryParam("sessionStartedAt", start).get("/v1/sessions/{id}", id).then().statusCode(200);
+
+        given().auth().oauth2(AGENT).delete("/v1/sessions/{id}", id).then().statusCode(200);
+        SessionApiIT.createSession(AGENT, id, Map.of("objective", "another session, under the same id")).statusCode(201);
+        for (int i = 0; i < 3; i++) {
+            append(AGENT, id, batch(userMessage(uuid(), "second session " + i))).statusCode(200);
+        }
+
+        Answer refused = open(id, "2@" + start);
+        assertThat(refused.status()).isEqualTo(404);
+        assertThat(json.readTree(refused.body()).path("error").asText()).isEqualTo("not_found");
+        assertThat(json.readTree(refused.body()).path("message").asText()).contains("erased");
+        given().auth().oauth2(AGENT).queryParam("sessionStartedAt", start).get("/v1/sessions/{id}", id).then().statusCode(404)
+                .body("error", equalTo("not_found"));
+        given().auth().oauth2(AGENT).queryParam("sessionStartedAt", "yesterday").get("/v1/sessions/{id}", id).then().statusCode(400)
+                .body("field", equalTo("sessionStartedAt"));
+        assertThat(open(id, "2@yesterday").status()).isEqualTo(400);
+
+        String newStart = SessionApiIT.events(AGENT, id, 1).getString("events[0].occurredAt");
+        assertThat(newStart).isNotEqualTo(start);
+        assertThat(read(id, "2@" + newStart, null, 2)).extracting(Received::id).containsExactly("3@" + newStart, "4@" + newStart);
+        assertThat(read(id, "2", null, 1)).extracting(Received::id).containsExactly("3@" + newStart);
     }
 
     @Test
@@ -89,6 +132,25 @@ class LiveSubscriptionIT {
                 .header("Authorization", "Bearer " + SessionApiIT.OTHER_TENANT)
                 .build();
         assertThat(http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(404);
+    }
+
+    /** An answer to opening the stream: its status, and its body unless it is a stream (which is closed at once). */
+    record Answer(int status, String body) {}
+
+    /** Opens the stream after {@code lastEventId}; a stream (200) is closed at once, unread. */
+    private Answer open(String sessionId, String lastEventId) throws Exception {
+        var request = HttpRequest.newBuilder(URI.create(base + "v1/sessions/" + sessionId + "/events"))
+                .header("Accept", "text/event-stream")
+                .header("Authorization", "Bearer " + AGENT)
+                .header("Last-Event-ID", lastEventId)
+                .timeout(Duration.ofSeconds(30))
+                .build();
+        // a stream's answer may wait for its first event: a bounded wait fails the test where a send would hang it
+        HttpResponse<java.io.InputStream> response = http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream())
+                .get(30, java.util.concurrent.TimeUnit.SECONDS);
+        try (var body = response.body()) {
+            return new Answer(response.statusCode(), response.statusCode() == 200 ? "" : new String(body.readAllBytes(), StandardCharsets.UTF_8));
+        }
     }
 
     /** Connects, reads {@code count} events, and disconnects. */
@@ -115,7 +177,7 @@ class LiveSubscriptionIT {
                     name = line.substring(6).trim();
                 } else if (line.startsWith("data:")) {
                     long seq = json.readTree(line.substring(5).trim()).get("seq").asLong();
-                    events.add(new Received(Long.parseLong(idLine), name, seq));
+                    events.add(new Received(idLine, name, seq));
                 }
             }
         }

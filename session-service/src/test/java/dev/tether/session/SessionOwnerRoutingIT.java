@@ -126,20 +126,29 @@ class SessionOwnerRoutingIT {
         assertThat(localStatus(b, held)).isEqualTo(200);
 
         // its live stream through A: the catch-up, then an event appended now (through B), then after Last-Event-ID
+        String start;
         try (var stream = new EventStream(a, held, AGENT, Map.of())) {
-            assertThat(stream.next()).containsEntry("id", "1").containsEntry("event", "session_started");
+            Map<String, String> first = stream.next();
+            assertThat(first).containsEntry("event", "session_started");
+            start = json.readTree(first.get("data")).get("occurredAt").asText();
+            assertThat(first).containsEntry("id", "1@" + start);
             var appended = send(b, "POST", "/v1/sessions/" + held + "/events", AGENT, Map.of("events",
                     List.of(Map.of("eventId", UUID.randomUUID().toString(), "type", "user_message", "content", "live through A"))));
             assertThat(appended.statusCode()).as("%s", appended.body()).isEqualTo(200);
             Map<String, String> live = stream.next();
-            assertThat(live).containsEntry("id", "2").containsEntry("event", "user_message");
+            assertThat(live).containsEntry("id", "2@" + start).containsEntry("event", "user_message");
             assertThat(json.readTree(live.get("data")).get("content").asText()).isEqualTo("live through A");
         }
-        try (var stream = new EventStream(a, held, AGENT, Map.of("Last-Event-ID", "1"))) {
-            assertThat(stream.next()).containsEntry("id", "2");
+        try (var stream = new EventStream(a, held, AGENT, Map.of("Last-Event-ID", "1@" + start))) {
+            assertThat(stream.next()).containsEntry("id", "2@" + start);
         }
-        assertThat(streamStatus(a, held, FOREIGN)).as("another tenant's session, relayed or not").isEqualTo(404);
-        assertThat(streamStatus(a, "no-such-" + held, AGENT)).isEqualTo(404);
+        try (var stream = new EventStream(a, held, AGENT, Map.of("Last-Event-ID", "1"))) {
+            assertThat(stream.next()).containsEntry("id", "2@" + start);
+        }
+        assertThat(streamStatus(a, held, FOREIGN, Map.of())).as("another tenant's session, relayed or not").isEqualTo(404);
+        assertThat(streamStatus(a, "no-such-" + held, AGENT, Map.of())).isEqualTo(404);
+        assertThat(streamStatus(a, held, AGENT, Map.of("Last-Event-ID", "1@2026-01-01T00:00:00Z")))
+                .as("a reconnect to a session of the id that started at another time (erased since), relayed").isEqualTo(404);
 
         // a fork and a subagent of it, asked of A, are made where its log and head are
         var fork = send(a, "POST", "/v1/sessions/" + held + "/fork", AGENT, Map.of("atSeq", 2));
@@ -189,10 +198,12 @@ class SessionOwnerRoutingIT {
         }
     }
 
-    private int streamStatus(ServiceProcess instance, String sessionId, String token) throws Exception {
+    private int streamStatus(ServiceProcess instance, String sessionId, String token, Map<String, String> headers) throws Exception {
         var request = HttpRequest.newBuilder(URI.create(instance.baseUrl() + "/v1/sessions/" + sessionId + "/events"))
-                .timeout(Duration.ofSeconds(20)).header("Authorization", token).header("Accept", "text/event-stream").GET().build();
-        HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+                .timeout(Duration.ofSeconds(20)).header("Authorization", token).header("Accept", "text/event-stream");
+        headers.forEach(request::header);
+        HttpResponse<InputStream> response = http.sendAsync(request.GET().build(), HttpResponse.BodyHandlers.ofInputStream())
+                .get(30, java.util.concurrent.TimeUnit.SECONDS); // a stream's answer may wait for its first event
         response.body().close();
         return response.statusCode();
     }

@@ -52,6 +52,8 @@ public final class LiveSubscription implements Subscription {
     private final CompletableFuture<SubscriptionEnd> ended = new CompletableFuture<>();
 
     private volatile long lastSeq;
+    /** The SSE id of the event delivered last when it is that event's ({@code <seq>@<sessionStartedAt>}), or null. */
+    private volatile String lastId;
     private volatile boolean closing;
     private volatile boolean inCallback;
     private volatile InputStream current;
@@ -162,7 +164,7 @@ public final class LiveSubscription implements Subscription {
             HttpResponse<InputStream> response;
             try {
                 URI uri = Uris.of(sessions).path("/v1/sessions").segment(sessionId).path("/events").param("fromSeq", next).build();
-                response = transport.openStream(uri, next - 1);
+                response = transport.openStream(uri, lastId != null ? lastId : next > 1 ? Long.toString(next - 1) : null);
             } catch (IOException e) {
                 if (!disconnected(++failures, e)) {
                     break;
@@ -236,6 +238,8 @@ public final class LiveSubscription implements Subscription {
             }
             callback(() -> listener.onEvent(event));
             lastSeq = event.seq();
+            // the id names the event's session too: a reconnect after it was erased and another made under its id is a 404
+            lastId = message.get().id().filter(id -> id.startsWith(event.seq() + "@")).orElse(null);
         }
     }
 

@@ -178,10 +178,10 @@ public final class Transport {
      * headers; a 200's body then stays open for as long as the service keeps it. Any other answer's
      * body (its first 64 KiB kept) is read before this returns, within the timeout again.
      */
-    public HttpResponse<InputStream> openStream(URI uri, long lastEventId) throws IOException, InterruptedException {
+    public HttpResponse<InputStream> openStream(URI uri, String lastEventId) throws IOException, InterruptedException {
         HttpRequest.Builder builder = request(uri).timeout(options.timeout()).header("Accept", "text/event-stream").GET();
-        if (lastEventId > 0) {
-            builder.header("Last-Event-ID", Long.toString(lastEventId));
+        if (lastEventId != null) {
+            builder.header("Last-Event-ID", lastEventId);
         }
         return exchange(builder.build(), info -> info.statusCode() == 200 ? HttpResponse.BodySubscribers.ofInputStream() : errorBody());
     }

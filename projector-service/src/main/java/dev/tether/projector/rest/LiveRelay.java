@@ -3,6 +3,7 @@ package dev.tether.projector.rest;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.SseReader;
 import dev.tether.kit.service.rest.SseRelay;
+import dev.tether.kit.service.rest.StreamEventId;
 import dev.tether.projector.config.ProjectorConfig;
 import io.smallrye.mutiny.Multi;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -15,6 +16,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * A session's live subscription, relayed from the session-service (its {@code GET /v1/sessions/{id}/events} with
@@ -42,25 +44,31 @@ public class LiveRelay {
 
     /**
      * The session's events from {@code fromSeq} on, then live, as the session-service streams them to the holder of
-     * {@code authorization}. Asks the session-service first whether the caller sees the session at all, so that a missing
-     * session, or another tenant's, is this request's 404 (and an outage its 503) rather than a stream that ends at once;
-     * the stream itself is opened when it is subscribed to, and ends (an error) when the session-service's does. Blocks
-     * for that first answer: call it on a worker thread.
+     * {@code authorization}. Asks the session-service first whether the caller sees the session at all (the session that
+     * started at {@code sessionStartedAt}, when it is known), so that a missing session, another tenant's or an erased
+     * one is this request's 404 (and an outage its 503) rather than a stream that ends at once; the stream itself is
+     * opened when it is subscribed to, and ends (an error) when the session-service's does. Blocks for that first
+     * answer: call it on a worker thread.
      *
+     * @param sessionStartedAt the start of the session a reconnecting client followed ({@link StreamEventId}), or null
      * @throws ApiException 404 for a session the caller does not see, 503 with {@code Retry-After} when the session-service
      *                      does not answer as it should
      */
-    public Multi<SseReader.Frame> open(String sessionId, long fromSeq, String authorization) {
+    public Multi<SseReader.Frame> open(String sessionId, long fromSeq, Instant sessionStartedAt, String authorization) {
+        var after = new StreamEventId(fromSeq - 1, sessionStartedAt);
         String path = "/v1/sessions/" + URLEncoder.encode(sessionId, StandardCharsets.UTF_8);
-        int status = check(path, authorization);
+        int status = check(path + after.sameSessionQuery(), authorization);
         if (status == 404) {
             throw ApiException.notFound("session");
         }
         if (status != 200) {
             throw ApiException.unavailable("the session-service answered " + status + " for the session; try again shortly", 2);
         }
-        HttpRequest stream = request(path + "/events?fromSeq=" + fromSeq, authorization).header("Accept", "text/event-stream").GET().build();
-        return SseRelay.open(http, stream, "the session-service's live stream");
+        HttpRequest.Builder stream = request(path + "/events?fromSeq=" + fromSeq, authorization).header("Accept", "text/event-stream");
+        if (sessionStartedAt != null) {
+            stream.header(StreamEventId.HEADER, after.toString());
+        }
+        return SseRelay.open(http, stream.GET().build(), "the session-service's live stream");
     }
 
     private int check(String path, String authorization) {

@@ -12,6 +12,7 @@ import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.EventPage;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.kit.service.rest.SseRelay;
+import dev.tether.kit.service.rest.StreamEventId;
 import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.projector.config.ProjectorConfig;
 import dev.tether.projector.context.ContextFormat;
@@ -243,7 +244,7 @@ public class ProjectionResource {
     @Path("events")
     @Operation(summary = "A page of the session's events from the projector's message store (clients read the session-service's); "
             + "with Accept: text/event-stream, the session-service's live subscription relayed: the events from fromSeq (or after "
-            + "Last-Event-ID) and then live, each SSE event's id its seq, its data the event")
+            + "Last-Event-ID) and then live, each SSE event's id <seq>@<sessionStartedAt>, its name the type, its data the event")
     @APIResponse(responseCode = "200", description = "a page of events, or the live stream", content = {
             @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "EventPage")),
             @Content(mediaType = MediaType.SERVER_SENT_EVENTS, schema = @Schema(ref = "Event"))})
@@ -251,7 +252,7 @@ public class ProjectionResource {
     @APIResponse(responseCode = "404", ref = "NotFound")
     @APIResponse(responseCode = "503", ref = "Unavailable")
     @Parameter(name = "Last-Event-ID", in = ParameterIn.HEADER, schema = @Schema(type = SchemaType.STRING),
-            description = "with text/event-stream: the seq of the last event received; the stream goes on after it")
+            description = StreamEventId.HEADER_DESCRIPTION)
     @Parameter(name = "fromSeq", in = ParameterIn.QUERY, description = "the first seq wanted (default 1)",
             schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
     @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most events wanted",
@@ -275,7 +276,8 @@ public class ProjectionResource {
 
     /**
      * The session-service's live subscription of the session, relayed ({@link LiveRelay}): catch-up from {@code fromSeq}
-     * (or after {@code Last-Event-ID}), then live, each SSE event's {@code id} its seq, as the session-service streams it.
+     * (or after {@code Last-Event-ID}), then live, each SSE event's {@code id} its seq and the session's start
+     * ({@link StreamEventId}), as the session-service streams it.
      * The session explorer follows a running session through it without calling another origin.
      */
     @GET
@@ -292,20 +294,10 @@ public class ProjectionResource {
         if (fromSeq != null && fromSeq < 1) {
             throw ApiException.badRequest("fromSeq", "must be at least 1");
         }
-        long from = fromSeq == null ? 1 : fromSeq;
-        if (lastEventId != null && !lastEventId.isBlank()) {
-            long last;
-            try {
-                last = Long.parseLong(lastEventId.trim());
-            } catch (NumberFormatException e) {
-                throw ApiException.badRequest("Last-Event-ID", "must be the seq of the last event received");
-            }
-            if (last < 0 || last == Long.MAX_VALUE) {
-                throw ApiException.badRequest("Last-Event-ID", "must be the seq of the last event received");
-            }
-            from = last + 1;
-        }
-        return relay.open(sessionId, from, headers.getHeaderString(HttpHeaders.AUTHORIZATION)).map(frame -> SseRelay.event(sse, frame));
+        StreamEventId last = StreamEventId.parse(lastEventId);
+        long from = last != null ? last.nextSeq() : fromSeq == null ? 1 : fromSeq;
+        return relay.open(sessionId, from, last == null ? null : last.sessionStartedAt(), headers.getHeaderString(HttpHeaders.AUTHORIZATION))
+                .map(frame -> SseRelay.event(sse, frame));
     }
 
     @GET

@@ -13,6 +13,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -29,6 +30,9 @@ import org.junit.jupiter.api.Test;
  * events on as they come, and closes the session-service's stream when its own subscriber goes away.
  */
 class LiveRelayTest {
+
+    /** When the stand-in's session s-1 started, as a query parameter. */
+    private static final String STARTED_ENCODED = "2026-12-06T12%3A00%3A00.123Z";
 
     private final ExecutorService handlers = Executors.newCachedThreadPool();
     private HttpServer server;
@@ -52,8 +56,10 @@ class LiveRelayTest {
     private void answer(HttpExchange exchange) throws IOException {
         String auth = exchange.getRequestHeaders().getFirst("Authorization");
         String target = exchange.getRequestURI().toString();
-        seen.add(target + " " + auth + " " + exchange.getRequestHeaders().getFirst("Accept"));
-        if (!"Bearer dev-acme-agent".equals(auth) || !target.startsWith("/v1/sessions/s-1")) {
+        String lastEventId = exchange.getRequestHeaders().getFirst("Last-Event-ID");
+        seen.add(target + " " + auth + " " + exchange.getRequestHeaders().getFirst("Accept") + (lastEventId == null ? "" : " " + lastEventId));
+        boolean anotherStart = target.contains("sessionStartedAt=") && !target.contains("sessionStartedAt=" + STARTED_ENCODED);
+        if (!"Bearer dev-acme-agent".equals(auth) || !target.startsWith("/v1/sessions/s-1") || anotherStart) {
             exchange.sendResponseHeaders(404, -1);
             exchange.close();
             return;
@@ -97,7 +103,7 @@ class LiveRelayTest {
         var frames = new CopyOnWriteArrayList<Frame>();
         var two = new CountDownLatch(2);
 
-        Cancellable subscription = relay.open("s-1", 5, "Bearer dev-acme-agent").subscribe().with(f -> {
+        Cancellable subscription = relay.open("s-1", 5, null, "Bearer dev-acme-agent").subscribe().with(f -> {
             frames.add(f);
             two.countDown();
         });
@@ -113,10 +119,33 @@ class LiveRelayTest {
     }
 
     @Test
+    void aReconnect_asksForTheSessionItFollowed_andSendsTheLastEventsId() throws Exception {
+        var relay = new LiveRelay(url());
+        var one = new CountDownLatch(1);
+
+        Cancellable subscription = relay.open("s-1", 5, Instant.parse("2026-12-06T12:00:00.123Z"), "Bearer dev-acme-agent")
+                .subscribe().with(f -> one.countDown());
+
+        assertThat(one.await(10, TimeUnit.SECONDS)).as("an event relayed").isTrue();
+        assertThat(seen).containsExactly("/v1/sessions/s-1?sessionStartedAt=" + STARTED_ENCODED + " Bearer dev-acme-agent null",
+                "/v1/sessions/s-1/events?fromSeq=5 Bearer dev-acme-agent text/event-stream 4@2026-12-06T12:00:00.123Z");
+        subscription.cancel();
+    }
+
+    @Test
+    void aReconnectToASessionErasedSince_isNotFound_andNoStreamIsOpened() {
+        var relay = new LiveRelay(url());
+
+        assertThatThrownBy(() -> relay.open("s-1", 5, Instant.parse("2026-12-01T08:00:00Z"), "Bearer dev-acme-agent"))
+                .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(404));
+        assertThat(seen).singleElement().asString().startsWith("/v1/sessions/s-1?sessionStartedAt=2026-12-01T08%3A00%3A00Z ");
+    }
+
+    @Test
     void aSessionTheCallerDoesNotSee_isNotFound_andNoStreamIsOpened() {
         var relay = new LiveRelay(url());
 
-        assertThatThrownBy(() -> relay.open("s-1", 1, "Bearer dev-globex-agent")).isInstanceOfSatisfying(ApiException.class,
+        assertThatThrownBy(() -> relay.open("s-1", 1, null, "Bearer dev-globex-agent")).isInstanceOfSatisfying(ApiException.class,
                 e -> assertThat(e.status()).isEqualTo(404));
         assertThat(seen).singleElement().asString().startsWith("/v1/sessions/s-1 ");
     }
@@ -129,7 +158,7 @@ class LiveRelayTest {
         }
         var relay = new LiveRelay("http://127.0.0.1:" + port);
 
-        assertThatThrownBy(() -> relay.open("s-1", 1, "Bearer dev-acme-agent")).isInstanceOfSatisfying(ApiException.class,
+        assertThatThrownBy(() -> relay.open("s-1", 1, null, "Bearer dev-acme-agent")).isInstanceOfSatisfying(ApiException.class,
                 e -> assertThat(e.status()).isEqualTo(503));
     }
 }

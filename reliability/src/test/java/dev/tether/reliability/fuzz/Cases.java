@@ -545,8 +545,9 @@ final class Cases {
                     if (read.stream()) {
                         call = call.withHeader("Accept", "text/event-stream");
                         if (field == null && !header.isEmpty() && pickBad % 2 == 0) {
-                            call = call.withHeader("Last-Event-ID", pickBad % 4 == 0 ? "not-a-seq" : "2");
-                            field = pickBad % 4 == 0 ? "Last-Event-ID" : null;
+                            boolean bad = pickBad % 4 == 0;
+                            call = call.withHeader("Last-Event-ID", bad ? (pickBad % 8 == 0 ? "not-a-seq" : "2@not-an-instant") : "2");
+                            field = bad ? "Last-Event-ID" : null;
                         }
                     }
                     Expect expect = field == null ? Expect.accepted(200) : Expect.refused(400).field(field);

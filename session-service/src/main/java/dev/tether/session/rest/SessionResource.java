@@ -21,6 +21,7 @@ import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.EventPage;
 import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.kit.service.rest.SseRelay;
+import dev.tether.kit.service.rest.StreamEventId;
 import dev.tether.kit.service.rest.StrictInput;
 import dev.tether.session.config.SessionServiceConfig;
 import dev.tether.session.domain.Command;
@@ -174,9 +175,10 @@ public class SessionResource {
     @Path("{id}/events")
     @RolesAllowed({"agent", "approver", "operator", "admin"})
     @Parameter(name = "Last-Event-ID", in = ParameterIn.HEADER, schema = @Schema(type = SchemaType.STRING),
-            description = "with text/event-stream: the seq of the last event received; the stream goes on after it")
+            description = StreamEventId.HEADER_DESCRIPTION)
     @Operation(summary = "A page of the session's events from fromSeq; with Accept: text/event-stream, the events from fromSeq "
-            + "(or after Last-Event-ID) and then live, each SSE event's id its seq, its data the event")
+            + "(or after Last-Event-ID) and then live, each SSE event's id <seq>@<sessionStartedAt>, its name the type, its data "
+            + "the event")
     @APIResponse(responseCode = "200", description = "a page of events, or the live stream", content = {
             @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "EventPage")),
             @Content(mediaType = MediaType.SERVER_SENT_EVENTS, schema = @Schema(ref = "Event"))})
@@ -200,8 +202,9 @@ public class SessionResource {
 
     /**
      * Catch-up from {@code fromSeq} (or after {@code Last-Event-ID}), then live. Each SSE event's
-     * {@code id} is the seq, so a client that reconnects with {@code Last-Event-ID} misses nothing
-     * and sees nothing twice.
+     * {@code id} is its seq and the session's start ({@link StreamEventId}), so a client that reconnects with
+     * {@code Last-Event-ID} misses nothing and sees nothing twice, and one whose session was erased meanwhile gets 404
+     * rather than the events of a session made under the id since.
      */
     @GET
     @Path("{id}/events")
@@ -215,30 +218,20 @@ public class SessionResource {
         String tenantId = caller.principal().tenantId();
         requireSessionId(sessionId);
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
-        long from;
-        if (lastEventId != null && !lastEventId.isBlank()) {
-            long last;
-            try {
-                last = Long.parseLong(lastEventId.trim());
-            } catch (NumberFormatException e) {
-                last = -1;
-            }
-            if (last < 0 || last == Long.MAX_VALUE) {
-                throw ApiException.badRequest("Last-Event-ID", "must be the seq of the last event received");
-            }
-            from = last + 1;
-        } else {
-            from = fromSeq == null ? 1 : fromSeq;
-        }
+        StreamEventId last = StreamEventId.parse(lastEventId);
+        long from = last != null ? last.nextSeq() : fromSeq == null ? 1 : fromSeq;
         if (from < 1) {
             throw ApiException.badRequest("fromSeq", "must be at least 1");
         }
-        var relayed = routing.streamFromOwner(StoreNames.HEADS, sessionId, "/v1/sessions/" + sessionId, uri, headers);
+        String check = "/v1/sessions/" + sessionId + (last == null ? "" : last.sameSessionQuery());
+        var relayed = routing.streamFromOwner(StoreNames.HEADS, sessionId, check, uri, headers);
         if (relayed.isPresent()) {
             return relayed.get().map(frame -> SseRelay.event(sse, frame));
         }
-        return live.stream(tenantId, visibleHead(sessionId), from)
-                .map(e -> sse.newEventBuilder().id(Long.toString(e.seq())).name(e.type()).data(json.write(e).toString()).build());
+        SessionHead head = visibleHead(sessionId);
+        StreamEventId.requireSameSession(last == null ? null : last.sessionStartedAt(), head.startedAt());
+        return live.stream(tenantId, head, from).map(e -> sse.newEventBuilder().id(StreamEventId.of(e.seq(), head.startedAt()))
+                .name(e.type()).data(json.write(e).toString()).build());
     }
 
     @GET
@@ -277,11 +270,18 @@ public class SessionResource {
     @RolesAllowed({"agent", "approver", "operator", "admin"})
     @Operation(summary = "One session")
     @APIResponse(responseCode = "200", ref = "SessionSummary")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
-    public ObjectNode get(@PathParam("id") String sessionId, @Context UriInfo uri, @Context HttpHeaders headers) {
+    @Parameter(name = StreamEventId.START_PARAM, in = ParameterIn.QUERY, description = "the session only if it is the one that "
+            + "started then (404 otherwise: that one was erased, and this is another made under its id since)",
+            schema = @Schema(type = SchemaType.STRING, format = "date-time"))
+    public ObjectNode get(@PathParam("id") String sessionId, @QueryParam(StreamEventId.START_PARAM) String startedAtParam,
+                          @Context UriInfo uri, @Context HttpHeaders headers) {
         requireSessionId(sessionId);
+        Instant startedAt = StrictInput.instantParam(startedAtParam, StreamEventId.START_PARAM);
         routing.serveLocallyOrForward(StoreNames.HEADS, sessionId, uri, headers);
         SessionHead head = visibleHead(sessionId);
+        StreamEventId.requireSameSession(startedAt, head.startedAt());
         return json.mapper().valueToTree(dev.tether.session.domain.SessionSummary.of(head));
     }
 

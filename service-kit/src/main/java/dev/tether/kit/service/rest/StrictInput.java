@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.Instant;
 import java.util.ArrayDeque;
 
 /**
@@ -133,6 +135,32 @@ public final class StrictInput {
             return Long.parseLong(value);
         } catch (NumberFormatException e) {
             throw ApiException.badRequest(name, "must be a whole number");
+        }
+    }
+
+    /**
+     * {@code value} of query parameter {@code name} as an instant (ISO-8601, as the services write them, e.g.
+     * {@code 2026-12-06T12:00:00.123Z}); null when absent or empty.
+     */
+    public static Instant instantParam(String value, String name) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        Instant instant = instant(value);
+        if (instant == null) {
+            throw ApiException.badRequest(name, "must be an instant, as the services write them (2026-12-06T12:00:00.123Z)");
+        }
+        return instant;
+    }
+
+    /** {@code text} as an ISO-8601 instant that a long counts in milliseconds (as Avro stores them), or null. */
+    static Instant instant(String text) {
+        try {
+            Instant instant = Instant.parse(text);
+            instant.toEpochMilli();
+            return instant;
+        } catch (DateTimeException | ArithmeticException e) {
+            return null;
         }
     }
 

@@ -76,4 +76,15 @@ class StrictInputTest {
         assertThat(e.status()).as(body).isEqualTo(400);
         return e.body();
     }
+
+    @Test
+    void anInstantParam_isAnIsoInstantInMilliseconds_orRefusedNamingTheParam() {
+        assertThat(StrictInput.instantParam("2026-12-06T12:00:00.123Z", "at")).isEqualTo(java.time.Instant.ofEpochMilli(1796558400123L));
+        assertThat(StrictInput.instantParam(null, "at")).isNull();
+        assertThat(StrictInput.instantParam("", "at")).isNull();
+        for (String bad : new String[] {"2026-12-06", "yesterday", "1796558400123", "+1000000000-01-01T00:00:00Z"}) {
+            assertThatThrownBy(() -> StrictInput.instantParam(bad, "at")).as(bad).isInstanceOfSatisfying(ApiException.class,
+                    e -> assertThat(e.body()).containsEntry("field", "at"));
+        }
+    }
 }
