@@ -37,16 +37,45 @@
   // ---------------------------------------------------------------------------------------------------------------
   // helpers
 
+  /**
+   * Characters that show nothing or reorder what follows (zero-width, soft hyphen, bidirectional controls: "Trojan
+   * Source"), plane 14's tag characters and variation selectors ("ASCII smuggling") — the approval page's set, and the
+   * CLI's (cli Output.isHidden) — and the C0 and C1 controls but tab, line feed and carriage return. Text from events
+   * shows each of them written out and marked, so that what a person reads is what the log holds.
+   */
+  const INVISIBLE = /([\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e0fff}])/u;
+  const EVERY_INVISIBLE = new RegExp(INVISIBLE.source, "gu");
+  const written = (ch) => "\u27e8U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") + "\u27e9";
+
+  /** {@code text} as the page shows it: each invisible character in it a marked ⟨U+XXXX⟩. */
+  function marked(text) {
+    if (!INVISIBLE.test(text)) return [text];
+    return text.split(INVISIBLE).filter((part) => part !== "").map((part) => INVISIBLE.test(part)
+      ? el("mark", { class: "invisible", title: "an invisible character", text: written(part) }) : part);
+  }
+
+  /** {@code text} for an attribute a person reads (title, aria-label) or the document's title: ⟨U+XXXX⟩ unmarked. */
+  const plain = (text) => String(text).replace(EVERY_INVISIBLE, written);
+
+  /** {@code value} as indented JSON with the invisible characters as escapes: the same JSON, nothing hidden in it. */
+  const json = (value) => JSON.stringify(value, null, 2).replace(EVERY_INVISIBLE,
+    (ch) => ch.split("").map((unit) => "\\u" + unit.charCodeAt(0).toString(16).padStart(4, "0")).join(""));
+
+  /** An element; {@code text} and string children are shown as {@link marked} text, never as markup. */
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (v === null || v === undefined || v === false) continue;
       if (k === "class") node.className = v;
-      else if (k === "text") node.textContent = v;
+      else if (k === "text") node.append(...marked(String(v)));
       else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (k === "title" || k === "aria-label") node.setAttribute(k, plain(v));
       else node.setAttribute(k, v === true ? "" : v);
     }
-    for (const c of children) if (c !== null && c !== undefined && c !== false) node.append(c);
+    for (const c of children) {
+      if (typeof c === "string") node.append(...marked(c));
+      else if (c !== null && c !== undefined && c !== false) node.append(c);
+    }
     return node;
   }
 
@@ -199,7 +228,7 @@
     const started = performance.now();
     $("session-view").hidden = false;
     $("crumbs").replaceChildren(el("a", { href: "/explorer", text: "Sessions" }), " / ", el("span", { text: sessionId }));
-    document.title = sessionId + " — Tether session explorer";
+    document.title = plain(sessionId) + " — Tether session explorer";
     setUpControls();
     let checkpoint, page;
     try {
@@ -207,7 +236,7 @@
         patient(sessionPath(sessionId) + "/events?fromSeq=1&limit=" + PAGE_SIZE)]);
     } catch (e) {
       $("not-found").hidden = false;
-      $("not-found").textContent = e.status === 404 ? "There is no session " + sessionId + " in your tenant." : problem(e);
+      $("not-found").replaceChildren(...marked(e.status === 404 ? "There is no session " + sessionId + " in your tenant." : problem(e)));
       status.textContent = problem(e);
       document.documentElement.dataset.opened = "error";
       return;
@@ -224,8 +253,10 @@
     document.documentElement.dataset.opened = "yes";
     status.textContent = "Opened in " + Math.round(performance.now()) + " ms";
     travelTo(checkpoint.lastSeq);
+    // the stream starts after the last event loaded with every one before it, not after the last seq known: the
+    // checkpoint may be newer than the first page, and a page may have failed; the stream's catch-up brings the rest
     loadRest(page.nextSeq, page.lastSeq).catch((e) => { status.textContent = "Could not read the whole log: " + problem(e); })
-      .then(() => follow(S.lastSeq + 1));
+      .then(() => follow(loadedThrough() + 1));
   }
 
   /** The pages after the first, in the background; the timeline's window stays where it is. */
@@ -238,6 +269,16 @@
       refilter(false);
     }
     $("timeline").dataset.complete = "yes";
+  }
+
+  /** The last seq through which every event is loaded. */
+  function loadedThrough() {
+    let through = 0;
+    for (const e of S.events) {
+      if (e.seq !== through + 1) break;
+      through = e.seq;
+    }
+    return through;
   }
 
   function addEvents(list) {
@@ -521,7 +562,7 @@
       S.from = 0;
       S.to = Math.min(matches.length, WINDOW);
     } else if (wasAtEnd && S.to - S.from < WINDOW * 3) {
-      S.to = matches.length; // following the end of the log: new events come into view
+      S.to = Math.min(matches.length, S.from + WINDOW * 3); // following the end of the log: new events come into view
     }
     S.to = Math.min(S.to, matches.length);
     S.from = Math.min(S.from, S.to);
@@ -650,12 +691,19 @@
 
   // --- live: the session-service's subscription, relayed by this service ----------------------------------------
 
+  /**
+   * Follows the session from {@code fromSeq} on, and connects again when the stream ends (the session-service ends it
+   * when the session's partition moves, or the session is erased). Each connection asks again for the last event the
+   * timeline has: another event there means that the session was erased and another one made under its id, whose
+   * events are not this timeline's.
+   */
   async function follow(fromSeq) {
     const live = $("live");
-    let from = fromSeq;
+    let last = S.bySeq.get(fromSeq - 1) || null;
+    const stop = (why) => { live.textContent = "not live: " + why; live.classList.remove("on"); };
     for (;;) {
       try {
-        const response = await fetch(sessionPath(sessionId) + "/events?fromSeq=" + from, {
+        const response = await fetch(sessionPath(sessionId) + "/events?fromSeq=" + (last ? last.seq : fromSeq), {
           headers: { "Authorization": "Bearer " + token, "Accept": "text/event-stream" } });
         if (!response.ok) throw Object.assign(new Error(response.status + " " + response.statusText), { status: response.status });
         live.textContent = "live";
@@ -672,7 +720,16 @@
           buffer = lines.pop();
           for (const line of lines) {
             if (line === "") {
-              if (data.length) from = Math.max(from, received(JSON.parse(data.join("\n"))) + 1);
+              const e = data.length ? JSON.parse(data.join("\n")) : null;
+              if (e && last && e.seq === last.seq && e.eventId !== last.eventId) {
+                reader.cancel();
+                stop("the session was erased, and another one made under its id since; reload to see that one");
+                return;
+              }
+              if (e && (!last || e.seq > last.seq)) {
+                received(e);
+                last = e;
+              }
               data = [];
             } else if (line.startsWith("data:")) {
               data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
@@ -680,7 +737,7 @@
           }
         }
       } catch (e) {
-        if (e.status === 404 || e.status === 401 || e.status === 403) { live.textContent = "not live: " + problem(e); live.classList.remove("on"); return; }
+        if (e.status === 404 || e.status === 401 || e.status === 403) { stop(problem(e)); return; }
       }
       live.textContent = "reconnecting…";
       live.classList.remove("on");
@@ -688,16 +745,32 @@
     }
   }
 
+  /** The live events not shown yet, and the timer that shows them. */
+  let arrived = [];
+  let arrivedTimer = null;
+
   function received(e) {
-    if (!S.bySeq.has(e.seq)) {
-      addEvents([e]);
-      refilter(false);
+    arrived.push(e);
+    if (arrivedTimer === null) arrivedTimer = setTimeout(showArrived, 200);
+  }
+
+  /**
+   * Shows the live events that came since it last ran, together: a burst of them is one render of the timeline and one
+   * travel to the end (three reads), not one of each per event, which froze the page and flooded the projector.
+   */
+  function showArrived() {
+    arrivedTimer = null;
+    const fresh = arrived.filter((e) => !S.bySeq.has(e.seq));
+    arrived = [];
+    if (!fresh.length) return;
+    addEvents(fresh);
+    refilter(false);
+    for (const e of fresh) {
       const li = $("timeline").querySelector('li.ev[data-seq="' + e.seq + '"]');
       if (li) li.classList.add("flash");
-      setTravelRange();
-      refreshSummary();
     }
-    return e.seq;
+    setTravelRange();
+    refreshSummary();
   }
 
   // --- time travel ----------------------------------------------------------------------------------------------
@@ -756,7 +829,7 @@
         el("span", { class: "after", text: compact(c.after) }))) : [el("li", { class: "muted", text: before ? "nothing but the position"
         : "the first event: the checkpoint starts here" })]));
       const pre = $("tt-checkpoint");
-      pre.textContent = JSON.stringify(at, null, 2);
+      pre.textContent = json(at);
       pre.dataset.seq = String(seq);
       renderContext(context, seq);
     } catch (e) {
@@ -828,7 +901,7 @@
         el("dt", { text: "written by" }), el("dd", { text: (e.actor || {}).kind + " " + (e.actor || {}).id }),
         el("dt", { text: "at" }), el("dd", { text: e.occurredAt }),
         el("dt", { text: "trace" }), el("dd", {}, e.traceId ? traceNode(e.traceId, true) : el("span", { class: "muted", text: "none recorded" }))),
-      el("pre", { class: "json", tabindex: "0", "aria-label": "the event as the API returns it", text: JSON.stringify(clean, null, 2) }));
+      el("pre", { class: "json", tabindex: "0", "aria-label": "the event as the API returns it", text: json(clean) }));
     for (const callId of callIds) {
       try {
         const story = await api(sessionPath(sessionId) + "/calls/" + encodeURIComponent(callId));
@@ -911,7 +984,7 @@
         el("section", {}, el("h3", { text: "Approvals in force (" + (authority.approvalsInForce || []).length + ")" }),
           el("ul", {}, ...(authority.approvalsInForce || []).map((g) => el("li", { text: JSON.stringify(g) })))),
         el("details", {}, el("summary", { text: "The report as JSON" }),
-          el("pre", { id: "recovery-json", class: "json", tabindex: "0", text: JSON.stringify(r, null, 2) })));
+          el("pre", { id: "recovery-json", class: "json", tabindex: "0", text: json(r) })));
       box.dataset.lastSeq = String(pos.lastSeq);
     } catch (e) {
       if (mine === recoveryRequest) box.replaceChildren(el("p", { class: "problem", text: problem(e) }));

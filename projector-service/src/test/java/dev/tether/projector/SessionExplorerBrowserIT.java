@@ -47,7 +47,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * approval-service write it (tool calls run by the harness, one authorized by policy and one by an approver's grant, a
  * worker's crash and another's resume, a compaction, an interruption, a subagent); the page must show every event of it
  * in order, the checkpoint the API has at each seq the slider visits, the recovery report, nothing to another tenant,
- * a live append within 2 s, and a session of 10,000 events within 2 s. Screenshots go to {@code target/}
+ * a live append within 2 s (a burst of 1,000 with a few reads, an event folded while the page opens not left out), the
+ * invisible, bidi, tag and control characters of events marked, and a session of 10,000 events within 2 s. Screenshots
+ * go to {@code target/}
  * ({@code session-explorer.png}, the one in the README, and {@code session-explorer-list.png}).
  *
  * <p>The browser is a {@link HeadlessChromium}: chromedriver on a free loopback port, stopped with every browser process
@@ -387,6 +389,152 @@ class SessionExplorerBrowserIT {
         assertThat(row(9000).getText()).contains("message 8998 of a long session");
     }
 
+    @Test
+    void textFromEvents_showsItsInvisibleBidiTagAndControlCharactersMarked_andTheJsonWithThemEscaped() throws Exception {
+        String id = "hidden-" + UUID.randomUUID().toString().substring(0, 8);
+        String rlo = "\u202E";
+        String tag = new String(Character.toChars(0xE0041));
+        String objective = "Rename the report" + rlo + "fdp.exe";
+        String content = "ship it\u200B" + tag + " now\u001B[2J";
+        stack.create(AGENT, json().put("sessionId", id).put("objective", objective).put("modelId", "claude-sonnet-4").put("toolMode", "READ_ONLY"));
+        long epoch = stack.claim(id, "worker-" + rlo + "exe.bat");
+        long said = stack.append(id, AGENT, epoch, json().put("type", "user_message").put("content", content)).get(0);
+        stack.awaitFolded(id, said);
+        var hidden = java.util.regex.Pattern.compile("[\\u202E\\u200B\\u001B\\x{E0000}-\\x{E0FFF}]");
+
+        open(id, AGENT);
+        var wait = new WebDriverWait(browser, WAIT);
+        wait.until(d -> "yes".equals(d.findElement(By.id("timeline")).getDomAttribute("data-complete")));
+        // in the timeline, each such character written out and marked, none of them left in the text
+        assertThat(row(said).findElements(By.cssSelector(".what mark.invisible"))).extracting(WebElement::getText)
+                .containsExactly("\u27e8U+200B\u27e9", "\u27e8U+E0041\u27e9", "\u27e8U+001B\u27e9");
+        assertThat(row(said).getAttribute("textContent")).doesNotContainPattern(hidden);
+        assertThat(row(said - 1).findElements(By.cssSelector(".what mark.invisible"))).as("the claim's worker id")
+                .extracting(WebElement::getText).containsExactly("\u27e8U+202E\u27e9");
+        WebElement shownObjective = browser.findElement(By.cssSelector("#summary .objective"));
+        assertThat(shownObjective.findElements(By.cssSelector("mark.invisible"))).extracting(WebElement::getText).containsExactly("\u27e8U+202E\u27e9");
+        assertThat(shownObjective.getDomAttribute("title")).doesNotContainPattern(hidden);
+        assertThat(browser.findElement(By.id("summary")).getAttribute("textContent")).doesNotContainPattern(hidden);
+        // as JSON, each as its escape: the same JSON, nothing hidden
+        checkpointShownAt(said);
+        String checkpoint = browser.findElement(By.id("tt-checkpoint")).getAttribute("textContent");
+        assertThat(checkpoint).doesNotContainPattern(hidden).containsIgnoringCase("\\u202e");
+        assertThat(JSON.readTree(checkpoint).get("objective").asText()).isEqualTo(objective);
+        assertThat(browser.findElement(By.id("tt-context")).getAttribute("textContent")).as("the model context").doesNotContainPattern(hidden);
+        row(said).click();
+        browser.findElement(By.id("tab-event")).click();
+        wait.until(d -> d.findElement(By.cssSelector("#event-detail h3")).getText().startsWith("#" + said));
+        String event = browser.findElement(By.cssSelector("#event-detail pre.json")).getAttribute("textContent");
+        assertThat(event).doesNotContainPattern(hidden);
+        assertThat(JSON.readTree(event).get("content").asText()).isEqualTo(content);
+
+        // and in the list
+        visit("/explorer#token=" + AGENT);
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#sessions tr[data-session='" + id + "']")));
+        WebElement listed = browser.findElement(By.cssSelector("#sessions tr[data-session='" + id + "']"));
+        assertThat(listed.getAttribute("textContent")).doesNotContainPattern(hidden);
+        assertThat(listed.findElements(By.cssSelector("mark.invisible"))).extracting(WebElement::getText)
+                .containsExactly("\u27e8U+202E\u27e9", "\u27e8U+202E\u27e9");
+    }
+
+    @Test
+    void aBurstOfLiveEvents_isShownWithAFewReads_notThreeReadsForEachEvent() {
+        String id = "burst-" + UUID.randomUUID().toString().substring(0, 8);
+        stack.create(AGENT, json().put("sessionId", id).put("objective", "Talk a lot").put("modelId", "claude-sonnet-4").put("toolMode", "READ_ONLY"));
+        stack.awaitFolded(id, 1);
+        open(id, AGENT);
+        var wait = new WebDriverWait(browser, WAIT);
+        wait.until(ExpectedConditions.textToBe(By.id("live"), "live"));
+        checkpointShownAt(1);
+        browser.executeScript("performance.setResourceTimingBufferSize(100000); performance.clearResourceTimings();"
+                + " window.longTasks = 0; new PerformanceObserver((l) => l.getEntries().forEach((e) => { window.longTasks += e.duration; }))"
+                + ".observe({ type: 'longtask' });");
+
+        var events = new ObjectNode[1000];
+        for (int i = 0; i < events.length; i++) {
+            events[i] = json().put("type", "user_message").put("content", "burst message " + i);
+        }
+        long started = System.nanoTime();
+        long last = stack.append(id, AGENT, null, events).get(events.length - 1);
+        wait.until(ExpectedConditions.textToBe(By.id("timeline-count"), String.format(java.util.Locale.ROOT, "(%,d events)", last)));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        checkpointShownAt(last);
+        long reads = (Long) browser.executeScript("return performance.getEntriesByType('resource')"
+                + ".filter((e) => /\\/(checkpoint|context)\\?/.test(e.name)).length;");
+        Number longTasks = (Number) browser.executeScript("return window.longTasks;");
+        System.out.printf("explorer: a burst of 1,000 live events shown in %d ms, with %d reads of a checkpoint or context; %d ms of long tasks%n",
+                millis, reads, longTasks.longValue());
+        assertThat(reads).as("reads of the checkpoint and the context for 1,000 live events").isLessThan(100);
+        assertThat(browser.findElements(By.cssSelector("#timeline li.ev"))).as("rows in the page: the window grows to 600 at most")
+                .hasSizeLessThanOrEqualTo(600);
+    }
+
+    @Test
+    void anEventFoldedWhileThePageOpens_isInTheTimeline_notInAGapBeforeTheLiveStream() throws Exception {
+        String id = "gap-" + UUID.randomUUID().toString().substring(0, 8);
+        stack.create(AGENT, json().put("sessionId", id).put("objective", "Open me mid-write").put("modelId", "claude-sonnet-4").put("toolMode", "READ_ONLY"));
+        stack.awaitFolded(id, 1);
+        // the page's first read of the checkpoint is held until the test lets it go: its first page of events is older
+        String hold = "if (location.pathname === '/explorer') { const fetch0 = window.fetch; window.heldCheckpoint = [];"
+                + " window.fetch = (url, options) => /\\/checkpoint$/.test(String(url))"
+                + " ? new Promise((resolve) => window.heldCheckpoint.push(() => resolve(fetch0(url, options)))) : fetch0(url, options); }";
+        String script = cdp("Page.addScriptToEvaluateOnNewDocument", json().put("source", hold)).get("identifier").asText();
+        try {
+            visit("/explorer?session=" + id + "#token=" + AGENT);
+            var wait = new WebDriverWait(browser, WAIT);
+            wait.until(d -> Boolean.TRUE.equals(((RemoteWebDriver) d).executeScript("return (window.heldCheckpoint || []).length === 1"
+                    + " && performance.getEntriesByType('resource').some((e) => e.name.includes('/events?fromSeq=1&limit='));")));
+            long seq = stack.append(id, AGENT, null, json().put("type", "user_message").put("content", "written while the page opened")).get(0);
+            stack.awaitFolded(id, seq);
+            browser.executeScript("window.heldCheckpoint.forEach((release) => release());");
+            wait.until(d -> d.findElement(By.tagName("html")).getDomAttribute("data-opened") != null);
+            wait.until(ExpectedConditions.textToBe(By.id("live"), "live"));
+            new WebDriverWait(browser, Duration.ofSeconds(10)).until(ExpectedConditions.presenceOfElementLocated(
+                    By.cssSelector("#timeline li.ev[data-seq='" + seq + "']")));
+            assertThat(browser.findElement(By.id("timeline-count")).getText()).isEqualTo("(2 events)");
+        } finally {
+            cdp("Page.removeScriptToEvaluateOnNewDocument", json().put("identifier", script));
+        }
+    }
+
+    @Test
+    void aSessionErasedAndMadeAgainUnderItsId_whileThePageIsOpen_doesNotGoOnWithTheNewOnesEvents() throws Exception {
+        String id = "erased-" + UUID.randomUUID().toString().substring(0, 8);
+        stack.create(AGENT, json().put("sessionId", id).put("objective", "The first one").put("modelId", "claude-sonnet-4").put("toolMode", "READ_ONLY"));
+        stack.append(id, AGENT, null, json().put("type", "user_message").put("content", "of the first session"),
+                json().put("type", "user_message").put("content", "of the first session"));
+        stack.awaitFolded(id, 3);
+        // the page's live stream connects once; when it connects again, it waits until the test lets it
+        String hold = "if (location.pathname === '/explorer') { const fetch0 = window.fetch; window.streams = 0; window.heldStream = [];"
+                + " window.fetch = (url, options) => ((options || {}).headers || {}).Accept === 'text/event-stream' && ++window.streams > 1"
+                + " ? new Promise((resolve) => window.heldStream.push(() => resolve(fetch0(url, options)))) : fetch0(url, options); }";
+        String script = cdp("Page.addScriptToEvaluateOnNewDocument", json().put("source", hold)).get("identifier").asText();
+        try {
+            open(id, AGENT);
+            var wait = new WebDriverWait(browser, WAIT);
+            wait.until(ExpectedConditions.textToBe(By.id("live"), "live"));
+            ExplorerStack.ok(ExplorerStack.delete(stack.sessions() + "/" + id, AGENT), "erase");
+            // the session-service ends the stream of an erased session; the page connects again
+            wait.until(d -> Boolean.TRUE.equals(((RemoteWebDriver) d).executeScript("return window.heldStream.length === 1;")));
+            stack.create(AGENT, json().put("sessionId", id).put("objective", "The second one").put("modelId", "claude-sonnet-4").put("toolMode", "READ_ONLY"));
+            var others = new ObjectNode[4];
+            for (int i = 0; i < others.length; i++) {
+                others[i] = json().put("type", "user_message").put("content", "of the second session");
+            }
+            stack.append(id, AGENT, null, others);
+            browser.executeScript("window.heldStream.forEach((release) => release());");
+
+            wait.until(d -> d.findElement(By.id("live")).getText().startsWith("not live")
+                    || !d.findElements(By.cssSelector("#timeline li.ev[data-seq='4']")).isEmpty());
+            assertThat(browser.findElements(By.cssSelector("#timeline li.ev"))).as("the first session's events, and none of the second's")
+                    .extracting(r -> r.getDomAttribute("data-seq")).containsExactly("1", "2", "3");
+            assertThat(browser.findElement(By.id("live")).getText())
+                    .isEqualTo("not live: the session was erased, and another one made under its id since; reload to see that one");
+        } finally {
+            cdp("Page.removeScriptToEvaluateOnNewDocument", json().put("identifier", script));
+        }
+    }
+
     // --- the session the tests look at ---------------------------------------------------------------------------
 
     /**
@@ -521,6 +669,11 @@ class SessionExplorerBrowserIT {
             assertThat(shown.get(i + system).findElement(By.cssSelector(".role")).getText()).startsWith(api.get("messages").get(i).get("role").asText());
         }
         assertThat(browser.findElement(By.id("ctx-facts")).getText()).startsWith(String.format("%,d tokens", api.get("tokens").asInt()));
+    }
+
+    /** A Chrome DevTools command in the test's browser ({@link HeadlessChromium#devTools}): its result. */
+    private static JsonNode cdp(String command, ObjectNode params) throws IOException, InterruptedException {
+        return JSON.readTree(chromium.devTools(command, params.toString())).get("value");
     }
 
     private static int liveStatus(String sessionId, String token) {

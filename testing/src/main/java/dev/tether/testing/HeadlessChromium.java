@@ -34,11 +34,13 @@ public final class HeadlessChromium implements AutoCloseable {
     private static final Duration DRIVER_READY_WITHIN = Duration.ofSeconds(30);
 
     private final Process chromedriver;
+    private final int port;
     private final Path profile;
     private final RemoteWebDriver browser;
 
-    private HeadlessChromium(Process chromedriver, Path profile, RemoteWebDriver browser) {
+    private HeadlessChromium(Process chromedriver, int port, Path profile, RemoteWebDriver browser) {
         this.chromedriver = chromedriver;
+        this.port = port;
         this.profile = profile;
         this.browser = browser;
     }
@@ -86,7 +88,7 @@ public final class HeadlessChromium implements AutoCloseable {
             var browser = new RemoteWebDriver(new URL("http://127.0.0.1:" + port), options);
             browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
             opened = true;
-            return new HeadlessChromium(chromedriver, profile, browser);
+            return new HeadlessChromium(chromedriver, port, profile, browser);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -100,6 +102,26 @@ public final class HeadlessChromium implements AutoCloseable {
     /** The browser, through chromedriver. Quit by {@link #close()}, not by its user. */
     public RemoteWebDriver browser() {
         return browser;
+    }
+
+    /**
+     * Runs a Chrome DevTools Protocol command (e.g. {@code Page.addScriptToEvaluateOnNewDocument}) in the browser, through
+     * chromedriver's endpoint for them ({@code goog/cdp/execute}).
+     *
+     * @param paramsJson the command's params, a JSON object
+     * @return chromedriver's answer, JSON: {@code {"value": <the command's result>}}
+     * @throws IllegalStateException when chromedriver answers anything but 200
+     */
+    public String devTools(String command, String paramsJson) throws IOException, InterruptedException {
+        String body = "{\"cmd\":\"" + command + "\",\"params\":" + paramsJson + "}";
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/session/" + browser.getSessionId() + "/goog/cdp/execute"))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException(command + ": chromedriver answered " + response.statusCode() + " " + response.body());
+        }
+        return response.body();
     }
 
     /**
