@@ -1,6 +1,7 @@
 package dev.tether.cli;
 
 import dev.tether.core.id.ClientIds;
+import dev.tether.cli.kafka.RecordSkip;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -83,6 +84,41 @@ public final class Converters {
         @Override
         public String convert(String value) {
             return id(value, "a harness version");
+        }
+    }
+
+    /** A partition or an offset: 0 or more. */
+    public static final class NonNegative implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            long n = parse(value);
+            if (n < 0) {
+                throw new TypeConversionException("must be 0 or more, not " + n);
+            }
+            return n;
+        }
+    }
+
+    /** One of the services with a consumer group ({@link RecordSkip#SERVICES}). */
+    public static final class Service implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            if (!RecordSkip.SERVICES.contains(value)) {
+                throw new TypeConversionException("a service is one of " + String.join(", ", RecordSkip.SERVICES) + ", not '" + value + "'");
+            }
+            return value;
+        }
+    }
+
+    /** One of Tether's topics, named without the prefix ({@code session-commands}). */
+    public static final class Topic implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            if (!RecordSkip.isTopic(value)) {
+                throw new TypeConversionException("a topic is one of Tether's, named without the prefix (e.g. session-commands), not '"
+                        + value + "'");
+            }
+            return value;
         }
     }
 

@@ -386,6 +386,95 @@ class TetherCliIT {
         }
     }
 
+    /**
+     * A record no service can read stops the session-service at every start (the services never skip one by themselves);
+     * {@code topics skip-record} moves the stopped service past it, and refuses while an instance runs, at an offset the
+     * group does not stand at, and for a record that reads. The service then starts, and takes appends again.
+     */
+    @Test
+    void skipRecord_movesAStoppedServicePastTheRecordItCannotRead_andNothingElse() throws Exception {
+        String poisoned = "cli-poison-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        String group = poisoned + "tether-session-service";
+        String commands = poisoned + Topics.SESSION_COMMANDS;
+        var skipEnv = new HashMap<>(env);
+        skipEnv.put("TETHER_TOPICS_PREFIX", poisoned);
+        var serviceEnv = ServiceProcess.env("TETHER_TOPICS_PREFIX", poisoned, "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("poison-blobs").toString(),
+                "TETHER_WORKSPACE_ROOT", Files.createDirectories(workDir.resolve("poison-workspaces")).toString());
+        try (var service = new ServiceProcess(Path.of("../session-service").toAbsolutePath(), workDir.resolve("poisoned-session-service"),
+                serviceEnv, List.of());
+             var client = TetherClient.create(TetherOptions.of(URI.create(service.baseUrl()), URI.create(projector.baseUrl()),
+                     URI.create(approvals.baseUrl())).withToken("dev-acme-agent").withTimeout(Duration.ofSeconds(60))
+                     .withRetry(RetryPolicy.of(12, Duration.ofMillis(250), Duration.ofSeconds(5))));
+             Admin admin = Admin.create(TetherStack.shared().clientConfig())) {
+            service.start();
+            String id = "poisoned-" + UUID.randomUUID().toString().substring(0, 8);
+            client.createSession(NewSession.of("Survive a bad record", "claude-sonnet-4", ToolMode.READ_ONLY).withSessionId(id)).createdOrThrow();
+            // where the session-service's group stands on the partition of the session's commands
+            Map.Entry<TopicPartition, Long> at = await().atMost(PATIENCE).until(() -> committed(admin, group).entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(commands) && e.getValue() > 0).findFirst(), java.util.Optional::isPresent).get();
+            TopicPartition tp = at.getKey();
+            String[] skip = {"topics", "skip-record", "--service", "session-service", "--topic", Topics.SESSION_COMMANDS, "--partition",
+                    Integer.toString(tp.partition()), "--offset", ""};
+
+            skip[9] = Long.toString(at.getValue() - 1);
+            CliRun running = CliRun.run(skipEnv, skip);
+            assertThat(running.exitCode()).as(running.toString()).isEqualTo(1);
+            assertThat(running.errLines()).singleElement().asString().contains("has 1 member(s): stop every instance of the session-service first");
+
+            long poison;
+            var producerConfig = new HashMap<>(TetherStack.shared().clientConfig());
+            try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<>(producerConfig,
+                    new org.apache.kafka.common.serialization.StringSerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+                poison = producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(commands, tp.partition(), id,
+                        "not Avro at all".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS).offset();
+            }
+            await().atMost(PATIENCE).until(() -> liveness(service) != 200);
+            service.stop();
+            assertThat(Files.readString(service.log())).as("the service's log names the record, as cli/README.md says")
+                    .contains("topic: " + commands + ", partition: " + tp.partition() + ", offset: " + poison);
+            assertThat(committed(admin, group)).containsEntry(tp, poison);
+
+            skip[9] = Long.toString(poison - 1);
+            CliRun elsewhere = CliRun.run(skipEnv, skip);
+            assertThat(elsewhere.exitCode()).as(elsewhere.toString()).isEqualTo(1);
+            assertThat(elsewhere.errLines()).singleElement().asString().contains("stands at offset " + poison + " of " + tp + ", not " + (poison - 1));
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(poison - 1)))
+                    .all().get(30, TimeUnit.SECONDS);
+            CliRun readable = CliRun.run(skipEnv, skip);
+            assertThat(readable.exitCode()).as(readable.toString()).isEqualTo(1);
+            assertThat(readable.errLines()).singleElement().asString().contains("reads as a dev.tether.avro.")
+                    .contains("refusing to skip a record that can be read");
+            assertThat(committed(admin, group)).as("nothing moved").containsEntry(tp, poison - 1);
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(poison)))
+                    .all().get(30, TimeUnit.SECONDS);
+
+            skip[9] = Long.toString(poison);
+            CliRun skipped = CliRun.run(skipEnv, skip);
+            assertThat(skipped.exitCode()).as(skipped.toString()).isZero();
+            assertThat(skipped.out()).startsWith("skipped offset " + poison + " of " + commands + "-" + tp.partition() + " for " + group
+                    + ": the group now starts at " + (poison + 1)).contains("key '" + id + "', 15 bytes").contains("unreadable: ");
+            assertThat(committed(admin, group)).containsEntry(tp, poison + 1);
+
+            service.start();
+            assertThat(liveness(service)).isEqualTo(200);
+            assertThat(client.append(id, AppendBatch.forStep("after", NewEvent.userMessage("still here"))).appendedOrThrow().lastSeq())
+                    .isEqualTo(2);
+        }
+    }
+
+    /** The consumer group's committed offsets. */
+    private static Map<TopicPartition, Long> committed(Admin admin, String group) throws Exception {
+        var offsets = new HashMap<TopicPartition, Long>();
+        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                .forEach((tp, o) -> offsets.put(tp, o.offset()));
+        return offsets;
+    }
+
+    private static int liveness(ServiceProcess service) throws Exception {
+        var request = java.net.http.HttpRequest.newBuilder(URI.create(service.baseUrl() + "/q/health/live")).timeout(Duration.ofSeconds(10)).build();
+        return java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
     @Test
     void failures_areOneLineOnStderr_withANonZeroExit() throws Exception {
         CliRun unknown = CliRun.run(env, "sessions", "show", "no-such-session");

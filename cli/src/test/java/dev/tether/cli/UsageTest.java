@@ -106,6 +106,31 @@ class UsageTest {
     }
 
     @Test
+    void skipRecord_ofAnUnknownServiceOrTopic_orANegativeOffset_isAUsageError_beforeKafkaIsAsked() {
+        String[] base = {"topics", "skip-record", "--service", "session-service", "--topic", "session-commands", "--partition", "0",
+                "--offset", "4"};
+        for (String[] bad : List.of(new String[] {"--service", "sequencer", "a service is one of session-service, projector-service"},
+                new String[] {"--topic", "staging.session-commands", "a topic is one of Tether's, named without the prefix"},
+                new String[] {"--offset", "-1", "must be 0 or more, not -1"},
+                new String[] {"--partition", "x", "'x' is not a whole number"})) {
+            String[] args = base.clone();
+            for (int i = 2; i < args.length; i += 2) {
+                if (args[i].equals(bad[0])) {
+                    args[i + 1] = bad[1];
+                }
+            }
+            CliRun run = CliRun.run(NOWHERE, args);
+
+            assertThat(run.exitCode()).as(String.join(" ", args) + ": " + run).isEqualTo(2);
+            assertThat(run.err()).as(run.toString()).startsWith("tether topics skip-record: Invalid value for option '" + bad[0] + "'")
+                    .contains(bad[2]);
+        }
+        CliRun missing = CliRun.run(NOWHERE, "topics", "skip-record", "--service", "session-service");
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("Missing required options").contains("--topic").contains("--offset");
+    }
+
+    @Test
     void replayInto_oneOfTethersOwnTopics_isRefused_beforeAnythingIsReadOrWritten() {
         CliRun run = CliRun.run(NOWHERE, "replay", "--into", "session-checkpoints");
 

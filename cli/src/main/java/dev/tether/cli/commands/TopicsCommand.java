@@ -6,6 +6,7 @@ import dev.tether.cli.CliException;
 import dev.tether.cli.Converters;
 import dev.tether.cli.TetherCli;
 import dev.tether.cli.kafka.KafkaSettings;
+import dev.tether.cli.kafka.RecordSkip;
 import dev.tether.cli.output.Output;
 import dev.tether.cli.output.Table;
 import dev.tether.kit.kafka.RegistryUnavailableException;
@@ -81,6 +82,44 @@ public final class TopicsCommand {
         subjects.forEach(s -> schemas.row(s.name(), s.schemaId(), s.compatibility()));
         out.print(schemas);
         report.warnings().forEach(w -> out.note("tether: warning: " + w));
+        return 0;
+    }
+
+    @Command(name = "skip-record", mixinStandardHelpOptions = true,
+            description = {"Move a stopped service past the one record of a topic that it cannot read (bytes that are not Avro, a schema "
+                    + "id the registry does not have), which stops it at every start: the services never skip a record by themselves. "
+                    + "cli/README.md, \"A record a service cannot read\", says when to use it and when not.",
+                    "Checks first that the service's consumer group has no member (stop every instance first), that the group "
+                    + "stands at that offset, and that the record cannot be read through the registry; refuses a record that reads, "
+                    + "or whose reading needs the registry back. Then commits the next offset for the group."})
+    int skipRecord(@Option(names = "--service", required = true, paramLabel = "<service>", converter = Converters.Service.class,
+                           description = "whose consumer group: session-service, projector-service, approval-service or tool-executor")
+                   String service,
+                   @Option(names = "--topic", required = true, paramLabel = "<topic>", converter = Converters.Topic.class,
+                           description = "the topic, without the prefix (e.g. session-commands)")
+                   String topic,
+                   @Option(names = "--partition", required = true, paramLabel = "<n>", converter = Converters.NonNegative.class)
+                   Long partition,
+                   @Option(names = "--offset", required = true, paramLabel = "<offset>", converter = Converters.NonNegative.class,
+                           description = "the record's offset, as the service's log names it")
+                   Long offset) {
+        Output out = cli.output();
+        if (partition > Integer.MAX_VALUE) {
+            throw new CliException("--partition " + partition + " is no partition");
+        }
+        RecordSkip.Skipped s = new RecordSkip(cli.kafka(null, null)).skip(service, topic, partition.intValue(), offset);
+        if (out.json()) {
+            ObjectNode n = Output.object().put("group", s.group()).put("topic", s.topic()).put("partition", s.partition())
+                    .put("offset", s.offset()).put("key", s.key()).put("bytes", s.bytes()).put("timestamp", s.timestamp().toString())
+                    .put("reason", s.reason()).put("committed", s.offset() + 1);
+            out.print(n);
+            return 0;
+        }
+        out.line("skipped offset " + s.offset() + " of " + s.topic() + "-" + s.partition() + " for " + s.group() + ": the group now "
+                + "starts at " + (s.offset() + 1));
+        out.line("the record: key " + (s.key() == null ? "none" : "'" + s.key() + "'") + ", " + s.bytes() + " bytes, written "
+                + s.timestamp());
+        out.line("unreadable: " + s.reason());
         return 0;
     }
 
