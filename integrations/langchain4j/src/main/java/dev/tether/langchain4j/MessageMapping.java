@@ -25,10 +25,10 @@ import java.util.stream.Collectors;
  * typed event that fits it — a {@link UserMessage} as {@code user_message}, an {@link AiMessage} as
  * {@code assistant_message} with its tool execution requests as Tether's tool calls, a
  * {@link ToolExecutionResultMessage} as its call's {@code tool_result}, the session's first {@link SystemMessage} as
- * the system prompt of {@code session_started} — and each typed event has a default message ({@link #fromEvent}). A
- * reference to the event keeps what the default does not say of the message (its residual, {@link #refTo}), so
- * {@link #restore} gives back exactly the message LangChain4j wrote. Messages are (de)serialized with LangChain4j's own
- * {@link ChatMessageSerializer} and {@link ChatMessageDeserializer}.
+ * the system prompt of {@code session_started} (of {@code session_forked} in a fork) — and each typed event has a
+ * default message ({@link #fromEvent}). A reference to the event keeps what the default does not say of the message
+ * (its residual, {@link #refTo}), so {@link #restore} gives back exactly the message LangChain4j wrote. Messages are
+ * (de)serialized with LangChain4j's own {@link ChatMessageSerializer} and {@link ChatMessageDeserializer}.
  */
 final class MessageMapping {
 
@@ -84,7 +84,7 @@ final class MessageMapping {
                 return ToolExecutionResultMessage.builder().id(callId).toolName(toolOf.apply(callId)).text(text)
                         .isError(!"OK".equals(fields.path("status").asText())).build();
             }
-            case "session_started":
+            case "session_started", "session_forked": // a fork's first event carries its system prompt too
                 return SystemMessage.from(text);
             default:
                 return null;

@@ -533,7 +533,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             return artifact(sha.get());
         }
         String field = switch (event.type()) {
-            case "session_started" -> "systemPrompt";
+            case "session_started", "session_forked" -> "systemPrompt";
             case "context_compacted" -> "summary";
             default -> "content";
         };
@@ -791,7 +791,7 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         long seq = log.lastSeq() + 1 + batch.events.size();
         Function<String, String> toolOf = toolOf(log, batch.calls);
         if (message instanceof SystemMessage s && s.text().equals(log.systemPrompt())) {
-            return Ref.to(1); // the session's system prompt (session_started is always seq 1)
+            return Ref.to(1); // the session's system prompt (seq 1 is session_started, or a fork's session_forked)
         }
         if (message instanceof UserMessage) {
             return typed(batch, seq, message, NewEvent.userMessage(MessageMapping.textOf(message)), toolOf);

@@ -27,6 +27,7 @@ import dev.tether.client.Erased;
 import dev.tether.client.EventPage;
 import dev.tether.client.Fenced;
 import dev.tether.client.ForkResult;
+import dev.tether.client.Forked;
 import dev.tether.client.HarnessVersion;
 import dev.tether.client.HarnessVersionUpdate;
 import dev.tether.client.MigrateResult;
@@ -456,9 +457,31 @@ final class FakeTether implements TetherClient {
         throw new UnsupportedOperationException();
     }
 
+    /** A fork as the session-service makes it: a session whose seq 1 is {@code session_forked}, with the parent's prompt. */
     @Override
-    public ForkResult fork(String sessionId, long atSeq, String newSessionId) {
-        throw new UnsupportedOperationException();
+    public synchronized ForkResult fork(String sessionId, long atSeq, String newSessionId) {
+        Session parent = sessions.get(sessionId);
+        if (parent == null || atSeq < 1 || atSeq > parent.events.size()) {
+            return new NotFound("session " + sessionId + " or its seq " + atSeq + " not found");
+        }
+        if (sessions.containsKey(newSessionId)) {
+            return new Rejected(409, "illegal_event", "the session has started already", Optional.of("sessionId"));
+        }
+        JsonNode start = parent.events.get(0).json();
+        Session s = new Session(newSessionId, nextStart());
+        s.modelId = parent.modelId;
+        sessions.put(newSessionId, s);
+        ObjectNode forked = JSON.createObjectNode();
+        forked.put("eventId", "fork-" + newSessionId);
+        forked.put("type", "session_forked");
+        forked.put("parentSessionId", sessionId);
+        forked.put("atSeq", atSeq);
+        for (String field : List.of("objective", "systemPrompt", "modelId", "harnessVersion", "toolMode")) {
+            forked.set(field, start.get(field));
+        }
+        forked.set("harnessTools", start.get("harnessTools"));
+        add(s, forked, new Actor("USER", PRINCIPAL));
+        return new Forked(newSessionId, sessionId, atSeq, 1, "v1", s.modelId, java.util.OptionalLong.empty(), Optional.of(s.startedAt));
     }
 
     @Override

@@ -71,6 +71,27 @@ class TetherChatMemoryStoreTest {
                 AiMessage.from("It has shipped."));
     }
 
+    /**
+     * A memory whose session is a fork: its log starts with {@code session_forked}, which carries the session's system prompt
+     * as {@code session_started} does. The prompt refers to it and reads back whole, in this store and in a new one.
+     */
+    @Test
+    void aMemoryOnAFork_keepsItsSystemPrompt_whichTheForksFirstEventHolds() throws Exception {
+        ChatMemory parent = window("trunk", 100);
+        parent.add(SystemMessage.from("You help with orders."));
+        parent.add(UserMessage.from("Where is A-17?"));
+        assertThat(tether.fork("lc4j-trunk", 3, "lc4j-branch")).isInstanceOf(dev.tether.client.Forked.class);
+        var onFork = TetherChatMemoryStore.builder(tether).build();
+
+        onFork.updateMessages("branch", List.of(SystemMessage.from("You help with orders."), UserMessage.from("And B-2?")));
+
+        List<ChatMessage> expected = List.of(SystemMessage.from("You help with orders."), UserMessage.from("And B-2?"));
+        assertThat(onFork.getMessages("branch")).isEqualTo(expected);
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("branch"))
+                .as("read from the log by a store that did not write it").isEqualTo(expected);
+        assertThat(log("branch").get(0).type()).isEqualTo("session_forked");
+    }
+
     @Test
     void aWindowThatEvicts_isRecordedAsCompactions_theOriginalsStay_andEachRecordIsAsSmallAsTheChange() throws Exception {
         ChatMemory memory = window("chat", 6);
