@@ -6,7 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Rows under upper-case headers, each column as wide as its widest cell, two spaces apart; empty
+ * Rows under upper-case headers, each column as wide on a terminal as its widest cell ({@link #width}: CJK characters
+ * take two columns, combining marks none), two spaces apart; empty
  * cells read {@code -}, and a cell's control characters (a newline, an ESC...) are shown escaped
  * ({@link Output#printable}), so no stored value can break a row or drive the terminal. Built once, printed once.
  */
@@ -44,9 +45,9 @@ public final class Table {
     void print(PrintWriter out) {
         int[] widths = new int[headers.size()];
         for (int i = 0; i < widths.length; i++) {
-            widths[i] = headers.get(i).length();
+            widths[i] = width(headers.get(i));
             for (String[] row : rows) {
-                widths[i] = Math.max(widths[i], row[i].length());
+                widths[i] = Math.max(widths[i], width(row[i]));
             }
         }
         out.println(line(headers.toArray(String[]::new), widths));
@@ -58,9 +59,35 @@ public final class Table {
         for (int i = 0; i < cells.length; i++) {
             sb.append(cells[i]);
             if (i < cells.length - 1) {
-                sb.append(" ".repeat(widths[i] - cells[i].length() + 2));
+                sb.append(" ".repeat(widths[i] - width(cells[i]) + 2));
             }
         }
         return sb.toString().stripTrailing();
+    }
+
+    /**
+     * How many columns {@code text} takes on a terminal: two for each East Asian wide or fullwidth character (CJK,
+     * Hangul, fullwidth forms, emoji), none for a combining mark, one for any other (as wcwidth reckons it). The text
+     * of a cell has no control character left ({@link Output#printableCell}).
+     */
+    static int width(String text) {
+        int columns = 0;
+        for (int i = 0; i < text.length(); ) {
+            int c = text.codePointAt(i);
+            i += Character.charCount(c);
+            int type = Character.getType(c);
+            if (type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK || c == 0x200B) {
+                continue;
+            }
+            columns += wide(c) ? 2 : 1;
+        }
+        return columns;
+    }
+
+    private static boolean wide(int c) {
+        return c >= 0x1100 && c <= 0x115F || c >= 0x2E80 && c <= 0xA4CF && c != 0x303F || c >= 0xAC00 && c <= 0xD7A3
+                || c >= 0xF900 && c <= 0xFAFF || c >= 0xFE30 && c <= 0xFE4F || c >= 0xFF00 && c <= 0xFF60 || c >= 0xFFE0 && c <= 0xFFE6
+                || c >= 0x1F300 && c <= 0x1F64F || c >= 0x1F680 && c <= 0x1F6FF || c >= 0x1F900 && c <= 0x1F9FF
+                || c >= 0x20000 && c <= 0x3FFFD;
     }
 }

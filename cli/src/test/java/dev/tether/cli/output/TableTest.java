@@ -24,6 +24,22 @@ class TableTest {
     }
 
     @Test
+    void wideAndCombiningCharacters_areCountedByTheColumnsTheyTake_soTheColumnsStillLineUp() {
+        var out = new StringWriter();
+        Table.of("SESSION", "OBJECTIVE", "WORKER").row("会话-1", "重命名 Foo", "w-1").row("cafe\u0301", "ship 🚀", "w-2")
+                .row("plain", "x", "w-3").print(new PrintWriter(out, true));
+
+        assertThat(out.toString().lines()).containsExactly(
+                "SESSION  OBJECTIVE   WORKER",
+                "会话-1   重命名 Foo  w-1",
+                "cafe\u0301     ship 🚀     w-2",
+                "plain    x           w-3");
+        assertThat(Table.width("会话-1")).isEqualTo(6);
+        assertThat(Table.width("ship 🚀")).isEqualTo(7);
+        assertThat(Table.width("cafe\u0301")).isEqualTo(4);
+    }
+
+    @Test
     void controlCharactersInACell_areShownEscaped_soAStoredValueCannotDriveTheTerminalOrBreakARow() {
         var out = new StringWriter();
         Table.of("SESSION", "MODEL").row("a\u001b[2Jb", "m\r\nforged-row").row("c\u009b31m\u202e", "tab\there")
