@@ -29,7 +29,9 @@ public final class ServiceProcess implements AutoCloseable {
 
     private final Path jar;
     private final Path workDir;
-    private final int port;
+    private int port;
+    private boolean portShown; // baseUrl() was asked: the port is someone's address of this service now, and is kept
+    private long logAtLaunch; // the log's size when the running process was launched: what it wrote comes after
     private final Map<String, String> env;
     private final List<String> systemProperties;
     private final Supplier<TetherStack> stack;
@@ -69,6 +71,7 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public String baseUrl() {
+        portShown = true;
         return "http://127.0.0.1:" + port;
     }
 
@@ -99,14 +102,32 @@ public final class ServiceProcess implements AutoCloseable {
      * that is not ready by then is stopped before the failure is thrown, since the caller holds no handle to stop it with.
      */
     public ServiceProcess start() {
-        launch();
-        try {
-            awaitReady(READY_WITHIN);
-        } catch (RuntimeException e) {
-            stop();
-            throw e;
+        for (int attempt = 1; ; attempt++) {
+            launch();
+            try {
+                awaitReady(READY_WITHIN);
+                return this;
+            } catch (PortTaken e) {
+                stop();
+                if (portShown || starts > attempt || attempt == 3) {
+                    throw e;
+                }
+                port = Ports.free(); // its first start, its address not given to anyone yet: another free port will do
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
+            }
         }
-        return this;
+    }
+
+    /**
+     * The port this service was given was taken by another process between {@link Ports#free} and the start (another
+     * test's service, started beside this one): the service exited at once.
+     */
+    static final class PortTaken extends IllegalStateException {
+        PortTaken(String message) {
+            super(message);
+        }
     }
 
     /**
@@ -150,6 +171,7 @@ public final class ServiceProcess implements AutoCloseable {
             environment.putAll(env);
             Files.writeString(log(), "---- start " + (++starts) + "\n", java.nio.file.StandardOpenOption.CREATE,
                     java.nio.file.StandardOpenOption.APPEND);
+            logAtLaunch = Files.size(log());
             process = builder.start();
             ended = false;
         } catch (IOException e) {
@@ -240,16 +262,25 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    /** Waits until {@code /q/health/ready} answers 200; fails if the process exits or {@code timeout} passes first. */
+    /**
+     * Waits until {@code /q/health/ready} answers 200 from this process (its log says it listens on its port: a 200 from
+     * another process that took the port is not its answer); fails if the process exits or {@code timeout} passes first.
+     *
+     * @throws PortTaken when the process exited because another one had taken its port
+     */
     public void awaitReady(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        var request = HttpRequest.newBuilder(URI.create(baseUrl() + "/q/health/ready")).timeout(Duration.ofSeconds(2)).build();
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready")).timeout(Duration.ofSeconds(2)).build();
+        Pattern listening = Pattern.compile("Listening on: http://127\\.0\\.0\\.1:" + port + "(?!\\d)");
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
+                if (sinceLaunch().contains("Port " + port + " seems to be in use by another process")) {
+                    throw new PortTaken("port " + port + " was taken by another process before the service could listen on it; its log: " + log());
+                }
                 throw new IllegalStateException("the service exited during start-up; its log: " + log());
             }
             try {
-                if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200 && listening.matcher(sinceLaunch()).find()) {
                     return;
                 }
             } catch (IOException e) {
@@ -266,6 +297,18 @@ public final class ServiceProcess implements AutoCloseable {
             }
         }
         throw new IllegalStateException("the service was not ready within " + timeout + "; its log: " + log());
+    }
+
+    /** What the running process has written to the log so far. */
+    private String sinceLaunch() {
+        try (var channel = java.nio.channels.FileChannel.open(log())) {
+            long size = channel.size();
+            var bytes = java.nio.ByteBuffer.allocate((int) Math.min(Integer.MAX_VALUE - 8, Math.max(0, size - logAtLaunch)));
+            channel.read(bytes, logAtLaunch);
+            return new String(bytes.array(), 0, bytes.position(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Environment entries, in order, for {@link #ServiceProcess}. */

@@ -1,10 +1,18 @@
 package dev.tether.cli.kafka;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.cli.CliException;
 import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.RegistryUnavailableException;
 import dev.tether.kit.kafka.TopicLayout;
+import dev.tether.kit.kafka.TopicSpec;
 import dev.tether.kit.kafka.Topics;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,6 +59,8 @@ public final class RecordSkip {
      * @param reason    why it cannot be read: the deserializer's failure
      */
     public record Skipped(String group, String topic, int partition, long offset, String key, int bytes, Instant timestamp, String reason) {}
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final KafkaSettings settings;
 
@@ -140,11 +150,12 @@ public final class RecordSkip {
     }
 
     /** Why the record's value cannot be read as its topic's values are; refuses one that reads, or that needs the registry back. */
-    private String unreadable(ConsumerRecord<byte[], byte[]> record) {
+    String unreadable(ConsumerRecord<byte[], byte[]> record) {
         if (record.value() == null) {
             throw new CliException("the record at offset " + record.offset() + " of " + record.topic() + "-" + record.partition()
                     + " has no value (a tombstone), which every service reads: not a record to skip");
         }
+        requireTopicSchema(record.topic());
         try (Serde<SpecificRecord> values = AvroSerdes.valueSerde(settings.registry())) {
             SpecificRecord value = values.deserializer().deserialize(record.topic(), record.headers(), record.value());
             throw new CliException("the record at offset " + record.offset() + " of " + record.topic() + "-" + record.partition()
@@ -163,6 +174,37 @@ public final class RecordSkip {
                 root = root.getCause();
             }
             return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (" + root.getMessage() + ")";
+        }
+    }
+
+    /**
+     * Refuses to judge a record against a registry that does not hold its topic's value schema: that registry is not the
+     * services' (a wrong --registry-url answers every lookup 404, or 401), and every record would seem unreadable there.
+     */
+    private void requireTopicSchema(String topic) {
+        TopicSpec spec = Topics.all(settings.layout()).stream().filter(t -> t.name().equals(topic)).findFirst()
+                .orElseThrow(() -> new CliException(topic + " is not one of Tether's topics"));
+        String subject = spec.valueSubject();
+        String url = settings.registry().ccompatUrl() + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8);
+        int status;
+        try {
+            String body = JSON.writeValueAsString(Map.of("schema", spec.valueSchema().toString()));
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(settings.timeout())
+                    .header("Accept", "application/vnd.schemaregistry.v1+json").header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+            status = HttpClient.newBuilder().connectTimeout(settings.timeout()).build()
+                    .send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            throw new CliException("the registry at " + settings.registryUrl() + " does not answer (" + e + "), so whether the record "
+                    + "can be read is not known: bring the registry back rather than skip the record", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted", e);
+        }
+        if (status != 200) {
+            throw new CliException("the registry at " + settings.registryUrl() + " answered HTTP " + status + " when asked for " + subject
+                    + "'s schema: it is not the services' registry (see --registry-url), where every record would seem unreadable; "
+                    + "refusing to judge the record there");
         }
     }
 

@@ -40,6 +40,15 @@ class TableTest {
     }
 
     @Test
+    void emojiOutsideTheSymbolsBlocks_andConjoiningHangulJamo_takeTheColumnsATerminalGivesThem() {
+        assertThat(Table.width("\u2705 done")).isEqualTo(7); // ✅, as wcwidth (Unicode 9 and later) has it
+        assertThat(Table.width("\u2B50\u274C\u23F3\u2615")).isEqualTo(8); // ⭐❌⏳☕
+        assertThat(Table.width("\uD83E\uDEE0")).isEqualTo(2); // 🫠 U+1FAE0, Symbols and Pictographs Extended-A
+        assertThat(Table.width("\uD83D\uDFE0")).isEqualTo(2); // 🟠 U+1F7E0
+        assertThat(Table.width("\u1112\u1161\u11AB")).isEqualTo(2); // 한 decomposed: the vowel and the final take no column
+    }
+
+    @Test
     void controlCharactersInACell_areShownEscaped_soAStoredValueCannotDriveTheTerminalOrBreakARow() {
         var out = new StringWriter();
         Table.of("SESSION", "MODEL").row("a\u001b[2Jb", "m\r\nforged-row").row("c\u009b31m\u202e", "tab\there")
