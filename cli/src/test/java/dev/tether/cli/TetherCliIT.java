@@ -437,7 +437,7 @@ class TetherCliIT {
             skip[9] = Long.toString(poison - 1);
             CliRun elsewhere = CliRun.run(skipEnv, skip);
             assertThat(elsewhere.exitCode()).as(elsewhere.toString()).isEqualTo(1);
-            assertThat(elsewhere.errLines()).singleElement().asString().contains("stands at offset " + poison + " of " + tp + ", not " + (poison - 1));
+            assertThat(elsewhere.errLines()).singleElement().asString().contains("stands at offset " + poison + " of " + tp + ", past " + (poison - 1));
             admin.alterConsumerGroupOffsets(group, Map.of(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(poison - 1)))
                     .all().get(30, TimeUnit.SECONDS);
             CliRun readable = CliRun.run(skipEnv, skip);

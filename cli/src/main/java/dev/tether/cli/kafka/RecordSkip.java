@@ -1,18 +1,11 @@
 package dev.tether.cli.kafka;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.cli.CliException;
 import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.RegistryUnavailableException;
+import dev.tether.kit.kafka.SchemaRegistryInitializer;
 import dev.tether.kit.kafka.TopicLayout;
-import dev.tether.kit.kafka.TopicSpec;
 import dev.tether.kit.kafka.Topics;
-import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,8 +52,6 @@ public final class RecordSkip {
      * @param reason    why it cannot be read: the deserializer's failure
      */
     public record Skipped(String group, String topic, int partition, long offset, String key, int bytes, Instant timestamp, String reason) {}
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final KafkaSettings settings;
 
@@ -116,9 +107,15 @@ public final class RecordSkip {
             throw new CliException("the consumer group " + group + " has no committed offset on " + tp + " (check the service, the topic, "
                     + "the partition and --topics-prefix)");
         }
-        if (at.offset() != offset) {
-            throw new CliException("the consumer group " + group + " stands at offset " + at.offset() + " of " + tp + ", not " + offset
-                    + ": the record its service stopped on is the one at " + at.offset() + " (its log names it)");
+        if (at.offset() > offset) {
+            throw new CliException("the consumer group " + group + " stands at offset " + at.offset() + " of " + tp + ", past " + offset
+                    + ": its service has read that record already; nothing to skip there");
+        }
+        if (at.offset() < offset) {
+            throw new CliException("the consumer group " + group + " stands at offset " + at.offset() + " of " + tp + ", before " + offset
+                    + ": the records from " + at.offset() + " on came in the fetch that the unreadable one failed, and moving the group past "
+                    + offset + " would skip them too; this command skips only the record a group stands at (cli/README.md, \"A record a "
+                    + "service cannot read\")");
         }
     }
 
@@ -178,33 +175,27 @@ public final class RecordSkip {
     }
 
     /**
-     * Refuses to judge a record against a registry that does not hold its topic's value schema: that registry is not the
-     * services' (a wrong --registry-url answers every lookup 404, or 401), and every record would seem unreadable there.
+     * Refuses to judge a record against a registry that does not hold its topic's value schema as the services register
+     * it: that registry is not the services' (a wrong {@code --registry-url} answers every lookup 404, or 401), and every
+     * record would seem unreadable there. The same check as {@code topics init --verify-only}.
      */
     private void requireTopicSchema(String topic) {
-        TopicSpec spec = Topics.all(settings.layout()).stream().filter(t -> t.name().equals(topic)).findFirst()
-                .orElseThrow(() -> new CliException(topic + " is not one of Tether's topics"));
-        String subject = spec.valueSubject();
-        String url = settings.registry().ccompatUrl() + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8);
-        int status;
+        String subject = Topics.all(settings.layout()).stream().filter(t -> t.name().equals(topic)).findFirst()
+                .orElseThrow(() -> new CliException(topic + " is not one of Tether's topics")).valueSubject();
+        SchemaRegistryInitializer.Verification verification;
         try {
-            String body = JSON.writeValueAsString(Map.of("schema", spec.valueSchema().toString()));
-            HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(settings.timeout())
-                    .header("Accept", "application/vnd.schemaregistry.v1+json").header("Content-Type", "application/vnd.schemaregistry.v1+json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-            status = HttpClient.newBuilder().connectTimeout(settings.timeout()).build()
-                    .send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (IOException e) {
-            throw new CliException("the registry at " + settings.registryUrl() + " does not answer (" + e + "), so whether the record "
-                    + "can be read is not known: bring the registry back rather than skip the record", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliException("interrupted", e);
+            verification = SchemaRegistryInitializer.of(settings.registry()).verify(settings.layout());
+        } catch (RegistryUnavailableException e) {
+            throw new CliException(e.getMessage() + ", so whether the record can be read is not known: bring the registry back (a "
+                    + "service waits for it by itself) rather than skip the record", e);
+        } catch (IllegalStateException e) {
+            throw new CliException("the registry at " + settings.registryUrl() + " is not the services' (see --registry-url): " + e.getMessage()
+                    + "; refusing to judge the record there", e);
         }
-        if (status != 200) {
-            throw new CliException("the registry at " + settings.registryUrl() + " answered HTTP " + status + " when asked for " + subject
-                    + "'s schema: it is not the services' registry (see --registry-url), where every record would seem unreadable; "
-                    + "refusing to judge the record there");
+        if (verification.ready().stream().noneMatch(s -> s.name().equals(subject))) {
+            throw new CliException("the registry at " + settings.registryUrl() + " does not hold " + subject + " as the services register "
+                    + "it, so it is not their registry (see --registry-url) and every record would seem unreadable there; refusing to "
+                    + "judge the record there");
         }
     }
 

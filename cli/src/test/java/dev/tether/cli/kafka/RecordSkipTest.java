@@ -39,6 +39,7 @@ class RecordSkipTest {
     void aRecordWhoseSchemaIdTheServicesRegistryDoesNotHave_isUnreadable() {
         registry.on("POST /apis/ccompat/v7/subjects/staging.session-commands-value", 200,
                 "{\"subject\":\"staging.session-commands-value\",\"id\":1,\"version\":1}");
+        registry.on("GET /apis/ccompat/v7/config/staging.session-commands-value", 200, "{\"compatibilityLevel\":\"FULL_TRANSITIVE\"}");
         // the content id's lookup is answered 404 (the fake's default), as the registry answers an id it does not have
 
         assertThat(new RecordSkip(kafka).unreadable(record())).isNotBlank();
