@@ -459,6 +459,62 @@ class TetherCliIT {
             assertThat(liveness(service)).isEqualTo(200);
             assertThat(client.append(id, AppendBatch.forStep("after", NewEvent.userMessage("still here"))).appendedOrThrow().lastSeq())
                     .isEqualTo(2);
+
+            // an unreadable record in one fetch with a readable one before it: the group stands before both, so skip-record
+            // cannot help; TETHER_SKIP_RECORDS naming it passes over that one record, and the one before it is processed
+            service.stop();
+            long standing = committed(admin, group).get(tp);
+            long second;
+            try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<>(producerConfig,
+                    new org.apache.kafka.common.serialization.StringSerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+                byte[] resent = valueAt(tp, standing - 1); // the append's command again: a re-send, answered as one
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(commands, tp.partition(), id, resent));
+                second = producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(commands, tp.partition(), id,
+                        "not Avro either".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS).offset();
+            }
+            service.launch();
+            await().atMost(PATIENCE).until(() -> Files.readString(service.log()).contains("offset: " + second));
+            await().atMost(PATIENCE).until(() -> liveness(service) != 200);
+            service.stop();
+            assertThat(committed(admin, group)).as("the group stands before both").containsEntry(tp, standing);
+            skip[9] = Long.toString(second);
+            CliRun before = CliRun.run(skipEnv, skip);
+            assertThat(before.exitCode()).as(before.toString()).isEqualTo(1);
+            assertThat(before.errLines()).singleElement().asString().contains("stands at offset " + standing + " of " + tp + ", before " + second);
+
+            var namingIt = new HashMap<>(serviceEnv);
+            namingIt.put("TETHER_SKIP_RECORDS", commands + ":" + tp.partition() + ":" + second);
+            try (var told = new ServiceProcess(Path.of("../session-service").toAbsolutePath(), workDir.resolve("poisoned-session-service"),
+                    namingIt, List.of()).start()) {
+                assertThat(liveness(told)).isEqualTo(200);
+                await().atMost(PATIENCE).until(() -> committed(admin, group).get(tp) > second);
+                assertThat(Files.readString(told.log())).contains("passed over the record at " + commands + ":" + tp.partition() + ":" + second);
+                try (var toTold = TetherClient.create(TetherOptions.of(URI.create(told.baseUrl()), URI.create(projector.baseUrl()),
+                        URI.create(approvals.baseUrl())).withToken("dev-acme-agent").withTimeout(Duration.ofSeconds(60))
+                        .withRetry(RetryPolicy.of(12, Duration.ofMillis(250), Duration.ofSeconds(5))))) {
+                    assertThat(toTold.append(id, AppendBatch.forStep("after the second", NewEvent.userMessage("here too"))).appendedOrThrow()
+                            .lastSeq()).isEqualTo(3);
+                }
+            }
+        }
+    }
+
+    /** The value of the record at {@code offset} of {@code tp}, as written. */
+    private static byte[] valueAt(TopicPartition tp, long offset) {
+        var config = new HashMap<>(TetherStack.shared().clientConfig());
+        try (var consumer = new KafkaConsumer<>(config, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, offset);
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            while (System.nanoTime() < deadline) {
+                for (var record : consumer.poll(Duration.ofMillis(200))) {
+                    if (record.offset() == offset) {
+                        return record.value();
+                    }
+                }
+            }
+            throw new AssertionError("no record at " + offset + " of " + tp);
         }
     }
 

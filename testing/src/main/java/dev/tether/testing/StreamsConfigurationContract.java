@@ -58,7 +58,9 @@ public abstract class StreamsConfigurationContract {
                 Map.entry("kafka-streams.topic.segment.ms", "600000"),
                 Map.entry("kafka-streams.topic.min.cleanable.dirty.ratio", "0.25"),
                 // fail, never log and skip: a record that cannot be read or written stops its thread (StreamThreadRecovery)
-                Map.entry("kafka-streams.deserialization.exception.handler", "org.apache.kafka.streams.errors.LogAndFailExceptionHandler"),
+                // (but for the records an operator names: none unless TETHER_SKIP_RECORDS names some)
+                Map.entry("kafka-streams.deserialization.exception.handler", "dev.tether.kit.service.NamedRecordSkips"),
+                Map.entry("kafka-streams.tether.skip-records", "none"),
                 Map.entry("kafka-streams.processing.exception.handler",
                         "org.apache.kafka.streams.errors.LogAndFailProcessingExceptionHandler"),
                 Map.entry("kafka-streams.processing.exception.handler.global.enabled", "true"),

@@ -114,8 +114,8 @@ public final class RecordSkip {
         if (at.offset() < offset) {
             throw new CliException("the consumer group " + group + " stands at offset " + at.offset() + " of " + tp + ", before " + offset
                     + ": the records from " + at.offset() + " on came in the fetch that the unreadable one failed, and moving the group past "
-                    + offset + " would skip them too; this command skips only the record a group stands at (cli/README.md, \"A record a "
-                    + "service cannot read\")");
+                    + offset + " would skip them too: start the service with TETHER_SKIP_RECORDS=" + tp.topic() + ":" + tp.partition() + ":"
+                    + offset + " instead, which passes over that record alone (cli/README.md, \"A record a service cannot read\")");
         }
     }
 
