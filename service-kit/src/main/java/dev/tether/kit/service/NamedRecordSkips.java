@@ -8,7 +8,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.LogAndFailExceptionHandler;
-import org.jboss.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The services' deserialization handler: a record that cannot be read stops its stream thread ({@link
@@ -28,7 +29,9 @@ public class NamedRecordSkips extends LogAndFailExceptionHandler {
     /** The value that names no record. */
     public static final String NONE = "none";
 
-    private static final Logger LOG = Logger.getLogger(NamedRecordSkips.class);
+    // SLF4J, as Kafka Streams' own handlers log: it is there wherever Kafka Streams runs (the bench runs the topologies
+    // without Quarkus, where jboss-logging is not)
+    private static final Logger LOG = LoggerFactory.getLogger(NamedRecordSkips.class);
 
     /** A record's place. */
     record Place(String topic, int partition, long offset) {
@@ -46,7 +49,7 @@ public class NamedRecordSkips extends LogAndFailExceptionHandler {
         Object value = configs.get(CONFIG);
         named = parse(value == null ? NONE : value.toString());
         if (!named.isEmpty()) {
-            LOG.warnf("a record that cannot be read is passed over at %s only (%s); remove it from there once the service is past it",
+            LOG.warn("a record that cannot be read is passed over at {} only ({}); remove it from there once the service is past it",
                     named, CONFIG);
         }
     }
@@ -85,7 +88,7 @@ public class NamedRecordSkips extends LogAndFailExceptionHandler {
     public Response handleError(ErrorHandlerContext context, ConsumerRecord<byte[], byte[]> record, Exception exception) {
         var place = new Place(record.topic(), record.partition(), record.offset());
         if (named.contains(place) && RegistryUnavailableException.in(exception).isEmpty()) {
-            LOG.warnf("passed over the record at %s, which cannot be read (%s), as %s names it", place, exception, CONFIG);
+            LOG.warn("passed over the record at {}, which cannot be read ({}), as {} names it", place, exception.toString(), CONFIG);
             return Response.resume();
         }
         return super.handleError(context, record, exception);
