@@ -3,6 +3,7 @@ package dev.tether.tools.sandbox;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The argv that runs a command in a workspace, by isolation:
@@ -10,11 +11,16 @@ import java.util.List;
  * <pre>
  * setsid [setpriv --reuid=U --regid=G --clear-groups --]
  *     unshare --user --map-root-user [--net] --pid --fork --kill-child --mount-proc --
- *     /bin/sh -c HIDE_SIBLINGS tether-sandbox WORKSPACES WORKSPACE COMMAND
+ *     /bin/sh -c HIDE_SIBLINGS tether-sandbox WORKSPACES WORKSPACE RUN
  *       ... exec unshare --user --map-root-user --mount --
- *           prlimit --as=BYTES --nproc=N -- /bin/sh -c COMMAND            (Namespaces)
- * setsid prlimit --as=BYTES -- /bin/sh -c COMMAND                          (Unavailable)
+ *           prlimit --as=BYTES --nproc=N -- /bin/sh -c RUN                (Namespaces)
+ * setsid prlimit --as=BYTES -- /bin/sh -c RUN                              (Unavailable)
  * </pre>
+ *
+ * <p><b>The command itself is not in any argv.</b> It is passed in the environment variable {@value #COMMAND_VARIABLE}
+ * ({@link #putCommand}), and {@link #RUN} unsets it and runs it with {@code eval}: a process's argv is any local user's
+ * to read ({@code /proc/PID/cmdline}, {@code ps}), and a command holds the values of its {@code secret://} references;
+ * its environment is readable only by its own user. The command's own processes inherit neither.
  *
  * {@code setsid} makes the command's first process the leader of a new session and process group, whose id is its
  * pid. Each tool then replaces itself ({@code exec}), so that pid is {@code unshare}'s, whose death kills the PID
@@ -40,6 +46,16 @@ import java.util.List;
 final class CommandLine {
 
     static final String SHELL = "/bin/sh";
+
+    /** The environment variable the command is passed in, unset before it runs. */
+    static final String COMMAND_VARIABLE = "TETHER_COMMAND";
+
+    /**
+     * The script the last shell runs: {@code eval}'s argument is expanded before {@code eval} runs, so the command runs
+     * after the {@code unset}, as {@code sh -c COMMAND} would run it, with no variable of Tether's left. Both are on one
+     * line, so the shell's messages name the command's own line numbers (after {@code eval: }).
+     */
+    static final String RUN = "eval \"unset " + COMMAND_VARIABLE + "; $" + COMMAND_VARIABLE + "\"";
 
     /**
      * The most a command's private {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} may each hold (tmpfs, so memory,
@@ -84,10 +100,12 @@ final class CommandLine {
     private CommandLine() {}
 
     /**
+     * The argv that runs the command {@link #putCommand} put into the process's environment.
+     *
      * @param workspace the command's workspace, a real path; with namespaces, its parent (the directory holding every
      *                  session's workspace) is hidden, so it must not be {@code /}
      */
-    static List<String> of(Isolation isolation, RunnerConfig config, Path workspace, String command) {
+    static List<String> of(Isolation isolation, RunnerConfig config, Path workspace) {
         var argv = new ArrayList<String>();
         argv.add("setsid");
         if (isolation instanceof Isolation.Namespaces namespaces) {
@@ -109,7 +127,7 @@ final class CommandLine {
                     + " --nproc=" + config.maxProcesses() + " -- " + SHELL + " -c \"$c\"";
             String script = HIDE_SIBLINGS + (config.privateTmp() ? PRIVATE_TMP : "") + HIDE_PATHS + "exec " + confined;
             argv.addAll(List.of(SHELL, "-c", script, "tether-sandbox",
-                    workspaces.toString(), workspace.toString(), command));
+                    workspaces.toString(), workspace.toString(), RUN));
             config.hiddenPaths().forEach(h -> argv.add(h.toString()));
             return List.copyOf(argv);
         } else if (isolation instanceof Isolation.Unavailable) {
@@ -117,7 +135,12 @@ final class CommandLine {
         } else {
             throw new IllegalStateException("unhandled isolation " + isolation);
         }
-        argv.addAll(List.of(SHELL, "-c", command));
+        argv.addAll(List.of(SHELL, "-c", RUN));
         return List.copyOf(argv);
+    }
+
+    /** Puts {@code command}, a {@code /bin/sh} script, into the environment of the process {@link #of} describes. */
+    static void putCommand(Map<String, String> environment, String command) {
+        environment.put(COMMAND_VARIABLE, command);
     }
 }

@@ -87,7 +87,7 @@ public final class CommandRunner {
                     + isolation.commandUser() + ": open workspaces for isolation().commandUser()");
         }
         request.redactor().registerEnvironment(config.environment());
-        var builder = new ProcessBuilder(CommandLine.of(isolation, config, workspace.root(), request.command()))
+        var builder = new ProcessBuilder(CommandLine.of(isolation, config, workspace.root()))
                 .directory(workspace.root().toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectErrorStream(true);
@@ -97,6 +97,7 @@ public final class CommandRunner {
         environment.put("LANG", DEFAULT_LANG);
         environment.putAll(config.environment());
         environment.put("HOME", workspace.root().toString());
+        CommandLine.putCommand(environment, request.command());
         long startNanos = System.nanoTime();
         Process process = builder.start();
         var output = OutputCollector.start(process.getInputStream(), config.outputCapBytes(),

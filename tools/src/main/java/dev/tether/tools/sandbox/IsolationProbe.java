@@ -48,12 +48,13 @@ final class IsolationProbe {
     }
 
     private static Isolation probe(Isolation.Namespaces candidate, RunnerConfig config, Workspace workspace) {
-        var builder = new ProcessBuilder(CommandLine.of(candidate, config, workspace.root(), "exit 0"))
+        var builder = new ProcessBuilder(CommandLine.of(candidate, config, workspace.root()))
                 .directory(workspace.root().toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectErrorStream(true);
         Map<String, String> environment = builder.environment();
         environment.keySet().retainAll(Set.of("PATH"));
+        CommandLine.putCommand(environment, "exit 0");
         try {
             Process probe = builder.start();
             if (!probe.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {

@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
  *                           other sessions' workspaces, which a command can then read and change. False, the
  *                           default, refuses every command there
  * @param environment        variables given to every command besides {@code PATH}, {@code HOME} (the workspace) and
- *                           {@code LANG}; may replace {@code PATH} and {@code LANG}, not {@code HOME}. Their values
+ *                           {@code LANG}; may replace {@code PATH} and {@code LANG}, not {@code HOME} or {@code TETHER_COMMAND} (which
+ *                           passes the command to its shell, see {@link CommandLine}). Their values
  *                           are redacted from output (see {@link OutputRedactor})
  * @param sandboxUser        whom commands run as when the executor runs as root, and who owns the workspaces then;
  *                           not root, since the kernel does not apply the process limit to root
@@ -71,7 +72,7 @@ public record RunnerConfig(
                     + outputCapBytes + ", " + memoryLimitBytes + ", " + maxProcesses);
         }
         environment.forEach((name, value) -> {
-            if (!VARIABLE_NAME.matcher(name).matches() || name.equals("HOME")) {
+            if (!VARIABLE_NAME.matcher(name).matches() || name.equals("HOME") || name.equals(CommandLine.COMMAND_VARIABLE)) {
                 throw new IllegalArgumentException("cannot set environment variable " + name);
             }
             if (value.indexOf('\0') >= 0) {

@@ -19,19 +19,19 @@ class CommandLineTest {
     void isolatesInNamespaces_asTheSandboxUser_underRoot() {
         var isolation = new Isolation.Namespaces(new SandboxUser(65534, 65533), true);
 
-        assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE, "echo hi")).containsExactly(
+        assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE)).containsExactly(
                 "setsid", "setpriv", "--reuid=65534", "--regid=65533", "--clear-groups", "--",
                 "unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
-                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CommandLine.PRIVATE_TMP + CommandLine.HIDE_PATHS + "exec " + CONFINED, "tether-sandbox", "/w", "/w/s", "echo hi");
+                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CommandLine.PRIVATE_TMP + CommandLine.HIDE_PATHS + "exec " + CONFINED, "tether-sandbox", "/w", "/w/s", CommandLine.RUN);
     }
 
     @Test
     void keepsTheNetwork_whenConfigured_andTheUser_whenNotRoot() {
         var isolation = new Isolation.Namespaces(new SandboxUser(1000, 1000), false);
 
-        assertThat(CommandLine.of(isolation, CONFIG.withNetworkAccess(true), WORKSPACE, "echo hi")).containsExactly(
+        assertThat(CommandLine.of(isolation, CONFIG.withNetworkAccess(true), WORKSPACE)).containsExactly(
                 "setsid", "unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
-                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CommandLine.PRIVATE_TMP + CommandLine.HIDE_PATHS + "exec " + CONFINED, "tether-sandbox", "/w", "/w/s", "echo hi");
+                "/bin/sh", "-c", CommandLine.HIDE_SIBLINGS + CommandLine.PRIVATE_TMP + CommandLine.HIDE_PATHS + "exec " + CONFINED, "tether-sandbox", "/w", "/w/s", CommandLine.RUN);
     }
 
     @Test
@@ -39,24 +39,24 @@ class CommandLineTest {
         var isolation = new Isolation.Namespaces(new SandboxUser(1000, 1000), false);
 
         assertThat(CommandLine.of(isolation, CONFIG.withHiddenPaths(List.of(Path.of("/var/lib/tether/blobs"), Path.of("/deployments"))),
-                WORKSPACE, "echo hi")).endsWith("tether-sandbox", "/w", "/w/s", "echo hi", "/var/lib/tether/blobs", "/deployments");
+                WORKSPACE)).endsWith("tether-sandbox", "/w", "/w/s", CommandLine.RUN, "/var/lib/tether/blobs", "/deployments");
     }
 
     @Test
     void limitsOnlyMemory_whereIsolationIsUnavailable() {
         var isolation = new Isolation.Unavailable("none", new SandboxUser(1000, 1000));
 
-        assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE, "echo hi"))
-                .containsExactly("setsid", "prlimit", "--as=1000", "--", "/bin/sh", "-c", "echo hi");
+        assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE))
+                .containsExactly("setsid", "prlimit", "--as=1000", "--", "/bin/sh", "-c", CommandLine.RUN);
     }
 
     @Test
     void refusesToHide_theFileSystemRoot() {
         var isolation = new Isolation.Namespaces(SandboxUser.NOBODY, true);
 
-        assertThatThrownBy(() -> CommandLine.of(isolation, CONFIG, Path.of("/s"), "true"))
+        assertThatThrownBy(() -> CommandLine.of(isolation, CONFIG, Path.of("/s")))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> CommandLine.of(isolation, CONFIG, Path.of("w/s"), "true"))
+        assertThatThrownBy(() -> CommandLine.of(isolation, CONFIG, Path.of("w/s")))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -67,6 +67,6 @@ class CommandLineTest {
 
         assertThat(samples.stream().map(Object::getClass))
                 .containsExactlyInAnyOrderElementsOf(Arrays.asList(Isolation.class.getPermittedSubclasses()));
-        samples.forEach(isolation -> assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE, "true")).endsWith("true"));
+        samples.forEach(isolation -> assertThat(CommandLine.of(isolation, CONFIG, WORKSPACE)).endsWith(CommandLine.RUN));
     }
 }

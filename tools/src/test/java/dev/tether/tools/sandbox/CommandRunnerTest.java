@@ -360,6 +360,49 @@ class CommandRunnerTest {
         }
     }
 
+    @Test
+    void keepsTheCommand_outOfEveryProcesssArgv_whichAnyLocalUserCanRead() throws Exception {
+        assumeNamespaces();
+        String secret = "resolved-secret-" + System.nanoTime();
+
+        RunningCommand running = new CommandRunner(QUICK, ISOLATION).start(CommandRequest.in(workspace,
+                "v='" + secret + "'; sleep 300 & sleep 301"));
+        var tree = new HashSet<>(treeOnceSleeping(running, 2));
+        tree.add(ProcessHandle.of(running.pid()).orElseThrow());
+        List<String> argvs = tree.stream().map(CommandRunnerTest::cmdline).toList();
+        running.cancel();
+        running.await();
+
+        assertThat(argvs).hasSizeGreaterThanOrEqualTo(4).noneMatch(argv -> argv.contains(secret));
+        assertThat(argvs).anyMatch(argv -> argv.contains("sleep 301"));
+    }
+
+    @Test
+    void keepsTheCommand_outOfItsArgv_whereIsolationIsUnavailableButAllowed() throws Exception {
+        var unavailable = Isolation.Unavailable.because("forced by the test");
+        Workspace own = new WorkspaceRoot(temp.resolve("own"), unavailable.commandUser()).open("s");
+        String secret = "resolved-secret-" + System.nanoTime();
+
+        CommandResult result = new CommandRunner(QUICK.withAllowNetworkWhenIsolationUnavailable(true), unavailable)
+                .run(CommandRequest.in(own, "v='" + secret + "'; tr '\\0\\n' '  ' < /proc/$$/cmdline; echo; "
+                        + "env | grep -c TETHER_COMMAND; echo \"$v\" | wc -c"));
+
+        List<String> lines = result.output().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).startsWith("/bin/sh -c eval").doesNotContain(secret);
+        assertThat(lines.get(1)).isEqualTo("0");
+        assertThat(lines.get(2).strip()).isEqualTo(String.valueOf(secret.length() + 1));
+    }
+
+    /** A process's argv as {@code /proc/PID/cmdline} gives it to anyone, its NULs turned into spaces. */
+    private static String cmdline(ProcessHandle process) {
+        try {
+            return Files.readString(Path.of("/proc", String.valueOf(process.pid()), "cmdline")).replace('\0', ' ');
+        } catch (IOException e) { // ended meanwhile
+            return "";
+        }
+    }
+
     /** Waits until the command has {@code sleeps} sleep processes, and returns all its processes. */
     private Set<ProcessHandle> treeOnceSleeping(RunningCommand running, int sleeps) throws InterruptedException {
         ProcessHandle first = ProcessHandle.of(running.pid()).orElseThrow();

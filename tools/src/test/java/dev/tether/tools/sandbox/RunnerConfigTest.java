@@ -27,6 +27,7 @@ class RunnerConfigTest {
         RunnerConfig config = RunnerConfig.defaults();
 
         assertThatThrownBy(() -> config.withEnvironment(Map.of("HOME", "/x"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> config.withEnvironment(Map.of("TETHER_COMMAND", "x"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> config.withEnvironment(Map.of("A-B", "x"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> config.withEnvironment(Map.of("A", "x\0y"))).isInstanceOf(IllegalArgumentException.class);
         assertThat(config.withEnvironment(Map.of("PATH", "/opt/bin")).environment()).containsEntry("PATH", "/opt/bin");
