@@ -11,12 +11,17 @@ import java.util.stream.Collectors;
 /**
  * Where and how {@code http_fetch} may fetch: {@code HttpFetchPolicy.allowing(Set.of("api.github.com"))}.
  *
- * @param allowedHosts the host names (or IP literals) that may be fetched from, exactly, in lower case; empty allows
- *                     none, which disables the tool
- * @param timeout      how long a fetch may take, connection, headers and body together; positive
- * @param maxBytes     how much of a body is kept; the rest is not read; positive
+ * @param allowedHosts     the host names (or IP literals) that may be fetched from, exactly, in lower case; empty
+ *                         allows none, which disables the tool
+ * @param timeout          how long a fetch may take, connection, headers and body together; positive
+ * @param maxBytes         how much of a body is kept; the rest is not read; positive
+ * @param privateAddresses whether an allowed host <em>name</em> may resolve to an address that is not public
+ *                         (loopback, private, link-local such as a cloud's metadata service, ...; see
+ *                         {@link PublicAddress}). False by default: whoever controls an allowed name's DNS could
+ *                         otherwise point it into the executor's own network. An allowed IP literal is always
+ *                         fetched from, whatever its range: the operator named that address
  */
-public record HttpFetchPolicy(Set<String> allowedHosts, Duration timeout, int maxBytes) {
+public record HttpFetchPolicy(Set<String> allowedHosts, Duration timeout, int maxBytes, boolean privateAddresses) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -43,15 +48,19 @@ public record HttpFetchPolicy(Set<String> allowedHosts, Duration timeout, int ma
 
     /** Allows exactly these hosts, with the default timeout and size cap. */
     public static HttpFetchPolicy allowing(Collection<String> hosts) {
-        return new HttpFetchPolicy(Set.copyOf(hosts), DEFAULT_TIMEOUT, DEFAULT_MAX_BYTES);
+        return new HttpFetchPolicy(Set.copyOf(hosts), DEFAULT_TIMEOUT, DEFAULT_MAX_BYTES, false);
     }
 
     public HttpFetchPolicy withTimeout(Duration timeout) {
-        return new HttpFetchPolicy(allowedHosts, timeout, maxBytes);
+        return new HttpFetchPolicy(allowedHosts, timeout, maxBytes, privateAddresses);
     }
 
     public HttpFetchPolicy withMaxBytes(int maxBytes) {
-        return new HttpFetchPolicy(allowedHosts, timeout, maxBytes);
+        return new HttpFetchPolicy(allowedHosts, timeout, maxBytes, privateAddresses);
+    }
+
+    public HttpFetchPolicy withPrivateAddresses(boolean privateAddresses) {
+        return new HttpFetchPolicy(allowedHosts, timeout, maxBytes, privateAddresses);
     }
 
     /** Whether {@code host} is allowed, compared without regard to case. */

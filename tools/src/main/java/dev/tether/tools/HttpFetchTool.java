@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.tools.sandbox.Workspace;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -32,6 +34,13 @@ import java.util.regex.Pattern;
  * has a timeout and keeps at most the policy's number of body bytes (a secret's beginning left at the end of a cut body
  * is redacted like the secret); it goes to the host directly, through no proxy.
  *
+ * <p>An allowed host <em>name</em> must resolve to public addresses only, unless the policy allows others
+ * ({@link HttpFetchPolicy#privateAddresses()}): whoever controls the name's DNS could otherwise point it at the
+ * executor's loopback, its private network or a cloud's metadata service. The name is looked up before the request
+ * and again once the answer has come; the client's own lookup, between the two, is served by the JVM's cache of
+ * lookups (30 s by default), so an answer that changes in between (DNS rebinding) is seen by the second look at the
+ * latest, and the response is then refused, not returned. An allowed IP literal is not checked: the operator named it.
+ *
  * <p>The output is the status line, the {@code content-type} (and {@code location}) header, a blank line and the
  * body as UTF-8; a status other than 2xx is an ERROR result. An approver is {@linkplain #shown shown} the method, the
  * URL and the headers as written.
@@ -46,11 +55,23 @@ public final class HttpFetchTool implements Tool {
     private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
 
     private final HttpFetchPolicy policy;
+    private final Lookup lookup;
     private final HttpClient client;
+
+    /** How a host name is looked up to be checked: {@link InetAddress#getAllByName}, or a test's own. */
+    @FunctionalInterface
+    interface Lookup {
+        InetAddress[] addresses(String host) throws UnknownHostException;
+    }
 
     /** @param policy the allowlist, timeout and size cap, never null */
     public HttpFetchTool(HttpFetchPolicy policy) {
+        this(policy, InetAddress::getAllByName);
+    }
+
+    HttpFetchTool(HttpFetchPolicy policy, Lookup lookup) {
         this.policy = Objects.requireNonNull(policy, "policy");
+        this.lookup = lookup;
         this.client = HttpClient.newBuilder()
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .connectTimeout(policy.timeout())
@@ -61,6 +82,11 @@ public final class HttpFetchTool implements Tool {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** What it may fetch, and how. */
+    public HttpFetchPolicy policy() {
+        return policy;
     }
 
     @Override
@@ -98,6 +124,7 @@ public final class HttpFetchTool implements Tool {
             String value = context.resolveSecrets(argument, header.getValue());
             header(request, argument, header.getKey(), value);
         }
+        requirePublicAddresses(uri);
         if (context.cancellation().isCancelled()) {
             return context.output(ToolOutput.Status.CANCELLED, "[http_fetch: cancelled before the request]\n");
         }
@@ -105,7 +132,9 @@ public final class HttpFetchTool implements Tool {
                 client.sendAsync(request.build(), info -> new CappedBodySubscriber(policy.maxBytes()));
         CancellationToken.Registration cancelOnInterrupt = context.cancellation().onCancel(() -> response.cancel(true));
         try {
-            return output(context, response.get(policy.timeout().toMillis(), TimeUnit.MILLISECONDS));
+            HttpResponse<CappedBodySubscriber.Body> answer = response.get(policy.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            requirePublicAddresses(uri);
+            return output(context, answer);
         } catch (CancellationException e) {
             return context.output(ToolOutput.Status.CANCELLED, "[http_fetch: cancelled]\n");
         } catch (InterruptedException e) {
@@ -174,6 +203,32 @@ public final class HttpFetchTool implements Tool {
                     + (policy.allowedHosts().isEmpty() ? ", which is empty: no host may be fetched from" : ""));
         }
         return uri;
+    }
+
+    /** Refuses a host name that resolves to an address which is not public, unless the policy allows those. */
+    private void requirePublicAddresses(URI uri) throws ToolException {
+        String host = uri.getHost();
+        if (policy.privateAddresses() || isIpLiteral(host)) {
+            return;
+        }
+        InetAddress[] addresses;
+        try {
+            addresses = lookup.addresses(host);
+        } catch (UnknownHostException e) {
+            throw ToolException.failed("cannot resolve " + host, e);
+        }
+        for (InetAddress address : addresses) {
+            if (!PublicAddress.isPublic(address)) {
+                throw ToolException.refused("url", "host " + host + " resolves to " + address.getHostAddress()
+                        + ", which is not a public address (loopback, private, link-local, ...); an operator who means"
+                        + " it allows such addresses with tether.executor.http.allow-private-addresses");
+            }
+        }
+    }
+
+    /** An IPv4 literal (every DNS name has a letter in its last label) or a bracketed IPv6 one. */
+    private static boolean isIpLiteral(String host) {
+        return host.startsWith("[") || host.chars().allMatch(c -> c == '.' || (c >= '0' && c <= '9'));
     }
 
     private static ToolOutput output(ToolContext context, HttpResponse<CappedBodySubscriber.Body> response) {

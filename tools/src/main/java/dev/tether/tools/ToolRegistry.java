@@ -46,7 +46,12 @@ public final class ToolRegistry {
      *                         allows none; never null
      */
     public static ToolRegistry builtIn(Collection<String> httpAllowedHosts) {
-        return builder().addBuiltIns(HttpFetchPolicy.allowing(httpAllowedHosts)).build();
+        return builtIn(HttpFetchPolicy.allowing(httpAllowedHosts));
+    }
+
+    /** The same, {@code http_fetch} following {@code httpPolicy}. */
+    public static ToolRegistry builtIn(HttpFetchPolicy httpPolicy) {
+        return builder().addBuiltIns(httpPolicy).build();
     }
 
     /** The tools a session in {@code mode} may call. */

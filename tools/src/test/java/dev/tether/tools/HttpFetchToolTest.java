@@ -123,6 +123,44 @@ class HttpFetchToolTest {
     }
 
     @Test
+    void refusesAnAllowlistedName_thatResolvesToAnAddressWhichIsNotPublic_sendingNothing() {
+        var tool = new HttpFetchTool(HttpFetchPolicy.allowing(Set.of("localhost")));
+
+        ToolException refused = bed.failure(tool, args("url", "http://localhost:" + server.getAddress().getPort() + "/hello"));
+
+        assertThat(refused.kind()).isEqualTo(ToolException.Kind.REFUSED);
+        assertThat(refused).hasMessageStartingWith("argument url: host localhost resolves to ")
+                .hasMessageContaining("which is not a public address")
+                .hasMessageContaining("tether.executor.http.allow-private-addresses");
+        assertThat(requests).isEmpty();
+    }
+
+    @Test
+    void fetchesFromAnAllowlistedName_thatResolvesToAPrivateAddress_whenThePolicyAllowsThose() throws Exception {
+        var tool = new HttpFetchTool(HttpFetchPolicy.allowing(Set.of("localhost")).withPrivateAddresses(true));
+
+        ToolOutput output = bed.run(tool, args("url", "http://localhost:" + server.getAddress().getPort() + "/hello"));
+
+        assertThat(output.status()).isEqualTo(ToolOutput.Status.OK);
+        assertThat(requests).containsExactly("GET /hello localhost:" + server.getAddress().getPort());
+    }
+
+    @Test
+    void refusesTheResponse_whenTheNamesAnswerTurnedPrivate_whileItWasFetched() {
+        var answers = new java.util.ArrayDeque<>(List.of("93.184.216.34", "127.0.0.1")); // public, then rebound
+        var tool = new HttpFetchTool(HttpFetchPolicy.allowing(Set.of("localhost")),
+                host -> new InetAddress[] {InetAddress.getByName(answers.remove())});
+
+        ToolException refused = bed.failure(tool, args("url", "http://localhost:" + server.getAddress().getPort() + "/hello"));
+
+        assertThat(refused.kind()).isEqualTo(ToolException.Kind.REFUSED);
+        assertThat(refused).hasMessageStartingWith("argument url: host localhost resolves to 127.0.0.1, which is not");
+        assertThat(refused.getMessage()).doesNotContain("hello from the server");
+        assertThat(requests).hasSize(1);
+        assertThat(answers).isEmpty();
+    }
+
+    @Test
     void fetchesFromAnAllowlistedHost() throws Exception {
         var tool = new HttpFetchTool(LOOPBACK);
 

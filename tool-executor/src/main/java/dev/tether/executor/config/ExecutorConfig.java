@@ -124,6 +124,13 @@ public interface ExecutorConfig {
     interface Http {
         /** The hosts {@code http_fetch} may reach; none by default. */
         Optional<List<String>> allowedHosts();
+
+        /**
+         * Whether an allowed host name may resolve to an address that is not public (loopback, private, link-local);
+         * false by default (see {@link dev.tether.tools.HttpFetchPolicy#privateAddresses()}).
+         */
+        @WithDefault("false")
+        boolean allowPrivateAddresses();
     }
 
     /** For crash tests only: never set in production. */

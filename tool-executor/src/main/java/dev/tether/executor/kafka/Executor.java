@@ -15,6 +15,7 @@ import dev.tether.kit.kafka.TopicLayout;
 import dev.tether.kit.kafka.Topics;
 import dev.tether.kit.service.RegistryAccess;
 import dev.tether.kit.service.TetherConfig;
+import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.ToolRegistry;
 import dev.tether.tools.sandbox.CommandRunner;
 import dev.tether.tools.sandbox.Isolation;
@@ -200,9 +201,13 @@ public class Executor {
         blobs.close();
     }
 
-    /** The tools calls run with: {@link ToolRegistry#builtIn}, the registry the approval-service previews them with. */
+    /**
+     * The tools calls run with: {@link ToolRegistry#builtIn}, the registry the approval-service previews them with (its
+     * previews look up no address, so whether private ones are allowed is the executor's alone).
+     */
     static ToolRegistry tools(ExecutorConfig.Http http) {
-        return ToolRegistry.builtIn(http.allowedHosts().orElse(List.of()));
+        return ToolRegistry.builtIn(HttpFetchPolicy.allowing(http.allowedHosts().orElse(List.of()))
+                .withPrivateAddresses(http.allowPrivateAddresses()));
     }
 
     /** Whether the executor takes requests: joined its group and watches interruptions. */

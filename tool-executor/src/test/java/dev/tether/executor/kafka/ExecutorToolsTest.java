@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.core.event.ToolMode;
+import dev.tether.executor.config.ExecutorConfig;
+import dev.tether.tools.HttpFetchPolicy;
+import dev.tether.tools.HttpFetchTool;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolRegistry;
 import java.util.List;
@@ -16,7 +19,7 @@ class ExecutorToolsTest {
 
     @Test
     void theToolsPerMode_areTheBuiltIns() {
-        ToolRegistry tools = Executor.tools(Optional::empty);
+        ToolRegistry tools = Executor.tools(new Http(Optional.empty(), false));
 
         assertThat(tools.forMode(ToolMode.READ_ONLY).names()).containsExactly("grep", "http_fetch", "list_dir", "read_file");
         assertThat(tools.forMode(ToolMode.WRITE).names())
@@ -27,12 +30,25 @@ class ExecutorToolsTest {
     @Test
     void httpFetch_allowsTheConfiguredHosts_andNoneWhenUnset() throws Exception {
         var json = new ObjectMapper();
-        Tool configured = Executor.tools(() -> Optional.of(List.of("docs.example.org"))).forMode(ToolMode.READ_ONLY).find("http_fetch")
+        Tool configured = Executor.tools(new Http(Optional.of(List.of("docs.example.org")), false)).forMode(ToolMode.READ_ONLY).find("http_fetch")
                 .orElseThrow();
-        Tool unset = Executor.tools(Optional::empty).forMode(ToolMode.READ_ONLY).find("http_fetch").orElseThrow();
+        Tool unset = Executor.tools(new Http(Optional.empty(), false)).forMode(ToolMode.READ_ONLY).find("http_fetch").orElseThrow();
 
         assertThat(configured.shown(null, json.readTree("{\"url\":\"https://docs.example.org/a\"}"))).startsWith("GET https://docs.example.org/a");
         assertThatThrownBy(() -> unset.shown(null, json.readTree("{\"url\":\"https://docs.example.org/a\"}")))
                 .hasMessageContaining("not on the http_fetch allowlist");
     }
+
+    @Test
+    void httpFetch_refusesPrivateAddresses_unlessConfigured() {
+        assertThat(httpFetch(new Http(Optional.of(List.of("intranet")), false)).policy().privateAddresses()).isFalse();
+        assertThat(httpFetch(new Http(Optional.of(List.of("intranet")), true)).policy())
+                .isEqualTo(HttpFetchPolicy.allowing(List.of("intranet")).withPrivateAddresses(true));
+    }
+
+    private static HttpFetchTool httpFetch(ExecutorConfig.Http http) {
+        return (HttpFetchTool) Executor.tools(http).forMode(ToolMode.READ_ONLY).find("http_fetch").orElseThrow();
+    }
+
+    private record Http(Optional<List<String>> allowedHosts, boolean allowPrivateAddresses) implements ExecutorConfig.Http {}
 }
