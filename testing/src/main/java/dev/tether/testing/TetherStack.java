@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -180,6 +181,9 @@ public abstract class TetherStack {
 
     /** deploy/local/stack, as child processes of this JVM. */
     static final class LocalStack extends TetherStack {
+        /** How long {@code deploy/local/stack start} may take: a cold start on a busy 2-core machine is well under it. */
+        private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
+
         private final Path script;
         private final Path dir;
         private final Map<String, String> endpoints;
@@ -219,29 +223,56 @@ public abstract class TetherStack {
                         // H2 in a file under the stack's directory: a registry killed and restarted keeps its schema ids
                         "--registry-storage", "file",
                         "--owner-pid", Long.toString(ProcessHandle.current().pid()));
-                Path log = dir.resolve("start.log");
-                var builder = new ProcessBuilder(command)
-                        .redirectError(log.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                var builder = new ProcessBuilder(command);
                 // the broker and the registry start on as little CPU as the test JVMs (see ServiceProcess#jvmOptions)
                 builder.environment().put("TETHER_STACK_JVM_OPTS", String.join(" ", ServiceProcess.jvmOptions()));
                 // and share one class-data archive each across the build's stacks, as the services do (ClassDataArchive)
                 if (Boolean.getBoolean(ClassDataArchive.PROPERTY)) {
                     builder.environment().put("TETHER_STACK_CLASS_DATA", "1");
                 }
-                Process p = builder.start();
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException("deploy/local/stack start failed:\n" + Files.readString(log));
-                }
-                return new LocalStack(script, dir, parse(out), brokers);
+                return new LocalStack(script, dir, parse(runStart(builder, dir, START_TIMEOUT)), brokers);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
+        }
+
+        /**
+         * Runs the launcher's start and returns what it printed (the endpoints) once it exited 0. Its output goes to
+         * {@code start.out} and {@code start.log} in {@code dir}, not to a pipe read here: a start that hangs, or leaves
+         * a process holding its output open, would keep a read from ever returning, and the timeout would never apply.
+         * Not done within {@code timeout}, it gets SIGTERM (on which it stops what it started: the registry, then the
+         * brokers, each given 30 s) and 70 s, then SIGKILL, as do its descendants still alive; the exception carries its
+         * output.
+         */
+        static String runStart(ProcessBuilder builder, Path dir, Duration timeout) throws IOException, InterruptedException {
+            Path out = dir.resolve("start.out");
+            Path log = dir.resolve("start.log");
+            Process p = builder.redirectOutput(out.toFile())
+                    .redirectError(log.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .start();
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                List<ProcessHandle> tree = p.descendants().toList(); // before it exits: then they are no one's
+                p.destroy();
+                if (!p.waitFor(70, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+                tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+                throw new IllegalStateException("deploy/local/stack start did not end within " + timeout + "; stopped. Its output:\n"
+                        + text(out) + text(log));
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException("deploy/local/stack start failed (exit " + p.exitValue() + "):\n" + text(log));
+            }
+            return text(out);
+        }
+
+        /** A file as UTF-8, malformed bytes replaced: a log cut mid-character still reads. */
+        private static String text(Path file) throws IOException {
+            return new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
         }
 
         private static String join(List<Integer> ports) {
