@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** deploy/compose/docker-compose.yml, against the services' configuration and Dockerfiles. */
 class ComposeTest {
 
-    private static final Pattern HEALTH_URL = Pattern.compile("http://localhost:(\\d+)(/\\S*)");
+    private static final Pattern HEALTH_URL = Pattern.compile("http://127\\.0\\.0\\.1:(\\d+)(/\\S*)");
 
     @Test
     void runsKafkaTheRegistryAndTheFourServices_builtFromTheirModulesDockerfiles() {
@@ -55,7 +55,7 @@ class ComposeTest {
         }
         Matcher registry = healthUrl("registry");
         assertThat(registry.group(1) + registry.group(2)).isEqualTo("9000/health/ready");
-        assertThat(healthTest("kafka")).contains("kafka-broker-api-versions.sh", "localhost:9092");
+        assertThat(healthTest("kafka")).contains("kafka-broker-api-versions.sh", "--bootstrap-server 127.0.0.1:9092");
     }
 
     @Test
@@ -69,6 +69,20 @@ class ComposeTest {
             assertThat(Yaml.list(Manifests.composeService(other), "ports")).as(other)
                     .allSatisfy(p -> assertThat(p.toString()).startsWith("127.0.0.1:"));
         }
+    }
+
+    @Test
+    void brokersHostListener_isAdvertisedByTheLoopbackAddressAndPortItIsPublishedOn() {
+        Map<String, String> env = Manifests.composeEnvironment("kafka");
+        Matcher listener = Pattern.compile("(?:^|,)HOST://:(\\d+)(?:,|$)").matcher(env.get("KAFKA_LISTENERS"));
+        Matcher advertised = Pattern.compile("(?:^|,)HOST://([^:,]+):(\\d+)(?:,|$)").matcher(env.get("KAFKA_ADVERTISED_LISTENERS"));
+
+        assertThat(listener.find()).as("KAFKA_LISTENERS " + env.get("KAFKA_LISTENERS")).isTrue();
+        assertThat(advertised.find()).as("KAFKA_ADVERTISED_LISTENERS " + env.get("KAFKA_ADVERTISED_LISTENERS")).isTrue();
+        // not localhost: a client may resolve it to ::1 first, where nothing is published
+        assertThat(advertised.group(1)).isEqualTo("127.0.0.1");
+        assertThat(Yaml.list(Manifests.composeService("kafka"), "ports"))
+                .contains(advertised.group(1) + ":" + advertised.group(2) + ":" + listener.group(1));
     }
 
     @Test
