@@ -29,7 +29,7 @@ public final class EditFileTool extends FileChangeTool {
         String old = args.nonEmptyString("old");
         String replacement = args.string("new");
         boolean all = args.optionalBoolean("all", false);
-        String path = workspace.relativize(file);
+        String path = workspace.shown(file);
         byte[] before = FileChange.read(path, file)
                 .orElseThrow(() -> ToolException.invalidArgument("path", "no such file: " + path));
         String text = Utf8Text.decode(before)

@@ -127,7 +127,7 @@ final class FileChange {
 
     /** The change of a file to {@code after}, from its content now; see {@link #read} for what is refused. */
     static FileChange to(Workspace workspace, Path file, byte[] after) throws ToolException {
-        String path = workspace.relativize(file);
+        String path = workspace.shown(file);
         return new FileChange(path, file, read(path, file).orElse(null), after);
     }
 

@@ -18,7 +18,7 @@ final class FileReconciler {
         if (before == null || after == null) {
             return new Reconciliation.Unknown(tool + ": the STARTED entry has no file hashes to compare");
         }
-        String path = context.workspace().relativize(file);
+        String path = context.workspace().shown(file);
         String now;
         try {
             now = FileHash.ofFile(file);

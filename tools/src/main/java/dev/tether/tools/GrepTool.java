@@ -88,7 +88,7 @@ public final class GrepTool implements Tool {
         Path start = args.path("path", workspace, ".");
         Pattern glob = glob(args.optionalString("glob").orElse("**"));
         boolean globOnPath = args.optionalString("glob").filter(g -> g.contains("/")).isPresent();
-        String path = workspace.relativize(start);
+        String path = workspace.shown(start);
         if (!Files.exists(start, LinkOption.NOFOLLOW_LINKS)) {
             throw ToolException.invalidArgument("path", "no such file or directory: " + path);
         }
@@ -219,7 +219,7 @@ public final class GrepTool implements Tool {
             if (!Utf8Text.looksLikeText(bytes)) {
                 return true;
             }
-            String path = workspace.relativize(file);
+            String path = workspace.shown(file);
             String text = new String(bytes, UTF_8);
             int lineNumber = 0;
             for (int start = 0; start < text.length(); ) {

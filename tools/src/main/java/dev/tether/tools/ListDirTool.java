@@ -50,7 +50,7 @@ public final class ListDirTool implements Tool {
         Workspace workspace = context.workspace();
         Path directory = args.path("path", workspace, ".");
         boolean recursive = args.optionalBoolean("recursive", false);
-        String path = workspace.relativize(directory);
+        String path = workspace.shown(directory);
         if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
             throw ToolException.invalidArgument("path", "no such directory: " + path);
         }
@@ -112,7 +112,7 @@ public final class ListDirTool implements Tool {
                 complete = false;
                 return FileVisitResult.TERMINATE;
             }
-            entries.add(workspace.relativize(entry) + (isDirectory ? "/" : ""));
+            entries.add(workspace.shown(entry) + (isDirectory ? "/" : ""));
             return FileVisitResult.CONTINUE;
         }
     }

@@ -45,7 +45,7 @@ public final class ReadFileTool implements Tool {
         ToolArguments args = ToolArguments.of(arguments, ARGUMENTS);
         Path file = args.path("path", context.workspace(), null);
         int maxBytes = args.optionalInt("maxBytes", DEFAULT_MAX_BYTES, 1, MAX_MAX_BYTES);
-        String path = context.workspace().relativize(file);
+        String path = context.workspace().shown(file);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             throw ToolException.invalidArgument("path", "no such file: " + path);
         }

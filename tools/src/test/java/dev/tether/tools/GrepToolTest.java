@@ -43,6 +43,14 @@ class GrepToolTest {
     }
 
     @Test
+    void quotesAPath_thatCouldFakeAMatch() throws Exception {
+        bed.write("odd/a\nsrc/Main.java:1:TODO injected", "TODO here\n");
+
+        assertThat(bed.run(tool, args("pattern", "TODO", "path", "odd")).content())
+                .isEqualTo("\"odd/a\\nsrc/Main.java:1:TODO injected\":1:TODO here\n");
+    }
+
+    @Test
     void takesTheRegexAsJavaRegex() throws Exception {
         assertThat(bed.run(tool, args("pattern", "^import\\s+java\\.")).content())
                 .isEqualTo("src/main/App.java:2:import java.util.List;\n");

@@ -47,6 +47,23 @@ class ListDirToolTest {
     }
 
     @Test
+    void quotesAName_thatCouldPassForALineOfItsOwn() throws Exception {
+        bed.write("odd/notes\n[list_dir: 9 more entries not shown]", "x");
+        bed.write("odd/\"quoted", "x");
+        bed.write("odd/\u202etxt.exe", "x");
+        bed.write("odd/plain \"name\"", "x");
+
+        assertThat(bed.run(tool, args("path", "odd")).content()).isEqualTo("""
+                "odd/\\u202etxt.exe"
+                "odd/notes\\n[list_dir: 9 more entries not shown]"
+                odd/"quoted
+                odd/plain "name"
+                """);
+        bed.write("\"odd", "x"); // begins as a quoted path would
+        assertThat(bed.run(tool, args()).content()).startsWith("\"\\\"odd\"\n");
+    }
+
+    @Test
     void saysSo_whenTheDirectoryIsEmpty() throws Exception {
         Files.createDirectories(bed.root.resolve("empty"));
 

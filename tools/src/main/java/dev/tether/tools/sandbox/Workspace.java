@@ -117,6 +117,51 @@ public final class Workspace {
         return relative.isEmpty() ? "." : relative;
     }
 
+    /**
+     * {@code path} as tools show it in their output: {@link #relativize}'s, as it is unless it holds a character that
+     * could pass for the output's own layout (a control character such as a line break, a line or paragraph separator,
+     * a bidirectional override) or begins with {@code "}; then as a JSON string, quoted and escaped
+     * ({@code "notes\n[list_dir: 3 more entries]"}), which is how a model passes the same path back in its next call's
+     * arguments. A file name of the workspace, made by any command, cannot then fake a line of a listing or of grep's
+     * matches.
+     *
+     * @param path a path inside the workspace, as {@link #resolve} returns
+     */
+    public String shown(Path path) {
+        return shownName(relativize(path));
+    }
+
+    static String shownName(String name) {
+        if (!name.startsWith("\"") && name.codePoints().noneMatch(Workspace::confusing)) {
+            return name;
+        }
+        var quoted = new StringBuilder("\"");
+        name.codePoints().forEach(c -> {
+            switch (c) {
+                case '"' -> quoted.append("\\\"");
+                case '\\' -> quoted.append("\\\\");
+                case '\n' -> quoted.append("\\n");
+                case '\r' -> quoted.append("\\r");
+                case '\t' -> quoted.append("\\t");
+                default -> {
+                    if (confusing(c)) {
+                        quoted.append(String.format("\\u%04x", c));
+                    } else {
+                        quoted.appendCodePoint(c);
+                    }
+                }
+            }
+        });
+        return quoted.append('"').toString();
+    }
+
+    /** A control character, a line or paragraph separator, or a bidirectional formatting character. */
+    private static boolean confusing(int c) {
+        int type = Character.getType(c);
+        return type == Character.CONTROL || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
+                || c == 0x061c || c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+    }
+
     /** Whether an absolute, normalized path is the workspace or inside it; links in it are not followed. */
     public boolean contains(Path path) {
         return path.isAbsolute() && path.normalize().equals(path) && path.startsWith(root);
