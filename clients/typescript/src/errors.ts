@@ -2,7 +2,8 @@
  * A service's error answer: the HTTP status and the JSON body every Tether service sends,
  * `{"error": code, "message": ..., ...details}`. Codes are stable snake_case strings (`invalid_field`, `seq_conflict`,
  * `stale_epoch`, `version_pinned`, `illegal_event`, `session_closed`, `budget_exceeded`, `not_found`, `unauthorized`,
- * `forbidden`, `too_large`, `unavailable` …); a body that is not such JSON (a proxy's page) reads as code `http_<status>`.
+ * `forbidden`, `too_large`, `unavailable` …); a body that is not such JSON (a proxy's page) reads as code `http_<status>`,
+ * its title or first words (up to 200 characters) the message.
  */
 export interface ApiError {
   readonly status: number;

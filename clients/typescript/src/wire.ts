@@ -57,7 +57,7 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** `{"error", "message", ...}` as an {@link ApiError}; anything else as code `http_<status>`. */
+/** `{"error", "message", ...}` as an {@link ApiError}; anything else as code `http_<status>` with an {@link excerpt} of the body. */
 export function apiError(status: number, body: string): ApiError {
   let node: unknown;
   try {
@@ -75,7 +75,25 @@ export function apiError(status: number, body: string): ApiError {
     const error: Doc<Session["Error"]> = node;
     return Object.freeze({ status, code: text(error, "error") ?? "", message: text(error, "message") ?? "", details: Object.freeze(details) });
   }
-  return Object.freeze({ status, code: `http_${status}`, message: "", details: Object.freeze({}) });
+  return Object.freeze({ status, code: `http_${status}`, message: excerpt(body), details: Object.freeze({}) });
+}
+
+/** The most of a body that is not Tether's {@link excerpt} keeps. */
+export const EXCERPT_CHARS = 200;
+/** How much of such a body is looked at: a proxy's page says what it is near its top, and the patterns stay cheap. */
+const EXCERPT_SCAN_CHARS = 4096;
+const TITLE = /<title[^>]*>([\s\S]*?)<\/title>/i;
+const TAG_OR_SPACE = /<!--[\s\S]*?-->|<(script|style)\b[\s\S]*?<\/\1\s*>|<[^>]*>|[\s\p{Cc}]+/giu;
+
+/**
+ * What a body that is not Tether's says, briefly: a proxy's error page (`502 Bad Gateway`, a gateway's "upstream
+ * connect error"). An HTML page's title if it has one, else its text without tags; control characters and runs of
+ * spaces made one space; at most {@link EXCERPT_CHARS} characters.
+ */
+export function excerpt(body: string): string {
+  const head = body.slice(0, EXCERPT_SCAN_CHARS);
+  const text = (TITLE.exec(head)?.[1] ?? head).replace(TAG_OR_SPACE, " ").trim();
+  return text.length <= EXCERPT_CHARS ? text : text.slice(0, EXCERPT_CHARS - 1).trimEnd() + "…";
 }
 
 // --- session-service -----------------------------------------------------------------------------------------------

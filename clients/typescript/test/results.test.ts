@@ -12,7 +12,7 @@ import {
   type Approval,
 } from "../src/index.js";
 import { appendRefusal, claimRefusal, decisionRefusal, rejected } from "../src/outcomes.js";
-import { apiError, appended } from "../src/wire.js";
+import { apiError, appended, EXCERPT_CHARS } from "../src/wire.js";
 
 /** The services' error bodies become the typed outcomes of each call; what is no outcome is thrown. */
 describe("error bodies", () => {
@@ -25,7 +25,23 @@ describe("error bodies", () => {
       "events[1].toolCalls[0].callId",
     );
     expect(apiError(502, "<html>Bad Gateway</html>").code).toBe("http_502");
+    expect(apiError(502, "<html>Bad Gateway</html>").message).toBe("Bad Gateway");
+    expect(apiError(503, "").message).toBe("");
     expect(apiError(503, "").code).toBe("http_503");
+  });
+
+  it("that are not Tether's are shown briefly, by their title or their text", () => {
+    const nginx = `<html><head><title>502  Bad Gateway</title><style>body { color: red }</style></head>
+<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>`;
+    expect(apiError(502, nginx).message).toBe("502 Bad Gateway");
+    expect(apiError(503, "<html><body><script>var x = 1 < 2;</script><!-- a -->\n<p>upstream\tconnect error</p>\u0007</body></html>").message).toBe(
+      "upstream connect error",
+    );
+    expect(apiError(504, "stream timeout\r\n").message).toBe("stream timeout");
+    const long = apiError(500, "x".repeat(10_000)).message;
+    expect(long).toHaveLength(EXCERPT_CHARS);
+    expect(long.endsWith("…")).toBe(true);
+    expect(apiError(500, "<".repeat(60_000)).message.length).toBeLessThanOrEqual(EXCERPT_CHARS);
   });
 });
 

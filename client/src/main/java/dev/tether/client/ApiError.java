@@ -11,7 +11,8 @@ import java.util.OptionalLong;
  * ({@code invalid_field}, {@code seq_conflict}, {@code stale_epoch}, {@code version_pinned},
  * {@code illegal_event}, {@code session_closed}, {@code budget_exceeded}, {@code not_found},
  * {@code unauthorized}, {@code forbidden}, {@code too_large}, {@code unavailable} …); a body that is
- * not such JSON (a proxy's error page) reads as code {@code http_<status>}.
+ * not such JSON (a proxy's error page) reads as code {@code http_<status>}, its title or first words (up to 200
+ * characters) the message.
  *
  * @param status  the HTTP status
  * @param code    the {@code error} code, never null

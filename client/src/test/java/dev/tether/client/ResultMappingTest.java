@@ -29,7 +29,23 @@ class ResultMappingTest {
 
         ApiError proxy = Transport.apiError(502, "<html>Bad Gateway</html>");
         assertThat(proxy.code()).isEqualTo("http_502");
+        assertThat(proxy.message()).isEqualTo("Bad Gateway");
         assertThat(Transport.apiError(503, "").code()).isEqualTo("http_503");
+        assertThat(Transport.apiError(503, "").message()).isEmpty();
+    }
+
+    @Test
+    void aBodyThatIsNotTethers_isShownBriefly_byItsTitleOrItsText() {
+        assertThat(Transport.apiError(502, """
+                <html><head><title>502  Bad Gateway</title><style>body { color: red }</style></head>
+                <body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>
+                """).toString()).isEqualTo("502 http_502: 502 Bad Gateway");
+        assertThat(Transport.apiError(503, "<html><body><script>var x = 1 < 2;</script><!-- a -->\n<p>upstream\tconnect"
+                + " error</p>\u0007</body></html>").message()).isEqualTo("upstream connect error");
+        assertThat(Transport.apiError(504, "stream timeout\r\n").message()).isEqualTo("stream timeout");
+        String long_ = Transport.apiError(500, "x".repeat(10_000)).message();
+        assertThat(long_).hasSize(200).endsWith("…");
+        assertThat(Transport.apiError(500, "<".repeat(60_000)).message()).hasSizeLessThanOrEqualTo(200);
     }
 
     @Test

@@ -27,6 +27,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * HTTP for the SDK: one {@link HttpClient} (HTTP/1.1, so a stream is one plain connection), the
@@ -205,7 +207,10 @@ public final class Transport {
         return Duration.ofMillis(millis);
     }
 
-    /** {@code {"error", "message", ...}} as an {@link ApiError}; anything else as code {@code http_<status>}. */
+    /**
+     * {@code {"error", "message", ...}} as an {@link ApiError}; anything else as code {@code http_<status>} with an
+     * {@linkplain #excerpt excerpt} of the body as its message.
+     */
     public static ApiError apiError(int status, String body) {
         try {
             JsonNode node = Json.parse(body);
@@ -221,7 +226,27 @@ public final class Transport {
         } catch (MalformedAnswerException e) {
             // not JSON: a proxy's page, an empty body
         }
-        return new ApiError(status, "http_" + status, "", Map.of());
+        return new ApiError(status, "http_" + status, excerpt(body), Map.of());
+    }
+
+    /** The most of a body that is not Tether's {@link #excerpt} keeps. */
+    static final int EXCERPT_CHARS = 200;
+    private static final Pattern TITLE = Pattern.compile("(?is)<title[^>]*>(.*?)</title>");
+    private static final Pattern TAG_OR_SPACE = Pattern.compile("(?s)<!--.*?-->|<(script|style)\\b.*?</\\1\\s*>|<[^>]*>|[\\s\\p{Cc}]+");
+    /** How much of such a body is looked at: a proxy's page says what it is near its top, and the patterns stay cheap. */
+    private static final int EXCERPT_SCAN_CHARS = 4096;
+
+    /**
+     * What a body that is not Tether's says, briefly: a proxy's error page ({@code 502 Bad Gateway}, a gateway's
+     * "upstream connect error"). An HTML page's title if it has one, else its text without tags; control characters
+     * and runs of spaces made one space; at most {@value #EXCERPT_CHARS} characters.
+     */
+    static String excerpt(String body) {
+        String head = body.length() <= EXCERPT_SCAN_CHARS ? body : body.substring(0, EXCERPT_SCAN_CHARS);
+        Matcher title = TITLE.matcher(head);
+        String text = title.find() ? title.group(1) : head;
+        text = TAG_OR_SPACE.matcher(text).replaceAll(" ").strip();
+        return text.length() <= EXCERPT_CHARS ? text : text.substring(0, EXCERPT_CHARS - 1).stripTrailing() + "…";
     }
 
     private static Object scalar(JsonNode value) {
