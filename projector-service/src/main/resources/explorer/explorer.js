@@ -125,7 +125,7 @@
     if (!traceId) return null;
     const text = full ? traceId : traceId.slice(0, 8) + "…";
     if (traceUrl) {
-      return el("a", { class: "trace", href: traceUrl.split("{traceId}").join(traceId), target: "_blank", rel: "noopener noreferrer",
+      return el("a", { class: "trace", href: traceUrl.split("{traceId}").join(encodeURIComponent(traceId)), target: "_blank", rel: "noopener noreferrer",
                        title: "trace " + traceId, "data-trace": traceId, text });
     }
     return el("code", { class: "trace", title: "trace " + traceId, "data-trace": traceId, text });
@@ -183,11 +183,12 @@
         status.dataset.updated = new Date().toISOString();
       } catch (e) {
         status.textContent = problem(e);
+        if (e.status === 401 || e.status === 403) clearInterval(polling); // the same token is refused again: a new one reloads the page
       }
     }
     $("sessions-filter").addEventListener("input", render);
+    const polling = setInterval(refresh, 5000);
     refresh();
-    setInterval(refresh, 5000);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -389,7 +390,8 @@
           e.partialText ? t(" — partial text: " + e.partialText) : null];
       case "context_compacted": {
         const sources = e.summarySourceSeqs || [];
-        const range = sources.length ? "#" + Math.min(...sources) + "–#" + Math.max(...sources) : "none";
+        // reduce, not Math.min(...sources): a spread of some 100,000 arguments or more throws a RangeError
+        const range = sources.length ? "#" + sources.reduce((a, b) => Math.min(a, b)) + "–#" + sources.reduce((a, b) => Math.max(a, b)) : "none";
         return [t("Compacted through #" + e.throughSeq + ": " + e.summary),
           el("div", { class: "note compaction", "data-replaced": sources.join(",") },
             "The summary replaces " + sources.length + " events (" + range + ") in the model context; the originals are still in the log. ",
@@ -693,19 +695,23 @@
 
   /**
    * Follows the session from {@code fromSeq} on, and connects again when the stream ends (the session-service ends it
-   * when the session's partition moves, or the session is erased). Each connection asks again for the last event the
-   * timeline has: another event there means that the session was erased and another one made under its id, whose
-   * events are not this timeline's.
+   * when the session's partition moves, or the session is erased): after 2 s, or a 503's Retry-After (1 s to 60 s).
+   * Each connection asks again for the last event the timeline has: another event there means that the session was
+   * erased and another one made under its id, whose events are not this timeline's.
    */
   async function follow(fromSeq) {
     const live = $("live");
     let last = S.bySeq.get(fromSeq - 1) || null;
     const stop = (why) => { live.textContent = "not live: " + why; live.classList.remove("on"); };
     for (;;) {
+      let pause = 2000;
       try {
         const response = await fetch(sessionPath(sessionId) + "/events?fromSeq=" + (last ? last.seq : fromSeq), {
           headers: { "Authorization": "Bearer " + token, "Accept": "text/event-stream" } });
-        if (!response.ok) throw Object.assign(new Error(response.status + " " + response.statusText), { status: response.status });
+        if (!response.ok) {
+          throw Object.assign(new Error(response.status + " " + response.statusText),
+            { status: response.status, retryAfter: Number(response.headers.get("Retry-After") || 0) });
+        }
         live.textContent = "live";
         live.classList.add("on");
         const reader = response.body.getReader();
@@ -738,10 +744,11 @@
         }
       } catch (e) {
         if (e.status === 404 || e.status === 401 || e.status === 403) { stop(problem(e)); return; }
+        if (e.status === 503 && e.retryAfter > 0) pause = 1000 * Math.min(60, Math.max(1, e.retryAfter));
       }
       live.textContent = "reconnecting…";
       live.classList.remove("on");
-      await new Promise((r) => setTimeout(r, 2000));
+      await new Promise((r) => setTimeout(r, pause));
     }
   }
 

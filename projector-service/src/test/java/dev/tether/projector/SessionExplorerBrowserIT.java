@@ -47,8 +47,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * approval-service write it (tool calls run by the harness, one authorized by policy and one by an approver's grant, a
  * worker's crash and another's resume, a compaction, an interruption, a subagent); the page must show every event of it
  * in order, the checkpoint the API has at each seq the slider visits, the recovery report, nothing to another tenant,
- * a live append within 2 s (a burst of 1,000 with a few reads, an event folded while the page opens not left out), the
- * invisible, bidi, tag and control characters of events marked, and a session of 10,000 events within 2 s. Screenshots
+ * a live append within 2 s (a burst of 1,000 with a few reads, an event folded while the page opens not left out, a
+ * stream answered 503 tried again after its Retry-After), the list's polling stopped by a 401 or 403, the invisible,
+ * bidi, tag and control characters of events marked, trace ids encoded in their links, a compaction of 200,000 seqs
+ * shown, and a session of 10,000 events within 2 s. Screenshots
  * go to {@code target/}
  * ({@code session-explorer.png}, the one in the README, and {@code session-explorer-list.png}).
  *
@@ -535,6 +537,87 @@ class SessionExplorerBrowserIT {
         }
     }
 
+    @Test
+    void aLiveStreamAnswered503_isConnectedAgainAfterItsRetryAfter_notSooner() throws Exception {
+        // the page's first live stream is answered as the relay answers while the session-service is out: 503, Retry-After
+        String outage = "if (location.pathname === '/explorer') { const fetch0 = window.fetch; window.streamsAt = [];"
+                + " window.fetch = (url, options) => ((options || {}).headers || {}).Accept === 'text/event-stream'"
+                + " && window.streamsAt.push(performance.now()) === 1 ? Promise.resolve(new Response(JSON.stringify({ error: 'unavailable',"
+                + " message: 'the session-service is not reachable for the live stream; try again shortly' }), { status: 503,"
+                + " headers: { 'Content-Type': 'application/json', 'Retry-After': '4' } })) : fetch0(url, options); }";
+        String script = cdp("Page.addScriptToEvaluateOnNewDocument", json().put("source", outage)).get("identifier").asText();
+        try {
+            open(demo.sessionId(), AGENT);
+            new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBe(By.id("live"), "live"));
+            @SuppressWarnings("unchecked")
+            List<Number> streamsAt = (List<Number>) browser.executeScript("return window.streamsAt;");
+            assertThat(streamsAt).as("the refused connection and the next").hasSize(2);
+            assertThat(streamsAt.get(1).doubleValue() - streamsAt.get(0).doubleValue()).as("ms between them")
+                    .isGreaterThanOrEqualTo(3900).isLessThan(10_000);
+        } finally {
+            cdp("Page.removeScriptToEvaluateOnNewDocument", json().put("identifier", script));
+        }
+    }
+
+    @Test
+    void theList_stopsAskingAfterA401OrA403_andSaysWhy() throws Exception {
+        visit("/explorer#token=not-a-token");
+        var wait = new WebDriverWait(browser, WAIT);
+        wait.until(ExpectedConditions.textToBe(By.id("status"), "The token was not accepted."));
+        Thread.sleep(6_000); // more than the list's 5 s between refreshes
+        long reads = (Long) browser.executeScript("return performance.getEntriesByType('resource')"
+                + ".filter((e) => /\\/v1\\/sessions\\?limit=/.test(e.name)).length;");
+        assertThat(reads).as("reads of the list with a token the service does not accept").isEqualTo(1);
+        assertThat(browser.findElement(By.id("status")).getText()).isEqualTo("The token was not accepted.");
+
+        // a token whose role may not read sessions: every role of the dev keys may, so the list's answer is made here
+        String refused = "if (location.pathname === '/explorer') { const fetch0 = window.fetch; window.listReads = 0;"
+                + " window.fetch = (url, options) => /\\/v1\\/sessions\\?limit=/.test(String(url)) && ++window.listReads"
+                + " ? Promise.resolve(new Response(JSON.stringify({ error: 'forbidden', message: 'the caller\\'s role does not allow this' }),"
+                + " { status: 403, headers: { 'Content-Type': 'application/json' } })) : fetch0(url, options); }";
+        String script = cdp("Page.addScriptToEvaluateOnNewDocument", json().put("source", refused)).get("identifier").asText();
+        try {
+            visit("/explorer#token=" + AGENT);
+            wait.until(ExpectedConditions.textToBe(By.id("status"), "This token may not read sessions."));
+            Thread.sleep(6_000);
+            assertThat((Long) browser.executeScript("return window.listReads;")).as("reads of the list refused with 403").isEqualTo(1);
+            assertThat(browser.findElement(By.id("status")).getText()).isEqualTo("This token may not read sessions.");
+        } finally {
+            cdp("Page.removeScriptToEvaluateOnNewDocument", json().put("identifier", script));
+        }
+    }
+
+    @Test
+    void aCompactionThatReplaced200000Events_showsTheirRange() throws Exception {
+        // a log that long is beyond this test; the page gets the demo's compaction as if it had replaced seqs 1 to 200,000
+        String script = cdp("Page.addScriptToEvaluateOnNewDocument", json().put("source", rewritingEvents("if (e.type === 'context_compacted')"
+                + " e.summarySourceSeqs = Array.from({ length: 200000 }, (_, i) => 200000 - i);"))).get("identifier").asText();
+        try {
+            open(demo.sessionId(), AGENT);
+            assertThat(browser.findElement(By.tagName("html")).getDomAttribute("data-opened"))
+                    .as("opened; the status says: %s", browser.findElement(By.id("status")).getText()).isEqualTo("yes");
+            assertThat(row(demo.compactionSeq()).findElement(By.cssSelector(".compaction")).getText())
+                    .contains("The summary replaces 200000 events (#1–#200000)");
+        } finally {
+            cdp("Page.removeScriptToEvaluateOnNewDocument", json().put("identifier", script));
+        }
+    }
+
+    @Test
+    void aTraceId_isEncodedInTheLinkToTheTracingBackend() throws Exception {
+        // the API's trace ids are hex; the page must not let one that is not take its link elsewhere
+        String script = cdp("Page.addScriptToEvaluateOnNewDocument", json().put("source",
+                rewritingEvents("if (e.seq === 1) e.traceId = '../../admin?x=1#y z';"))).get("identifier").asText();
+        try {
+            open(demo.sessionId(), AGENT);
+            WebElement trace = row(1).findElement(By.cssSelector("a.trace"));
+            assertThat(trace.getDomAttribute("href")).isEqualTo("http://tracing.example/trace/..%2F..%2Fadmin%3Fx%3D1%23y%20z");
+            assertThat(trace.getDomAttribute("data-trace")).isEqualTo("../../admin?x=1#y z");
+        } finally {
+            cdp("Page.removeScriptToEvaluateOnNewDocument", json().put("identifier", script));
+        }
+    }
+
     // --- the session the tests look at ---------------------------------------------------------------------------
 
     /**
@@ -669,6 +752,19 @@ class SessionExplorerBrowserIT {
             assertThat(shown.get(i + system).findElement(By.cssSelector(".role")).getText()).startsWith(api.get("messages").get(i).get("role").asText());
         }
         assertThat(browser.findElement(By.id("ctx-facts")).getText()).startsWith(String.format("%,d tokens", api.get("tokens").asInt()));
+    }
+
+    /**
+     * A script for {@code Page.addScriptToEvaluateOnNewDocument}: the page gets the projector's pages of events with
+     * {@code change} (JavaScript over each event {@code e}) made to them, what the API could send though this stack's
+     * sessions do not hold it.
+     */
+    private static String rewritingEvents(String change) {
+        return "if (location.pathname === '/explorer') { const fetch0 = window.fetch;"
+                + " window.fetch = async (url, options) => { const response = await fetch0(url, options);"
+                + " if (!/\\/events\\?fromSeq=\\d+&limit=/.test(String(url)) || !response.ok) return response;"
+                + " const page = await response.json(); page.events.forEach((e) => { " + change + " });"
+                + " return new Response(JSON.stringify(page), { status: 200, headers: { 'Content-Type': 'application/json' } }); }; }";
     }
 
     /** A Chrome DevTools command in the test's browser ({@link HeadlessChromium#devTools}): its result. */

@@ -46,13 +46,14 @@ public class LiveRelay {
      * The session's events from {@code fromSeq} on, then live, as the session-service streams them to the holder of
      * {@code authorization}. Asks the session-service first whether the caller sees the session at all (the session that
      * started at {@code sessionStartedAt}, when it is known), so that a missing session, another tenant's or an erased
-     * one is this request's 404 (and an outage its 503) rather than a stream that ends at once; the stream itself is
-     * opened when it is subscribed to, and ends (an error) when the session-service's does. Blocks for that first
-     * answer: call it on a worker thread.
+     * one is this request's 404 (a token it refuses its 401 or 403, an outage its 503) rather than a stream that ends at
+     * once; the stream itself is opened when it is subscribed to, and ends (an error) when the session-service's ends or
+     * is refused (this request's answer has begun by then: the client's next connection gets the check's refusal).
+     * Blocks for that first answer: call it on a worker thread.
      *
      * @param sessionStartedAt the start of the session a reconnecting client followed ({@link StreamEventId}), or null
-     * @throws ApiException 404 for a session the caller does not see, 503 with {@code Retry-After} when the session-service
-     *                      does not answer as it should
+     * @throws ApiException 404 for a session the caller does not see, 401 or 403 when the session-service refuses the
+     *                      caller's credentials, 503 with {@code Retry-After} when it does not answer as it should
      */
     public Multi<SseReader.Frame> open(String sessionId, long fromSeq, Instant sessionStartedAt, String authorization) {
         var after = new StreamEventId(fromSeq - 1, sessionStartedAt);
@@ -60,6 +61,9 @@ public class LiveRelay {
         int status = check(path + after.sameSessionQuery(), authorization);
         if (status == 404) {
             throw ApiException.notFound("session");
+        }
+        if (status == 401 || status == 403) {
+            throw refused(status);
         }
         if (status != 200) {
             throw ApiException.unavailable("the session-service answered " + status + " for the session; try again shortly", 2);
@@ -69,6 +73,17 @@ public class LiveRelay {
             stream.header(StreamEventId.HEADER, after.toString());
         }
         return SseRelay.open(http, stream.GET().build(), "the session-service's live stream");
+    }
+
+    /**
+     * The session-service's refusal of the caller, as this service's own: a 503 would have the client come back for
+     * ever with credentials that cannot get in.
+     */
+    private static ApiException refused(int status) {
+        return status == 401
+                ? new ApiException(401, "unauthorized", "the session-service did not accept the caller's token")
+                        .withHeader("WWW-Authenticate", "Bearer")
+                : new ApiException(403, "forbidden", "the session-service does not let the caller's role read the session");
     }
 
     private int check(String path, String authorization) {

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The relay of the live subscription against a stand-in session-service (the JDK's HTTP server on loopback): it asks
  * first whether the caller sees the session, sends the caller's credentials and the seq to start from, passes the
- * events on as they come, and closes the session-service's stream when its own subscriber goes away.
+ * events on as they come, and closes the session-service's stream when its own subscriber goes away; the
+ * session-service's refusal of the caller (401, 403) is the caller's, its failure a 503 to try again after.
  */
 class LiveRelayTest {
 
@@ -59,6 +60,13 @@ class LiveRelayTest {
         String lastEventId = exchange.getRequestHeaders().getFirst("Last-Event-ID");
         seen.add(target + " " + auth + " " + exchange.getRequestHeaders().getFirst("Accept") + (lastEventId == null ? "" : " " + lastEventId));
         boolean anotherStart = target.contains("sessionStartedAt=") && !target.contains("sessionStartedAt=" + STARTED_ENCODED);
+        int refusal = "Bearer expired".equals(auth) ? 401 : "Bearer dev-acme-executor".equals(auth) ? 403 // as the session-service refuses
+                : target.startsWith("/v1/sessions/s-failing") ? 500 : 0;
+        if (refusal != 0) {
+            exchange.sendResponseHeaders(refusal, -1);
+            exchange.close();
+            return;
+        }
         if (!"Bearer dev-acme-agent".equals(auth) || !target.startsWith("/v1/sessions/s-1") || anotherStart) {
             exchange.sendResponseHeaders(404, -1);
             exchange.close();
@@ -148,6 +156,40 @@ class LiveRelayTest {
         assertThatThrownBy(() -> relay.open("s-1", 1, null, "Bearer dev-globex-agent")).isInstanceOfSatisfying(ApiException.class,
                 e -> assertThat(e.status()).isEqualTo(404));
         assertThat(seen).singleElement().asString().startsWith("/v1/sessions/s-1 ");
+    }
+
+    @Test
+    void aTokenTheSessionServiceDoesNotAccept_isUnauthorized_notUnavailable_andNoStreamIsOpened() {
+        var relay = new LiveRelay(url());
+
+        assertThatThrownBy(() -> relay.open("s-1", 1, null, "Bearer expired")).isInstanceOfSatisfying(ApiException.class, e -> {
+            assertThat(e.status()).isEqualTo(401);
+            assertThat(e.body()).containsEntry("error", "unauthorized");
+            assertThat(e.headers()).containsEntry("WWW-Authenticate", "Bearer").doesNotContainKey("Retry-After");
+        });
+        assertThat(seen).singleElement().asString().startsWith("/v1/sessions/s-1 ");
+    }
+
+    @Test
+    void aRoleTheSessionServiceDoesNotLetRead_isForbidden_notUnavailable_andNoStreamIsOpened() {
+        var relay = new LiveRelay(url());
+
+        assertThatThrownBy(() -> relay.open("s-1", 1, null, "Bearer dev-acme-executor")).isInstanceOfSatisfying(ApiException.class, e -> {
+            assertThat(e.status()).isEqualTo(403);
+            assertThat(e.body()).containsEntry("error", "forbidden");
+            assertThat(e.headers()).doesNotContainKey("Retry-After");
+        });
+        assertThat(seen).singleElement().asString().startsWith("/v1/sessions/s-1 ");
+    }
+
+    @Test
+    void aSessionServiceThatFails_isUnavailable_withRetryAfter() {
+        var relay = new LiveRelay(url());
+
+        assertThatThrownBy(() -> relay.open("s-failing", 1, null, "Bearer dev-acme-agent")).isInstanceOfSatisfying(ApiException.class, e -> {
+            assertThat(e.status()).isEqualTo(503);
+            assertThat(e.headers()).containsKey("Retry-After");
+        });
     }
 
     @Test
