@@ -256,13 +256,27 @@ export class TetherClient {
 
   /**
    * Follows the session's events from `fromSeq` (from 1): catch-up, then live; reconnects and resumes by itself after
-   * a disconnect. Starts at once; an unknown session ends it with `not_found`. A function is taken as `onEvent`.
+   * a disconnect. Starts at once; an unknown session ends it with `not_found`, and so does one erased while it is
+   * followed, even when another is made under its id before it reconnects. A function is taken as `onEvent`.
+   *
+   * @param options.sessionStartedAt the start of the session meant (from its `created`, `claimed` or `SessionInfo`):
+   *   should the session under the id be another one, made after that one was erased, the subscription ends `not_found`
+   *   rather than follow it; without it, whichever session has the id
    */
-  subscribe(sessionId: string, fromSeq: number, listener: SessionEventListener | SessionEventListener["onEvent"]): Subscription {
+  subscribe(
+    sessionId: string,
+    fromSeq: number,
+    listener: SessionEventListener | SessionEventListener["onEvent"],
+    options: { readonly sessionStartedAt?: Date } = {},
+  ): Subscription {
     this.open();
     const l: SessionEventListener = typeof listener === "function" ? { onEvent: listener } : listener;
     segment(sessionId); // checked as every path segment is
-    const subscription = new Subscription(this.transport, id(sessionId), fromSeq, l, (s) => this.subscriptions.delete(s));
+    const startedAt = options.sessionStartedAt;
+    if (startedAt !== undefined && !(startedAt instanceof Date && Number.isFinite(startedAt.getTime()))) {
+      throw new TypeError("sessionStartedAt must be a valid Date");
+    }
+    const subscription = new Subscription(this.transport, id(sessionId), fromSeq, l, (s) => this.subscriptions.delete(s), startedAt);
     this.subscriptions.add(subscription);
     return subscription;
   }

@@ -58,6 +58,11 @@ export interface SessionInfo {
   readonly harnessVersion: string | undefined;
   /** The parent, for a subagent's session. */
   readonly parentSessionId: string | undefined;
+  /**
+   * When it started: which session of its id this is, as `subscribe(…, { sessionStartedAt })` names it; undefined for a
+   * session started before Tether recorded it, or from a service of an earlier release.
+   */
+  readonly sessionStartedAt: Date | undefined;
 }
 
 /** Tokens a model turn used, as its provider reported them. */

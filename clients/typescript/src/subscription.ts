@@ -61,6 +61,7 @@ export class Subscription {
     fromSeq: number,
     private readonly listener: SessionEventListener,
     onEnd: (s: Subscription) => void,
+    private readonly sessionStartedAt?: Date,
   ) {
     if (!Number.isSafeInteger(fromSeq) || fromSeq < 1) {
       throw new RangeError(`fromSeq starts at 1, not ${fromSeq}`);
@@ -116,7 +117,8 @@ export class Subscription {
     let failures = 0;
     while (!this.closing) {
       const next = this.last + 1;
-      const url = `${this.transport.options.sessionsUrl}/v1/sessions/${encodeURIComponent(this.sessionId)}/events?fromSeq=${next}`;
+      const start = this.sessionStartedAt === undefined ? "" : `&sessionStartedAt=${encodeURIComponent(this.sessionStartedAt.toISOString())}`;
+      const url = `${this.transport.options.sessionsUrl}/v1/sessions/${encodeURIComponent(this.sessionId)}/events?fromSeq=${next}${start}`;
       const connection = new AbortController();
       this.current = connection;
       let response: Response;

@@ -216,6 +216,7 @@ export function sessionInfo(n: unknown): SessionInfo {
     modelId: text(o, "modelId"),
     harnessVersion: text(o, "harnessVersion"),
     parentSessionId: text(o, "parentSessionId"),
+    sessionStartedAt: date(o, "sessionStartedAt"),
   });
 }
 

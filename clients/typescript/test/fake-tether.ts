@@ -228,6 +228,7 @@ export class FakeTether implements SessionLogPort {
       modelId: s.info.modelId,
       harnessVersion: s.info.harnessVersion,
       parentSessionId: undefined,
+      sessionStartedAt: new Date(s.startedAt),
     };
   }
 }

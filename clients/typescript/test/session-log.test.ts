@@ -51,7 +51,7 @@ class MemoryLog implements SessionLogPort {
     return { kind: "created", sessionId: session.sessionId!, seq: 1, harnessVersion: "v1", modelId: "m", redactions: 0, sessionStartedAt: this.startedAt };
   }
   async session(sessionId: string): Promise<SessionInfo | undefined> {
-    return this.exists ? { sessionId, tenantId: "acme", owner: "a", status: "open", lastSeq: this.logged.length, epoch: this.epoch, workerId: undefined, modelId: "m", harnessVersion: "v1", parentSessionId: undefined } : undefined;
+    return this.exists ? { sessionId, tenantId: "acme", owner: "a", status: "open", lastSeq: this.logged.length, epoch: this.epoch, workerId: undefined, modelId: "m", harnessVersion: "v1", parentSessionId: undefined, sessionStartedAt: undefined } : undefined;
   }
   async claim(sessionId: string): Promise<ClaimResult> {
     this.epoch++;

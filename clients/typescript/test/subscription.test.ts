@@ -49,6 +49,19 @@ describe("a subscription", () => {
     expect(fake.server.seen[1]!.query).toBe("fromSeq=3");
   });
 
+  it("asks for the session it names at every connection, and ends when another has the id", async () => {
+    const at = "2026-12-06T12:00:00.123Z";
+    fake.server
+      .next(sse(frame("s", 1, `1@${at}`))) // then the stream ends
+      .next(json(404, '{"error":"not_found","message":"session not found: the one that started at … was erased"}'));
+    const s = fake.client.subscribe("s", 1, recorder, { sessionStartedAt: new Date(at) });
+    expect(await s.ended).toEqual({ reason: "not_found", lastSeq: 1 });
+    expect(fake.server.seen[0]!.query).toBe("fromSeq=1&sessionStartedAt=2026-12-06T12%3A00%3A00.123Z");
+    expect(fake.server.seen[1]!.query).toBe("fromSeq=2&sessionStartedAt=2026-12-06T12%3A00%3A00.123Z");
+    expect(fake.server.seen[1]!.headers["last-event-id"]).toBe(`1@${at}`);
+    expect(() => fake.client.subscribe("s", 1, recorder, { sessionStartedAt: new Date("yesterday") })).toThrow(TypeError);
+  });
+
   it("sends the bare seq when the id is not the last event's own", async () => {
     fake.server
       .next(sse(frame("s", 1, "1@2026-12-06T12:00:00Z"), frame("s", 2, "7@2026-12-06T12:00:00Z")))

@@ -182,7 +182,7 @@ describe("the SDK on the real stack", () => {
     expect(log.slice(2, 4).map((e) => e.eventId)).toEqual(eventIdsOf(id, turn));
     expect(log[2]!.actor).toEqual({ kind: "USER", id: "acme-agent" });
     expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
-    expect(await agent.session(id)).toMatchObject({ lastSeq: log.length, epoch: 1, workerId: "worker-a" });
+    expect(await agent.session(id)).toMatchObject({ lastSeq: log.length, epoch: 1, workerId: "worker-a", sessionStartedAt: log[0]!.occurredAt });
   }, PATIENCE_MS * 2);
 
   it("fences a worker once another claims the session; other refusals are typed", async () => {

@@ -360,6 +360,8 @@ export interface paths {
                     fromSeq?: number;
                     /** @description the most events wanted (default 100) */
                     limit?: number;
+                    /** @description the session's start, as its list, claim and appends answer it (sessionStartedAt): 404 when the session under the id started at another instant (the one meant was erased and another made under its id). On a live stream a Last-Event-ID that names a start takes precedence */
+                    sessionStartedAt?: string;
                 };
                 header?: {
                     /** @description with text/event-stream: the id of the last event received (<seq>@<sessionStartedAt>, or a bare seq); the stream goes on after it, or answers 404 when that event's session was erased (a session made under its id since is another one) */
@@ -1523,6 +1525,8 @@ export interface components {
             owner?: string;
             parentSessionId?: string;
             sessionId?: string;
+            /** Format: date-time */
+            sessionStartedAt?: string;
             status?: string;
             tenantId?: string;
             workerId?: string;

@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -16,9 +17,13 @@ import java.util.Optional;
  * @param modelId         the model it is pinned to
  * @param harnessVersion  the harness version it is pinned to
  * @param parentSessionId the parent, for a subagent's session
+ * @param sessionStartedAt when it started: which session of its id this is, as
+ *                        {@link TetherClient#subscribe(String, long, Instant, SessionEventListener)} names it; empty for
+ *                        a session started before Tether recorded it, or from a service of an earlier release
  */
 public record SessionInfo(String sessionId, String tenantId, String owner, String status, long lastSeq, long epoch,
-                          Optional<String> workerId, String modelId, String harnessVersion, Optional<String> parentSessionId) {
+                          Optional<String> workerId, String modelId, String harnessVersion, Optional<String> parentSessionId,
+                          Optional<Instant> sessionStartedAt) {
 
     /** Which sessions a list shows. */
     public enum Status { OPEN, CLOSED }
@@ -27,6 +32,7 @@ public record SessionInfo(String sessionId, String tenantId, String owner, Strin
         Objects.requireNonNull(sessionId, "sessionId");
         Objects.requireNonNull(workerId, "workerId");
         Objects.requireNonNull(parentSessionId, "parentSessionId");
+        Objects.requireNonNull(sessionStartedAt, "sessionStartedAt");
     }
 
     public boolean isOpen() {

@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import dev.tether.client.internal.HttpTetherClient;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -112,9 +113,24 @@ public interface TetherClient extends AutoCloseable {
     /**
      * Follows the session's events from {@code fromSeq} (from 1): catch-up, then live; reconnects
      * and resumes by itself after a disconnect. The subscription starts at once; an unknown session
-     * ends it with {@link SubscriptionEnd.Reason#NOT_FOUND}.
+     * ends it with {@link SubscriptionEnd.Reason#NOT_FOUND}, and so does one erased while it is
+     * followed, even when another is made under its id before it reconnects. A subscription that
+     * starts after the session could have been erased and made again names the one it means with
+     * {@link #subscribe(String, long, Instant, SessionEventListener)}.
      */
-    Subscription subscribe(String sessionId, long fromSeq, SessionEventListener listener);
+    default Subscription subscribe(String sessionId, long fromSeq, SessionEventListener listener) {
+        return subscribe(sessionId, fromSeq, null, listener);
+    }
+
+    /**
+     * Like {@link #subscribe(String, long, SessionEventListener)}, of the session that started at
+     * {@code sessionStartedAt} ({@link Created}, {@link Claimed}, {@link SessionInfo}): should the
+     * session under the id be another one, made after that one was erased, the subscription ends with
+     * {@link SubscriptionEnd.Reason#NOT_FOUND} rather than follow it.
+     *
+     * @param sessionStartedAt the session's start, or null for whichever session has the id
+     */
+    Subscription subscribe(String sessionId, long fromSeq, Instant sessionStartedAt, SessionEventListener listener);
 
     /**
      * Waits for the first event from {@code fromSeq} on that matches, e.g. the {@code tool_result} of a

@@ -6,6 +6,7 @@ import static dev.tether.client.FakeServer.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -136,6 +137,20 @@ class SubscriptionTest {
         assertThat(recorder.seqs()).containsExactly(1L, 2L);
         assertThat(server.requests().get(1).header("Last-Event-ID")).isEqualTo("2@" + at);
         assertThat(server.requests().get(1).query()).isEqualTo("fromSeq=3");
+    }
+
+    @Test
+    void aSubscriptionThatNamesTheSessionsStart_asksForThatSessionAtEveryConnection_andEndsWhenAnotherHasTheId() throws Exception {
+        Instant at = Instant.parse("2026-12-06T12:00:00.123Z");
+        server.then(sse(frame("s", 1, "1@" + at)))                              // then the stream ends
+                .then(json(404, "{\"error\":\"not_found\",\"message\":\"session not found: the one that started at … was erased\"}"));
+        Subscription s = client.subscribe("s", 1, at, recorder);
+        Optional<SubscriptionEnd> end = s.awaitEnd(Duration.ofSeconds(10));
+
+        assertThat(end).hasValueSatisfying(e -> assertThat(e.reason()).isEqualTo(SubscriptionEnd.Reason.NOT_FOUND));
+        assertThat(server.requests().get(0).query()).isEqualTo("fromSeq=1&sessionStartedAt=2026-12-06T12%3A00%3A00.123Z");
+        assertThat(server.requests().get(1).query()).isEqualTo("fromSeq=2&sessionStartedAt=2026-12-06T12%3A00%3A00.123Z");
+        assertThat(server.requests().get(1).header("Last-Event-ID")).isEqualTo("1@" + at);
     }
 
     @Test

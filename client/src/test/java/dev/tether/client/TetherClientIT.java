@@ -125,6 +125,7 @@ class TetherClientIT {
             assertThat(s.lastSeq()).isEqualTo(4);
             assertThat(s.epoch()).isEqualTo(1);
             assertThat(s.workerId()).contains("worker-a");
+            assertThat(s.sessionStartedAt()).isPresent().isEqualTo(claim.sessionStartedAt());
         });
     }
 

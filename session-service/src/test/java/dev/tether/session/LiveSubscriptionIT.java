@@ -108,7 +108,7 @@ class LiveSubscriptionIT {
             append(AGENT, id, batch(userMessage(uuid(), "second session " + i))).statusCode(200);
         }
 
-        Answer refused = open(id, "2@" + start);
+        Answer refused = open(id + "/events", "2@" + start);
         assertThat(refused.status()).isEqualTo(404);
         assertThat(json.readTree(refused.body()).path("error").asText()).isEqualTo("not_found");
         assertThat(json.readTree(refused.body()).path("message").asText()).contains("erased");
@@ -116,12 +116,40 @@ class LiveSubscriptionIT {
                 .body("error", equalTo("not_found"));
         given().auth().oauth2(AGENT).queryParam("sessionStartedAt", "yesterday").get("/v1/sessions/{id}", id).then().statusCode(400)
                 .body("field", equalTo("sessionStartedAt"));
-        assertThat(open(id, "2@yesterday").status()).isEqualTo(400);
+        assertThat(open(id + "/events", "2@yesterday").status()).isEqualTo(400);
 
         String newStart = SessionApiIT.events(AGENT, id, 1).getString("events[0].occurredAt");
         assertThat(newStart).isNotEqualTo(start);
         assertThat(read(id, "2@" + newStart, null, 2)).extracting(Received::id).containsExactly("3@" + newStart, "4@" + newStart);
         assertThat(read(id, "2", null, 1)).extracting(Received::id).containsExactly("3@" + newStart);
+    }
+
+    @Test
+    void aFirstConnection_thatNamesTheSessionsStart_isRefusedForOneMadeUnderItsIdSince() throws Exception {
+        String id = created();
+        String start = SessionApiIT.events(AGENT, id, 1).getString("events[0].occurredAt");
+        given().auth().oauth2(AGENT).get("/v1/sessions/{id}", id).then().statusCode(200).body("sessionStartedAt", equalTo(start));
+        given().auth().oauth2(AGENT).queryParam("limit", 1000).get("/v1/sessions").then().statusCode(200)
+                .body("sessions.find { it.sessionId == '" + id + "' }.sessionStartedAt", equalTo(start));
+        String named = "?sessionStartedAt=" + start;
+        assertThat(read(id + "/events" + named, null, 1)).extracting(Received::id).containsExactly("1@" + start);
+
+        given().auth().oauth2(AGENT).delete("/v1/sessions/{id}", id).then().statusCode(200);
+        SessionApiIT.createSession(AGENT, id, Map.of("objective", "another session, under the same id")).statusCode(201);
+
+        Answer refused = open(id + "/events" + named, null);
+        assertThat(refused.status()).isEqualTo(404);
+        assertThat(json.readTree(refused.body()).path("message").asText()).contains("erased");
+        given().auth().oauth2(AGENT).queryParam("sessionStartedAt", start).get("/v1/sessions/{id}/events", id).then().statusCode(404)
+                .body("error", equalTo("not_found"));
+        String newStart = given().auth().oauth2(AGENT).get("/v1/sessions/{id}", id).then().statusCode(200)
+                .extract().path("sessionStartedAt");
+        assertThat(newStart).isNotEqualTo(start);
+        assertThat(read(id + "/events?sessionStartedAt=" + newStart, null, 1)).extracting(Received::id)
+                .containsExactly("1@" + newStart);
+        given().auth().oauth2(AGENT).queryParam("sessionStartedAt", newStart).get("/v1/sessions/{id}/events", id).then().statusCode(200)
+                .body("events[0].seq", equalTo(1));
+        assertThat(open(id + "/events?sessionStartedAt=yesterday", null).status()).isEqualTo(400);
     }
 
     @Test
@@ -137,14 +165,19 @@ class LiveSubscriptionIT {
     /** An answer to opening the stream: its status, and its body unless it is a stream (which is closed at once). */
     record Answer(int status, String body) {}
 
-    /** Opens the stream after {@code lastEventId}; a stream (200) is closed at once, unread. */
-    private Answer open(String sessionId, String lastEventId) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(base + "v1/sessions/" + sessionId + "/events"))
+    /**
+     * Opens the stream at {@code path} ({@code <sessionId>/events?…}) after {@code lastEventId} (when not null); a stream
+     * (200) is closed at once, unread.
+     */
+    private Answer open(String path, String lastEventId) throws Exception {
+        var builder = HttpRequest.newBuilder(URI.create(base + "v1/sessions/" + path))
                 .header("Accept", "text/event-stream")
                 .header("Authorization", "Bearer " + AGENT)
-                .header("Last-Event-ID", lastEventId)
-                .timeout(Duration.ofSeconds(30))
-                .build();
+                .timeout(Duration.ofSeconds(30));
+        if (lastEventId != null) {
+            builder.header("Last-Event-ID", lastEventId);
+        }
+        var request = builder.build();
         // a stream's answer may wait for its first event: a bounded wait fails the test where a send would hang it
         HttpResponse<java.io.InputStream> response = http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream())
                 .get(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -155,7 +188,12 @@ class LiveSubscriptionIT {
 
     /** Connects, reads {@code count} events, and disconnects. */
     private List<Received> read(String sessionId, String lastEventId, Long fromSeq, int count) throws Exception {
-        var uri = base + "v1/sessions/" + sessionId + "/events" + (fromSeq == null ? "" : "?fromSeq=" + fromSeq);
+        return read(sessionId + "/events" + (fromSeq == null ? "" : "?fromSeq=" + fromSeq), lastEventId, count);
+    }
+
+    /** Connects to the stream at {@code path} ({@code <sessionId>/events?…}), reads {@code count} events, and disconnects. */
+    private List<Received> read(String path, String lastEventId, int count) throws Exception {
+        var uri = base + "v1/sessions/" + path;
         var request = HttpRequest.newBuilder(URI.create(uri))
                 .header("Accept", "text/event-stream")
                 .header("Authorization", "Bearer " + AGENT)

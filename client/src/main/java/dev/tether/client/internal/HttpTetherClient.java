@@ -274,11 +274,12 @@ public final class HttpTetherClient implements TetherClient {
     }
 
     @Override
-    public Subscription subscribe(String sessionId, long fromSeq, SessionEventListener listener) {
+    public Subscription subscribe(String sessionId, long fromSeq, Instant sessionStartedAt, SessionEventListener listener) {
         open();
         Objects.requireNonNull(listener, "listener");
         Uris.of(options.sessionsUri()).segment(id(sessionId, "sessionId")); // refused here, as every path segment is, not on its thread
-        var subscription = new LiveSubscription(transport, id(sessionId, "sessionId"), fromSeq, listener, subscriptions::remove);
+        var subscription = new LiveSubscription(transport, id(sessionId, "sessionId"), fromSeq, sessionStartedAt, listener,
+                subscriptions::remove);
         subscriptions.add(subscription);
         if (closed) { // closed meanwhile: close() may have missed it
             subscriptions.remove(subscription);

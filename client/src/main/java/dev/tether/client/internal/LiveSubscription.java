@@ -16,6 +16,7 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -28,7 +29,8 @@ import java.util.function.Consumer;
  * A {@link Subscription} over the session-service's SSE endpoint, on a thread of its own.
  *
  * <p>The loop: open {@code GET /v1/sessions/{id}/events} with {@code fromSeq} and
- * {@code Last-Event-ID} both saying "after the last seq delivered"; deliver each event whose seq is
+ * {@code Last-Event-ID} both saying "after the last seq delivered" (and {@code sessionStartedAt}, when the
+ * subscription names the session's start); deliver each event whose seq is
  * the one owed next; skip one already delivered; treat one beyond it as a broken stream. When the
  * stream ends or fails, wait (the retry policy's backoff, reset once a connection delivered
  * something) and open it again. A 404 ends the subscription (NOT_FOUND); 401, 403 and other client
@@ -44,6 +46,7 @@ public final class LiveSubscription implements Subscription {
     private final Transport transport;
     private final URI sessions;
     private final String sessionId;
+    private final Instant sessionStartedAt;
     private final SessionEventListener listener;
     private final RetryPolicy policy;
     private final Consumer<LiveSubscription> onEnd;
@@ -59,16 +62,18 @@ public final class LiveSubscription implements Subscription {
     private volatile InputStream current;
 
     /**
-     * @param onEnd told once, on the subscription's thread, after it ended (the client forgets it)
+     * @param sessionStartedAt the start of the session meant, or null for whichever has the id
+     * @param onEnd            told once, on the subscription's thread, after it ended (the client forgets it)
      */
-    public LiveSubscription(Transport transport, String sessionId, long fromSeq, SessionEventListener listener,
-                            Consumer<LiveSubscription> onEnd) {
+    public LiveSubscription(Transport transport, String sessionId, long fromSeq, Instant sessionStartedAt,
+                            SessionEventListener listener, Consumer<LiveSubscription> onEnd) {
         if (fromSeq < 1) {
             throw new IllegalArgumentException("fromSeq starts at 1, not " + fromSeq);
         }
         this.transport = transport;
         this.sessions = transport.options().sessionsUri();
         this.sessionId = sessionId;
+        this.sessionStartedAt = sessionStartedAt;
         this.listener = listener;
         // a policy that never waits (RetryPolicy.none()) is about calls: a subscription reconnecting without a wait would spin
         RetryPolicy retry = transport.options().retry();
@@ -163,7 +168,8 @@ public final class LiveSubscription implements Subscription {
             long next = lastSeq + 1;
             HttpResponse<InputStream> response;
             try {
-                URI uri = Uris.of(sessions).path("/v1/sessions").segment(sessionId).path("/events").param("fromSeq", next).build();
+                URI uri = Uris.of(sessions).path("/v1/sessions").segment(sessionId).path("/events").param("fromSeq", next)
+                        .param("sessionStartedAt", sessionStartedAt).build();
                 response = transport.openStream(uri, lastId != null ? lastId : next > 1 ? Long.toString(next - 1) : null);
             } catch (IOException e) {
                 if (!disconnected(++failures, e)) {

@@ -108,7 +108,7 @@ public final class Wire {
     public static SessionInfo sessionInfo(JsonNode n) {
         return new SessionInfo(requiredText(n, "sessionId"), text(n, "tenantId"), text(n, "owner"), text(n, "status"),
                 longValue(n, "lastSeq", 0), longValue(n, "epoch", 0), optionalText(n, "workerId"), text(n, "modelId"),
-                text(n, "harnessVersion"), optionalText(n, "parentSessionId"));
+                text(n, "harnessVersion"), optionalText(n, "parentSessionId"), Optional.ofNullable(instant(n, "sessionStartedAt")));
     }
 
     public static List<SessionInfo> sessions(JsonNode n) {

@@ -183,7 +183,7 @@ final class FakeTether implements TetherClient {
     public synchronized Optional<SessionInfo> session(String sessionId) {
         Session s = sessions.get(sessionId);
         return s == null ? Optional.empty() : Optional.of(new SessionInfo(sessionId, TENANT, PRINCIPAL, "ACTIVE", s.events.size(), s.epoch,
-                Optional.empty(), s.modelId, "v1", Optional.empty()));
+                Optional.empty(), s.modelId, "v1", Optional.empty(), Optional.empty()));
     }
 
     @Override
@@ -448,7 +448,7 @@ final class FakeTether implements TetherClient {
     // --- not used by the store ---------------------------------------------------------------------------------------
 
     @Override
-    public Subscription subscribe(String sessionId, long fromSeq, SessionEventListener listener) {
+    public Subscription subscribe(String sessionId, long fromSeq, Instant sessionStartedAt, SessionEventListener listener) {
         throw new UnsupportedOperationException();
     }
 

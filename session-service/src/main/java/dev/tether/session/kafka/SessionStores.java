@@ -129,7 +129,8 @@ public class SessionStores {
     /**
      * A page of the tenant's sessions this instance holds, in id order: the first {@code limit} whose ids come after
      * {@code after} (null: from the first), optionally only those with {@code status} (open, closed), each with the last
-     * seq of its head (the stored summary's is that of its last change; {@link SessionSummary#listsAs}). Each partition's
+     * seq and the start of its head (the stored summary's seq is that of its last change, and it keeps no start;
+     * {@link SessionSummary#listsAs}). Each partition's
      * summaries are read on their own, in key order, up to its first {@code limit} that pass: at most that many per
      * partition (and those of another status it passes over) are read, however many the tenant has, and only the
      * page's heads are looked up.
@@ -155,7 +156,7 @@ public class SessionStores {
         var page = new ArrayList<SessionSummary>(limit);
         first.sorted().forEach(summary -> {
             SessionHead head = heads.get(summary.sessionId());
-            page.add(head == null ? summary : summary.withLastSeq(head.lastSeq()));
+            page.add(head == null ? summary : summary.withHead(head.lastSeq(), head.startedAt()));
         });
         return page;
     }

@@ -16,6 +16,7 @@ record StoredSummary(String sessionId, String tenantId, String owner, String sta
     }
 
     SessionSummary toSummary() {
-        return new SessionSummary(sessionId, tenantId, owner, status, lastSeq, epoch, workerId, modelId, harnessVersion, parentSessionId);
+        return new SessionSummary(sessionId, tenantId, owner, status, lastSeq, epoch, workerId, modelId, harnessVersion, parentSessionId,
+                null); // the start is the head's (SessionStores#sessions)
     }
 }

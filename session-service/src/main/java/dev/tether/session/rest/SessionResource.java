@@ -188,20 +188,25 @@ public class SessionResource {
             schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
     @Parameter(name = "limit", in = ParameterIn.QUERY, description = "the most events wanted (default 100)",
             schema = @Schema(type = SchemaType.INTEGER, format = "int32"))
+    @Parameter(name = StreamEventId.START_PARAM, in = ParameterIn.QUERY, description = StreamEventId.START_PARAM_DESCRIPTION,
+            schema = @Schema(type = SchemaType.STRING, format = "date-time"))
     public ObjectNode page(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam, @QueryParam("limit") String limitParam,
-                           @Context UriInfo uri, @Context HttpHeaders headers) {
+                           @QueryParam(StreamEventId.START_PARAM) String startedAtParam, @Context UriInfo uri, @Context HttpHeaders headers) {
         requireSessionId(sessionId);
         Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
         Integer limit = StrictInput.intParam(limitParam, "limit");
+        Instant startedAt = StrictInput.instantParam(startedAtParam, StreamEventId.START_PARAM);
         routing.serveLocallyOrForward(StoreNames.HEADS, sessionId, uri, headers);
         SessionHead head = visibleHead(sessionId);
+        StreamEventId.requireSameSession(startedAt, head.startedAt());
         EventPage.Query query = EventPage.Query.of(fromSeq, limit, config.maxPageSize());
         List<Event> events = stores.events(head, query.fromSeq(), query.limit(), head.lastSeq());
         return EventPage.of(events, query.fromSeq(), head.lastSeq()).toJson(json);
     }
 
     /**
-     * Catch-up from {@code fromSeq} (or after {@code Last-Event-ID}), then live. Each SSE event's
+     * Catch-up from {@code fromSeq} (or after {@code Last-Event-ID}), then live; of the session that started at
+     * {@code sessionStartedAt}, when the request names one ({@link StreamEventId#ofRequest}). Each SSE event's
      * {@code id} is its seq and the session's start ({@link StreamEventId}), so a client that reconnects with
      * {@code Last-Event-ID} misses nothing and sees nothing twice, and one whose session was erased meanwhile gets 404
      * rather than the events of a session made under the id since.
@@ -213,24 +218,20 @@ public class SessionResource {
     @Operation(hidden = true) // the same operation as page(), which documents both media types
     @Blocking // the instance holding the session, when it is another one, is asked first whether the caller sees it
     public Multi<OutboundSseEvent> stream(@PathParam("id") String sessionId, @QueryParam("fromSeq") String fromSeqParam,
+                                          @QueryParam(StreamEventId.START_PARAM) String startedAtParam,
                                           @HeaderParam("Last-Event-ID") String lastEventId, @Context Sse sse,
                                           @Context UriInfo uri, @Context HttpHeaders headers) {
         String tenantId = caller.principal().tenantId();
         requireSessionId(sessionId);
-        Long fromSeq = StrictInput.longParam(fromSeqParam, "fromSeq");
-        StreamEventId last = StreamEventId.parse(lastEventId);
-        long from = last != null ? last.nextSeq() : fromSeq == null ? 1 : fromSeq;
-        if (from < 1) {
-            throw ApiException.badRequest("fromSeq", "must be at least 1");
-        }
-        String check = "/v1/sessions/" + sessionId + (last == null ? "" : last.sameSessionQuery());
+        StreamEventId after = StreamEventId.ofRequest(lastEventId, StrictInput.longParam(fromSeqParam, "fromSeq"), startedAtParam);
+        String check = "/v1/sessions/" + sessionId + after.sameSessionQuery();
         var relayed = routing.streamFromOwner(StoreNames.HEADS, sessionId, check, uri, headers);
         if (relayed.isPresent()) {
             return relayed.get().map(frame -> SseRelay.event(sse, frame));
         }
         SessionHead head = visibleHead(sessionId);
-        StreamEventId.requireSameSession(last == null ? null : last.sessionStartedAt(), head.startedAt());
-        return live.stream(tenantId, head, from).map(e -> sse.newEventBuilder().id(StreamEventId.of(e.seq(), head.startedAt()))
+        StreamEventId.requireSameSession(after.sessionStartedAt(), head.startedAt());
+        return live.stream(tenantId, head, after.nextSeq()).map(e -> sse.newEventBuilder().id(StreamEventId.of(e.seq(), head.startedAt()))
                 .name(e.type()).data(json.write(e).toString()).build());
     }
 

@@ -40,7 +40,7 @@ final class StoreSamples {
     }
 
     static SessionSummary fullSummary() {
-        return SessionSummary.of(fullHead());
+        return SessionSummary.of(fullHead()).withHead(fullHead().lastSeq(), null); // as stored: the start is the head's
     }
 
     static SessionSummary minimalSummary() {

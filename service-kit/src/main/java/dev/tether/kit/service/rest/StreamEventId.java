@@ -21,9 +21,15 @@ public record StreamEventId(long seq, Instant sessionStartedAt) {
 
     /**
      * The query parameter of {@code GET /v1/sessions/{id}} that asks for the session only if it is the one that started
-     * then; the relays of a live stream check a reconnect's session with it before they open the stream.
+     * then; the relays of a live stream check a reconnect's session with it before they open the stream. The
+     * session-service's events, a page or a live stream, take it too ({@link #ofRequest}).
      */
     public static final String START_PARAM = "sessionStartedAt";
+
+    /** The query parameter's description in the services' API documents, on a session's events. */
+    public static final String START_PARAM_DESCRIPTION = "the session's start, as its list, claim and appends answer it "
+            + "(sessionStartedAt): 404 when the session under the id started at another instant (the one meant was erased "
+            + "and another made under its id). On a live stream a Last-Event-ID that names a start takes precedence";
 
     /** The header's description in the services' API documents. */
     public static final String HEADER_DESCRIPTION = "with text/event-stream: the id of the last event received "
@@ -60,6 +66,26 @@ public record StreamEventId(long seq, Instant sessionStartedAt) {
             throw ApiException.badRequest(HEADER, WANTED);
         }
         return new StreamEventId(seq, startedAt);
+    }
+
+    /**
+     * Where a live stream request goes on after, and which session it wants: after its {@code Last-Event-ID} (a
+     * reconnect), else before {@code fromSeq} (1 when absent); of the session that started as the header says, else as
+     * {@code sessionStartedAt} says, else of whichever session has the id.
+     *
+     * @throws ApiException 400 naming {@code Last-Event-ID}, {@code fromSeq} (below 1) or {@code sessionStartedAt} (not
+     *                      an instant)
+     */
+    public static StreamEventId ofRequest(String lastEventIdHeader, Long fromSeq, String startedAtParam) {
+        StreamEventId last = parse(lastEventIdHeader);
+        Instant startedAt = StrictInput.instantParam(startedAtParam, START_PARAM);
+        if (last != null) {
+            return last.sessionStartedAt != null || startedAt == null ? last : new StreamEventId(last.seq, startedAt);
+        }
+        if (fromSeq != null && fromSeq < 1) {
+            throw ApiException.badRequest("fromSeq", "must be at least 1");
+        }
+        return new StreamEventId(fromSeq == null ? 0 : fromSeq - 1, startedAt);
     }
 
     /**

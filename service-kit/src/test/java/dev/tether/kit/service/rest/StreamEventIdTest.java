@@ -36,6 +36,24 @@ class StreamEventIdTest {
     }
 
     @Test
+    void aRequest_goesOnAfterItsLastEventId_elseFromItsFromSeq_ofTheSessionEitherNames() {
+        Instant other = Instant.parse("2026-12-06T13:00:00Z");
+
+        assertThat(StreamEventId.ofRequest(null, null, null)).isEqualTo(new StreamEventId(0, null));
+        assertThat(StreamEventId.ofRequest(null, 5L, null).nextSeq()).isEqualTo(5);
+        assertThat(StreamEventId.ofRequest(null, 5L, START.toString())).isEqualTo(new StreamEventId(4, START));
+        assertThat(StreamEventId.ofRequest("9", 5L, START.toString())).isEqualTo(new StreamEventId(9, START));
+        assertThat(StreamEventId.ofRequest("9@" + other, 5L, START.toString())).as("the header's start first")
+                .isEqualTo(new StreamEventId(9, other));
+        assertThat(StreamEventId.ofRequest(null, 5L, START.toString()).sameSessionQuery())
+                .isEqualTo("?sessionStartedAt=2026-12-06T12%3A00%3A00.123Z");
+        assertThatThrownBy(() -> StreamEventId.ofRequest(null, 0L, null)).isInstanceOfSatisfying(ApiException.class,
+                e -> assertThat(e.body()).containsEntry("field", "fromSeq").containsEntry("message", "must be at least 1"));
+        assertThatThrownBy(() -> StreamEventId.ofRequest(null, 1L, "yesterday")).isInstanceOfSatisfying(ApiException.class,
+                e -> assertThat(e.body()).containsEntry("field", "sessionStartedAt"));
+    }
+
+    @Test
     void anotherSession_isTheSameIdWithAnotherStart_andNotFound() {
         StreamEventId id = StreamEventId.parse("3@2026-12-06T12:00:00.123Z");
 
