@@ -71,7 +71,8 @@ export type BatchCalls = Map<string, { readonly askSeq: number; readonly tool: s
 
 /** The plan for `item`, to be the event at seq `seq` when it is new. */
 export function planItem(item: Item, seq: number, log: CallsView, batch: BatchCalls): ItemPlan {
-  if (!wellFormed(item)) {
+  const exact = wellFormed(item);
+  if (!exact && item.type !== "function_call_result") {
     // half a surrogate pair (a text cut inside an emoji): the UTF-8 a typed event goes as would carry `?` instead; a
     // record's JSON text carries it escaped (\udXXX), so the item comes back as it was
     return { kind: "record", event: itemRecord(item) };
@@ -94,26 +95,34 @@ export function planItem(item: Item, seq: number, log: CallsView, batch: BatchCa
       // asked for already, by the tool's wrapper before it ran: refer to that request
       return { kind: "existing", seq: logged.askSeq, residual: argumentsOf(log.fields(logged.askSeq)) === item.arguments ? residual : item };
     }
-    if (!batch.has(item.callId) && isJsonObject(item.arguments) && item.callId.trim() !== "" && item.name.trim() !== "") {
+    if (!batch.has(item.callId) && isJsonObject(item.arguments) && fitsToolCall(item.callId, item.name)) {
       batch.set(item.callId, { askSeq: seq, tool: item.name, answered: false });
       return { kind: "typed", event: NewEvent.assistantMessage("", [{ callId: item.callId, tool: item.name, arguments: item.arguments }]), residual };
     }
   } else if (item.type === "function_call_result" && typeof item.callId === "string") {
-    const place = outputPlace(item);
+    // one well-formed text goes back into the residual; any other output (an image, a file, several parts, half a
+    // surrogate pair) is kept whole in it
+    const place = exact ? outputPlace(item) : undefined;
     const logged = log.call(item.callId);
-    if (place !== undefined && logged?.resultSeq !== undefined) {
+    if (logged?.resultSeq !== undefined) {
       const text = textOf(log.fields(logged.resultSeq));
-      return { kind: "existing", seq: logged.resultSeq, residual: text === place.text ? place.residual : item };
+      return { kind: "existing", seq: logged.resultSeq, residual: place !== undefined && text === place.text ? place.residual : item };
     }
     const pending = batch.get(item.callId);
     const askSeq = logged?.askSeq ?? pending?.askSeq;
     const tool = logged?.tool ?? pending?.tool;
-    if (place !== undefined && askSeq !== undefined && tool !== undefined && log.runnerOf(tool) === "RECORDED" && pending?.answered !== true) {
+    if (askSeq !== undefined && tool !== undefined && log.runnerOf(tool) === "RECORDED" && pending?.answered !== true) {
       if (pending !== undefined) {
         pending.answered = true;
       }
       const status = item.status === "incomplete" ? "ERROR" : "OK";
-      return typed(NewEvent.toolResult(item.callId, status, place.text, `${log.sessionId}/${askSeq}/${item.callId}`), place.text, place.residual);
+      const key = `${log.sessionId}/${askSeq}/${item.callId}`;
+      if (place !== undefined) {
+        return typed(NewEvent.toolResult(item.callId, status, place.text, key), place.text, place.residual);
+      }
+      // still the call's result: a call left without one stays open in Tether (its context shows a call never answered,
+      // and the session takes no more calls once 512 are open)
+      return { kind: "typed", event: NewEvent.toolResult(item.callId, status, shownOf(item.output), key), residual: item };
     }
   }
   return { kind: "record", event: itemRecord(item) };
@@ -235,6 +244,16 @@ function textPlace(item: Item): { text: string; residual: unknown } | undefined 
   return undefined;
 }
 
+/** What a result's event shows of an output that is not one text: its texts, and `[type]` for each other part. */
+function shownOf(output: unknown): string {
+  const parts: unknown[] = Array.isArray(output) ? output : [output];
+  const shown = parts.map((p) => {
+    const part = p as { type?: unknown; text?: unknown } | null | undefined;
+    return typeof p === "string" ? p : typeof part?.text === "string" ? part.text : `[${String(part?.type ?? typeof p)}]`;
+  });
+  return shown.join("\n").toWellFormed();
+}
+
 /** A function call result's text: a string output, or a text output's text. */
 function outputPlace(item: Item): { text: string; residual: unknown } | undefined {
   const output = item.output as unknown;
@@ -286,11 +305,20 @@ function isJsonObject(text: string): boolean {
   }
 }
 
-/** `text` as a record's key may hold it: no control characters, at most 512 characters. */
+/** `text` as a record's key may hold it: no control characters, at most 512 characters, no half of a surrogate pair. */
 function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 512);
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 512).toWellFormed();
   return clean === "" ? "-" : clean;
+}
+
+/** The longest call id and tool name a tool call in Tether may have (the sequencer's MAX_CALL_ID, HarnessTool.MAX_NAME). */
+const MAX_CALL_ID = 128;
+const MAX_TOOL_NAME = 128;
+
+/** Whether a call of this id and tool name can be a tool call in Tether's log: not blank, and not longer than Tether takes. */
+function fitsToolCall(callId: string, name: string): boolean {
+  return callId.trim() !== "" && name.trim() !== "" && callId.length <= MAX_CALL_ID && name.length <= MAX_TOOL_NAME;
 }
 
 /** JSON with every object's keys sorted: the same text for the same value. */

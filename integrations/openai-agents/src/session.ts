@@ -8,6 +8,7 @@ import {
   HarnessToolRunner,
   NewEvent,
   SessionLog,
+  TetherError,
   ToolOutput,
   type Claimed,
   type HarnessRunResult,
@@ -166,44 +167,68 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     if (requireItems(items, "addItems: items").length === 0) {
       return;
     }
-    await this.change(`add/${digest(canonical(items))}/${randomUUID()}`, async (plan) => plan.history({ op: "add", drop: 0, items: items as Item[] }, await this.callKeys()));
+    await this.log.exclusive(() => this.addInParts(items as Item[]));
+  }
+
+  /**
+   * Adds `items` as one change; when Tether refuses that as too large for one append (the session-service takes at most
+   * 512 KiB once content over 64 KiB is offloaded: a few hundred items, or several just under 64 KiB — an imported
+   * conversation, a turn's tool outputs), in parts, each a whole change: the first half, then the rest, so a crash
+   * between parts leaves a prefix of the items, each once. One item too large is refused as before. Inside `exclusive`.
+   */
+  private async addInParts(items: readonly Item[]): Promise<void> {
+    try {
+      await this.changeHeld(`add/${digest(canonical(items))}/${randomUUID()}`, async (plan) => plan.history({ op: "add", drop: 0, items }, await this.callItems()));
+    } catch (e) {
+      if (items.length < 2 || !tooLarge(e)) {
+        throw e;
+      }
+      const half = Math.ceil(items.length / 2);
+      await this.addInParts(items.slice(0, half));
+      await this.addInParts(items.slice(half));
+    }
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
-    if (!(await this.hasHistory())) {
-      return undefined; // nothing to pop: no session made, none claimed (a claim would fence the writer that has it)
-    }
     let popped: Item | undefined;
-    await this.change(`pop/${randomUUID()}`, async (plan) => {
-      const refs = this.fold.history();
-      if (refs.length === 0) {
-        popped = undefined;
-        return;
+    // looked at and changed in one turn on the log, as clearSession: a call made after this one (an addItems) comes after it
+    await this.log.exclusive(async () => {
+      if (!(await this.hasHistory())) {
+        return; // nothing to pop: no session made, none claimed (a claim would fence the writer that has it)
       }
-      popped = await this.item(refs[refs.length - 1]!);
-      plan.history({ op: "pop", drop: 1, items: [] });
+      await this.changeHeld(`pop/${randomUUID()}`, async (plan) => {
+        const refs = this.fold.history();
+        if (refs.length === 0) {
+          popped = undefined;
+          return;
+        }
+        popped = await this.item(refs[refs.length - 1]!);
+        plan.history({ op: "pop", drop: 1, items: [] });
+      });
     });
     return popped as AgentInputItem | undefined;
   }
 
   async clearSession(): Promise<void> {
-    if (!(await this.hasHistory())) {
-      return; // nothing to clear: no session made, none claimed
-    }
-    await this.change(`clear/${randomUUID()}`, async (plan) => {
-      const refs = this.fold.history();
-      if (refs.length === 0) {
-        return;
+    await this.log.exclusive(async () => {
+      if (!(await this.hasHistory())) {
+        return; // nothing to clear: no session made, none claimed
       }
-      // Tether's context drops them too: a compaction through the log's last event, the originals kept
-      plan.events.push(NewEvent.contextCompacted(this.fold.lastSeq, "The conversation's history was cleared by the application.", sources(refs, this.fold.lastSeq)));
-      plan.history({ op: "clear", drop: refs.length, items: [] });
+      await this.changeHeld(`clear/${randomUUID()}`, async (plan) => {
+        const refs = this.fold.history();
+        if (refs.length === 0) {
+          return;
+        }
+        // Tether's context drops them too: a compaction through the log's last event, the originals kept
+        plan.events.push(NewEvent.contextCompacted(this.fold.lastSeq, "The conversation's history was cleared by the application.", sources(refs, this.fold.lastSeq)));
+        plan.history({ op: "clear", drop: refs.length, items: [] });
+      });
     });
   }
 
-  /** Whether the session exists and its history has an item, as read now (a change checks again under the claim). */
+  /** Whether the session exists and its history has an item, as read now (a change checks again under the claim); inside `exclusive`. */
   private async hasHistory(): Promise<boolean> {
-    return this.log.exclusive(async () => (await this.log.sync()) && this.fold.history().length > 0);
+    return (await this.log.sync()) && this.fold.history().length > 0;
   }
 
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
@@ -231,7 +256,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         return; // a retry: nothing to do
       }
       if (transaction.type === "append_items") {
-        plan.history({ op: "add", drop: 0, items: transaction.items as Item[], id: operationId, tx }, await this.callKeys());
+        plan.history({ op: "add", drop: 0, items: transaction.items as Item[], id: operationId, tx }, await this.callItems());
       } else if (transaction.type === "replace_suffix") {
         const refs = this.fold.history();
         const expected = transaction.expectedSuffix as Item[];
@@ -399,11 +424,15 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         }
         const call = await this.ask(callId, original.name, input);
         const claim = await this.log.exclusive(() => this.log.claimed());
-        const result = await this.runner(claim, spec, async (invocation) => String(await original.invoke(runContext, input, withKey(details, invocation)))).run(
-          call.askSeq,
-          callId,
-          this.authorizationTimeoutMs,
-        );
+        const signal = (details as { signal?: AbortSignal } | undefined)?.signal;
+        const result = await this.runner(claim, spec, async (invocation) => {
+          if (signal?.aborted === true) {
+            // the run stopped waiting for the call before Tether authorized it (cancelled, the tool's timeoutMs, a sibling's
+            // failure) and gave the model an output of its own: the call must not take effect now, unseen
+            return ToolOutput.cancelled(`${original.name} was not run: the run stopped waiting for it (${String(signal.reason)})`);
+          }
+          return ToolOutput.ok(String(await original.invoke(runContext, input, withKey(details, invocation))));
+        }).run(call.askSeq, callId, this.authorizationTimeoutMs);
         return outputOf(result, original.name, callId);
       },
     } as FunctionTool<any, any, any>;
@@ -451,14 +480,14 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
    * A harness-run tools runner for the session: for one spec's call with the run's own invocation (`run`), or, to
    * resume, for every spec with its tool invoked as the SDK would (a new run context, the call as its details).
    */
-  private runner(claim: Claimed, spec?: TetherToolSpec, run?: (invocation: ToolInvocation) => Promise<string>): HarnessToolRunner {
+  private runner(claim: Claimed, spec?: TetherToolSpec, run?: (invocation: ToolInvocation) => Promise<ToolOutput>): HarnessToolRunner {
     const specs = spec === undefined ? this.options.tools ?? [] : [spec];
     return new HarnessToolRunner(this.client, claim, {
       tools: specs.map((s) => ({
         tool: declarationOf(s),
         run: async (invocation: ToolInvocation) => {
           if (run !== undefined) {
-            return ToolOutput.ok(await run(invocation));
+            return run(invocation);
           }
           const call = { type: "function_call" as const, callId: invocation.callId, name: invocation.tool, arguments: invocation.argumentsJson, status: "completed" as const };
           return ToolOutput.ok(String(await s.tool.invoke(new RunContext(), invocation.argumentsJson, withKey({ toolCall: call }, invocation))));
@@ -472,14 +501,17 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
 
   /** One change of the session: what `plan` puts in a batch, appended at once (see SessionLog.appendPlanned). */
   private async change(step: string, plan: (batch: Plan) => Promise<void>): Promise<void> {
-    await this.log.exclusive(async () => {
-      await this.log.claimed();
-      await this.log.sync();
-      await this.log.appendPlanned(step, async (firstSeq) => {
-        const batch = new Plan(firstSeq, this.fold);
-        await plan(batch);
-        return batch.events;
-      });
+    await this.log.exclusive(() => this.changeHeld(step, plan));
+  }
+
+  /** {@link change}, inside `exclusive`. */
+  private async changeHeld(step: string, plan: (batch: Plan) => Promise<void>): Promise<void> {
+    await this.log.claimed();
+    await this.log.sync();
+    await this.log.appendPlanned(step, async (firstSeq) => {
+      const batch = new Plan(firstSeq, this.fold);
+      await plan(batch);
+      return batch.events;
     });
   }
 
@@ -502,16 +534,13 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
 
   // --- reading -------------------------------------------------------------------------------------------------------
 
-  /** The call items the history has (see {@link callKey}). */
-  private async callKeys(): Promise<Set<string>> {
-    const keys = new Set<string>();
+  /** The call items the history has, by {@link callKey}: the latest call under each id, and its result if it has one. */
+  private async callItems(): Promise<Map<string, Item>> {
+    const items = new Map<string, Item>();
     for (const ref of this.fold.history()) {
-      const key = callKey(await this.item(ref));
-      if (key !== undefined) {
-        keys.add(key);
-      }
+      noteCall(items, await this.item(ref));
     }
-    return keys;
+    return items;
   }
 
   /** The item a reference stands for: the caller's own copy (what it changes in it, the fold does not see). */
@@ -542,17 +571,17 @@ class Plan {
   ) {}
 
   /** Plans `items` and the history record of the change (after whatever events were planned before it). */
-  history(change: { op: HistoryRecord["op"]; drop?: number; base?: null; items: readonly Item[]; id?: string; tx?: string; reuse?: Map<string, ItemRef> }, present?: ReadonlySet<string>): void {
+  history(change: { op: HistoryRecord["op"]; drop?: number; base?: null; items: readonly Item[]; id?: string; tx?: string; reuse?: Map<string, ItemRef> }, present?: ReadonlyMap<string, Item>): void {
     const add: ItemRef[] = [];
-    const seen = new Set(present);
+    const seen = new Map(present);
     for (const item of change.items) {
       const key = callKey(item);
-      if (key !== undefined && seen.has(key)) {
+      const earlier = key === undefined ? undefined : seen.get(key);
+      if (earlier !== undefined && (item.type !== "function_call" || sameCall(earlier, item))) {
         continue; // a call's request and its result are in a history once, whoever added them first
       }
-      if (key !== undefined) {
-        seen.add(key);
-      }
+      // a new call under an id the history has (a model that numbers its calls per turn) is another call: kept, and its result
+      noteCall(seen, item);
       const reused = change.reuse?.get(canonical(item));
       add.push(reused ?? this.plan(item));
     }
@@ -599,6 +628,22 @@ class Plan {
 /** `function_call:<callId>` or `function_call_result:<callId>` for a call's items; undefined for any other item. */
 export function callKey(item: Item): string | undefined {
   return (item.type === "function_call" || item.type === "function_call_result") && typeof item.callId === "string" ? `${item.type}:${item.callId}` : undefined;
+}
+
+/** Notes a call item by its {@link callKey}; a call's request makes the result of an earlier call under its id no longer its result. */
+function noteCall(calls: Map<string, Item>, item: Item): void {
+  const key = callKey(item);
+  if (key !== undefined) {
+    calls.set(key, item);
+    if (item.type === "function_call") {
+      calls.delete(`function_call_result:${String(item.callId)}`);
+    }
+  }
+}
+
+/** Whether two function call items are the same call: the same tool, with the same arguments. */
+function sameCall(a: Item, b: Item): boolean {
+  return a.name === b.name && sameArguments(String(a.arguments ?? ""), String(b.arguments ?? ""));
 }
 
 /** The seqs of a history's typed events at or before `through`: what a compaction summarises. */
@@ -688,6 +733,14 @@ function sameArguments(a: string, b: string): boolean {
 
 function parsed(text: string): unknown {
   return text.trim() === "" ? {} : JSON.parse(text);
+}
+
+/**
+ * Whether Tether refused an append as too large for one: a 413, as SessionLog words a refusal (`too_large` over the
+ * session-service's maxCommandBytes; `http_413` from the HTTP layer over its 16 MiB body limit).
+ */
+function tooLarge(error: unknown): boolean {
+  return error instanceof TetherError && /: the sequencer refused the batch \(413 /.test(error.message);
 }
 
 function digest(text: string): string {

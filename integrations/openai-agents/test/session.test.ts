@@ -3,7 +3,7 @@
  * @openai/agents-core with the SDK's own item types, the history kept append-only in the log, transactions, and a real
  * Runner with a scripted model beside the SDK's MemorySession.
  */
-import { Agent, MemorySession, Runner, tool, type AgentInputItem } from "@openai/agents-core";
+import { Agent, MemorySession, Runner, Usage, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from "@openai/agents-core";
 import { NewEvent, TetherClient } from "@tether/client";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -109,6 +109,26 @@ describe("TetherSession, the Session contract", () => {
   });
 });
 
+describe("TetherSession, calls made at once", () => {
+  it("applies them in the order they were made, as MemorySession does: a pop or a clear never takes an item added after it", async () => {
+    const [a, x, y] = ["a", "x", "y"].map((content) => ({ role: "user", content }) as AgentInputItem);
+    async function atOnce(s: TetherSession | MemorySession) {
+      await s.addItems([a!]);
+      const [popped] = await Promise.all([s.popItem(), s.addItems([x!])]);
+      const afterPop = await s.getItems();
+      await Promise.all([s.clearSession(), s.addItems([y!])]);
+      return { popped, afterPop, afterClear: await s.getItems() };
+    }
+
+    const tether = new FakeTether();
+    const onTether = await atOnce(session(tether, "oa-at-once"));
+
+    expect(onTether).toEqual(await atOnce(new MemorySession()));
+    expect(onTether).toEqual({ popped: a, afterPop: [x], afterClear: [y] });
+    expect(await session(tether, "oa-at-once").getItems()).toEqual([y]);
+  });
+});
+
 describe("TetherSession, nothing to change", () => {
   it("pops and clears an empty history without making a session or claiming one: another writer is not fenced", async () => {
     const tether = new FakeTether();
@@ -185,6 +205,42 @@ describe("a Runner on TetherSession", () => {
   });
 });
 
+describe("a Runner on TetherSession, with a model that numbers its calls per turn", () => {
+  it("keeps every run's call and result, as MemorySession does, though each run's call is call_0", async () => {
+    // a model of an OpenAI-compatible server that numbers the calls of each answer from 0: every run's call is call_0
+    const model: Model = {
+      async getResponse(request: ModelRequest): Promise<ModelResponse> {
+        const input = request.input as { type?: string; content?: unknown }[];
+        const last = input[input.length - 1]!;
+        const output = last.type === "function_call_result" ? [say("Done.", "msg-done")] : [callTool("lookup", "call_0", { city: String(last.content) })];
+        return { usage: new Usage({ requests: 1, inputTokens: 10, outputTokens: 1 }), output: output as ModelResponse["output"] };
+      },
+      async *getStreamedResponse() {
+        throw new Error("not used here");
+      },
+    };
+    const lookup = tool({ name: "lookup", description: "The weather", parameters: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` });
+    async function twoRuns(s: TetherSession | MemorySession) {
+      const agent = new Agent({ name: "weather", instructions: "Answer briefly.", model, tools: [lookup] });
+      const runner = new Runner({ tracingDisabled: true });
+      await runner.run(agent, "Lisbon", { session: s });
+      await runner.run(agent, "Porto", { session: s });
+      return s.getItems();
+    }
+
+    const tether = new FakeTether();
+    const onMemory = await twoRuns(new MemorySession());
+    const onTether = await twoRuns(session(tether, "oa-call-0"));
+
+    expect(onTether).toEqual(onMemory);
+    expect(onTether.filter((i) => (i as { type?: string }).type === "function_call_result").map((i) => (i as { output: { text: string } }).output.text)).toEqual([
+      "sunny in Lisbon",
+      "sunny in Porto",
+    ]);
+    expect(await session(tether, "oa-call-0").getItems()).toEqual(onMemory);
+  });
+});
+
 describe("a tool run through Tether", () => {
   it("refuses a call that reuses an earlier call's id with other arguments: it never gets that call's result, and nothing runs", async () => {
     const tether = new FakeTether();
@@ -220,5 +276,22 @@ describe("a tool run through Tether", () => {
     expect(log.filter((e) => e.type === "tool_result")).toEqual([]);
     expect(log.filter((e) => e.type === "assistant_message").flatMap((e) => (e.json.toolCalls as { callId: string }[]).map((c) => c.callId))).toEqual(["call-7"]);
     expect((await s.getItems()).filter((i) => (i as { type?: string }).type === "function_call_result")).toEqual([]);
+  });
+  it("does not run a call Tether authorizes after the run stopped waiting for it (the tool's timeoutMs): the call is cancelled, unrun", async () => {
+    const tether = new FakeTether(); // no approval-service: the test authorizes the call itself, late
+    let booked = 0;
+    const book = tool({ name: "book", description: "Books a flight", parameters: z.object({ to: z.string() }), timeoutMs: 200, execute: async ({ to }) => `booked ${to} (${++booked})` });
+    const s = new TetherSession({ client: tether as unknown as TetherClient, sessionId: "oa-timed-out", workerId: "test", tools: [{ tool: book }], authorizationTimeoutMs: 1_500 });
+    const agent = new Agent({ name: "travel", instructions: "Book.", model: new ScriptedModel([() => [callTool("book", "call-3", { to: "LIS" })], () => [say("Could not book.", "msg-no")]]), tools: [...s.tools] });
+
+    const result = await new Runner({ tracingDisabled: true }).run(agent, "Book Lisbon", { session: s });
+    expect(result.finalOutput).toBe("Could not book.");
+    // the model was told the call timed out; Tether's authorization comes only now
+    tether.addAsService("oa-timed-out", "tool_call_authorized", { callId: "call-3", basis: "POLICY" });
+
+    const answered = await tether.awaitEvent("oa-timed-out", 1, (e) => e.type === "tool_result", 5_000);
+    expect(answered?.json).toMatchObject({ callId: "call-3", status: "CANCELLED" });
+    expect(booked).toBe(0);
+    expect(tether.sessionsById.get("oa-timed-out")!.events.filter((e) => e.type === "tool_call_started")).toHaveLength(1);
   });
 });
