@@ -121,7 +121,8 @@ export class SessionLog {
    * batch: {@link enqueue} is the one that groups.
    *
    * @throws SessionTakenOverError once another writer claimed the session
-   * @throws TetherError when the session is gone or the sequencer refused the batch (naming the field)
+   * @throws TetherError when the session is gone or the sequencer refused the batch (its `apiError` the refusal, naming
+   *   the field)
    */
   async appendPlanned(step: string, plan: Plan): Promise<Appended | undefined> {
     const { appended } = await this.enqueue(step, plan);
@@ -269,9 +270,10 @@ export class SessionLog {
           group.forEach((p) => (p.alone = true));
           await this.planAgain(group);
         } else {
-          fail(group, new TetherError(
-            `session ${this.sessionId}: the sequencer refused the batch (${result.status} ${result.code}${result.field === undefined ? "" : `, field ${result.field}`}): ${result.message}`,
-          ));
+          const details = result.field === undefined ? {} : { field: result.field };
+          fail(group, new TetherError(`session ${this.sessionId}: the sequencer refused the batch`, {
+            apiError: Object.freeze({ status: result.status, code: result.code, message: result.message, details: Object.freeze(details) }),
+          }));
           await this.planAgain([]);
         }
     }

@@ -247,7 +247,8 @@ describe("SessionLog", () => {
     const { log } = logOf(port);
     const error = await log.appendPlanned("a", () => [NewEvent.userMessage("x")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TetherError);
-    expect(String((error as Error).message)).toContain("field events[0].content");
+    expect(String((error as Error).message)).toContain("400 invalid_field: bad {field=events[0].content}");
+    expect((error as TetherError).apiError).toEqual({ status: 400, code: "invalid_field", message: "bad", details: { field: "events[0].content" } });
   });
 
   describe("group commit", () => {
@@ -321,7 +322,7 @@ describe("SessionLog", () => {
       const [ra, rb, rc] = await Promise.allSettled([a.appended, b.appended, c.appended]);
       expect(ra.status).toBe("fulfilled");
       expect(rb.status).toBe("rejected");
-      expect(String((rb as PromiseRejectedResult).reason.message)).toContain("field events[1].content");
+      expect(String((rb as PromiseRejectedResult).reason.message)).toContain("{field=events[1].content}");
       expect(rc.status).toBe("fulfilled");
       expect(port.appends.map((x) => x.events.length)).toEqual([1, 3, 2, 1]); // a; b+c refused; b alone refused; c alone
       expect(contentsOf(port.logged)).toEqual(["a at 3", "c at 4"]);

@@ -736,11 +736,11 @@ function parsed(text: string): unknown {
 }
 
 /**
- * Whether Tether refused an append as too large for one: a 413, as SessionLog words a refusal (`too_large` over the
- * session-service's maxCommandBytes; `http_413` from the HTTP layer over its 16 MiB body limit).
+ * Whether Tether refused an append as too large for one: a 413 (`too_large` over the session-service's maxCommandBytes;
+ * `http_413` from the HTTP layer over its 16 MiB body limit).
  */
 function tooLarge(error: unknown): boolean {
-  return error instanceof TetherError && /: the sequencer refused the batch \(413 /.test(error.message);
+  return error instanceof TetherError && error.apiError?.status === 413;
 }
 
 function digest(text: string): string {
