@@ -25,7 +25,9 @@ import java.util.Objects;
  * replace the stand-in, so the tail starts at the first assistant message with a call in flight. A
  * call whose turn was interrupted stays cancelled, and a later {@code CANCELLED} result renders the
  * same; a later {@code OK} or {@code ERROR} result for it, a race of the interruption with the tool,
- * replaces the cancellation and so changes the prefix once.
+ * replaces the cancellation and so changes the prefix once. Every call is rendered under an id both providers take
+ * (letters, digits, {@code _} and {@code -}, at most 40 characters), the same in every context: its own, or one made
+ * from it ({@code TranscriptWalk}).
  *
  * <p>How each event type is rendered is told by {@code TranscriptWalk}; the provider formats by
  * {@code OpenAiFormat} and {@code AnthropicFormat}.
@@ -54,8 +56,10 @@ public final class ContextRenderer {
     /**
      * The messages of the turns of {@code events} alone, in a format that renders each turn apart
      * ({@link ContextFormat#rendersTurnsApart}): the same as theirs in any context that holds these events and others
-     * before and after them, provided every tool call among them has its first result among them or none at all, and
-     * none of them is the first result of a call before them (so no result is rendered apart from its call).
+     * before and after them, provided every tool call among them has its first result among them or none at all,
+     * none of them is the first result of a call before them (so no result is rendered apart from its call), and no call
+     * id among them, or named by a note among them, is asked for twice in that context (a fork's own call reusing its
+     * parent's id is rendered {@code <id>_2} there, but as asked here).
      *
      * @throws IllegalArgumentException for a format that merges turns, or an event type this renderer does not know
      */

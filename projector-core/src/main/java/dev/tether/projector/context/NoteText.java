@@ -64,21 +64,25 @@ final class NoteText {
     /**
      * A human's decision on a call whose outcome was unknown, e.g. {@code [tool call c1: a human confirmed it took effect]},
      * then the reason. After a retry the call's new result follows as a note of its own.
+     *
+     * @param callId the id the call is rendered under, which may differ from the one the harness used
      */
-    static String resolved(ToolOutcomeResolved resolved) {
+    static String resolved(ToolOutcomeResolved resolved, String callId) {
         String what = switch (resolved.resolution()) {
             case MARK_DONE -> "a human confirmed it took effect";
             case RETRY -> "a human had it run again; its new result follows";
             case ABANDON -> "a human abandoned it; it is not run again and its effect stays unknown";
         };
-        return ContentText.joinLines("[tool call " + resolved.callId() + ": " + what + "]", resolved.reason());
+        return ContentText.joinLines("[tool call " + callId + ": " + what + "]", resolved.reason());
     }
 
     /**
      * A result whose call is not in the context (it was compacted away, or the result came twice):
      * {@code [result of tool call <callId>]}, then the result's text.
+     *
+     * @param callId the id the call is rendered under, which may differ from the one the harness used
      */
-    static String orphanResult(ToolResult result) {
-        return "[result of tool call " + result.callId() + "]\n" + ToolResultText.of(result);
+    static String orphanResult(ToolResult result, String callId) {
+        return "[result of tool call " + callId + "]\n" + ToolResultText.of(result);
     }
 }

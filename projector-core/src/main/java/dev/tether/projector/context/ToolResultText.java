@@ -10,7 +10,9 @@ import java.util.LinkedHashMap;
  * The text a model sees as the result of a tool call. Pure and thread-safe.
  *
  * <ul>
- *   <li>{@code OK}: the content (with the marker of {@link ContentText} when offloaded);
+ *   <li>{@code OK}: the content (with the marker of {@link ContentText} when offloaded), or {@value #NO_OUTPUT} when
+ *       it is empty or only whitespace (a command that printed nothing): Anthropic refuses a {@code tool_result} whose
+ *       content is empty as one missing, and a text that is only whitespace;
  *   <li>{@code ERROR} and {@code UNKNOWN}: {@code {"error":<content>,"status":"ERROR"}} or
  *       {@code {"error":<content>,"status":"UNKNOWN"}}, the content as a JSON string;
  *   <li>{@code CANCELLED}, and every call that has no result: {@value #CANCELLED}, whatever the
@@ -22,6 +24,9 @@ final class ToolResultText {
     /** The result of a call that was cancelled or never answered. */
     static final String CANCELLED = "{\"error\":\"cancelled_by_user\"}";
 
+    /** The result of a call that succeeded with no output. */
+    static final String NO_OUTPUT = "(no output)";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private ToolResultText() {}
@@ -30,7 +35,7 @@ final class ToolResultText {
     static String of(ToolResult result) {
         String content = ContentText.of(result.content(), result.artifact());
         return switch (result.status()) {
-            case OK -> content;
+            case OK -> content.isBlank() ? NO_OUTPUT : content;
             case ERROR, UNKNOWN -> failure(content, result.status());
             case CANCELLED -> CANCELLED;
         };

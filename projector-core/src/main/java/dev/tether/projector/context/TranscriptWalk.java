@@ -24,13 +24,18 @@ import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.event.UnknownEvent;
 import dev.tether.core.event.UserMessage;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * Walks a session's events in seq order and collects their turns. Mutable, for one walk by one thread.
@@ -41,8 +46,11 @@ import java.util.function.Supplier;
  *       only whitespace, which some providers refuse; an assistant turn's calls are kept without its text);
  *   <li>{@code tool_result}: the outcome of its call, inside the assistant turn that made the call, so it is
  *       rendered right after that turn whatever came in between; a result whose call is not among the events
- *       (compacted away) or that came a second time becomes a note at its own position;
- *   <li>a call id already rendered earlier in the context is rendered as {@code <id>_2} (or the next number free): a
+ *       (compacted away) or that came a second time becomes a note at its own position, which names the call by the id
+ *       it is rendered under (as does the note of a {@code tool_outcome_resolved});
+ *   <li>a call id that a provider would refuse (other characters than letters, digits, {@code _} and {@code -}, or
+ *       longer than 40) is rendered under one it takes ({@link #providerId}); a call id already rendered earlier in the
+ *       context is rendered as {@code <id>_2} (or the next number free, cut to 40 characters): a
  *       session never reuses a call id, but a fork's own calls may reuse one of its parent's before the fork point,
  *       and providers refuse a context with one id twice (Anthropic: "tool_use ids must be unique"). Its result
  *       still finds it by the id the harness used, the latest call with that id;
@@ -61,9 +69,16 @@ import java.util.function.Supplier;
  */
 final class TranscriptWalk {
 
+    /** The longest tool call id OpenAI takes. */
+    private static final int MAX_RENDERED_ID = 40;
+
+    private static final Pattern PROVIDER_ID = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_RENDERED_ID + "}");
+    private static final int HASH_BYTES = 6; // 12 hex digits
+
     private final List<Supplier<Turn>> turns = new ArrayList<>();
     private final Map<String, OpenCall> awaitingResult = new HashMap<>();
     private final Set<String> renderedIds = new HashSet<>();
+    private final Map<String, String> renderedIdOf = new HashMap<>(); // asked id -> rendered id, of the latest call with it
     private List<OpenCall> latestCalls = List.of();
 
     /** Adds the turn of the next event, if it has one. */
@@ -89,7 +104,7 @@ final class TranscriptWalk {
         } else if (payload instanceof SessionClosed closed) {
             addUser(NoteText.closed(closed));
         } else if (payload instanceof ToolOutcomeResolved resolved) {
-            addUser(NoteText.resolved(resolved));
+            addUser(NoteText.resolved(resolved, shownId(resolved.callId())));
         } else if (!isBookkeeping(payload)) {
             throw new IllegalArgumentException("no rendering for event type " + payload.type());
         }
@@ -141,29 +156,62 @@ final class TranscriptWalk {
         String text = content.isBlank() ? "" : content;
         latestCalls = message.toolCalls().stream().map(call -> new OpenCall(call.callId(), rendered(call))).toList();
         latestCalls.forEach(call -> awaitingResult.put(call.askedId, call));
+        latestCalls.forEach(call -> renderedIdOf.put(call.askedId, call.call.callId()));
         if (!text.isEmpty() || !latestCalls.isEmpty()) {
             List<OpenCall> calls = latestCalls;
             turns.add(() -> new Turn.Assistant(text, calls.stream().map(OpenCall::outcome).toList()));
         }
     }
 
-    /** The call as rendered: under an id no call rendered before it has. */
+    /**
+     * The id a note names a call by: the id its latest call is rendered under, so the model finds that call by it, or for a
+     * call not among the events (compacted away) the id it would be rendered under.
+     */
+    private String shownId(String askedId) {
+        return renderedIdOf.getOrDefault(askedId, providerId(askedId));
+    }
+
+    /** The call as rendered: under an id both providers take ({@link #providerId}) that no call rendered before it has. */
     private ToolCall rendered(ToolCall call) {
-        if (renderedIds.add(call.callId())) {
-            return call;
+        String base = providerId(call.callId());
+        String id = base;
+        for (int n = 2; !renderedIds.add(id); n++) {
+            String suffix = "_" + n;
+            id = base.substring(0, Math.min(base.length(), MAX_RENDERED_ID - suffix.length())) + suffix;
         }
-        for (int n = 2; ; n++) {
-            String id = call.callId() + "_" + n;
-            if (renderedIds.add(id)) {
-                return new ToolCall(id, call.tool(), call.argumentsJson());
-            }
+        return id.equals(call.callId()) ? call : new ToolCall(id, call.tool(), call.argumentsJson());
+    }
+
+    /**
+     * {@code callId} if both providers take it as a tool call id: only ASCII letters, digits, {@code _} and {@code -}
+     * (Anthropic: "tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"), at most {@value #MAX_RENDERED_ID}
+     * characters (OpenAI: "string too long. Expected a string with maximum length 40"). Tether takes any call id up to
+     * 128 characters, and frameworks make ids such as {@code functions.read_file:0} or 50-character item ids; such an id
+     * is rendered as its first 27 characters, each one not allowed as {@code _}, then {@code _} and 12 hex digits of
+     * its SHA-256: the same in every context, and two ids that differ are, but for a 48-bit hash collision (then the
+     * later call is renamed as a reused id is), rendered apart.
+     */
+    private static String providerId(String callId) {
+        if (PROVIDER_ID.matcher(callId).matches()) {
+            return callId;
+        }
+        String hash = HexFormat.of().formatHex(sha256(callId), 0, HASH_BYTES);
+        String kept = callId.substring(0, Math.min(callId.length(), MAX_RENDERED_ID - 1 - hash.length()));
+        return kept.replaceAll("[^A-Za-z0-9_-]", "_") + "_" + hash;
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
         }
     }
 
     private void addResult(ToolResult result) {
         OpenCall call = awaitingResult.remove(result.callId());
         if (call == null) {
-            addUser(NoteText.orphanResult(result));
+            addUser(NoteText.orphanResult(result, shownId(result.callId())));
         } else {
             call.result = result;
         }

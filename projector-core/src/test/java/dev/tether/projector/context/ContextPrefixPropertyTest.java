@@ -84,6 +84,29 @@ class ContextPrefixPropertyTest {
             assertRolesAlternateStartingWithUser(context.messages());
             assertEveryToolUseAnsweredInTheNextMessage(context.messages());
         }
+        assertEveryCallIdAndResultAcceptable(context.messages());
+    }
+
+    /**
+     * Property 4: every tool call id is one both providers take (Anthropic: {@code ^[a-zA-Z0-9_-]+$}, OpenAI: at most 40
+     * characters), and no result is blank (Anthropic refuses an empty {@code tool_result}).
+     */
+    private static void assertEveryCallIdAndResultAcceptable(List<Map<String, Object>> messages) {
+        for (Map<String, Object> message : messages) {
+            assertThat(ids(list(message.get("tool_calls")), "id")).allSatisfy(id -> assertThat(id).matches("[A-Za-z0-9_-]{1,40}"));
+            if ("tool".equals(message.get("role"))) {
+                assertThat((String) message.get("content")).isNotBlank();
+            }
+            if (message.get("content") instanceof List<?>) {
+                for (Map<String, Object> block : list(message.get("content"))) {
+                    if ("tool_use".equals(block.get("type"))) {
+                        assertThat((String) block.get("id")).matches("[A-Za-z0-9_-]{1,40}");
+                    } else if ("tool_result".equals(block.get("type"))) {
+                        assertThat((String) block.get("content")).isNotBlank();
+                    }
+                }
+            }
+        }
     }
 
     /** Property 1: the tool messages right after an assistant message answer exactly its tool calls. */

@@ -193,6 +193,45 @@ class ContextRendererTest {
             assertThat(results).containsExactly(List.of("c-1", "first"), List.of("c-1_2", "second"), List.of("c-1_2_2", "third"));
         }
 
+        /**
+         * Anthropic refuses a tool_use id other than {@code ^[a-zA-Z0-9_-]+$}, OpenAI a tool call id over 40 characters;
+         * Tether takes any call id up to 128 characters (a Kimi model's {@code functions.read_file:0}, an OpenAI
+         * Responses item id {@code fc_...} of 53).
+         */
+        @Test
+        void givenCallIdsAProviderRefuses_whenRendered_thenEachIsRenderedUnderAnIdBothTake_stableAndWithItsResult() {
+            String colons = "functions.read_file:0";
+            String tooLong = "fc_" + "0123456789".repeat(5);
+            var log = new SessionFixture().user("go").assistant("", call(colons), call(tooLong), call("call_ok-1"))
+                    .result(colons, ToolStatus.OK, "one").result(tooLong, ToolStatus.OK, "two").result("call_ok-1", ToolStatus.OK, "three")
+                    .user("again").assistant("", call("functions.read_file:1"));
+
+            for (ContextFormat format : ContextFormat.values()) {
+                List<List<Object>> calls = callsAndResults(ContextRenderer.render(log.input(), format));
+                assertThat(calls).as(format.name()).hasSize(4).allSatisfy(pair ->
+                        assertThat((String) pair.get(0)).matches("[A-Za-z0-9_-]{1,40}"));
+                assertThat(calls.stream().map(pair -> pair.get(0)).distinct()).hasSize(4);
+                assertThat(calls).extracting(pair -> pair.get(1)).containsExactly("one", "two", "three", CANCELLED);
+                assertThat(calls.get(2).get(0)).as("an id both take is kept").isEqualTo("call_ok-1");
+                assertThat((String) calls.get(0).get(0)).startsWith("functions_read_file_0_");
+
+                List<List<Object>> earlier = callsAndResults(ContextRenderer.render(log.inputAt(6), format));
+                assertThat(earlier).as("the same id in every context").isEqualTo(calls.subList(0, 3));
+            }
+        }
+
+        @Test
+        void givenAReusedCallIdOf39Characters_whenRendered_thenItsRenamingStaysWithin40() {
+            String id = "c".repeat(39);
+            var log = new SessionFixture().user("go").assistant("", call(id)).result(id, ToolStatus.OK, "first")
+                    .user("again").assistant("", call(id)).result(id, ToolStatus.OK, "second");
+
+            for (ContextFormat format : ContextFormat.values()) {
+                assertThat(callsAndResults(ContextRenderer.render(log.input(), format))).as(format.name())
+                        .containsExactly(List.of(id, "first"), List.of("c".repeat(38) + "_2", "second"));
+            }
+        }
+
         @Test
         void givenCallWithoutResult_whenRenderedForAnthropic_thenToolResultIsError() {
             var log = new SessionFixture().user("go").assistant("Reading.", call("c-1"));
@@ -253,6 +292,22 @@ class ContextRendererTest {
             assertThat(blocks(anthropic.messages().get(indexOfRole(anthropic, "assistant") + 1)))
                     .filteredOn(block -> "tool_result".equals(block.get("type")))
                     .extracting(block -> block.get("is_error")).containsExactly(true, true);
+        }
+
+        /** A command that printed nothing: Anthropic refuses a tool_result with empty content, and whitespace-only text. */
+        @Test
+        void givenOkResultsWithNoOutput_whenRendered_thenTheySaySo_andAnthropicDoesNotMarkThemErrors() {
+            var log = new SessionFixture().user("go").assistant("", call("c-1"), call("c-2"))
+                    .result("c-1", ToolStatus.OK, "").result("c-2", ToolStatus.OK, " \n");
+
+            for (ContextFormat format : ContextFormat.values()) {
+                assertThat(callsAndResults(ContextRenderer.render(log.input(), format))).as(format.name())
+                        .containsExactly(List.of("c-1", "(no output)"), List.of("c-2", "(no output)"));
+            }
+            ModelContext anthropic = ContextRenderer.render(log.input(), ContextFormat.ANTHROPIC);
+            assertThat(blocks(anthropic.messages().get(indexOfRole(anthropic, "assistant") + 1)))
+                    .filteredOn(block -> "tool_result".equals(block.get("type")))
+                    .extracting(block -> block.get("is_error")).containsExactly(false, false);
         }
 
         @Test
@@ -407,6 +462,29 @@ class ContextRendererTest {
             assertThat(contents(context)).containsSubsequence(
                     "[tool call c-1: a human had it run again; its new result follows]\nthe server saw nothing",
                     "[result of tool call c-1]\npage text");
+        }
+
+        @Test
+        void givenCallsRenderedUnderAnotherId_whenAHumanResolvesThemAndTheyAreRetried_thenTheNotesNameThemAsRendered() {
+            // an id a provider refuses, and a fork's own call reusing its parent's id
+            var log = new SessionFixture().user("go").assistant("Fetching.", call("functions.fetch:0"))
+                    .result("functions.fetch:0", ToolStatus.UNKNOWN, "executor crashed mid-call")
+                    .append(new ToolOutcomeResolved("functions.fetch:0", OutcomeResolution.RETRY, "alice", ""))
+                    .result("functions.fetch:0", ToolStatus.OK, "page text")
+                    .assistant("Reading.", call("c-1")).result("c-1", ToolStatus.OK, "parent's")
+                    .user("again").assistant("Reading again.", call("c-1")).result("c-1", ToolStatus.UNKNOWN, "lost")
+                    .append(new ToolOutcomeResolved("c-1", OutcomeResolution.MARK_DONE, "bob", ""));
+
+            ModelContext context = ContextRenderer.render(log.input(), ContextFormat.OPENAI);
+
+            List<List<Object>> calls = callsAndResults(context);
+            String fetch = (String) calls.get(0).get(0);
+            assertThat(fetch).isNotEqualTo("functions.fetch:0");
+            assertThat(calls.get(2).get(0)).isEqualTo("c-1_2");
+            assertThat(contents(context)).containsSubsequence(
+                    "[tool call " + fetch + ": a human had it run again; its new result follows]",
+                    "[result of tool call " + fetch + "]\npage text",
+                    "[tool call c-1_2: a human confirmed it took effect]");
         }
 
         @Test
@@ -639,6 +717,28 @@ class ContextRendererTest {
 
             assertThat(texts(anthropic.messages().get(0))).startsWith(Conversation.NO_OBJECTIVE).noneMatch(t -> ((String) t).isBlank());
         }
+    }
+
+    /** Each tool call's id and the content of its result, in call order, in either format. */
+    private static List<List<Object>> callsAndResults(ModelContext context) {
+        var ids = new ArrayList<Object>();
+        var results = new java.util.HashMap<Object, Object>();
+        for (Map<String, Object> m : context.messages()) {
+            if (m.get("tool_calls") instanceof List<?> calls) {
+                calls.forEach(c -> ids.add(((Map<?, ?>) c).get("id")));
+            } else if ("tool".equals(m.get("role"))) {
+                results.put(m.get("tool_call_id"), m.get("content"));
+            } else if (context.format() == ContextFormat.ANTHROPIC) {
+                for (Map<String, Object> block : blocks(m)) {
+                    if ("tool_use".equals(block.get("type"))) {
+                        ids.add(block.get("id"));
+                    } else if ("tool_result".equals(block.get("type"))) {
+                        results.put(block.get("tool_use_id"), block.get("content"));
+                    }
+                }
+            }
+        }
+        return ids.stream().map(id -> List.of(id, results.get(id))).toList();
     }
 
     /** The input with every event after the start and no compaction passed apart. */

@@ -27,7 +27,7 @@ import java.util.stream.IntStream;
  * for one) appends nothing, so a shrunk list is still a session.
  *
  * <p>Realistic means what Tether guarantees: results come once per call, after the call, possibly
- * after other events; a call of an interrupted turn gets a {@code CANCELLED} result or none;
+ * after other events, some with no output; call ids are any Tether takes, some of them ids a provider refuses; a call of an interrupted turn gets a {@code CANCELLED} result or none;
  * compactions summarize through a seq no earlier than the previous compaction's.
  */
 final class SessionScript {
@@ -99,12 +99,17 @@ final class SessionScript {
     }
 
     private void reply(AssistantReplies replies) {
-        latestTurn = IntStream.range(0, replies.calls()).mapToObj(i -> new WaitingCall("c-" + ++calls)).toList();
+        latestTurn = IntStream.range(0, replies.calls()).mapToObj(i -> new WaitingCall(callId(++calls))).toList();
         waiting.addAll(latestTurn);
         ToolCall[] toolCalls = latestTurn.stream()
                 .map(call -> new ToolCall(call.callId, "read_file", "{\"path\":\"" + call.callId + "\"}"))
                 .toArray(ToolCall[]::new);
         log.assistant(replies.withText() ? "I will look." : "", toolCalls);
+    }
+
+    /** {@code c-<n>}, and every third an id that a provider refuses as it is, as some models' are. */
+    private static String callId(int n) {
+        return n % 3 == 0 ? "functions.read_file:" + n : "c-" + n;
     }
 
     private void deliver(ResultArrives arrives) {
@@ -113,7 +118,7 @@ final class SessionScript {
         }
         WaitingCall call = waiting.remove(arrives.pick() % waiting.size());
         ToolStatus status = call.interrupted ? ToolStatus.CANCELLED : arrives.status();
-        log.result(call.callId, status, "output of " + call.callId);
+        log.result(call.callId, status, arrives.pick() == 3 ? "" : "output of " + call.callId); // some print nothing
     }
 
     private void interrupt(UserInterrupts interrupts) {
