@@ -27,8 +27,13 @@ final class MemoryLog {
         /** The seq of the {@code assistant_message} that asked for it. */
         final long askSeq;
         final Runner runner;
-        /** The seq of its {@code tool_result}; 0 while it has none. */
+        /** The seq of its latest {@code tool_result}; 0 while it has none. */
         long resultSeq;
+        /**
+         * Its latest result is UNKNOWN and no person has settled it since (MARK_DONE, ABANDON; a RETRY waits for the next
+         * attempt's result): the call is not answered, whatever {@link #resultSeq} says.
+         */
+        boolean outcomeOpen;
         /** The seq of the event that opened its latest approval item (its {@code approval_requested}, or an UNKNOWN result); 0: none. */
         long itemSeq;
 
@@ -37,6 +42,11 @@ final class MemoryLog {
             this.tool = tool;
             this.askSeq = askSeq;
             this.runner = runner;
+        }
+
+        /** Whether the log answers it: it has a result, and not an UNKNOWN one that no person settled since. */
+        boolean answered() {
+            return resultSeq > 0 && !outcomeOpen;
         }
     }
 
@@ -49,6 +59,8 @@ final class MemoryLog {
     private final Map<String, Call> calls = new HashMap<>();
     private List<Declared> declared = List.of();
     private String systemPrompt;
+    /** The epoch of the session's latest claim; 0 before any. */
+    private long claimEpoch;
     /** The seqs of this package's memory records, in log order; the last is the memory as it stands. */
     private final List<Long> memoryRecords = new ArrayList<>();
 
@@ -104,6 +116,7 @@ final class MemoryLog {
                 declared = declarations(json.path("harnessTools"));
                 systemPrompt = logged.text("systemPrompt");
             }
+            case "session_claimed" -> claimEpoch = json.path("epoch").asLong();
             case "assistant_message" -> {
                 for (JsonNode call : json.path("toolCalls")) {
                     String callId = call.path("callId").asText();
@@ -115,9 +128,16 @@ final class MemoryLog {
                 Call call = calls.get(logged.text("callId"));
                 if (call != null) {
                     call.resultSeq = seq;
-                    if ("UNKNOWN".equals(logged.text("status"))) {
+                    call.outcomeOpen = "UNKNOWN".equals(logged.text("status"));
+                    if (call.outcomeOpen) {
                         call.itemSeq = seq;
                     }
+                }
+            }
+            case "tool_outcome_resolved" -> {
+                Call call = calls.get(logged.text("callId"));
+                if (call != null && !"RETRY".equals(logged.text("resolution"))) {
+                    call.outcomeOpen = false;
                 }
             }
             case "approval_requested" -> {
@@ -154,6 +174,11 @@ final class MemoryLog {
         Declared own = declared.stream().filter(d -> d.name().equals(tool)).findFirst()
                 .or(() -> declared.stream().filter(d -> d.name().equals("*")).findFirst()).orElse(null);
         return own == null ? Runner.EXECUTOR : own.recordedOnly() ? Runner.RECORDED : Runner.HARNESS;
+    }
+
+    /** The epoch of the session's latest claim ({@code session_claimed}); 0 before any. */
+    long claimEpoch() {
+        return claimEpoch;
     }
 
     /** The session's system prompt ({@code session_started}); null before it or when it has none. */

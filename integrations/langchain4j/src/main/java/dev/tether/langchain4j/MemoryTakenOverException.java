@@ -3,7 +3,8 @@ package dev.tether.langchain4j;
 /**
  * Another process claimed the memory's session after this store did: Tether fenced this one, and nothing it writes to
  * the memory is appended, neither a message nor a tool's start or result (the memory has one writer). Stop working on
- * the memory here; it is the other process's.
+ * the memory here; it is the other process's. To take it back deliberately (the other process is gone, or the memory
+ * is to go on here), resume it: {@link TetherTools#resume} claims it anew.
  */
 public final class MemoryTakenOverException extends TetherMemoryException {
 

@@ -297,7 +297,26 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
                 if (!sync(state)) {
                     throw new TetherMemoryException("memory " + memoryId + " has no session " + state.sessionId + " yet: nothing to run");
                 }
-                claim(state, null);
+                claim(state, harnessVersion);
+            }
+            return state.claim;
+        });
+    }
+
+    /**
+     * A claim of the memory's session that is its latest, for {@link TetherTools#resume}: this store's own when no one
+     * claimed the session since, else a new one — resuming takes the memory over, fencing a process that still works on
+     * it, whether this store claimed it before, lost it to another process since, or never had it.
+     */
+    Claimed takeOver(Object memoryId) {
+        return locked(memoryId, state -> {
+            if (!sync(state)) {
+                throw new TetherMemoryException("memory " + memoryId + " has no session " + state.sessionId + " yet: nothing to resume");
+            }
+            if (state.lost != null || state.claim == null || state.claim.epoch() != state.log.claimEpoch()) {
+                claim(state, harnessVersion);
+                state.lost = null;
+                sync(state);
             }
             return state.claim;
         });
@@ -333,12 +352,15 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         return true;
     }
 
-    /** The result message the call's {@code tool_result} stands for (the log read up to now); empty while it has none. */
+    /**
+     * The result message the call's {@code tool_result} stands for (the log read up to now); empty while it has none, or
+     * only an UNKNOWN one that no person settled.
+     */
     Optional<ToolExecutionResultMessage> resultMessage(Object memoryId, String callId) {
         return locked(memoryId, state -> {
             sync(state);
             Optional<Call> call = state.log.call(callId);
-            if (call.isEmpty() || call.get().resultSeq == 0) {
+            if (call.isEmpty() || !call.get().answered()) {
                 return Optional.empty();
             }
             Logged event = state.log.event(call.get().resultSeq);
@@ -809,8 +831,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         }
         if (message instanceof ToolExecutionResultMessage result && result.id() != null) {
             Optional<Call> logged = log.call(result.id());
-            if (logged.isPresent() && logged.get().resultSeq > 0) {
+            if (logged.isPresent() && logged.get().answered()) {
                 // answered already: by its harness-run runner, or an earlier write of the same message; refer to that result
+                // (not an UNKNOWN one no person settled: Tether takes no result of that call, and neither does the memory)
                 Logged event = log.event(logged.get().resultSeq);
                 return MessageMapping.refTo(event.seq(), message, event.type(), event.json(), fullText(event), toolOf);
             }
@@ -1104,8 +1127,8 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
 
         /**
          * The most memories whose logs the store keeps while no call uses them ({@link #DEFAULT_MAX_CACHED_MEMORIES} by
-         * default): beyond it the least recently used are dropped, each keeping only its claim (a few dozen bytes), and
-         * read again from Tether when next used. The memories in use at once are always kept.
+         * default): beyond it the least recently used are dropped, each keeping only its claim (about 350 bytes, for as long
+         * as the store lives), and read again from Tether when next used. The memories in use at once are always kept.
          */
         public Builder maxCachedMemories(int max) {
             if (max < 1) {

@@ -195,18 +195,19 @@ public final class TetherTools implements ToolProvider {
      * runs again; a mutating one through its hook, or it waits for a person), an authorized one runs, one waiting for
      * its authorization waits up to the authorization timeout, and one with a result in Tether reports it. When every
      * such call has its result, they go into the memory, in the AI message's order. Claims the memory's session first,
-     * so a process that still works on it is fenced.
+     * so a process that still works on it is fenced: anew unless this store's claim is the session's latest, so a memory
+     * another process took over from this store comes back to it here (until then the store's writes to it are refused).
      *
      * @return what the memory needs next: {@link Resumed.Next#MODEL} (call the AI Service again), {@link Resumed.Next#NOTHING}
      *         (its last turn is complete, or it is empty), {@link Resumed.Next#PERSON} (calls wait for an approver)
-     * @throws MemoryTakenOverException if another process claimed the memory meanwhile
+     * @throws MemoryTakenOverException if another process claimed the memory while this resumed it
      */
     public Resumed resume(Object memoryId) {
         List<ChatMessage> messages = store.getMessages(memoryId);
         if (messages.isEmpty()) {
             return new Resumed(Resumed.Next.NOTHING, List.of(), List.of());
         }
-        store.claimFor(memoryId);
+        store.takeOver(memoryId);
         var results = new ArrayList<ToolExecutionResultMessage>();
         var pending = new ArrayList<ToolCallPendingException>();
         int last = lastAiMessage(messages);

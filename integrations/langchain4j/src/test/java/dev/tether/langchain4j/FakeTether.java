@@ -44,6 +44,7 @@ import dev.tether.client.SessionInfo;
 import dev.tether.client.Subscription;
 import dev.tether.client.TetherClient;
 import dev.tether.client.TetherOptions;
+import dev.tether.client.VersionPinned;
 import dev.tether.client.VersionResult;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -65,7 +66,7 @@ import java.util.regex.Pattern;
 /**
  * An in-memory Tether session-service for the unit tests: the append rules the store relies on (the epoch fences, a
  * stale {@code expectedSeq} conflicts, a known eventId is a duplicate answered with its seq, a call id is used once, a
- * compaction's seqs are in the log), secret scrubbing (GitHub tokens become {@code [REDACTED:github-token]}) and content
+ * compaction's seqs are in the log, a claim by a worker of another harness version than the session's v1 is refused), secret scrubbing (GitHub tokens become {@code [REDACTED:github-token]}) and content
  * offloading over a threshold. A hook ({@link #afterAppend}) plays a service that answers what was appended. Thread-safe.
  */
 final class FakeTether implements TetherClient {
@@ -191,6 +192,9 @@ final class FakeTether implements TetherClient {
         Session s = sessions.get(sessionId);
         if (s == null) {
             return new NotFound("session " + sessionId + " not found");
+        }
+        if (!claim.harnessVersion().equals("v1")) {
+            return new VersionPinned("the session is pinned to harness version v1, the worker runs " + claim.harnessVersion());
         }
         boolean resumed = s.epoch > 0;
         s.epoch++;

@@ -164,6 +164,48 @@ class TetherChatMemoryStoreTest {
         assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("moved")).containsExactlyElementsOf(next);
     }
 
+    /**
+     * An append that reached Tether but whose answer was lost (the SDK's retries used up: a {@code TetherException}):
+     * the update sent again, or a newer list, finds it in the log, and nothing is appended twice or lost.
+     */
+    @Test
+    void anUpdateWhoseAnswerWasLost_isInTheLogOnce_whetherItIsSentAgainOrANewerListFollows() {
+        var loseNextAnswer = new java.util.concurrent.atomic.AtomicBoolean();
+        var lossy = (dev.tether.client.TetherClient) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {dev.tether.client.TetherClient.class}, (proxy, method, args) -> {
+                    Object answer;
+                    try {
+                        answer = method.invoke(tether, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("append") && loseNextAnswer.getAndSet(false)) {
+                        throw new dev.tether.client.TetherException("no answer", null, true);
+                    }
+                    return answer;
+                });
+        TetherChatMemoryStore onLossy = TetherChatMemoryStore.builder(lossy).workerId("worker-a").build();
+        var ask = AiMessage.from(ToolExecutionRequest.builder().id("c1").name("search").arguments("{}").build());
+        onLossy.updateMessages("lost", List.of(UserMessage.from("q")));
+
+        loseNextAnswer.set(true);
+        assertThatThrownBy(() -> onLossy.updateMessages("lost", List.of(UserMessage.from("q"), ask)))
+                .isInstanceOf(dev.tether.client.TetherException.class);
+        onLossy.updateMessages("lost", List.of(UserMessage.from("q"), ask)); // sent again
+        loseNextAnswer.set(true);
+        List<ChatMessage> answered = List.of(UserMessage.from("q"), ask, ToolExecutionResultMessage.from("c1", "search", "found"));
+        assertThatThrownBy(() -> onLossy.updateMessages("lost", answered)).isInstanceOf(dev.tether.client.TetherException.class);
+        List<ChatMessage> next = new ArrayList<>(answered);
+        next.add(AiMessage.from("done"));
+        onLossy.updateMessages("lost", next); // a newer list
+
+        assertThat(onLossy.getMessages("lost")).containsExactlyElementsOf(next);
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("lost")).containsExactlyElementsOf(next);
+        assertThat(log("lost")).extracting(SessionEvent::type).containsExactly("session_started", "session_claimed", "user_message",
+                "framework_state", "assistant_message", "framework_state", "tool_result", "framework_state", "assistant_message",
+                "framework_state");
+    }
+
     @Test
     void anotherProcessesClaim_fencesThisStore_andNothingItWritesIsAppended() {
         store.updateMessages("shared", List.of(UserMessage.from("u1")));

@@ -183,6 +183,51 @@ class TetherToolsTest {
         assertThat(log(store, "m3")).noneMatch(e -> e.type().equals("tool_result") || e.text("kind").equals(Optional.of("message")));
     }
 
+    /** A payment system that times out: whether the charge went through is not known. */
+    static final class PaymentTools {
+        final List<String> charges = new CopyOnWriteArrayList<>();
+
+        @Tool("Charges a card")
+        String charge_card(@P("the order") String order, InvocationParameters parameters) {
+            charges.add(TetherTools.idempotencyKey(parameters).orElseThrow());
+            throw new IllegalStateException("the payment gateway timed out");
+        }
+    }
+
+    /**
+     * A mutating tool without a hook that throws after its start ends UNKNOWN in Tether (a person decides). The error
+     * LangChain4j's default handler makes of it is no result of the call: the store refuses it as it refuses one of a
+     * call waiting for an approver, so the memory never says the call is answered, and resume takes it up once decided.
+     */
+    @Test
+    void withoutTheErrorHandler_aCallWhoseOutcomeIsUnknown_neverGetsAMadeUpResult_andResumeFinishesItOnceAPersonDecided() {
+        var payments = new PaymentTools();
+        TetherChatMemoryStore store = TetherChatMemoryStore.builder(tether).workerId("worker-a").tools(payments).mutating("charge_card")
+                .authorizationTimeout(Duration.ofSeconds(5)).build();
+        Assistant plain = AiServices.builder(Assistant.class).chatModel(model("charge_card"))
+                .chatMemoryProvider(id -> MessageWindowChatMemory.builder().id(id).maxMessages(50).chatMemoryStore(store).build())
+                .toolProvider(store.tools()).build();
+
+        assertThatThrownBy(() -> plain.chat("m7", "Charge A-17")).isInstanceOf(TetherMemoryException.class).hasMessageContaining("resume");
+        assertThat(payments.charges).hasSize(1);
+        assertThat(store.getMessages("m7")).noneMatch(m -> m instanceof ToolExecutionResultMessage);
+        assertThat(log(store, "m7")).filteredOn(e -> e.type().equals("tool_result")).singleElement()
+                .satisfies(r -> assertThat(r.text("status")).contains("UNKNOWN"));
+        Resumed waiting = store.tools().resume("m7");
+        assertThat(waiting.next()).isEqualTo(Resumed.Next.PERSON);
+        assertThat(waiting.pending()).singleElement()
+                .satisfies(p -> assertThat(p.reason()).isEqualTo(ToolCallPendingException.Reason.OUTCOME_UNKNOWN));
+
+        tether.serviceAppends(store.sessionIdOf("m7"), "USER", NewEvent.toolOutcomeResolved("call-1", "MARK_DONE", "ops-ann",
+                "the gateway shows the charge"));
+        Resumed resumed = store.tools().resume("m7");
+
+        assertThat(resumed.next()).isEqualTo(Resumed.Next.MODEL);
+        assertThat(resumed.results()).singleElement().satisfies(r -> assertThat(r.text()).contains("ops-ann", "the gateway shows the charge"));
+        assertThat(payments.charges).hasSize(1); // never run again
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("m7")).last().isInstanceOf(ToolExecutionResultMessage.class);
+    }
+
     @Test
     void resume_afterACrashBetweenARefundAndItsResult_reconcilesItByItsKey_andNeverRunsItAgain() {
         TetherChatMemoryStore dead = store("worker-dead", Duration.ofSeconds(5));
@@ -210,6 +255,54 @@ class TetherToolsTest {
         assertThat(log(fresh, "m4")).filteredOn(e -> e.type().equals("tool_result")).singleElement()
                 .satisfies(r -> assertThat(r.text("idempotencyKey")).contains(key));
         assertThatThrownBy(() -> dead.updateMessages("m4", List.of(UserMessage.from("late")))).isInstanceOf(MemoryTakenOverException.class);
+    }
+
+    /**
+     * A memory moves between workers: this one wrote it, another took it over (and stopped), and it comes back here.
+     * resume takes it over again — a new claim, fencing whoever still works on it — whether this store knew it had lost
+     * the memory or not; without resume the store's writes stay refused.
+     */
+    @Test
+    void resume_takesBackAMemoryAnotherWorkerTookOver_withANewClaim_andTheMemoryGoesOnHere() {
+        TetherChatMemoryStore here = store("worker-a", Duration.ofSeconds(5));
+        TetherChatMemoryStore other = store("worker-b", Duration.ofSeconds(5));
+        here.updateMessages("m8", List.of(UserMessage.from("q1"), AiMessage.from("a1")));
+        other.updateMessages("m8", List.of(UserMessage.from("q1"), AiMessage.from("a1"), UserMessage.from("q2"), AiMessage.from("a2")));
+
+        assertThat(here.tools().resume("m8").next()).isEqualTo(Resumed.Next.NOTHING);
+        here.updateMessages("m8", List.of(UserMessage.from("q1"), AiMessage.from("a1"), UserMessage.from("q2"), AiMessage.from("a2"),
+                UserMessage.from("q3")));
+
+        assertThat(log(here, "m8")).filteredOn(e -> e.type().equals("session_claimed")).extracting(e -> e.text("workerId").orElseThrow())
+                .containsExactly("worker-a", "worker-b", "worker-a");
+        assertThatThrownBy(() -> other.updateMessages("m8", List.of(UserMessage.from("late")))).isInstanceOf(MemoryTakenOverException.class);
+        // and once more, this store having been refused: resume takes it back again
+        assertThat(other.tools().resume("m8").next()).isEqualTo(Resumed.Next.MODEL);
+        other.updateMessages("m8", List.of(UserMessage.from("q1"), AiMessage.from("a1"), UserMessage.from("q2"), AiMessage.from("a2"),
+                UserMessage.from("q3"), AiMessage.from("a3")));
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("m8")).last().isEqualTo(AiMessage.from("a3"));
+    }
+
+    /**
+     * A worker of another harness version than the memory's session is pinned to never claims it: not to write, not
+     * through resume, not to run a call of it.
+     */
+    @Test
+    void aStoreOfAnotherHarnessVersion_claimsAsItsOwnVersion_soItIsRefused_andRunsNothing() {
+        var ask = AiMessage.from(ToolExecutionRequest.builder().id("call-9").name("lookup_order").arguments("{\"order\":\"D-1\"}").build());
+        store("worker-a", Duration.ofSeconds(5)).updateMessages("m9", List.of(UserMessage.from("q1"), ask));
+        TetherChatMemoryStore v2 = TetherChatMemoryStore.builder(tether).workerId("worker-v2").harnessVersion("v2").tools(orders).build();
+        int events = tether.log(v2.sessionIdOf("m9")).size();
+
+        assertThatThrownBy(() -> v2.tools().aiServiceTools().stream().filter(t -> t.name().equals("lookup_order")).findFirst().orElseThrow()
+                .toolExecutor().executeWithContext(ask.toolExecutionRequests().get(0),
+                dev.langchain4j.invocation.InvocationContext.builder().chatMemoryId("m9").build()))
+                .isInstanceOf(TetherMemoryException.class).hasMessageContaining("pinned");
+        assertThat(orders.lookups).isEmpty();
+        assertThatThrownBy(() -> v2.tools().resume("m9")).isInstanceOf(TetherMemoryException.class).hasMessageContaining("pinned");
+        assertThatThrownBy(() -> v2.updateMessages("m9", List.of(UserMessage.from("q1"), UserMessage.from("q2"))))
+                .isInstanceOf(TetherMemoryException.class).hasMessageContaining("pinned");
+        assertThat(tether.log(v2.sessionIdOf("m9"))).hasSize(events);
     }
 
     @Test
