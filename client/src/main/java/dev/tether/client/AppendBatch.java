@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -36,11 +37,10 @@ public final class AppendBatch {
 
     private AppendBatch(String stepKey, List<NewEvent> events, Long expectedSeq, Long epoch, Instant sessionStartedAt) {
         this.stepKey = Ids.requireText(stepKey, "stepKey");
-        Objects.requireNonNull(events, "events");
-        if (events.isEmpty()) {
+        this.events = NewSession.noNulls(events, "events");
+        if (this.events.isEmpty()) {
             throw new IllegalArgumentException("a batch needs at least one event");
         }
-        this.events = List.copyOf(events);
         this.expectedSeq = expectedSeq;
         this.epoch = epoch;
         this.sessionStartedAt = sessionStartedAt;
@@ -53,7 +53,7 @@ public final class AppendBatch {
 
     /** The events of step {@code stepKey}, ids derived from it. */
     public static AppendBatch forStep(String stepKey, NewEvent... events) {
-        return forStep(stepKey, List.of(events));
+        return forStep(stepKey, Arrays.asList(Objects.requireNonNull(events, "events"))); // List.of would refuse a null unnamed
     }
 
     /** The same batch, appended only if the session's last seq is {@code lastSeq} (else {@link Conflict}). */

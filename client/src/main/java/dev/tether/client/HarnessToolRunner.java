@@ -38,7 +38,10 @@ import java.util.function.Consumer;
  * ({@link ToolCompleted.How#REPORTED_BEFORE}), and each event it appends has an id derived from the attempt's key
  * ({@code harness/<key>/start}, {@code /result}, {@code /no-effect}), so a re-sent one is a duplicate with its original
  * seq. A start the client sent again after its answer was lost is answered as a duplicate too: one after the log the run
- * read, with no other start of the key under way in this runner, is the run's own, and the tool runs. A call that started and has no result (its worker died while it ran) is never started again: its tool's
+ * read, with no other start of the key under way in this runner, is the run's own, and the tool runs; so is a start
+ * whose every answer was lost (the run threw), for the next run of the call in this runner, unless another worker
+ * claimed the session since; and an output whose result could not be appended (the run threw) is appended by the next
+ * run of the call in this runner. A call that started and has no result (its worker died while it ran) is never started again: its tool's
  * {@link ToolReconciler} (a tool declared {@link HarnessTool#canReconcile()}) asks the external system by the key and
  * the runner reports what it found — the result, or {@code tool_outcome_resolved RETRY} and one more attempt under a
  * new key when it provably had no effect; without a hook, or when the hook cannot tell, the call ends
@@ -68,6 +71,16 @@ public final class HarnessToolRunner {
     private volatile Instant sessionStartedAt;
     /** The keys whose start this runner is appending: a start that answers "duplicate" is its own only if it was alone. */
     private final Set<String> starting = ConcurrentHashMap.newKeySet();
+    /**
+     * What this runner's functions produced whose {@code tool_result} did not get through (the append threw), by the
+     * attempt's key: the next run of the call reports it, rather than reconcile the attempt as one a crash left behind.
+     */
+    private final Map<String, ToolOutput> unreported = new ConcurrentHashMap<>();
+    /**
+     * The keys whose start this runner appended without learning whether it got in (the append threw), its function not
+     * run: a start of the key the next run finds in the log is this runner's own, as a duplicate answered within one run is.
+     */
+    private final Set<String> startsInDoubt = ConcurrentHashMap.newKeySet();
 
     private HarnessToolRunner(Builder b) {
         this.client = b.client;
@@ -112,10 +125,26 @@ public final class HarnessToolRunner {
      * @throws IllegalArgumentException if that event does not ask for the call, or no function was added for its tool
      * @throws HarnessHookException     if the tool's reconciler threw (nothing appended; run again later)
      * @throws TetherException          if a service could not be reached within the client's retries
+     * @throws InterruptedException     if the thread is interrupted, while it waits or during a request (which is cancelled);
+     *                                  run again later, as after a crash
      */
     public HarnessRunResult run(long requestSeq, String callId, Duration authorizationTimeout) throws InterruptedException {
         Ids.requireText(callId, "callId");
         Instant deadline = deadline(authorizationTimeout);
+        try {
+            return steps(requestSeq, callId, deadline);
+        } catch (TetherException e) {
+            // interrupted during a request rather than a wait: the same interrupt, thrown as the method says
+            if (e.getCause() instanceof InterruptedException && Thread.interrupted()) {
+                var interrupted = new InterruptedException("interrupted while running call " + callId + " of " + sessionId());
+                interrupted.initCause(e);
+                throw interrupted;
+            }
+            throw e;
+        }
+    }
+
+    private HarnessRunResult steps(long requestSeq, String callId, Instant deadline) throws InterruptedException {
         int refusals = 0;
         for (int step = 0; step < MAX_STEPS; step++) {
             Optional<HarnessCallFold> read = read(requestSeq, callId);
@@ -132,6 +161,7 @@ public final class HarnessToolRunner {
             HarnessCallFold.Next next = fold.next();
             HarnessRunResult done;
             if (next instanceof HarnessCallFold.Finished f) {
+                unreported.remove(fold.key()); // a result someone appended after all (the append that threw, or a person)
                 return f.result();
             } else if (next instanceof HarnessCallFold.Wait w) {
                 Duration left = Duration.between(Instant.now(), deadline);
@@ -142,7 +172,17 @@ public final class HarnessToolRunner {
             } else if (next instanceof HarnessCallFold.Start s) {
                 done = start(fold, tool, s);
             } else {
-                done = reconcile(fold, tool, (HarnessCallFold.Reconcile) next);
+                HarnessCallFold.Reconcile r = (HarnessCallFold.Reconcile) next;
+                ToolOutput kept = unreported.get(r.idempotencyKey()); // this runner ran the attempt: only its result's append failed
+                if (kept != null) {
+                    done = reportRan(invocation(fold, r.attempt(), r.handedKey(), r.idempotencyKey()), kept);
+                } else if (startsInDoubt.remove(r.idempotencyKey())) { // this runner's start got in: the attempt never ran
+                    done = fold.claimEpoch() > epoch() // unless another worker claimed since: it reconciles the attempt
+                            ? new Fenced(fold.claimEpoch(), "session " + sessionId() + " was claimed at epoch " + fold.claimEpoch())
+                            : runAttempt(invocation(fold, r.attempt(), r.handedKey(), r.idempotencyKey()), tool);
+                } else {
+                    done = reconcile(fold, tool, r);
+                }
             }
             if (done instanceof Rejected r && ++refusals > 2) {
                 return r; // refused again after reading the log again: not a race, a call the sequencer will not take
@@ -241,10 +281,16 @@ public final class HarnessToolRunner {
         ToolInvocation call = invocation(fold, s.attempt(), handed, s.idempotencyKey());
         onAuthorized.accept(call);
         boolean alone = starting.add(s.idempotencyKey());
+        startsInDoubt.remove(s.idempotencyKey()); // the log has no start of it: the one in doubt did not get in
         AppendResult started;
         try {
             started = writer.append("harness/" + s.idempotencyKey() + "/start",
                     NewEvent.toolCallStarted(call.callId(), s.idempotencyKey(), epoch(), s.attempt(), handed));
+        } catch (RuntimeException e) {
+            if (alone) {
+                startsInDoubt.add(s.idempotencyKey()); // it may have got in: the next run finds it, or starts it again
+            }
+            throw e;
         } finally {
             if (alone) {
                 starting.remove(s.idempotencyKey());
@@ -258,6 +304,11 @@ public final class HarnessToolRunner {
         }
         // a duplicate after the log this run read, with no other start of the key under way here, is this run's own: its
         // answer was lost and the client sent it again
+        return runAttempt(call, tool);
+    }
+
+    /** Runs the tool's function for an attempt this runner started, and reports its output. */
+    private HarnessRunResult runAttempt(ToolInvocation call, Registered tool) throws InterruptedException {
         ToolOutput output;
         try {
             output = Objects.requireNonNull(tool.function().run(call), "a tool function's output");
@@ -273,7 +324,15 @@ public final class HarnessToolRunner {
                         + " taken effect, and it has no reconciliation hook");
             }
         }
-        return report(call, output, ToolCompleted.How.RAN);
+        return reportRan(call, output);
+    }
+
+    /** Reports what this runner's function produced; kept for the next run of the call if the append throws. */
+    private HarnessRunResult reportRan(ToolInvocation call, ToolOutput output) {
+        unreported.put(call.logKey(), output);
+        HarnessRunResult reported = report(call, output, ToolCompleted.How.RAN);
+        unreported.remove(call.logKey());
+        return reported;
     }
 
     private HarnessRunResult reconcile(HarnessCallFold fold, Registered tool, HarnessCallFold.Reconcile r) {

@@ -1,6 +1,5 @@
 package dev.tether.client;
 
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,7 +37,7 @@ public final class SessionWriter {
 
     /** Appends the events of step {@code stepKey} (ids derived from it) under this writer's epoch. */
     public AppendResult append(String stepKey, NewEvent... events) {
-        return append(AppendBatch.forStep(stepKey, List.of(events)));
+        return append(AppendBatch.forStep(stepKey, events));
     }
 
     /** Appends {@code batch} {@link AppendBatch#underClaim under this writer's claim} (any epoch and start the batch had are replaced). */

@@ -33,7 +33,8 @@ public interface Subscription extends AutoCloseable {
 
     /**
      * Ends the subscription and waits briefly for its thread; idempotent. May be called from the
-     * listener itself (the current callback then returns normally and no event follows).
+     * listener itself (the current callback then returns normally and no event follows). From another thread it
+     * never interrupts a callback that runs, {@code onEnd} included.
      */
     @Override
     void close();

@@ -224,6 +224,8 @@ public interface TetherClient extends AutoCloseable {
     /**
      * Polls the item until it is no longer pending, or {@code timeout} has passed: not negative ({@link
      * IllegalArgumentException}); one longer than 2^63 ns polls without limit.
+     *
+     * @throws InterruptedException if the thread is interrupted, between reads or during one (whose request is cancelled)
      */
     AwaitResult awaitDecision(String approvalId, Duration timeout) throws InterruptedException;
 

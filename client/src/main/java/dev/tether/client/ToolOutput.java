@@ -8,6 +8,8 @@ import java.util.Optional;
  * tool ran and failed, with no effect the model should not know about), {@link #cancelled} (the harness stopped it)
  * or {@link #unknown} (it may or may not have taken effect: a person decides).
  *
+ * <p>The factories take null content as none: a call that answered nothing is still a result, not a function that threw.
+ *
  * @param status  the result's status
  * @param content what the model sees; empty for none
  */
@@ -19,18 +21,18 @@ public record ToolOutput(ToolStatus status, Optional<String> content) {
     }
 
     public static ToolOutput ok(String content) {
-        return new ToolOutput(ToolStatus.OK, Optional.of(content));
+        return new ToolOutput(ToolStatus.OK, Optional.ofNullable(content));
     }
 
     public static ToolOutput error(String content) {
-        return new ToolOutput(ToolStatus.ERROR, Optional.of(content));
+        return new ToolOutput(ToolStatus.ERROR, Optional.ofNullable(content));
     }
 
     public static ToolOutput cancelled(String content) {
-        return new ToolOutput(ToolStatus.CANCELLED, Optional.of(content));
+        return new ToolOutput(ToolStatus.CANCELLED, Optional.ofNullable(content));
     }
 
     public static ToolOutput unknown(String reason) {
-        return new ToolOutput(ToolStatus.UNKNOWN, Optional.of(reason));
+        return new ToolOutput(ToolStatus.UNKNOWN, Optional.ofNullable(reason));
     }
 }

@@ -126,6 +126,14 @@ class BadInputTest {
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("harnessTools[1]");
         assertThatThrownBy(() -> NewEvent.assistantMessage("x", null, new TokenUsage(1, 1)))
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("toolCalls");
+        NewEvent said = NewEvent.userMessage("hi");
+        assertThatThrownBy(() -> AppendBatch.forStep("turn-1", Arrays.asList(said, null)))
+                .isInstanceOf(NullPointerException.class).hasMessage("events[1]");
+        assertThatThrownBy(() -> AppendBatch.forStep("turn-1", said, null)).isInstanceOf(NullPointerException.class).hasMessage("events[1]");
+        assertThatThrownBy(() -> AppendBatch.forStep("turn-1", (NewEvent[]) null)).isInstanceOf(NullPointerException.class).hasMessage("events");
+        SessionWriter writer = client.writer(new Claimed("s", "w", 1, Optional.empty(), 1, Optional.empty()));
+        assertThatThrownBy(() -> writer.append("turn-1", said, null)).isInstanceOf(NullPointerException.class).hasMessage("events[1]");
+        assertThat(server.requests()).isEmpty();
         assertThatThrownBy(() -> NewEvent.assistantMessage("x", Arrays.asList((ToolCall) null), new TokenUsage(1, 1)))
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("toolCalls[0]");
         assertThatThrownBy(() -> NewEvent.assistantMessage("x", List.of(), null))
@@ -251,6 +259,15 @@ class BadInputTest {
             assertThatThrownBy(() -> client.subscribe(dots, 1, e -> { })).as(dots).isInstanceOf(IllegalArgumentException.class);
         }
         assertThat(server.requests()).isEmpty();
+    }
+
+    @Test
+    void emptyIds_areRefused_sinceTheURLWouldAddressAnotherResource() {
+        assertThatThrownBy(() -> client.approval("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+        assertThatThrownBy(() -> client.awaitDecision("", Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> client.decide("", ApprovalDecision.grantOnce("ok"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> client.call("s", "")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(server.requests()).isEmpty(); // GET /v1/approvals/ is the list of approvals, read as one item
     }
 
     @Test

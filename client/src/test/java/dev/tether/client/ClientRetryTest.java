@@ -268,6 +268,32 @@ class ClientRetryTest {
         assertThat(client.awaitDecision("s~7", Duration.ofMillis(300))).isInstanceOf(NotFound.class);
     }
 
+    /** An interrupt that lands while the item is read, not between reads, is the method's InterruptedException too. */
+    @Test
+    void awaitDecision_interruptedWhileItReadsTheItem_throwsInterruptedException() throws Exception {
+        var reading = new java.util.concurrent.CountDownLatch(1);
+        server.otherwise(exchange -> {
+            reading.countDown();
+            Thread.sleep(4_000); // no answer before the interrupt
+        });
+        var thrown = new java.util.concurrent.CompletableFuture<Throwable>();
+        Thread waiter = new Thread(() -> {
+            try {
+                client.awaitDecision("s~7", Duration.ofMinutes(1));
+                thrown.complete(null);
+            } catch (Throwable t) {
+                thrown.complete(Thread.currentThread().isInterrupted() ? new AssertionError("the flag is still set", t) : t);
+            }
+        });
+        waiter.start();
+        assertThat(reading.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        waiter.interrupt();
+
+        assertThat(thrown.get(5, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+        assertThat(server.requests()).hasSize(1);
+    }
+
     @Test
     void setWeight_keepsTheVersionsModel() {
         server.then(json(200, "{\"versions\":[{\"version\":\"v2\",\"weight\":0,\"state\":\"DRAINING\",\"modelId\":\"m2\",\"openSessions\":3}]}"))

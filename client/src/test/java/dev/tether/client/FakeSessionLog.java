@@ -35,6 +35,7 @@ final class FakeSessionLog {
     private boolean refuseEvery;
     private java.util.function.Consumer<ObjectNode> onAppend = e -> { };
     private String loseAnswerTo;
+    private String unavailableFor;
 
     FakeSessionLog(String sessionId, FakeServer server) {
         this.sessionId = sessionId;
@@ -101,6 +102,11 @@ final class FakeSessionLog {
     /** The next append holding an event of {@code type} is appended, and its answer lost: the connection closes unanswered. */
     synchronized void loseTheAnswerToTheNext(String type) {
         this.loseAnswerTo = type;
+    }
+
+    /** Every append holding an event of {@code type} is answered 503 and not appended (the sequencer unreachable); null: none. */
+    synchronized void unavailableFor(String type) {
+        this.unavailableFor = type;
     }
 
     synchronized void onAppend(java.util.function.Consumer<ObjectNode> listener) {
@@ -193,7 +199,10 @@ final class FakeSessionLog {
                 allKnown &= seqById.containsKey(e.get("eventId").asText());
             }
             JsonNode batchStart = body.get("sessionStartedAt");
-            if (batchStart != null && !Instant.parse(batchStart.asText()).equals(startedAt())) {
+            if (unavailableFor != null && proposed.findValuesAsText("type").contains(unavailableFor)) {
+                status = 503;
+                answer = "{\"error\":\"unavailable\",\"message\":\"no verdict in time\"}";
+            } else if (batchStart != null && !Instant.parse(batchStart.asText()).equals(startedAt())) {
                 status = 404;
                 answer = "{\"error\":\"not_found\",\"message\":\"session " + sessionId + " not found\"}";
             } else if (allKnown) {

@@ -161,6 +161,146 @@ class HarnessToolRunnerTest {
         assertThat(log.ofType("tool_result")).singleElement().satisfies(r -> assertThat(r.get("status").asText()).isEqualTo("OK"));
     }
 
+    /**
+     * The tool ran, and its result could not be appended within the client's retries: the run throws, and the next run of
+     * the call in this runner reports the output it kept, rather than take the attempt for one a crash left without a
+     * result (no hook: UNKNOWN, for a person to decide what this runner knows).
+     */
+    @Test
+    void aResultThatCouldNotBeAppended_isReportedByTheNextRun_notReconciledAsIfACrashHadLostIt() throws Exception {
+        long seq = authorized("c1", "deploy");
+        HarnessToolRunner runner = runner();
+        log.unavailableFor("tool_result");
+
+        assertThatThrownBy(() -> runner.run(seq, "c1")).isInstanceOf(TetherException.class);
+        assertThat(ran).hasSize(1);
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+        assertThat(log.ofType("tool_result")).isEmpty();
+
+        log.unavailableFor(null);
+        HarnessRunResult again = runner.run(seq, "c1");
+
+        assertThat(ran).as("never run twice").hasSize(1);
+        assertThat(again).isEqualTo(new ToolCompleted("c1", key(seq, "c1"), ToolStatus.OK, Optional.of("deployed"), seq + 3,
+                ToolCompleted.How.RAN));
+        assertThat(log.ofType("tool_result")).singleElement().satisfies(r -> {
+            assertThat(r.get("status").asText()).isEqualTo("OK");
+            assertThat(r.get("eventId").asText()).isEqualTo(EventIds.of(SESSION, "harness/" + key(seq, "c1") + "/result", 0));
+        });
+    }
+
+    /**
+     * The start got into the log, and every answer to it was lost within the client's retries: the run throws before the
+     * tool runs. The next run of the call in this runner takes that start for its own, as it does a duplicate answered
+     * within one run, and runs the tool once, rather than take the attempt for one a crash left without a result.
+     */
+    @Test
+    void aStartWhoseAnswersWereAllLost_isRunByTheNextRun_notReconciledAsIfACrashHadLostIt() throws Exception {
+        long seq = authorized("c1", "deploy");
+        HarnessToolRunner runner = runner();
+        log.loseTheAnswerToTheNext("tool_call_started");
+        log.onAppend(e -> {
+            if (e.get("type").asText().equals("tool_call_started")) {
+                log.unavailableFor("tool_call_started"); // the client's retries of it get no verdict either
+            }
+        });
+
+        assertThatThrownBy(() -> runner.run(seq, "c1")).isInstanceOf(TetherException.class);
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+        assertThat(ran).isEmpty();
+
+        log.unavailableFor(null);
+        HarnessRunResult again = runner.run(seq, "c1");
+
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+        assertThat(ran).singleElement().satisfies(call -> {
+            assertThat(call.attempt()).isEqualTo(1);
+            assertThat(call.idempotencyKey()).isEqualTo(external(key(seq, "c1")));
+        });
+        assertThat(again).isEqualTo(new ToolCompleted("c1", key(seq, "c1"), ToolStatus.OK, Optional.of("deployed"), seq + 3,
+                ToolCompleted.How.RAN));
+        assertThat(runner.run(seq, "c1")).as("then a re-run is a no-op").isInstanceOfSatisfying(ToolCompleted.class,
+                c -> assertThat(c.how()).isEqualTo(ToolCompleted.How.REPORTED_BEFORE));
+        assertThat(ran).hasSize(1);
+    }
+
+    /** ...but not once another worker claimed the session since: the attempt is the new worker's to reconcile. */
+    @Test
+    void aStartWhoseAnswersWereAllLost_isNotRunByTheNextRun_onceAnotherWorkerClaimedTheSession() throws Exception {
+        long seq = authorized("c1", "deploy");
+        HarnessToolRunner runner = runner();
+        log.loseTheAnswerToTheNext("tool_call_started");
+        log.onAppend(e -> {
+            if (e.get("type").asText().equals("tool_call_started")) {
+                log.unavailableFor("tool_call_started");
+            }
+        });
+        assertThatThrownBy(() -> runner.run(seq, "c1")).isInstanceOf(TetherException.class);
+        log.unavailableFor(null);
+        log.claimByAnother();
+
+        assertThat(runner.run(seq, "c1")).isInstanceOfSatisfying(Fenced.class, f -> assertThat(f.currentEpoch()).isEqualTo(2));
+        assertThat(ran).isEmpty();
+        assertThat(log.ofType("tool_result")).isEmpty();
+    }
+
+    /** An interrupt that lands while the runner waits for an append's answer is run's InterruptedException, as for its waits. */
+    @Test
+    void aRunInterruptedDuringAnAppend_throwsInterruptedException_andRunsNothing() throws Exception {
+        long seq = authorized("c1", "deploy");
+        var appending = new java.util.concurrent.CountDownLatch(1);
+        log.onAppend(e -> {
+            appending.countDown();
+            try {
+                Thread.sleep(3_000); // the start's answer is late
+            } catch (InterruptedException stopped) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        var thrown = new CompletableFuture<Throwable>();
+        HarnessToolRunner runner = runner();
+        Thread worker = new Thread(() -> {
+            try {
+                runner.run(seq, "c1");
+                thrown.complete(null);
+            } catch (Throwable t) {
+                thrown.complete(Thread.currentThread().isInterrupted() ? new AssertionError("the flag is still set", t) : t);
+            }
+        });
+        worker.start();
+        assertThat(appending.await(5, TimeUnit.SECONDS)).isTrue();
+
+        worker.interrupt();
+
+        assertThat(thrown.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+        assertThat(ran).isEmpty();
+    }
+
+    /** {@code ToolOutput.ok(null)}, a tool whose call answered nothing: a result without content, not a function that threw. */
+    @Test
+    void anOutputWithNullContent_isAResultWithoutContent_notAFailureOfTheTool() throws Exception {
+        long seq = authorized("c1", "deploy");
+
+        HarnessRunResult result = runner(call -> {
+            ran.add(call);
+            return ToolOutput.ok(null);
+        }).run(seq, "c1");
+
+        assertThat(ran).hasSize(1);
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> {
+            assertThat(c.status()).isEqualTo(ToolStatus.OK);
+            assertThat(c.content()).isEmpty();
+            assertThat(c.how()).isEqualTo(ToolCompleted.How.RAN);
+        });
+        assertThat(log.ofType("tool_result")).singleElement().satisfies(r -> {
+            assertThat(r.get("status").asText()).isEqualTo("OK");
+            assertThat(r.has("content")).isFalse();
+        });
+        assertThat(ToolOutput.error(null).content()).isEmpty();
+        assertThat(ToolOutput.cancelled(null).content()).isEmpty();
+        assertThat(ToolOutput.unknown(null).content()).isEmpty();
+    }
+
     @Test
     void anAuthorizationTimeoutLongerThanAnInstantReaches_waitsWithoutLimit_andANullOrNegativeOneIsRefused() throws Exception {
         long seq = authorized("c1", "deploy");

@@ -234,6 +234,50 @@ class SubscriptionTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.session("s")).isInstanceOf(IllegalStateException.class);
     }
 
+    /**
+     * Closing wakes the subscription's thread with an interrupt only where the subscription waits: never while the
+     * listener runs (an interrupt would close a listener's NIO channel, or fail its blocking call), its last callback
+     * {@code onEnd} included.
+     */
+    @Test
+    void closingFromAnotherThread_neverInterruptsTheListener() throws Exception {
+        var frames = new String[2000];
+        for (int i = 0; i < frames.length; i++) {
+            frames[i] = frame("s", i + 1);
+        }
+        server.otherwise(sse(frames));
+        var interrupted = new CopyOnWriteArrayList<String>();
+        for (int round = 0; round < 30; round++) {
+            var delivering = new CountDownLatch(1);
+            Subscription s = client.subscribe("s", 1, new SessionEventListener() {
+                @Override
+                public void onEvent(SessionEvent event) {
+                    delivering.countDown();
+                    block("onEvent " + event.seq());
+                }
+
+                @Override
+                public void onEnd(SubscriptionEnd end) {
+                    block("onEnd");
+                }
+
+                /** A listener's blocking call (a queue's put, a write to a channel): what an interrupt breaks. */
+                private void block(String where) {
+                    try {
+                        Thread.sleep(1);
+                    } catch (InterruptedException e) {
+                        interrupted.add(where);
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            assertThat(delivering.await(10, TimeUnit.SECONDS)).isTrue();
+            s.close();
+            assertThat(s.awaitEnd(Duration.ofSeconds(10))).isPresent();
+        }
+        assertThat(interrupted).isEmpty();
+    }
+
     @Test
     void awaitEvent_returnsTheFirstMatch_orNothingInTime() throws Exception {
         server.then(sse(frame("s", 1), frame("s", 2), frame("s", 3))).otherwise(exchange -> {

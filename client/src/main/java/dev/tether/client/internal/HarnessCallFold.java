@@ -52,6 +52,7 @@ public final class HarnessCallFold {
     private int attempts;
     private String handedKey;
     private long interruptSeq;
+    private long claimEpoch;
     private HarnessRunResult unknown;
     private HarnessRunResult finished;
 
@@ -80,6 +81,10 @@ public final class HarnessCallFold {
         }
         if (e.type().equals("turn_interrupted")) {
             interruptSeq = e.seq();
+            return;
+        }
+        if (e.type().equals("session_claimed")) {
+            claimEpoch = Math.max(claimEpoch, e.longField("epoch").orElse(0));
             return;
         }
         if (!e.text("callId").equals(Optional.of(callId))) {
@@ -184,6 +189,11 @@ public final class HarnessCallFold {
 
     public long requestSeq() {
         return requestSeq;
+    }
+
+    /** The highest epoch a {@code session_claimed} after the request gave; 0 when none was folded. */
+    public long claimEpoch() {
+        return claimEpoch;
     }
 
     /** The last seq folded. */

@@ -475,7 +475,18 @@ public final class HttpTetherClient implements TetherClient {
     public AwaitResult awaitDecision(String approvalId, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + waitNanos(timeout, "timeout"); // wraps past 2^63: the difference below is still right
         while (true) {
-            Optional<Approval> item = approval(approvalId);
+            Optional<Approval> item;
+            try {
+                item = approval(approvalId);
+            } catch (TetherException e) {
+                // interrupted while it read the item rather than between reads: the same interrupt, thrown as the method says
+                if (e.getCause() instanceof InterruptedException && Thread.interrupted()) {
+                    var interrupted = new InterruptedException("interrupted while reading approval " + approvalId);
+                    interrupted.initCause(e);
+                    throw interrupted;
+                }
+                throw e;
+            }
             if (item.isEmpty()) {
                 return new NotFound("approval not found");
             }

@@ -53,6 +53,8 @@ public final class LiveSubscription implements Subscription {
     private final Thread thread;
     private final CountDownLatch closeSignal = new CountDownLatch(1);
     private final CompletableFuture<SubscriptionEnd> ended = new CompletableFuture<>();
+    /** Held to enter a callback and to interrupt the thread: close() never interrupts the listener. */
+    private final Object interrupting = new Object();
 
     private volatile long lastSeq;
     /** The SSE id of the event delivered last when it is that event's ({@code <seq>@<sessionStartedAt>}), or null. */
@@ -124,8 +126,10 @@ public final class LiveSubscription implements Subscription {
         if (Thread.currentThread() == thread) {
             return; // from the listener: the loop sees `closing` as soon as the callback returns
         }
-        if (!inCallback) {
-            thread.interrupt(); // wakes a read or a connect that closing the stream did not
+        synchronized (interrupting) {
+            if (!inCallback) {
+                thread.interrupt(); // wakes a read or a connect that closing the stream did not
+            }
         }
         try {
             thread.join(JOIN.toMillis());
@@ -151,8 +155,9 @@ public final class LiveSubscription implements Subscription {
         if (closing && end.reason() == SubscriptionEnd.Reason.FAILED && end.failure().orElse(null) instanceof Interrupted) {
             end = new SubscriptionEnd(SubscriptionEnd.Reason.CLOSED, Optional.empty(), lastSeq);
         }
+        SubscriptionEnd last = end;
         try {
-            listener.onEnd(end);
+            callback(() -> listener.onEnd(last));
         } finally {
             ended.complete(end);
             onEnd.accept(this);
@@ -266,7 +271,12 @@ public final class LiveSubscription implements Subscription {
     }
 
     private void callback(Runnable call) {
-        inCallback = true;
+        synchronized (interrupting) {
+            inCallback = true;
+            if (closing) {
+                Thread.interrupted(); // close()'s, sent to wake a wait that ended by itself: not the listener's
+            }
+        }
         try {
             call.run();
         } finally {

@@ -26,9 +26,13 @@ public final class Uris {
     /**
      * One path segment from caller data (an id), encoded. {@code .} and {@code ..} are refused: a URL's dot segments are
      * removed ({@code %2E} too), so the request would address another resource ({@code /v1/approvals/../decision} is
-     * {@code /v1/decision}); so is an id with a lone surrogate, which UTF-8 cannot encode.
+     * {@code /v1/decision}); so is an empty id, which would too ({@code /v1/approvals/} is the list of approvals), and an id
+     * with a lone surrogate, which UTF-8 cannot encode.
      */
     public Uris segment(String value) {
+        if (value.isEmpty()) {
+            throw new IllegalArgumentException("an id must not be empty: it would address another resource");
+        }
         if (value.equals(".") || value.equals("..")) {
             throw new IllegalArgumentException("an id must not be '" + value + "': it would address another resource");
         }
