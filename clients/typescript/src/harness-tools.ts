@@ -50,6 +50,9 @@ export interface ToolInvocation {
 /**
  * What a harness-run attempt produced, reported as the call's `tool_result`: `OK`, `ERROR` (the tool ran and failed),
  * `CANCELLED` (the harness stopped it) or `UNKNOWN` (it may or may not have taken effect: a person decides).
+ *
+ * The factories take null or undefined content as none: a call that answered nothing is still a result, not a function
+ * that threw.
  */
 export interface ToolOutput {
   readonly status: ToolStatus;
@@ -58,25 +61,25 @@ export interface ToolOutput {
 }
 
 export const ToolOutput = {
-  ok(content: string): ToolOutput {
+  ok(content?: string | null): ToolOutput {
     return output("OK", content);
   },
-  error(content: string): ToolOutput {
+  error(content?: string | null): ToolOutput {
     return output("ERROR", content);
   },
-  cancelled(content: string): ToolOutput {
+  cancelled(content?: string | null): ToolOutput {
     return output("CANCELLED", content);
   },
-  unknown(reason: string): ToolOutput {
+  unknown(reason?: string | null): ToolOutput {
     return output("UNKNOWN", reason);
   },
 } as const;
 
-function output(status: ToolStatus, content: string): ToolOutput {
-  if (typeof content !== "string") {
+function output(status: ToolStatus, content: string | null | undefined): ToolOutput {
+  if (content !== undefined && content !== null && typeof content !== "string") {
     throw new TypeError("a tool output's content must be a string");
   }
-  return Object.freeze({ status, content });
+  return Object.freeze({ status, content: content ?? undefined });
 }
 
 /**
@@ -315,7 +318,10 @@ interface Registered {
  * `how: "REPORTED_BEFORE"`), and each event it appends has an id derived from the attempt's key (step keys
  * `harness/<key>/start`, `/result`, `/no-effect`, as the Java SDK's), so a re-sent one is a duplicate with its original
  * seq. A start the transport sent again after its answer was lost is answered as a duplicate too: one after the log the
- * run read, with no other start of the key under way in this runner, is the run's own, and the tool runs. A call that started and has no result (its worker died while it ran) is never started again: its tool's
+ * run read, with no other start of the key under way in this runner, is the run's own, and the tool runs; so is a start
+ * whose every answer was lost (`run` rejected), for the next run of the call in this runner, unless another worker
+ * claimed the session since (`fenced`); and an output whose result could not be appended (`run` rejected) is appended by
+ * the next run of the call in this runner (`how: "RAN"`). A call that started and has no result (its worker died while it ran) is never started again: its tool's
  * {@link ToolReconciler} asks the external system by the key that start handed out (its `externalKey`; the log key for
  * a start by an SDK before it) and the runner reports what it found — the result, or `tool_outcome_resolved RETRY` and
  * one more attempt under a new key when it provably had no effect; without a hook, or
@@ -332,6 +338,17 @@ export class HarnessToolRunner {
   private readonly tools: ReadonlyMap<string, Registered>;
   /** The keys whose start this runner is appending: a start that answers "duplicate" is its own only if it was alone. */
   private readonly starting = new Set<string>();
+  /**
+   * What this runner's functions produced whose `tool_result` did not get through (the append rejected), by the attempt's
+   * log key: the next run of the call reports it, rather than reconcile the attempt as one a crash left behind.
+   */
+  private readonly unreported = new Map<string, ToolOutput>();
+  /**
+   * The log keys whose start this runner appended without learning whether it got in (the append rejected), its function
+   * not run: a start of the key the next run finds in the log is this runner's own, as a duplicate answered within one
+   * run is.
+   */
+  private readonly startsInDoubt = new Set<string>();
   private readonly authorizationTimeoutMs: number;
   private readonly onAuthorized: (call: ToolInvocation) => void;
   private principal: string | undefined;
@@ -401,7 +418,8 @@ export class HarnessToolRunner {
    *
    * @throws TypeError if that event does not ask for the call, or the runner has no function for its tool
    * @throws HarnessHookError if the tool's reconciliation hook threw (nothing appended; run again later)
-   * @throws TetherError if a service could not be reached within the client's retries
+   * @throws TetherError if a service could not be reached within the client's retries; run it again later (in this
+   *   runner, a start or a result that did not get through is taken up as this runner's own, not as a crash's)
    */
   async run(requestSeq: number, callId: string, authorizationTimeoutMs: number = this.authorizationTimeoutMs): Promise<HarnessRunResult> {
     requireText(callId, "callId");
@@ -429,6 +447,7 @@ export class HarnessToolRunner {
       let done: HarnessRunResult | undefined;
       switch (next.kind) {
         case "finished":
+          this.unreported.delete(fold.key()); // a result someone appended after all (the append that rejected, or a person)
           return next.result;
         case "wait": {
           const left = deadline - Date.now();
@@ -440,9 +459,22 @@ export class HarnessToolRunner {
         case "start":
           done = await this.start(fold, tool, next.attempt, next.idempotencyKey);
           break;
-        case "reconcile":
-          done = await this.reconcile(fold, tool, next.attempt, next.idempotencyKey, next.externalKey);
+        case "reconcile": {
+          const call = this.invocation(fold, next.attempt, next.idempotencyKey, next.externalKey ?? next.idempotencyKey);
+          const kept = this.unreported.get(next.idempotencyKey); // this runner ran the attempt: only its result's append failed
+          if (kept !== undefined) {
+            done = await this.reportRan(call, kept);
+          } else if (this.startsInDoubt.delete(next.idempotencyKey)) {
+            // this runner's start got in and the attempt never ran; unless another worker claimed since: it reconciles it
+            done =
+              fold.claimEpoch() > this.epoch
+                ? Object.freeze({ kind: "fenced", currentEpoch: fold.claimEpoch(), message: `session ${this.sessionId} was claimed at epoch ${fold.claimEpoch()}` })
+                : await this.runAttempt(call, tool);
+          } else {
+            done = await this.reconcile(fold, tool, next.attempt, next.idempotencyKey, next.externalKey);
+          }
           break;
+        }
       }
       if (done?.kind === "rejected" && ++refusals > 2) {
         return done; // refused again after reading the log again: not a race, a call the sequencer will not take
@@ -544,9 +576,15 @@ export class HarnessToolRunner {
     this.onAuthorized(call);
     const alone = !this.starting.has(key);
     this.starting.add(key);
+    this.startsInDoubt.delete(key); // the log has no start of it: the one in doubt did not get in
     let started: AppendResult;
     try {
       started = await this.writer.append(`harness/${key}/start`, NewEvent.toolCallStarted(call.callId, key, this.epoch, attempt, call.idempotencyKey));
+    } catch (e) {
+      if (alone) {
+        this.startsInDoubt.add(key); // it may have got in: the next run finds it, or starts it again
+      }
+      throw e;
     } finally {
       if (alone) {
         this.starting.delete(key);
@@ -560,6 +598,11 @@ export class HarnessToolRunner {
     }
     // a duplicate after the log this run read, with no other start of the key under way here, is this run's own: its
     // answer was lost and the transport sent it again
+    return this.runAttempt(call, tool);
+  }
+
+  /** Runs the tool's function for an attempt this runner started, and reports its output. */
+  private async runAttempt(call: ToolInvocation, tool: Registered): Promise<HarnessRunResult | undefined> {
     let result: ToolOutput;
     try {
       result = checkOutput(await tool.run(call));
@@ -573,7 +616,15 @@ export class HarnessToolRunner {
         result = ToolOutput.unknown(`${name} threw ${String(e)} after its start; it may or may not have taken effect, and it has no reconciliation hook`);
       }
     }
-    return this.report(call, result, "RAN");
+    return this.reportRan(call, result);
+  }
+
+  /** Reports what this runner's function produced; kept for the next run of the call if the append rejects. */
+  private async reportRan(call: ToolInvocation, result: ToolOutput): Promise<HarnessRunResult | undefined> {
+    this.unreported.set(call.logKey, result);
+    const reported = await this.report(call, result, "RAN");
+    this.unreported.delete(call.logKey);
+    return reported;
   }
 
   /**
@@ -785,6 +836,8 @@ export class HarnessCallFold {
   private externalKey: string | undefined;
   private attempts = 0;
   private interruptSeq = 0;
+  /** The highest epoch a `session_claimed` after the request gave; 0 when none was folded. */
+  private claimEpochSeen = 0;
   private unknown: HarnessRunResult | undefined;
   private finished: HarnessRunResult | undefined;
 
@@ -811,6 +864,11 @@ export class HarnessCallFold {
     }
     if (e.type === "turn_interrupted") {
       this.interruptSeq = e.seq;
+      return;
+    }
+    if (e.type === "session_claimed") {
+      const epoch = e.json.epoch;
+      this.claimEpochSeen = Math.max(this.claimEpochSeen, typeof epoch === "number" ? epoch : 0);
       return;
     }
     if (str(e, "callId") !== this.callId) {
@@ -858,6 +916,11 @@ export class HarnessCallFold {
   /** The call's idempotency key now: from its request, or from the latest RETRY (core/ `IdempotencyKey.of`). */
   key(): string {
     return `${this.sessionId}/${this.keySeq}/${this.callId}`;
+  }
+
+  /** The highest epoch a `session_claimed` after the request gave; 0 when none was folded. */
+  claimEpoch(): number {
+    return this.claimEpochSeen;
   }
 
   /** What to do next, as the log stands so far. */

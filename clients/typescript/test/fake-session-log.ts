@@ -11,7 +11,8 @@ export type LoggedEvent = Record<string, unknown> & { seq: number; eventId: stri
  * append with the rules the runner relies on — a batch carrying another start than the session's is 404 `not_found`
  * (the session of that start was erased), an eventId already in the log is a duplicate answered with its original seq,
  * and a batch with a stale epoch is 409 `stale_epoch`. Tests add the services' events themselves
- * ({@link add}) and may refuse an append ({@link refuseNext}, {@link refuseEvery}) or react to one ({@link onAppend}).
+ * ({@link add}) and may refuse an append ({@link refuseNext}, {@link refuseEvery}), lose its answer
+ * ({@link loseTheAnswerToTheNext}), answer it 503 ({@link unavailableFor}) or react to one ({@link onAppend}).
  * Requests the log does not serve (a checkpoint) get the server's scripted answers. Not the sequencer: the IT runs that.
  */
 export class FakeSessionLog {
@@ -23,6 +24,8 @@ export class FakeSessionLog {
   private refusal: (e: Record<string, unknown>) => string | undefined = () => undefined;
   private refuseAlways = false;
   private appendListener: (e: LoggedEvent) => void = () => undefined;
+  private loseAnswerTo: string | undefined;
+  private unavailable: string | undefined;
   private readonly waiters = new Set<() => void>();
   /** Whether a live stream (SSE) has been asked for. */
   streams = 0;
@@ -135,6 +138,16 @@ export class FakeSessionLog {
     this.refuseAlways = true;
   }
 
+  /** The next append holding an event of `type` is appended, and its answer lost: the connection closes unanswered. */
+  loseTheAnswerToTheNext(type: string): void {
+    this.loseAnswerTo = type;
+  }
+
+  /** Every append holding an event of `type` is answered 503 and not appended (the sequencer unreachable); undefined: none. */
+  unavailableFor(type: string | undefined): void {
+    this.unavailable = type;
+  }
+
   /** Called (in the append, before it is answered) with each event the client appended. */
   onAppend(listener: (e: LoggedEvent) => void): void {
     this.appendListener = listener;
@@ -203,6 +216,9 @@ export class FakeSessionLog {
   private append(res: ServerResponse, body: string): void {
     const batch = JSON.parse(body) as { events: Record<string, unknown>[]; epoch?: number; sessionStartedAt?: string };
     const proposed = batch.events;
+    if (this.unavailable !== undefined && proposed.some((e) => e.type === this.unavailable)) {
+      return respond(res, 503, JSON.stringify({ error: "unavailable", message: "no verdict in time" }));
+    }
     // compared in epoch ms, as the sequencer compares them
     if (batch.sessionStartedAt !== undefined && Date.parse(batch.sessionStartedAt) !== Date.parse(this.startedAt)) {
       return respond(res, 404, JSON.stringify({ error: "not_found", message: `the session that started at ${batch.sessionStartedAt} was erased` }));
@@ -226,6 +242,11 @@ export class FakeSessionLog {
       const seq = this.add(type, type === "assistant_message" ? "MODEL" : "TOOL", fields, eventId);
       this.seqById.set(eventId, seq);
       this.appendListener(this.events[seq - 1]!);
+    }
+    if (this.loseAnswerTo !== undefined && proposed.some((e) => e.type === this.loseAnswerTo)) {
+      this.loseAnswerTo = undefined;
+      res.destroy(); // appended; the answer never reaches the client
+      return;
     }
     respond(res, 200, this.answered(proposed, false));
   }

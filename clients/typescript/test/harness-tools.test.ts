@@ -5,6 +5,7 @@ import {
   HarnessToolRunner,
   NewEvent,
   Reconciliation,
+  TetherError,
   ToolOutput,
   claimedOrThrow,
   completedOrThrow,
@@ -552,6 +553,104 @@ describe("HarnessToolRunner", () => {
     const posts = fake.server.seen.filter((q) => q.method === "POST");
     expect(posts).toHaveLength(1);
     expect(JSON.parse(posts[0]!.body)).toMatchObject({ epoch: 1, sessionStartedAt: STARTED_AT });
+  });
+
+  /**
+   * The tool ran, and its result could not be appended within the client's retries: the run rejects, and the next run of
+   * the call in this runner reports the output it kept, rather than take the attempt for one a crash left without a
+   * result (no hook: UNKNOWN, for a person to decide what this runner knows).
+   */
+  it("reports an output whose result could not be appended at the call's next run in this runner (RAN), not as a crash's", async () => {
+    setUp();
+    const seq = authorized("c1", "deploy");
+    const r = runner();
+    log.unavailableFor("tool_result");
+
+    await expect(r.run(seq, "c1")).rejects.toBeInstanceOf(TetherError);
+    expect(ran).toHaveLength(1);
+    expect(log.ofType("tool_call_started")).toHaveLength(1);
+    expect(log.ofType("tool_result")).toHaveLength(0);
+
+    log.unavailableFor(undefined);
+    const again = await r.run(seq, "c1");
+
+    expect(ran, "never run twice").toHaveLength(1);
+    expect(again).toEqual({ kind: "completed", callId: "c1", idempotencyKey: key(seq, "c1"), status: "OK", content: "deployed", resultSeq: seq + 3, how: "RAN" });
+    const reported = log.ofType("tool_result");
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toMatchObject({ status: "OK", eventId: eventIdOf(SESSION, `harness/${key(seq, "c1")}/result`, 0) });
+  });
+
+  /** A start that got into the log and whose every answer was lost within the client's retries: nothing ran yet. */
+  const startWithEveryAnswerLost = (): void => {
+    log.loseTheAnswerToTheNext("tool_call_started");
+    log.onAppend((e) => {
+      if (e.type === "tool_call_started") {
+        log.unavailableFor("tool_call_started"); // the client's retries of it get no verdict either
+      }
+    });
+  };
+
+  /**
+   * The start got into the log, and every answer to it was lost within the client's retries: the run rejects before the
+   * tool runs. The next run of the call in this runner takes that start for its own, as it does a duplicate answered
+   * within one run, and runs the tool once, rather than take the attempt for one a crash left without a result.
+   */
+  it("runs a start whose every answer was lost at the call's next run in this runner, once, not reconciled as a crash's", async () => {
+    setUp();
+    const seq = authorized("c1", "deploy");
+    const r = runner();
+    startWithEveryAnswerLost();
+
+    await expect(r.run(seq, "c1")).rejects.toBeInstanceOf(TetherError);
+    expect(log.ofType("tool_call_started")).toHaveLength(1);
+    expect(ran).toHaveLength(0);
+
+    log.unavailableFor(undefined);
+    const again = await r.run(seq, "c1");
+
+    expect(log.ofType("tool_call_started")).toHaveLength(1);
+    expect(ran.map((c) => [c.attempt, c.idempotencyKey])).toEqual([[1, ext(seq, "c1")]]);
+    expect(again).toEqual({ kind: "completed", callId: "c1", idempotencyKey: key(seq, "c1"), status: "OK", content: "deployed", resultSeq: seq + 3, how: "RAN" });
+    expect(await r.run(seq, "c1"), "then a re-run is a no-op").toMatchObject({ kind: "completed", how: "REPORTED_BEFORE" });
+    expect(ran).toHaveLength(1);
+  });
+
+  /** ...but not once another worker claimed the session since: the attempt is the new worker's to reconcile. */
+  it("does not run a start whose every answer was lost once another worker claimed the session since: fenced", async () => {
+    setUp();
+    const seq = authorized("c1", "deploy");
+    const r = runner();
+    startWithEveryAnswerLost();
+    await expect(r.run(seq, "c1")).rejects.toBeInstanceOf(TetherError);
+    log.unavailableFor(undefined);
+    log.claimByAnother();
+
+    expect(await r.run(seq, "c1")).toMatchObject({ kind: "fenced", currentEpoch: 2 });
+    expect(ran).toHaveLength(0);
+    expect(log.ofType("tool_result")).toHaveLength(0);
+  });
+
+  /** `ToolOutput.ok(null)`, a tool whose call answered nothing: a result without content, not a function that threw. */
+  it("takes an output with null content for a result without content, not a failure of the tool", async () => {
+    setUp();
+    const seq = authorized("c1", "deploy");
+
+    const result = await runner((call) => {
+      ran.push(call);
+      return ToolOutput.ok(null);
+    }).run(seq, "c1");
+
+    expect(ran).toHaveLength(1);
+    expect(result).toMatchObject({ kind: "completed", status: "OK", content: undefined, how: "RAN" });
+    const reported = log.ofType("tool_result");
+    expect(reported).toHaveLength(1);
+    expect(reported[0]!.status).toBe("OK");
+    expect(reported[0]).not.toHaveProperty("content");
+    expect(ToolOutput.error(null).content).toBeUndefined();
+    expect(ToolOutput.cancelled(null).content).toBeUndefined();
+    expect(ToolOutput.unknown(null).content).toBeUndefined();
+    expect(ToolOutput.ok(undefined)).toEqual({ status: "OK", content: undefined });
   });
 
   it("reconciles an attempt by the externalKey its start recorded, and one an older SDK started (no externalKey) by the log key", async () => {
