@@ -35,7 +35,9 @@ export interface BatchCalls {
  */
 export function planMessage(message: LcMessage, seq: number, log: ThreadLog, batch: BatchCalls): MessagePlan {
   const kwargs = message.kwargs;
-  const text = textOf(kwargs.content);
+  // half of a surrogate pair (a text cut inside an emoji) has no UTF-8 form, and Tether refuses it in any text: the
+  // event's text has U+FFFD instead, and the residual keeps the message's own text (it differs from the event's)
+  const text = textOf(kwargs.content)?.toWellFormed();
   const typed = (event: Event): MessagePlan => ({ kind: "typed", event, residual: residualOf(message, event.type, event.fields) });
   switch (lcClass(message).replace(/Chunk$/, "")) {
     case "HumanMessage":
@@ -46,7 +48,7 @@ export function planMessage(message: LcMessage, seq: number, log: ThreadLog, bat
     case "AIMessage": {
       const calls = aiToolCalls(kwargs.tool_calls);
       // content blocks (Anthropic's text and tool_use turns): the event holds their text; the residual keeps the blocks
-      const aiText = text ?? blocksText(kwargs.content);
+      const aiText = text ?? blocksText(kwargs.content)?.toWellFormed();
       if (aiText !== undefined && calls !== undefined && calls.every((c) => log.call(c.callId) === undefined && !batch.asked.has(c.callId))) {
         for (const c of calls) {
           batch.asked.set(c.callId, { askSeq: seq, tool: c.tool, answered: false });
@@ -173,6 +175,25 @@ function offloaded(fields: Readonly<Record<string, unknown>>): boolean {
   return ["contentRef", "artifact", "summaryRef"].some((f) => typeof fields[f] === "object" && fields[f] !== null);
 }
 
+/**
+ * A serialized message as LangGraph's serializer reads it back: without the fields it wrote as undefined
+ * (`{"lc": 2, "type": "undefined"}`, e.g. the `name: undefined` createReactAgent gives its AI messages, the `artifact`
+ * of a tool message; in a list, null). A message that went through a checkpoint serializes so, and is the same message.
+ */
+export function asRead<T>(value: T): T {
+  if (Array.isArray(value)) {
+    return value.map((v: unknown) => (isUndefinedMark(v) ? null : asRead(v))) as T;
+  }
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => !isUndefinedMark(v)).map(([k, v]) => [k, asRead(v)])) as T;
+  }
+  return value;
+}
+
+function isUndefinedMark(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as { lc?: unknown }).lc === 2 && (value as { type?: unknown }).type === "undefined";
+}
+
 /** JSON with every object's keys sorted. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
@@ -229,10 +250,28 @@ function aiToolCalls(value: unknown): { callId: string; tool: string; arguments:
     if (typeof c.args !== "object" || c.args === null || Array.isArray(c.args)) {
       return undefined;
     }
+    if (c.id.length > MAX_CALL_ID || c.name.length > MAX_TOOL_NAME || !c.id.isWellFormed() || !c.name.isWellFormed() || !wellFormed(c.args)) {
+      return undefined; // more than Tether takes of a call (its id, its name), or half of a surrogate pair in it
+    }
     seen.add(c.id);
     calls.push({ callId: c.id, tool: c.name, arguments: c.args as Record<string, JsonValue> });
   }
   return calls;
+}
+
+/** The longest call id and tool name a tool call in Tether may have (the sequencer's MAX_CALL_ID, HarnessTool.MAX_NAME). */
+const MAX_CALL_ID = 128;
+const MAX_TOOL_NAME = 128;
+
+/** Whether every text in `node` (its keys too) is well-formed UTF-16: no half of a surrogate pair on its own. */
+function wellFormed(node: unknown): boolean {
+  if (typeof node === "string") {
+    return node.isWellFormed();
+  }
+  if (Array.isArray(node)) {
+    return node.every(wellFormed);
+  }
+  return typeof node !== "object" || node === null || Object.entries(node).every(([k, v]) => k.isWellFormed() && wellFormed(v));
 }
 
 function usageOf(value: unknown): { inputTokens: number; outputTokens: number } {
@@ -244,6 +283,6 @@ function usageOf(value: unknown): { inputTokens: number; outputTokens: number } 
 /** `text` as a record's key may hold it: no control characters (C0, DEL, C1), at most 512 characters. */
 function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 512);
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 512).toWellFormed();
   return clean === "" ? "-" : clean;
 }

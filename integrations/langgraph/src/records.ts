@@ -45,6 +45,9 @@ export interface MessagesValue {
   readonly add: readonly MessageRef[];
 }
 
+/** The key of a reference to a message inside a stored value ({@link TypedValue} with `m: 1`): `{"$tether.message": MessageRef}`. */
+export const REF = "$tether.message";
+
 /** A stored channel value or pending write. */
 export type StoredValue = TypedValue | MessagesValue;
 

@@ -27,13 +27,15 @@ import {
   offloadedSha,
   SessionTakenOverError,
   TetherClient,
+  TetherError,
+  type Appended,
   type Claimed,
   type HarnessTool,
   type NewEvent as Event,
   type NewSession,
   type ToolMode,
 } from "@tether/client";
-import { canonicalJson, planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
+import { asRead, canonicalJson, planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
 import type { TetherPort } from "./port.js";
 import { declarationOf, wrapTool, type TetherToolSpec, type ToolHost } from "./tools.js";
 import {
@@ -48,6 +50,7 @@ import {
   type TypedValue,
   type ValueLocation,
   type WritesRecord,
+  REF,
   isLcMessage,
 } from "./records.js";
 import { ThreadLog, type At } from "./thread-log.js";
@@ -139,6 +142,8 @@ interface Thread {
   readonly session: SessionLog;
   /** The last message list written or read per channel, its messages' JSON and references: the next put usually extends it. */
   readonly lists: Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>;
+  /** Messages appended ahead of the batch that refers to them (one too large for an append), by their JSON: their seqs. */
+  readonly ahead: Map<string, number>;
 }
 
 interface ListItem {
@@ -158,7 +163,8 @@ interface ListItem {
  *   records, which Tether offloads when large and never interprets.
  * - **One writer.** The saver claims a thread's session the first time it writes to it and appends under that epoch;
  *   once another process claims it, writes throw {@link ThreadTakenOverError}.
- * - **Atomic.** A checkpoint (its records and its new message events) is one append: all of it or none.
+ * - **Atomic.** A checkpoint (its records and its new message events) is one append: all of it or none — unless its
+ *   new messages are more than one append takes (413): they then go first, in appends of their own.
  *
  * Safe for concurrent calls (the work on one thread is serialised); one saver per process is enough.
  */
@@ -326,6 +332,13 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           const inParent = parent?.record.values[channel];
           if (inParent !== undefined && inParent.v === version) {
             located[channel] = { at: inParent.at === 0 ? parent!.seq : inParent.at, v: version };
+          } else if (channel in values) {
+            // not its parent's: a copy of another checkpoint (LangGraph's updateState(config, undefined, "__copy__")
+            // forks the copied checkpoint's parent, with no new versions), whose values an older record stores
+            const at = await this.storedAt(thread, ns, channel, version, (values as Record<string, unknown>)[channel], `${what}: channel ${channel}`);
+            if (at !== undefined) {
+              located[channel] = { at, v: version };
+            }
           }
         }
       }
@@ -490,13 +503,13 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     return list;
   }
 
-  /** The serialized message the event at `seq` holds, with `residual`. */
+  /** The serialized message the event at `seq` holds, with `residual` (as read back: {@link asRead}). */
   private async message(thread: Thread, seq: number, residual: MessageRef["r"]): Promise<LcMessage> {
     const event = thread.log.event(seq);
     if (event.type === "framework_state") {
-      return thread.log.recordAt(seq).record as LcMessage;
+      return asRead(thread.log.recordAt(seq).record as LcMessage);
     }
-    return restore(residual, await this.texts.of(event), undefined, event.type, event.json);
+    return asRead(restore(residual, await this.texts.of(event), undefined, event.type, event.json));
   }
 
   // --- writing ---------------------------------------------------------------------------------------------------------
@@ -590,7 +603,8 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       return none; // what stays is not after what goes: no prefix of the log to compact
     }
     const summaryMessage = head === 1 ? (JSON.parse(jsons[0]!) as LcMessage) : undefined;
-    const summaryText = summaryMessage !== undefined && typeof summaryMessage.kwargs.content === "string" ? summaryMessage.kwargs.content : undefined;
+    // the summary's text as Tether takes it (no half of a surrogate pair); the summary message keeps its own
+    const summaryText = summaryMessage !== undefined && typeof summaryMessage.kwargs.content === "string" ? summaryMessage.kwargs.content.toWellFormed() : undefined;
     if (head === 1 && summaryText === undefined) {
       return none;
     }
@@ -606,16 +620,65 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     return fixed;
   }
 
+  /**
+   * The seq of the checkpoint record of `ns` that stores `value` as `channel` at `version`, if one does. Versions alone
+   * do not tell: two branches of a thread (a time travel, a fork) each number their own versions from their common
+   * ancestor, so the value is compared too.
+   */
+  private async storedAt(thread: Thread, ns: string, channel: string, version: number | string, value: unknown, what: string): Promise<number | undefined> {
+    const holders = new Set<number>();
+    for (const at of thread.log.checkpointsOf(ns)) {
+      const location = at.record.values[channel];
+      if (location !== undefined && location.v === version) {
+        holders.add(location.at === 0 ? at.seq : location.at);
+      }
+    }
+    if (holders.size === 0) {
+      return undefined;
+    }
+    const wanted = await this.fingerprint(value, what);
+    for (const seq of holders) {
+      const stored = thread.log.checkpointAt(seq).stored[channel];
+      if (stored !== undefined && (await this.fingerprint(await this.decode(thread, channel, stored, seq, true), what)) === wanted) {
+        return seq;
+      }
+    }
+    return undefined;
+  }
+
+  /** A value's serialized form, to compare (a message list's as `put` stores it). */
+  private async fingerprint(value: unknown, what: string): Promise<string> {
+    if (isMessageList(value)) {
+      return JSON.stringify(await Promise.all((value as object[]).map((m) => this.messageJson(m))));
+    }
+    return canonical(asRead(await this.dump(value, what)));
+  }
+
   /** The reference of a message to store: to the event `scope` knows holds it, or to a new event planned in the batch. */
-  private async refFor(thread: Thread, batch: Batch, scope: Scope, lc: LcMessage): Promise<MessageRef> {
+  private async refFor(thread: Thread, batch: Batch, scope: Scope, written: LcMessage): Promise<MessageRef> {
+    const lc = asRead(written);
     const key = withoutId(canonical(lc));
-    const seq = await scope.lookup(key);
+    const seq = (await scope.lookup(key)) ?? thread.ahead.get(canonical(lc)) ?? (await this.sameMessage(thread, lc));
     if (seq !== undefined) {
+      scope.known.set(key, seq);
       return this.refTo(thread, batch, seq, lc);
     }
     const ref = this.plan(thread, batch, lc);
     scope.known.set(key, ref.s);
     return ref;
+  }
+
+  /**
+   * The event of the thread that holds `lc` already, by its id (and the same content): a message another namespace
+   * stored — a subgraph's state holds its parent's messages, and its output gives them back to the parent.
+   */
+  private async sameMessage(thread: Thread, lc: LcMessage): Promise<number | undefined> {
+    const id = lc.kwargs.id;
+    const ref = typeof id === "string" ? thread.log.messageRef(id) : undefined;
+    if (ref === undefined) {
+      return undefined;
+    }
+    return canonical(await this.message(thread, ref.s, ref.r)) === canonical(lc) ? ref.s : undefined;
   }
 
   /**
@@ -672,6 +735,9 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   private plan(thread: Thread, batch: Batch, lc: LcMessage): MessageRef {
     const seq = thread.log.lastSeq + 1 + batch.events.length;
     const plan = planMessage(lc, seq, thread.log, batch.calls);
+    if (plan.kind !== "existing") {
+      batch.messages.set(batch.events.length, canonical(lc));
+    }
     switch (plan.kind) {
       case "typed":
         batch.events.push(plan.event);
@@ -717,7 +783,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     return list;
   }
 
-  /** A message's JSON as the serializer writes it (keys sorted). */
+  /** A message's JSON as the serializer writes it and reads it back (keys sorted, no undefined fields: {@link asRead}). */
   private async messageJson(message: object): Promise<string> {
     // serialized at every put: a message object may have been changed in place (same id) since it was last stored
     const [type, bytes] = await this.serde.dumpsTyped(message);
@@ -729,7 +795,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const id = (message as { id?: unknown }).id;
       throw new TetherSaverError(`the message ${typeof id === "string" ? id : "without an id"} cannot be serialized (a BigInt in it?): the serializer wrote ${JSON.stringify(lc).slice(0, 100)}`);
     }
-    return canonical(lc);
+    return canonical(asRead(lc));
   }
 
   /**
@@ -740,23 +806,83 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
    * eventIds). The message lists the batch stores are remembered as planned; a rollback forgets them.
    */
   private async appendPlanned(thread: Thread, step: string | (() => string), plan: (batch: Batch) => Promise<void>): Promise<void> {
+    let name = typeof step === "string" ? step : undefined;
+    const planned = (batch: Batch) => async (firstSeq: number) => {
+      await plan(batch);
+      const recordSeq = firstSeq + batch.events.length - 1; // a batch always ends with its record
+      for (const [channel, items] of batch.lists) {
+        thread.lists.set(channel, { seq: recordSeq, items });
+      }
+      return batch.events;
+    };
     try {
       const { appended } = await this.exclusive(thread, async () => {
         await this.writable(thread);
         // a step that depends on the log is chosen on the log as read (and planned) once the thread is writable
-        return thread.session.enqueue(typeof step === "string" ? step : step(), async (firstSeq) => {
-          const batch: Batch = { events: [], calls: { asked: new Map() }, lists: new Map() };
-          await plan(batch);
-          const recordSeq = firstSeq + batch.events.length - 1; // a batch always ends with its record
-          for (const [channel, items] of batch.lists) {
-            thread.lists.set(channel, { seq: recordSeq, items });
-          }
-          return batch.events;
-        });
+        name ??= (step as () => string)();
+        return thread.session.enqueue(name, (firstSeq) => planned(newBatch())(firstSeq));
       });
       await appended;
     } catch (e) {
-      throw this.translated(thread, e);
+      if (!tooLarge(e) || name === undefined) {
+        throw this.translated(thread, e);
+      }
+      // more than one append takes (512 KiB once content over 64 KiB is offloaded: many messages, several large ones):
+      // its messages go first, in appends of their own, and then the batch, which refers to them; all of it holding
+      // the thread, so that nothing else is planned meanwhile (it would store the same messages again)
+      const whole = name;
+      try {
+        await this.exclusive(thread, async () => {
+          try {
+            await this.appendMessagesAhead(thread, whole, plan);
+            await thread.session.appendPlanned(whole, (firstSeq) => planned(newBatch())(firstSeq));
+          } finally {
+            thread.ahead.clear();
+          }
+        });
+      } catch (again) {
+        throw this.translated(thread, again);
+      }
+    }
+  }
+
+  /**
+   * Appends the messages that open the batch `plan` makes, as many at a time as an append takes (halving on a refusal
+   * as too large), until the batch opens with none; inside {@link exclusive}. Each part is planned on the log as it is
+   * then (the seqs its messages were planned at are theirs) under a step of its own (a resend finds it); its messages'
+   * seqs are kept in `ahead`, where planning the batch again finds them.
+   */
+  private async appendMessagesAhead(thread: Thread, step: string, plan: (batch: Batch) => Promise<void>): Promise<void> {
+    await this.writable(thread);
+    // what was planned on top of the batch goes first (or fails): the parts are planned on the log as it then is
+    await this.sync(thread);
+    for (let part = 0, most = Number.MAX_SAFE_INTEGER; ; ) {
+      let keys: string[] = [];
+      let done: Appended | undefined;
+      try {
+        done = await thread.session.appendPlanned(`${step}/ahead/${part}/${most}`, async () => {
+          const batch = newBatch();
+          await plan(batch);
+          let lead = 0;
+          while (lead < most && batch.messages.has(lead)) {
+            lead++;
+          }
+          keys = [...Array(lead).keys()].map((i) => batch.messages.get(i)!);
+          return batch.events.slice(0, lead);
+        });
+      } catch (e) {
+        if (!tooLarge(e) || keys.length < 2) {
+          throw e;
+        }
+        most = Math.ceil(keys.length / 2);
+        continue;
+      }
+      if (done === undefined) {
+        return; // the batch opens with no message to append first
+      }
+      done.seqs.forEach((seq, i) => thread.ahead.set(keys[i]!, seq));
+      part++;
+      most = Number.MAX_SAFE_INTEGER;
     }
   }
 
@@ -816,6 +942,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const id = threadId ?? sessionId.slice(this.prefix.length);
       const log = new ThreadLog(sessionId);
       const lists = new Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>();
+      const ahead = new Map<string, number>();
       const session = new SessionLog(this.port, sessionId, {
         workerId: this.workerId,
         harnessVersion: this.options.harnessVersion,
@@ -825,6 +952,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           reset: () => {
             log.reset();
             lists.clear();
+            ahead.clear();
           },
           rollback: (seq) => {
             log.rollback(seq);
@@ -833,7 +961,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         },
         afterSync: () => this.readOffloaded(created),
       });
-      const created: Thread = { sessionId, threadId: id, log, session, lists };
+      const created: Thread = { sessionId, threadId: id, log, session, lists, ahead };
       thread = created;
       this.threads.set(sessionId, thread);
     }
@@ -887,8 +1015,6 @@ interface Scope {
   lookup(key: string): Promise<number | undefined>;
 }
 
-/** The key of a reference to a message inside a stored value (`{"$tether.message": {s, r}}`). */
-const REF = "$tether.message";
 type RefNode = { readonly [REF]: MessageRef };
 
 function isRef(node: unknown): boolean {
@@ -933,6 +1059,17 @@ interface Batch {
   readonly calls: BatchCalls;
   /** The message lists this batch's checkpoint stores, to remember once it is appended. */
   readonly lists: Map<string, readonly ListItem[]>;
+  /** The events that hold a new message, by index: the message's JSON. */
+  readonly messages: Map<number, string>;
+}
+
+function newBatch(): Batch {
+  return { events: [], calls: { asked: new Map() }, lists: new Map(), messages: new Map() };
+}
+
+/** Whether Tether refused an append as more than one append takes (413: over the session-service's maxCommandBytes). */
+function tooLarge(error: unknown): boolean {
+  return error instanceof TetherError && error.apiError?.status === 413;
 }
 
 function frameworkState(kind: string, key: string, record: CheckpointRecord | WritesRecord): Event {

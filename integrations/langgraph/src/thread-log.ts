@@ -3,8 +3,13 @@ import {
   CHECKPOINT,
   FRAMEWORK,
   MESSAGE,
+  REF,
   WRITES,
   type CheckpointRecord,
+  type LcMessage,
+  type MessageRef,
+  type MessagesValue,
+  type StoredValue,
   type WritesRecord,
 } from "./records.js";
 
@@ -32,8 +37,8 @@ export interface At<R> {
 
 /**
  * One thread's session log as TetherSaver reads it: the fold of its events into what the saver looks up — the
- * checkpoint and writes records by namespace and id, the events that hold messages, the tool calls and who runs them,
- * the last seq. Events are added in seq order ({@link add}), and taken back only by {@link rollback}. Not thread-safe
+ * checkpoint and writes records by namespace and id, the events that hold messages (and which one the records refer to
+ * for a message id), the tool calls and who runs them, the last seq. Events are added in seq order ({@link add}), and taken back only by {@link rollback}. Not thread-safe
  * (the saver serialises the work on one thread).
  */
 export class ThreadLog {
@@ -44,6 +49,8 @@ export class ThreadLog {
   private readonly newest = new Map<string, At<CheckpointRecord>>();
   private readonly writes = new Map<string, At<WritesRecord>[]>();
   private readonly calls = new Map<string, LoggedCall>();
+  /** The last reference the records made to a message, by the message's id. */
+  private readonly messages = new Map<string, MessageRef>();
   private declared: readonly HarnessTool[] = [];
   private thread: string | undefined;
 
@@ -67,6 +74,7 @@ export class ThreadLog {
     this.newest.clear();
     this.writes.clear();
     this.calls.clear();
+    this.messages.clear();
     this.records.clear();
     this.declared = [];
     this.thread = undefined;
@@ -175,6 +183,11 @@ export class ThreadLog {
     return this.writes.get(writesKey(ns, id)) ?? [];
   }
 
+  /** The last reference a record made to the message with id `id` (whatever namespace it is of), if any. */
+  messageRef(id: string): MessageRef | undefined {
+    return this.messages.get(id);
+  }
+
   /** The call `callId` asked for in this session, if any. */
   call(callId: string): LoggedCall | undefined {
     return this.calls.get(callId);
@@ -211,6 +224,7 @@ export class ThreadLog {
         this.checkpoints.set(r.ns ?? "", ns);
       }
       ns.set(r.id, { seq, record: r });
+      Object.values(r.stored).forEach((value) => this.indexMessages(value));
       const newest = this.newest.get(r.ns ?? "");
       if (newest === undefined || r.id > newest.record.id) {
         this.newest.set(r.ns ?? "", { seq, record: r });
@@ -224,6 +238,29 @@ export class ThreadLog {
       const at = list.findIndex((w) => w.seq > seq);
       list.splice(at === -1 ? list.length : at, 0, { seq, record: r });
       this.writes.set(key, list);
+      r.writes.forEach(([, , value]) => this.indexMessages(value));
+    } else if (kind === MESSAGE) {
+      const id = (record as LcMessage).kwargs?.id;
+      if (typeof id === "string") {
+        this.messages.set(id, { s: seq });
+      }
+    }
+  }
+
+  /** Indexes the references `value` makes to messages by the messages' ids. */
+  private indexMessages(value: StoredValue): void {
+    const refs: MessageRef[] = [];
+    if (value.t === "messages") {
+      refs.push(...(value as MessagesValue).add);
+    } else if ("j" in value && value.m === 1) {
+      collectRefs(value.j, refs);
+    }
+    for (const ref of refs) {
+      const r = ref.r as { k?: { id?: unknown }; kwargs?: { id?: unknown } } | undefined;
+      const id = r === undefined ? (this.records.get(ref.s)?.record as LcMessage | undefined)?.kwargs?.id : (r.k ?? r.kwargs)?.id;
+      if (typeof id === "string") {
+        this.messages.set(id, ref);
+      }
     }
   }
 
@@ -275,6 +312,18 @@ function harnessTools(value: unknown): readonly HarnessTool[] {
 
 function toolCalls(value: unknown): { callId: string; tool: string }[] {
   return Array.isArray(value) ? value.map((c: Record<string, unknown>) => ({ callId: String(c.callId), tool: String(c.tool) })) : [];
+}
+
+function collectRefs(node: unknown, into: MessageRef[]): void {
+  if (Array.isArray(node)) {
+    node.forEach((n) => collectRefs(n, into));
+  } else if (typeof node === "object" && node !== null) {
+    if (REF in node) {
+      into.push((node as { [REF]: MessageRef })[REF]);
+    } else {
+      Object.values(node).forEach((n) => collectRefs(n, into));
+    }
+  }
 }
 
 function writesKey(ns: string, id: string): string {

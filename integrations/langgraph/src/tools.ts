@@ -113,7 +113,8 @@ export function wrapTool(host: ToolHost, spec: TetherToolSpec, authorizationTime
                   ...config,
                   configurable: { ...config?.configurable, [KEY]: invocation.idempotencyKey, [ATTEMPT]: invocation.attempt },
                 });
-                return ToolOutput.ok(textOf(output));
+                // half of a surrogate pair (an output cut inside an emoji) is no text Tether stores: U+FFFD instead
+                return ToolOutput.ok(textOf(output).toWellFormed());
               },
               reconcile: spec.reconcile,
             },
