@@ -3,7 +3,7 @@ import type { SessionEvent } from "./models.js";
 import { RetryPolicy } from "./options.js";
 import { failure } from "./outcomes.js";
 import { LineSplitter, SseParser } from "./sse.js";
-import { describeFailure, TimedOut, type Transport } from "./transport.js";
+import { describeFailure, retryAfter, TimedOut, type Transport } from "./transport.js";
 import { apiError, event as readEvent, parseJson } from "./wire.js";
 
 /**
@@ -41,7 +41,7 @@ export type SubscriptionEnd =
  *
  * Open from creation until {@link close}, until the session turns out not to exist (or is erased), until the
  * listener throws, or until its client is closed. 5xx, 429 and network failures are retried for as long as it is open,
- * with the client's retry backoff (reset once a connection delivered something).
+ * with the client's retry backoff (at least a 503's `Retry-After`; reset once a connection delivered something).
  */
 export class Subscription {
   /** Settles (never rejects) with why the subscription ended. */
@@ -143,7 +143,7 @@ export class Subscription {
           return { reason: "not_found", lastSeq: this.last };
         }
         if (response.status >= 500 || response.status === 429) {
-          if (!(await this.disconnected(++failures, new Error(`the service answered ${error.status} ${error.code}`)))) {
+          if (!(await this.disconnected(++failures, new Error(`the service answered ${error.status} ${error.code}`), retryAfter(response)))) {
             break;
           }
           continue;
@@ -215,8 +215,8 @@ export class Subscription {
     }
   }
 
-  /** Tells the listener, then waits before the next attempt; false when closed meanwhile. */
-  private async disconnected(failures: number, cause: Error): Promise<boolean> {
+  /** Tells the listener, then waits before the next attempt (the backoff, at least a 503's `Retry-After`); false when closed meanwhile. */
+  private async disconnected(failures: number, cause: Error, retryAfterMs?: number): Promise<boolean> {
     if (this.closing) {
       return false;
     }
@@ -226,7 +226,7 @@ export class Subscription {
     }
     // a policy that never waits (RetryPolicy.none()) is about calls: a subscription reconnecting without a wait would spin
     const policy = this.transport.options.retry.maxBackoffMs === 0 ? RetryPolicy.defaults() : this.transport.options.retry;
-    const wait = RetryPolicy.delay(policy, failures);
+    const wait = RetryPolicy.delay(policy, failures, retryAfterMs);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);
       this.wake = () => {

@@ -170,7 +170,8 @@ function transient5xx(status: number): boolean {
 /** The longest `Retry-After` honoured, in seconds: a longer one (a proxy's hour, a day) is the backoff's to decide. */
 const MAX_RETRY_AFTER_S = 60;
 
-function retryAfter(response: Response): number | undefined {
+/** A 503's (or 429's) `Retry-After` in ms, up to {@link MAX_RETRY_AFTER_S}; undefined otherwise. */
+export function retryAfter(response: Response): number | undefined {
   const value = response.headers.get("Retry-After");
   if (value === null || !/^\s*\d+\s*$/.test(value)) {
     return undefined; // absent, or an HTTP date: the backoff decides

@@ -148,6 +148,26 @@ describe("a subscription", () => {
     expect(recorder.seqs()).toEqual([1]);
   });
 
+  it("asks an unavailable service again after its Retry-After, not sooner", async () => {
+    const times: number[] = [];
+    const unavailable = json(503, '{"error":"unavailable","message":"restoring"}', { "Retry-After": "2" });
+    const stream = sse(frame("s", 1));
+    fake.server
+      .next(async (req, res) => {
+        times.push(performance.now());
+        await unavailable(req, res);
+      })
+      .next(async (req, res) => {
+        times.push(performance.now());
+        await stream(req, res);
+      })
+      .otherwise(quietStream());
+    const s = fake.client.subscribe("s", 1, recorder);
+    await recorder.awaitSeqs(1);
+    await s.close();
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(1900);
+  });
+
   it("ends with not_found for an unknown session", async () => {
     fake.server.next(json(404, '{"error":"not_found","message":"session not found"}'));
     const s = fake.client.subscribe("nope", 1, recorder);

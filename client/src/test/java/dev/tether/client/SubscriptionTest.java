@@ -108,6 +108,26 @@ class SubscriptionTest {
     }
 
     @Test
+    void anUnavailableService_isAskedAgainAfterItsRetryAfter_notSooner() throws Exception {
+        var times = new java.util.concurrent.CopyOnWriteArrayList<Long>();
+        server.then(exchange -> {
+                    times.add(System.nanoTime());
+                    json(503, "{\"error\":\"unavailable\",\"message\":\"restoring\"}", java.util.Map.of("Retry-After", "2")).answer(exchange);
+                })
+                .then(exchange -> {
+                    times.add(System.nanoTime());
+                    sse(frame("s", 1)).answer(exchange);
+                }).otherwise(exchange -> {
+                    exchange.sendResponseHeaders(200, 0);
+                    Thread.sleep(30_000);
+                });
+        try (Subscription s = client.subscribe("s", 1, recorder)) {
+            recorder.awaitSeqs(1);
+        }
+        assertThat(Duration.ofNanos(times.get(1) - times.get(0))).isGreaterThanOrEqualTo(Duration.ofMillis(1900));
+    }
+
+    @Test
     void unavailableService_isRetried_untilItAnswers() throws Exception {
         server.then(json(503, "{\"error\":\"unavailable\",\"message\":\"restoring\"}", java.util.Map.of("Retry-After", "0")))
                 .then(sse(frame("s", 1))).otherwise(exchange -> {

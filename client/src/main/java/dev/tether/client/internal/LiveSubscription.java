@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  * {@code Last-Event-ID} both saying "after the last seq delivered" (and {@code sessionStartedAt}, when the
  * subscription names the session's start); deliver each event whose seq is
  * the one owed next; skip one already delivered; treat one beyond it as a broken stream. When the
- * stream ends or fails, wait (the retry policy's backoff, reset once a connection delivered
+ * stream ends or fails, wait (the retry policy's backoff, at least a 503's {@code Retry-After}, reset once a connection delivered
  * something) and open it again. A 404 ends the subscription (NOT_FOUND); 401, 403 and other client
  * errors end it (FAILED); 5xx and network failures are retried for as long as it is open.
  *
@@ -177,7 +177,7 @@ public final class LiveSubscription implements Subscription {
                         .param("sessionStartedAt", sessionStartedAt).build();
                 response = transport.openStream(uri, lastId != null ? lastId : next > 1 ? Long.toString(next - 1) : null);
             } catch (IOException e) {
-                if (!disconnected(++failures, e)) {
+                if (!disconnected(++failures, e, Optional.empty())) {
                     break;
                 }
                 continue;
@@ -191,7 +191,7 @@ public final class LiveSubscription implements Subscription {
                     return new SubscriptionEnd(SubscriptionEnd.Reason.NOT_FOUND, Optional.empty(), lastSeq);
                 }
                 if (status >= 500 || status == 429) {
-                    if (!disconnected(++failures, new IOException("the service answered " + error))) {
+                    if (!disconnected(++failures, new IOException("the service answered " + error), Transport.retryAfter(response))) {
                         break;
                     }
                     continue;
@@ -219,7 +219,7 @@ public final class LiveSubscription implements Subscription {
                 break;
             }
             failures = lastSeq > before ? 1 : failures + 1; // a connection that delivered resets the backoff
-            if (!disconnected(failures, broken)) {
+            if (!disconnected(failures, broken, Optional.empty())) {
                 break;
             }
         }
@@ -254,14 +254,17 @@ public final class LiveSubscription implements Subscription {
         }
     }
 
-    /** Tells the listener, then waits before the next attempt; false when closed meanwhile. */
-    private boolean disconnected(int failures, Exception cause) {
+    /**
+     * Tells the listener, then waits before the next attempt (the backoff, at least a 503's {@code Retry-After}); false
+     * when closed meanwhile.
+     */
+    private boolean disconnected(int failures, Exception cause, Optional<Duration> retryAfter) {
         if (closing) {
             return false;
         }
         callback(() -> listener.onDisconnected(lastSeq, cause));
         try {
-            return !closeSignal.await(Transport.delay(policy, failures, Optional.empty()).toMillis(), TimeUnit.MILLISECONDS);
+            return !closeSignal.await(Transport.delay(policy, failures, retryAfter).toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             if (!closing) {
                 throw new Interrupted();

@@ -275,7 +275,8 @@ public final class Transport {
     /** The longest {@code Retry-After} honoured: a longer one (a proxy's hour, a day) is the backoff's to decide. */
     private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(60);
 
-    private static Optional<Duration> retryAfter(HttpResponse<?> response) {
+    /** A 503's (or 429's) {@code Retry-After} in seconds, up to {@link #MAX_RETRY_AFTER}; empty otherwise. */
+    static Optional<Duration> retryAfter(HttpResponse<?> response) {
         return response.headers().firstValue("Retry-After").flatMap(v -> {
             try {
                 long seconds = Math.max(0, Long.parseLong(v.trim()));
