@@ -709,6 +709,8 @@ export interface components {
             approvalSeq?: number;
             /** @enum {string} */
             kind: "POLICY" | "APPROVAL" | "UNKNOWN";
+            /** @description for a call a session grant with a path glob covers, that glob: the executor checks the call's path against it again right before the call starts, and refuses it if the path, as written or where it leads in the workspace then, falls outside */
+            pathGlob?: string;
         };
         AuthorizationBasisInput: {
             /**
@@ -718,6 +720,8 @@ export interface components {
             approvalSeq?: number;
             /** @enum {string} */
             kind: "POLICY" | "APPROVAL" | "UNKNOWN";
+            /** @description for a call a session grant with a path glob covers, that glob: the executor checks the call's path against it again right before the call starts, and refuses it if the path, as written or where it leads in the workspace then, falls outside */
+            pathGlob?: string;
         };
         BlobRef: {
             preview: string;

@@ -192,6 +192,7 @@ class ApprovalFlowIT {
         JsonNode authorized = services.awaitEvent(id, "c2 authorized", is("tool_call_authorized", "c2"));
         assertThat(authorized.get("basis").get("kind").asText()).isEqualTo("APPROVAL");
         assertThat(authorized.get("basis").get("approvalSeq").asLong()).isEqualTo(grantSeq);
+        assertThat(authorized.get("basis").get("pathGlob").asText()).as("for the executor to check again").isEqualTo("src/**");
         assertThat(count(services.events(id), "approval_requested", "c2")).as("no prompt for c2").isZero();
 
         Files.createDirectories(services.workspaces.resolve(id).resolve("test"));

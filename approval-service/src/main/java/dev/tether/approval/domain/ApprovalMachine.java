@@ -18,11 +18,11 @@ import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.CallRunner;
-import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.FrameworkState;
+import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.OutcomeResolution;
 import dev.tether.core.event.PlanUpdated;
 import dev.tether.core.event.ProposedEvent;
@@ -46,6 +46,7 @@ import dev.tether.core.event.UserMessage;
 import dev.tether.core.id.DerivedIds;
 import dev.tether.core.id.IdempotencyKey;
 import dev.tether.core.policy.GatingPolicy;
+import dev.tether.core.policy.PathGlob;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -506,7 +507,9 @@ public final class ApprovalMachine {
         Grant covering = s.grants().stream().filter(g -> g.covers(call.tool(), inspection.target()))
                 .max(Comparator.comparingLong(Grant::seq)).orElse(null);
         if (covering != null) {
-            return authorize(s, call.callId(), AuthorizationBasis.approval(covering.seq()));
+            // with the grant's glob, which the executor checks again right before the call starts: a link made since the
+            // inspection must not carry the call outside it
+            return authorize(s, call.callId(), AuthorizationBasis.approval(covering.seq(), covering.pathGlob()));
         }
         return new ProposedEvent(id(s.sessionId(), call.callId(), ApprovalRequested.TYPE), SERVICE,
                 new ApprovalRequested(call.callId(), call.tool(), inspection.shown(), inspection.shownRef()));

@@ -1,9 +1,10 @@
 package dev.tether.approval.domain;
 
 import dev.tether.core.blob.BlobRef;
-import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.HarnessTool;
+import dev.tether.core.event.ToolMode;
+import dev.tether.core.policy.PathGlob;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -164,8 +165,7 @@ public record SessionApprovals(
             } catch (PathGlob.InvalidGlobException e) {
                 return false;
             }
-            // the path as written and where it really leads must both fall under the glob
-            return target.path() != null && target.realPath() != null && glob.matches(target.path()) && glob.matches(target.realPath());
+            return glob.covers(target.path(), target.realPath());
         }
     }
 

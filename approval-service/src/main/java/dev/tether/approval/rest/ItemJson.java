@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.ApprovalMachine;
 import dev.tether.approval.domain.DecisionKind;
-import dev.tether.approval.domain.PathGlob;
+import dev.tether.core.policy.PathGlob;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

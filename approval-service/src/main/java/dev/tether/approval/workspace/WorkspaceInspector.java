@@ -121,13 +121,7 @@ public final class WorkspaceInspector implements CallInspector {
         if (path == null || !path.isTextual()) {
             return CallTarget.NONE;
         }
-        String real;
-        try {
-            real = workspace.relativize(workspace.resolve(path.asText()));
-        } catch (SandboxViolation | IllegalArgumentException e) {
-            real = null;
-        }
-        return new CallTarget(path.asText(), real);
+        return new CallTarget(path.asText(), workspace.leadsTo(path.asText()).orElse(null));
     }
 
     private static String asWritten(ToolCall call, String why) {

@@ -225,11 +225,15 @@ class ApprovalMachineTest {
         @Test
         void aSessionGrant_authorizesLaterMatchingCalls_withoutAsking_andRecordsWhichCalls() {
             Story story = awaiting();
-            story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, "src/**", "", ALICE)).event()).acceptAnswers();
+            story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, "src/**", "", ALICE)).event());
             long grantSeq = story.state.grants().get(0).seq();
+            assertThat(story.only().payload()).as("the call decided on, which the approver saw, is not limited to the glob")
+                    .isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.approval(grantSeq)));
+            story.acceptAnswers();
 
             story.append(asking(edit("c2", "src/a/b.java")));
-            assertThat(story.only().payload()).isEqualTo(new ToolCallAuthorized("c2", AuthorizationBasis.approval(grantSeq)));
+            assertThat(story.only().payload()).as("with the glob, which the executor checks again right before c2 starts")
+                    .isEqualTo(new ToolCallAuthorized("c2", AuthorizationBasis.approval(grantSeq, "src/**")));
             story.acceptAnswers();
 
             story.append(asking(edit("c3", "test/x.java"), edit("c4", "src/../etc/passwd"), call("c5", "write_file",
@@ -803,7 +807,7 @@ class ApprovalMachineTest {
             story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, "src/**", "", ALICE)).event()).acceptAnswers();
             long grantSeq = story.state.grants().get(0).seq();
             story.append(asking(edit("c2", "src/B.java")));
-            assertThat(story.only().payload()).isEqualTo(new ToolCallAuthorized("c2", AuthorizationBasis.approval(grantSeq)));
+            assertThat(story.only().payload()).isEqualTo(new ToolCallAuthorized("c2", AuthorizationBasis.approval(grantSeq, "src/**")));
 
             story.append(new TurnInterrupted("", "stop"));
 

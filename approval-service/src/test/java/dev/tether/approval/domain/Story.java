@@ -16,6 +16,7 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.ToolResult;
 import dev.tether.core.event.ToolStatus;
 import dev.tether.core.policy.GatingPolicy;
+import dev.tether.core.policy.PathGlob;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.ApprovalItem.Kind;
 import dev.tether.approval.domain.ApprovalItem.Status;
-import dev.tether.approval.domain.PathGlob;
+import dev.tether.approval.domain.ApprovalItem;
+import dev.tether.core.policy.PathGlob;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

@@ -188,6 +188,18 @@ class ProjectorTopologyTest {
     }
 
     @Test
+    void aCallASessionGrantsGlobCovered_isRequestedWithTheGlob_forTheExecutorToCheckAgain() {
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "write_file", "{\"path\":\"src/a\",\"content\":\"\"}")),
+                new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.approval(2, "src/**")));
+
+        ToolRequest request = requests.readValue();
+        assertThat(request.getBasis().getApprovalSeq()).isEqualTo(2);
+        assertThat(request.getBasis().getPathGlob()).isEqualTo("src/**");
+    }
+
+    @Test
     void aRetryOfAnUnknownOutcome_emitsASecondRequest_underTheKeyOfTheRetryDecision() {
         pipe("s1", 1, started());
         pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{\"command\":\"make\"}")),

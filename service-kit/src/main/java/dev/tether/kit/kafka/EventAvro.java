@@ -218,11 +218,11 @@ public final class EventAvro {
     }
 
     public static dev.tether.avro.AuthorizationBasis toAvro(AuthorizationBasis b) {
-        return new dev.tether.avro.AuthorizationBasis(AuthorizationBasisKind.valueOf(b.kind().name()), b.approvalSeq());
+        return new dev.tether.avro.AuthorizationBasis(AuthorizationBasisKind.valueOf(b.kind().name()), b.approvalSeq(), b.pathGlob());
     }
 
     public static AuthorizationBasis fromAvro(dev.tether.avro.AuthorizationBasis b) {
-        return new AuthorizationBasis(AuthorizationBasis.Kind.valueOf(b.getKind().name()), b.getApprovalSeq());
+        return new AuthorizationBasis(AuthorizationBasis.Kind.valueOf(b.getKind().name()), b.getApprovalSeq(), b.getPathGlob());
     }
 
     private static SessionStarted sessionStarted(dev.tether.avro.SessionStarted s) {

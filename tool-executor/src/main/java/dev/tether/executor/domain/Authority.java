@@ -1,10 +1,13 @@
 package dev.tether.executor.domain;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.policy.GatingPolicy;
+import dev.tether.core.policy.PathGlob;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolRegistry;
+import dev.tether.tools.sandbox.Workspace;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
@@ -12,7 +15,8 @@ import java.util.Optional;
 /**
  * The policy enforcement point: whether an authorized call may run here and now, checked again by the executor
  * whatever the request says. A call runs only if its tool is in the registry of the session's tool mode and, when the
- * tool is gated for the session's tenant and mode, its basis is an approval. A basis this build does not know never
+ * tool is gated for the session's tenant and mode, its basis is an approval; a session grant's path glob must still
+ * cover the call's path right before it starts ({@link #outsideGrant}). A basis this build does not know never
  * suffices. Immutable, thread-safe.
  */
 public final class Authority {
@@ -69,5 +73,39 @@ public final class Authority {
             }
         }
         return new Allowed(found.get());
+    }
+
+    /**
+     * Whether a call authorized by {@code basis} may act on its {@code path} argument now, checked right before it
+     * starts: a basis with a path glob (a session grant's) covers the call only if its path as written and where that
+     * leads in {@code workspace} at this moment both fall under the glob ({@link PathGlob#covers}). The approval-service
+     * checked the same when it authorized the call, but a link made since (by a command the session ran in between) may
+     * lead the path elsewhere now. A glob this executor cannot parse covers nothing; a basis without one limits no path.
+     *
+     * @return empty if the call may go on; else the refusal
+     */
+    public static Optional<Refused> outsideGrant(AuthorizationBasis basis, JsonNode arguments, Workspace workspace) {
+        if (basis.pathGlob() == null) {
+            return Optional.empty();
+        }
+        String grant = "the session grant at seq " + basis.approvalSeq() + " that authorized it covers only paths under '"
+                + basis.pathGlob() + "'";
+        PathGlob glob;
+        try {
+            glob = PathGlob.parse(basis.pathGlob());
+        } catch (PathGlob.InvalidGlobException e) {
+            return Optional.of(new Refused("refused: " + grant + ", a glob this executor cannot read (it " + e.getMessage()
+                    + "); nothing was run"));
+        }
+        JsonNode path = arguments.get("path");
+        if (path == null || !path.isTextual()) {
+            return Optional.of(new Refused("refused: " + grant + ", and the call has no path; nothing was run"));
+        }
+        if (!glob.covers(path.asText(), workspace.leadsTo(path.asText()).orElse(null))) {
+            return Optional.of(new Refused("refused: " + grant + ", and '" + path.asText() + "' leads outside it now"
+                    + " (through a link made since the call was authorized); nothing was run. Ask for an approval of this"
+                    + " call if it is still needed."));
+        }
+        return Optional.empty();
     }
 }

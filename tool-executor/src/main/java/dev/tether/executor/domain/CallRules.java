@@ -174,6 +174,11 @@ public final class CallRules {
         return new Conclude(CallOutcome.Ended.of(CallState.CANCELLED, run.attempt(), ERASED.formatted(erasedAt)));
     }
 
+    /** The authority refused the call right before it would have started ({@link Authority#outsideGrant}): it does not start. */
+    public static Conclude refused(Run run, Authority.Refused refused) {
+        return new Conclude(CallOutcome.Ended.of(CallState.ERROR, run.attempt(), refused.reason()));
+    }
+
     /**
      * The tool refused the arguments before anything started, or failed then: {@code why} is its message, already
      * redacted, or what failed.

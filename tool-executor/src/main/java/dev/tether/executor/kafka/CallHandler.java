@@ -232,6 +232,12 @@ final class CallHandler {
         if (erasedBeforeStart(request, known, run)) {
             return;
         }
+        Optional<Authority.Refused> outside = Authority.outsideGrant(request.basis(), arguments, context.workspace());
+        if (outside.isPresent()) {
+            LOG.warnf("%s: %s", key, outside.get().reason());
+            conclude(request, known, CallRules.refused(run, outside.get()));
+            return;
+        }
         Intent intent;
         try {
             intent = tool.intent(context, arguments);

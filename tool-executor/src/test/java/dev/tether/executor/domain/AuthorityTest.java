@@ -54,7 +54,7 @@ class AuthorityTest {
 
     @Test
     void aBasisOfAnUnknownKind_neverSuffices_evenForAnUngatedTool() {
-        var verdict = authority.check("acme", ToolMode.READ_ONLY, "read_file", new AuthorizationBasis(AuthorizationBasis.Kind.UNKNOWN, null));
+        var verdict = authority.check("acme", ToolMode.READ_ONLY, "read_file", new AuthorizationBasis(AuthorizationBasis.Kind.UNKNOWN, null, null));
         assertThat(verdict).isInstanceOf(Authority.Refused.class);
     }
 }

@@ -125,6 +125,50 @@ class CallHandlerTest {
         assertThat(Files.readString(dir.resolve("ws").resolve(SESSION).resolve("a.txt"))).isEqualTo("hello");
     }
 
+    /**
+     * The approval-service checked the call's path against the grant's glob when it authorized it; a command the session
+     * ran since may have made a link that leads the same path elsewhere. The executor checks again right before the call
+     * starts, in the workspace as it is then.
+     */
+    @Test
+    void aCallAGlobGrantAuthorized_whosePathNowLeadsOutOfTheGlobThroughALink_endsAnErrorWithoutStarting() throws Exception {
+        var handler = handler();
+        handler.handle(request("c1", "write_file", "{\"path\":\"src/a.java\",\"content\":\"a\"}", ToolMode.WRITE, POLICY));
+        Path workspace = dir.resolve("ws").resolve(SESSION);
+        Files.createDirectories(workspace.resolve("test"));
+        Files.createSymbolicLink(workspace.resolve("src/link"), Path.of("../test"));
+        producer.clear();
+        var grant = new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/**");
+
+        handler.handle(request("c2", "write_file", "{\"path\":\"src/link/x.java\",\"content\":\"x\"}", ToolMode.WRITE, grant));
+
+        assertThat(written()).as("never STARTED").containsExactly("ERROR", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent())
+                .contains("the session grant at seq 2", "'src/**'", "'src/link/x.java' leads outside it now");
+        assertThat(workspace.resolve("test/x.java")).doesNotExist();
+        producer.clear();
+
+        handler.handle(request("c3", "write_file", "{\"path\":\"src/b.java\",\"content\":\"b\"}", ToolMode.WRITE, grant));
+
+        assertThat(written()).as("a path the glob covers runs").containsExactly("STARTED", "OK", "command");
+        assertThat(workspace.resolve("src/b.java")).hasContent("b");
+    }
+
+    @Test
+    void aCallAuthorizedByAGlobThisExecutorCannotRead_orWithoutAPath_endsAnErrorWithoutStarting() {
+        var handler = handler();
+
+        handler.handle(request("c1", "write_file", "{\"path\":\"src/a.java\",\"content\":\"a\"}", ToolMode.WRITE,
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/{a,b}.java")));
+        handler.handle(request("c2", "run_command", "{\"command\":\"touch src/c.java\"}", ToolMode.WRITE,
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/**")));
+
+        assertThat(written()).containsExactly("ERROR", "command", "ERROR", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).contains("a glob this executor cannot read");
+        assertThat(((ToolOutcome) producer.history().get(2).value()).getContent()).contains("the call has no path");
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("src")).doesNotExist();
+    }
+
     @Test
     void aFinishedCall_isReportedAgainWithTheSameEventId_andNotRun() throws Exception {
         var handler = handler();
@@ -499,8 +543,8 @@ class CallHandlerTest {
 
     /** POLICY, a session grant given before the turn (seq 2), an approver's grant of the call after the interruption (seq 5). */
     static Stream<AuthorizationBasis> bases() {
-        return Stream.of(POLICY, new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L),
-                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 5L));
+        return Stream.of(POLICY, new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, null),
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 5L, null));
     }
 
     @ParameterizedTest
@@ -567,7 +611,7 @@ class CallHandlerTest {
         inFlight.interrupt(SESSION, 7);
         // c2 was asked for at seq 3 and came back UNKNOWN; a person asked for a retry at seq 9, after the interruption
         handler.handle(request(SESSION + "/9/c2", "c2", TicketTool.NAME, "{\"title\":\"b\"}", ToolMode.WRITE,
-                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 9L), 9));
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 9L, null), 9));
 
         assertThat(tickets.executions.get()).isEqualTo(2);
         assertThat(written()).containsExactly("STARTED", "OK", "command", "STARTED", "OK", "command");
@@ -784,7 +828,7 @@ class CallHandlerTest {
         assertThat(tool.executions.get()).isEqualTo(1);
     }
 
-    private static final AuthorizationBasis POLICY = new AuthorizationBasis(AuthorizationBasisKind.POLICY, null);
+    private static final AuthorizationBasis POLICY = new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null);
 
     /** The hash file tools record for a file that does not exist. */
     private static final String ABSENT = "";

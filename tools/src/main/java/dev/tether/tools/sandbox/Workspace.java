@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A session's directory, which every path argument of a tool must stay inside. Made by {@link WorkspaceRoot#open}.
@@ -102,6 +103,19 @@ public final class Workspace {
             }
         }
         return resolved;
+    }
+
+    /**
+     * Where {@code userPath} leads in the workspace now, through symbolic links, relative to it ({@link #relativize} of
+     * {@link #resolve}): what a session grant's path glob must cover besides the path as written. Empty if it leads
+     * nowhere inside the workspace or cannot be resolved.
+     */
+    public Optional<String> leadsTo(String userPath) {
+        try {
+            return Optional.of(relativize(resolve(userPath)));
+        } catch (SandboxViolation | IllegalArgumentException e) {
+            return Optional.empty();
+        }
     }
 
     /**

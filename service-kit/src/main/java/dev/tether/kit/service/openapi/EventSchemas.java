@@ -97,7 +97,7 @@ public final class EventSchemas {
             Map.entry(SessionForked.class, Set.of("harnessTools", "parentEventId", "parentEventAt", "tokenBudget")),
             Map.entry(SubagentResult.class, Set.of("parentStartedAt")),
             Map.entry(ToolCallStarted.class, Set.of("externalKey")),
-            Map.entry(AuthorizationBasis.class, Set.of("approvalSeq")));
+            Map.entry(AuthorizationBasis.class, Set.of("approvalSeq", "pathGlob")));
 
     /** The records inside events: each of their fields is always there in an answer, unless named above. */
     static final List<Class<?>> NESTED = List.of(ToolCall.class, PlanItem.class, HarnessTool.class, AuthorizationBasis.class,
@@ -109,6 +109,9 @@ public final class EventSchemas {
     static void describe(ApiSchemas schemas) {
         REQUIRED_ON_REQUEST.forEach(schemas::requiredOnRequest);
         schemas.describe(AuthorizationBasis.class, "approvalSeq", "the seq of the grant it rests on; required when kind is APPROVAL");
+        schemas.describe(AuthorizationBasis.class, "pathGlob", "for a call a session grant with a path glob covers, that glob: the "
+                + "executor checks the call's path against it again right before the call starts, and refuses it if the path, as "
+                + "written or where it leads in the workspace then, falls outside");
         schemas.describe(HarnessTool.class, "name", "the tool's name as a call's tool names it, or * for every tool the declaration does "
                 + "not name (at most one; a name wins over it)");
         schemas.describe(FrameworkState.class, "content", "JSON text that parses as one JSON value; when artifact is set, only its "

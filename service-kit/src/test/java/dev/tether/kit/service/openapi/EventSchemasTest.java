@@ -67,7 +67,7 @@ class EventSchemasTest {
                 {"callId": "c1", "scope": "SESSION", "tool": "t", "pathGlob": "src/**", "approver": "a", "reason": "r"}""");
         s.put("approval_denied", """
                 {"callId": "c1", "scope": "ONCE", "tool": "t", "pathGlob": "p", "approver": "a", "reason": "r"}""");
-        s.put("tool_call_authorized", "{\"callId\": \"c1\", \"basis\": {\"kind\": \"APPROVAL\", \"approvalSeq\": 3}}");
+        s.put("tool_call_authorized", "{\"callId\": \"c1\", \"basis\": {\"kind\": \"APPROVAL\", \"approvalSeq\": 3, \"pathGlob\": \"src/**\"}}");
         s.put("tool_result", "{\"callId\": \"c1\", \"idempotencyKey\": \"s/1/c1\", \"status\": \"OK\", \"content\": \"done\"}");
         s.put("turn_interrupted", "{\"partialText\": \"p\", \"reason\": \"r\"}");
         s.put("context_compacted", "{\"throughSeq\": 3, \"summary\": \"s\", \"summarySourceSeqs\": [1, 2]}");

@@ -1,4 +1,4 @@
-package dev.tether.approval.domain;
+package dev.tether.core.policy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -157,6 +157,17 @@ public final class PathGlob {
             g++;
         }
         return g == glob.length();
+    }
+
+    /**
+     * Whether a tool call on {@code path}, which leads to {@code realPath} in the session's workspace through symbolic
+     * links, falls under this glob: the path as written and where it really leads must both (so a link under
+     * {@code src/} to {@code test/} covers nothing). Never when either is null (no path, or one leading nowhere inside
+     * the workspace). The approval-service asks this when it folds a call; the executor again right before it runs one
+     * authorized by a grant with this glob, since links may have changed between the two.
+     */
+    public boolean covers(String path, String realPath) {
+        return path != null && realPath != null && matches(path) && matches(realPath);
     }
 
     /** The glob as written. */
