@@ -1,6 +1,7 @@
 package dev.tether.projector.kafka;
 
 import dev.tether.avro.Checkpoint;
+import dev.tether.avro.LogPosition;
 import dev.tether.avro.SessionEvent;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.SessionEventKey;
@@ -12,6 +13,7 @@ import dev.tether.kit.service.rest.OwnerRouting;
 import dev.tether.projector.avro.CheckpointAvro;
 import dev.tether.projector.domain.CallRecord;
 import dev.tether.projector.domain.LazyEvents;
+import dev.tether.projector.domain.Projection;
 import dev.tether.projector.domain.SessionOverview;
 import dev.tether.projector.domain.SessionProjection;
 import dev.tether.projector.migration.UnmigratableCheckpointException;
@@ -41,8 +43,9 @@ public class ProjectorReads {
     /**
      * The session's current checkpoint, if it exists and belongs to {@code tenantId}: the stored one, migrated to the
      * current version if older. One that cannot be migrated (or comes from a newer projector) is folded from the log
-     * here, through the stored one's last seq, as the projector will at the session's next event; the stored one is
-     * replaced then. If the log here does not hold every one of those events yet, the answer is 503 with the reason.
+     * here, through the stored one's last seq, as the projector will at the session's next event, and placed at the stored
+     * one's log position (a fold of the log knows no offsets); the stored one is replaced then. If the log here does not
+     * hold every one of those events yet, the answer is 503 with the reason.
      */
     public Optional<SessionProjection> checkpoint(String tenantId, String sessionId) {
         return checkpoint(tenantId, sessionId, OptionalInt.empty());
@@ -82,7 +85,9 @@ public class ProjectorReads {
             if (rebuilt == null || !rebuilt.tenantId().equals(tenantId)) {
                 throw ApiException.unavailable(e.getMessage() + " This instance does not hold the session's events yet.", 5);
             }
-            return rebuilt;
+            LogPosition at = c.getLogPosition();
+            return Projection.placed(rebuilt,
+                    new SessionProjection.Position(at.getPartition(), at.getFirstOffset(), at.getLastOffset()));
         }
     }
 

@@ -58,7 +58,7 @@ public final class SessionLog {
      * The checkpoint as it was at {@code atSeq}: the same fold the live projection runs, stopped
      * there (the rebuild of a lost checkpoint; a read of a past seq takes {@link #foldThrough}), of the events
      * the store holds, each folded as it is read. Null when the session has no events.
-     * The log position is the partition's and offsets are unknown here, so they read 0 and -1.
+     * The log position is not known here: its partition and offsets read -1 ({@link Projection#placed} gives it one).
      */
     public SessionProjection fold(String sessionId, long atSeq) {
         return fold(sessionId, atSeq, false);

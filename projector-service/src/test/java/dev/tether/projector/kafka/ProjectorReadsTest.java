@@ -119,6 +119,21 @@ class ProjectorReadsTest {
         assertThat(reads.checkpoint("globex", "s-1")).as("another tenant's").isEmpty();
     }
 
+    /**
+     * The checkpoint rebuilt for a read still says where the session's events lie: the stored one's log position, as the
+     * projector's own rebuild keeps it ({@code Projection.placed}), never the -1 of a fold that knows no offsets.
+     */
+    @Test
+    void givenANewerStoredCheckpoint_thenTheRebuiltReadKeepsTheStoredLogPosition() {
+        List<Event> session = session("s-1", 10);
+        Checkpoint stored = Checkpoint.newBuilder(newer(session)).setLogPosition(new dev.tether.avro.LogPosition(3, 100L, 109L)).build();
+        streams = storesOf(stored, MapStore.messages(session));
+        var reads = new ProjectorReads(streams);
+
+        assertThat(reads.checkpoint("acme", "s-1")).map(SessionProjection::position)
+                .contains(new SessionProjection.Position(3, 100, 109));
+    }
+
     /** Streams whose checkpoint store holds {@code checkpoint} and whose message store is {@code messages}, any partition. */
     private IdleStreams storesOf(Checkpoint checkpoint, MapStore<SessionEventKey, SessionEvent> messages) {
         var checkpoints = new MapStore<String, Checkpoint>(Comparator.naturalOrder()).put(checkpoint.getSessionId(), checkpoint);
