@@ -22,8 +22,8 @@ import org.jboss.logging.Logger;
  * when a session first refers to a blob, a tombstone of its key when the session is erased ({@link BlobReferences}). That
  * topic is partitioned by blob, so that whether any session still refers to one is known on one partition
  * ({@link BlobSweeper}). A partition projected before this existed is filled from its message store once, when its task
- * first runs; its key {@link #FILLED} says so (a session id never starts with NUL). Used by the projector's task, like
- * its stores.
+ * first runs or at its first erasure if that comes first; its key {@link #FILLED} says so (a session id never starts with
+ * NUL). Used by the projector's task, like its stores.
  */
 final class SessionBlobs {
 
@@ -36,10 +36,12 @@ final class SessionBlobs {
 
     private final ProcessorContext<Object, Object> context;
     private final KeyValueStore<String, String> store;
+    private final SessionLog log;
 
-    private SessionBlobs(ProcessorContext<Object, Object> context, KeyValueStore<String, String> store) {
+    private SessionBlobs(ProcessorContext<Object, Object> context, KeyValueStore<String, String> store, SessionLog log) {
         this.context = context;
         this.store = store;
+        this.log = log;
     }
 
     /** The store: persistent, changelogged, string keys and empty values. */
@@ -49,19 +51,22 @@ final class SessionBlobs {
 
     /**
      * The references of {@code context}'s task, filled from {@code log} (its message store) by a punctuation as soon as
-     * the task runs, unless they were filled before.
+     * the task runs, or at its first erasure if that comes first, unless they were filled before.
      */
     static SessionBlobs open(ProcessorContext<Object, Object> context, SessionLog log) {
-        var blobs = new SessionBlobs(context, context.getStateStore(ProjectorStores.SESSION_BLOBS));
-        RunOnce.whenRunning(context, now -> {
-            long started = System.nanoTime();
-            long found = blobs.fillOnce(log, now);
-            if (found >= 0) {
-                LOG.infof("found %d blob references in the message store of partition %d, in %d ms", found,
-                        context.taskId().partition(), (System.nanoTime() - started) / 1_000_000);
-            }
-        });
+        var blobs = new SessionBlobs(context, context.getStateStore(ProjectorStores.SESSION_BLOBS), log);
+        RunOnce.whenRunning(context, blobs::fill);
         return blobs;
+    }
+
+    /** {@link #fillOnce} from the task's message store, logged when it ran. */
+    private void fill(long timestamp) {
+        long started = System.nanoTime();
+        long found = fillOnce(log, timestamp);
+        if (found >= 0) {
+            LOG.infof("found %d blob references in the message store of partition %d, in %d ms", found,
+                    context.taskId().partition(), (System.nanoTime() - started) / 1_000_000);
+        }
     }
 
     /** Records that {@code sessionId} (of {@code tenantId}) refers to the blob {@code sha256}; announced the first time. */
@@ -75,8 +80,13 @@ final class SessionBlobs {
         context.forward(new Record<Object, Object>(BlobReferences.key(tenantId, sha256, sessionId), reference, timestamp), SINK);
     }
 
-    /** The session was erased: each of its references is removed, and tombstoned on {@code blob-references}. */
+    /**
+     * The session was erased: each of its references is removed, and tombstoned on {@code blob-references}. A partition
+     * not filled yet is filled first (a task may read records before its first punctuation), so that the references the
+     * session's events still in the message store hold are known, and tombstoned too, rather than filled in after.
+     */
     void erased(String sessionId, long timestamp) {
+        fill(timestamp);
         var keys = new ArrayList<String>();
         try (var it = store.prefixScan(StoreKey.prefix(sessionId), new StringSerializer())) {
             it.forEachRemaining(kv -> keys.add(kv.key));

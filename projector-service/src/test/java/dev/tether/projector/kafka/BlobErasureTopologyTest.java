@@ -311,6 +311,41 @@ class BlobErasureTopologyTest {
         assertThat(blobFiles()).isEmpty();
     }
 
+    /**
+     * A partition projected before blob references existed may read a session's erasure before its one-time fill has run
+     * (a task processes records before its first punctuation): the erased session's blobs must go all the same, and the
+     * fill that follows must not refer to them again.
+     */
+    @Test
+    void aSessionErasedBeforeItsPartitionsOneTimeFill_hasItsBlobsDeleted_andNoReferenceLeft() {
+        BlobRef summary = putLongAgo("acme", "a long summary");
+        BlobRef result = putLongAgo("acme", "a long result");
+        pipe("s1", 1, started());
+        pipe("s1", 2, new ToolResult("c0", "", ToolStatus.OK, "…", result));
+        pipe("s1", 3, new dev.tether.core.event.ContextCompacted(2, "…", summary, List.of(2L)));
+        // as a projector before this release left it: no reference recorded, none announced
+        for (String store : List.of(ProjectorStores.SESSION_BLOBS, ProjectorStores.BLOB_REFERENCES)) {
+            KeyValueStore<String, Object> kept = driver.getKeyValueStore(store);
+            List<String> keys = new ArrayList<>();
+            try (var all = kept.all()) {
+                all.forEachRemaining(kv -> keys.add(kv.key));
+            }
+            keys.forEach(kept::delete);
+        }
+        references.readKeyValuesToList();
+
+        erase("s1", 3); // before the task's first punctuation
+        driver.advanceWallClockTime(SWEEP_EVERY);
+        driver.advanceWallClockTime(SWEEP_EVERY);
+
+        assertThat(blobFiles()).as("the erased session's blobs").isEmpty();
+        List<String> left = new ArrayList<>();
+        try (var all = driver.<String, String>getKeyValueStore(ProjectorStores.SESSION_BLOBS).all()) {
+            all.forEachRemaining(kv -> left.add(kv.key));
+        }
+        assertThat(left).as("no reference of the erased session").containsExactly(SessionBlobs.FILLED);
+    }
+
     /** Puts {@code text} for {@code tenantId} as if it had been put two grace periods ago. */
     private BlobRef putLongAgo(String tenantId, String text) {
         BlobRef ref = blobs.put(tenantId, bytes(text));
