@@ -124,7 +124,11 @@ public final class Projection {
         } else if (payload instanceof SessionClaimed c) {
             b.lease = new Lease(c.workerId(), c.epoch(), c.harnessVersion(), event.occurredAt());
         } else if (payload instanceof SessionResumed) {
-            b.status = Status.RECOVERING;
+            if (b.status != Status.INTERRUPTED) {
+                // an interrupted turn stays interrupted until the next message: a resume is none, and the sequencer still
+                // refuses to start the turn's calls
+                b.status = Status.RECOVERING;
+            }
         } else if (payload instanceof SessionMigrated m) {
             b.harnessVersion = m.toVersion();
         } else if (payload instanceof SubagentResult r) {

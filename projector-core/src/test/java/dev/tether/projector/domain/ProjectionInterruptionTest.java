@@ -12,6 +12,9 @@ import dev.tether.projector.domain.ProjectionTest.Script;
 import dev.tether.projector.domain.SessionProjection.Status;
 import dev.tether.core.event.AssistantMessage;
 import dev.tether.core.event.HarnessTool;
+import dev.tether.core.event.ResumeReason;
+import dev.tether.core.event.SessionClaimed;
+import dev.tether.core.event.SessionResumed;
 import dev.tether.core.event.SessionStarted;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolCall;
@@ -78,5 +81,28 @@ class ProjectionInterruptionTest {
         assertThat(RecoveryReport.of(script.state).nextSafeActions())
                 .noneSatisfy(a -> assertThat(a).contains("safe to run"))
                 .anySatisfy(a -> assertThat(a).contains("call c1 (charge_card)", "do not run it"));
+    }
+
+    /**
+     * The worker that ran the interrupted turn crashed, and another claims the session: its claim appends
+     * {@code session_resumed}, which is no message, so the turn is still interrupted (the sequencer still refuses to start
+     * its calls) and the report the resuming worker reads must still say so.
+     */
+    @Test
+    void aResumeAfterAnInterruption_keepsItInterrupted_andTheReportStillForbidsItsAuthorizedHarnessCall() {
+        var script = new Script().add(new SessionStarted("Find the ticket", "", "model-x", "v1", ToolMode.WRITE, List.of(), null, null,
+                List.of(new HarnessTool("charge_card", true, true, false))));
+        script.add(new SessionClaimed("w-1", 1, "v1"),
+                new AssistantMessage("charging", null, List.of(new ToolCall("c1", "charge_card", "{}")), new TokenUsage(1, 1)),
+                new ToolCallAuthorized("c1", AuthorizationBasis.POLICY),
+                new TurnInterrupted("", "user pressed stop"),
+                new SessionClaimed("w-2", 2, "v1"),
+                new SessionResumed(ResumeReason.CRASH, 5, "open tool calls: c1 (charge_card, run by the harness, authorized, not started)"));
+
+        assertThat(script.state.status()).isEqualTo(Status.INTERRUPTED);
+        assertThat(RecoveryReport.of(script.state).nextSafeActions())
+                .noneSatisfy(a -> assertThat(a).contains("safe to run"))
+                .anySatisfy(a -> assertThat(a).contains("call c1 (charge_card)", "do not run it"))
+                .anySatisfy(a -> assertThat(a).contains("re-issue the interrupted model turn"));
     }
 }

@@ -51,9 +51,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Folds each event of {@code session-events} into its session's checkpoint, keeps a record per tool call, and emits a
- * {@code ToolRequest} for every {@code tool_call_authorized}. Also reads the executor's ledger
- * ({@code tool-outcomes}, partitioned by session like the events) to mark calls RUNNING and
- * record their attempts. Exactly-once; an event it has folded already (a replay) changes nothing.
+ * {@code ToolRequest} for every {@code tool_call_authorized} of a call the executor runs. Also reads the executor's ledger
+ * ({@code tool-outcomes}, partitioned by session like the events) to record each call's attempts in its call record only
+ * (the checkpoint is a fold of the events alone). Exactly-once; an event it has folded already (a replay) changes nothing.
  * After each event it signals {@link StoreSignals} with the session's id on {@value ProjectorStores#CHECKPOINTS}: a
  * read waiting for the checkpoint to reach a seq looks again then.
  *
