@@ -84,12 +84,17 @@ final class ItemJson {
         return out;
     }
 
+    /** The call's arguments: their JSON, or their text when it is not JSON (empty or blank text included). */
     private JsonNode arguments(String argumentsJson) {
         try {
-            return json.readTree(argumentsJson);
+            JsonNode arguments = json.readTree(argumentsJson);
+            if (arguments != null && !arguments.isMissingNode()) {
+                return arguments;
+            }
         } catch (IOException e) {
-            return json.getNodeFactory().textNode(argumentsJson);
+            // answered below
         }
+        return json.getNodeFactory().textNode(argumentsJson);
     }
 
     /** For a call on {@code a/b/c.txt}: {@code a/b/**}, what a session grant for "this directory" would say. */

@@ -50,10 +50,24 @@ class ItemJsonTest {
         assertThat(suggested("not json")).isNull();
     }
 
+    @Test
+    void argumentsThatAreNoJson_areGivenAsTheirText_evenWhenTheyAreEmpty() {
+        assertThat(of("not json").get("arguments").asText()).isEqualTo("not json");
+        for (String blank : new String[] {"", "  "}) {
+            assertThat(of(blank).get("arguments").isTextual()).as("'" + blank + "'").isTrue();
+            assertThat(of(blank).get("arguments").asText()).isEqualTo(blank);
+        }
+        assertThat(of("{\"path\":\"a.txt\"}").get("arguments").get("path").asText()).isEqualTo("a.txt");
+    }
+
     private String suggested(String argumentsJson) {
+        ObjectNode out = of(argumentsJson);
+        return out.has("suggestedPathGlob") ? out.get("suggestedPathGlob").asText() : null;
+    }
+
+    private ObjectNode of(String argumentsJson) {
         ApprovalItem item = new ApprovalItem("s-1", 3, Kind.APPROVAL, Status.PENDING, "acme", "c1", "write_file", argumentsJson,
                 "shown", null, 2, Instant.parse("2026-12-06T00:00:00Z"), "model", "agent", null, null, null, false);
-        ObjectNode out = items.of(item, item.shown());
-        return out.has("suggestedPathGlob") ? out.get("suggestedPathGlob").asText() : null;
+        return items.of(item, item.shown());
     }
 }
