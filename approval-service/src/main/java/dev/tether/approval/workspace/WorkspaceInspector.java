@@ -30,7 +30,9 @@ import org.jboss.logging.Logger;
  *
  * <p>The workspace is only read: in a deployment the approval-service mounts the workspace volume read-only. A
  * session whose workspace does not exist yet (nothing ran in it so far) is previewed against an empty directory of
- * the service's own, which is what the executor will start from; nothing is ever created under the root.
+ * the service's own, which is what the executor will start from; nothing is ever created under the root. One that is
+ * there but cannot be read is not: its calls are shown as written, saying so, and their paths lead nowhere a session
+ * grant's path glob covers.
  *
  * <p>What {@link Tool#shown} cannot preview (invalid arguments, a path leading out of the workspace) is shown as the
  * call as written, with the reason: the approver still decides, and the executor refuses the call if it is invalid.
@@ -85,6 +87,9 @@ public final class WorkspaceInspector implements CallInspector {
             return inspection(tenantId, asWritten(call, why), CallTarget.NONE);
         }
         Workspace workspace = workspace(tenantId, sessionId);
+        if (workspace == null) {
+            return inspection(tenantId, asWritten(call, "the session's workspace cannot be read"), target(null, arguments));
+        }
         String shown;
         try {
             shown = tool.shown(workspace, arguments);
@@ -103,25 +108,29 @@ public final class WorkspaceInspector implements CallInspector {
     }
 
     /**
-     * The tenant's session's workspace if it exists, read as it is; otherwise (also when another tenant's erased session
-     * left it) the empty one.
+     * The tenant's session's workspace if it exists, read as it is; the empty one if there is none (also when another
+     * tenant's erased session left it); null if it is there but cannot be read: what its files hold and where its links
+     * lead are not known, so nothing is previewed against an empty one in its place.
      */
     private Workspace workspace(String tenantId, String sessionId) {
         try {
             return WorkspaceRoot.existing(root, tenantId, sessionId, SandboxUser.current()).orElse(empty);
         } catch (RuntimeException e) {
-            LOG.warnf("cannot read the workspace of %s (%s); previewing against an empty one", sessionId, e.getMessage());
-            return empty;
+            LOG.warnf("cannot read the workspace of %s (%s); its calls are shown as written", sessionId, e.getMessage());
+            return null;
         }
     }
 
-    /** The call's {@code path} argument and where it leads in the workspace, for scope matching. */
+    /**
+     * The call's {@code path} argument and where it leads in the workspace, for scope matching; nowhere known (no real
+     * path, which no path glob covers) in a workspace that cannot be read ({@code workspace} null).
+     */
     private static CallTarget target(Workspace workspace, JsonNode arguments) {
         JsonNode path = arguments.get("path");
         if (path == null || !path.isTextual()) {
             return CallTarget.NONE;
         }
-        return new CallTarget(path.asText(), workspace.leadsTo(path.asText()).orElse(null));
+        return new CallTarget(path.asText(), workspace == null ? null : workspace.leadsTo(path.asText()).orElse(null));
     }
 
     private static String asWritten(ToolCall call, String why) {

@@ -91,6 +91,21 @@ class WorkspaceInspectorTest {
     }
 
     @Test
+    void aWorkspaceThatCannotBeRead_isNotPreviewedAsEmpty_andItsPathsLeadNowhereKnown() throws IOException {
+        // its file exists: a diff against an empty workspace would show the approver a new file where the call overwrites
+        // one, and the path's real place (through whatever links the workspace has) is not known to fall under any glob
+        Workspace opened = new WorkspaceRoot(root, SandboxUser.current()).open("acme", "s-4");
+        Files.writeString(opened.root().resolve("notes.txt"), "kept\n");
+        Files.write(root.resolve(".s-4.tenant"), new byte[] {(byte) 0xff, (byte) 0xfe}); // its tenant record cannot be read
+
+        Inspection in = inspect("s-4", "write_file", "{\"path\":\"notes.txt\",\"content\":\"new\\n\"}");
+
+        assertThat(in.shown()).startsWith("write_file {\"path\":\"notes.txt\"").contains("(no preview: ")
+                .doesNotContain("/dev/null");
+        assertThat(in.target()).isEqualTo(new CallTarget("notes.txt", null));
+    }
+
+    @Test
     void aWorkspaceRootThatDoesNotExist_isPreviewedAsEmpty_andNotCreated() {
         Path absent = dir.resolve("no-workspaces");
         var elsewhere = new WorkspaceInspector(ToolRegistry.builtIn(List.of()), absent, dir.resolve("scratch"),
