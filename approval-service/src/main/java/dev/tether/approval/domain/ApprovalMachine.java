@@ -173,7 +173,8 @@ public final class ApprovalMachine {
             return n; // only a damaged log asks about a call it never made
         }
         if (call.stage() == Stage.CONFLICTED) {
-            // a decision came before the request: nobody may decide this call any more; react sends its ERROR result
+            // a decision came before the request: nobody may decide this call any more; react sends its ERROR result,
+            // unless the call has an answer already
             return n.withCall(r.callId(), call.shown(r.shown(), r.shownRef()));
         }
         if (call.stage() != Stage.REQUESTED) {
@@ -393,7 +394,7 @@ public final class ApprovalMachine {
             }
         } else if (payload instanceof ApprovalRequested r) {
             OpenCall call = s.calls().get(r.callId());
-            if (call != null && call.stage() == Stage.CONFLICTED) {
+            if (call != null && call.stage() == Stage.CONFLICTED && !answered(call.conflictedFrom())) {
                 out.add(conflicted(s, r.callId(), call)); // a decision came before the request: the call has no answer yet
             } else if (call != null && call.stage() == Stage.AWAITING_APPROVAL && interrupted(s, call)) {
                 // the turn was cut short while the request was on its way: the cancellation sent then, again (the
@@ -438,6 +439,15 @@ public final class ApprovalMachine {
             case CONFLICTED -> call.runBy() == CallRunner.HARNESS || !mayRunAlready(call.conflictedFrom());
             case AUTHORIZED, STARTED, OUTCOME_UNKNOWN, DENIED, GRANT_UNUSABLE -> false;
         };
+    }
+
+    /**
+     * Whether a call at {@code stage} has an answer of its own, in the log or on its way: an authorization
+     * ({@link #mayRunAlready}, or a grant's), or the ERROR result of a denial or of a grant that cannot be used. A conflict
+     * that finds it there sends no second one, even when a (damaged) approval request for it comes after.
+     */
+    private static boolean answered(Stage stage) {
+        return mayRunAlready(stage) || stage == Stage.GRANTED || stage == Stage.GRANT_UNUSABLE || stage == Stage.DENIED;
     }
 
     /** Whether a call at {@code stage} had an answer that lets it run (or ran it already): its result is not ours to give. */
@@ -626,6 +636,12 @@ public final class ApprovalMachine {
                     + (item.decision() != null ? " by " + item.decision().approver() + " at seq " + item.decision().seq()
                     : item.endedBecause() != null ? ": " + item.endedBecause() : ""));
         }
+        OpenCall call = s.calls().get(item.callId());
+        if (item.kind() == Kind.APPROVAL && call != null && interrupted(s, call)) {
+            // its CANCELLED result is on its way: nothing decided now would run it
+            return new Verdict.Refused(Refusal.CONFLICT, null, "the turn of call '" + item.callId() + "' was interrupted at seq "
+                    + s.lastInterruptSeq() + " before anyone decided: it is cancelled, and nothing was run");
+        }
         if (request.reason().length() > DecisionRequest.MAX_REASON) {
             return new Verdict.Refused(Refusal.INVALID, "reason", "must be at most " + DecisionRequest.MAX_REASON + " characters");
         }
@@ -645,7 +661,6 @@ public final class ApprovalMachine {
                 } catch (PathGlob.InvalidGlobException e) {
                     return new Verdict.Refused(Refusal.INVALID, "pathGlob", e.getMessage());
                 }
-                OpenCall call = s.calls().get(item.callId());
                 if (call != null && call.runBy() != CallRunner.EXECUTOR) {
                     // it would be granted, and cover none of the tool's later calls: each would ask again
                     return new Verdict.Refused(Refusal.INVALID, "pathGlob", "'" + item.tool() + "' is run by the session's harness, on"

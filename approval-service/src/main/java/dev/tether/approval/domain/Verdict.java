@@ -18,7 +18,7 @@ public sealed interface Verdict permits Verdict.Append, Verdict.Refused {
     enum Refusal {
         /** No such item, or another tenant's: the same answer, so existence does not leak. */
         NOT_FOUND,
-        /** The item is decided or ended already. */
+        /** The item is decided or ended already, or its call's turn was interrupted (its cancellation is on its way). */
         CONFLICT,
         /** The item under the id is another call than the one the approver saw (its session was erased and made again). */
         CHANGED,

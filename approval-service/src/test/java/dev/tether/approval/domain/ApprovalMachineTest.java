@@ -583,6 +583,34 @@ class ApprovalMachineTest {
         }
 
         @Test
+        void anApprovalRequestAfterAConflictingDecision_onACallAuthorizedAlready_sendsNoErrorAgainstItsAuthorization() {
+            // a damaged log: a decision, then a request, for a call the executor may be running. An ERROR ("nothing was
+            // run") would be a second, contradicting result that the sequencer takes, and the executor's would be refused
+            Story story = Story.started().append(asking(call("c1", "read_file", "{\"path\":\"a.txt\"}"))).acceptAnswers();
+            story.append(APPROVER_BOB, ApprovalDenied.byApprover("c1", ApprovalScope.ONCE, null, null, "bob", "no"));
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.CONFLICTED);
+
+            story.append(SERVICE_ACTOR, new ApprovalRequested("c1", "read_file", "read a.txt", null));
+
+            assertThat(story.answers).as("the authorization in the log stands").isEmpty();
+            assertThat(story.state.pendingItems()).isEmpty();
+        }
+
+        @Test
+        void anApprovalRequestAfterAConflictingDecision_onACallWhoseAuthorizationIsOnItsWay_sendsNoErrorAgainstIt() {
+            Story story = awaiting();
+            story.accept(append(decide(story, DecisionKind.GRANT_ONCE, null, null, "", ALICE)).event());
+            ProposedEvent authorization = story.only();
+            story.append(APPROVER_BOB, new ApprovalGranted("c1", ApprovalScope.ONCE, null, null, "bob", ""));
+
+            story.append(SERVICE_ACTOR, new ApprovalRequested("c1", "edit_file", "again", null));
+
+            assertThat(story.answers).as("the authorization on its way stands").isEmpty();
+            story.accept(authorization);
+            assertThat(story.state.calls().get("c1").stage()).isEqualTo(Stage.AUTHORIZED);
+        }
+
+        @Test
         void aSecondApprovalRequestForAWaitingCall_opensNoSecondItem() {
             Story story = awaiting();
             long first = story.pending("c1").seq();
@@ -834,6 +862,22 @@ class ApprovalMachineTest {
             assertThat(story.state.calls()).isEmpty();
             assertThat(story.state.item(4).orElseThrow().status()).isEqualTo(Status.CANCELLED);
             assertThat(refused(decideItem(story, 4, DecisionKind.GRANT_ONCE, ALICE)).reason()).isEqualTo(Refusal.CONFLICT);
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = DecisionKind.class, names = {"GRANT_ONCE", "GRANT_SESSION", "DENY"})
+        void aDecisionOnACallWhoseTurnWasInterrupted_isRefused_whileItsCancellationIsOnItsWay(DecisionKind decision) {
+            // the call is cancelled whatever is decided: a grant taken now would answer GRANTED, and leave the item GRANTED,
+            // for a call that never runs
+            Story story = awaiting();
+            story.append(new TurnInterrupted("", "stop"));
+            assertCancelled(story.only(), "c1", 4);
+            assertThat(story.pending("c1").seq()).isEqualTo(3);
+
+            Verdict.Refused r = refused(decide(story, decision, null, null, "no", ALICE));
+
+            assertThat(r.reason()).isEqualTo(Refusal.CONFLICT);
+            assertThat(r.message()).contains("interrupted at seq 4");
         }
 
         @ParameterizedTest
