@@ -286,12 +286,23 @@ export class TetherClient {
    * `awaitEvent(id, seq, (e) => e.type === "tool_result" && e.json.callId === "c1", 60_000)`.
    *
    * @param timeoutMs at least 0; `Infinity`: no limit
+   * @param options.signal ends the wait when it aborts (the subscription closed), unless an event matched before
    * @returns the event; undefined if none matched within `timeoutMs`
    * @throws RangeError for a `timeoutMs` that is NaN or negative, before anything is sent
+   * @throws the signal's reason (an `AbortError` when it was aborted without one) once `options.signal` aborts; at once,
+   *   nothing sent, for one aborted already
    * @throws TetherError if the session does not exist for the caller, the subscription failed, or the client was closed meanwhile
    */
-  async awaitEvent(sessionId: string, fromSeq: number, match: (e: SessionEvent) => boolean, timeoutMs: number): Promise<SessionEvent | undefined> {
+  async awaitEvent(
+    sessionId: string,
+    fromSeq: number,
+    match: (e: SessionEvent) => boolean,
+    timeoutMs: number,
+    options: { readonly signal?: AbortSignal | undefined } = {},
+  ): Promise<SessionEvent | undefined> {
     waitMs(timeoutMs);
+    const signal = options.signal;
+    signal?.throwIfAborted();
     let found: SessionEvent | undefined;
     let timedOut = false;
     let subscription: Subscription | undefined = undefined;
@@ -318,11 +329,17 @@ export class TetherClient {
     if (Number.isFinite(timeoutMs)) {
       arm(timeoutMs); // Infinity: no timer, it waits until a match or an end
     }
+    if (signal !== undefined) {
+      const abort = (): void => void subscription?.close();
+      signal.addEventListener("abort", abort, { once: true });
+      void subscription.ended.then(() => signal.removeEventListener("abort", abort));
+    }
     try {
       const end = await subscription.ended;
       if (found !== undefined) {
         return found;
       }
+      signal?.throwIfAborted();
       switch (end.reason) {
         case "closed":
           if (timedOut) {

@@ -290,6 +290,18 @@ export interface HarnessToolRunnerOptions {
   readonly principal?: string | undefined;
 }
 
+/** How one {@link HarnessToolRunner.run} may be stopped by its caller. */
+export interface HarnessRunOptions {
+  /**
+   * Once it aborts, the run waits no longer and starts nothing: `run` rejects with its reason (an `AbortError` when it
+   * was aborted without one) at once if it was aborted already (nothing read), at once while it waits for the
+   * authorization (its subscription closed), and else before it would record a start. Nothing is appended for a call it
+   * stopped at, which stays as it was for a later run. An attempt already started (by this run or an earlier one) is
+   * taken on to its result: the function is not handed the signal; pass it yourself to a function that should heed it.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
 /** The default wait for a call's authorization: 5 minutes. */
 export const DEFAULT_AUTHORIZATION_TIMEOUT_MS = 5 * 60_000;
 
@@ -420,8 +432,15 @@ export class HarnessToolRunner {
    * @throws HarnessHookError if the tool's reconciliation hook threw (nothing appended; run again later)
    * @throws TetherError if a service could not be reached within the client's retries; run it again later (in this
    *   runner, a start or a result that did not get through is taken up as this runner's own, not as a crash's)
+   * @throws the reason of `options.signal` (an `AbortError` when it was aborted without one) once it aborts, before the
+   *   run would wait or start the call: nothing was appended for the call; run it again later (see {@link HarnessRunOptions})
    */
-  async run(requestSeq: number, callId: string, authorizationTimeoutMs: number = this.authorizationTimeoutMs): Promise<HarnessRunResult> {
+  async run(
+    requestSeq: number,
+    callId: string,
+    authorizationTimeoutMs: number = this.authorizationTimeoutMs,
+    options: HarnessRunOptions = {},
+  ): Promise<HarnessRunResult> {
     requireText(callId, "callId");
     if (!Number.isSafeInteger(requestSeq) || requestSeq < 1) {
       throw new RangeError(`requestSeq starts at 1, not ${requestSeq}`);
@@ -429,6 +448,8 @@ export class HarnessToolRunner {
     if (!Number.isFinite(authorizationTimeoutMs) || authorizationTimeoutMs < 0) {
       throw new RangeError(`authorizationTimeoutMs must not be negative: ${authorizationTimeoutMs}`);
     }
+    const signal = options.signal;
+    signal?.throwIfAborted();
     const deadline = Date.now() + authorizationTimeoutMs;
     let refusals = 0;
     for (let step = 0; step < MAX_STEPS; step++) {
@@ -450,13 +471,15 @@ export class HarnessToolRunner {
           this.unreported.delete(fold.key()); // a result someone appended after all (the append that rejected, or a person)
           return next.result;
         case "wait": {
+          signal?.throwIfAborted();
           const left = deadline - Date.now();
-          if (left <= 0 || !(await this.awaitChange(fold, left))) {
+          if (left <= 0 || !(await this.awaitChange(fold, left, signal))) {
             return Object.freeze({ kind: "not_yet_authorized", callId, awaitingApproval: next.awaitingApproval, lastSeq: fold.lastSeq });
           }
           continue;
         }
         case "start":
+          signal?.throwIfAborted();
           done = await this.start(fold, tool, next.attempt, next.idempotencyKey);
           break;
         case "reconcile": {
@@ -538,8 +561,8 @@ export class HarnessToolRunner {
     }
   }
 
-  /** Follows the live log until the call is no longer waiting; false if `leftMs` ran out first. */
-  private async awaitChange(fold: HarnessCallFold, leftMs: number): Promise<boolean> {
+  /** Follows the live log until the call is no longer waiting; false if `leftMs` ran out first; rejects once `signal` aborts. */
+  private async awaitChange(fold: HarnessCallFold, leftMs: number, signal: AbortSignal | undefined): Promise<boolean> {
     const found = await this.client.awaitEvent(
       this.sessionId,
       fold.lastSeq + 1,
@@ -548,6 +571,7 @@ export class HarnessToolRunner {
         return fold.next().kind !== "wait";
       },
       leftMs,
+      { signal },
     );
     return found !== undefined;
   }

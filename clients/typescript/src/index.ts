@@ -70,6 +70,7 @@ export {
 } from "./harness-tools.js";
 export type {
   CompletedHow,
+  HarnessRunOptions,
   HarnessRunResult,
   HarnessToolEntry,
   HarnessToolFunction,

@@ -29,6 +29,8 @@ export class FakeSessionLog {
   private readonly waiters = new Set<() => void>();
   /** Whether a live stream (SSE) has been asked for. */
   streams = 0;
+  /** The live streams (SSE) open now: a stream counts until its client closes it or it ends. */
+  openStreams = 0;
 
   /**
    * The log of a session that started at `startedAt` (its seq 1, `session_started`: the occurredAt text the service
@@ -184,11 +186,15 @@ export class FakeSessionLog {
 
   private async stream(res: ServerResponse, fromSeq: number): Promise<void> {
     this.streams++;
+    this.openStreams++;
     res.writeHead(200, { "Content-Type": "text/event-stream" });
     res.flushHeaders();
     let next = fromSeq;
     let open = true;
     res.on("close", () => {
+      if (open) {
+        this.openStreams--;
+      }
       open = false;
       wake();
     });

@@ -163,10 +163,20 @@ export class FakeTether implements SessionLogPort {
     return new SessionWriter(this as unknown as TetherClient, claim);
   }
 
-  /** The first event from `fromSeq` that `match` takes, polling the log every 10 ms; undefined after `timeoutMs`. */
-  async awaitEvent(sessionId: string, fromSeq: number, match: (e: SessionEvent) => boolean, timeoutMs: number): Promise<SessionEvent | undefined> {
+  /**
+   * The first event from `fromSeq` that `match` takes, polling the log every 10 ms; undefined after `timeoutMs`; rejects
+   * with the reason of `options.signal` once it aborts, as the client's.
+   */
+  async awaitEvent(
+    sessionId: string,
+    fromSeq: number,
+    match: (e: SessionEvent) => boolean,
+    timeoutMs: number,
+    options: { readonly signal?: AbortSignal | undefined } = {},
+  ): Promise<SessionEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (let next = fromSeq; ; ) {
+      options.signal?.throwIfAborted();
       const s = this.sessionsById.get(sessionId);
       for (; s !== undefined && next <= s.events.length; next++) {
         if (match(s.events[next - 1]!)) {

@@ -259,6 +259,48 @@ describe("HarnessToolRunner", () => {
     expect(log.ofType("tool_call_started")).toHaveLength(0);
   });
 
+  it("ends the wait at once when the caller's signal aborts: the stream closed, rejected with the reason, nothing started or run", async () => {
+    setUp();
+    const seq = log.ask("c1", "deploy");
+    log.add("approval_requested", "SYSTEM", { callId: "c1", tool: "deploy", shown: "deploy {}" });
+    const r = runner();
+    const stop = new AbortController();
+    const result = r.run(seq, "c1", 20_000, { signal: stop.signal });
+    await until(() => log.openStreams > 0);
+
+    const reason = new Error("the run stopped waiting");
+    stop.abort(reason);
+
+    await expect(within(2_000, result)).rejects.toBe(reason);
+    await until(() => log.openStreams === 0, 2_000);
+    log.add("approval_granted", "APPROVER", { callId: "c1", scope: "ONCE", approver: "acme-approver", reason: "ok" });
+    log.authorize("c1");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(ran).toHaveLength(0);
+    expect(log.ofType("tool_call_started")).toHaveLength(0);
+    expect(log.ofType("tool_result")).toHaveLength(0);
+    // the call is as it was: a run without the signal takes it
+    expect(await r.run(seq, "c1")).toMatchObject({ kind: "completed", how: "RAN" });
+    expect(ran).toHaveLength(1);
+  });
+
+  it("rejects with an AbortError at once for a signal aborted already, even for an authorized call: nothing read, started or run", async () => {
+    setUp();
+    const waits = log.ask("c1", "deploy");
+    const authorizedSeq = authorized("c2", "deploy");
+    const r = runner();
+    const reads = fake.server.seen.length;
+
+    for (const [seq, callId] of [[waits, "c1"], [authorizedSeq, "c2"]] as const) {
+      await expect(within(2_000, r.run(seq, callId, 20_000, { signal: AbortSignal.abort() }))).rejects.toMatchObject({ name: "AbortError" });
+    }
+
+    expect(fake.server.seen.length).toBe(reads);
+    expect(log.streams).toBe(0);
+    expect(ran).toHaveLength(0);
+    expect(log.ofType("tool_call_started")).toHaveLength(0);
+  });
+
   it("reconciles a started call without result as done, and never runs it again", async () => {
     setUp();
     const seq = startedWithoutResult("c1", "pay");
@@ -799,5 +841,18 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
       throw new Error("timed out waiting");
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** `promise`, or a rejection naming it still pending after `ms`. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

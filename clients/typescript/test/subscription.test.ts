@@ -261,6 +261,22 @@ describe("awaitEvent", () => {
     await expect(waiting).rejects.toThrow(/closed/);
   });
 
+  it("rejects with the signal's reason once it aborts, the subscription closed; at once, nothing sent, for one aborted already", async () => {
+    fake.server.otherwise(quietStream());
+    const stop = new AbortController();
+    const started = Date.now();
+    const waiting = fake.client.awaitEvent("s", 1, () => false, 10_000, { signal: stop.signal });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const reason = new Error("stop");
+    stop.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    const seen = fake.server.seen.length;
+    await expect(fake.client.awaitEvent("s", 1, () => true, 10_000, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+    expect(fake.server.seen.length).toBe(seen);
+  });
+
   it("rejects for an unknown session", async () => {
     fake.server.next(json(404, '{"error":"not_found","message":"session not found"}'));
     await expect(fake.client.awaitEvent("nope", 1, () => true, 5_000)).rejects.toThrow(/not found/);
