@@ -27,6 +27,8 @@ export class HistoryFold implements SessionFold {
   private readonly operations = new Map<string, { readonly seq: number; readonly tx: string }>();
   private declared: readonly HarnessTool[] = [];
   private latestHistory: number | undefined;
+  /** The seq of the latest `clear` history record: the operations recorded before it are forgotten. */
+  private latestClear: number | undefined;
   private runState: { readonly seq: number; readonly json: string } | undefined;
   /** The seq of the latest run_state record (a cleared one included). */
   private runStateSeq: number | undefined;
@@ -50,6 +52,7 @@ export class HistoryFold implements SessionFold {
     this.operations.clear();
     this.declared = [];
     this.latestHistory = undefined;
+    this.latestClear = undefined;
     this.runState = undefined;
     this.runStateSeq = undefined;
     this.read.clear();
@@ -107,7 +110,11 @@ export class HistoryFold implements SessionFold {
       if (this.latestHistory === undefined || seq > this.latestHistory) {
         this.latestHistory = seq;
       }
-      if (record.id !== undefined && record.tx !== undefined) {
+      if (record.op === "clear" && (this.latestClear === undefined || seq > this.latestClear)) {
+        this.latestClear = seq;
+      }
+      // an id applied again after a clear: the latest by seq (an offloaded record is read after later ones)
+      if (record.id !== undefined && record.tx !== undefined && !((this.operations.get(record.id)?.seq ?? 0) > seq)) {
         this.operations.set(record.id, { seq, tx: record.tx });
       }
     } else if (kind === ITEM) {
@@ -157,9 +164,23 @@ export class HistoryFold implements SessionFold {
     return own === undefined ? "EXECUTOR" : own.recordedOnly ? "RECORDED" : "HARNESS";
   }
 
-  /** The operation a history transaction recorded under `operationId`. */
+  /** The operation a history transaction recorded under `operationId` since the latest clear (a clear forgets them). */
   operation(operationId: string): { readonly seq: number; readonly tx: string } | undefined {
-    return this.operations.get(operationId);
+    const done = this.operations.get(operationId);
+    return done !== undefined && done.seq > (this.latestClear ?? 0) ? done : undefined;
+  }
+
+  /** The seq of the latest `clear` history record (undefined before the first). */
+  get clearSeq(): number | undefined {
+    return this.latestClear;
+  }
+
+  /**
+   * Whether a clear would change what the SDK sees of the session: its history has items, an operation is recorded
+   * since the latest clear, or a run state is saved.
+   */
+  hasAnythingToClear(): boolean {
+    return this.history().length > 0 || this.runState !== undefined || [...this.operations.values()].some((op) => op.seq > (this.latestClear ?? 0));
   }
 
   /** The seq of the latest history record (undefined before the first). */

@@ -118,7 +118,7 @@ export interface ResumeReport {
  *   also Tether compactions, so Tether's own context agrees.
  * - **Atomic, idempotent transactions.** `applyHistoryTransaction` appends its events and record in one append at the
  *   log's last seq (a replaced suffix is checked against the log as it is then); a retried operation id is recognised
- *   from the log, a different transaction under the same id refused.
+ *   from the log, a different transaction under the same id refused (until a clear, which forgets them).
  * - **One writer, tools once, approvals that survive a restart** — see {@link tools}, {@link saveRunState},
  *   {@link settleApprovals} and {@link resume}.
  */
@@ -209,18 +209,31 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     return popped as AgentInputItem | undefined;
   }
 
+  /**
+   * Leaves the session as a new one would be, as the SDK's `MemorySession.clearSession` does: no items, no operation id
+   * of {@link applyHistoryTransaction} recognised (the same id applies again), and no run state for
+   * {@link loadRunState}. Tether's log is append-only, so nothing is deleted from it: a `clear` history record, with a
+   * cleared run state and a Tether compaction of the items, says from where on the session starts afresh; the events
+   * before it stay in the log (and in time-travel reads). What Tether keeps by call id stays too: a call of a Tether-run
+   * tool repeated exactly after the clear is still the earlier call (its result, not a second run).
+   */
   async clearSession(): Promise<void> {
     await this.log.exclusive(async () => {
-      if (!(await this.hasHistory())) {
+      if (!(await this.log.sync()) || !this.fold.hasAnythingToClear()) {
         return; // nothing to clear: no session made, none claimed
       }
       await this.changeHeld(`clear/${randomUUID()}`, async (plan) => {
-        const refs = this.fold.history();
-        if (refs.length === 0) {
+        if (!this.fold.hasAnythingToClear()) {
           return;
         }
-        // Tether's context drops them too: a compaction through the log's last event, the originals kept
-        plan.events.push(NewEvent.contextCompacted(this.fold.lastSeq, "The conversation's history was cleared by the application.", sources(refs, this.fold.lastSeq)));
+        const refs = this.fold.history();
+        if (refs.length > 0) {
+          // Tether's context drops them too: a compaction through the log's last event, the originals kept
+          plan.events.push(NewEvent.contextCompacted(this.fold.lastSeq, "The conversation's history was cleared by the application.", sources(refs, this.fold.lastSeq)));
+        }
+        if (this.fold.savedRunState !== undefined) {
+          plan.events.push(NewEvent.frameworkState(FRAMEWORK, RUN_STATE, "run:none", "null"));
+        }
         plan.history({ op: "clear", drop: refs.length, items: [] });
       });
     });
@@ -247,7 +260,9 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
       requireItems(transaction.replacement, "applyHistoryTransaction: transaction.replacement");
     }
     const tx = digest(canonical(transaction));
-    await this.change(`tx/${digest(operationId)}/${tx}`, async (plan) => {
+    // the same operation again after a clear is a new one: its own eventIds, not duplicates of the one before
+    const step = () => `tx/${digest(operationId)}/${tx}${this.fold.clearSeq === undefined ? "" : `/after/${this.fold.clearSeq}`}`;
+    await this.change(step, async (plan) => {
       const done = this.fold.operation(operationId);
       if (done !== undefined) {
         if (done.tx !== tx) {
@@ -499,16 +514,19 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
 
   // --- writing -------------------------------------------------------------------------------------------------------
 
-  /** One change of the session: what `plan` puts in a batch, appended at once (see SessionLog.appendPlanned). */
-  private async change(step: string, plan: (batch: Plan) => Promise<void>): Promise<void> {
+  /**
+   * One change of the session: what `plan` puts in a batch, appended at once (see SessionLog.appendPlanned); `step`
+   * names it, or says its name once the log is read.
+   */
+  private async change(step: string | (() => string), plan: (batch: Plan) => Promise<void>): Promise<void> {
     await this.log.exclusive(() => this.changeHeld(step, plan));
   }
 
   /** {@link change}, inside `exclusive`. */
-  private async changeHeld(step: string, plan: (batch: Plan) => Promise<void>): Promise<void> {
+  private async changeHeld(step: string | (() => string), plan: (batch: Plan) => Promise<void>): Promise<void> {
     await this.log.claimed();
     await this.log.sync();
-    await this.log.appendPlanned(step, async (firstSeq) => {
+    await this.log.appendPlanned(typeof step === "string" ? step : step(), async (firstSeq) => {
       const batch = new Plan(firstSeq, this.fold);
       await plan(batch);
       return batch.events;
