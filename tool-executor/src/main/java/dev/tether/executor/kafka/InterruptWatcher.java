@@ -354,7 +354,10 @@ final class InterruptWatcher implements Runnable {
      * read from: the part not read before is folded, the rest passed over ({@link Backfill}).
      */
     private void readBack(TopicPartition partition, Instant since) {
-        OffsetAndTimestamp at = events.offsetsForTimes(Map.of(partition, since.toEpochMilli())).get(partition);
+        // a time before the epoch (a call authorized within the margin of it) is the partition's start: the consumer
+        // refuses a negative one, which would end the watcher and with it every catch-up
+        long time = since.isBefore(Instant.EPOCH) ? 0 : since.toEpochMilli();
+        OffsetAndTimestamp at = events.offsetsForTimes(Map.of(partition, time)).get(partition);
         long from = at != null ? at.offset() : Long.MAX_VALUE;
         long until = coveredFrom.get(partition);
         coveredSince.put(partition, since);

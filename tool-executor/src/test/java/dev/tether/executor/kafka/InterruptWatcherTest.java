@@ -202,6 +202,24 @@ class InterruptWatcherTest {
         assertThat(inFlight.erasedAt(other).toEpochMilli()).isEqualTo(otherErased);
     }
 
+    /**
+     * A request that says its call was authorized within a minute of the epoch (a writer that left {@code requestedAt} at
+     * 0) had the partition read back from a negative time, which KafkaConsumer refuses: the watcher's thread ended, and no
+     * catch-up of any session passed again, so no call started anywhere until the executor was restarted.
+     */
+    @Test
+    void aCatchUpOfACallAuthorizedAtTheEpoch_readsThePartitionFromItsStart_andTheWatcherGoesOn() {
+        append(4, new TurnInterrupted("", "the user said stop"), Instant.now().minus(Duration.ofHours(1)));
+        start();
+
+        watcher.catchUp(SESSION, Instant.EPOCH);
+
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+        append(6, new TurnInterrupted("", "stop again"));
+        watcher.catchUp(SESSION, Instant.now());
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(6);
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private void start() {

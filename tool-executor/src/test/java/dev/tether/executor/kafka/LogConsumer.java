@@ -172,6 +172,12 @@ final class LogConsumer<K, V> extends MockConsumer<K, V> {
 
     @Override
     public synchronized Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
+        timestamps.forEach((partition, time) -> {
+            if (time < 0) { // as KafkaConsumer refuses it
+                throw new IllegalArgumentException("The target time for partition " + partition + " is " + time
+                        + ". The target time cannot be negative.");
+            }
+        });
         var found = new HashMap<TopicPartition, OffsetAndTimestamp>();
         timestamps.forEach((partition, time) -> log.get(partition).stream().filter(r -> r.timestamp() >= time).findFirst()
                 .ifPresentOrElse(r -> found.put(partition, new OffsetAndTimestamp(r.offset(), r.timestamp())),
