@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BinaryOperator;
 import org.jboss.logging.Logger;
 
 /**
@@ -15,8 +16,8 @@ import org.jboss.logging.Logger;
  * An erasure cancels the running calls authorized before it, and the executor neither starts nor reports a call of the
  * erased session ({@link #erasedAt}).
  *
- * <p>Interruptions and erasures are each remembered for the last {@value #REMEMBERED_SESSIONS} sessions that had one.
- * Thread-safe.
+ * <p>Interruptions and erasures are each remembered for the last {@value #REMEMBERED_SESSIONS} sessions that had one (by
+ * their latest: a session interrupted again is as recent as that interruption). Thread-safe.
  */
 final class InFlight {
 
@@ -92,7 +93,7 @@ final class InFlight {
             interruptedAt.remove(sessionId);
         }
         synchronized (erasedAt) {
-            erasedAt.merge(sessionId, at, (a, b) -> a.isAfter(b) ? a : b);
+            remembered(erasedAt, sessionId, at, (a, b) -> a.isAfter(b) ? a : b);
         }
         var calls = running.get(sessionId);
         if (calls != null) {
@@ -124,10 +125,19 @@ final class InFlight {
         }
     }
 
+    /**
+     * Merges {@code value} into what {@code seen} holds of {@code sessionId}, and makes the session the youngest entry:
+     * the eldest, evicted first, is the session whose latest interruption or erasure is the oldest, not its first.
+     */
+    private static <T> void remembered(Map<String, T> seen, String sessionId, T value, BinaryOperator<T> merge) {
+        T known = seen.remove(sessionId);
+        seen.put(sessionId, known == null ? value : merge.apply(known, value));
+    }
+
     /** A {@code turn_interrupted} at {@code seq}: cancels the session's running calls of the turns it interrupts. */
     void interrupt(String sessionId, long seq) {
         synchronized (interruptedAt) {
-            interruptedAt.merge(sessionId, seq, Math::max);
+            remembered(interruptedAt, sessionId, seq, Math::max);
         }
         var calls = running.get(sessionId);
         if (calls == null) {
