@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param idempotencyKey {@code sessionId/requestSeq/callId}, derived from the requesting event; never null
  * @param sessionId      never null
  * @param tenantId       never null
- * @param callId         never null
+ * @param callId         never blank: the call's {@code tool_result} names it
  * @param tool           the tool's name, never null
  * @param argumentsJson  the arguments as the model gave them, {@code secret://} references unresolved; never null,
  *                       not necessarily JSON
@@ -52,6 +52,9 @@ public record CallRequest(String idempotencyKey, String sessionId, String tenant
         Objects.requireNonNull(sessionId, "sessionId");
         Objects.requireNonNull(tenantId, "tenantId");
         Objects.requireNonNull(callId, "callId");
+        if (callId.isBlank()) {
+            throw new IllegalArgumentException("callId must not be blank: a tool_result names its call");
+        }
         Objects.requireNonNull(tool, "tool");
         Objects.requireNonNull(argumentsJson, "argumentsJson");
         Objects.requireNonNull(toolMode, "toolMode");

@@ -7,6 +7,7 @@ import dev.tether.avro.ToolRequest;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
+import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.event.ProposedEvent;
 import dev.tether.executor.domain.Authority;
 import dev.tether.executor.domain.CallEntry;
@@ -39,7 +40,8 @@ import org.jboss.logging.Logger;
  * with the session's interruptions ({@link InterruptWatcher.CatchUp}) and ends CANCELLED without starting if its turn
  * was interrupted ({@link CallRules#beforeStart}), else writes {@code STARTED}, runs the tool in the sandbox, records
  * its outcome and reports it. A catch-up that cannot be confirmed throws before anything is written: the call comes
- * again.
+ * again. A request that cannot be read as a call (an APPROVAL basis without its seq, a blank callId: no projector writes
+ * one) is logged and skipped: nothing is run, recorded or reported, and its batch goes on.
  *
  * <p>Every write is synchronous ({@link AckedWriter}): a step starts only when the one before it is durable, so
  * {@code STARTED} is acknowledged by all in-sync replicas before the tool runs. Thread-safe; the caller runs the calls
@@ -85,7 +87,16 @@ final class CallHandler {
             erase(toolRequest);
             return;
         }
-        CallRequest request = CallAvro.request(toolRequest);
+        CallRequest request;
+        try {
+            request = CallAvro.request(toolRequest);
+        } catch (InvalidEventException | IllegalArgumentException e) {
+            // a definite answer, as for a request that cannot be decoded: thrown, it would fail its batch each time it came,
+            // and every other call of its partition would wait behind it for ever
+            LOG.errorf("%s of session %s cannot be read as a call, skipped (nothing is run, recorded or reported): %s",
+                    toolRequest.getIdempotencyKey(), toolRequest.getSessionId(), e.getMessage());
+            return;
+        }
         String key = request.idempotencyKey();
         if (ledger.superseded(toolRequest)) {
             LOG.warnf("%s (authorized at %s) is of a session erased since: a later session under the id %s has a call of the same"
@@ -215,6 +226,9 @@ final class CallHandler {
             LOG.errorf(e, "%s: %s failed to reconcile", request.idempotencyKey(), reconcile.tool().name());
             found = new Reconciliation.Unknown(reconcile.tool().name() + " could not reconcile it: " + e.getClass().getSimpleName());
         }
+        if (found == null) {
+            found = new Reconciliation.Unknown(reconcile.tool().name() + " could not reconcile it: it answered nothing");
+        }
         LOG.infof("%s was STARTED by %s and never ended; reconciled: %s", reconcile.started().idempotencyKey(),
                 reconcile.started().executorId(), found);
         return CallRules.reconciled(reconcile, found);
@@ -250,6 +264,11 @@ final class CallHandler {
             conclude(request, known, CallRules.intentFailed(run, failed(tool, e)));
             return;
         }
+        if (intent == null) {
+            LOG.errorf("%s: %s answered no intent; not started", key, tool.name());
+            conclude(request, known, CallRules.intentFailed(run, tool.name() + " failed: it answered no intent"));
+            return;
+        }
         CallEntry started = record(known,
                 new Recorded(request, executorId, clock.instant(), CallRules.started(run, intent, context.idempotencyKey())));
         crashPoints.reached(CrashPoints.AFTER_STARTED);
@@ -264,6 +283,10 @@ final class CallHandler {
             // again each time the batch came, every other call of its partition waiting behind it
             LOG.errorf(e, "%s: %s failed unexpectedly", key, tool.name());
             output = context.output(ToolOutput.Status.ERROR, failed(tool, e));
+        }
+        if (output == null) {
+            LOG.errorf("%s: %s answered no output", key, tool.name());
+            output = context.output(ToolOutput.Status.ERROR, tool.name() + " failed: it answered no output");
         }
         crashPoints.reached(CrashPoints.AFTER_EFFECT);
         CallEntry ended = record(Optional.of(started),

@@ -717,20 +717,20 @@ class CallHandlerTest {
         @Override
         public Intent intent(ToolContext context, JsonNode arguments) {
             maybeThrow("intent");
-            return Intent.NONE;
+            return at.equals("intent-null") ? null : Intent.NONE;
         }
 
         @Override
         public ToolOutput execute(ToolContext context, JsonNode arguments) {
             executions.incrementAndGet();
             maybeThrow("execute");
-            return context.output(ToolOutput.Status.OK, "read");
+            return at.equals("execute-null") ? null : context.output(ToolOutput.Status.OK, "read");
         }
 
         @Override
         public Reconciliation reconcile(ToolContext context, JsonNode arguments, LedgerEntry started) {
             maybeThrow("reconcile");
-            return new Reconciliation.NotApplied();
+            return at.equals("reconcile-null") ? null : new Reconciliation.NotApplied();
         }
     }
 
@@ -799,6 +799,50 @@ class CallHandlerTest {
     }
 
     /**
+     * A tool whose intent answered null (read as "no checkable effect") threw out of the handler before STARTED: the
+     * batch failed and came again, for ever, every other call of its partition behind it. It is the call's ERROR.
+     */
+    @Test
+    void anIntentThatAnswersNothing_endsTheCallAsAnError_withoutStarting_andDoesNotEscapeTheHandler() {
+        var tool = new ThrowingTool("intent-null", () -> null);
+
+        handler(tool.registry(), COMMANDS_GATED, Map.of()).handle(request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY));
+
+        assertThat(written()).containsExactly("ERROR", "command");
+        assertThat(tool.executions.get()).isZero();
+    }
+
+    /**
+     * A tool whose execute answered null threw out of the handler after STARTED: the batch came again, the call was
+     * reconciled as harmless to repeat and run again, up to {@link CallRules#MAX_STARTS} times. It is the call's ERROR.
+     */
+    @Test
+    void anExecuteThatAnswersNothing_endsTheCallAsAnError_reportedOnce_andDoesNotEscapeTheHandler() {
+        var tool = new ThrowingTool("execute-null", () -> null);
+        var handler = handler(tool.registry(), COMMANDS_GATED, Map.of());
+        var request = request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY);
+
+        handler.handle(request);
+        handler.handle(request); // delivered again: reported again, not run
+
+        assertThat(written()).containsExactly("STARTED", "ERROR", "command", "command");
+        assertThat(tool.executions.get()).isEqualTo(1);
+    }
+
+    /** A reconciliation that answers null says nothing of what became of the call: UNKNOWN, as one that throws. */
+    @Test
+    void aReconciliationThatAnswersNothing_isUnknown_andTheCallIsNotRunAgain() {
+        var tool = new ThrowingTool("reconcile-null", () -> null);
+        var request = request("c1", ThrowingTool.NAME, "{}", ToolMode.READ_ONLY, POLICY);
+        outcomes.append(started(request, null, null));
+
+        handler(tool.registry(), COMMANDS_GATED, Map.of()).handle(request);
+
+        assertThat(written()).containsExactly("UNKNOWN", "command");
+        assertThat(tool.executions.get()).isZero();
+    }
+
+    /**
      * A call that kills the executor each time it runs (a tool that exhausts the memory, the process killed by the system)
      * STARTED, reconciled as harmless to repeat, ran again and killed it again: the executor never came up for long. A call
      * started {@link CallRules#MAX_STARTS} times without ever ending is not run again: UNKNOWN, a human decides.
@@ -826,6 +870,36 @@ class CallHandlerTest {
 
         assertThat(written()).containsExactly("STARTED", "OK", "command");
         assertThat(tool.executions.get()).isEqualTo(1);
+    }
+
+    /**
+     * An APPROVAL basis without the approval's seq cannot be read as a call: the handler threw, so ExecutorLoop failed and
+     * rewound the batch, for ever, every other call of the partition waiting behind it. Such a request is skipped.
+     */
+    @Test
+    void aRequestThatCannotBeReadAsACall_isSkipped_nothingRunRecordedOrReported_andNotThrownOutOfTheHandler() {
+        var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE,
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, null, null));
+
+        handler().handle(request);
+
+        assertThat(producer.history()).as("no ledger record, no tool_result").isEmpty();
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
+    }
+
+    /**
+     * A blank callId: the call ran, then its {@code tool_result} could not be made (a result names its call), so the
+     * handler threw after the effect, and each time the request came again, reporting it again threw too: its partition
+     * stopped for good. Such a request is skipped before anything runs.
+     */
+    @Test
+    void aRequestWithABlankCallId_isSkippedBeforeAnythingRuns_andNotThrownOutOfTheHandler() {
+        var request = request(SESSION + "/3/ ", " ", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE, POLICY, 4);
+
+        handler().handle(request);
+
+        assertThat(producer.history()).as("no ledger record, no tool_result").isEmpty();
+        assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
     }
 
     private static final AuthorizationBasis POLICY = new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null);
