@@ -196,6 +196,8 @@ public class Executor {
         join(loopThread);
         join(watcherThread);
         workers.shutdownNow();
+        // a call still running after the loop's wait is interrupted: it records how it ended before the producer closes
+        awaitTermination(workers);
         outcomes.close();
         producer.close();
         blobs.close();
@@ -252,6 +254,16 @@ public class Executor {
             thread.setDaemon(true);
             return thread;
         };
+    }
+
+    private static void awaitTermination(ExecutorService workers) {
+        try {
+            if (!workers.awaitTermination(10, TimeUnit.SECONDS)) {
+                LOG.warn("tool calls still running 10 s after they were interrupted at shutdown: they may end UNKNOWN");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void join(Thread thread) {

@@ -282,6 +282,7 @@ final class InterruptWatcher implements Runnable {
                 }
             }
         } finally {
+            ready = false; // no call starts without it: the executor is not ready either
             var stopped = new IllegalStateException("the interruption watcher stopped");
             asked.forEach(a -> a.done().completeExceptionally(stopped));
             locating.forEach(a -> a.done().completeExceptionally(stopped));

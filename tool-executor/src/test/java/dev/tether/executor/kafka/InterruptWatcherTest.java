@@ -220,6 +220,31 @@ class InterruptWatcherTest {
         assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(6);
     }
 
+    /**
+     * A watcher that stopped on a failure it does not handle lets no call start (every catch-up fails), so the executor
+     * must not stay ready: its readiness asks the watcher.
+     */
+    @Test
+    void aWatcherStoppedByAnUnexpectedFailure_isNoLongerReady() throws InterruptedException {
+        var failing = new InterruptWatcher(events, inFlight, LAYOUT, CATCH_UP_TIMEOUT, Duration.ofMinutes(15), (sessionId, at) -> {
+            throw new LinkageError("a class the removal of " + sessionId + "'s workspace needs failed to load"); // not handled there
+        });
+        thread = new Thread(failing, "interrupt-watcher");
+        thread.setUncaughtExceptionHandler((t, e) -> {});
+        thread.start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!failing.ready() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(failing.ready()).isTrue();
+
+        events.append(ITS_PARTITION, SessionEventKeyBytes.encode(SESSION, 1), null); // an erasure, whose callback fails
+        thread.join(10_000);
+
+        assertThat(thread.isAlive()).isFalse();
+        assertThat(failing.ready()).isFalse();
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private void start() {
