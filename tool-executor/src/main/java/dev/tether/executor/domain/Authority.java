@@ -1,6 +1,5 @@
 package dev.tether.executor.domain;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.policy.GatingPolicy;
@@ -82,9 +81,10 @@ public final class Authority {
      * checked the same when it authorized the call, but a link made since (by a command the session ran in between) may
      * lead the path elsewhere now. A glob this executor cannot parse covers nothing; a basis without one limits no path.
      *
+     * @param path the call's {@code path} argument, null if it has none (or not a string)
      * @return empty if the call may go on; else the refusal
      */
-    public static Optional<Refused> outsideGrant(AuthorizationBasis basis, JsonNode arguments, Workspace workspace) {
+    public static Optional<Refused> outsideGrant(AuthorizationBasis basis, String path, Workspace workspace) {
         if (basis.pathGlob() == null) {
             return Optional.empty();
         }
@@ -97,12 +97,11 @@ public final class Authority {
             return Optional.of(new Refused("refused: " + grant + ", a glob this executor cannot read (it " + e.getMessage()
                     + "); nothing was run"));
         }
-        JsonNode path = arguments.get("path");
-        if (path == null || !path.isTextual()) {
+        if (path == null) {
             return Optional.of(new Refused("refused: " + grant + ", and the call has no path; nothing was run"));
         }
-        if (!glob.covers(path.asText(), workspace.leadsTo(path.asText()).orElse(null))) {
-            return Optional.of(new Refused("refused: " + grant + ", and '" + path.asText() + "' leads outside it now"
+        if (!glob.covers(path, workspace.leadsTo(path).orElse(null))) {
+            return Optional.of(new Refused("refused: " + grant + ", and '" + path + "' leads outside it now"
                     + " (through a link made since the call was authorized); nothing was run. Ask for an approval of this"
                     + " call if it is still needed."));
         }

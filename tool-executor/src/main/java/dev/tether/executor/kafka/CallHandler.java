@@ -246,7 +246,9 @@ final class CallHandler {
         if (erasedBeforeStart(request, known, run)) {
             return;
         }
-        Optional<Authority.Refused> outside = Authority.outsideGrant(request.basis(), arguments, context.workspace());
+        JsonNode path = arguments.get("path");
+        Optional<Authority.Refused> outside = Authority.outsideGrant(request.basis(), path != null && path.isTextual() ? path.asText() : null,
+                context.workspace());
         if (outside.isPresent()) {
             LOG.warnf("%s: %s", key, outside.get().reason());
             conclude(request, known, CallRules.refused(run, outside.get()));
