@@ -113,7 +113,10 @@ public record ApprovalItem(
         }
     }
 
-    /** PENDING, then one final state: the first five for approvals, PENDING and the last three for unknown outcomes. */
+    /**
+     * PENDING, then one final state: the first five for approvals; MARKED_DONE, RETRIED or ABANDONED for unknown outcomes,
+     * or CANCELLED when their session is closed while they are pending.
+     */
     public enum Status {
         PENDING, GRANTED, DENIED, EXPIRED, CANCELLED, MARKED_DONE, RETRIED, ABANDONED;
 
