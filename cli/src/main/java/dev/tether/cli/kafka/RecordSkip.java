@@ -1,6 +1,7 @@
 package dev.tether.cli.kafka;
 
 import dev.tether.cli.CliException;
+import dev.tether.cli.Durations;
 import dev.tether.kit.kafka.AvroSerdes;
 import dev.tether.kit.kafka.RegistryUnavailableException;
 import dev.tether.kit.kafka.SchemaRegistryInitializer;
@@ -80,6 +81,9 @@ public final class RecordSkip {
             return new Skipped(group, name, partition, offset, record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8),
                     record.value() == null ? -1 : record.value().length, Instant.ofEpochMilli(record.timestamp()), reason);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) { // no broker answered: not a refusal
+                throw unanswered(e.getCause());
+            }
             throw new CliException("Kafka at " + settings.bootstrapServers() + " refused: " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
             throw unanswered(e);
@@ -140,7 +144,7 @@ public final class RecordSkip {
                 }
             }
             throw new CliException("Kafka at " + settings.bootstrapServers() + " gave no record at offset " + offset + " of " + tp
-                    + " within " + settings.timeout().toSeconds() + " s (see --timeout)");
+                    + " within " + Durations.format(settings.timeout()) + " (see --timeout)");
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             throw unanswered(e);
         }
@@ -199,9 +203,9 @@ public final class RecordSkip {
         }
     }
 
-    private CliException unanswered(Exception e) {
-        return new CliException("Kafka at " + settings.bootstrapServers() + " did not answer within " + settings.timeout().toSeconds()
-                + " s (see --bootstrap and --timeout)", e);
+    private CliException unanswered(Throwable e) {
+        return new CliException("Kafka at " + settings.bootstrapServers() + " did not answer within " + Durations.format(settings.timeout())
+                + " (see --bootstrap and --timeout)", e);
     }
 
     /** Whether {@code topic} is one of Tether's topics (without the prefix). */

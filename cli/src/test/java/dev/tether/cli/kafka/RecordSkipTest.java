@@ -23,6 +23,15 @@ class RecordSkipTest {
         registry.close();
     }
 
+    @Test
+    void aKafkaThatDoesNotAnswer_isSaidSo_notTakenForARefusal() {
+        var nowhere = new KafkaSettings("127.0.0.1:9", registry.url() + "/apis/registry/v3", new TopicLayout("staging.", 3, (short) 1),
+                Duration.ofMillis(300));
+
+        assertThatThrownBy(() -> new RecordSkip(nowhere).skip("session-service", "session-commands", 0, 41)).isInstanceOf(CliException.class)
+                .hasMessage("Kafka at 127.0.0.1:9 did not answer within 300 ms (see --bootstrap and --timeout)");
+    }
+
     /** A record as the services write it: magic byte 0, a content id, Avro binary. */
     private static ConsumerRecord<byte[], byte[]> record() {
         return new ConsumerRecord<>("staging.session-commands", 0, 41, "s-1".getBytes(), new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 7, 2, 4});
