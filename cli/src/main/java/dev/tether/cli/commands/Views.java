@@ -29,6 +29,7 @@ public final class Views {
         n.put("modelId", s.modelId());
         n.put("harnessVersion", s.harnessVersion());
         s.parentSessionId().ifPresent(p -> n.put("parentSessionId", p));
+        s.sessionStartedAt().ifPresent(t -> n.put("sessionStartedAt", t.toString()));
         return n;
     }
 

@@ -52,6 +52,24 @@ class SessionCommandsTest {
     }
 
     @Test
+    void sessionsListAndShow_withJson_keepWhenTheSessionStarted_asTheApiSaysIt() throws Exception {
+        String session = "{\"sessionId\":\"demo-1\",\"tenantId\":\"acme\",\"owner\":\"acme-agent\",\"status\":\"open\",\"lastSeq\":12,"
+                + "\"epoch\":1,\"workerId\":\"worker-a\",\"modelId\":\"claude-sonnet-4\",\"harnessVersion\":\"v1\","
+                + "\"sessionStartedAt\":\"2026-11-29T12:59:24.648Z\"}";
+        services.on("GET /v1/sessions?limit=500", 200, "{\"sessions\":[" + session + "]}")
+                .on("GET /v1/sessions/demo-1", 200, session)
+                .on("GET /v1/sessions/demo-1/checkpoint", 404, "{\"error\":\"not_found\",\"message\":\"no checkpoint\"}");
+
+        CliRun list = CliRun.run(services.env(), "sessions", "list", "--json");
+        CliRun show = CliRun.run(services.env(), "sessions", "show", "demo-1", "--json");
+
+        assertThat(list.exitCode()).as(list.toString()).isZero();
+        assertThat(show.exitCode()).as(show.toString()).isZero();
+        assertThat(JSON.readTree(list.out()).get("sessions").get(0)).isEqualTo(JSON.readTree(session));
+        assertThat(JSON.readTree(show.out()).get("session")).isEqualTo(JSON.readTree(session));
+    }
+
+    @Test
     void sessionsList_withNoSessions_saysSoOnStderr_andPrintsNoTable() {
         services.on("GET /v1/sessions?limit=500", 200, "{\"sessions\":[]}");
 
