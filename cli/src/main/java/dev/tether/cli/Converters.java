@@ -87,7 +87,19 @@ public final class Converters {
         }
     }
 
-    /** A partition or an offset: 0 or more. */
+    /** A partition: 0 to {@link Integer#MAX_VALUE}, what Kafka numbers partitions with. */
+    public static final class Partition implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            long n = parse(value);
+            if (n < 0 || n > Integer.MAX_VALUE) {
+                throw new TypeConversionException("a partition is from 0 to " + Integer.MAX_VALUE + ", not " + value);
+            }
+            return (int) n;
+        }
+    }
+
+    /** An offset: 0 or more. */
     public static final class NonNegative implements ITypeConverter<Long> {
         @Override
         public Long convert(String value) {

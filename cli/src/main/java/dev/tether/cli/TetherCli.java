@@ -145,6 +145,7 @@ public final class TetherCli implements Callable<Integer> {
             command.getCommandSpec().mixinStandardHelpOptions(true); // --help and --version, like every other command
             line.addSubcommand(command);
         }
+        line.getSubcommands().values().forEach(TetherCli::printTheVersion);
         line.setCaseInsensitiveEnumValuesAllowed(true)
                 .setExecutionExceptionHandler(errors)
                 .setParameterExceptionHandler(errors);
@@ -179,6 +180,12 @@ public final class TetherCli implements Callable<Integer> {
         command.getSubcommands().values().forEach(TetherCli::hideGlobalOptionsInHelp);
     }
 
+    /** Every command's {@code --version} prints {@code tether}'s, as its help says (picocli would print nothing). */
+    private static void printTheVersion(CommandLine command) {
+        command.getCommandSpec().versionProvider(new Version());
+        command.getSubcommands().values().forEach(TetherCli::printTheVersion);
+    }
+
     /**
      * Picocli copies an inherited option into every subcommand as it is added. The subcommands of the annotation have
      * their copies (bound to this class's fields) by now; re-adding the root's options with local scope, bound to the
@@ -208,12 +215,17 @@ public final class TetherCli implements Callable<Integer> {
         return new Output(line.getOut(), line.getErr(), json, System.console() != null);
     }
 
+    /** The three services' URLs: from the options, the environment, or the local defaults. */
+    public TetherOptions services() {
+        return TetherOptions.of(
+                url(sessionUrl, "TETHER_SESSION_URL", TetherOptions.LOCAL_SESSIONS, "--session-url"),
+                url(projectorUrl, "TETHER_PROJECTOR_URL", TetherOptions.LOCAL_PROJECTOR, "--projector-url"),
+                url(approvalsUrl, "TETHER_APPROVALS_URL", TetherOptions.LOCAL_APPROVALS, "--approvals-url"));
+    }
+
     /** A client of the three services with the token of {@code role} (unless one was given); the caller closes it. */
     public TetherClient client(Role role) {
-        TetherOptions options = TetherOptions.of(
-                        url(sessionUrl, "TETHER_SESSION_URL", TetherOptions.LOCAL_SESSIONS, "--session-url"),
-                        url(projectorUrl, "TETHER_PROJECTOR_URL", TetherOptions.LOCAL_PROJECTOR, "--projector-url"),
-                        url(approvalsUrl, "TETHER_APPROVALS_URL", TetherOptions.LOCAL_APPROVALS, "--approvals-url"))
+        TetherOptions options = services()
                 .withToken(token(role))
                 .withTimeout(timeout())
                 .withConnectTimeout(Duration.ofSeconds(5))
@@ -323,7 +335,7 @@ public final class TetherCli implements Callable<Integer> {
      * messages never show a user:password the URL carries.
      */
     static URI baseUrl(String text) {
-        String shown = "'" + text.replaceFirst("(?<=//)[^/?#]*@", "<credentials>@") + "'";
+        String shown = "'" + withoutCredentials(text) + "'";
         URI uri;
         try {
             uri = new URI(text.trim());
@@ -345,6 +357,20 @@ public final class TetherCli implements Callable<Integer> {
             throw new CommandLine.TypeConversionException(shown + " is a base URL: no query (?) or fragment (#)");
         }
         return uri;
+    }
+
+    /**
+     * {@code text} as an error may show it: whatever stands between the scheme's {@code //} (or the start, when there is
+     * none) and the last {@code @} is taken for a user and password, which may hold a {@code /}, {@code ?} or {@code #}.
+     */
+    private static String withoutCredentials(String text) {
+        int at = text.lastIndexOf('@');
+        if (at < 0) {
+            return text;
+        }
+        int slashes = text.indexOf("//");
+        int start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
+        return text.substring(0, start) + "<credentials>" + text.substring(at);
     }
 
     /** {@code tether --version}: the jar's version, from the Maven metadata packaged with it. */

@@ -112,7 +112,8 @@ class UsageTest {
         for (String[] bad : List.of(new String[] {"--service", "sequencer", "a service is one of session-service, projector-service"},
                 new String[] {"--topic", "staging.session-commands", "a topic is one of Tether's, named without the prefix"},
                 new String[] {"--offset", "-1", "must be 0 or more, not -1"},
-                new String[] {"--partition", "x", "'x' is not a whole number"})) {
+                new String[] {"--partition", "x", "'x' is not a whole number"},
+                new String[] {"--partition", "3000000000", "a partition is from 0 to 2147483647, not 3000000000"})) {
             String[] args = base.clone();
             for (int i = 2; i < args.length; i += 2) {
                 if (args[i].equals(bad[0])) {
@@ -284,6 +285,25 @@ class UsageTest {
     }
 
     @Test
+    void aPasswordWithASlashHashOrQuestionMark_orAUrlWithoutItsScheme_isNeverEchoedEither() {
+        CliRun hash = CliRun.run(NOWHERE, "replay", "--registry-url", "http://ops:hunter#2@registry:8085/apis/registry/v3");
+        CliRun slash = CliRun.run(NOWHERE, "sessions", "list", "--session-url", "http://ops:hunter/2@127.0.0.1:8080");
+        CliRun question = CliRun.run(NOWHERE, "approvals", "list", "--approvals-url", "https://ops:hunter?2@127.0.0.1:8082");
+        CliRun noScheme = CliRun.run(Map.of("TETHER_REGISTRY_URL", "ops:hunter2@registry:8085/apis/registry/v3"), "replay");
+
+        for (CliRun run : List.of(hash, slash, question, noScheme)) {
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+            assertThat(run.errLines()).as(run.toString()).hasSize(1);
+            assertThat(run.err()).as(run.toString()).doesNotContain("hunter");
+        }
+        assertThat(hash.err()).contains("'http://<credentials>@registry:8085/apis/registry/v3'");
+        assertThat(slash.err()).contains("'http://<credentials>@127.0.0.1:8080'");
+        assertThat(question.err()).contains("'https://<credentials>@127.0.0.1:8082'");
+        assertThat(noScheme.err()).startsWith("tether replay: TETHER_REGISTRY_URL (or --registry-url): "
+                + "'<credentials>@registry:8085/apis/registry/v3' is not an http or https URL");
+    }
+
+    @Test
     void everyCommand_hasHelp_thatExitsZero() {
         var commands = new ArrayList<List<String>>();
         collect(TetherCli.commandLine(Map.of()), new ArrayList<>(), commands);
@@ -298,6 +318,21 @@ class UsageTest {
             CliRun run = CliRun.run(NOWHERE, args.toArray(String[]::new));
             assertThat(run.exitCode()).as(String.join(" ", args)).isZero();
             assertThat(run.out()).as(String.join(" ", args)).startsWith("Usage: tether");
+        }
+    }
+
+    @Test
+    void everyCommand_printsTheVersion_thatItsHelpPromises() {
+        var commands = new ArrayList<List<String>>();
+        collectAll(TetherCli.commandLine(Map.of()), new ArrayList<>(), commands);
+
+        assertThat(commands).extracting(c -> String.join(" ", c)).contains("sessions", "sessions list", "topics skip-record", "demo");
+        for (List<String> command : commands) {
+            var args = new ArrayList<>(command);
+            args.add("--version");
+            CliRun run = CliRun.run(NOWHERE, args.toArray(String[]::new));
+            assertThat(run.exitCode()).as(String.join(" ", args)).isZero();
+            assertThat(run.out()).as(String.join(" ", args)).startsWith("tether ");
         }
     }
 
@@ -341,6 +376,42 @@ class UsageTest {
         assertThat(line.getSubcommands().get("demo").getCommandSpec().findOption("--session-url").inherited()).isFalse();
         assertThat(line.getSubcommands().get("demo").getCommandSpec().findOption("--json")).isNull();
         assertThat(line.getSubcommands().get("sessions").getSubcommands().get("list").getCommandSpec().findOption("--json").inherited()).isTrue();
+    }
+
+    @Test
+    void theServiceUrlsGivenBeforeTheDemo_areTheOnesItPlaysAgainst(@org.junit.jupiter.api.io.TempDir java.nio.file.Path workspaces) {
+        try (FakeServices services = new FakeServices()) {
+            CliRun run = CliRun.run(NOWHERE, "--session-url", services.url(), "--projector-url", services.url(), "--approvals-url",
+                    services.url(), "demo", "--workspaces", workspaces.toString());
+
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(1); // the fake has no session to create
+            assertThat(services.requests("POST", "/v1/sessions")).as(run.toString()).isNotEmpty();
+        }
+    }
+
+    @Test
+    void theDemo_takesTheServiceUrlsFromTheEnvironment_asEveryCommandDoes(@org.junit.jupiter.api.io.TempDir java.nio.file.Path workspaces) {
+        try (FakeServices services = new FakeServices()) {
+            // TETHER_SESSION_URL set but empty reads as unset, as for every other command, not as an invalid --session-url
+            CliRun empty = CliRun.run(Map.of("TETHER_SESSION_URL", ""), "demo", "--help");
+            CliRun run = CliRun.run(services.env(), "demo", "--workspaces", workspaces.toString());
+
+            assertThat(empty.exitCode()).as(empty.toString()).isZero();
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(1); // the fake has no session to create
+            assertThat(services.requests("POST", "/v1/sessions")).as(run.toString()).isNotEmpty();
+        }
+    }
+
+    /** Every command, the groups ({@code sessions}) as well as their commands. */
+    private static void collectAll(CommandLine line, List<String> path, List<List<String>> out) {
+        for (var entry : line.getSubcommands().entrySet()) {
+            var next = new ArrayList<>(path);
+            next.add(entry.getKey());
+            if (!entry.getKey().equals("help")) {
+                out.add(next);
+                collectAll(entry.getValue(), next, out);
+            }
+        }
     }
 
     private static void collect(CommandLine line, List<String> path, List<List<String>> out) {

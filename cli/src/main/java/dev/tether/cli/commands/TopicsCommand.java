@@ -98,16 +98,13 @@ public final class TopicsCommand {
                    @Option(names = "--topic", required = true, paramLabel = "<topic>", converter = Converters.Topic.class,
                            description = "the topic, without the prefix (e.g. session-commands)")
                    String topic,
-                   @Option(names = "--partition", required = true, paramLabel = "<n>", converter = Converters.NonNegative.class)
-                   Long partition,
+                   @Option(names = "--partition", required = true, paramLabel = "<n>", converter = Converters.Partition.class)
+                   Integer partition,
                    @Option(names = "--offset", required = true, paramLabel = "<offset>", converter = Converters.NonNegative.class,
                            description = "the record's offset, as the service's log names it")
                    Long offset) {
         Output out = cli.output();
-        if (partition > Integer.MAX_VALUE) {
-            throw new CliException("--partition " + partition + " is no partition");
-        }
-        RecordSkip.Skipped s = new RecordSkip(cli.kafka(null, null)).skip(service, topic, partition.intValue(), offset);
+        RecordSkip.Skipped s = new RecordSkip(cli.kafka(null, null)).skip(service, topic, partition, offset);
         if (out.json()) {
             ObjectNode n = Output.object().put("group", s.group()).put("topic", s.topic()).put("partition", s.partition())
                     .put("offset", s.offset()).put("key", s.key()).put("bytes", s.bytes()).put("timestamp", s.timestamp().toString())

@@ -25,7 +25,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code tether demo}: the end-to-end demo the README's run command plays against the running stack.
@@ -52,11 +54,15 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--harness-version", defaultValue = "v1", description = "The harness version the demo's workers run.")
     String harnessVersion;
 
+    @Spec
+    CommandSpec spec;
+
     private final PrintStream out = System.out;
     private final List<Process> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public Integer call() throws Exception {
+        endpoints.resolve(spec);
         // Ctrl-C ends the demo: no worker outlives it
         Runtime.getRuntime().addShutdownHook(new Thread(() -> workers.forEach(Process::destroyForcibly), "demo-stop-workers"));
         try (TetherClient agent = TetherClient.create(endpoints.options(DemoEndpoints.AGENT));

@@ -1,23 +1,39 @@
 package dev.tether.cli.demo;
 
+import dev.tether.cli.TetherCli;
 import dev.tether.client.TetherOptions;
 import java.net.URI;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
-/** Where the demo finds the services; the defaults are the local stack's. */
+/**
+ * Where the demo finds the services: its own options, or else as every command finds them (the global options, given
+ * before the command, then the environment, then the local stack's).
+ */
 public final class DemoEndpoints {
 
     static final String AGENT = "dev-acme-agent";
     static final String APPROVER = "dev-acme-approver";
 
-    @Option(names = "--session-url", defaultValue = "${env:TETHER_SESSION_URL:-http://127.0.0.1:8080}", description = "The session-service.")
+    @Option(names = "--session-url", paramLabel = "<url>",
+            description = "The session-service (env TETHER_SESSION_URL; default http://127.0.0.1:8080).")
     URI sessions;
 
-    @Option(names = "--projector-url", defaultValue = "${env:TETHER_PROJECTOR_URL:-http://127.0.0.1:8081}", description = "The projector-service.")
+    @Option(names = "--projector-url", paramLabel = "<url>",
+            description = "The projector-service (env TETHER_PROJECTOR_URL; default http://127.0.0.1:8081).")
     URI projector;
 
-    @Option(names = "--approvals-url", defaultValue = "${env:TETHER_APPROVALS_URL:-http://127.0.0.1:8082}", description = "The approval-service.")
+    @Option(names = "--approvals-url", paramLabel = "<url>",
+            description = "The approval-service (env TETHER_APPROVALS_URL; default http://127.0.0.1:8082).")
     URI approvals;
+
+    /** Fills in the URLs not given to {@code command} as {@code tether} would for any command. */
+    void resolve(CommandSpec command) {
+        TetherOptions services = ((TetherCli) command.root().userObject()).services();
+        sessions = sessions != null ? sessions : services.sessionsUri();
+        projector = projector != null ? projector : services.projectorUri();
+        approvals = approvals != null ? approvals : services.approvalsUri();
+    }
 
     TetherOptions options(String token) {
         return TetherOptions.of(sessions, projector, approvals).withToken(token);

@@ -7,7 +7,9 @@ import dev.tether.client.TetherClient;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code tether demo-worker}: one worker process of the demo (hidden: the demo starts it). It claims the session; if
@@ -29,11 +31,15 @@ public final class DemoWorkerCommand implements Callable<Integer> {
     @Option(names = "--harness-version", required = true, description = "The harness version this worker runs.")
     String harnessVersion;
 
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--hang-midway", description = "Stop after asking for the second edit, as a worker about to crash.")
     boolean hangMidway;
 
     @Override
     public Integer call() throws Exception {
+        endpoints.resolve(spec);
         try (TetherClient tether = TetherClient.create(endpoints.options(DemoEndpoints.AGENT))) {
             Claimed claim = tether.claim(sessionId, ClaimRequest.of(workerId, harnessVersion)).claimedOrThrow();
             System.out.printf("claimed %s at epoch %d (%s)%n", sessionId, claim.epoch(),
