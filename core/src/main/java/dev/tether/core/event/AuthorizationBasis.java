@@ -16,9 +16,9 @@ public record AuthorizationBasis(Kind kind, Long approvalSeq, String pathGlob) {
     public static final AuthorizationBasis POLICY = new AuthorizationBasis(Kind.POLICY, null, null);
 
     public AuthorizationBasis {
-        Fields.required(kind, "basis.kind");
+        Fields.required(kind, "kind");
         if (kind == Kind.APPROVAL && (approvalSeq == null || approvalSeq < 1)) {
-            throw new InvalidEventException("basis.approvalSeq", "is required for an APPROVAL basis");
+            throw new InvalidEventException("approvalSeq", "is required for an APPROVAL basis");
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tether.kit.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.core.blob.BlobRef;
@@ -70,6 +71,10 @@ class EventJsonTest {
         assertField("{\"type\":\"user_message\",\"content\":\"x\"}", "eventId");
         assertField("{\"eventId\":\"e\",\"type\":\"tool_result\",\"callId\":\"c\",\"status\":\"OK\",\"content\":\"\","
                 + "\"artifact\":{\"uri\":\"u\",\"sha256\":\"s\",\"size\":1,\"preview\":\"\"}}", "artifact");
+        // a field of a nested record, named once by its path (not basis.basis.approvalSeq)
+        assertField("{\"eventId\":\"e\",\"type\":\"tool_call_authorized\",\"callId\":\"c\",\"basis\":{\"kind\":\"APPROVAL\"}}",
+                "basis.approvalSeq");
+        assertField("{\"eventId\":\"e\",\"type\":\"tool_call_authorized\",\"callId\":\"c\",\"basis\":{}}", "basis.kind");
     }
 
     @Test
@@ -140,6 +145,44 @@ class EventJsonTest {
         for (String expired : List.of("true", "false", "null")) {
             assertField("{\"eventId\":\"e\",\"type\":\"approval_denied\",\"callId\":\"c1\",\"scope\":\"ONCE\","
                     + "\"approver\":\"alice\",\"reason\":\"no\",\"expired\":" + expired + "}", "expired");
+        }
+    }
+
+    @Test
+    void anUnknownField_isRefusedNamingItsObject_neverAPartOfItsName_evenWhenTheNameHoldsDots() throws Exception {
+        String jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";
+        String message = "\"eventId\":\"e\",\"type\":\"assistant_message\",\"content\":\"x\"";
+
+        for (String[] sent : new String[][] {
+                {"{" + message + ",\"" + jwt + "\":1}", InvalidEventException.WHOLE},
+                {"{" + message + ",\"usage\":{\"inputTokens\":1,\"outputTokens\":1,\"" + jwt + "\":1}}", "usage"},
+                {"{" + message + ",\"toolCalls\":[{\"callId\":\"c1\",\"tool\":\"t\",\"argumentsJson\":\"{}\",\"" + jwt + "\":1}]}",
+                        "toolCalls[0]"}}) {
+            var refused = catchThrowableOfType(InvalidEventException.class, () -> json.readProposal(parse(sent[0])));
+
+            assertThat(refused).as(sent[0]).isNotNull();
+            assertThat(refused.field()).as(sent[0]).isEqualTo(sent[1]);
+            assertThat(refused.getMessage()).as(sent[0]).doesNotContain("eyJ");
+        }
+    }
+
+    /** A request with an instant, as {@code AppendEvents.sessionStartedAt}. */
+    record Dated(Instant at) {}
+
+    @Test
+    void anInstant_isAnIsoInstantThatMillisecondsCount_andAnythingElseIsRefusedNamingIt() throws Exception {
+        assertThat(json.read(parse("{\"at\":\"2026-12-06T12:00:00.123Z\"}"), Dated.class).at())
+                .isEqualTo(Instant.parse("2026-12-06T12:00:00.123Z"));
+        assertThat(json.read(parse("{\"at\":null}"), Dated.class).at()).isNull();
+
+        // a number is no instant (nor is text of one: seconds or milliseconds?), and Avro stores an instant as a long of
+        // milliseconds, which one past the year 292,278,994 does not fit (a 500 when the command was written)
+        for (String at : List.of("1796119200000", "1796119200.5", "\"1796119200\"", "\"+999999999-12-31T23:59:59Z\"",
+                "\"2026-12-06\"", "\"\"", "true")) {
+            var refused = catchThrowableOfType(InvalidEventException.class, () -> json.read(parse("{\"at\":" + at + "}"), Dated.class));
+
+            assertThat(refused).as(at).isNotNull();
+            assertThat(refused.field()).as(at).isEqualTo("at");
         }
     }
 
