@@ -363,12 +363,13 @@ public final class SecretScrubber {
 
         /**
          * A name, maybe quoted or in Markdown bold, then {@code = : := =>} (but not {@code ://} or {@code ::}). A name
+         * is a letter, after any underscores ({@code _token}), then up to 255 letters, digits, {@code _ . -}. It
          * starts after neither a name character, a backslash nor a hyphen within a name (but may after {@code --} or
          * an escape), and is taken whole (possessively), so no text is scanned as a name more than once.
          */
         private static final Pattern NAME_AND_SEPARATOR = Pattern.compile(
                 "(?:(?<![\\w.\\\\])(?<![\\w.]-)|" + AFTER_ESCAPE + ")"
-                + "(?<name>[A-Za-z][\\w.-]{0,63}+)(?:\\\\?[\"'`]|\\*\\*)?"
+                + "(?<name>_*+[A-Za-z][\\w.-]{0,255}+)(?:\\\\?[\"'`]|\\*\\*)?"
                 + "[ \\t]*(?::=|=>|=|:(?!//|:))[ \\t]*(?:\\*\\*[ \\t]*)?");
         /** Every secret name holds one of these, in any case; a text without any cannot hold an assignment. */
         private static final List<String> HINTS = List.of("pass", "pwd", "secret", "token", "key", "credential");

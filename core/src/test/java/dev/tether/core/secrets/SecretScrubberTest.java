@@ -311,7 +311,14 @@ public class SecretScrubberTest {
                         "{\"db_pass\": \"[REDACTED:password-assignment]\"} mail.pass: [REDACTED:password-assignment]"),
                 Arguments.of("{\"stdout\": \"PORT=5432\\napi_key=abc123\\tSOME_NAME_KEY=abc123\"}",
                         "{\"stdout\": \"PORT=5432\\napi_key=[REDACTED:secret-assignment]"
-                                + "\\tSOME_NAME_KEY=[REDACTED:secret-assignment]\"}"));
+                                + "\\tSOME_NAME_KEY=[REDACTED:secret-assignment]\"}"),
+                // a name of more than 64 characters that ends in password
+                Arguments.of("ACME_PAYMENTS_PRODUCTION_EU_WEST_PRIMARY_DATABASE_REPLICATION_USER_PASSWORD=hunter2",
+                        "ACME_PAYMENTS_PRODUCTION_EU_WEST_PRIMARY_DATABASE_REPLICATION_USER_PASSWORD=[REDACTED:password-assignment]"),
+                // a name that starts with underscores, as private fields and internal variables do
+                Arguments.of("_PASSWORD=hunter2", "_PASSWORD=[REDACTED:password-assignment]"),
+                Arguments.of("{\"_token\": \"abc123\"}", "{\"_token\": \"[REDACTED:secret-assignment]\"}"),
+                Arguments.of("const __apiKey = 'abc123';", "const __apiKey = '[REDACTED:secret-assignment]';"));
     }
 
     @ParameterizedTest
@@ -572,7 +579,9 @@ public class SecretScrubberTest {
                 "eyJ.".repeat(200_000),
                 "eyJaaaaaaaaaa.eyJaaaaaaaaaa".repeat(50_000),
                 "sk-".repeat(300_000),
-                "a".repeat(1 << 20));
+                "a".repeat(1 << 20),
+                "_".repeat(1 << 20) + "token",
+                "_token".repeat(200_000) + "=x");
     }
 
     /**
