@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * <p>Configuration ({@code tether.policy.*}): {@code gated} lists the tools gated by default
  * (write_file, edit_file, run_command, http_fetch); {@code overrides."<tenant>.<MODE>"} replaces
  * that list for one tenant's sessions in one mode, e.g. {@code overrides."acme.READ_ONLY"=http_fetch}.
- * A malformed entry, or a tool name that is not one of the service's tools (a misspelt {@code edit_flie} would
+ * A malformed entry, two keys for one tenant and mode ({@code "acme.WRITE"} and {@code "acme.write"}, of which either
+ * could otherwise win), or a tool name that is not one of the service's tools (a misspelt {@code edit_flie} would
  * otherwise leave {@code edit_file} ungated), stops the start-up with a message naming the key, the name and the
  * tools there are. The tools are passed in by the service (this module cannot see the tool registry).
  *
@@ -74,7 +75,8 @@ public final class GatingPolicy {
                                   Map<String, String> harnessOverrides) {
         GatingPolicy byName = byName(gated, overrides, knownTools);
         var harness = new HashMap<String, HarnessGate>();
-        harnessOverrides.forEach((key, value) -> harness.put(tenantMode("tether.policy.harness-overrides", key),
+        var keys = new HashMap<String, String>();
+        harnessOverrides.forEach((key, value) -> harness.put(tenantModeOnce(keys, "tether.policy.harness-overrides", key),
                 harnessGate("tether.policy.harness-overrides.\"" + key + "\"", value)));
         return new GatingPolicy(byName.gated, byName.overrides, harnessGate("tether.policy.harness-gated", harnessGated), harness);
     }
@@ -104,6 +106,20 @@ public final class GatingPolicy {
         }
     }
 
+    /**
+     * The {@code <tenant>.<MODE>} of {@code key} ({@link #tenantMode}), refused when another key of the setting, kept in
+     * {@code seen} by its tenant and mode, names the same.
+     */
+    private static String tenantModeOnce(Map<String, String> seen, String setting, String key) {
+        String tenantMode = tenantMode(setting, key);
+        String other = seen.putIfAbsent(tenantMode, key);
+        if (other != null) {
+            throw new IllegalArgumentException(setting + ".\"" + key + "\" and " + setting + ".\"" + other
+                    + "\" name the same tenant and mode; keep one");
+        }
+        return tenantMode;
+    }
+
     private static String tenantMode(String setting, String key) {
         int dot = key.lastIndexOf('.');
         if (dot <= 0) {
@@ -128,7 +144,8 @@ public final class GatingPolicy {
     private static GatingPolicy byName(String gated, Map<String, String> overrides, Set<String> knownTools) {
         Set<String> known = Set.copyOf(knownTools);
         var parsed = new HashMap<String, Set<String>>();
-        overrides.forEach((key, tools) -> parsed.put(tenantMode("tether.policy.overrides", key),
+        var keys = new HashMap<String, String>();
+        overrides.forEach((key, tools) -> parsed.put(tenantModeOnce(keys, "tether.policy.overrides", key),
                 tools("tether.policy.overrides.\"" + key + "\"", tools, known)));
         return new GatingPolicy(tools("tether.policy.gated", gated, known), parsed, HarnessGate.MUTATING, Map.of());
     }

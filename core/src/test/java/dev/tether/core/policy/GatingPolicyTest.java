@@ -83,6 +83,22 @@ class GatingPolicyTest {
     }
 
     @Test
+    void twoKeysForOneTenantAndMode_areRefused_ratherThanOneOfThemWinningByTheMapsOrder() {
+        // "acme.WRITE" and "acme.write" are one tenant and mode: which list applied would depend on the map's order
+        var overrides = new java.util.LinkedHashMap<String, String>();
+        overrides.put("acme.WRITE", "write_file,run_command");
+        overrides.put("acme.write", "");
+        assertThatThrownBy(() -> GatingPolicy.of("write_file", overrides, TOOLS)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tether.policy.overrides").hasMessageContaining("acme.WRITE").hasMessageContaining("acme.write");
+        var harness = new java.util.LinkedHashMap<String, String>();
+        harness.put("acme.READ_ONLY", "all");
+        harness.put("acme.read_only", "none");
+        assertThatThrownBy(() -> GatingPolicy.of("write_file", Map.of(), TOOLS, "mutating", harness))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tether.policy.harness-overrides")
+                .hasMessageContaining("acme.READ_ONLY").hasMessageContaining("acme.read_only");
+    }
+
+    @Test
     void aMisspeltGatedTool_isRefused_namingTheSettingTheNameAndTheTools_ratherThanLeavingTheRealToolUngated() {
         assertThatThrownBy(() -> GatingPolicy.of("write_file,edit_flie,run_command", Map.of(), TOOLS))
                 .isInstanceOf(IllegalArgumentException.class)
