@@ -18,7 +18,10 @@ public final class EventTypes {
         return Optional.ofNullable(BY_WIRE_NAME.get(type));
     }
 
-    /** Every wire name this version knows, in the order of docs/ARCHITECTURE.md §4. */
+    /**
+     * Every wire name this version knows, in the order {@link EventPayload} permits them: that of docs/ARCHITECTURE.md §4,
+     * but for {@code tool_call_started}, added later, which comes after {@code tool_outcome_resolved}.
+     */
     public static Set<String> wireNames() {
         return Collections.unmodifiableSet(BY_WIRE_NAME.keySet());
     }
