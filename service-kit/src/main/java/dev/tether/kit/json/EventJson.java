@@ -1,7 +1,10 @@
 package dev.tether.kit.json;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,9 +13,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -23,6 +28,8 @@ import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.EventTypes;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.event.UnknownEvent;
+import java.io.IOException;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
@@ -37,7 +44,8 @@ import java.util.stream.Collectors;
  * ({@code seq, sessionId, occurredAt, actor, harnessVersion}, and {@code traceId} where one was recorded).
  *
  * <p>Reading is strict, and every refusal is an {@link InvalidEventException} naming the field:
- * unknown fields, wrong types (no coercion of {@code "12"} to 12), missing required fields,
+ * unknown fields, wrong types (no coercion of {@code "12"} to 12; an instant is ISO-8601 text that milliseconds count,
+ * never a number), missing required fields,
  * unknown event types, and the fields only Tether sets: the blob references, and {@code approval_denied}'s
  * {@code expired} (a client's denial is an approver's; only the approval-service's expiry, which does not come
  * through the REST API, is not). Enums with a fixed wire name ({@link dev.tether.core.event.WireNamed}) are written
@@ -77,6 +85,7 @@ public final class EventJson {
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .serializationInclusion(JsonInclude.Include.NON_NULL)
                 .addModule(new JavaTimeModule())
+                .addModule(new SimpleModule("tether-instants").addDeserializer(Instant.class, new IsoInstant()))
                 .addModule(WireNames.module())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .build();
@@ -204,6 +213,32 @@ public final class EventJson {
         }
     }
 
+    /**
+     * An instant as the services write them: ISO-8601 text ({@code 2026-12-06T12:00:00.123Z}) that a long counts in
+     * milliseconds, as Avro stores it. A number is refused, and so is text of one (seconds or milliseconds?).
+     */
+    private static final class IsoInstant extends StdScalarDeserializer<Instant> {
+
+        IsoInstant() {
+            super(Instant.class);
+        }
+
+        @Override
+        public Instant deserialize(JsonParser in, DeserializationContext context) throws IOException {
+            if (in.currentToken() == JsonToken.VALUE_STRING) {
+                try {
+                    Instant instant = Instant.parse(in.getText());
+                    instant.toEpochMilli();
+                    return instant;
+                } catch (DateTimeException | ArithmeticException e) {
+                    // refused below
+                }
+            }
+            throw new InvalidEventException(InvalidEventException.WHOLE,
+                    "must be an ISO-8601 instant, as the services write them (2026-12-06T12:00:00.123Z)");
+        }
+    }
+
     private static boolean hasHarnessVersion(Class<? extends EventPayload> type) {
         return type.isRecord() && Arrays.stream(type.getRecordComponents()).anyMatch(c -> c.getName().equals("harnessVersion"));
     }
@@ -227,12 +262,11 @@ public final class EventJson {
         }
         String field = e instanceof JsonMappingException m ? path(m) : InvalidEventException.WHOLE;
         if (e instanceof UnrecognizedPropertyException u) {
-            // names the object, not the unknown field: a field name is client text and may be a secret
-            String path = path(u);
-            int cut = Math.max(path.lastIndexOf('.'), 0);
+            // names the object, not the unknown field: a field name is client text and may be a secret, dots and all
+            List<JsonMappingException.Reference> refs = u.getPath();
             String allowed = u.getKnownPropertyIds() == null ? "" : u.getKnownPropertyIds().stream().map(Object::toString).sorted()
                     .collect(Collectors.joining(", "));
-            return new InvalidEventException(cut == 0 ? InvalidEventException.WHOLE : path.substring(0, cut),
+            return new InvalidEventException(path(refs.subList(0, Math.max(refs.size() - 1, 0))),
                     "has a field it does not know; its fields are: " + allowed);
         }
         if (e instanceof InvalidFormatException f && f.getTargetType() != null && f.getTargetType().isEnum()) {
@@ -244,8 +278,12 @@ public final class EventJson {
     }
 
     private static String path(JsonMappingException e) {
+        return path(e.getPath());
+    }
+
+    private static String path(List<JsonMappingException.Reference> refs) {
         var sb = new StringBuilder();
-        for (JsonMappingException.Reference ref : e.getPath()) {
+        for (JsonMappingException.Reference ref : refs) {
             if (ref.getFieldName() != null) {
                 if (!sb.isEmpty()) {
                     sb.append('.');

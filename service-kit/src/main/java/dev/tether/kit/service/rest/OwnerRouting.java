@@ -40,6 +40,7 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
 
 /**
  * Sends a request to the instance that holds the session's partition (Kafka Streams interactive
@@ -50,10 +51,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * answers 503 otherwise (a rebalance moved the partition after the sender looked), never a "not found"
  * read from partitions that are not the session's. While the owner is unknown (a rebalance) the answer
  * is 503 with {@code Retry-After}. A read over all sessions asks every other instance for its own
- * partitions ({@link #gatherFromOthers}). Thread-safe.
+ * partitions ({@link #gatherFromOthers}). An answer names no instance's address (the log does). Thread-safe.
  */
 @ApplicationScoped
 public class OwnerRouting {
+
+    private static final Logger LOG = Logger.getLogger(OwnerRouting.class);
 
     /** The header marking a request one instance sent to another; such a request is never forwarded again. */
     public static final String FORWARDED = "X-Tether-Forwarded";
@@ -126,7 +129,8 @@ public class OwnerRouting {
      * returns the partition: the caller reads that copy ({@link InteractiveStores#copy}). Such an answer is as fresh as
      * the copy: a read with a seq to reach waits for it as usual and answers 503 if it is not there. Empty when the
      * read is answered here as usual; throws {@link RemoteAnswer} with the owner's answer when it is forwarded, and 503
-     * as before when neither the owner nor a warm copy can answer.
+     * as before when neither the owner nor a warm copy can answer (this instance taking the partition over without a warm
+     * copy of it among them).
      */
     public OptionalInt serveLocallyOrForwardOrCopy(String store, String sessionId, UriInfo uri, HttpHeaders headers,
                                                    List<String> copied) {
@@ -141,8 +145,14 @@ public class OwnerRouting {
         int partition = owner.partition();
         boolean active = holdsLocally(kafkaStreams, store, partition);
         if (owner.activeHost().equals(self) || active) {
-            return active && kafkaStreams.state() == KafkaStreams.State.RUNNING ? OptionalInt.empty()
-                    : warmCopy(kafkaStreams, partition, copied).map(OptionalInt::of).orElse(OptionalInt.empty());
+            if (active && kafkaStreams.state() == KafkaStreams.State.RUNNING) {
+                return OptionalInt.empty();
+            }
+            Optional<Integer> copy = warmCopy(kafkaStreams, partition, copied);
+            if (copy.isEmpty() && !active) {
+                throw takingOver(partition);
+            }
+            return copy.map(OptionalInt::of).orElse(OptionalInt.empty());
         }
         if (forwarded(headers)) {
             throw notHeldHere();
@@ -228,10 +238,17 @@ public class OwnerRouting {
             return Optional.empty();
         }
         if (owner.activeHost().equals(self)) {
-            throw ApiException.unavailable("this instance is taking the session's partition (" + owner.partition()
-                    + ") over; try again shortly", 1);
+            throw takingOver(owner.partition());
         }
         return Optional.of(owner.activeHost());
+    }
+
+    /**
+     * The answer to a read of a session whose partition the group gave this instance and that is not running here yet:
+     * a read over this instance's other partitions would not find the session.
+     */
+    private static ApiException takingOver(int partition) {
+        return ApiException.unavailable("this instance is taking the session's partition (" + partition + ") over; try again shortly", 1);
     }
 
     /**
@@ -284,8 +301,9 @@ public class OwnerRouting {
             return bodies;
         } catch (TimeoutException | ExecutionException e) {
             HostInfo host = hosts.get(i);
-            throw ApiException.unavailable("the instance at " + host.host() + ":" + host.port()
-                    + " did not answer for its partitions in time; try again shortly", 2);
+            LOG.warnf("the instance at %s:%d did not answer for its partitions of a list in time: %s", host.host(), host.port(),
+                    e instanceof ExecutionException ? e.getCause() : e);
+            throw ApiException.unavailable("another instance did not answer for its partitions in time; try again shortly", 2);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("interrupted", 1);

@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.tether.testing.IdleStreams;
 import jakarta.enterprise.inject.Instance;
 import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.UriBuilder;
+import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -100,6 +103,8 @@ class OwnerRoutingTest {
         for (boolean forwarded : new boolean[] {false, true}) {
             for (Runnable read : List.<Runnable>of(
                     () -> routing.serveLocallyOrForward("heads", "s1", null, headers(forwarded)),
+                    // and no warm copy of the partition here either
+                    () -> routing.serveLocallyOrForwardOrCopy("heads", "s1", null, headers(forwarded), List.of("heads")),
                     () -> routing.streamFromOwner("heads", "s1", "/v1/sessions/s1", null, headers(forwarded)),
                     () -> routing.fetchFromOwner("heads", "s1", "/v1/sessions/s1/events", headers(forwarded)))) {
                 ApiException refused = catchThrowableOfType(ApiException.class, read::run);
@@ -109,6 +114,39 @@ class OwnerRoutingTest {
                 assertThat(refused.headers()).containsKey("Retry-After");
             }
         }
+    }
+
+    @Test
+    void aListThatAnotherInstanceDoesNotAnswer_is503_withoutNamingThatInstancesAddress() throws Exception {
+        int closed;
+        try (var socket = new java.net.ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        var peer = new StreamsMetadataImpl(new HostInfo("127.0.0.1", closed), Set.of("heads"),
+                Set.of(new TopicPartition("events", 1)), Set.of(), Set.of());
+        var self = new StreamsMetadataImpl(SELF, Set.of("heads"), Set.of(new TopicPartition("events", 0)), Set.of(), Set.of());
+        Object store = Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {ReadOnlyKeyValueStore.class},
+                (proxy, method, args) -> 0L);
+        var streams = new IdleStreams("owner-routing-test", stateDir, KafkaStreams.State.RUNNING, parameters -> store) {
+            @Override
+            public Collection<StreamsMetadata> streamsMetadataForStore(String storeName) {
+                return List.of(self, peer);
+            }
+        };
+        opened.add(streams);
+        var uri = (UriInfo) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {UriInfo.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "getRequestUriBuilder" -> UriBuilder.fromUri("http://10.0.0.1:8080/v1/sessions?limit=10");
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+
+        ApiException refused = catchThrowableOfType(ApiException.class,
+                () -> routing(streams).gatherFromOthers("heads", 2, uri, headers(false)));
+
+        assertThat(refused).isNotNull();
+        assertThat(refused.status()).isEqualTo(503);
+        assertThat(refused.headers()).containsKey("Retry-After");
+        assertThat(refused.body().get("message").toString()).doesNotContain("127.0.0.1").doesNotContain(Integer.toString(closed));
     }
 
     private static KeyQueryMetadata owner(HostInfo host) {
@@ -131,6 +169,10 @@ class OwnerRoutingTest {
             }
         };
         opened.add(streams);
+        return routing(streams);
+    }
+
+    private OwnerRouting routing(KafkaStreams streams) {
         @SuppressWarnings("unchecked")
         Instance<KafkaStreams> instance = (Instance<KafkaStreams>) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {Instance.class}, (proxy, method, args) -> switch (method.getName()) {
