@@ -213,6 +213,17 @@ public final class EventJson {
         }
     }
 
+    /** {@code text} as an ISO-8601 instant that a long counts in milliseconds (as Avro stores them), or null. */
+    public static Instant instant(String text) {
+        try {
+            Instant instant = Instant.parse(text);
+            instant.toEpochMilli();
+            return instant;
+        } catch (DateTimeException | ArithmeticException e) {
+            return null;
+        }
+    }
+
     /**
      * An instant as the services write them: ISO-8601 text ({@code 2026-12-06T12:00:00.123Z}) that a long counts in
      * milliseconds, as Avro stores it. A number is refused, and so is text of one (seconds or milliseconds?).
@@ -225,14 +236,9 @@ public final class EventJson {
 
         @Override
         public Instant deserialize(JsonParser in, DeserializationContext context) throws IOException {
-            if (in.currentToken() == JsonToken.VALUE_STRING) {
-                try {
-                    Instant instant = Instant.parse(in.getText());
-                    instant.toEpochMilli();
-                    return instant;
-                } catch (DateTimeException | ArithmeticException e) {
-                    // refused below
-                }
+            Instant instant = in.currentToken() == JsonToken.VALUE_STRING ? instant(in.getText()) : null;
+            if (instant != null) {
+                return instant;
             }
             throw new InvalidEventException(InvalidEventException.WHOLE,
                     "must be an ISO-8601 instant, as the services write them (2026-12-06T12:00:00.123Z)");

@@ -1,5 +1,6 @@
 package dev.tether.kit.service.rest;
 
+import dev.tether.kit.json.EventJson;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -55,7 +56,7 @@ public record StreamEventId(long seq, Instant sessionStartedAt) {
         }
         String text = header.strip();
         int at = text.indexOf('@');
-        Instant startedAt = at < 0 ? null : StrictInput.instant(text.substring(at + 1));
+        Instant startedAt = at < 0 ? null : EventJson.instant(text.substring(at + 1));
         long seq;
         try {
             seq = Long.parseLong(at < 0 ? text : text.substring(0, at));

@@ -10,11 +10,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.event.WellFormedText;
 import dev.tether.core.secrets.SecretScrubber;
+import dev.tether.kit.json.EventJson;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 
@@ -146,22 +146,11 @@ public final class StrictInput {
         if (value == null || value.isEmpty()) {
             return null;
         }
-        Instant instant = instant(value);
+        Instant instant = EventJson.instant(value);
         if (instant == null) {
             throw ApiException.badRequest(name, "must be an instant, as the services write them (2026-12-06T12:00:00.123Z)");
         }
         return instant;
-    }
-
-    /** {@code text} as an ISO-8601 instant that a long counts in milliseconds (as Avro stores them), or null. */
-    static Instant instant(String text) {
-        try {
-            Instant instant = Instant.parse(text);
-            instant.toEpochMilli();
-            return instant;
-        } catch (DateTimeException | ArithmeticException e) {
-            return null;
-        }
     }
 
     /** {@code value} of query parameter {@code name} as a whole number that fits an int; null when absent or empty. */
