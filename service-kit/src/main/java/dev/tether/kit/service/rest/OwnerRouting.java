@@ -503,11 +503,18 @@ public class OwnerRouting {
         return request;
     }
 
-    /** Another instance's answer, as this instance's: status, body, type and {@code Retry-After}. */
+    /** The headers of another instance's answer that are relayed: those that tell the client how to go on. */
+    private static final List<String> RELAYED_HEADERS = List.of("Content-Type", "Retry-After", "WWW-Authenticate", "Allow");
+
+    /**
+     * Another instance's answer, as this instance's: status, body, and of its headers type, {@code Retry-After}, and a
+     * 401's {@code WWW-Authenticate} and a 405's {@code Allow}.
+     */
     private static Response relay(HttpResponse<byte[]> answer) {
         var response = Response.status(answer.statusCode()).entity(answer.body());
-        answer.headers().firstValue("content-type").ifPresent(type -> response.header("Content-Type", type));
-        answer.headers().firstValue("retry-after").ifPresent(after -> response.header("Retry-After", after));
+        for (String name : RELAYED_HEADERS) {
+            answer.headers().allValues(name).forEach(value -> response.header(name, value));
+        }
         return response.build();
     }
 }

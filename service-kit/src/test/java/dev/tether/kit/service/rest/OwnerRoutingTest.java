@@ -3,12 +3,16 @@ package dev.tether.kit.service.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.tether.testing.IdleStreams;
 import jakarta.enterprise.inject.Instance;
 import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriBuilder;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Proxy;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -134,11 +138,7 @@ class OwnerRoutingTest {
             }
         };
         opened.add(streams);
-        var uri = (UriInfo) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {UriInfo.class},
-                (proxy, method, args) -> switch (method.getName()) {
-                    case "getRequestUriBuilder" -> UriBuilder.fromUri("http://10.0.0.1:8080/v1/sessions?limit=10");
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
+        UriInfo uri = uri("http://10.0.0.1:8080/v1/sessions?limit=10");
 
         ApiException refused = catchThrowableOfType(ApiException.class,
                 () -> routing(streams).gatherFromOthers("heads", 2, uri, headers(false)));
@@ -147,6 +147,49 @@ class OwnerRoutingTest {
         assertThat(refused.status()).isEqualTo(503);
         assertThat(refused.headers()).containsKey("Retry-After");
         assertThat(refused.body().get("message").toString()).doesNotContain("127.0.0.1").doesNotContain(Integer.toString(closed));
+    }
+
+    @Test
+    void aForwardedAnswer_keepsTheHeadersThatTellTheClientHowToGoOn_authenticateOrWhichMethodsAreAllowed() throws Exception {
+        HttpServer peer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        peer.createContext("/", exchange -> {
+            boolean unauthenticated = exchange.getRequestURI().getPath().endsWith("/s1");
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.getResponseHeaders().add(unauthenticated ? "WWW-Authenticate" : "Allow",
+                    unauthenticated ? "Bearer error=\"invalid_token\"" : "GET, POST");
+            exchange.getResponseHeaders().add("X-Internal", "not relayed");
+            byte[] body = "{\"error\":\"refused\"}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(unauthenticated ? 401 : 405, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        peer.start();
+        try {
+            OwnerRouting routing = routing(owner(new HostInfo("127.0.0.1", peer.getAddress().getPort())), false);
+
+            Response unauthenticated = catchThrowableOfType(OwnerRouting.RemoteAnswer.class,
+                    () -> routing.serveLocallyOrForward("heads", "s1", uri("http://10.0.0.1:8080/v1/sessions/s1"), headers(false)))
+                    .response();
+            Response notAllowed = catchThrowableOfType(OwnerRouting.RemoteAnswer.class,
+                    () -> routing.serveLocallyOrForward("heads", "s2", uri("http://10.0.0.1:8080/v1/sessions/s2"), headers(false)))
+                    .response();
+
+            assertThat(unauthenticated.getStatus()).isEqualTo(401);
+            assertThat(unauthenticated.getHeaderString("WWW-Authenticate")).isEqualTo("Bearer error=\"invalid_token\"");
+            assertThat(unauthenticated.getHeaderString("X-Internal")).isNull();
+            assertThat(notAllowed.getStatus()).isEqualTo(405);
+            assertThat(notAllowed.getHeaderString("Allow")).isEqualTo("GET, POST");
+        } finally {
+            peer.stop(0);
+        }
+    }
+
+    private UriInfo uri(String requested) {
+        return (UriInfo) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {UriInfo.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "getRequestUriBuilder" -> UriBuilder.fromUri(requested);
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
     }
 
     private static KeyQueryMetadata owner(HostInfo host) {
