@@ -1,5 +1,6 @@
 package dev.tether.kit.service.auth;
 
+import dev.tether.core.blob.LocalBlobStore;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.AuthenticationRequestContext;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -7,6 +8,7 @@ import io.quarkus.security.identity.SecurityIdentityAugmentor;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.JsonString;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
@@ -32,7 +34,9 @@ public class TenantRequired implements SecurityIdentityAugmentor {
     /**
      * The tenant {@code identity} names: a dev key's, or the text of a JWT's {@value Caller#TENANT_CLAIM} claim; empty
      * when there is none, when it is blank, or when the claim is no text (a number, a list, an object), which names no
-     * tenant rather than one spelt as the claim prints.
+     * tenant rather than one spelt as the claim prints. Nor does a text Tether cannot keep a tenant's data under: longer
+     * than {@value LocalBlobStore#MAX_TENANT_ID_BYTES} UTF-8 bytes (its blob directory's name), or holding a control
+     * character (a NUL ends the tenant's part of the {@code tenantId NUL sessionId} index keys) or an unpaired surrogate.
      */
     static Optional<String> tenantOf(SecurityIdentity identity) {
         Object tenant = identity.getAttribute(Caller.TENANT_ATTRIBUTE);
@@ -42,6 +46,11 @@ public class TenantRequired implements SecurityIdentityAugmentor {
         if (tenant instanceof JsonString text) {
             tenant = text.getString();
         }
-        return tenant instanceof String text && !text.isBlank() ? Optional.of(text) : Optional.empty();
+        return tenant instanceof String text && !text.isBlank() && keepable(text) ? Optional.of(text) : Optional.empty();
+    }
+
+    private static boolean keepable(String tenant) {
+        return tenant.codePoints().noneMatch(c -> Character.isISOControl(c) || Character.getType(c) == Character.SURROGATE)
+                && tenant.getBytes(StandardCharsets.UTF_8).length <= LocalBlobStore.MAX_TENANT_ID_BYTES;
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tether.core.auth.Role;
+import dev.tether.core.blob.LocalBlobStore;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.UnauthorizedException;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -50,6 +51,21 @@ class CallerTest {
             assertThat(catchThrowable(() -> new Caller(identity).principal())).isInstanceOf(UnauthorizedException.class);
             assertThat(catchThrowable(() -> new TenantRequired().augment(identity, null).await().indefinitely()))
                     .isInstanceOf(AuthenticationFailedException.class);
+        }
+    }
+
+    @Test
+    void aJwtWhoseTenantTetherCannotKeepDataUnder_authenticatesNobody_401NotA500Later() {
+        String longest = "t".repeat(LocalBlobStore.MAX_TENANT_ID_BYTES);
+        assertThat(TenantRequired.tenantOf(identity(jwt("alice", Map.of("tenant", longest)), Set.of()))).contains(longest);
+        assertThat(TenantRequired.tenantOf(identity(jwt("alice", Map.of("tenant", "acmé")), Set.of()))).contains("acmé");
+
+        for (String claim : List.of(longest + "t", "é".repeat(64), "acme\u0000globex", "acme\n", "a\uD800")) {
+            SecurityIdentity identity = identity(jwt("mallory", Map.of("tenant", claim)), Set.of("agent"));
+
+            assertThat(catchThrowable(() -> new Caller(identity).principal())).as(claim).isInstanceOf(UnauthorizedException.class);
+            assertThat(catchThrowable(() -> new TenantRequired().augment(identity, null).await().indefinitely()))
+                    .as(claim).isInstanceOf(AuthenticationFailedException.class);
         }
     }
 
