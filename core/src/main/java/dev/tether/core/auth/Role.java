@@ -14,7 +14,11 @@ public enum Role {
     APPROVER,
     /** Manages harness versions and migrations. */
     OPERATOR,
-    /** Everything within its tenant, including erasure of any session. */
+    /**
+     * What an agent and an operator may do within its tenant, and the erasure of any of its sessions (an agent erases
+     * only those it owns). It reads what an approver reads, but decides no approval: a decision is an approver's, in
+     * their own name.
+     */
     ADMIN,
     /** Tether's own services (approval-service, tool-executor), writing through Kafka. */
     SERVICE;
