@@ -9,6 +9,8 @@ import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -19,7 +21,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
 /**
  * Turns every failure into one line on stderr: {@code tether: <what went wrong>} and exit status 1
  * for a failed command, {@code <command>: <what is wrong> (see '<command> --help')} and exit status 2
- * for a usage error. With {@code TETHER_DEBUG} set, a failure's stack trace follows its line. The line's control
+ * for a usage error. With {@code TETHER_DEBUG} on ({@link #debugOn}), a failure's stack trace follows its line. The line's control
  * characters are shown escaped ({@link Output#printable}): a service's message may quote stored data.
  */
 final class ErrorReporter implements IExecutionExceptionHandler, IParameterExceptionHandler {
@@ -28,6 +30,14 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
 
     ErrorReporter(boolean debug) {
         this.debug = debug;
+    }
+
+    /**
+     * Whether {@code TETHER_DEBUG}'s value turns stack traces on: any value but none, an empty one, {@code 0},
+     * {@code false}, {@code no} or {@code off} (in any case), so that {@code TETHER_DEBUG=0} turns them off as it reads.
+     */
+    static boolean debugOn(String value) {
+        return value != null && !Set.of("", "0", "false", "no", "off").contains(value.strip().toLowerCase(Locale.ROOT));
     }
 
     @Override

@@ -134,7 +134,7 @@ public final class TetherCli implements Callable<Integer> {
      * error one line (and the way to the help) and exits 2. Output goes to the {@code CommandLine}'s out and err.
      */
     public static CommandLine commandLine(Map<String, String> env) {
-        var errors = new ErrorReporter(env.containsKey("TETHER_DEBUG"));
+        var errors = new ErrorReporter(ErrorReporter.debugOn(env.get("TETHER_DEBUG")));
         CommandLine line = new CommandLine(new TetherCli(env));
         // the demo's commands declare --session-url and the like themselves: they are added once the global options are
         // inherited by the other commands, and no longer inheritable

@@ -2,6 +2,7 @@ package dev.tether.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Map;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -22,5 +23,21 @@ class ErrorReporterTest {
 
         assertThat(ErrorReporter.describe(e, null))
                 .isEqualTo("Kafka: Failed to construct kafka consumer: No resolvable bootstrap urls given in bootstrap.servers");
+    }
+
+    @Test
+    void aFailuresStackTrace_followsItsLine_onlyWhenTetherDebugIsOn() {
+        String[] failing = {"replay", "--into", "session-checkpoints"}; // refused before anything is read: no broker needed
+        for (String off : new String[] {"0", "", "false", "OFF", "no"}) {
+            CliRun run = CliRun.run(Map.of("TETHER_DEBUG", off), failing);
+            assertThat(run.exitCode()).as("TETHER_DEBUG='%s': %s", off, run).isEqualTo(1);
+            assertThat(run.errLines()).as("TETHER_DEBUG='%s': %s", off, run).hasSize(1);
+        }
+        assertThat(CliRun.run(Map.of(), failing).errLines()).hasSize(1);
+        for (String on : new String[] {"1", "true", "yes"}) {
+            CliRun run = CliRun.run(Map.of("TETHER_DEBUG", on), failing);
+            assertThat(run.errLines()).as("TETHER_DEBUG='%s': %s", on, run).hasSizeGreaterThan(1);
+            assertThat(run.err()).as("TETHER_DEBUG='%s'", on).contains("\tat dev.tether.cli.");
+        }
     }
 }

@@ -51,11 +51,12 @@ public final class ReplayCommand implements Callable<Integer> {
         Output out = cli.output();
         KafkaSettings kafka = cli.kafka(null, null);
         CheckpointSink sink = into == null ? null : new CheckpointSink(kafka, into); // a bad name fails before the log is read
-        Progress progress = out.progress("replay", Duration.ofSeconds(5));
-        ReplayReport report = new LogReplay(kafka).run(!noCompare, sink, (events, fraction, elapsed) -> progress.update(String.format(Locale.ROOT,
-                "%,d events (%.0f%% of the log), %,.0f events/s", events, fraction * 100,
-                elapsed.toNanos() == 0 ? 0.0 : events / (elapsed.toNanos() / 1e9))));
-        progress.done();
+        ReplayReport report;
+        try (Progress progress = out.progress("replay", Duration.ofSeconds(5))) {
+            report = new LogReplay(kafka).run(!noCompare, sink, (events, fraction, elapsed) -> progress.update(String.format(Locale.ROOT,
+                    "%,d events (%.0f%% of the log), %,.0f events/s", events, fraction * 100,
+                    elapsed.toNanos() == 0 ? 0.0 : events / (elapsed.toNanos() / 1e9))));
+        }
         if (out.json()) {
             out.print(json(report));
         } else {

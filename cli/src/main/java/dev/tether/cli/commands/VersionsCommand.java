@@ -106,28 +106,27 @@ public final class VersionsCommand {
                 out.note("tether: warning: no ACTIVE version takes new sessions any more: they go to the default version");
             }
             if (await) {
-                Progress progress = out.progress("drain " + version, Duration.ofSeconds(30));
-                long last = -1;
-                while (entry.openSessions() > 0) {
-                    Duration waited = Duration.ofNanos(System.nanoTime() - started);
-                    if (entry.openSessions() != last) {
-                        progress.force(openText(entry.openSessions()) + " (waited " + Durations.format(waited) + ")");
-                        last = entry.openSessions();
-                    } else {
-                        progress.update(openText(entry.openSessions()) + " (waited " + Durations.format(waited) + ")");
+                try (Progress progress = out.progress("drain " + version, Duration.ofSeconds(30))) {
+                    long last = -1;
+                    while (entry.openSessions() > 0) {
+                        Duration waited = Duration.ofNanos(System.nanoTime() - started);
+                        if (entry.openSessions() != last) {
+                            progress.force(openText(entry.openSessions()) + " (waited " + Durations.format(waited) + ")");
+                            last = entry.openSessions();
+                        } else {
+                            progress.update(openText(entry.openSessions()) + " (waited " + Durations.format(waited) + ")");
+                        }
+                        if (maxWait != null && waited.compareTo(maxWait) >= 0) {
+                            throw new CliException(version + " is not drained after " + Durations.format(waited) + ": "
+                                    + openText(entry.openSessions()));
+                        }
+                        // not past --max-wait: a long --interval would keep it waiting a whole interval more
+                        Duration sleep = maxWait == null ? interval : min(interval, maxWait.minus(waited));
+                        Thread.sleep(Math.max(1, sleep.toMillis()));
+                        entry = find(tether.harnessVersions(), version)
+                                .orElseThrow(() -> new CliException("harness version " + version + " disappeared while draining"));
                     }
-                    if (maxWait != null && waited.compareTo(maxWait) >= 0) {
-                        progress.done();
-                        throw new CliException(version + " is not drained after " + Durations.format(waited) + ": "
-                                + openText(entry.openSessions()));
-                    }
-                    // not past --max-wait: a long --interval would keep it waiting a whole interval more
-                    Duration sleep = maxWait == null ? interval : min(interval, maxWait.minus(waited));
-                    Thread.sleep(Math.max(1, sleep.toMillis()));
-                    entry = find(tether.harnessVersions(), version)
-                            .orElseThrow(() -> new CliException("harness version " + version + " disappeared while draining"));
                 }
-                progress.done();
             }
         }
         Duration waited = Duration.ofNanos(System.nanoTime() - started);

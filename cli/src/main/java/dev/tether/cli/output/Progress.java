@@ -6,9 +6,10 @@ import java.io.PrintWriter;
  * Progress of a long operation on stderr. On a terminal it rewrites one line (at most ten times a
  * second); otherwise (a pipe, a log file, a test) it prints a line at most once per its log
  * interval, so logs stay readable; {@link #force} prints at once (a count that changed).
- * {@link #done()} ends it. Not thread-safe.
+ * {@link #done()} ends it, and so does {@link #close()}: in a {@code try}, a failure's line starts on a line of its own,
+ * not after the progress it cut short. Not thread-safe.
  */
-public final class Progress {
+public final class Progress implements AutoCloseable {
 
     private static final long TERMINAL_INTERVAL_NANOS = 100_000_000L;
 
@@ -55,11 +56,18 @@ public final class Progress {
         lastText = text;
     }
 
-    /** Ends the progress line (on a terminal, moves to the next line). */
+    /** Ends the progress line (on a terminal, moves to the next line), once. */
     public void done() {
         if (interactive && lastText != null) {
             err.println();
             err.flush();
         }
+        lastText = null;
+    }
+
+    /** {@link #done()}. */
+    @Override
+    public void close() {
+        done();
     }
 }

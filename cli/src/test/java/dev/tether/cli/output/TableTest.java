@@ -167,4 +167,20 @@ class TableTest {
 
         assertThat(err.toString()).isEqualTo("\rreplay: 100 events\rreplay: 2 events  \n");
     }
+
+    @Test
+    void progressOnATerminal_cutShortByAFailure_endsItsLine_soTheFailuresLineStartsOnItsOwn() {
+        var err = new StringWriter();
+        var output = new Output(new PrintWriter(new StringWriter()), new PrintWriter(err, true), false, true);
+
+        assertThatThrownBy(() -> {
+            try (Progress progress = output.progress("replay", Duration.ofHours(1))) {
+                progress.force("100 events");
+                throw new IllegalStateException("the broker went away");
+            }
+        }).hasMessage("the broker went away");
+        output.progress("drain v1", Duration.ofHours(1)).close(); // nothing shown: nothing to end
+
+        assertThat(err.toString()).isEqualTo("\rreplay: 100 events\n");
+    }
 }
