@@ -9,21 +9,31 @@ package dev.tether.core.event;
 public final class JsonSyntax {
 
     private final String text;
+    /** Whether a {@code \}{@code u} escape's digits must be ASCII hex, as RFC 8259 has them. */
+    private final boolean asciiHex;
     private int at;
 
-    private JsonSyntax(String text) {
+    private JsonSyntax(String text, boolean asciiHex) {
         this.text = text;
+        this.asciiHex = asciiHex;
     }
 
     /**
      * Null when {@code text} is one JSON value; otherwise what is wrong and at which char offset. The answer never
-     * quotes the text: it may hold secrets.
+     * quotes the text: it may hold secrets. Lenient in one place, as the check of stored events has been since it was
+     * written: a {@code \}{@code u} escape may have other Unicode hex digits ({@code Character.digit}), so that an event
+     * stored then still reads. New content is checked by {@link #strictProblem}.
      */
     public static String problem(String text) {
-        if (text.isEmpty()) {
-            return "it is empty";
-        }
-        return new JsonSyntax(text).check();
+        return text.isEmpty() ? "it is empty" : new JsonSyntax(text, false).check();
+    }
+
+    /**
+     * {@link #problem}, with a {@code \}{@code u} escape's four digits ASCII hex only: the check of content a client sends,
+     * which JSON parsers (Jackson, {@code JSON.parse}) must read back, as must secret scrubbing.
+     */
+    public static String strictProblem(String text) {
+        return text.isEmpty() ? "it is empty" : new JsonSyntax(text, true).check();
     }
 
     /** Whether {@code text} is one JSON value; false for null. */
@@ -144,7 +154,7 @@ public final class JsonSyntax {
                 char e = text.charAt(at + 1);
                 if (e == 'u') {
                     for (int i = at + 2; i < at + 6; i++) {
-                        if (i >= text.length() || Character.digit(text.charAt(i), 16) < 0) {
+                        if (i >= text.length() || !hexDigit(text.charAt(i))) {
                             return "a \\u escape needs four hex digits, at offset " + at;
                         }
                     }
@@ -188,6 +198,10 @@ public final class JsonSyntax {
             }
         }
         return null;
+    }
+
+    private boolean hexDigit(char c) {
+        return asciiHex ? c < 0x80 && Character.digit(c, 16) >= 0 : Character.digit(c, 16) >= 0;
     }
 
     private int digits() {

@@ -69,7 +69,17 @@ class FrameworkStateTest {
                 "{\"a\":1,\"a\":2}", "[".repeat(100_000) + "]".repeat(100_000),
                 "{\"x\":".repeat(50_000) + "null" + "}".repeat(50_000))) {
             assertThat(state("langgraph", "checkpoint", "k", good).content()).isEqualTo(good);
+            assertThat(JsonSyntax.strictProblem(good)).as(good).isNull();
         }
+    }
+
+    @Test
+    void anEscapeWithNonAsciiHexDigits_readsBackAsStored_butNewContentMustHaveAsciiOnes() {
+        String fullwidth = "\"\\u\uFF10\uFF10\uFF14\uFF11\""; // JSON.parse and Jackson read no such escape
+
+        assertThat(state("langgraph", "checkpoint", "k", fullwidth).content()).isEqualTo(fullwidth);
+        assertThat(JsonSyntax.strictProblem(fullwidth)).isEqualTo("a \\u escape needs four hex digits, at offset 1");
+        assertThat(JsonSyntax.strictProblem("\"\\u00eF\"")).isNull();
     }
 
     @Test

@@ -26,7 +26,9 @@ import dev.tether.core.event.ApprovalDenied;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.EventTypes;
+import dev.tether.core.event.FrameworkState;
 import dev.tether.core.event.InvalidEventException;
+import dev.tether.core.event.JsonSyntax;
 import dev.tether.core.event.UnknownEvent;
 import java.io.IOException;
 import java.time.DateTimeException;
@@ -135,6 +137,12 @@ public final class EventJson {
         EventPayload payload = read(fields, payloadType);
         if (payload instanceof ApprovalDenied d) {
             payload = ApprovalDenied.byApprover(d.callId(), d.scope(), d.tool(), d.pathGlob(), d.approver(), d.reason());
+        }
+        if (payload instanceof FrameworkState f) {
+            String problem = JsonSyntax.strictProblem(f.content()); // stored events read back with the lenient check
+            if (problem != null) {
+                throw new InvalidEventException("content", "must be JSON text that parses as one JSON value: " + problem);
+            }
         }
         return new Proposal(eventId, payload);
     }

@@ -130,6 +130,10 @@ class EventJsonTest {
         assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"a\\nb\",\"content\":\"{}\"}", "key");
         assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"\",\"content\":\"{}\"}", "key");
         assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":\"{v:1}\"}", "content");
+        // JSON's escapes have ASCII hex digits: Jackson and JSON.parse read no other, nor would secret scrubbing
+        assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":\"\\\"\\\\u\uFF10\uFF10\uFF14\uFF11\\\"\"}", "content");
+        assertThat(json.readProposal(parse(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\","
+                + "\"content\":\"\\\"\\\\u0041\\\"\"}")).payload()).isEqualTo(new FrameworkState("langgraph", "checkpoint", "k", "\"\\u0041\""));
         assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\"}", "content");
         assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":{\"v\":1}}", "content");
         assertField(state + "\"framework\":\"langgraph\",\"kind\":\"checkpoint\",\"key\":\"k\",\"content\":\"{}\","
