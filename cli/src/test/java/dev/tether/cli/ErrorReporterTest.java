@@ -27,7 +27,7 @@ class ErrorReporterTest {
 
     @Test
     void aFailuresStackTrace_followsItsLine_onlyWhenTetherDebugIsOn() {
-        String[] failing = {"replay", "--into", "session-checkpoints"}; // refused before anything is read: no broker needed
+        String[] failing = {"--session-url", "http://127.0.0.1:9", "sessions", "show", "s1"}; // nothing listens on port 9
         for (String off : new String[] {"0", "", "false", "OFF", "no"}) {
             CliRun run = CliRun.run(Map.of("TETHER_DEBUG", off), failing);
             assertThat(run.exitCode()).as("TETHER_DEBUG='%s': %s", off, run).isEqualTo(1);

@@ -132,26 +132,27 @@ class UsageTest {
     }
 
     @Test
-    void replayInto_oneOfTethersOwnTopics_isRefused_beforeAnythingIsReadOrWritten() {
+    void replayInto_oneOfTethersOwnTopics_isAUsageError_beforeAnythingIsReadOrWritten() {
         CliRun run = CliRun.run(NOWHERE, "replay", "--into", "session-checkpoints");
 
-        assertThat(run.exitCode()).isEqualTo(1);
-        assertThat(run.errLines()).containsExactly("tether: --into: session-checkpoints is one of Tether's own topics; the projector "
-                + "alone writes checkpoints to session-checkpoints: name another topic");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines()).containsExactly("tether replay: --into: session-checkpoints is one of Tether's own topics; the "
+                + "projector alone writes checkpoints to session-checkpoints: name another topic (see 'tether replay --help')");
 
         CliRun anotherInstallations = CliRun.run(NOWHERE, "replay", "--topics-prefix", "staging.", "--into", "session-checkpoints");
-        assertThat(anotherInstallations.exitCode()).isEqualTo(1);
-        assertThat(anotherInstallations.errLines()).containsExactly("tether: --into: session-checkpoints is Tether's session-checkpoints "
-                + "topic of the installation with no prefix, not this one's (--topics-prefix 'staging.'): name another topic");
+        assertThat(anotherInstallations.exitCode()).isEqualTo(2);
+        assertThat(anotherInstallations.errLines()).containsExactly("tether replay: --into: session-checkpoints is Tether's "
+                + "session-checkpoints topic of the installation with no prefix, not this one's (--topics-prefix 'staging.'): name "
+                + "another topic (see 'tether replay --help')");
         assertThat(CliRun.run(NOWHERE, "replay", "--into", "prod.session-events").err())
-                .startsWith("tether: --into: prod.session-events is Tether's session-events topic of the installation under the prefix 'prod.'");
+                .startsWith("tether replay: --into: prod.session-events is Tether's session-events topic of the installation under the prefix 'prod.'");
         assertThat(CliRun.run(NOWHERE, "replay", "--into", "tether-projector-service-session-checkpoint-store-changelog").err())
-                .startsWith("tether: --into: tether-projector-service-session-checkpoint-store-changelog is named like a Kafka Streams "
-                        + "internal topic");
+                .startsWith("tether replay: --into: tether-projector-service-session-checkpoint-store-changelog is named like a Kafka "
+                        + "Streams internal topic");
 
         CliRun illegal = CliRun.run(NOWHERE, "replay", "--into", "no spaces");
-        assertThat(illegal.exitCode()).isEqualTo(1);
-        assertThat(illegal.err()).startsWith("tether: --into: 'no spaces' is not a legal Kafka topic name");
+        assertThat(illegal.exitCode()).isEqualTo(2);
+        assertThat(illegal.err()).startsWith("tether replay: --into: 'no spaces' is not a legal Kafka topic name");
     }
 
     @Test

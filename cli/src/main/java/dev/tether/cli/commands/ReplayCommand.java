@@ -17,8 +17,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code tether replay}: rebuild the checkpoints from the log, and time it. */
 @Command(name = "replay", mixinStandardHelpOptions = true,
@@ -38,6 +41,9 @@ public final class ReplayCommand implements Callable<Integer> {
     @ParentCommand
     TetherCli cli;
 
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--no-compare", description = "skip the comparison with session-checkpoints")
     boolean noCompare;
 
@@ -50,7 +56,7 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() {
         Output out = cli.output();
         KafkaSettings kafka = cli.kafka(null, null);
-        CheckpointSink sink = into == null ? null : new CheckpointSink(kafka, into); // a bad name fails before the log is read
+        CheckpointSink sink = into == null ? null : sink(kafka); // a bad name fails before the log is read
         ReplayReport report;
         try (Progress progress = out.progress("replay", Duration.ofSeconds(5))) {
             report = new LogReplay(kafka).run(!noCompare, sink, (events, fraction, elapsed) -> progress.update(String.format(Locale.ROOT,
@@ -144,5 +150,14 @@ public final class ReplayCommand implements Callable<Integer> {
 
     private static void strings(ArrayNode array, List<String> values) {
         values.forEach(array::add);
+    }
+
+    /** The sink of {@code --into}; a name it refuses is a usage error (exit status 2), as a bad value of any option is. */
+    private CheckpointSink sink(KafkaSettings kafka) {
+        try {
+            return new CheckpointSink(kafka, into);
+        } catch (CliException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 }
