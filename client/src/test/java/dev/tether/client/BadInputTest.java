@@ -354,6 +354,32 @@ class BadInputTest {
         assertThat(disconnects.get()).isBetween(2, 6);
     }
 
+    /**
+     * A policy whose first wait is zero never waits either (zero doubled is zero, whatever its maxBackoff): its calls retry
+     * at once, and a subscription under it still backs off rather than reconnect as fast as the port refuses it.
+     */
+    @Test
+    void underAPolicyWhoseFirstWaitIsZero_aSubscriptionStillBacksOffBetweenReconnects() throws Exception {
+        FakeServer gone = new FakeServer();
+        TetherOptions options = gone.options().withRetry(RetryPolicy.of(3, Duration.ZERO, Duration.ofSeconds(5)));
+        gone.close();
+        var disconnects = new java.util.concurrent.atomic.AtomicInteger();
+        try (TetherClient impatient = TetherClient.create(options);
+             Subscription s = impatient.subscribe("s", 1, new SessionEventListener() {
+                 @Override
+                 public void onEvent(SessionEvent event) { }
+
+                 @Override
+                 public void onDisconnected(long lastSeq, Exception cause) {
+                     disconnects.incrementAndGet();
+                 }
+             })) {
+            Thread.sleep(1_000);
+            assertThat(s.isOpen()).isTrue();
+        }
+        assertThat(disconnects.get()).isBetween(2, 6);
+    }
+
     @Test
     void closingASubscriptionTwice_andAfterTheClient_isHarmless() {
         server.otherwise(exchange -> {

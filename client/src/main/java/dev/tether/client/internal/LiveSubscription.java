@@ -77,9 +77,10 @@ public final class LiveSubscription implements Subscription {
         this.sessionId = sessionId;
         this.sessionStartedAt = sessionStartedAt;
         this.listener = listener;
-        // a policy that never waits (RetryPolicy.none()) is about calls: a subscription reconnecting without a wait would spin
+        // a policy that never waits (RetryPolicy.none(), or one whose first wait is zero: zero doubled stays zero) is about
+        // calls: a subscription reconnecting without a wait would spin
         RetryPolicy retry = transport.options().retry();
-        this.policy = retry.maxBackoff().isZero() ? RetryPolicy.defaults() : retry;
+        this.policy = retry.initialBackoff().toMillis() == 0 || retry.maxBackoff().toMillis() <= 1 ? RetryPolicy.defaults() : retry;
         this.onEnd = onEnd;
         this.lastSeq = fromSeq - 1;
         this.thread = new Thread(this::run, "tether-subscription-" + sessionId);
