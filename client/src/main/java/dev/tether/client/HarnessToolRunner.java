@@ -39,8 +39,8 @@ import java.util.function.Consumer;
  * ({@code harness/<key>/start}, {@code /result}, {@code /no-effect}), so a re-sent one is a duplicate with its original
  * seq. A start the client sent again after its answer was lost is answered as a duplicate too: one after the log the run
  * read, with no other start of the key under way in this runner, is the run's own, and the tool runs; so is a start
- * whose every answer was lost (the run threw), for the next run of the call in this runner, unless another worker
- * claimed the session since; and an output whose result could not be appended (the run threw) is appended by the next
+ * whose every answer was lost (the run threw), for the next run of the call in this runner; either, unless another
+ * worker claimed the session since; and an output whose result could not be appended (the run threw) is appended by the next
  * run of the call in this runner. A call that started and has no result (its worker died while it ran) is never started again: its tool's
  * {@link ToolReconciler} (a tool declared {@link HarnessTool#canReconcile()}) asks the external system by the key and
  * the runner reports what it found — the result, or {@code tool_outcome_resolved RETRY} and one more attempt under a
@@ -134,14 +134,18 @@ public final class HarnessToolRunner {
         try {
             return steps(requestSeq, callId, deadline);
         } catch (TetherException e) {
-            // interrupted during a request rather than a wait: the same interrupt, thrown as the method says
-            if (e.getCause() instanceof InterruptedException && Thread.interrupted()) {
-                var interrupted = new InterruptedException("interrupted while running call " + callId + " of " + sessionId());
-                interrupted.initCause(e);
-                throw interrupted;
-            }
-            throw e;
+            throw orInterrupted(e, "running call " + callId + " of " + sessionId());
         }
+    }
+
+    /** {@code e}; or, when it is a request's interrupt rather than a wait's, that interrupt, thrown as the methods say. */
+    private static TetherException orInterrupted(TetherException e, String what) throws InterruptedException {
+        if (e.getCause() instanceof InterruptedException && Thread.interrupted()) {
+            var interrupted = new InterruptedException("interrupted while " + what);
+            interrupted.initCause(e);
+            throw interrupted;
+        }
+        return e;
     }
 
     private HarnessRunResult steps(long requestSeq, String callId, Instant deadline) throws InterruptedException {
@@ -162,11 +166,15 @@ public final class HarnessToolRunner {
             HarnessRunResult done;
             if (next instanceof HarnessCallFold.Finished f) {
                 unreported.remove(fold.key()); // a result someone appended after all (the append that threw, or a person)
+                startsInDoubt.remove(fold.key());
                 return f.result();
             } else if (next instanceof HarnessCallFold.Wait w) {
                 Duration left = Duration.between(Instant.now(), deadline);
-                if (left.isNegative() || left.isZero() || !awaitChange(fold, left)) {
+                if (left.isNegative() || left.isZero()) {
                     return new NotYetAuthorized(callId, w.awaitingApproval(), fold.lastSeq());
+                }
+                if (!awaitChange(fold, left)) {
+                    deadline = Instant.MIN; // ran out: answer as the log stands now, an approver asked meanwhile included
                 }
                 continue;
             } else if (next instanceof HarnessCallFold.Start s) {
@@ -217,7 +225,12 @@ public final class HarnessToolRunner {
      * @return one result per call taken, in the checkpoint's order; a {@link NotFound} alone when the session is gone
      */
     public List<HarnessRunResult> resume() throws InterruptedException {
-        Optional<Checkpoint> checkpoint = client.checkpoint(sessionId(), ReadAt.atLeast(claim.lastSeq()));
+        Optional<Checkpoint> checkpoint;
+        try {
+            checkpoint = client.checkpoint(sessionId(), ReadAt.atLeast(claim.lastSeq()));
+        } catch (TetherException e) {
+            throw orInterrupted(e, "reading the checkpoint of " + sessionId());
+        }
         if (checkpoint.isEmpty()) {
             return List.of(new NotFound("session " + sessionId() + " not found"));
         }
@@ -299,11 +312,16 @@ public final class HarnessToolRunner {
         if (!(started instanceof Appended a)) {
             return refusal(started);
         }
-        if (a.allDuplicates() && !(alone && a.events().get(0).seq() > fold.lastSeq())) {
+        if (a.allDuplicates()) {
+            if (alone && a.events().get(0).seq() > fold.lastSeq()) {
+                // a duplicate after the log this run read, with no other start of the key under way here, is this run's own
+                // (its answer was lost and the client sent it again) -- or another worker's, which claimed the session and
+                // started the call under the same key since (a duplicate is answered before the epoch is checked): the next
+                // step reads the log again and runs it as a start in doubt, unless another worker claimed the session since
+                startsInDoubt.add(s.idempotencyKey());
+            }
             return null; // an earlier run of this step started it: what happened since is in the log (reconcile, or its result)
         }
-        // a duplicate after the log this run read, with no other start of the key under way here, is this run's own: its
-        // answer was lost and the client sent it again
         return runAttempt(call, tool);
     }
 

@@ -244,6 +244,69 @@ class HarnessToolRunnerTest {
         assertThat(log.ofType("tool_result")).isEmpty();
     }
 
+    /**
+     * The start got in, its answer was lost, and while the client waited to send it again another worker claimed the
+     * session (the network trouble that loses answers is what makes a worker look dead): the duplicate the retry is
+     * answered with is no longer this run's to run — the new worker reconciles that attempt — so the run is Fenced and
+     * runs nothing, as the next run would be after a start whose every answer was lost.
+     */
+    @Test
+    void aStartWhoseAnswerWasLost_isNotRunByThisRun_onceAnotherWorkerClaimedTheSessionMeanwhile() throws Exception {
+        long seq = authorized("c1", "deploy");
+        log.loseTheAnswerToTheNext("tool_call_started");
+        log.onAppend(e -> {
+            if (e.get("type").asText().equals("tool_call_started")) {
+                log.claimByAnother(); // before the client's retry of the start
+            }
+        });
+
+        HarnessRunResult result = runner().run(seq, "c1");
+
+        assertThat(ran).as("the attempt is the new worker's to reconcile: run here too, it may take effect twice").isEmpty();
+        assertThat(result).isInstanceOfSatisfying(Fenced.class, f -> assertThat(f.currentEpoch()).isEqualTo(2));
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+    }
+
+    /**
+     * Between this worker's read of the log and its start, another worker claimed the session and ran the call under the
+     * same key, whose start has the same eventId: the sequencer answers this worker's start as that one's duplicate
+     * (duplicates are answered before the epoch is checked), after the log this run read. That start is not this run's:
+     * the tool must not run again.
+     */
+    @Test
+    void aStartAnsweredAsTheDuplicateOfAnotherWorkersStart_doesNotRunTheToolAgain() throws Exception {
+        long seq = authorized("c1", "deploy");
+        var before = new java.util.concurrent.atomic.AtomicBoolean();
+        HarnessToolRunner stale = HarnessToolRunner.builder(client, log.claimed())
+                .tool(DEPLOY, call -> {
+                    ran.add(call);
+                    return ToolOutput.ok("deployed by " + call.epoch());
+                })
+                .onAuthorized(call -> { // this worker read the log and is about to start the call: another takes over first
+                    if (before.compareAndSet(false, true)) {
+                        log.claimByAnother();
+                        HarnessToolRunner other = HarnessToolRunner.builder(client, log.claimed()).tool(DEPLOY, c -> {
+                            ran.add(c);
+                            return ToolOutput.ok("deployed by " + c.epoch());
+                        }).build();
+                        try {
+                            assertThat(other.run(seq, "c1")).isInstanceOf(ToolCompleted.class);
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                    }
+                })
+                .build();
+
+        HarnessRunResult result = stale.run(seq, "c1");
+
+        assertThat(ran).as("run once, by the worker that claimed the session").singleElement()
+                .satisfies(call -> assertThat(call.epoch()).isEqualTo(2));
+        assertThat(result).satisfiesAnyOf(r -> assertThat(r).isInstanceOf(Fenced.class),
+                r -> assertThat(r).isInstanceOfSatisfying(ToolCompleted.class, c -> assertThat(c.how()).isEqualTo(ToolCompleted.How.REPORTED_BEFORE)));
+        assertThat(log.ofType("tool_call_started")).hasSize(1);
+    }
+
     /** An interrupt that lands while the runner waits for an append's answer is run's InterruptedException, as for its waits. */
     @Test
     void aRunInterruptedDuringAnAppend_throwsInterruptedException_andRunsNothing() throws Exception {
@@ -393,6 +456,30 @@ class HarnessToolRunnerTest {
 
         assertThat(result).isInstanceOfSatisfying(NotYetAuthorized.class, n -> assertThat(n.awaitingApproval()).isTrue());
         assertThat(log.ofType("tool_call_started")).isEmpty();
+        assertThat(ran).isEmpty();
+    }
+
+    /** An approver asked while the run waited: the wait that runs out says so, as of the last seq it names. */
+    @Test
+    void aWaitThatRunsOut_saysAnApproverWasAsked_whenTheRequestCameDuringTheWait() throws Exception {
+        long seq = log.ask("c1", "deploy", "{}");
+        HarnessToolRunner runner = runner();
+        var asking = CompletableFuture.runAsync(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            log.add("approval_requested", "SYSTEM", Map.of("callId", "c1", "tool", "deploy", "shown", "deploy {}"));
+        });
+
+        HarnessRunResult result = runner.run(seq, "c1", Duration.ofMillis(1_500));
+
+        asking.get(5, TimeUnit.SECONDS);
+        assertThat(result).isInstanceOfSatisfying(NotYetAuthorized.class, n -> {
+            assertThat(n.lastSeq()).isEqualTo(seq + 1);
+            assertThat(n.awaitingApproval()).as("approval_requested at seq %d", seq + 1).isTrue();
+        });
         assertThat(ran).isEmpty();
     }
 
@@ -601,6 +688,33 @@ class HarnessToolRunnerTest {
             assertThat(c.how()).isEqualTo(ToolCompleted.How.RECONCILED);
         });
         assertThat(server.requests().get(0).path()).isEqualTo("/v1/sessions/s-1/checkpoint");
+    }
+
+    /** resume() declares InterruptedException: an interrupt during its read of the checkpoint is that, as during run's requests. */
+    @Test
+    void resumeInterruptedWhileItReadsTheCheckpoint_throwsInterruptedException() throws Exception {
+        var reading = new java.util.concurrent.CountDownLatch(1);
+        server.then(exchange -> {
+            reading.countDown();
+            Thread.sleep(3_000); // the checkpoint's answer is late
+            FakeServer.json(200, "{\"sessionId\":\"s-1\",\"lastSeq\":1,\"status\":\"RUNNING\",\"toolCursor\":[]}").answer(exchange);
+        });
+        HarnessToolRunner runner = runner();
+        var thrown = new CompletableFuture<Throwable>();
+        Thread worker = new Thread(() -> {
+            try {
+                runner.resume();
+                thrown.complete(null);
+            } catch (Throwable t) {
+                thrown.complete(Thread.currentThread().isInterrupted() ? new AssertionError("the flag is still set", t) : t);
+            }
+        });
+        worker.start();
+        assertThat(reading.await(5, TimeUnit.SECONDS)).isTrue();
+
+        worker.interrupt();
+
+        assertThat(thrown.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
     }
 
     @Test
