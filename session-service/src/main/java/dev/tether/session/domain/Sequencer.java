@@ -766,6 +766,9 @@ public final class Sequencer {
                         + (e.getValue().outcomeUnknown() ? "outcome reported unknown, awaiting a human decision"
                         : e.getValue().running() ? "attempt " + e.getValue().attempts() + " started with no result: outcome unknown,"
                         + " reconcile it by key " + e.getValue().key(head.sessionId(), e.getKey())
+                        // the sequencer refuses its start (callStart), and the approval-service answers it CANCELLED
+                        : e.getValue().authorized() && e.getValue().runBy() == CallRunner.HARNESS && head.interrupted(e.getValue())
+                        ? "authorized, not started, its turn interrupted at seq " + head.lastInterruptSeq() + ": it must not run"
                         : e.getValue().authorized() && e.getValue().runBy() == CallRunner.HARNESS
                         ? "authorized, not started: safe to run with key " + e.getValue().key(head.sessionId(), e.getKey())
                         : e.getValue().authorized() ? "authorized, outcome unknown"

@@ -390,6 +390,19 @@ class SequencerHarnessRunTest {
         }
 
         @Test
+        void anAuthorizedCallWhoseTurnWasInterrupted_isNotCalledSafeToRun_afterAResume_forItMustNotStart() {
+            World w = authorized("send_email");
+            w.accept(w.append(AGENT, interrupted()));
+            w.accept(w.claim(AGENT, "worker-1", V1, false));
+            w.accept(w.claim(AGENT, "worker-2", V1, false));
+
+            var resumed = (SessionResumed) w.log.get(w.log.size() - 1).payload();
+            assertThat(resumed.reconciliation()).as("what the resuming worker is told of c1").doesNotContain("safe to run")
+                    .contains("c1 (send_email, run by the harness, authorized, not started, its turn interrupted at seq 4: it must not run)");
+            assertIllegal(w.reject(fenced(w, AGENT, 2, start(2, 1))), "events[0].callId", "interrupted");
+        }
+
+        @Test
         void anAuthorizedCallNeverStarted_isSafeToRun_afterAResume() {
             World w = authorized("send_email");
             w.accept(w.claim(AGENT, "worker-1", V1, false));
