@@ -60,22 +60,38 @@ public final class CommandAvro {
                 .build();
     }
 
-    /** The domain command; throws {@link IllegalArgumentException} for a command type this version does not know. */
+    /**
+     * The domain command; throws {@link IllegalArgumentException} for a command type this version does not know, or one
+     * without the payload its type names (another writer's: thrown on as a NullPointerException, it would stop the
+     * sequencer's partition at every retry of the command).
+     */
     public static CommandEnvelope fromAvro(SessionCommand c) {
         CommandPayload p = c.getPayload();
         Command command = switch (c.getType()) {
-            case APPEND_EVENTS -> new Command.AppendEvents(p.getAppendEvents().getEvents().stream().map(EventAvro::fromAvro).toList(),
-                    p.getAppendEvents().getExpectedSeq(), p.getAppendEvents().getEpoch(), p.getAppendEvents().getSessionStartedAt());
-            case CLAIM_SESSION -> new Command.ClaimSession(p.getClaimSession().getWorkerId(), p.getClaimSession().getHarnessVersion(),
-                    p.getClaimSession().getRollout());
-            case MIGRATE_SESSION -> new Command.MigrateSession(p.getMigrateSession().getToVersion());
-            case ERASE_SESSION -> new Command.EraseSession(p.getEraseSession().getReason());
+            case APPEND_EVENTS -> {
+                var a = payload(p.getAppendEvents(), c);
+                yield new Command.AppendEvents(a.getEvents().stream().map(EventAvro::fromAvro).toList(), a.getExpectedSeq(), a.getEpoch(),
+                        a.getSessionStartedAt());
+            }
+            case CLAIM_SESSION -> {
+                var claim = payload(p.getClaimSession(), c);
+                yield new Command.ClaimSession(claim.getWorkerId(), claim.getHarnessVersion(), claim.getRollout());
+            }
+            case MIGRATE_SESSION -> new Command.MigrateSession(payload(p.getMigrateSession(), c).getToVersion());
+            case ERASE_SESSION -> new Command.EraseSession(payload(p.getEraseSession(), c).getReason());
             default -> throw new IllegalArgumentException("unknown command type '" + c.getType() + "'");
         };
         var roles = EnumSet.noneOf(Role.class);
         c.getPrincipal().getRoles().forEach(r -> Role.fromWireName(r).ifPresent(roles::add));
         return new CommandEnvelope(c.getCommandId(), c.getSessionId(), c.getTenantId(),
                 new TetherPrincipal(c.getPrincipal().getId(), c.getTenantId(), roles), c.getIssuedAt(), command);
+    }
+
+    private static <T> T payload(T payload, SessionCommand c) {
+        if (payload == null) {
+            throw new IllegalArgumentException("a command of type '" + c.getType() + "' without its payload");
+        }
+        return payload;
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.tether.core.id.DerivedIds;
 import dev.tether.core.id.StoreKey;
 import dev.tether.kit.kafka.EventAvro;
 import dev.tether.kit.kafka.SessionEventKey;
+import dev.tether.kit.kafka.StoreFormatException;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
@@ -115,11 +116,16 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
             SessionHead before = head(sessionId);
             Decision decision = decide(command, before);
             if (decision instanceof Decision.Accepted accepted) {
-                // each event records the trace it was appended in: the one its record's traceparent header carries
-                String traceId = span.getSpanContext().isValid() ? span.getSpanContext().getTraceId() : null;
-                apply(sessionId, before, accepted, record, traceId);
-            } else {
-                var rejected = (Decision.Rejected) decision;
+                Decision.Rejected unstorable = storeHead(command, sessionId, accepted.head());
+                if (unstorable == null) {
+                    // each event records the trace it was appended in: the one its record's traceparent header carries
+                    String traceId = span.getSpanContext().isValid() ? span.getSpanContext().getTraceId() : null;
+                    apply(sessionId, before, accepted, record, traceId);
+                } else {
+                    decision = unstorable;
+                }
+            }
+            if (decision instanceof Decision.Rejected rejected) {
                 span.setAttribute("tether.rejection", rejected.reason().wireName());
                 if (command.getReplyTo() == null) {
                     // a command of Tether's own (a subagent's result, an approval-service answer): nobody else hears of it
@@ -194,6 +200,30 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         }
     }
 
+    /**
+     * Stores the head an accepted command leaves, before anything else of it is written; a refusal if the store cannot hold
+     * it. During a rolling upgrade the store writes an older version of its format ({@code tether.stores.write-version}),
+     * which refuses a head it cannot hold (version 2 one with harness-run tools) rather than drop its fields: thrown on, that
+     * would fail the task at every retry of the command and stop every session of the partition. Nothing is written then
+     * (the value is encoded before the store is touched), so the command is refused whole.
+     */
+    private Decision.Rejected storeHead(SessionCommand command, String sessionId, SessionHead after) {
+        if (after == null) {
+            return null; // erased
+        }
+        try {
+            heads.put(sessionId, after);
+        } catch (StoreFormatException e) {
+            LOG.warnf("refused command %s of session %s: its head cannot be stored in the format this instance writes: %s",
+                    command.getCommandId(), sessionId, e.getMessage());
+            return new Decision.Rejected(Rejection.ILLEGAL_EVENT, "the session's state cannot be kept in the store format this"
+                    + " service writes during a rolling upgrade (" + StoreNames.HEADS + "); nothing was appended: finish the"
+                    + " rollout first", null);
+        }
+        recentHeads.put(sessionId, after);
+        return null;
+    }
+
     private void apply(String sessionId, SessionHead before, Decision.Accepted accepted, Record<String, SessionCommand> record,
                        String traceId) {
         Headers headers = record.headers();
@@ -208,8 +238,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         }
         SessionHead after = accepted.head();
         if (after != null) {
-            heads.put(sessionId, after);
-            recentHeads.put(sessionId, after);
+            // the head itself is stored already (storeHead)
             // most appends change only the summary's lastSeq, which the list reads from the head: one write less per command
             SessionSummary summary = SessionSummary.of(after);
             if (before == null || !summary.listsAs(SessionSummary.of(before))) {

@@ -6,6 +6,7 @@ import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
+import dev.tether.session.domain.SessionHead;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Instant;
 import java.util.List;
@@ -31,9 +32,14 @@ final class MockSequencer {
 
     /** With {@code judge} in place of the sequencer's rules, or them if null. */
     MockSequencer(SequencerProcessor.Judge judge) {
+        this(judge, SequencerStoreFormats.HEADS);
+    }
+
+    /** With {@code heads} as the heads' store format, e.g. one writing an older version during a rolling upgrade. */
+    MockSequencer(SequencerProcessor.Judge judge, Serde<SessionHead> heads) {
         var tracing = new KafkaTracing(OpenTelemetry.noop(), "test");
         sequencer = judge == null ? new SequencerProcessor(tracing) : new SequencerProcessor(tracing, judge);
-        store(StoreNames.HEADS, SequencerStoreFormats.HEADS);
+        store(StoreNames.HEADS, heads);
         store(StoreNames.EVENT_IDS, Serdes.Long());
         store(StoreNames.CALL_IDS, Serdes.Long());
         store(StoreNames.SESSIONS_BY_TENANT, SequencerStoreFormats.SUMMARIES);
@@ -52,9 +58,18 @@ final class MockSequencer {
 
     /** Processes {@code command} of {@code principal} on session {@code sessionId}. */
     void process(String sessionId, TetherPrincipal principal, Command command) {
+        process(encoded(sessionId, principal, command));
+    }
+
+    /** {@code command} as the REST edge writes it to {@code session-commands}, with a reply-to. */
+    SessionCommand encoded(String sessionId, TetherPrincipal principal, Command command) {
         var envelope = new CommandEnvelope("cmd-" + (++commandCounter), sessionId, principal.tenantId(), principal, NOW, command);
-        SessionCommand value = CommandAvro.toAvro(envelope, "instance-1");
-        sequencer.process(new Record<>(sessionId, value, 0L));
+        return CommandAvro.toAvro(envelope, "instance-1");
+    }
+
+    /** Processes a command as read from {@code session-commands}, whoever wrote it. */
+    void process(SessionCommand value) {
+        sequencer.process(new Record<>(value.getSessionId(), value, 0L));
     }
 
     /** The verdicts forwarded since the last call; forgets them. */

@@ -306,6 +306,38 @@ class SequencerTopologyTest {
         assertThat(open.get("v2")).isEqualTo(1L);
     }
 
+    @Test
+    void aHeadTheStoreCannotWriteDuringARollingUpgrade_isRefused_andThePartitionGoesOn() {
+        driver.close();
+        var serdes = new SequencerTopology.TopicSerdes(new PlainAvroSerde<>(SessionCommand.getClassSchema()),
+                new PlainAvroSerde<>(SessionEvent.getClassSchema()), new PlainAvroSerde<>(CommandReply.getClassSchema()),
+                new PlainAvroSerde<>(Checkpoint.getClassSchema()), new PlainAvroSerde<>(HarnessVersion.getClassSchema()));
+        var props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "sequencer-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve("rollout").toString());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        // tether.stores.write-version.session-heads=2, as the first step of a rollout to version 3 and later
+        driver = new TopologyTestDriver(SequencerTopology.build(LAYOUT, serdes, java.util.Map.of(StoreNames.HEADS, 2),
+                new KafkaTracing(OpenTelemetry.noop(), "test"), signals), props);
+        commands = driver.createInputTopic(LAYOUT.name(Topics.SESSION_COMMANDS), Serdes.String().serializer(), serdes.commands().serializer());
+        events = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_EVENTS), new SessionEventKeySerde(), serdes.events().deserializer());
+        replies = driver.createOutputTopic(LAYOUT.name(Topics.SESSION_REPLIES), Serdes.String().deserializer(), serdes.replies().deserializer());
+        EventPayload declaring = new SessionStarted("rename Foo to Bar", "You are careful.", "model-x", "v1", ToolMode.WRITE, List.of(),
+                null, null, List.of(new dev.tether.core.event.HarnessTool("send_email", true, true, false)), null);
+
+        send(AGENT, "s1", append(new ProposedEvent("e1", actor(), declaring)));
+        send(AGENT, "s2", append(started("e2", null)));
+
+        assertThat(events.readKeyValuesToList()).extracting(kv -> kv.key.sessionId()).containsExactly("s2");
+        List<CommandReply> verdicts = replies.readValuesToList();
+        assertThat(verdicts).extracting(CommandReply::getAccepted).containsExactly(false, true);
+        assertThat(verdicts.get(0).getRejection().getCode()).isEqualTo("illegal_event");
+        KeyValueStore<String, SessionHead> heads = driver.getKeyValueStore(StoreNames.HEADS);
+        assertThat(heads.get("s1")).isNull();
+        KeyValueStore<String, Long> ids = driver.getKeyValueStore(StoreNames.EVENT_IDS);
+        assertThat(ids.get(StoreKey.of("s1", "e1"))).as("nothing of the refused command is kept").isNull();
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private void send(TetherPrincipal principal, String sessionId, Command command) {
