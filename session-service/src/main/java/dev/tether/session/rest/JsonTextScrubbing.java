@@ -1,6 +1,10 @@
 package dev.tether.session.rest;
 
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -37,8 +41,12 @@ final class JsonTextScrubbing {
     /** An escape that hides text from scrubbing as text. */
     private static final Pattern HIDING_ESCAPE = Pattern.compile("\\\\(?:u[0-9A-Fa-f]{4}|/)");
 
-    /** Reads numbers exactly, so writing the tree back changes none. */
-    private static final JsonMapper MAPPER = JsonMapper.builder()
+    /**
+     * Reads numbers exactly, so writing the tree back changes none; writes every surrogate char as an escape, so that a
+     * lone one (JSON text holds it as <code>&#92;ud800</code>, no character) stays one rather than become a raw char, which is
+     * stored as {@code ?}.
+     */
+    private static final JsonMapper MAPPER = JsonMapper.builder(new JsonFactoryBuilder().characterEscapes(new SurrogateEscapes()).build())
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
@@ -77,6 +85,21 @@ final class JsonTextScrubbing {
             return MAPPER.writeValueAsString(MAPPER.readTree(json));
         } catch (JsonProcessingException e) {
             return json;
+        }
+    }
+
+    /** JSON's escapes, and every surrogate char as <code>&#92;uXXXX</code>: a pair as two, the same string. */
+    private static final class SurrogateEscapes extends CharacterEscapes {
+        private final int[] ascii = CharacterEscapes.standardAsciiEscapesForJSON();
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public SerializableString getEscapeSequence(int ch) {
+            return Character.isSurrogate((char) ch) ? new SerializedString(String.format("\\u%04x", ch)) : null;
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.core.event.JsonSyntax;
+import dev.tether.core.event.WellFormedText;
 import dev.tether.core.secrets.Scrubbed;
 import dev.tether.core.secrets.SecretScrubber;
 import org.junit.jupiter.api.Test;
@@ -75,6 +76,24 @@ class JsonTextScrubbingTest {
         assertThat(tree.get("command").asText()).isEqualTo("export DB_PASSWORD=[REDACTED:password-assignment]");
         assertThat(tree.get("id").asText()).isEqualTo("[REDACTED:aws-access-key]");
         assertThat(s.redactions()).isEqualTo(2);
+    }
+
+    /**
+     * A lone surrogate is valid JSON text as an escape, but no character: written anew as the raw char, it was stored as
+     * {@code ?} (UTF-8 has no encoding for it), so a framework's state came back with another value than it wrote.
+     */
+    @Test
+    void aLoneSurrogateEscape_staysAnEscape_whenTheTextIsWrittenAnew() throws Exception {
+        for (String json : new String[] {"{\"x\": \"\\ud800\", \"password\": 1234}", "{\"x\": \"\\udc00\", \"password\": \"hunter2\"}"}) {
+            Scrubbed s = scrub(json);
+
+            assertThat(s.text()).as(json).doesNotContain("1234", "hunter2");
+            assertThat(WellFormedText.isWellFormed(s.text())).as(json).isTrue();
+            assertThat(new ObjectMapper().readTree(s.text()).get("x").asText()).as(json)
+                    .isEqualTo(new ObjectMapper().readTree(json).get("x").asText());
+        }
+        Scrubbed paired = scrub("{\"x\": \"\\ud83d\\ude00 \u00e9\", \"token\": null}");
+        assertThat(new ObjectMapper().readTree(paired.text()).get("x").asText()).isEqualTo("\ud83d\ude00 \u00e9");
     }
 
     @Test
