@@ -108,7 +108,7 @@ public class HarnessVersionResource {
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersion")))
             byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
         String operator = caller.principal().id();
-        var request = json.read(Requests.object(json.mapper(), bytes), Requests.HarnessVersionEntry.class);
+        var request = entry(json, bytes);
         var entry = new HarnessVersion(request.version(), request.weight(), HarnessVersion.State.valueOf(request.state()),
                 request.modelId(), Instant.now(), operator);
         HarnessAssignment.checkTotal(assignment.versions(), entry);
@@ -124,6 +124,15 @@ public class HarnessVersionResource {
         }
         awaitVisible(entry);
         return list(uri, headers);
+    }
+
+    /**
+     * The body of a {@code PUT}, scrubbed of secrets like every write's ({@link SessionResource#read}): the entry is stored on
+     * harness-versions and shown to every operator, so a token sent as its model is redacted, and one sent as its version
+     * refused as a version.
+     */
+    static Requests.HarnessVersionEntry entry(EventJson json, byte[] body) {
+        return SessionResource.read(json, body, Requests.HarnessVersionEntry.class).request();
     }
 
     /** Reads its own write: waits until this instance's copy of harness-versions has the entry. */

@@ -37,6 +37,17 @@ class RequestScrubbingTest {
                 .satisfies(e -> assertThat(((InvalidEventException) e).field()).isEqualTo("requestId"));
     }
 
+    /** A harness version's entry is stored on harness-versions and shown to every operator: its body is scrubbed too. */
+    @Test
+    void aTokenSentAsAHarnessVersionsModelOrVersion_isNeverStored() {
+        assertThat(HarnessVersionResource.entry(json, bytes("{\"version\":\"v2\",\"weight\":10,\"modelId\":\"" + TOKEN + "\"}"))
+                .modelId()).isEqualTo("[REDACTED:github-token]");
+        assertThatThrownBy(() -> HarnessVersionResource.entry(json, bytes("{\"version\":\"" + TOKEN + "\",\"weight\":10}")))
+                .isInstanceOf(InvalidEventException.class)
+                .satisfies(e -> assertThat(((InvalidEventException) e).field()).isEqualTo("version"))
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(TOKEN));
+    }
+
     @Test
     void aCreatesText_isScrubbed_andTheRedactionsCounted() {
         var read = SessionResource.read(json, bytes("{\"objective\":\"use " + TOKEN + "\",\"toolMode\":\"WRITE\",\"constraints\":[\""
