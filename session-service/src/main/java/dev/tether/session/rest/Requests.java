@@ -76,6 +76,9 @@ final class Requests {
             if (modelId != null && modelId.isBlank()) { // null: the harness version's model (HarnessAssignment.pin)
                 throw new InvalidEventException("modelId", "must not be blank; leave it out to take the harness version's model");
             }
+            if (modelId != null) { // kept in the session's head, written again by every append
+                label(modelId, "modelId");
+            }
             if (toolMode == null) {
                 throw new InvalidEventException("toolMode", "is required: READ_ONLY or WRITE");
             }
@@ -122,12 +125,13 @@ final class Requests {
         }
     }
 
-    /** The most characters of a worker's id: a host name and a process id, with room to spare. */
+    /** The most characters of a worker's id (a host name and a process id) or a model's id, with room to spare. */
     static final int MAX_LABEL = 256;
 
     /**
-     * A name a client gives itself and Tether stores and shows (a worker's id): at most {@value #MAX_LABEL} characters, no
-     * control characters. Looser than {@link #id}, since adapters name a worker after its host.
+     * A name a client gives itself or what it runs and Tether stores and shows (a worker's id, a model's id): at most
+     * {@value #MAX_LABEL} characters, no control characters. Looser than {@link #id}, since adapters name a worker after its
+     * host and providers name models with ':' and '/'.
      */
     static String label(String value, String field) {
         if (value.length() > MAX_LABEL) {
@@ -200,6 +204,9 @@ final class Requests {
             }
             if (modelId != null && modelId.isBlank()) { // a blank model would refuse every new session of the version
                 throw new InvalidEventException("modelId", "must not be blank; leave it out to pin no model");
+            }
+            if (modelId != null) { // the model of every new session of the version, kept in each one's head
+                label(modelId, "modelId");
             }
         }
     }

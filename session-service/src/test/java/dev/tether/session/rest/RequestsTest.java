@@ -125,6 +125,43 @@ class RequestsTest {
         assertThat(refusal("{\"a\":\"\\ud800\"}")).containsEntry("field", "a");
     }
 
+    /**
+     * A member's name is client text: a token sent as one is not echoed in the refusal of a lone surrogate under it (as it
+     * is not in the refusal of a member named twice), wherever in the body.
+     */
+    @Test
+    void aLoneSurrogateUnderAMemberNamedWithAToken_isRefused_withoutEchoingTheToken() {
+        String token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+        for (String body : new String[] {"{\"" + token + "\":\"\\ud800\"}",
+                "{\"events\":[{\"eventId\":\"e-1\",\"" + token + "\":{\"x\":\"\\udc00\"}}]}",
+                "{\"" + token + "\\ud800\":1}"}) {
+            var refused = refusal(body);
+            assertThat(refused).as(body).containsEntry("error", "invalid_field");
+            assertThat(refused.toString()).as(body).doesNotContain(token);
+        }
+        assertThat(refusal("{\"events\":[{\"content\":\"\\ud800\"}]}")).containsEntry("field", "events[0].content");
+    }
+
+    /**
+     * A model id is kept in the session's head, which is one changelog record written again by every append, and in the
+     * session list: bounded like a worker's id, else a create within the command's limit makes every append of its session
+     * write that much again.
+     */
+    @Test
+    void aModelId_tooLongOrWithAControlCharacter_isRefusedNamingModelId_inACreateAndAHarnessVersion() throws Exception {
+        for (String model : new String[] {"m".repeat(Requests.MAX_LABEL + 1), "m\\nx"}) {
+            String create = "{\"objective\":\"o\",\"toolMode\":\"WRITE\",\"modelId\":\"" + model + "\"}";
+            assertThatThrownBy(() -> json.read(json.mapper().readTree(create), Requests.CreateSession.class)).as(create)
+                    .isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo("modelId"));
+            String version = "{\"version\":\"v2\",\"weight\":10,\"modelId\":\"" + model + "\"}";
+            assertThatThrownBy(() -> json.read(json.mapper().readTree(version), Requests.HarnessVersionEntry.class)).as(version)
+                    .isInstanceOfSatisfying(InvalidEventException.class, e -> assertThat(e.field()).isEqualTo("modelId"));
+        }
+        String bedrock = "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-sonnet-20241022-v2:0";
+        assertThat(json.read(json.mapper().readTree("{\"objective\":\"o\",\"toolMode\":\"WRITE\",\"modelId\":\"" + bedrock + "\"}"),
+                Requests.CreateSession.class).modelId()).isEqualTo(bedrock);
+    }
+
     @Test
     void aBodyOfDistinctMembers_reads() {
         var body = Requests.object(json.mapper(), "{\"a\":{\"x\":1},\"b\":{\"x\":2},\"c\":[{\"x\":1},{\"x\":2}]}"

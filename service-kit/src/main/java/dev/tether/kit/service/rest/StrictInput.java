@@ -88,13 +88,14 @@ public final class StrictInput {
     /**
      * Refuses a JSON tree with a lone UTF-16 surrogate in a text or a field name (valid JSON, {@code "\\ud800"}, but no
      * Unicode character): every text is stored as UTF-8, which has no encoding for it, so it would be stored as {@code ?},
-     * not as sent, and two distinct ids could become one. 400 names the field, as {@code events[0].content}.
+     * not as sent, and two distinct ids could become one. 400 names the field, as {@code events[0].content}; the
+     * members' names in it are client text, scrubbed of secrets as in the refusal of a member named twice.
      */
     public static JsonNode wellFormedText(JsonNode tree) {
         String bad = loneSurrogateAt(tree, "");
         if (bad != null) {
-            throw ApiException.badRequest(bad.isEmpty() ? InvalidEventException.WHOLE : bad, "holds a lone UTF-16 surrogate, which is no Unicode"
-                    + " character");
+            throw ApiException.badRequest(bad.isEmpty() ? InvalidEventException.WHOLE : SecretScrubber.standard().scrub(bad).text(),
+                    "holds a lone UTF-16 surrogate, which is no Unicode character");
         }
         return tree;
     }
