@@ -140,8 +140,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         this.workerId = b.workerId != null ? b.workerId : defaultWorkerId();
         this.harnessVersion = b.harnessVersion;
         this.memories = new MemoryStates<>(b.maxCachedMemories, State::held);
-        this.tools = b.tools.isEmpty() ? null : new TetherTools(this, b.tools, b.mutating, b.authorizationTimeout);
-        var declared = new ArrayList<HarnessTool>(tools == null ? List.of() : tools.declarations());
+        // a store without tools has a TetherTools too, without tools: its resume takes back a memory another process took over
+        this.tools = new TetherTools(this, b.tools, b.mutating, b.authorizationTimeout);
+        var declared = new ArrayList<HarnessTool>(tools.declarations());
         declared.add(HarnessTool.recorded(HarnessTool.WILDCARD, false));
         this.declarations = List.copyOf(declared);
     }
@@ -228,14 +229,10 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
 
     /**
      * The tools given to the builder, wrapped to run through Tether: pass it to {@code AiServices.toolProvider(...)}
-     * (or its {@link TetherTools#aiServiceTools()} to {@code AiServices.tools(...)}).
-     *
-     * @throws IllegalStateException if the builder was given no tools
+     * (or its {@link TetherTools#aiServiceTools()} to {@code AiServices.tools(...)}). A store built without tools has one
+     * without tools, whose {@link TetherTools#resume} takes a memory back after another process took it over.
      */
     public TetherTools tools() {
-        if (tools == null) {
-            throw new IllegalStateException("this store was built without tools (TetherChatMemoryStore.Builder.tools)");
-        }
         return tools;
     }
 
@@ -316,7 +313,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             if (state.lost != null || state.claim == null || state.claim.epoch() != state.log.claimEpoch()) {
                 claim(state, harnessVersion);
                 state.lost = null;
-                sync(state);
+                if (!sync(state)) { // erased between the claim and the read
+                    throw new TetherMemoryException("memory " + memoryId + ": its session " + state.sessionId + " is gone (erased?)");
+                }
             }
             return state.claim;
         });
@@ -466,9 +465,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             // erased and made again under its id, however long its log is now
             Optional<EventPage> page = client.events(state.sessionId, Math.max(1, known), PAGE);
             if (page.isEmpty()) {
-                if (known > 0) {
-                    state.reset(); // erased meanwhile (a delete elsewhere): start over
-                }
+                // erased meanwhile (a delete elsewhere), or before this state was made again from what an evicted one
+                // held: start over, claim and take-over included (nothing is left to fence, or to be fenced from)
+                state.reset();
                 state.read = true;
                 return false;
             }
@@ -476,7 +475,11 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             if (known > 0) {
                 if (page.get().lastSeq() < known || events.isEmpty() || events.get(0).seq() != known
                         || !events.get(0).eventId().equals(state.log.event(known).json().path("eventId").asText())) {
-                    state.reset(); // erased and started again: read it from its start
+                    // erased and started again: read it from its start; a store another process took the memory from
+                    // stays refused (as one that evicted the memory meanwhile is) until it resumes
+                    MemoryTakenOverException lost = state.lost;
+                    state.reset();
+                    state.lost = lost;
                     continue;
                 }
                 events = events.subList(1, events.size());
@@ -609,7 +612,9 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
             }
         }
         claim(state, version);
-        sync(state);
+        if (!sync(state)) { // erased between the claim and the read: nothing to write into
+            throw new TetherMemoryException("memory " + state.memoryId + ": its session " + state.sessionId + " is gone (erased?)");
+        }
     }
 
     private void claim(State state, String version) {
@@ -844,9 +849,11 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
                 throw new ResultNotInTether(result.id(), logged.map(c -> c.tool).orElse(pending == null ? "?" : pending.tool));
             }
             if (runner == Runner.RECORDED && (pending == null || !pending.answered)) {
-                if (pending != null) {
-                    pending.answered = true;
+                if (pending == null) { // asked for earlier: this batch answers it, and Tether takes no second result of it
+                    pending = new BatchCall(askSeq, logged.get().tool, runner);
+                    batch.calls.put(result.id(), pending);
                 }
+                pending.answered = true;
                 ToolStatus status = Boolean.TRUE.equals(result.isError()) ? ToolStatus.ERROR : ToolStatus.OK;
                 return typed(batch, seq, message, NewEvent.toolResult(result.id(), IdempotencyKey.of(state.sessionId, askSeq, result.id()), status,
                         MessageMapping.textOf(result)), toolOf);

@@ -208,6 +208,11 @@ public final class TetherTools implements ToolProvider {
             return new Resumed(Resumed.Next.NOTHING, List.of(), List.of());
         }
         store.takeOver(memoryId);
+        // the memory as it is once the claim landed: a process it fenced may have written to it since the read above
+        messages = store.getMessages(memoryId);
+        if (messages.isEmpty()) {
+            return new Resumed(Resumed.Next.NOTHING, List.of(), List.of());
+        }
         var results = new ArrayList<ToolExecutionResultMessage>();
         var pending = new ArrayList<ToolCallPendingException>();
         int last = lastAiMessage(messages);
@@ -352,7 +357,9 @@ public final class TetherTools implements ToolProvider {
             if (c.how() == ToolCompleted.How.RAN && live.get() != null) {
                 return new Ran(live.get());
             }
-            return new Ran(ToolExecutionResult.builder().resultText(c.content().orElse("")).isError(c.status() == ToolStatus.ERROR).build());
+            // the result as Tether recorded it: its whole text (the runner's content is the event's, a preview when it was offloaded)
+            String text = store.resultMessage(memoryId, callId).map(MessageMapping::textOf).orElse(c.content().orElse(""));
+            return new Ran(ToolExecutionResult.builder().resultText(text).isError(c.status() == ToolStatus.ERROR).build());
         } else if (result instanceof ToolDenied || result instanceof ToolCancelled) {
             // Tether writes the result of a call it denied or cancelled (the approval-service): the memory refers to it
             ToolExecutionResultMessage recorded = awaitResult(memoryId, callId);

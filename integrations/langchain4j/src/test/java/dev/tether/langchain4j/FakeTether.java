@@ -66,7 +66,7 @@ import java.util.regex.Pattern;
 /**
  * An in-memory Tether session-service for the unit tests: the append rules the store relies on (the epoch fences, a
  * stale {@code expectedSeq} conflicts, a known eventId is a duplicate answered with its seq, a call id is used once, a
- * compaction's seqs are in the log, a claim by a worker of another harness version than the session's v1 is refused), secret scrubbing (GitHub tokens become {@code [REDACTED:github-token]}) and content
+ * call takes one final result, a compaction's seqs are in the log, a claim by a worker of another harness version than the session's v1 is refused), secret scrubbing (GitHub tokens become {@code [REDACTED:github-token]}) and content
  * offloading over a threshold. A hook ({@link #afterAppend}) plays a service that answers what was appended. Thread-safe.
  */
 final class FakeTether implements TetherClient {
@@ -81,6 +81,8 @@ final class FakeTether implements TetherClient {
         final List<SessionEvent> events = new ArrayList<>();
         final Map<String, Long> eventIds = new HashMap<>();
         final Set<String> callIds = new HashSet<>();
+        /** Calls with a final result (OK, ERROR, CANCELLED): the sequencer takes no other result of them. */
+        final Set<String> finishedCalls = new HashSet<>();
         final Instant startedAt;
         long epoch;
         String modelId;
@@ -233,9 +235,10 @@ final class FakeTether implements TetherClient {
                 return new Conflict(s.events.size(), "the session's last seq is " + s.events.size());
             }
             var calls = new HashSet<String>();
+            var results = new HashSet<String>();
             for (int i = 0; i < batch.events().size(); i++) {
                 NewEvent e = batch.events().get(i);
-                String refusal = refusal(s, e, calls);
+                String refusal = refusal(s, e, calls, results);
                 if (refusal != null) {
                     return new Rejected(409, "illegal_event", refusal, Optional.of("events[" + i + "]"));
                 }
@@ -274,7 +277,7 @@ final class FakeTether implements TetherClient {
         return answer;
     }
 
-    private static String refusal(Session s, NewEvent e, Set<String> batchCalls) {
+    private static String refusal(Session s, NewEvent e, Set<String> batchCalls, Set<String> batchResults) {
         ObjectNode f = e.fields();
         switch (e.type()) {
             case "assistant_message" -> {
@@ -291,6 +294,9 @@ final class FakeTether implements TetherClient {
                 String callId = f.path("callId").asText();
                 if (!s.callIds.contains(callId) && !batchCalls.contains(callId)) {
                     return "tool_result of call " + callId + ", which no assistant_message asked for";
+                }
+                if (s.finishedCalls.contains(callId) || !batchResults.add(callId)) {
+                    return "call '" + callId + "' is not an open tool call (unknown, or already finished)";
                 }
             }
             case "context_compacted" -> {
@@ -332,6 +338,8 @@ final class FakeTether implements TetherClient {
         s.eventIds.put(eventId, seq);
         if (event.type().equals("assistant_message")) {
             json.path("toolCalls").forEach(c -> s.callIds.add(c.path("callId").asText()));
+        } else if (event.type().equals("tool_result") && !json.path("status").asText().equals("UNKNOWN")) {
+            s.finishedCalls.add(json.path("callId").asText());
         }
         return event;
     }

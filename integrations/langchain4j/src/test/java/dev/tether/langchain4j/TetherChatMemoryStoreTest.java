@@ -223,6 +223,28 @@ class TetherChatMemoryStoreTest {
         assertThat(other.getMessages("shared")).containsExactly(UserMessage.from("u1"), AiMessage.from("from b"));
     }
 
+    /**
+     * A store given to a chat memory without tools (tools are optional) takes a memory another process took over back as
+     * the README says, with {@code store.tools().resume(memoryId)}: a new claim, and its writes are appended again.
+     */
+    @Test
+    void aStoreWithoutTools_takesBackAMemoryAnotherProcessTookOver_withResume() {
+        store.updateMessages("back", List.of(UserMessage.from("u1")));
+        TetherChatMemoryStore other = TetherChatMemoryStore.builder(tether).workerId("worker-b").build();
+        other.updateMessages("back", List.of(UserMessage.from("u1"), AiMessage.from("from b")));
+        assertThatThrownBy(() -> store.updateMessages("back", List.of(UserMessage.from("u1"), AiMessage.from("from a"))))
+                .isInstanceOf(MemoryTakenOverException.class);
+
+        assertThat(store.tools().resume("back").next()).isEqualTo(Resumed.Next.NOTHING);
+        List<ChatMessage> next = List.of(UserMessage.from("u1"), AiMessage.from("from b"), UserMessage.from("u2"));
+        store.updateMessages("back", next);
+
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("back")).containsExactlyElementsOf(next);
+        assertThat(ofType(log("back"), "session_claimed")).extracting(e -> e.text("workerId").orElseThrow())
+                .containsExactly("worker-a", "worker-b", "worker-a");
+        assertThat(log("back").get(0).field("harnessTools").orElseThrow()).hasSize(1); // still only the recorded-only "*"
+    }
+
     @Test
     void aStoreKeepsTheLogsOfItsMostRecentlyUsedMemoriesOnly_andAnEvictedMemoryIsReadAgain_andExtendedOnce() {
         TetherChatMemoryStore small = TetherChatMemoryStore.builder(tether).workerId("worker-a").maxCachedMemories(2).build();
@@ -259,6 +281,57 @@ class TetherChatMemoryStoreTest {
         small.updateMessages("elsewhere", List.of(UserMessage.from("evicts shared again")));
         assertThatThrownBy(() -> small.updateMessages("shared", List.of(UserMessage.from("again")))).isInstanceOf(MemoryTakenOverException.class);
         assertThat(log("shared")).hasSize(events);
+    }
+
+    /**
+     * A store another process took a memory from stays refused (README, "One writer") when that process then clears the
+     * memory and goes on with it: the chat memory's next add reads the new session, and must still throw rather than claim
+     * it from under its writer. resume takes it back.
+     */
+    @Test
+    void aStoreAMemoryWasTakenFrom_isStillRefused_afterTheOtherClearedItAndWentOn_untilItResumes() {
+        TetherChatMemoryStore other = TetherChatMemoryStore.builder(tether).workerId("worker-b").build();
+        ChatMemory mine = window("cleared", 10);
+        ChatMemory theirs = MessageWindowChatMemory.builder().id("cleared").maxMessages(10).chatMemoryStore(other).build();
+        mine.add(UserMessage.from("u1"));
+        theirs.add(AiMessage.from("from b"));
+        assertThatThrownBy(() -> mine.add(UserMessage.from("from a"))).isInstanceOf(MemoryTakenOverException.class);
+        theirs.clear();
+        theirs.add(UserMessage.from("a fresh start"));
+        List<SessionEvent> before = log("cleared");
+
+        assertThatThrownBy(() -> mine.add(UserMessage.from("from a, later"))).isInstanceOf(MemoryTakenOverException.class);
+        assertThat(log("cleared")).isEqualTo(before);
+        theirs.add(AiMessage.from("b goes on")); // its writer was not fenced
+
+        store.tools().resume("cleared");
+        mine.add(UserMessage.from("from a, resumed"));
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("cleared")).containsExactly(UserMessage.from("a fresh start"),
+                AiMessage.from("b goes on"), UserMessage.from("from a, resumed"));
+    }
+
+    /**
+     * A store another process took a memory from, which then erased it: nothing is left to fence, so resume (which finds
+     * the memory empty) gives it back, whether the store kept the memory's log or evicted it meanwhile.
+     */
+    @Test
+    void aStoreAMemoryWasTakenFrom_writesItAgainAfterTheOtherErasedIt_evictedMeanwhileOrNot() {
+        for (int max : List.of(1, 10)) {
+            String id = "erased-" + max;
+            TetherChatMemoryStore mine = TetherChatMemoryStore.builder(tether).workerId("worker-a").maxCachedMemories(max).build();
+            TetherChatMemoryStore other = TetherChatMemoryStore.builder(tether).workerId("worker-b").build();
+            mine.updateMessages(id, List.of(UserMessage.from("u1")));
+            other.updateMessages(id, List.of(UserMessage.from("u1"), AiMessage.from("from b")));
+            assertThatThrownBy(() -> mine.updateMessages(id, List.of(UserMessage.from("u1"), AiMessage.from("from a"))))
+                    .isInstanceOf(MemoryTakenOverException.class);
+            mine.getMessages("elsewhere-" + max); // evicts the memory from the store that keeps one
+            other.deleteMessages(id);
+
+            assertThat(mine.tools().resume(id).next()).as("max %d", max).isEqualTo(Resumed.Next.NOTHING);
+            MessageWindowChatMemory.builder().id(id).maxMessages(10).chatMemoryStore(mine).build().add(UserMessage.from("again"));
+
+            assertThat(TetherChatMemoryStore.builder(tether).build().getMessages(id)).as("max %d", max).containsExactly(UserMessage.from("again"));
+        }
     }
 
     @Test
@@ -381,6 +454,25 @@ class TetherChatMemoryStoreTest {
         assertThat(log("t")).hasSize(events);
         assertThat(log("t").get(0).field("harnessTools").orElseThrow().toString())
                 .contains("{\"name\":\"lookup_order\",\"mutating\":false,\"canReconcile\":true,\"recordedOnly\":false}");
+    }
+
+    /**
+     * Two result messages of one call asked for in an earlier update, written in one update (a memory set whole): the
+     * first is the call's {@code tool_result}, the second a record, as when they come one update each. Tether takes one
+     * result of a call: a second {@code tool_result} would be refused, and so would every later update of the memory.
+     */
+    @Test
+    void twoResultsOfACallAskedEarlier_inOneUpdate_areStoredAsTheyAreOneUpdateEach() {
+        var ask = AiMessage.from(ToolExecutionRequest.builder().id("c1").name("search").arguments("{}").build());
+        store.updateMessages("twice", List.of(UserMessage.from("q"), ask));
+        List<ChatMessage> next = List.of(UserMessage.from("q"), ask, ToolExecutionResultMessage.from("c1", "search", "first"),
+                ToolExecutionResultMessage.from("c1", "search", "second"), AiMessage.from("done"));
+
+        store.updateMessages("twice", next);
+
+        assertThat(store.getMessages("twice")).containsExactlyElementsOf(next);
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("twice")).containsExactlyElementsOf(next);
+        assertThat(ofType(log("twice"), "tool_result")).singleElement().satisfies(r -> assertThat(r.text("content")).contains("first"));
     }
 
     @Test

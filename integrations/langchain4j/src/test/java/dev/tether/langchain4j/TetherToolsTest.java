@@ -328,6 +328,74 @@ class TetherToolsTest {
         assertThat(orders.lookups).hasSize(1);
     }
 
+    /**
+     * The process ran the call and Tether recorded its result, then it died before the memory update. Tether offloaded the
+     * large result (the event keeps a preview): resume puts the whole result into the memory, not the preview.
+     */
+    @Test
+    void resume_afterACrashBetweenAResultAndTheMemoryUpdate_putsTheWholeResultIntoTheMemory_evenWhenTetherOffloadedIt() {
+        tether.offloadingOver(200);
+        String order = "A-" + "7".repeat(400);
+        TetherChatMemoryStore dead = store("worker-dead", Duration.ofSeconds(5));
+        var request = ToolExecutionRequest.builder().id("call-5").name("lookup_order").arguments("{\"order\":\"" + order + "\"}").build();
+        dead.updateMessages("m10", List.of(UserMessage.from("Where is it?"), AiMessage.from(request)));
+        String ran = dead.tools().aiServiceTools().stream().filter(t -> t.name().equals("lookup_order")).findFirst().orElseThrow()
+                .toolExecutor().executeWithContext(request, dev.langchain4j.invocation.InvocationContext.builder().chatMemoryId("m10").build())
+                .resultText();
+        assertThat(ran).isEqualTo("order " + order + ": shipped");
+        assertThat(log(dead, "m10")).filteredOn(e -> e.type().equals("tool_result")).singleElement()
+                .satisfies(r -> assertThat(r.field("artifact")).isPresent()); // offloaded: the event keeps a preview
+        // ...and the process died here, before the AI Service put the result into the memory
+
+        TetherChatMemoryStore fresh = store("worker-new", Duration.ofSeconds(5));
+        Resumed resumed = fresh.tools().resume("m10");
+
+        assertThat(orders.lookups).hasSize(1); // not run again
+        assertThat(resumed.results()).singleElement().satisfies(r -> assertThat(r.text()).isEqualTo("order " + order + ": shipped"));
+        assertThat(TetherChatMemoryStore.builder(tether).build().getMessages("m10")).last()
+                .isInstanceOfSatisfying(ToolExecutionResultMessage.class, r -> assertThat(r.text()).isEqualTo("order " + order + ": shipped"));
+    }
+
+    /**
+     * resume fences a process that may still run: what that process wrote up to the new claim is the memory resume goes on
+     * from. Here the old worker finishes its turn (the call's result and the model's answer) just before the new worker's
+     * claim lands: resume must neither drop that answer from the memory nor ask for the model again.
+     */
+    @Test
+    void resume_goesOnFromTheMemoryAsItIsWhenItsClaimLands_notAsItWasReadBefore() {
+        TetherChatMemoryStore old = store("worker-old", Duration.ofSeconds(5));
+        var request = ToolExecutionRequest.builder().id("call-3").name("lookup_order").arguments("{\"order\":\"E-5\"}").build();
+        var ask = AiMessage.from(request);
+        old.updateMessages("m11", List.of(UserMessage.from("Where is E-5?"), ask));
+        old.tools().aiServiceTools().stream().filter(t -> t.name().equals("lookup_order")).findFirst().orElseThrow()
+                .toolExecutor().executeWithContext(request, dev.langchain4j.invocation.InvocationContext.builder().chatMemoryId("m11").build());
+        List<ChatMessage> finished = List.of(UserMessage.from("Where is E-5?"), ask,
+                ToolExecutionResultMessage.builder().id("call-3").toolName("lookup_order").text("order E-5: shipped").isError(false).build(),
+                AiMessage.from("E-5 has shipped."));
+        // the old worker's last update gets in just before the new worker's claim
+        var beforeClaim = new java.util.concurrent.atomic.AtomicBoolean(true);
+        var racing = (dev.tether.client.TetherClient) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {dev.tether.client.TetherClient.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("claim") && beforeClaim.getAndSet(false)) {
+                        old.updateMessages("m11", finished);
+                    }
+                    try {
+                        return method.invoke(tether, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        TetherChatMemoryStore fresh = TetherChatMemoryStore.builder(racing).workerId("worker-new").tools(orders)
+                .mutating("refund_order", orders::reconcile).build();
+
+        Resumed resumed = fresh.tools().resume("m11");
+
+        assertThat(beforeClaim).isFalse();
+        assertThat(fresh.getMessages("m11")).containsExactlyElementsOf(finished);
+        assertThat(resumed.next()).isEqualTo(Resumed.Next.NOTHING);
+        assertThat(orders.lookups).hasSize(1);
+    }
+
     @Test
     void aCallIdTheModelUsedBefore_isNeverAnsweredWithTheEarlierCallsResult_theBridgeRefusesToRunIt() {
         TetherChatMemoryStore store = store("worker-a", Duration.ofSeconds(10));
