@@ -331,8 +331,8 @@ interface Registered {
  * `harness/<key>/start`, `/result`, `/no-effect`, as the Java SDK's), so a re-sent one is a duplicate with its original
  * seq. A start the transport sent again after its answer was lost is answered as a duplicate too: one after the log the
  * run read, with no other start of the key under way in this runner, is the run's own, and the tool runs; so is a start
- * whose every answer was lost (`run` rejected), for the next run of the call in this runner, unless another worker
- * claimed the session since (`fenced`); and an output whose result could not be appended (`run` rejected) is appended by
+ * whose every answer was lost (`run` rejected), for the next run of the call in this runner; either, unless another
+ * worker claimed the session since (`fenced`); and an output whose result could not be appended (`run` rejected) is appended by
  * the next run of the call in this runner (`how: "RAN"`). A call that started and has no result (its worker died while it ran) is never started again: its tool's
  * {@link ToolReconciler} asks the external system by the key that start handed out (its `externalKey`; the log key for
  * a start by an SDK before it) and the runner reports what it found — the result, or `tool_outcome_resolved RETRY` and
@@ -450,7 +450,7 @@ export class HarnessToolRunner {
     }
     const signal = options.signal;
     signal?.throwIfAborted();
-    const deadline = Date.now() + authorizationTimeoutMs;
+    let deadline = Date.now() + authorizationTimeoutMs;
     let refusals = 0;
     for (let step = 0; step < MAX_STEPS; step++) {
       const fold = await this.read(requestSeq, callId);
@@ -469,12 +469,16 @@ export class HarnessToolRunner {
       switch (next.kind) {
         case "finished":
           this.unreported.delete(fold.key()); // a result someone appended after all (the append that rejected, or a person)
+          this.startsInDoubt.delete(fold.key());
           return next.result;
         case "wait": {
           signal?.throwIfAborted();
           const left = deadline - Date.now();
-          if (left <= 0 || !(await this.awaitChange(fold, left, signal))) {
+          if (left <= 0) {
             return Object.freeze({ kind: "not_yet_authorized", callId, awaitingApproval: next.awaitingApproval, lastSeq: fold.lastSeq });
+          }
+          if (!(await this.awaitChange(fold, left, signal))) {
+            deadline = Number.NEGATIVE_INFINITY; // ran out: answer as the log stands now, an approver asked meanwhile included
           }
           continue;
         }
@@ -617,11 +621,16 @@ export class HarnessToolRunner {
     if (started.kind !== "appended") {
       return refusal(started);
     }
-    if (started.allDuplicates && !(alone && started.events[0]!.seq > fold.lastSeq)) {
+    if (started.allDuplicates) {
+      if (alone && started.events[0]!.seq > fold.lastSeq) {
+        // a duplicate after the log this run read, with no other start of the key under way here, is this run's own (its
+        // answer was lost and the transport sent it again) -- or another worker's, which claimed the session and started
+        // the call under the same key since (a duplicate is answered before the epoch is checked): the next step reads
+        // the log again and runs it as a start in doubt, unless another worker claimed the session since
+        this.startsInDoubt.add(key);
+      }
       return undefined; // an earlier run of this step started it: what happened since is in the log (reconcile, or its result)
     }
-    // a duplicate after the log this run read, with no other start of the key under way here, is this run's own: its
-    // answer was lost and the transport sent it again
     return this.runAttempt(call, tool);
   }
 

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import {
   HarnessHookError,
@@ -231,6 +232,18 @@ describe("HarnessToolRunner", () => {
 
     expect(result).toMatchObject({ kind: "not_yet_authorized", callId: "c1", awaitingApproval: true });
     expect(log.ofType("tool_call_started")).toHaveLength(0);
+    expect(ran).toHaveLength(0);
+  });
+
+  /** An approver asked while the run waited: the wait that runs out says so, as of the last seq it names. */
+  it("answers not_yet_authorized awaiting an approver when the request came during the wait that ran out", async () => {
+    setUp();
+    const seq = log.ask("c1", "deploy");
+    const result = runner().run(seq, "c1", 1_500);
+    await until(() => log.streams > 0);
+    log.add("approval_requested", "SYSTEM", { callId: "c1", tool: "deploy", shown: "deploy {}" });
+
+    expect(await result).toEqual({ kind: "not_yet_authorized", callId: "c1", awaitingApproval: true, lastSeq: seq + 1 });
     expect(ran).toHaveLength(0);
   });
 
@@ -671,6 +684,68 @@ describe("HarnessToolRunner", () => {
     expect(await r.run(seq, "c1")).toMatchObject({ kind: "fenced", currentEpoch: 2 });
     expect(ran).toHaveLength(0);
     expect(log.ofType("tool_result")).toHaveLength(0);
+  });
+
+  /**
+   * The start got in, its answer was lost, and while the transport waited to send it again another worker claimed the
+   * session (the network trouble that loses answers is what makes a worker look dead): the duplicate the retry is
+   * answered with is no longer this run's to run — the new worker reconciles that attempt — so the run is fenced and runs
+   * nothing, as the next run would be after a start whose every answer was lost.
+   */
+  it("does not run a start whose answer was lost once another worker claimed the session meanwhile: fenced", async () => {
+    setUp();
+    const seq = authorized("c1", "deploy");
+    log.loseTheAnswerToTheNext("tool_call_started");
+    log.onAppend((e) => {
+      if (e.type === "tool_call_started") {
+        log.claimByAnother(); // before the transport's retry of the start
+      }
+    });
+
+    const result = await runner().run(seq, "c1");
+
+    expect(ran, "the attempt is the new worker's to reconcile: run here too, it may take effect twice").toHaveLength(0);
+    expect(result).toMatchObject({ kind: "fenced", currentEpoch: 2 });
+    expect(log.ofType("tool_call_started")).toHaveLength(1);
+  });
+
+  /**
+   * Between this worker's read of the log and its start, another worker claimed the session and ran the call under the
+   * same key, whose start has the same eventId: the sequencer answers this worker's start as that one's duplicate
+   * (duplicates are answered before the epoch is checked), after the log this run read. That start is not this run's:
+   * the tool must not run again.
+   */
+  it("does not run the tool again for a start answered as the duplicate of another worker's start", async () => {
+    setUp();
+    const seq = authorized("c1", "deploy");
+    const logged = log as unknown as {
+      answer(q: IncomingMessage, s: ServerResponse): Promise<void>;
+      append(s: ServerResponse, body: string): void;
+    };
+    let before = true;
+    let other: HarnessRunResult | undefined;
+    fake.server.otherwise(async (req, res) => {
+      const body = fake.server.seen.at(-1)!.body;
+      if (req.method === "POST" && before && body.includes('"tool_call_started"')) {
+        // this worker read the log and sent its start: another claimed the session first and ran the call
+        before = false;
+        log.claimByAnother();
+        other = await runner(undefined, log.claimed()).run(seq, "c1");
+        return logged.append(res, body); // then this worker's start arrives
+      }
+      return logged.answer(req, res);
+    });
+
+    const result = await runner().run(seq, "c1");
+
+    expect(other).toMatchObject({ kind: "completed", how: "RAN" });
+    expect(ran.map((c) => c.epoch), "run once, by the worker that claimed the session").toEqual([2]);
+    expect(["fenced", "completed"]).toContain(result.kind);
+    if (result.kind === "completed") {
+      expect(result.how).toBe("REPORTED_BEFORE");
+    }
+    expect(log.ofType("tool_call_started")).toHaveLength(1);
+    expect(log.ofType("tool_result")).toHaveLength(1);
   });
 
   /** `ToolOutput.ok(null)`, a tool whose call answered nothing: a result without content, not a function that threw. */
