@@ -5,9 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tether.deploy.Manifests.Doc;
 import dev.tether.kit.kafka.RocksDbOptions;
 import dev.tether.kit.service.TetherConfig;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.EnvConfigSource;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +26,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** What deploy/compose and deploy/k8s must agree on: images, addresses, and the names of the settings they set. */
@@ -25,6 +34,19 @@ class ConsistencyTest {
 
     private static final Pattern REFERENCE = Pattern.compile("\\$\\{([^:}]+)");
     private static final Pattern BUILD_TAG = Pattern.compile("docker build .* -t (\\S+) ");
+    /** An environment variable that gives the tool-executor a secret (tether.executor.secrets.*). */
+    private static final Pattern SECRET_VARIABLE = Pattern.compile("\\bTETHER_EXECUTOR_SECRETS_[A-Z0-9_]+");
+    /** A secret's name as the docs give it: a secret://name reference, or the property tether.executor.secrets."name". */
+    private static final Pattern SECRET_NAME = Pattern.compile("secret://([A-Za-z0-9_]+(?:[.-][A-Za-z0-9_]+)*)|tether\\.executor\\.secrets\\.\"([^\"]+)\"");
+
+    /**
+     * The part of the tool-executor's {@code ExecutorConfig} that holds the values of {@code secret://name} references
+     * (a map under {@code tether.executor.secrets}); repeated here because no module may depend on a service module.
+     */
+    @ConfigMapping(prefix = "tether.executor")
+    interface ExecutorSecrets {
+        Map<String, String> secrets();
+    }
 
     @Test
     void imageNames_areTheSameInComposeAndKubernetes() {
@@ -79,6 +101,74 @@ class ConsistencyTest {
                 .as("TETHER_* and KAFKA_STREAMS_* variables no properties file or TetherConfig reads (a typo is silently ignored)")
                 .isNotEmpty()
                 .allSatisfy(name -> assertThat(known).contains(name));
+    }
+
+    @Test
+    void executorSecretVariables_giveTheExecutorTheSecretNamesTheirFilesSay() {
+        // what the executor makes of a variable: underscores after the prefix become dots, whatever the docs meant
+        assertThat(executorSecretOf("TETHER_EXECUTOR_SECRETS_TOKEN")).isEqualTo("token");
+        assertThat(executorSecretOf("TETHER_EXECUTOR_SECRETS_GITHUB_TOKEN")).isEqualTo("github.token");
+
+        int checked = 0;
+        for (Path file : deployTextFiles()) {
+            String text = Repo.read(file);
+            Set<String> variables = new TreeSet<>();
+            SECRET_VARIABLE.matcher(text).results().forEach(m -> variables.add(m.group()));
+            if (variables.isEmpty()) {
+                continue;
+            }
+            Set<String> documented = new TreeSet<>();
+            SECRET_NAME.matcher(text).results()
+                    .map(m -> m.group(1) != null ? m.group(1) : m.group(2))
+                    .filter(name -> !name.equals("name")) // secret://name: the placeholder of prose
+                    .forEach(documented::add);
+            Set<String> given = new TreeSet<>();
+            for (String variable : variables) {
+                String secret = executorSecretOf(variable);
+                given.add(secret);
+                assertThat(documented).as(Repo.relative(file) + ": " + variable + " gives the executor the secret " + secret
+                        + " (a reference secret://" + secret + "), which the file should name").contains(secret);
+            }
+            assertThat(given).as(Repo.relative(file) + ": the secrets its variables give the executor, against the names it documents")
+                    .containsAll(documented);
+            checked++;
+        }
+        assertThat(checked).as("files that show how to give the executor a secret").isGreaterThanOrEqualTo(2);
+    }
+
+    /** The name of the one secret the tool-executor reads from the environment variable {@code variable}, as Quarkus maps it. */
+    static String executorSecretOf(String variable) {
+        SmallRyeConfig config = new SmallRyeConfigBuilder()
+                .withProfile("prod")
+                .withSources(new EnvConfigSource(Map.of(variable, "value"), 300))
+                .withSources(new PropertiesConfigSource(asMap(Repo.applicationProperties("tool-executor")), "application.properties", 250))
+                .withSources(new PropertiesConfigSource(asMap(Repo.properties(
+                        Repo.path("service-kit", "src/main/resources/META-INF/microprofile-config.properties"))), "microprofile-config.properties", 100))
+                .withMapping(ExecutorSecrets.class)
+                .withValidateUnknown(false)
+                .build();
+        Set<String> names = config.getConfigMapping(ExecutorSecrets.class).secrets().keySet();
+        assertThat(names).as("the secrets " + variable + " gives the executor").hasSize(1);
+        return names.iterator().next();
+    }
+
+    private static Map<String, String> asMap(Properties properties) {
+        var map = new java.util.HashMap<String, String>();
+        properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
+        return map;
+    }
+
+    /** Every file under deploy/ but the build's output. */
+    private static List<Path> deployTextFiles() {
+        try (Stream<Path> files = Files.walk(Repo.path("deploy"))) {
+            return files.filter(Files::isRegularFile)
+                    .filter(f -> !Repo.relative(f).contains("/target/"))
+                    .filter(f -> f.getFileName().toString().matches(".*\\.(md|ya?ml|properties)"))
+                    .sorted()
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
