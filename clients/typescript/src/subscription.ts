@@ -224,8 +224,11 @@ export class Subscription {
     if (this.closing) {
       return false; // closed by the callback (or meanwhile): no backoff to sit out
     }
-    // a policy that never waits (RetryPolicy.none()) is about calls: a subscription reconnecting without a wait would spin
-    const policy = this.transport.options.retry.maxBackoffMs === 0 ? RetryPolicy.defaults() : this.transport.options.retry;
+    // a policy that never waits (RetryPolicy.none(); one whose first wait is under a millisecond, as the Java SDK's
+    // zero: zero doubled stays zero; one whose longest wait is under 2 ms, which the jitter halves to 0) is about
+    // calls: a subscription reconnecting without a wait would spin
+    const retry = this.transport.options.retry;
+    const policy = retry.initialBackoffMs < 1 || retry.maxBackoffMs < 2 ? RetryPolicy.defaults() : retry;
     const wait = RetryPolicy.delay(policy, failures, retryAfterMs);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);

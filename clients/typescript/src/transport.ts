@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { TetherError } from "./errors.js";
 import { javaUtf8 } from "./ids.js";
@@ -35,7 +36,10 @@ export class Transport {
   /** Aborted by {@link close}: ends every wait between attempts. */
   private readonly closing = new AbortController();
 
-  constructor(readonly options: ResolvedOptions) {}
+  constructor(readonly options: ResolvedOptions) {
+    // every call waiting to retry listens to it, and any number may: past 10 Node would warn of a leak that is none
+    setMaxListeners(0, this.closing.signal);
+  }
 
   /** Ends the retries: a call waiting to try again ends at once with its last failure, and none tries again. */
   close(): void {

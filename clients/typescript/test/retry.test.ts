@@ -109,6 +109,26 @@ describe("retries", () => {
     expect(fake.server.seen).toHaveLength(2);
   });
 
+  it("wait to retry in any number at once without a false memory-leak warning (one abort listener each on the client's signal)", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const calls = 12;
+      let answered = 0;
+      const unavailable = json(503, UNAVAILABLE, { "Retry-After": "1" });
+      const notFound = json(404, '{"error":"not_found","message":"session not found"}');
+      fake.server.otherwise((req, res) => (++answered <= calls ? unavailable(req, res) : notFound(req, res)));
+      const reads = await Promise.all(Array.from({ length: calls }, (_, i) => fake.client.session(`s-${i}`)));
+      expect(reads.every((r) => r === undefined)).toBe(true);
+      expect(fake.server.seen).toHaveLength(2 * calls);
+      await new Promise((resolve) => setImmediate(resolve)); // a warning is emitted on the next tick
+      expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("never repeat a decision: a lost answer is an unknown outcome", async () => {
     fake.server.next(dropConnection()).otherwise(json(200, "{}"));
     const error = await fake.client.decide("demo-1~7", ApprovalDecision.grantOnce("looks right")).catch((e: unknown) => e);

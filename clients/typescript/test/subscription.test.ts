@@ -94,6 +94,21 @@ describe("a subscription", () => {
     expect(fake.server.seen.length).toBeLessThanOrEqual(8);
   });
 
+  it.each([
+    ["whose first wait is zero (zero doubled stays zero)", RetryPolicy.of(3, 0, 5_000)],
+    ["whose first wait is under a millisecond (doubled a thousand times before it waits at all)", RetryPolicy.of(3, 1e-300, 5_000)],
+    ["whose longest wait is 1 ms (its jitter halves it to 0)", RetryPolicy.of(3, 1, 1)],
+  ])("backs off between reconnects under a policy %s, rather than reconnecting in a tight loop", async (_what, policy) => {
+    fake.server.otherwise(json(503, '{"error":"unavailable","message":"restarting"}'));
+    const impatient = new TetherClient(fake.server.options({ retry: policy }));
+    const s = impatient.subscribe("s", 1, recorder);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await impatient.close();
+    expect(s.isOpen).toBe(false);
+    expect(fake.server.seen.length).toBeGreaterThanOrEqual(2);
+    expect(fake.server.seen.length).toBeLessThanOrEqual(8);
+  });
+
   it("starts at fromSeq", async () => {
     fake.server.next(sse(frame("s", 7), frame("s", 8))).otherwise(quietStream());
     const s = fake.client.subscribe("s", 7, recorder);
