@@ -88,8 +88,9 @@ function output(status: ToolStatus, content: string | null | undefined): ToolOut
  * call's `tool_result`.
  *
  * What a throw (or a rejected promise) means: a read-only tool's call ends ERROR with the error's text; a mutating tool
- * may have taken effect, so a reconcilable one is reconciled at once (its {@link ToolReconciler}) and any other ends
- * UNKNOWN for a person to decide — never run again on a guess.
+ * may have taken effect, so a reconcilable one is reconciled at once (its {@link ToolReconciler}; proven without
+ * effect, it runs again, but a call is started at most {@link HarnessToolRunner.MAX_STARTS} times, then ends ERROR
+ * naming the limit and the error) and any other ends UNKNOWN for a person to decide — never run again on a guess.
  */
 export type HarnessToolFunction = (call: ToolInvocation) => ToolOutput | Promise<ToolOutput>;
 
@@ -100,15 +101,16 @@ export type HarnessToolFunction = (call: ToolInvocation) => ToolOutput | Promise
  * handed the tool: the `externalKey` its `tool_call_started` recorded (`<sessionId>/<seq>/<callId>~<ms of the
  * session's start>`), or, for an attempt started by an SDK before that field, the log key
  * ({@link ToolInvocation.logKey}). Only answer {@link Reconciliation.noEffect} when the system proves it: the call then
- * runs again. A throw is not an answer: nothing is appended and `run` rejects with a {@link HarnessHookError}.
+ * runs again (unless it was started {@link HarnessToolRunner.MAX_STARTS} times: then it ends ERROR). A throw is not an answer: nothing is appended and `run` rejects with a {@link HarnessHookError}.
  */
 export type ToolReconciler = (attempt: ToolInvocation) => Reconciliation | Promise<Reconciliation>;
 
 /**
  * What a {@link ToolReconciler} found about an attempt that started and has no result: it `took_effect` (its outcome
  * becomes the call's `tool_result`), it provably had `no_effect` (the runner writes `tool_outcome_resolved RETRY` and
- * runs the call once more, under a new key), or the hook `cannot_tell` (the call ends `tool_result UNKNOWN` for a
- * person to mark done, retry or abandon).
+ * runs the call once more, under a new key; or, once the call was started {@link HarnessToolRunner.MAX_STARTS} times,
+ * ends it `tool_result ERROR`), or the hook `cannot_tell` (the call ends `tool_result UNKNOWN` for a person to mark
+ * done, retry or abandon).
  */
 export type Reconciliation =
   | { readonly kind: "took_effect"; readonly output: ToolOutput }
@@ -144,9 +146,15 @@ function reasonText(reason: string): string {
 
 /** Where a completed call's result came from. */
 export type CompletedHow =
-  /** This run started the attempt, ran the function and appended the result. */
+  /**
+   * This run started the attempt, ran the function and appended the result (an ERROR when the function of a call
+   * started {@link HarnessToolRunner.MAX_STARTS} times threw, and the hook found the attempt had no effect).
+   */
   | "RAN"
-  /** An earlier attempt had no result; the reconciliation hook found it took effect, and this run reported it. */
+  /**
+   * An earlier attempt had no result; the reconciliation hook found it took effect, and this run reported it (or found
+   * it had none, and the call, started {@link HarnessToolRunner.MAX_STARTS} times, ended ERROR).
+   */
   | "RECONCILED"
   /** The log had the result already (a re-run of the same step): nothing was run or appended. */
   | "REPORTED_BEFORE";
@@ -336,7 +344,9 @@ interface Registered {
  * the next run of the call in this runner (`how: "RAN"`). A call that started and has no result (its worker died while it ran) is never started again: its tool's
  * {@link ToolReconciler} asks the external system by the key that start handed out (its `externalKey`; the log key for
  * a start by an SDK before it) and the runner reports what it found — the result, or `tool_outcome_resolved RETRY` and
- * one more attempt under a new key when it provably had no effect; without a hook, or
+ * one more attempt under a new key when it provably had no effect, unless the call was started
+ * {@link HarnessToolRunner.MAX_STARTS} times already (counted from the log): then it ends `tool_result ERROR`, as the
+ * executor stops a call; without a hook, or
  * when the hook cannot tell, the call ends `tool_result UNKNOWN` (`outcome_unknown`) for a person to decide. Every
  * append carries the claim's epoch: once another worker claims the session the runner answers `fenced` and stops; and
  * the claim's session start: once the session is erased it answers `not_found`, even if another is made under its id.
@@ -344,6 +354,15 @@ interface Registered {
  * Calls of one session may run concurrently (one `run` per call).
  */
 export class HarnessToolRunner {
+  /**
+   * How many times a call is started at most, as the tool-executor's `CallRules.MAX_STARTS` (the Java SDK's
+   * `HarnessToolRunner.MAX_STARTS`): an attempt its hook proves had no effect is not started again once the call has
+   * been started this many times (counted from the log, by the attempt its `tool_call_started` records, so a restarted
+   * worker gets no fresh starts), but ends `tool_result ERROR`, naming this limit and the last failure this runner saw.
+   * A tool whose function keeps throwing, or keeps stopping the worker, so stops being run again and again; the model is
+   * told. A person's RETRY of an UNKNOWN outcome is still started, once more.
+   */
+  static readonly MAX_STARTS = 3;
   readonly sessionId: string;
   readonly epoch: number;
   private readonly writer: SessionWriter;
@@ -361,6 +380,11 @@ export class HarnessToolRunner {
    * run is.
    */
   private readonly startsInDoubt = new Set<string>();
+  /**
+   * How this runner's function of a reconcilable tool failed (what it threw), by the attempt's log key, for the ERROR of
+   * a call that may not be started again ({@link HarnessToolRunner.MAX_STARTS}); until the attempt is reconciled.
+   */
+  private readonly failures = new Map<string, string>();
   private readonly authorizationTimeoutMs: number;
   private readonly onAuthorized: (call: ToolInvocation) => void;
   private principal: string | undefined;
@@ -470,6 +494,7 @@ export class HarnessToolRunner {
         case "finished":
           this.unreported.delete(fold.key()); // a result someone appended after all (the append that rejected, or a person)
           this.startsInDoubt.delete(fold.key());
+          this.failures.delete(fold.key());
           return next.result;
         case "wait": {
           signal?.throwIfAborted();
@@ -644,6 +669,7 @@ export class HarnessToolRunner {
       if (!tool.declaration.mutating) {
         result = ToolOutput.error(`${name} failed: ${String(e)}`);
       } else if (tool.declaration.canReconcile) {
+        this.failures.set(call.logKey, `${name} failed: ${String(e)}`); // for the ERROR once it may not start again
         return undefined; // it may have taken effect: read the log again and reconcile it by its key
       } else {
         result = ToolOutput.unknown(`${name} threw ${String(e)} after its start; it may or may not have taken effect, and it has no reconciliation hook`);
@@ -688,16 +714,31 @@ export class HarnessToolRunner {
     } catch (e) {
       throw new HarnessHookError(call.callId, e);
     }
+    const done = await this.reconciled(call, found);
+    this.failures.delete(key); // reported, or retried under a new key (kept if that rejected: the next run's ERROR names it)
+    return done;
+  }
+
+  /** Reports what the hook `found` about attempt `call`, or retries it (RETRY) if it may start again. */
+  private async reconciled(call: ToolInvocation, found: Reconciliation): Promise<HarnessRunResult | undefined> {
     switch (found.kind) {
       case "took_effect":
         return this.report(call, found.output, "RECONCILED");
       case "cannot_tell":
         return this.report(call, ToolOutput.unknown(found.reason), "RECONCILED");
       case "no_effect": {
-        const retry = await this.writer.append(
-          `harness/${key}/no-effect`,
-          NewEvent.toolOutcomeResolved(call.callId, "RETRY", await this.whoAmI(), `reconciled by key ${call.idempotencyKey}: no effect (${found.reason})`),
-        );
+        const why = `reconciled by key ${call.idempotencyKey}: no effect (${found.reason})`;
+        if (call.attempt >= HarnessToolRunner.MAX_STARTS) {
+          // started the most times a call is, as the executor's calls: it ends ERROR, not started again
+          const failure = this.failures.get(call.logKey); // how this runner's function failed, if it ran the attempt
+          const started = `started ${call.attempt} times, the most a call is (MAX_STARTS = ${HarnessToolRunner.MAX_STARTS}), and is not started again: attempt ${call.attempt} was ${why}`;
+          return this.report(
+            call,
+            ToolOutput.error(failure !== undefined ? `${failure}. It was ${started}` : `${call.tool} was ${started}`),
+            failure !== undefined ? "RAN" : "RECONCILED",
+          );
+        }
+        const retry = await this.writer.append(`harness/${call.logKey}/no-effect`, NewEvent.toolOutcomeResolved(call.callId, "RETRY", await this.whoAmI(), why));
         return retry.kind === "appended" ? undefined : refusal(retry); // then the next attempt, under the RETRY's key
       }
     }

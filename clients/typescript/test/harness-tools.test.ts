@@ -396,6 +396,113 @@ describe("HarnessToolRunner", () => {
     expect(log.ofType("tool_call_started").filter((s) => s.callId === "c3")).toHaveLength(1);
   });
 
+  /** A runner of PAY whose function always rejects with `failure`, and whose hook always proves no effect. */
+  const payFailingEveryTime = (failure: string, run?: HarnessToolFunction): HarnessToolRunner =>
+    new HarnessToolRunner(fake.client, log.claimed(), {
+      tools: [
+        {
+          tool: PAY,
+          run:
+            run ??
+            ((call) => {
+              ran.push(call);
+              return Promise.reject(new Error(failure));
+            }),
+          reconcile: (call) => {
+            asked.push(call);
+            return Reconciliation.noEffect("no charge under that key");
+          },
+        },
+      ],
+    });
+
+  // it started the call again in a tight loop (8 starts and 8 RETRYs in one run), then rejected with "made no progress
+  // in 16 steps"; as the executor (CallRules.MAX_STARTS), a call is started at most HarnessToolRunner.MAX_STARTS times
+  it("starts a reconcilable call whose function keeps throwing at most MAX_STARTS times, then ends it ERROR naming the limit and the failure", async () => {
+    setUp();
+    const seq = authorized("c1", "pay");
+    const r = payFailingEveryTime("card network down");
+
+    const result = await r.run(seq, "c1");
+
+    expect(HarnessToolRunner.MAX_STARTS).toBe(3);
+    expect(ran.map((c) => c.attempt)).toEqual([1, 2, 3]);
+    expect(asked.map((c) => c.attempt)).toEqual([1, 2, 3]);
+    const starts = log.ofType("tool_call_started");
+    expect(starts.map((s) => s.attempt)).toEqual([1, 2, 3]);
+    expect(log.ofType("tool_outcome_resolved")).toHaveLength(2);
+    const lastKey = starts[2]!.idempotencyKey as string;
+    expect(result).toMatchObject({ kind: "completed", status: "ERROR", idempotencyKey: lastKey, how: "RAN" });
+    const content = result.kind === "completed" ? (result.content ?? "") : "";
+    for (const part of ["pay failed: Error: card network down", "started 3 times", "MAX_STARTS", "no charge under that key"]) {
+      expect(content).toContain(part);
+    }
+    expect(log.ofType("tool_result")).toEqual([
+      expect.objectContaining({ status: "ERROR", idempotencyKey: lastKey, content, eventId: eventIdOf(SESSION, `harness/${lastKey}/result`, 0) }),
+    ]);
+
+    const events = log.events.length;
+    expect(await r.run(seq, "c1")).toMatchObject({ kind: "completed", status: "ERROR", how: "REPORTED_BEFORE" });
+    expect(log.events).toHaveLength(events);
+    expect(ran).toHaveLength(3);
+  });
+
+  it("does not stop a reconcilable call that fails twice and succeeds at its last allowed start", async () => {
+    setUp();
+    const seq = authorized("c1", "pay");
+    const r = payFailingEveryTime("unused", (call) => {
+      ran.push(call);
+      return call.attempt < HarnessToolRunner.MAX_STARTS ? Promise.reject(new Error("card network down")) : ToolOutput.ok("paid");
+    });
+
+    expect(await r.run(seq, "c1")).toMatchObject({ kind: "completed", status: "OK", content: "paid" });
+    expect(ran.map((c) => c.attempt)).toEqual([1, 2, 3]);
+  });
+
+  // counted from the log, as the executor counts from its ledger: a worker taking over gets no fresh starts
+  it("counts a call's starts from the log: a restarted worker gets no fresh starts, and one the third start has no result of runs it no more", async () => {
+    setUp();
+    // a dead worker: attempt 1 proven without effect (its RETRY), attempt 2 started without a result
+    const twice = authorized("c1", "pay");
+    log.add("tool_call_started", "TOOL", { callId: "c1", idempotencyKey: key(twice, "c1"), epoch: 1, attempt: 1 });
+    const retry = log.add("tool_outcome_resolved", "TOOL", { callId: "c1", resolution: "RETRY", approver: "acme-agent", reason: "reconciled: no effect" });
+    log.add("tool_call_started", "TOOL", { callId: "c1", idempotencyKey: key(retry, "c1"), epoch: 1, attempt: 2 });
+
+    const first = await payFailingEveryTime("card network down").run(twice, "c1");
+    expect(first).toMatchObject({ kind: "completed", status: "ERROR" });
+    expect(first.kind === "completed" && first.content).toMatch(/card network down.*started 3 times/);
+    expect(asked.map((c) => c.attempt)).toEqual([2, 3]);
+    expect(ran.map((c) => c.attempt)).toEqual([3]);
+
+    // attempt 3 started without a result (the worker died in it): reconciled as no effect, it is not started again
+    ran = [];
+    asked = [];
+    const thrice = authorized("c2", "pay");
+    let keySeq = thrice;
+    for (let attempt = 1; attempt <= HarnessToolRunner.MAX_STARTS; attempt++) {
+      if (attempt > 1) {
+        keySeq = log.add("tool_outcome_resolved", "TOOL", { callId: "c2", resolution: "RETRY", approver: "acme-agent", reason: "reconciled: no effect" });
+      }
+      log.add("tool_call_started", "TOOL", { callId: "c2", idempotencyKey: key(keySeq, "c2"), epoch: 1, attempt });
+    }
+    const retries = log.ofType("tool_outcome_resolved").length;
+
+    const second = await payFailingEveryTime("unused", (call) => {
+      ran.push(call);
+      return ToolOutput.ok("paid");
+    }).run(thrice, "c2");
+
+    expect(second).toMatchObject({ kind: "completed", status: "ERROR", idempotencyKey: key(keySeq, "c2"), how: "RECONCILED" });
+    const content = second.kind === "completed" ? (second.content ?? "") : "";
+    for (const part of ["started 3 times", "MAX_STARTS", "no charge under that key"]) {
+      expect(content).toContain(part);
+    }
+    expect(ran).toHaveLength(0);
+    expect(asked.map((c) => c.attempt)).toEqual([3]);
+    expect(log.ofType("tool_outcome_resolved")).toHaveLength(retries);
+    expect(log.ofType("tool_call_started").filter((s) => s.callId === "c2")).toHaveLength(3);
+  });
+
   it("appends nothing when the hook throws, and rejects with a HarnessHookError", async () => {
     setUp();
     const seq = startedWithoutResult("c1", "pay");

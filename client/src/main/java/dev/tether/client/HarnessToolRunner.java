@@ -44,7 +44,8 @@ import java.util.function.Consumer;
  * run of the call in this runner. A call that started and has no result (its worker died while it ran) is never started again: its tool's
  * {@link ToolReconciler} (a tool declared {@link HarnessTool#canReconcile()}) asks the external system by the key and
  * the runner reports what it found — the result, or {@code tool_outcome_resolved RETRY} and one more attempt under a
- * new key when it provably had no effect; without a hook, or when the hook cannot tell, the call ends
+ * new key when it provably had no effect, unless the call was started {@link #MAX_STARTS} times already (counted from
+ * the log): then it ends {@code tool_result ERROR}, as the executor stops a call; without a hook, or when the hook cannot tell, the call ends
  * {@code tool_result UNKNOWN} ({@link ToolOutcomeUnknown}) for a person to decide. Every append carries the claim's
  * epoch: once another worker claims the session the runner answers {@link Fenced} and stops.
  *
@@ -54,6 +55,16 @@ public final class HarnessToolRunner {
 
     /** The default wait for a call's authorization. */
     public static final Duration DEFAULT_AUTHORIZATION_TIMEOUT = Duration.ofMinutes(5);
+
+    /**
+     * How many times a call is started at most, as the tool-executor's {@code CallRules.MAX_STARTS}: an attempt its hook
+     * proves had no effect is not started again once the call has been started this many times (counted from the log,
+     * by the attempt its {@code tool_call_started} records, so a restarted worker gets no fresh starts), but ends
+     * {@code tool_result ERROR}, naming this limit and the last failure this runner saw. A tool whose function keeps
+     * throwing, or keeps stopping the worker, so stops being run again and again; the model is told. A person's RETRY of
+     * an UNKNOWN outcome is still started, once more.
+     */
+    public static final int MAX_STARTS = 3;
 
     /** Steps one run takes at most (wait, start, reconcile, RETRY, start again…) before it gives up on a session that keeps moving. */
     private static final int MAX_STEPS = 16;
@@ -81,6 +92,11 @@ public final class HarnessToolRunner {
      * run: a start of the key the next run finds in the log is this runner's own, as a duplicate answered within one run is.
      */
     private final Set<String> startsInDoubt = ConcurrentHashMap.newKeySet();
+    /**
+     * How this runner's function of a reconcilable tool failed (what it threw), by the attempt's key, for the ERROR of a
+     * call that may not be started again ({@link #MAX_STARTS}); until the attempt is reconciled.
+     */
+    private final Map<String, String> failures = new ConcurrentHashMap<>();
 
     private HarnessToolRunner(Builder b) {
         this.client = b.client;
@@ -167,6 +183,7 @@ public final class HarnessToolRunner {
             if (next instanceof HarnessCallFold.Finished f) {
                 unreported.remove(fold.key()); // a result someone appended after all (the append that threw, or a person)
                 startsInDoubt.remove(fold.key());
+                failures.remove(fold.key());
                 return f.result();
             } else if (next instanceof HarnessCallFold.Wait w) {
                 Duration left = Duration.between(Instant.now(), deadline);
@@ -336,6 +353,7 @@ public final class HarnessToolRunner {
             if (!tool.declaration().mutating()) {
                 output = ToolOutput.error(call.tool() + " failed: " + e);
             } else if (tool.declaration().canReconcile()) {
+                failures.put(call.logKey(), call.tool() + " failed: " + e); // for the ERROR once it may not start again
                 return null; // it may have taken effect: read the log again and reconcile it by its key
             } else {
                 output = ToolOutput.unknown(call.tool() + " threw " + e + " after its start; it may or may not have"
@@ -369,12 +387,26 @@ public final class HarnessToolRunner {
             }
             throw new HarnessHookException(attempt.callId(), e);
         }
+        HarnessRunResult done = reconciled(attempt, r, found);
+        failures.remove(r.idempotencyKey()); // reported, or retried under a new key (kept if that threw: the next run's ERROR names it)
+        return done;
+    }
+
+    /** Reports what the hook {@code found} about attempt {@code r}, or retries it (RETRY) if it may start again. */
+    private HarnessRunResult reconciled(ToolInvocation attempt, HarnessCallFold.Reconcile r, Reconciliation found) {
         if (found instanceof Reconciliation.TookEffect t) {
             return report(attempt, t.output(), ToolCompleted.How.RECONCILED);
         } else if (found instanceof Reconciliation.CannotTell c) {
             return report(attempt, ToolOutput.unknown(c.reason()), ToolCompleted.How.RECONCILED);
         }
         String why = "reconciled by key " + r.handedKey() + ": no effect (" + ((Reconciliation.NoEffect) found).reason() + ")";
+        if (r.attempt() >= MAX_STARTS) { // started the most times a call is, as the executor's calls: it ends ERROR, not started again
+            String failure = failures.get(r.idempotencyKey()); // how this runner's function failed, if it ran the attempt
+            String started = "started " + r.attempt() + " times, the most a call is (MAX_STARTS = " + MAX_STARTS + "), and is not"
+                    + " started again: attempt " + r.attempt() + " was " + why;
+            return report(attempt, ToolOutput.error(failure != null ? failure + ". It was " + started : attempt.tool() + " was " + started),
+                    failure != null ? ToolCompleted.How.RAN : ToolCompleted.How.RECONCILED);
+        }
         AppendResult retry = writer.append("harness/" + r.idempotencyKey() + "/no-effect",
                 NewEvent.toolOutcomeResolved(attempt.callId(), "RETRY", principal(), why));
         return retry instanceof Appended ? null : refusal(retry); // then the next attempt, under the RETRY's key

@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * What a {@link ToolReconciler} found about an attempt that started and has no result: it {@link TookEffect} (its
  * outcome becomes the call's {@code tool_result}), it provably had {@link NoEffect} (the runner writes
- * {@code tool_outcome_resolved RETRY} and runs the call once more, under a new key), or the hook {@link CannotTell}
+ * {@code tool_outcome_resolved RETRY} and runs the call once more, under a new key; or, once the call was started
+ * {@link HarnessToolRunner#MAX_STARTS} times, ends it {@code tool_result ERROR}), or the hook {@link CannotTell}
  * (the call ends {@code tool_result UNKNOWN} for a person to mark done, retry or abandon).
  */
 public sealed interface Reconciliation permits Reconciliation.TookEffect, Reconciliation.NoEffect, Reconciliation.CannotTell {

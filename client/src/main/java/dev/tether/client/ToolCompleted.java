@@ -18,9 +18,15 @@ public record ToolCompleted(String callId, String idempotencyKey, ToolStatus sta
 
     /** Where the result came from. */
     public enum How {
-        /** This run started the attempt, ran the function and appended the result. */
+        /**
+         * This run started the attempt, ran the function and appended the result (an ERROR when the function of a call
+         * started {@link HarnessToolRunner#MAX_STARTS} times threw, and the hook found the attempt had no effect).
+         */
         RAN,
-        /** An earlier attempt had no result; the reconciliation hook found it took effect, and this run reported it. */
+        /**
+         * An earlier attempt had no result; the reconciliation hook found it took effect, and this run reported it (or
+         * found it had none, and the call, started {@link HarnessToolRunner#MAX_STARTS} times, ended ERROR).
+         */
         RECONCILED,
         /** The log had the result already (a re-run of the same step): nothing was run or appended. */
         REPORTED_BEFORE

@@ -620,6 +620,132 @@ class HarnessToolRunnerTest {
                 c -> assertThat(c.how()).isEqualTo(ToolCompleted.How.RECONCILED));
     }
 
+    /** A {@link #PAY} whose function always throws {@code failure}, and whose hook always proves no effect. */
+    private HarnessToolRunner payFailingEveryTime(String failure) {
+        return HarnessToolRunner.builder(client, log.claimed()).tool(PAY, call -> {
+            ran.add(call);
+            throw new java.io.IOException(failure);
+        }, call -> {
+            asked.add(call);
+            return Reconciliation.noEffect("no charge under that key");
+        }).build();
+    }
+
+    /**
+     * A reconcilable tool whose function throws every time, each attempt proven without effect, was started again in a
+     * tight loop (8 starts and 8 RETRYs in one run), then the run threw IllegalStateException after MAX_STEPS. As the
+     * executor (CallRules.MAX_STARTS), a call is started at most {@link HarnessToolRunner#MAX_STARTS} times: then it ends
+     * ERROR, which names the limit and the last failure, and is never started again.
+     */
+    @Test
+    void aReconcilableFunctionThatKeepsThrowing_isStartedAtMostMaxStartsTimes_thenEndsError_namingTheLimitAndTheFailure() throws Exception {
+        long seq = authorized("c1", "pay");
+        HarnessToolRunner runner = payFailingEveryTime("card network down");
+
+        HarnessRunResult result = runner.run(seq, "c1");
+
+        assertThat(HarnessToolRunner.MAX_STARTS).isEqualTo(3);
+        assertThat(ran).extracting(ToolInvocation::attempt).containsExactly(1, 2, 3);
+        assertThat(asked).extracting(ToolInvocation::attempt).containsExactly(1, 2, 3);
+        List<ObjectNode> starts = log.ofType("tool_call_started");
+        assertThat(starts).extracting(s -> s.get("attempt").asInt()).containsExactly(1, 2, 3);
+        assertThat(log.ofType("tool_outcome_resolved")).hasSize(2);
+        String lastKey = starts.get(2).get("idempotencyKey").asText();
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> {
+            assertThat(c.status()).isEqualTo(ToolStatus.ERROR);
+            assertThat(c.idempotencyKey()).isEqualTo(lastKey);
+            assertThat(c.how()).isEqualTo(ToolCompleted.How.RAN);
+            assertThat(c.content().orElseThrow()).contains("pay failed: java.io.IOException: card network down", "started 3 times",
+                    "MAX_STARTS", "no charge under that key");
+        });
+        assertThat(log.ofType("tool_result")).singleElement().satisfies(r -> {
+            assertThat(r.get("status").asText()).isEqualTo("ERROR");
+            assertThat(r.get("idempotencyKey").asText()).isEqualTo(lastKey);
+            assertThat(r.get("eventId").asText()).isEqualTo(EventIds.of(SESSION, "harness/" + lastKey + "/result", 0));
+        });
+
+        int events = log.events().size();
+        assertThat(runner.run(seq, "c1")).isInstanceOfSatisfying(ToolCompleted.class,
+                c -> assertThat(c.how()).isEqualTo(ToolCompleted.How.REPORTED_BEFORE));
+        assertThat(log.events()).hasSize(events);
+        assertThat(ran).hasSize(3);
+    }
+
+    /** One that fails twice and then succeeds is not stopped: its third start is its last allowed, not one too many. */
+    @Test
+    void aReconcilableFunctionThatSucceedsAtItsLastAllowedStart_endsOk() throws Exception {
+        long seq = authorized("c1", "pay");
+        HarnessToolRunner runner = HarnessToolRunner.builder(client, log.claimed()).tool(PAY, call -> {
+            ran.add(call);
+            if (call.attempt() < HarnessToolRunner.MAX_STARTS) {
+                throw new java.io.IOException("card network down");
+            }
+            return ToolOutput.ok("paid");
+        }, call -> Reconciliation.noEffect("no charge under that key")).build();
+
+        assertThat(runner.run(seq, "c1")).isInstanceOfSatisfying(ToolCompleted.class, c -> {
+            assertThat(c.status()).isEqualTo(ToolStatus.OK);
+            assertThat(c.content()).contains("paid");
+        });
+        assertThat(ran).extracting(ToolInvocation::attempt).containsExactly(1, 2, 3);
+    }
+
+    /**
+     * The starts are counted from the log, as the executor counts them from its ledger: a worker that takes over a call a
+     * dead worker started twice gets one start more, not three, and one that finds the third start without a result
+     * (the worker died in it) starts it no more: ERROR, without running it.
+     */
+    @Test
+    void theStartsAreCountedFromTheLog_soARestartedWorkerGetsNoFreshStarts() throws Exception {
+        // a dead worker: attempt 1 proven without effect (its RETRY), attempt 2 started without a result
+        long twice = authorized("c1", "pay");
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(twice, "c1"), "epoch", 1, "attempt", 1));
+        long retry = log.add("tool_outcome_resolved", "TOOL", Map.of("callId", "c1", "resolution", "RETRY", "approver", "acme-agent",
+                "reason", "reconciled: no effect"));
+        log.add("tool_call_started", "TOOL", Map.of("callId", "c1", "idempotencyKey", key(retry, "c1"), "epoch", 1, "attempt", 2));
+
+        assertThat(payFailingEveryTime("card network down").run(twice, "c1")).isInstanceOfSatisfying(ToolCompleted.class, c -> {
+            assertThat(c.status()).isEqualTo(ToolStatus.ERROR);
+            assertThat(c.content().orElseThrow()).contains("card network down", "started 3 times");
+        });
+        assertThat(asked).extracting(ToolInvocation::attempt).containsExactly(2, 3);
+        assertThat(ran).extracting(ToolInvocation::attempt).containsExactly(3);
+
+        // attempt 3 started without a result (the worker died in it): reconciled as no effect, it is not started again
+        ran.clear();
+        asked.clear();
+        long thrice = authorized("c2", "pay");
+        long keySeq = thrice;
+        for (int attempt = 1; attempt <= HarnessToolRunner.MAX_STARTS; attempt++) {
+            if (attempt > 1) {
+                keySeq = log.add("tool_outcome_resolved", "TOOL", Map.of("callId", "c2", "resolution", "RETRY", "approver", "acme-agent",
+                        "reason", "reconciled: no effect"));
+            }
+            log.add("tool_call_started", "TOOL", Map.of("callId", "c2", "idempotencyKey", key(keySeq, "c2"), "epoch", 1, "attempt", attempt));
+        }
+        int retries = log.ofType("tool_outcome_resolved").size();
+
+        HarnessRunResult result = HarnessToolRunner.builder(client, log.claimed()).tool(PAY, call -> {
+            ran.add(call);
+            return ToolOutput.ok("paid");
+        }, call -> {
+            asked.add(call);
+            return Reconciliation.noEffect("no charge under that key");
+        }).build().run(thrice, "c2");
+
+        String lastKey = key(keySeq, "c2");
+        assertThat(result).isInstanceOfSatisfying(ToolCompleted.class, c -> {
+            assertThat(c.status()).isEqualTo(ToolStatus.ERROR);
+            assertThat(c.idempotencyKey()).isEqualTo(lastKey);
+            assertThat(c.how()).isEqualTo(ToolCompleted.How.RECONCILED);
+            assertThat(c.content().orElseThrow()).contains("started 3 times", "MAX_STARTS", "no charge under that key");
+        });
+        assertThat(ran).isEmpty();
+        assertThat(asked).extracting(ToolInvocation::attempt).containsExactly(3);
+        assertThat(log.ofType("tool_outcome_resolved")).hasSize(retries);
+        assertThat(log.ofType("tool_call_started").stream().filter(s -> s.get("callId").asText().equals("c2"))).hasSize(3);
+    }
+
     @Test
     void aHookThatThrows_appendsNothing_andThrows() throws Exception {
         long seq = startedWithoutResult("c1", "pay");
