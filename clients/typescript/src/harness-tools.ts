@@ -541,12 +541,13 @@ export class HarnessToolRunner {
   /**
    * After a claim: takes every harness-run call the checkpoint (at least as of the claim) has started or authorized,
    * whose tool this runner has a function for, through {@link run} — a started call without result is reconciled, an
-   * authorized one not started runs. Calls waiting for an approver are left for the harness's own steps. Stops at
+   * authorized one not started runs. Calls waiting for an approver are left for the harness's own steps, and so are
+   * the calls of `options.skip` (ones a saved run of the harness will take up itself, in its own context). Stops at
    * `fenced`.
    *
    * @returns one result per call taken, in the checkpoint's order; a `not_found` alone when the session is gone
    */
-  async resume(): Promise<readonly HarnessRunResult[]> {
+  async resume(options: { readonly skip?: ReadonlySet<string> } = {}): Promise<readonly HarnessRunResult[]> {
     const checkpoint = await this.client.checkpoint(this.sessionId, ReadAt.atLeast(this.claim.lastSeq));
     if (checkpoint === undefined) {
       return Object.freeze([notFound(this.sessionId)]);
@@ -554,7 +555,8 @@ export class HarnessToolRunner {
     const results: HarnessRunResult[] = [];
     for (const c of checkpoint.toolCursor) {
       const open = c.state === "STARTED" || (c.state === "AUTHORIZED" && !c.awaitingApproval);
-      if (c.runBy === "HARNESS" && open && c.tool !== undefined && (this.tools.has(c.tool) || this.tools.has(HARNESS_TOOL_WILDCARD))) {
+      if (c.runBy === "HARNESS" && open && c.tool !== undefined && (this.tools.has(c.tool) || this.tools.has(HARNESS_TOOL_WILDCARD))
+          && options.skip?.has(c.callId) !== true) {
         const result = await this.run(c.requestSeq, c.callId, 0);
         results.push(result);
         if (result.kind === "fenced") {

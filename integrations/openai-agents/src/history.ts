@@ -25,6 +25,8 @@ export class HistoryFold implements SessionFold {
   private readonly items = new Map<number, Item>();
   private readonly calls = new Map<string, LoggedCall>();
   private readonly operations = new Map<string, { readonly seq: number; readonly tx: string }>();
+  /** The calls the SDK answered itself (a function_call_result kept as an item record: Tether had no result for it). */
+  private readonly answeredBySdk = new Set<string>();
   private declared: readonly HarnessTool[] = [];
   private latestHistory: number | undefined;
   /** The seq of the latest `clear` history record: the operations recorded before it are forgotten. */
@@ -50,6 +52,7 @@ export class HistoryFold implements SessionFold {
     this.items.clear();
     this.calls.clear();
     this.operations.clear();
+    this.answeredBySdk.clear();
     this.declared = [];
     this.latestHistory = undefined;
     this.latestClear = undefined;
@@ -118,7 +121,11 @@ export class HistoryFold implements SessionFold {
         this.operations.set(record.id, { seq, tx: record.tx });
       }
     } else if (kind === ITEM) {
-      this.items.set(seq, content as Item);
+      const item = content as Item;
+      this.items.set(seq, item);
+      if (item.type === "function_call_result" && typeof item.callId === "string") {
+        this.answeredBySdk.add(item.callId);
+      }
     } else if (kind === RUN_STATE) {
       if (this.runStateSeq === undefined || seq > this.runStateSeq) {
         this.runStateSeq = seq;
@@ -153,6 +160,15 @@ export class HistoryFold implements SessionFold {
 
   call(callId: string): LoggedCall | undefined {
     return this.calls.get(callId);
+  }
+
+  /**
+   * Whether the SDK gave the model an output of its own for `callId` that Tether has no result for (a tool input
+   * guardrail rejected the call, a parallel call's failure or the run's signal cancelled it before it ran, its arguments
+   * did not parse): the model was told what became of the call, so it must not run later.
+   */
+  answeredWithoutTether(callId: string): boolean {
+    return this.answeredBySdk.has(callId);
   }
 
   allCalls(): readonly LoggedCall[] {

@@ -64,6 +64,8 @@ export interface CallsView {
   runnerOf(tool: string): "EXECUTOR" | "HARNESS" | "RECORDED";
   /** The fields of the event at `seq` (in the log). */
   fields(seq: number): Readonly<Record<string, unknown>>;
+  /** The whole text of the result at `seq` (an offloaded one included), when it was read for the plan. */
+  text(seq: number): string | undefined;
 }
 
 /** Calls asked for earlier in the batch being planned. */
@@ -105,7 +107,7 @@ export function planItem(item: Item, seq: number, log: CallsView, batch: BatchCa
     const place = exact ? outputPlace(item) : undefined;
     const logged = log.call(item.callId);
     if (logged?.resultSeq !== undefined) {
-      const text = textOf(log.fields(logged.resultSeq));
+      const text = log.text(logged.resultSeq) ?? textOf(log.fields(logged.resultSeq));
       return { kind: "existing", seq: logged.resultSeq, residual: place !== undefined && text === place.text ? place.residual : item };
     }
     const pending = batch.get(item.callId);
@@ -245,7 +247,7 @@ function textPlace(item: Item): { text: string; residual: unknown } | undefined 
 }
 
 /** What a result's event shows of an output that is not one text: its texts, and `[type]` for each other part. */
-function shownOf(output: unknown): string {
+export function shownOf(output: unknown): string {
   const parts: unknown[] = Array.isArray(output) ? output : [output];
   const shown = parts.map((p) => {
     const part = p as { type?: unknown; text?: unknown } | null | undefined;

@@ -20,7 +20,7 @@ import {
   type ToolMode,
 } from "@tether/client";
 import { HistoryFold, type LoggedCall } from "./history.js";
-import { FRAMEWORK, HISTORY, RUN_STATE, canonical, planItem, requireItems, restore, type BatchCalls, type HistoryRecord, type Item, type ItemRef } from "./items.js";
+import { FRAMEWORK, HISTORY, RUN_STATE, canonical, planItem, requireItems, restore, shownOf, type BatchCalls, type HistoryRecord, type Item, type ItemRef } from "./items.js";
 
 /** A function tool the agent runs through Tether as a harness-run tool (docs/ARCHITECTURE.md §6). */
 export interface TetherToolSpec {
@@ -203,7 +203,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
           return;
         }
         popped = await this.item(refs[refs.length - 1]!);
-        plan.history({ op: "pop", drop: 1, items: [] });
+        await plan.history({ op: "pop", drop: 1, items: [] });
       });
     });
     return popped as AgentInputItem | undefined;
@@ -234,7 +234,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         if (this.fold.savedRunState !== undefined) {
           plan.events.push(NewEvent.frameworkState(FRAMEWORK, RUN_STATE, "run:none", "null"));
         }
-        plan.history({ op: "clear", drop: refs.length, items: [] });
+        await plan.history({ op: "clear", drop: refs.length, items: [] });
       });
     });
   }
@@ -271,7 +271,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         return; // a retry: nothing to do
       }
       if (transaction.type === "append_items") {
-        plan.history({ op: "add", drop: 0, items: transaction.items as Item[], id: operationId, tx }, await this.callItems());
+        await plan.history({ op: "add", drop: 0, items: transaction.items as Item[], id: operationId, tx }, await this.callItems());
       } else if (transaction.type === "replace_suffix") {
         const refs = this.fold.history();
         const expected = transaction.expectedSuffix as Item[];
@@ -279,7 +279,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         if (actual === undefined || canonical(actual) !== canonical(expected)) {
           throw new UserError("Session history suffix no longer matches the transaction precondition.");
         }
-        plan.history({ op: "replace_suffix", drop: expected.length, items: transaction.replacement as Item[], id: operationId, tx });
+        await plan.history({ op: "replace_suffix", drop: expected.length, items: transaction.replacement as Item[], id: operationId, tx });
       } else {
         throw new UserError(`Session history transaction of an unknown type: ${String((transaction as { type?: unknown }).type)}`);
       }
@@ -299,7 +299,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
       if (through !== undefined && keptSeqs.every((s) => s > through)) {
         plan.events.push(NewEvent.contextCompacted(through, "Compacted by the OpenAI Agents SDK.", [...new Set(dropped)].sort((a, b) => a - b)));
       }
-      plan.history({ op: "compaction", base: null, items: items as Item[], reuse: kept });
+      await plan.history({ op: "compaction", base: null, items: items as Item[], reuse: kept });
     });
   }
 
@@ -319,10 +319,15 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
 
   /** Forgets the run state last saved (the run it belongs to completed): {@link loadRunState} answers undefined. */
   async clearRunState(): Promise<void> {
-    await this.change(`run-state/cleared/${randomUUID()}`, async (plan) => {
-      if (this.fold.savedRunState !== undefined) {
-        plan.events.push(NewEvent.frameworkState(FRAMEWORK, RUN_STATE, "run:none", "null"));
+    await this.log.exclusive(async () => {
+      if (!(await this.log.sync()) || this.fold.savedRunState === undefined) {
+        return; // nothing to clear: no session made, none claimed (a claim would fence the writer that has it)
       }
+      await this.changeHeld(`run-state/cleared/${randomUUID()}`, async (plan) => {
+        if (this.fold.savedRunState !== undefined) {
+          plan.events.push(NewEvent.frameworkState(FRAMEWORK, RUN_STATE, "run:none", "null"));
+        }
+      });
     });
   }
 
@@ -364,9 +369,10 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
   /**
    * What a new process does before it continues a conversation whose last run was cut short (a crash): the
    * harness-run calls that started and have no result are reconciled (or left to a person: never run again blindly),
-   * authorized ones not started are run, and the history gets the calls Tether knows of and the history does not (a
-   * call asked for, or answered, after the last history change; never a result without its call, nor a call the
-   * application popped, cleared or compacted away), so the model sees what happened.
+   * authorized ones not started are run (not one the SDK answered itself, which is cancelled, nor one the saved run
+   * state holds: running that state takes it up, in its own run and context), and the history gets the calls Tether
+   * knows of and the history does not (a call asked for, or answered, after the last history change; never a result
+   * without its call, nor a call the application popped, cleared or compacted away), so the model sees what happened.
    */
   async resume(): Promise<ResumeReport> {
     const claim = await this.log.exclusive(async () => {
@@ -374,10 +380,11 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
       await this.log.sync();
       return claimed;
     });
-    const calls = (this.options.tools?.length ?? 0) === 0 ? [] : await this.runner(claim).resume();
-    // the calls a saved run state will take up itself when it runs again (an approval it stopped for)
+    // the calls a saved run state will take up itself when it runs again (an approval it stopped for): run there, in that
+    // run (its context, its hooks), not here with an empty one
     const saved = this.fold.savedRunState;
     const pendingInState = saved === undefined ? new Set<string>() : callIdsIn(JSON.parse(saved));
+    const calls = (this.options.tools?.length ?? 0) === 0 ? [] : await this.runner(claim).resume({ skip: pendingInState });
     let restored = 0;
     await this.change(`restore/${randomUUID()}`, async (plan) => {
       const present = new Set<string>();
@@ -408,7 +415,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
       }
       restored = items.length;
       if (items.length > 0) {
-        plan.history({ op: "restore", drop: 0, items });
+        await plan.history({ op: "restore", drop: 0, items });
       }
     });
     return { calls, restoredItems: restored };
@@ -440,15 +447,26 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         const call = await this.ask(callId, original.name, input);
         const claim = await this.log.exclusive(() => this.log.claimed());
         const signal = (details as { signal?: AbortSignal } | undefined)?.signal;
+        // what the tool answered when it ran here: the SDK makes its item of the output itself (an object as JSON, an
+        // image as an image part); Tether's result holds its text
+        let ran: { readonly output: unknown } | undefined;
         const result = await this.runner(claim, spec, async (invocation) => {
           if (signal?.aborted === true) {
             // the run stopped waiting for the call before Tether authorized it (cancelled, the tool's timeoutMs, a sibling's
             // failure) and gave the model an output of its own: the call must not take effect now, unseen
             return ToolOutput.cancelled(`${original.name} was not run: the run stopped waiting for it (${String(signal.reason)})`);
           }
-          return ToolOutput.ok(String(await original.invoke(runContext, input, withKey(details, invocation))));
+          const output: unknown = await original.invoke(runContext, input, withKey(details, invocation));
+          ran = { output };
+          return ToolOutput.ok(outputText(output));
         }).run(call.askSeq, callId, this.authorizationTimeoutMs);
-        return outputOf(result, original.name, callId);
+        if (result.kind === "completed" && result.how === "RAN" && ran !== undefined) {
+          return ran.output;
+        }
+        const output = outputOf(result, original.name, callId);
+        // an output Tether recorded (a run taking the call up again): a tool with an output schema answers its JSON value,
+        // which the SDK serialises itself (its text as it is would reach the model quoted)
+        return result.kind === "completed" && original.outputSchema !== undefined ? parsedOr(output) : output;
       },
     } as FunctionTool<any, any, any>;
   }
@@ -504,8 +522,13 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
           if (run !== undefined) {
             return run(invocation);
           }
+          if (this.fold.answeredWithoutTether(invocation.callId)) {
+            // the run gave the model an output of its own for the call and never invoked the tool (a guardrail rejected
+            // it, it was cancelled, its arguments did not parse): taking effect now would contradict what the model was told
+            return ToolOutput.cancelled(`${invocation.tool} was not run: the run answered the call itself without running it`);
+          }
           const call = { type: "function_call" as const, callId: invocation.callId, name: invocation.tool, arguments: invocation.argumentsJson, status: "completed" as const };
-          return ToolOutput.ok(String(await s.tool.invoke(new RunContext(), invocation.argumentsJson, withKey({ toolCall: call }, invocation))));
+          return ToolOutput.ok(outputText(await s.tool.invoke(new RunContext(), invocation.argumentsJson, withKey({ toolCall: call }, invocation))));
         },
         reconcile: s.reconcile,
       })),
@@ -527,7 +550,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
     await this.log.claimed();
     await this.log.sync();
     await this.log.appendPlanned(typeof step === "string" ? step : step(), async (firstSeq) => {
-      const batch = new Plan(firstSeq, this.fold);
+      const batch = new Plan(firstSeq, this.fold, this.texts);
       await plan(batch);
       return batch.events;
     });
@@ -583,13 +606,23 @@ class Plan {
   readonly events: Event[] = [];
   private readonly calls: BatchCalls = new Map();
 
+  /** The whole texts of the results the items answer (an offloaded one read from its blob), by seq. */
+  private readonly resultTexts = new Map<number, string | undefined>();
+
   constructor(
     private readonly firstSeq: number,
     private readonly fold: HistoryFold,
+    private readonly texts: EventTexts,
   ) {}
 
   /** Plans `items` and the history record of the change (after whatever events were planned before it). */
-  history(change: { op: HistoryRecord["op"]; drop?: number; base?: null; items: readonly Item[]; id?: string; tx?: string; reuse?: Map<string, ItemRef> }, present?: ReadonlyMap<string, Item>): void {
+  async history(change: { op: HistoryRecord["op"]; drop?: number; base?: null; items: readonly Item[]; id?: string; tx?: string; reuse?: Map<string, ItemRef> }, present?: ReadonlyMap<string, Item>): Promise<void> {
+    for (const item of change.items) {
+      const resultSeq = item.type === "function_call_result" && typeof item.callId === "string" ? this.fold.call(item.callId)?.resultSeq : undefined;
+      if (resultSeq !== undefined && !this.resultTexts.has(resultSeq)) {
+        this.resultTexts.set(resultSeq, await this.texts.of(this.fold.event(resultSeq)));
+      }
+    }
     const add: ItemRef[] = [];
     const seen = new Map(present);
     for (const item of change.items) {
@@ -639,6 +672,7 @@ class Plan {
       },
       runnerOf: (tool: string) => fold.runnerOf(tool),
       fields: (seq: number) => fold.event(seq).json,
+      text: (seq: number) => (this.resultTexts.has(seq) ? this.resultTexts.get(seq) : undefined),
     };
   }
 }
@@ -695,6 +729,35 @@ function outputOf(result: HarnessRunResult, tool: string, callId: string): strin
     case "not_found":
     case "rejected":
       throw new Error(`tool ${tool}: Tether refused the call: ${result.message}`);
+  }
+}
+
+/**
+ * The text of a tool's output for its `tool_result`: a string as it is; a structured output (text, image and file parts)
+ * as its texts and `[image]`, `[file]`; any other value as the SDK gives it the model, JSON (not `[object Object]`).
+ */
+function outputText(output: unknown): string {
+  if (typeof output === "string") {
+    return output;
+  }
+  const parts: unknown[] = Array.isArray(output) ? output : [output];
+  const structured = parts.length > 0 && parts.every((p) => typeof p === "object" && p !== null && ["text", "image", "file"].includes(String((p as { type?: unknown }).type)));
+  if (structured) {
+    return shownOf(output);
+  }
+  try {
+    return JSON.stringify(output) ?? String(output);
+  } catch {
+    return String(output);
+  }
+}
+
+/** The JSON value `text` holds, or `text` itself when it holds none. */
+function parsedOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
 }
 
