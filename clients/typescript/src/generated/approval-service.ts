@@ -297,6 +297,11 @@ export interface components {
             /** Format: date-time */
             requestedAt: string;
             requestedBy: string;
+            /**
+             * @description while pending: who runs the call, EXECUTOR or HARNESS (the session's harness, on no workspace path Tether knows: a session grant of it takes no path glob)
+             * @enum {string}
+             */
+            runBy?: "EXECUTOR" | "HARNESS" | "RECORDED";
             /** Format: int64 */
             seq: number;
             sessionId: string;
@@ -308,6 +313,7 @@ export interface components {
             shownRef?: components["schemas"]["ShownRef"];
             /** @enum {string} */
             status: "PENDING" | "GRANTED" | "DENIED" | "EXPIRED" | "CANCELLED" | "MARKED_DONE" | "RETRIED" | "ABANDONED";
+            /** @description while pending: a path glob a session grant for the call's directory would use, for a call on a plain path the executor runs */
             suggestedPathGlob?: string;
             tool: string;
         };

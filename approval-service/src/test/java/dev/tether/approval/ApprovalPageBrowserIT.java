@@ -136,6 +136,31 @@ class ApprovalPageBrowserIT {
         screenshot("approvals-page-after.png");
     }
 
+    @Test
+    void aCallTheSessionsHarnessRuns_isGrantedForTheSession_withoutAPathGlob_whichWouldCoverNoneOfItsCalls() throws Exception {
+        String id = services.createSessionRunning("WRITE", "save_note");
+        services.ask(id, call("h1", "save_note", "{\"path\":\"notes/today.md\",\"text\":\"standup at 10\"}"));
+        services.awaitPending(id, "h1");
+
+        browser.get(services.approval.baseUrl() + "/approvals#token=" + TetherServices.APPROVER);
+        var wait = new WebDriverWait(browser, WAIT);
+        WebElement note = wait.until(ExpectedConditions.visibilityOfElementLocated(card("h1")));
+        // the API says who runs it and suggests no glob, and the page offers no glob field: the grant would refuse one
+        assertThat(note.findElements(By.cssSelector("input.scope-glob")))
+                .singleElement().satisfies(glob -> assertThat(glob.isDisplayed()).isFalse());
+        assertThat(note.findElement(By.cssSelector(".session-scope")).getText()).contains("the session's harness runs this tool");
+        note.findElement(By.cssSelector("button.grant-session")).click();
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(card("h1")));
+
+        JsonNode grant = services.awaitEvent(id, "the session grant", is("approval_granted", "h1"));
+        assertThat(grant.get("scope").asText()).isEqualTo("SESSION");
+        assertThat(grant.get("tool").asText()).isEqualTo("save_note");
+        assertThat(grant.has("pathGlob")).as("a grant of the tool on any path").isFalse();
+        services.ask(id, call("h2", "save_note", "{\"path\":\"elsewhere/later.md\",\"text\":\"lunch\"}"));
+        JsonNode authorized = services.awaitEvent(id, "h2 authorized", is("tool_call_authorized", "h2"));
+        assertThat(authorized.get("basis").get("approvalSeq").asLong()).isEqualTo(grant.get("seq").asLong());
+    }
+
     private static By card(String callId) {
         return By.xpath("//ol[@id='pending']/li[contains(@aria-label, ' call " + callId + "')]");
     }

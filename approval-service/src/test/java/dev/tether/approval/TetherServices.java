@@ -202,8 +202,25 @@ final class TetherServices implements AutoCloseable {
 
     /** Creates the session {@code id} in {@code mode} as {@code agent}, and returns its id. */
     String createSession(String mode, String agent, String id) {
+        return createSession(mode, agent, id, List.of());
+    }
+
+    /**
+     * Creates a session in {@code mode} whose harness runs {@code mutatingHarnessTools} (each mutating, with a reconcile
+     * hook), and returns its id.
+     */
+    String createSessionRunning(String mode, String... mutatingHarnessTools) {
+        return createSession(mode, AGENT, "s-" + UUID.randomUUID().toString().substring(0, 12), List.of(mutatingHarnessTools));
+    }
+
+    private String createSession(String mode, String agent, String id, List<String> mutatingHarnessTools) {
         ObjectNode body = JSON.createObjectNode().put("sessionId", id).put("objective", "Rename Foo to Bar in src/")
                 .put("systemPrompt", "You are a careful engineer.").put("modelId", "claude-sonnet-4").put("toolMode", mode);
+        if (!mutatingHarnessTools.isEmpty()) {
+            ArrayNode tools = body.putArray("harnessTools");
+            mutatingHarnessTools.forEach(t -> tools.addObject().put("name", t).put("mutating", true).put("canReconcile", true)
+                    .put("recordedOnly", false));
+        }
         Answer created = post(session.baseUrl() + "/v1/sessions", agent, body);
         if (created.status() != 201) {
             throw new AssertionError("cannot create a session: " + created);

@@ -184,6 +184,15 @@ public record SessionApprovals(
         return items.stream().filter(i -> i.status().pending() && i.kind() == kind && i.callId().equals(callId)).findFirst();
     }
 
+    /**
+     * Who runs {@code callId}, as its open call says; null for a call no longer open. A path glob covers none of the
+     * calls the session's harness runs: the executor's workspace is not where they run.
+     */
+    public CallRunner runBy(String callId) {
+        OpenCall call = calls.get(callId);
+        return call == null ? null : call.runBy();
+    }
+
     public List<ApprovalItem> pendingItems() {
         return items.stream().filter(i -> i.status().pending()).toList();
     }

@@ -2,6 +2,7 @@ package dev.tether.approval.kafka;
 
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.SessionApprovals;
+import dev.tether.core.event.CallRunner;
 import dev.tether.kit.kafka.TenantIndex;
 import dev.tether.kit.service.rest.ApiException;
 import dev.tether.kit.service.rest.FirstInOrder;
@@ -85,6 +86,12 @@ public class ApprovalReads {
             forEachSession(tenantId, s -> s.items().forEach(offer));
         }
         return page.sorted();
+    }
+
+    /** Who runs the item's call while it is open ({@link SessionApprovals#runBy}); null when it is not. */
+    public CallRunner runBy(ApprovalItem item) {
+        SessionApprovals s = stores.<String, SessionApprovals>keyValue(ApprovalStores.SESSIONS).get(item.sessionId());
+        return s == null ? null : s.runBy(item.callId());
     }
 
     /** A session-scope grant in force, with its session. */

@@ -3,6 +3,7 @@ package dev.tether.approval.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.DecisionKind;
+import dev.tether.core.event.CallRunner;
 import dev.tether.kit.service.openapi.ApiField;
 import dev.tether.kit.service.openapi.ApiType;
 import java.time.Instant;
@@ -39,7 +40,11 @@ final class Answers {
                 long seq, long requestSeq, Instant requestedAt, String requestedBy,
                 @ApiField(nullable = true, description = "the session's model") String model,
                 Optional<Instant> expiresAt, Optional<String> outcome, Optional<List<DecisionKind>> decisions,
-                Optional<String> suggestedPathGlob, Optional<RecordedDecision> decision, Optional<String> endedBecause) {}
+                @ApiField(description = "while pending: who runs the call, EXECUTOR or HARNESS (the session's harness, on no workspace "
+                        + "path Tether knows: a session grant of it takes no path glob)") Optional<CallRunner> runBy,
+                @ApiField(description = "while pending: a path glob a session grant for the call's directory would use, for a call "
+                        + "on a plain path the executor runs") Optional<String> suggestedPathGlob,
+                Optional<RecordedDecision> decision, Optional<String> endedBecause) {}
 
     @ApiType(description = "A blob reference.")
     record ShownRef(String uri, String sha256, long size) {}

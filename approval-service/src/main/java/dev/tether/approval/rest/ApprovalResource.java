@@ -147,7 +147,8 @@ public class ApprovalResource {
                 && (finished ? !i.status().pending() : wanted == null || i.status() == wanted);
         int kept = limit == null ? Integer.MAX_VALUE - 1 : limit + 1;
         var local = new ArrayList<JsonNode>();
-        reads.page(tenantId, wanted == ApprovalItem.Status.PENDING, selected, order, after, kept).forEach(i -> local.add(items.of(i, i.shown())));
+        reads.page(tenantId, wanted == ApprovalItem.Status.PENDING, selected, order, after, kept).forEach(i -> local.add(items.of(i, i.shown(),
+                reads.runBy(i))));
         return routing.page(ApprovalStores.SESSIONS, partitions, uri, headers, json, "approvals", local,
                 Comparator.comparing(ApprovalResource::placeOf, order), limit, i -> placeOf(i).text());
     }
@@ -213,7 +214,7 @@ public class ApprovalResource {
         routing.serveLocallyOrForward(ApprovalStores.SESSIONS, itemId.sessionId(), uri, headers);
         ApprovalItem item = reads.session(principal.tenantId(), itemId.sessionId()).flatMap(s -> s.item(itemId.seq()))
                 .orElseThrow(() -> ApiException.notFound("approval"));
-        return items.of(item, fullShown(item));
+        return items.of(item, fullShown(item), reads.runBy(item));
     }
 
     @POST
@@ -249,7 +250,8 @@ public class ApprovalResource {
             throw new ApiException(409, "conflict", "the decision was not recorded: " + rejected.message());
         }
         long seq = ((CommandVerdict.Accepted) reply).appended().get(0).seq();
-        return items.of(settled(principal, itemId, append, seq, session), append.item().shown());
+        ApprovalItem settled = settled(principal, itemId, append, seq, session);
+        return items.of(settled, append.item().shown(), session.runBy(settled.callId()));
     }
 
     /**

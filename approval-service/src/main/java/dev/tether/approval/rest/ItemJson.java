@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.approval.domain.ApprovalItem;
 import dev.tether.approval.domain.ApprovalMachine;
 import dev.tether.approval.domain.DecisionKind;
+import dev.tether.core.event.CallRunner;
 import dev.tether.core.policy.PathGlob;
 import java.io.IOException;
 import java.time.Duration;
@@ -27,7 +28,7 @@ final class ItemJson {
     }
 
     /** @param shown the full shown text (read back from the blob store when it was offloaded) */
-    ObjectNode of(ApprovalItem item, String shown) {
+    ObjectNode of(ApprovalItem item, String shown, CallRunner runBy) {
         ObjectNode out = json.createObjectNode();
         out.put("id", item.id());
         out.put("kind", item.kind().name());
@@ -58,7 +59,11 @@ final class ItemJson {
         if (item.status().pending()) {
             ArrayNode decisions = out.putArray("decisions");
             DecisionKind.on(item.kind()).forEach(d -> decisions.add(d.name()));
-            String glob = suggestedGlob(item);
+            if (runBy != null) {
+                out.put("runBy", runBy.name());
+            }
+            // a glob covers none of the calls a session's harness runs: the approval would be refused
+            String glob = runBy == CallRunner.HARNESS ? null : suggestedGlob(item);
             if (glob != null) {
                 out.put("suggestedPathGlob", glob);
             }

@@ -80,6 +80,7 @@ class ApprovalMachineHarnessRunTest {
         Story story = started().append(asking(call("c1", "send_email", "{\"to\":\"cfo@acme.example\"}")));
         story.acceptAnswers();
         long seq = story.pending("c1").seq();
+        assertThat(story.state.runBy("c1")).as("no glob is suggested for it (ItemJson)").isEqualTo(CallRunner.HARNESS);
 
         var refused = ApprovalMachine.decide(story.state, seq, new DecisionRequest(DecisionKind.GRANT_SESSION, null, "reports/**", "ok"),
                 ALICE);

@@ -23,6 +23,7 @@ import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
@@ -116,6 +117,7 @@ class ApprovalMachineTest {
             assertThat(item.requestedBy()).isEqualTo("acme-agent");
             assertThat(item.requestedAt()).isEqualTo(story.at(3));
             assertThat(item.id()).isEqualTo(SESSION + "~3");
+            assertThat(story.state.runBy("c1")).isEqualTo(CallRunner.EXECUTOR);
         }
 
         @Test

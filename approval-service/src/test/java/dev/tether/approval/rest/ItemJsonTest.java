@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.approval.domain.ApprovalItem.Kind;
 import dev.tether.approval.domain.ApprovalItem.Status;
 import dev.tether.approval.domain.ApprovalItem;
+import dev.tether.core.event.CallRunner;
 import dev.tether.core.policy.PathGlob;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,6 +44,19 @@ class ItemJsonTest {
     }
 
     @Test
+    void suggestsNoGlob_forACallTheSessionsHarnessRuns_whichTheDecisionWouldRefuse() {
+        // a glob covers no call of a harness-run tool: the executor's workspace is not where it runs (ApprovalMachine)
+        ObjectNode harnessRun = of("{\"path\":\"src/main/Foo.java\"}", CallRunner.HARNESS);
+        assertThat(harnessRun.has("suggestedPathGlob")).isFalse();
+        assertThat(harnessRun.get("runBy").asText()).as("the page offers no glob field for it").isEqualTo("HARNESS");
+
+        ObjectNode executorRun = of("{\"path\":\"src/main/Foo.java\"}", CallRunner.EXECUTOR);
+        assertThat(executorRun.get("suggestedPathGlob").asText()).isEqualTo("src/main/**");
+        assertThat(executorRun.get("runBy").asText()).isEqualTo("EXECUTOR");
+        assertThat(of("{\"path\":\"src/main/Foo.java\"}", null).has("runBy")).isFalse();
+    }
+
+    @Test
     void suggestsNoGlob_forAPathWithoutAPlainForm() {
         assertThat(suggested("{\"path\":\"src/../etc/passwd\",\"content\":\"x\"}")).isNull();
         assertThat(suggested("{\"path\":\"/etc/passwd\",\"content\":\"x\"}")).isNull();
@@ -66,8 +80,12 @@ class ItemJsonTest {
     }
 
     private ObjectNode of(String argumentsJson) {
+        return of(argumentsJson, CallRunner.EXECUTOR);
+    }
+
+    private ObjectNode of(String argumentsJson, CallRunner runBy) {
         ApprovalItem item = new ApprovalItem("s-1", 3, Kind.APPROVAL, Status.PENDING, "acme", "c1", "write_file", argumentsJson,
                 "shown", null, 2, Instant.parse("2026-12-06T00:00:00Z"), "model", "agent", null, null, null, false);
-        return items.of(item, item.shown());
+        return items.of(item, item.shown(), runBy);
     }
 }
