@@ -326,7 +326,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           const inParent = parent?.record.values[channel];
           const base = inParent === undefined ? undefined : inParent.at === 0 ? parent!.seq : inParent.at;
           const value = (values as Record<string, unknown>)[channel];
-          stored[channel] = await this.encode(thread, batch, scope, value, { channel, base }, `${what}: channel ${channel}`);
+          stored[channel] = await this.encode(thread, batch, scope, value, { channel, base, ns }, `${what}: channel ${channel}`);
           located[channel] = { at: 0, v: version };
         } else {
           const inParent = parent?.record.values[channel];
@@ -507,7 +507,8 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   private async message(thread: Thread, seq: number, residual: MessageRef["r"]): Promise<LcMessage> {
     const event = thread.log.event(seq);
     if (event.type === "framework_state") {
-      return asRead(thread.log.recordAt(seq).record as LcMessage);
+      // a reference that differs from the record (an id the reducer gave the message since) holds the message whole
+      return asRead((residual ?? thread.log.recordAt(seq).record) as LcMessage);
     }
     return asRead(restore(residual, await this.texts.of(event), undefined, event.type, event.json));
   }
@@ -525,7 +526,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     batch: Batch,
     scope: Scope,
     value: unknown,
-    list: { readonly channel: string; readonly base: number | undefined } | undefined,
+    list: { readonly channel: string; readonly base: number | undefined; readonly ns: string } | undefined,
     what: string,
   ): Promise<StoredValue> {
     if (isMessageList(value)) {
@@ -535,7 +536,8 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     if (!("j" in typed) || !containsMessage(typed.j)) {
       return typed;
     }
-    const j = await mapDeep(typed.j, isLcMessage, async (lc) => ({ [REF]: await this.refFor(thread, batch, scope, lc as LcMessage) }));
+    const used = new Set<number>();
+    const j = await mapDeep(typed.j, isLcMessage, async (lc) => ({ [REF]: await this.refFor(thread, batch, scope, lc as LcMessage, used) }));
     return { t: typed.t, j, m: 1 };
   }
 
@@ -544,7 +546,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     batch: Batch,
     scope: Scope,
     messages: readonly object[],
-    list: { readonly channel: string; readonly base: number | undefined } | undefined,
+    list: { readonly channel: string; readonly base: number | undefined; readonly ns: string } | undefined,
   ): Promise<MessagesValue> {
     const jsons = await Promise.all(messages.map((m) => this.messageJson(m)));
     const known = list?.base === undefined ? undefined : await this.listAt(thread, list.channel, list.base);
@@ -553,15 +555,17 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     if (!extending) {
       // a rewrite (a message removed, replaced or changed) keeps the references of the messages that stay
       for (const item of known ?? []) {
-        scope.known.set(withoutId(item.json), item.ref.s);
+        scope.add(withoutId(item.json), item.ref.s, idOf(JSON.parse(item.json) as LcMessage));
       }
     }
-    const fixed = !extending && known !== undefined ? this.compaction(thread, batch, known, jsons) : new Map<number, MessageRef>();
+    const fixed = !extending && known !== undefined && list?.ns === "" ? this.compaction(thread, batch, known, jsons) : new Map<number, MessageRef>();
     const add: MessageRef[] = [];
     const items: ListItem[] = [...prefix];
+    // the messages of the list it extends are those of its base: a new one is none of them
+    const used = new Set<number>(prefix.map((item) => item.ref.s));
     for (let i = prefix.length; i < jsons.length; i++) {
       const json = jsons[i]!;
-      const ref = fixed.get(i) ?? (await this.refFor(thread, batch, scope, JSON.parse(json) as LcMessage));
+      const ref = fixed.get(i) ?? (await this.refFor(thread, batch, scope, JSON.parse(json) as LcMessage, used));
       add.push(ref);
       items.push({ json, ref });
     }
@@ -601,6 +605,10 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     const keptSeqs = known.slice(from, from + kept).map((item) => item.ref.s);
     if (keptSeqs.some((seq) => seq <= through) || through > thread.log.lastSeq) {
       return none; // what stays is not after what goes: no prefix of the log to compact
+    }
+    const goes = new Set(dropped);
+    if (thread.log.contextMessages(thread.log.compactedThrough, through).some((seq) => !goes.has(seq))) {
+      return none; // the compaction would take out of Tether's context messages this list does not drop (another channel's)
     }
     const summaryMessage = head === 1 ? (JSON.parse(jsons[0]!) as LcMessage) : undefined;
     // the summary's text as Tether takes it (no half of a surrogate pair); the summary message keeps its own
@@ -654,17 +662,23 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     return canonical(asRead(await this.dump(value, what)));
   }
 
-  /** The reference of a message to store: to the event `scope` knows holds it, or to a new event planned in the batch. */
-  private async refFor(thread: Thread, batch: Batch, scope: Scope, written: LcMessage): Promise<MessageRef> {
+  /**
+   * The reference of a message to store: to the event `scope` knows holds it, or to a new event planned in the batch.
+   * `used`: the events the value being stored refers to already (a message stored without id is one of its messages once).
+   */
+  private async refFor(thread: Thread, batch: Batch, scope: Scope, written: LcMessage, used: Set<number>): Promise<MessageRef> {
     const lc = asRead(written);
     const key = withoutId(canonical(lc));
-    const seq = (await scope.lookup(key)) ?? thread.ahead.get(canonical(lc)) ?? (await this.sameMessage(thread, lc));
+    const id = idOf(lc);
+    const seq = (await scope.lookup(key, id, used)) ?? thread.ahead.get(canonical(lc)) ?? (await this.sameMessage(thread, lc));
     if (seq !== undefined) {
-      scope.known.set(key, seq);
+      scope.add(key, seq, id);
+      used.add(seq);
       return this.refTo(thread, batch, seq, lc);
     }
     const ref = this.plan(thread, batch, lc);
-    scope.known.set(key, ref.s);
+    scope.add(key, ref.s, id);
+    used.add(ref.s);
     return ref;
   }
 
@@ -683,12 +697,21 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
 
   /**
    * The messages `records` stored (a checkpoint's values, pending writes), by their JSON without id: where a message
-   * of this step is already. Read when first asked.
+   * of this step is already. Read when first asked. A message is the one stored when its id is the stored one's, or
+   * when the stored one has none (a node's write, to which the reducer gave an id since) and the value being stored
+   * has not taken it already: two messages of the same content with ids of their own are two messages.
    */
   private scope(thread: Thread, records: readonly (CheckpointRecord | WritesRecord)[]): Scope {
-    const known = new Map<string, number>();
+    const known = new Map<string, ScopeEntry[]>();
+    const add = (key: string, seq: number, id: string | undefined): void => {
+      const entries = known.get(key) ?? [];
+      if (!entries.some((e) => e.seq === seq && e.id === id)) {
+        entries.push({ seq, id });
+        known.set(key, entries);
+      }
+    };
     let read = false;
-    const lookup = async (key: string): Promise<number | undefined> => {
+    const lookup = async (key: string, id: string | undefined, used: Set<number>): Promise<number | undefined> => {
       if (!read) {
         read = true;
         const values = records.flatMap((r) => ("stored" in r ? Object.values(r.stored) : r.writes.map(([, , v]) => v)));
@@ -701,16 +724,16 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
             });
           }
           for (const ref of refs) {
-            const k = withoutId(canonical(await this.message(thread, ref.s, ref.r)));
-            if (!known.has(k)) {
-              known.set(k, ref.s);
-            }
+            const message = await this.message(thread, ref.s, ref.r);
+            add(withoutId(canonical(message)), ref.s, idOf(message));
           }
         }
       }
-      return known.get(key);
+      const entries = known.get(key) ?? [];
+      const same = id === undefined ? undefined : entries.find((e) => e.id === id);
+      return (same ?? entries.find((e) => e.id === undefined && !used.has(e.seq)))?.seq;
     };
-    return { known, lookup };
+    return { add, lookup };
   }
 
   /**
@@ -1011,8 +1034,25 @@ const UNSERIALIZABLE = "[unable to serialize, circular reference is too complex 
 
 /** Where the messages of one write already are in the log (see `TetherSaver.scope`). */
 interface Scope {
-  readonly known: Map<string, number>;
-  lookup(key: string): Promise<number | undefined>;
+  /** Records that the event at `seq` holds the message of JSON-without-id `key` and id `id`. */
+  add(key: string, seq: number, id: string | undefined): void;
+  /**
+   * The seq of the event holding the message of JSON-without-id `key` and id `id`: one stored with that id, else one
+   * stored without id whose seq is not in `used` (the events the value being stored refers to already).
+   */
+  lookup(key: string, id: string | undefined, used: Set<number>): Promise<number | undefined>;
+}
+
+/** A message of a scope: the event holding it, and its id (none for a node's write the reducer had not given one). */
+interface ScopeEntry {
+  readonly seq: number;
+  readonly id: string | undefined;
+}
+
+/** A serialized message's id, if it has one. */
+function idOf(message: LcMessage): string | undefined {
+  const id = message.kwargs?.id;
+  return typeof id === "string" ? id : undefined;
 }
 
 type RefNode = { readonly [REF]: MessageRef };

@@ -53,6 +53,8 @@ export class ThreadLog {
   private readonly messages = new Map<string, MessageRef>();
   private declared: readonly HarnessTool[] = [];
   private thread: string | undefined;
+  /** The last seq a `context_compacted` of the log takes out of Tether's context (0 when none does). */
+  private compacted = 0;
 
   constructor(readonly sessionId: string) {}
 
@@ -78,6 +80,7 @@ export class ThreadLog {
     this.records.clear();
     this.declared = [];
     this.thread = undefined;
+    this.compacted = 0;
   }
 
   /**
@@ -124,6 +127,9 @@ export class ThreadLog {
         }
         break;
       }
+      case "context_compacted":
+        this.compacted = Math.max(this.compacted, Number(json.throughSeq) || 0);
+        break;
       case "approval_requested": {
         const call = this.calls.get(String(json.callId));
         if (call !== undefined) {
@@ -147,6 +153,23 @@ export class ThreadLog {
       throw new Error(`${this.sessionId} has no event ${seq} (its last is ${this.last})`);
     }
     return e;
+  }
+
+  /** The last seq a compaction of the log took out of Tether's context (0 when none did). */
+  get compactedThrough(): number {
+    return this.compacted;
+  }
+
+  /** The seqs of the events in `(after, through]` that are messages of Tether's context (user, assistant, tool result). */
+  contextMessages(after: number, through: number): number[] {
+    const seqs: number[] = [];
+    for (let seq = after + 1; seq <= Math.min(through, this.last); seq++) {
+      const type = this.events.get(seq)?.type;
+      if (type === "user_message" || type === "assistant_message" || type === "tool_result") {
+        seqs.push(seq);
+      }
+    }
+    return seqs;
   }
 
   /** The checkpoint `id` of namespace `ns`. */
