@@ -333,8 +333,17 @@ class BadInputTest {
 
     @Test
     void underAPolicyThatNeverWaits_aSubscriptionStillBacksOffBetweenReconnects() throws Exception {
+        // the defaults' waits: 0.1-0.2 s, 0.2-0.4 s, 0.4-0.8 s; without a wait, a reconnect as fast as the port refuses it
+        assertThat(disconnectsInASecondUnder(RetryPolicy.none())).isBetween(2, 6);
+        // a policy whose first wait is zero never waits either (zero doubled is zero, whatever its maxBackoff): its calls
+        // retry at once, and a subscription under it still backs off
+        assertThat(disconnectsInASecondUnder(RetryPolicy.of(3, Duration.ZERO, Duration.ofSeconds(5)))).isBetween(2, 6);
+    }
+
+    /** How often a subscription under {@code policy} is disconnected in a second from a port that refuses connections. */
+    private static int disconnectsInASecondUnder(RetryPolicy policy) throws Exception {
         FakeServer gone = new FakeServer();
-        TetherOptions options = gone.options().withRetry(RetryPolicy.none());
+        TetherOptions options = gone.options().withRetry(policy);
         gone.close(); // its port now refuses connections at once, as a stopped service's does
         var disconnects = new java.util.concurrent.atomic.AtomicInteger();
         try (TetherClient impatient = TetherClient.create(options);
@@ -350,34 +359,7 @@ class BadInputTest {
             Thread.sleep(1_000);
             assertThat(s.isOpen()).isTrue();
         }
-        // the defaults' waits: 0.1-0.2 s, 0.2-0.4 s, 0.4-0.8 s; without a wait, a reconnect as fast as the port refuses it
-        assertThat(disconnects.get()).isBetween(2, 6);
-    }
-
-    /**
-     * A policy whose first wait is zero never waits either (zero doubled is zero, whatever its maxBackoff): its calls retry
-     * at once, and a subscription under it still backs off rather than reconnect as fast as the port refuses it.
-     */
-    @Test
-    void underAPolicyWhoseFirstWaitIsZero_aSubscriptionStillBacksOffBetweenReconnects() throws Exception {
-        FakeServer gone = new FakeServer();
-        TetherOptions options = gone.options().withRetry(RetryPolicy.of(3, Duration.ZERO, Duration.ofSeconds(5)));
-        gone.close();
-        var disconnects = new java.util.concurrent.atomic.AtomicInteger();
-        try (TetherClient impatient = TetherClient.create(options);
-             Subscription s = impatient.subscribe("s", 1, new SessionEventListener() {
-                 @Override
-                 public void onEvent(SessionEvent event) { }
-
-                 @Override
-                 public void onDisconnected(long lastSeq, Exception cause) {
-                     disconnects.incrementAndGet();
-                 }
-             })) {
-            Thread.sleep(1_000);
-            assertThat(s.isOpen()).isTrue();
-        }
-        assertThat(disconnects.get()).isBetween(2, 6);
+        return disconnects.get();
     }
 
     @Test
