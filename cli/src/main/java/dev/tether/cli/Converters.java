@@ -26,11 +26,7 @@ public final class Converters {
     public static final class Positive implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            long n = parse(value);
-            if (n < 1 || n > Integer.MAX_VALUE) {
-                throw new TypeConversionException("must be from 1 to " + Integer.MAX_VALUE + ", not " + value);
-            }
-            return (int) n;
+            return (int) inRange(value, 1, Integer.MAX_VALUE, "must be");
         }
     }
 
@@ -38,11 +34,7 @@ public final class Converters {
     public static final class ReplicationFactor implements ITypeConverter<Short> {
         @Override
         public Short convert(String value) {
-            long n = parse(value);
-            if (n < 1 || n > Short.MAX_VALUE) {
-                throw new TypeConversionException("a replication factor is from 1 to " + Short.MAX_VALUE + ", not " + value);
-            }
-            return (short) n;
+            return (short) inRange(value, 1, Short.MAX_VALUE, "a replication factor is");
         }
     }
 
@@ -50,11 +42,7 @@ public final class Converters {
     public static final class Weight implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            long n = parse(value);
-            if (n < 0 || n > 100) {
-                throw new TypeConversionException("a weight is from 0 to 100, not " + n);
-            }
-            return (int) n;
+            return (int) inRange(value, 0, 100, "a weight is");
         }
     }
 
@@ -91,11 +79,7 @@ public final class Converters {
     public static final class Partition implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            long n = parse(value);
-            if (n < 0 || n > Integer.MAX_VALUE) {
-                throw new TypeConversionException("a partition is from 0 to " + Integer.MAX_VALUE + ", not " + value);
-            }
-            return (int) n;
+            return (int) inRange(value, 0, Integer.MAX_VALUE, "a partition is");
         }
     }
 
@@ -141,6 +125,15 @@ public final class Converters {
                     + value + "'");
         }
         return value;
+    }
+
+    /** {@code value} as a whole number from {@code min} to {@code max}; else "{@code what} from min to max, not n". */
+    private static long inRange(String value, long min, long max, String what) {
+        long n = parse(value);
+        if (n < min || n > max) {
+            throw new TypeConversionException(what + " from " + min + " to " + max + ", not " + n);
+        }
+        return n;
     }
 
     private static long parse(String value) {
