@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -50,21 +51,14 @@ public class ApprovalReads {
 
     /** The tenant's pending items, oldest first, from the pending index. */
     public List<ApprovalItem> pending(String tenantId) {
-        ReadOnlyKeyValueStore<String, SessionApprovals> sessions = stores.keyValue(ApprovalStores.SESSIONS);
         var out = new ArrayList<ApprovalItem>();
-        ReadOnlyKeyValueStore<String, String> index = stores.keyValue(ApprovalStores.PENDING);
-        try (var it = index.prefixScan(PendingIndex.prefix(tenantId), new StringSerializer())) {
-            it.forEachRemaining(kv -> {
-                PendingIndex.Entry entry = PendingIndex.parse(kv.key);
-                SessionApprovals s = sessions.get(entry.sessionId());
-                if (s != null && s.tenantId().equals(tenantId)) {
-                    s.item(entry.seq()).filter(i -> i.status().pending()).ifPresent(out::add);
-                }
-            });
-        }
+        forEachPending(tenantId, (s, i) -> out.add(i));
         out.sort(ApprovalItem.OLDEST_FIRST);
         return out;
     }
+
+    /** An item as listed, with who runs its call while the call is open ({@link SessionApprovals#runBy}; else null). */
+    public record Listed(ApprovalItem item, CallRunner runBy) {}
 
     /**
      * A page of the tenant's items that pass {@code filter}: the first {@code limit} in {@code order} after {@code after}
@@ -72,26 +66,35 @@ public class ApprovalReads {
      * {@value ApprovalStores#BY_TENANT}), or only the pending index when {@code pendingOnly}, but keeps no more than
      * {@code limit} items at a time.
      */
-    public List<ApprovalItem> page(String tenantId, boolean pendingOnly, Predicate<ApprovalItem> filter,
-                                   Comparator<ApprovalItem.Place> order, ApprovalItem.Place after, int limit) {
-        var page = new FirstInOrder<ApprovalItem>(Comparator.comparing(ApprovalItem.Place::of, order), limit);
-        Consumer<ApprovalItem> offer = i -> {
+    public List<Listed> page(String tenantId, boolean pendingOnly, Predicate<ApprovalItem> filter,
+                             Comparator<ApprovalItem.Place> order, ApprovalItem.Place after, int limit) {
+        var page = new FirstInOrder<Listed>(Comparator.comparing((Listed l) -> ApprovalItem.Place.of(l.item()), order), limit);
+        BiConsumer<SessionApprovals, ApprovalItem> offer = (s, i) -> {
             if (filter.test(i) && (after == null || order.compare(after, ApprovalItem.Place.of(i)) < 0)) {
-                page.offer(i);
+                page.offer(new Listed(i, s.runBy(i.callId())));
             }
         };
         if (pendingOnly) {
-            pending(tenantId).forEach(offer);
+            forEachPending(tenantId, offer);
         } else {
-            forEachSession(tenantId, s -> s.items().forEach(offer));
+            forEachSession(tenantId, s -> s.items().forEach(i -> offer.accept(s, i)));
         }
         return page.sorted();
     }
 
-    /** Who runs the item's call while it is open ({@link SessionApprovals#runBy}); null when it is not. */
-    public CallRunner runBy(ApprovalItem item) {
-        SessionApprovals s = stores.<String, SessionApprovals>keyValue(ApprovalStores.SESSIONS).get(item.sessionId());
-        return s == null ? null : s.runBy(item.callId());
+    /** Each pending item of {@code tenantId} the pending index has, with its session. */
+    private void forEachPending(String tenantId, BiConsumer<SessionApprovals, ApprovalItem> action) {
+        ReadOnlyKeyValueStore<String, SessionApprovals> sessions = stores.keyValue(ApprovalStores.SESSIONS);
+        ReadOnlyKeyValueStore<String, String> index = stores.keyValue(ApprovalStores.PENDING);
+        try (var it = index.prefixScan(PendingIndex.prefix(tenantId), new StringSerializer())) {
+            it.forEachRemaining(kv -> {
+                PendingIndex.Entry entry = PendingIndex.parse(kv.key);
+                SessionApprovals s = sessions.get(entry.sessionId());
+                if (s != null && s.tenantId().equals(tenantId)) {
+                    s.item(entry.seq()).filter(i -> i.status().pending()).ifPresent(i -> action.accept(s, i));
+                }
+            });
+        }
     }
 
     /** A session-scope grant in force, with its session. */

@@ -147,8 +147,8 @@ public class ApprovalResource {
                 && (finished ? !i.status().pending() : wanted == null || i.status() == wanted);
         int kept = limit == null ? Integer.MAX_VALUE - 1 : limit + 1;
         var local = new ArrayList<JsonNode>();
-        reads.page(tenantId, wanted == ApprovalItem.Status.PENDING, selected, order, after, kept).forEach(i -> local.add(items.of(i, i.shown(),
-                reads.runBy(i))));
+        reads.page(tenantId, wanted == ApprovalItem.Status.PENDING, selected, order, after, kept).forEach(l -> local.add(items.of(l.item(),
+                l.item().shown(), l.runBy())));
         return routing.page(ApprovalStores.SESSIONS, partitions, uri, headers, json, "approvals", local,
                 Comparator.comparing(ApprovalResource::placeOf, order), limit, i -> placeOf(i).text());
     }
@@ -212,9 +212,9 @@ public class ApprovalResource {
         TetherPrincipal principal = caller.principal();
         ItemId itemId = ItemId.parse(id);
         routing.serveLocallyOrForward(ApprovalStores.SESSIONS, itemId.sessionId(), uri, headers);
-        ApprovalItem item = reads.session(principal.tenantId(), itemId.sessionId()).flatMap(s -> s.item(itemId.seq()))
-                .orElseThrow(() -> ApiException.notFound("approval"));
-        return items.of(item, fullShown(item), reads.runBy(item));
+        SessionApprovals session = reads.session(principal.tenantId(), itemId.sessionId()).orElseThrow(() -> ApiException.notFound("approval"));
+        ApprovalItem item = session.item(itemId.seq()).orElseThrow(() -> ApiException.notFound("approval"));
+        return items.of(item, fullShown(item), session.runBy(item.callId()));
     }
 
     @POST

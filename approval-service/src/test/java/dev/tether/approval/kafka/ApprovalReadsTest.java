@@ -14,6 +14,7 @@ import dev.tether.core.event.Actor;
 import dev.tether.core.event.ActorKind;
 import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.AssistantMessage;
+import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.EventPayload;
 import dev.tether.core.event.SessionStarted;
@@ -151,15 +152,17 @@ class ApprovalReadsTest {
         var newest = ApprovalItem.Place.OLDEST_FIRST.reversed();
 
         for (boolean pendingOnly : new boolean[] {true, false}) { // from the pending index, and from every session's state
-            List<ApprovalItem> first = reads.page("acme", pendingOnly, i -> true, newest, null, 2);
+            List<ApprovalItem> first = items(reads.page("acme", pendingOnly, i -> true, newest, null, 2));
             assertThat(first).as("pendingOnly %s", pendingOnly).extracting(i -> i.sessionId() + "/" + i.callId())
                     .containsExactly("s-b/c2", "s-a/c1");
+            assertThat(reads.page("acme", pendingOnly, i -> true, newest, null, 2)).as("listed with who runs each call")
+                    .extracting(ApprovalReads.Listed::runBy).containsOnly(CallRunner.EXECUTOR);
             ApprovalItem.Place end = ApprovalItem.Place.parse(ApprovalItem.Place.of(first.get(1)).text());
-            assertThat(reads.page("acme", pendingOnly, i -> true, newest, end, 2)).extracting(i -> i.sessionId() + "/" + i.callId())
+            assertThat(items(reads.page("acme", pendingOnly, i -> true, newest, end, 2))).extracting(i -> i.sessionId() + "/" + i.callId())
                     .containsExactly("s-b/c1");
-            assertThat(reads.page("acme", pendingOnly, i -> true, ApprovalItem.Place.OLDEST_FIRST, end, 5))
+            assertThat(items(reads.page("acme", pendingOnly, i -> true, ApprovalItem.Place.OLDEST_FIRST, end, 5)))
                     .extracting(i -> i.sessionId() + "/" + i.callId()).containsExactly("s-b/c2");
-            assertThat(reads.page("acme", pendingOnly, i -> !i.sessionId().equals("s-b"), newest, null, 5))
+            assertThat(items(reads.page("acme", pendingOnly, i -> !i.sessionId().equals("s-b"), newest, null, 5)))
                     .extracting(ApprovalItem::sessionId).containsExactly("s-a");
         }
         for (String bad : new String[] {"", "s-a~3", "2026-12-01T10:00:00Z~s-a", "2026-12-01T10:00:00Z~~3", "2026-12-01T10:00:00Z~s-a~0",
@@ -252,5 +255,9 @@ class ApprovalReadsTest {
             }
             return (T) driver.getKeyValueStore(parameters.storeName());
         }
+    }
+
+    private static List<ApprovalItem> items(List<ApprovalReads.Listed> page) {
+        return page.stream().map(ApprovalReads.Listed::item).toList();
     }
 }
