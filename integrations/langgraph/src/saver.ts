@@ -33,6 +33,7 @@ import {
   type HarnessTool,
   type NewEvent as Event,
   type NewSession,
+  type SessionEvent,
   type ToolMode,
 } from "@tether/client";
 import { asRead, canonicalJson, planMessage, residualOf, restore, type BatchCalls } from "./messages.js";
@@ -41,6 +42,7 @@ import { declarationOf, wrapTool, type TetherToolSpec, type ToolHost } from "./t
 import {
   CHECKPOINT,
   FRAMEWORK,
+  MESSAGE,
   WRITES,
   type CheckpointRecord,
   type LcMessage,
@@ -144,6 +146,11 @@ interface Thread {
   readonly lists: Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>;
   /** Messages appended ahead of the batch that refers to them (one too large for an append), by their JSON: their seqs. */
   readonly ahead: Map<string, number>;
+  /**
+   * The message events this saver appended whose log form differs from what it wrote (a secret Tether scrubbed), by
+   * seq, as written: this process goes on with its messages as the graph holds them (a new one reads them scrubbed).
+   */
+  readonly written: Map<number, SessionEvent>;
 }
 
 interface ListItem {
@@ -505,10 +512,10 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
 
   /** The serialized message the event at `seq` holds, with `residual` (as read back: {@link asRead}). */
   private async message(thread: Thread, seq: number, residual: MessageRef["r"]): Promise<LcMessage> {
-    const event = thread.log.event(seq);
+    const event = messageEvent(thread, seq);
     if (event.type === "framework_state") {
       // a reference that differs from the record (an id the reducer gave the message since) holds the message whole
-      return asRead((residual ?? thread.log.recordAt(seq).record) as LcMessage);
+      return asRead((residual ?? messageRecord(thread, seq)) as LcMessage);
     }
     return asRead(restore(residual, await this.texts.of(event), undefined, event.type, event.json));
   }
@@ -742,16 +749,15 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
    */
   private refTo(thread: Thread, batch: Batch, seq: number, lc: LcMessage): MessageRef {
     const planned = seq > thread.log.lastSeq ? batch.events[seq - thread.log.lastSeq - 1] : undefined;
-    const type = planned?.type ?? thread.log.event(seq).type;
+    const type = planned?.type ?? messageEvent(thread, seq).type;
     if (type === "framework_state") {
-      const record = planned === undefined ? thread.log.recordAt(seq).record : JSON.parse(String(planned.fields.content));
+      const record = planned === undefined ? messageRecord(thread, seq) : JSON.parse(String(planned.fields.content));
       return canonical(record) === canonical(lc) ? { s: seq } : { s: seq, r: lc };
     }
     if (planned !== undefined) {
       return { s: seq, r: residualOf(lc, type, planned.fields) };
     }
-    const event = thread.log.event(seq);
-    return { s: seq, r: residualOf(lc, type, event.json) };
+    return { s: seq, r: residualOf(lc, type, messageEvent(thread, seq).json) };
   }
 
   /** Where a new message goes: a typed event or a message record appended in this batch, or an event already in the log. */
@@ -966,25 +972,42 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const log = new ThreadLog(sessionId);
       const lists = new Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>();
       const ahead = new Map<string, number>();
+      const written = new Map<number, SessionEvent>();
+      // the events folded when planned and taken back (the append was not accepted, or it was with a secret scrubbed:
+      // the log is read again), by seq: to find which of them the log holds, and in another form
+      const parked = new Map<number, SessionEvent>();
       const session = new SessionLog(this.port, sessionId, {
         workerId: this.workerId,
         harnessVersion: this.options.harnessVersion,
         newSession: () => this.newSession(created.threadId),
         fold: {
-          add: (event) => log.add(event),
+          add: (event) => {
+            const form = writtenForm(parked.get(event.seq), event);
+            parked.delete(event.seq);
+            if (form !== undefined) {
+              written.set(event.seq, form);
+            }
+            log.add(event);
+          },
           reset: () => {
             log.reset();
             lists.clear();
             ahead.clear();
+            written.clear();
+            parked.clear();
           },
           rollback: (seq) => {
+            for (let at = seq + 1; at <= log.lastSeq; at++) {
+              parked.set(at, log.event(at));
+              written.delete(at);
+            }
             log.rollback(seq);
             lists.clear();
           },
         },
         afterSync: () => this.readOffloaded(created),
       });
-      const created: Thread = { sessionId, threadId: id, log, session, lists, ahead };
+      const created: Thread = { sessionId, threadId: id, log, session, lists, ahead, written };
       thread = created;
       this.threads.set(sessionId, thread);
     }
@@ -1050,6 +1073,34 @@ interface ScopeEntry {
 }
 
 /** A serialized message's id, if it has one. */
+/** The event at `seq` that holds a message, as this saver wrote it when it did (see {@link Thread.written}). */
+function messageEvent(thread: Thread, seq: number): SessionEvent {
+  return thread.written.get(seq) ?? thread.log.event(seq);
+}
+
+/** The message the record at `seq` holds, as this saver wrote it when it did. */
+function messageRecord(thread: Thread, seq: number): unknown {
+  const written = thread.written.get(seq);
+  return written === undefined ? thread.log.recordAt(seq).record : JSON.parse(String(written.json.content));
+}
+
+/**
+ * `planned`, an event this saver folded when it planned it, if the log's `read` at its seq is that event (its eventId)
+ * holding a message other than written: Tether scrubbed a secret from it, or offloaded its content. Else undefined.
+ */
+function writtenForm(planned: SessionEvent | undefined, read: SessionEvent): SessionEvent | undefined {
+  if (planned === undefined || planned.eventId !== read.eventId || planned.type !== read.type) {
+    return undefined;
+  }
+  const holdsMessage = MESSAGE_EVENTS.has(read.type) || (read.type === "framework_state" && read.json.framework === FRAMEWORK && read.json.kind === MESSAGE);
+  const fields = Object.keys(planned.json).filter((k) => !SENT_ONLY.has(k));
+  return holdsMessage && fields.some((k) => canonical(planned.json[k]) !== canonical(read.json[k])) ? planned : undefined;
+}
+
+const MESSAGE_EVENTS = new Set(["user_message", "assistant_message", "tool_result", "context_compacted"]);
+/** The fields of a folded planned event that are not the event's own (SessionLog adds them). */
+const SENT_ONLY = new Set(["eventId", "type", "seq", "sessionId"]);
+
 function idOf(message: LcMessage): string | undefined {
   const id = message.kwargs?.id;
   return typeof id === "string" ? id : undefined;
