@@ -318,6 +318,11 @@ export interface Approval {
   readonly decisions: readonly string[];
   /** A path glob a session grant for "this directory" would use, when the call has a path. */
   readonly suggestedPathGlob: string | undefined;
+  /**
+   * While pending: who runs the call, `EXECUTOR` or `HARNESS` (the session's harness, on no workspace path Tether
+   * knows: a session grant of it takes no path glob).
+   */
+  readonly runBy: string | undefined;
   /** The human decision that ended it. */
   readonly decision: ApprovalRecordedDecision | undefined;
   /** Why it ended without a human decision (expired, interrupted, closed). */

@@ -423,6 +423,7 @@ export function approval(n: unknown): Approval {
     outcome: text(o, "outcome"),
     decisions: strings(o, "decisions"),
     suggestedPathGlob: text(o, "suggestedPathGlob"),
+    runBy: text(o, "runBy"),
     decision:
       decision === undefined
         ? undefined

@@ -321,7 +321,7 @@ describe("the SDK on the real stack", () => {
 
     const item = await poll(async () => (await approver.approvals()).find((a) => a.sessionId === id && a.callId === "call-1"));
     expect(item.id.startsWith(`${id}~`)).toBe(true);
-    expect(item).toMatchObject({ kind: "APPROVAL", tool: "edit_file", isPending: true, suggestedPathGlob: "src/**" });
+    expect(item).toMatchObject({ kind: "APPROVAL", tool: "edit_file", isPending: true, suggestedPathGlob: "src/**", runBy: "EXECUTOR" });
     expect(item.shown).toContain("-class Foo {");
     expect(item.shown).toContain("+class Bar {");
     expect(item.decisions).toEqual(["GRANT_ONCE", "GRANT_SESSION", "DENY"]);

@@ -143,7 +143,7 @@ describe("answers", () => {
       JSON.parse(`{"id":"demo-1~7","kind":"APPROVAL","status":"PENDING","sessionId":"demo-1","callId":"call-2","tool":"edit_file",
        "arguments":{"path":"src/Foo.java"},"shown":"--- a/src/Foo.java","seq":7,"requestSeq":6,
        "requestedAt":"2026-11-29T11:20:00Z","requestedBy":"acme-agent","model":"claude-sonnet-4","expiresAt":"2026-11-29T12:20:00Z",
-       "decisions":["GRANT_ONCE","GRANT_SESSION","DENY"],"suggestedPathGlob":"src/**"}`),
+       "decisions":["GRANT_ONCE","GRANT_SESSION","DENY"],"suggestedPathGlob":"src/**","runBy":"HARNESS"}`),
     );
     expect(pending.isPending).toBe(true);
     expect(pending.argumentsJson).toBe('{"path":"src/Foo.java"}');
@@ -151,6 +151,7 @@ describe("answers", () => {
     expect(pending.expiresAt?.toISOString()).toBe("2026-11-29T12:20:00.000Z");
     expect(pending.modelId).toBe("claude-sonnet-4");
     expect(pending.decision).toBeUndefined();
+    expect(pending.runBy).toBe("HARNESS");
     const granted = wire.approval(
       JSON.parse(`{"id":"demo-1~7","kind":"APPROVAL","status":"GRANTED","sessionId":"demo-1","callId":"call-2","tool":"edit_file",
        "decision":{"decision":"GRANT_SESSION","approver":"acme-approver","reason":"ok","tool":"edit_file","pathGlob":"src/**","seq":8,
@@ -158,6 +159,7 @@ describe("answers", () => {
     );
     expect(granted.isPending).toBe(false);
     expect(granted.argumentsJson).toBe("{}");
+    expect(granted.runBy).toBeUndefined();
     expect(granted.decision).toMatchObject({ decision: "GRANT_SESSION", pathGlob: "src/**", seq: 8 });
   });
 

@@ -31,6 +31,8 @@ import java.util.Optional;
  * @param outcome           for an unknown outcome: what the executor reported
  * @param decisions         the decisions it takes while pending (e.g. GRANT_ONCE, GRANT_SESSION, DENY); empty once ended
  * @param suggestedPathGlob a path glob a session grant for "this directory" would use, when the call has a path
+ * @param runBy             while pending: who runs the call, {@code EXECUTOR} or {@code HARNESS} (the session's harness,
+ *                          on no workspace path Tether knows: a session grant of it takes no path glob)
  * @param decision          the human decision that ended it
  * @param endedBecause      why it ended without a human decision (expired, interrupted, closed)
  * @param json              the whole item as the service returned it, as JSON text
@@ -38,7 +40,7 @@ import java.util.Optional;
 public record Approval(String id, String kind, String status, String sessionId, String callId, String tool, String argumentsJson,
                        String shown, long seq, long requestSeq, Instant requestedAt, String requestedBy, String modelId,
                        Optional<Instant> expiresAt, Optional<String> outcome, List<String> decisions, Optional<String> suggestedPathGlob,
-                       Optional<Decision> decision, Optional<String> endedBecause, String json) {
+                       Optional<String> runBy, Optional<Decision> decision, Optional<String> endedBecause, String json) {
 
     public Approval {
         Objects.requireNonNull(id, "id");

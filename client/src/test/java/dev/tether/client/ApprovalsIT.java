@@ -110,6 +110,7 @@ class ApprovalsIT {
         assertThat(item.shown()).contains("-class Foo {", "+class Bar {");
         assertThat(item.decisions()).containsExactly("GRANT_ONCE", "GRANT_SESSION", "DENY");
         assertThat(item.suggestedPathGlob()).contains("src/**");
+        assertThat(item.runBy()).contains("EXECUTOR");
         assertThat(item.expiresAt()).isPresent();
         assertThat(approver.approval(item.id())).hasValueSatisfying(a -> assertThat(a.isPending()).isTrue());
         assertThat(approver.awaitDecision(item.id(), Duration.ofMillis(500))).isInstanceOf(StillPending.class);

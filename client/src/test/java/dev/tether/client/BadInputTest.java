@@ -279,7 +279,7 @@ class BadInputTest {
     @Test
     void aDecisionOnAnItemAsRead_withoutItsRequestedAt_isRefused_ratherThanMadeOnWhateverHasItsIdNow() {
         Approval read = new Approval("s~7", "APPROVAL", "PENDING", "s", "c", "edit_file", "{}", "diff", 7, 6, null, "acme-agent", "m",
-                Optional.empty(), Optional.empty(), List.of("GRANT_ONCE"), Optional.empty(), Optional.empty(), Optional.empty(), "{}");
+                Optional.empty(), Optional.empty(), List.of("GRANT_ONCE"), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), "{}");
         assertThatThrownBy(() -> client.decide(read, ApprovalDecision.grantOnce("ok")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("requestedAt");
         assertThat(server.requests()).isEmpty();

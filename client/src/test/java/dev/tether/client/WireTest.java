@@ -163,9 +163,10 @@ class WireTest {
                 {"id":"demo-1~7","kind":"APPROVAL","status":"PENDING","sessionId":"demo-1","callId":"call-2","tool":"edit_file",
                  "arguments":{"path":"src/Foo.java"},"shown":"--- a/src/Foo.java\\n+++ b/src/Foo.java","seq":7,"requestSeq":6,
                  "requestedAt":"2026-11-29T11:20:00Z","requestedBy":"acme-agent","model":"claude-sonnet-4","expiresAt":"2026-11-29T12:20:00Z",
-                 "decisions":["GRANT_ONCE","GRANT_SESSION","DENY"],"suggestedPathGlob":"src/**"}
+                 "decisions":["GRANT_ONCE","GRANT_SESSION","DENY"],"suggestedPathGlob":"src/**","runBy":"EXECUTOR"}
                 """));
         assertThat(pending.isPending()).isTrue();
+        assertThat(pending.runBy()).contains("EXECUTOR");
         assertThat(pending.argumentsJson()).isEqualTo("{\"path\":\"src/Foo.java\"}");
         assertThat(pending.decisions()).containsExactly("GRANT_ONCE", "GRANT_SESSION", "DENY");
         assertThat(pending.expiresAt()).contains(Instant.parse("2026-11-29T12:20:00Z"));
@@ -179,6 +180,7 @@ class WireTest {
                              "decidedAt":"2026-11-29T11:21:00Z"}}
                 """));
         assertThat(granted.isPending()).isFalse();
+        assertThat(granted.runBy()).isEmpty();
         assertThat(granted.decision()).hasValueSatisfying(d -> {
             assertThat(d.decision()).isEqualTo("GRANT_SESSION");
             assertThat(d.pathGlob()).contains("src/**");

@@ -253,10 +253,19 @@ public final class ApprovalsCommand {
                 .add("requested", i.requestedAt() + " by " + i.requestedBy() + " (" + i.modelId() + ", seq " + i.requestSeq() + ")")
                 .add("expires", i.expiresAt().orElse(null))
                 .add("outcome", i.outcome().orElse(null))
+                .add("run by", i.runBy().map(ApprovalsCommand::runner).orElse(null))
                 .add("path glob", i.suggestedPathGlob().map(g -> g + " (suggested for a session grant)").orElse(null))
                 .add("decision", i.decision().map(ApprovalsCommand::decision).orElse(null))
                 .add("ended", i.endedBecause().orElse(null))
                 .add("shown", i.shown());
+    }
+
+    private static String runner(String runBy) {
+        return switch (runBy) {
+            case "EXECUTOR" -> "EXECUTOR (Tether's tool-executor)";
+            case "HARNESS" -> "HARNESS (the session's harness; a session grant of it takes no path glob)";
+            default -> runBy;
+        };
     }
 
     private static String decided(Approval i) {

@@ -56,6 +56,7 @@ class ApprovalCommandsTest {
                 "status     PENDING (decide with: GRANT_ONCE, GRANT_SESSION, DENY)\n",
                 "call       call-2 run_command {\"command\":\"ls src && make test\"}\n",
                 "expires    2026-11-30T12:39:58.861Z\n",
+                "run by     EXECUTOR (Tether's tool-executor)\n",
                 "shown      ls src && make test\n");
     }
 

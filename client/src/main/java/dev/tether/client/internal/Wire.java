@@ -219,7 +219,7 @@ public final class Wire {
                 text(n, "tool"), arguments == null || arguments.isNull() ? "{}" : arguments.isTextual() ? arguments.asText() : Json.write(arguments),
                 text(n, "shown"), longValue(n, "seq", 0), longValue(n, "requestSeq", 0), instant(n, "requestedAt"), text(n, "requestedBy"),
                 text(n, "model"), Optional.ofNullable(expires), optionalText(n, "outcome"), strings(n, "decisions"),
-                optionalText(n, "suggestedPathGlob"),
+                optionalText(n, "suggestedPathGlob"), optionalText(n, "runBy"),
                 decision == null ? Optional.empty()
                         : Optional.of(new Approval.Decision(text(decision, "decision"), text(decision, "approver"),
                                 Optional.ofNullable(text(decision, "reason")).orElse(""), optionalText(decision, "tool"),
