@@ -152,10 +152,10 @@ public final class EventJson {
         try {
             return strict.treeToValue(node, type);
         } catch (JsonProcessingException e) {
-            throw invalid(e);
+            throw invalid(e, node);
         } catch (IllegalArgumentException e) {
             if (e.getCause() instanceof JsonProcessingException j) {
-                throw invalid(j);
+                throw invalid(j, node);
             }
             throw e;
         }
@@ -268,7 +268,8 @@ public final class EventJson {
         return value.asText();
     }
 
-    private static InvalidEventException invalid(JsonProcessingException e) {
+    /** Why {@code read} refused {@code input}, naming the field; {@code input} tells a missing (or null) field from a wrong one. */
+    private static InvalidEventException invalid(JsonProcessingException e, JsonNode input) {
         if (e.getCause() instanceof InvalidEventException cause) {
             // a nested record refused a field: name it by its full path, e.g. toolCalls[0].callId
             String at = e instanceof JsonMappingException m ? path(m) : InvalidEventException.WHOLE;
@@ -288,7 +289,29 @@ public final class EventJson {
                     .collect(Collectors.joining(", "));
             return new InvalidEventException(field, "must be one of " + allowed);
         }
+        if (e instanceof JsonMappingException m && !m.getPath().isEmpty() && absent(input, m.getPath())) {
+            // a number or a boolean (a primitive: no null stands for "not sent") that was left out, or sent as null
+            return new InvalidEventException(field, "is required");
+        }
         return new InvalidEventException(field, "has the wrong type or shape");
+    }
+
+    /** Whether the input has no value, or null, where {@code refs} lead: the field Jackson refused was not sent. */
+    private static boolean absent(JsonNode input, List<JsonMappingException.Reference> refs) {
+        JsonNode at = input;
+        for (JsonMappingException.Reference ref : refs) {
+            if (at == null || at.isNull()) {
+                return false; // a parent is not there: Jackson did not refuse a field of it
+            }
+            if (ref.getFieldName() != null && at.isObject()) {
+                at = at.get(ref.getFieldName());
+            } else if (ref.getFieldName() == null && ref.getIndex() >= 0 && at.isArray()) {
+                at = at.get(ref.getIndex());
+            } else {
+                return false; // a parent of another shape: that is what is wrong
+            }
+        }
+        return at == null || at.isNull();
     }
 
     private static String path(JsonMappingException e) {

@@ -116,6 +116,27 @@ class EventJsonTest {
     }
 
     @Test
+    void aMissingOrNullNumberOrBoolean_isRequired_whileOneOfTheWrongType_hasTheWrongType_namingTheFieldEitherWay() throws Exception {
+        String step = "{\"eventId\":\"e\",\"type\":\"step_completed\",\"note\":\"n\"";
+        assertRefused(step + ",\"step\":1}", "verified", "is required");
+        assertRefused(step + ",\"step\":1,\"verified\":null}", "verified", "is required");
+        assertRefused(step + ",\"verified\":true}", "step", "is required");
+        assertRefused(step + ",\"step\":1,\"verified\":\"yes\"}", "verified", "has the wrong type or shape");
+        assertRefused(step + ",\"step\":[1],\"verified\":true}", "step", "has the wrong type or shape");
+        String started = "{\"eventId\":\"e\",\"type\":\"tool_call_started\",\"callId\":\"c\",\"idempotencyKey\":\"k\"";
+        assertRefused(started + ",\"attempt\":1}", "epoch", "is required");
+        assertRefused(started + ",\"epoch\":1}", "attempt", "is required");
+        assertRefused("{\"eventId\":\"e\",\"type\":\"assistant_message\",\"content\":\"x\",\"usage\":{\"inputTokens\":1}}",
+                "usage.outputTokens", "is required");
+        String start = "{\"eventId\":\"e\",\"type\":\"session_started\",\"objective\":\"o\",\"systemPrompt\":\"\","
+                + "\"modelId\":\"m\",\"harnessVersion\":\"v1\",\"toolMode\":\"WRITE\",\"harnessTools\":";
+        assertRefused(start + "[{\"name\":\"a\",\"mutating\":false,\"canReconcile\":false}]}", "harnessTools[0].recordedOnly",
+                "is required");
+        assertRefused(start + "[{\"name\":\"a\",\"mutating\":false,\"canReconcile\":false,\"recordedOnly\":null}]}",
+                "harnessTools[0].recordedOnly", "is required");
+    }
+
+    @Test
     void readsAFrameworkState_andRefusesEachBadField_namingIt() throws Exception {
         var p = json.readProposal(parse("""
                 {"eventId":"e1","type":"framework_state","framework":"langgraph","kind":"checkpoint","key":"[\\"\\",\\"cp-1\\"]",
@@ -264,6 +285,15 @@ class EventJsonTest {
         assertThat(json.readEvent(node, "acme").traceId()).as("another instance's malformed trace id reads as none").isNull();
         assertField("{\"eventId\":\"e1\",\"type\":\"user_message\",\"content\":\"hi\",\"traceId\":\"" + traceId + "\"}", "traceId");
         assertThatThrownBy(() -> traced.withTraceId("0".repeat(32))).isInstanceOf(InvalidEventException.class);
+    }
+
+    private void assertRefused(String text, String field, String message) throws Exception {
+        JsonNode node = parse(text);
+        assertThatThrownBy(() -> json.readProposal(node)).as(text)
+                .isInstanceOfSatisfying(InvalidEventException.class, e -> {
+                    assertThat(e.field()).isEqualTo(field);
+                    assertThat(e.getMessage()).contains(message);
+                });
     }
 
     private void assertField(String text, String field) throws Exception {
