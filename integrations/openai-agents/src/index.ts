@@ -4,4 +4,5 @@
  * @module
  */
 export { TetherSession, ToolCallPendingError, idempotencyKeyOf } from "./session.js";
+export { tetherTool } from "./tool-errors.js";
 export type { TetherSessionOptions, TetherToolSpec, SettledApprovals, ResumeReport } from "./session.js";

@@ -1,5 +1,6 @@
 import { UserError } from "@openai/agents-core";
 import { NewEvent, type NewEvent as Event } from "@tether/client";
+import { SDK_TOOL_ERROR_TEXT } from "./tool-errors.js";
 
 /**
  * How the OpenAI Agents SDK's history items become Tether events, and back. An item goes into the log once, as the
@@ -117,7 +118,9 @@ export function planItem(item: Item, seq: number, log: CallsView, batch: BatchCa
       if (pending !== undefined) {
         pending.answered = true;
       }
-      const status = item.status === "incomplete" ? "ERROR" : "OK";
+      // a tool that threw: the SDK marks its output `completed` all the same, with its default errorFunction's text (an
+      // errorFunction of the application's own makes an output that cannot be told from a result: recorded OK)
+      const status = item.status === "incomplete" || place?.text === SDK_TOOL_ERROR_TEXT ? "ERROR" : "OK";
       const key = `${log.sessionId}/${askSeq}/${item.callId}`;
       if (place !== undefined) {
         return typed(NewEvent.toolResult(item.callId, status, place.text, key), place.text, place.residual);

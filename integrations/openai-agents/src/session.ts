@@ -21,10 +21,16 @@ import {
 } from "@tether/client";
 import { HistoryFold, type LoggedCall } from "./history.js";
 import { FRAMEWORK, HISTORY, RUN_STATE, canonical, planItem, requireItems, restore, shownOf, type BatchCalls, type HistoryRecord, type Item, type ItemRef } from "./items.js";
+import { ToolRunFailed, noted, runOutcome, type FailureNote, type tetherTool } from "./tool-errors.js";
 
 /** A function tool the agent runs through Tether as a harness-run tool (docs/ARCHITECTURE.md §6). */
 export interface TetherToolSpec {
-  /** The tool as the agent would have run it (`tool({...})` of @openai/agents-core). */
+  /**
+   * The tool as the agent would have run it: {@link tetherTool}`({...})` (the SDK's `tool({...})`, whose failures the
+   * session sees: Tether's rules for a tool that throws decide the call's result, the model is told what its
+   * `errorFunction` says), or the SDK's own `tool({...})` (a failure recognised only by the SDK's default error text; see
+   * the README, "When a tool fails").
+   */
   readonly tool: FunctionTool<any, any, any>;
   /** It changes something outside the conversation: gated by default (an approver decides each call). Default false. */
   readonly mutating?: boolean;
@@ -448,19 +454,21 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
         const claim = await this.log.exclusive(() => this.log.claimed());
         const signal = (details as { signal?: AbortSignal } | undefined)?.signal;
         // what the tool answered when it ran here: the SDK makes its item of the output itself (an object as JSON, an
-        // image as an image part); Tether's result holds its text
-        let ran: { readonly output: unknown } | undefined;
+        // image as an image part); Tether's result holds its text. Or the exception it failed with, which the SDK raises
+        // (its errorFunction null): once Tether's runner has recorded the call ERROR, the run fails with it as the SDK's would
+        let ran: { readonly output: unknown } | { readonly error: unknown } | undefined;
         const result = await this.runner(claim, spec, async (invocation) => {
           if (signal?.aborted === true) {
             // the run stopped waiting for the call before Tether authorized it (cancelled, the tool's timeoutMs, a sibling's
             // failure) and gave the model an output of its own: the call must not take effect now, unseen
             return ToolOutput.cancelled(`${original.name} was not run: the run stopped waiting for it (${String(signal.reason)})`);
           }
-          const output: unknown = await original.invoke(runContext, input, withKey(details, invocation));
-          ran = { output };
-          return ToolOutput.ok(outputText(output));
+          return runOnce(original, () => original.invoke(runContext, input, withKey(details, invocation)), (r) => (ran = r));
         }).run(call.askSeq, callId, this.authorizationTimeoutMs);
         if (result.kind === "completed" && result.how === "RAN" && ran !== undefined) {
+          if ("error" in ran) {
+            throw ran.error;
+          }
           return ran.output;
         }
         const output = outputOf(result, original.name, callId);
@@ -528,7 +536,7 @@ export class TetherSession implements SessionHistoryTransactionAwareSession {
             return ToolOutput.cancelled(`${invocation.tool} was not run: the run answered the call itself without running it`);
           }
           const call = { type: "function_call" as const, callId: invocation.callId, name: invocation.tool, arguments: invocation.argumentsJson, status: "completed" as const };
-          return ToolOutput.ok(outputText(await s.tool.invoke(new RunContext(), invocation.argumentsJson, withKey({ toolCall: call }, invocation))));
+          return runOnce(s.tool, () => s.tool.invoke(new RunContext(), invocation.argumentsJson, withKey({ toolCall: call }, invocation)), () => undefined);
         },
         reconcile: s.reconcile,
       })),
@@ -749,6 +757,39 @@ function outputText(output: unknown): string {
     return JSON.stringify(output) ?? String(output);
   } catch {
     return String(output);
+  }
+}
+
+/**
+ * Invokes a Tether-run tool once, for Tether's runner: its output, recorded OK (ERROR when its `execute` never started:
+ * nothing took effect). A failure — an exception that reached here (the tool's errorFunction null), or an output the
+ * SDK's errorFunction made of one ({@link runOutcome}, thrown as {@link ToolRunFailed}) — is thrown to the runner, whose
+ * rules for a tool that throws decide (a read-only call ends ERROR; a mutating one may have taken effect: reconciled by
+ * its key, or UNKNOWN for a person), never OK. `ran` learns what the run is to get if the runner's result is this
+ * attempt's: the output, or the exception the SDK raises.
+ */
+async function runOnce(
+  tool: FunctionTool<any, any, any>,
+  invoke: () => Promise<unknown>,
+  ran: (ran: { readonly output: unknown } | { readonly error: unknown }) => void,
+): Promise<ToolOutput> {
+  const note: FailureNote = { started: false, failed: false };
+  let output: unknown;
+  try {
+    output = await noted(tool, note, invoke);
+  } catch (error) {
+    ran({ error });
+    throw error;
+  }
+  ran({ output });
+  const text = outputText(output);
+  switch (runOutcome(tool, output, note)) {
+    case "ok":
+      return ToolOutput.ok(text);
+    case "not_run":
+      return ToolOutput.error(text);
+    case "failed":
+      throw new ToolRunFailed(text);
   }
 }
 
