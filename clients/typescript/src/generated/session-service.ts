@@ -230,6 +230,15 @@ export interface paths {
                 400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
+                /** @description 404: the sessionId the create names (or the one derived from its eventId) is held by a session of another tenant (not_found). Session ids are one namespace across tenants, so the id is taken; the answer is the one a missing session gets, so as not to tell that another tenant has it. Choose another sessionId, or leave it out. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 409: components["responses"]["Conflict"];
                 413: components["responses"]["TooLarge"];
                 415: components["responses"]["UnsupportedMediaType"];
@@ -279,7 +288,12 @@ export interface paths {
         /** Erase the session: a tombstone for each of its events and its checkpoint */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description a writer's erasure: only while this is the session's epoch (409 stale_epoch once another worker claimed it, and nothing is erased) */
+                    epoch?: number;
+                    /** @description only the session that started then (404 otherwise: that one was erased, and this is another made under its id since) */
+                    sessionStartedAt?: string;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -290,9 +304,11 @@ export interface paths {
             responses: {
                 /** @description OK */
                 200: components["responses"]["Erased"];
+                400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
                 422: components["responses"]["Unprocessable"];
                 503: components["responses"]["Unavailable"];
             };

@@ -333,6 +333,28 @@ class SessionApiIT {
         append(AGENT, id, batch(userMessage(uuid(), "x"))).statusCode(404);
     }
 
+    /** A writer's erasure names the claim it holds: once another worker claimed the session, nothing is erased. */
+    @Test
+    void anErasureCarryingTheWritersEpoch_erasesNothing_onceAnotherWorkerClaimedTheSession() {
+        String id = newSessionId();
+        createSession(AGENT, id, Map.of()).statusCode(201);
+        String start = claim(AGENT, id, "worker-1", "v1").statusCode(200).body("epoch", equalTo(1)).extract().path("sessionStartedAt");
+        claim(AGENT, id, "worker-2", "v1").statusCode(200).body("epoch", equalTo(2));
+        given().auth().oauth2(AGENT).queryParam("epoch", "one").delete("/v1/sessions/{id}", id).then().statusCode(400)
+                .body("field", equalTo("epoch"));
+        given().auth().oauth2(AGENT).queryParam("epoch", 1).queryParam("sessionStartedAt", "yesterday").delete("/v1/sessions/{id}", id)
+                .then().statusCode(400).body("field", equalTo("sessionStartedAt"));
+
+        given().auth().oauth2(AGENT).queryParam("epoch", 1).queryParam("sessionStartedAt", start).delete("/v1/sessions/{id}", id)
+                .then().statusCode(409).body("error", equalTo("stale_epoch"));
+        assertThat(events(AGENT, id, 1).getList("events.type", String.class))
+                .containsExactly("session_started", "session_claimed", "session_claimed", "session_resumed");
+
+        given().auth().oauth2(AGENT).queryParam("epoch", 2).queryParam("sessionStartedAt", start).delete("/v1/sessions/{id}", id)
+                .then().statusCode(200).body("events", equalTo(4));
+        given().auth().oauth2(AGENT).get("/v1/sessions/{id}/events", id).then().statusCode(404);
+    }
+
     /**
      * A worker still running for an erased session holds the epoch and seqs a session made again under the id may reach
      * too; the start its create and claim answered tells the two apart.

@@ -29,6 +29,15 @@ public sealed interface Command permits Command.AppendEvents, Command.ClaimSessi
     /** An operator pins the session to another harness version. */
     record MigrateSession(String toVersion) implements Command {}
 
-    /** Erase the session: tombstones for every event and for its checkpoint. */
-    record EraseSession(String reason) implements Command {}
+    /**
+     * Erase the session: tombstones for every event and for its checkpoint. When set, {@code epoch} must be the session's
+     * worker epoch and {@code sessionStartedAt} when its first event was accepted (a writer erases only the session it
+     * holds: not after another worker claimed it, nor a later session under its id).
+     */
+    record EraseSession(String reason, Long epoch, Instant sessionStartedAt) implements Command {
+        /** An erasure whatever holds the session (its owner's or an admin's). */
+        public EraseSession(String reason) {
+            this(reason, null, null);
+        }
+    }
 }

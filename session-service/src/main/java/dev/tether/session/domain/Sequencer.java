@@ -105,8 +105,8 @@ public final class Sequencer {
         if (command instanceof MigrateSession migrate) {
             return migrate(envelope, migrate, head, history, now);
         }
-        if (command instanceof EraseSession) {
-            return erase(envelope, head);
+        if (command instanceof EraseSession erase) {
+            return erase(envelope, erase, head);
         }
         throw new IllegalStateException("unhandled command " + command.getClass().getName());
     }
@@ -802,10 +802,19 @@ public final class Sequencer {
         return new Accepted(List.of(event), appendedOf(List.of(event)), evolve(head, event), null, List.of());
     }
 
-    private static Decision erase(CommandEnvelope envelope, SessionHead head) {
+    private static Decision erase(CommandEnvelope envelope, EraseSession erase, SessionHead head) {
         TetherPrincipal principal = envelope.principal();
         if (!principal.has(Role.ADMIN) && !principal.id().equals(head.owner())) {
             return forbidden(null, "only the session's owner or an admin may erase it");
+        }
+        // a writer's erasure, of the session it holds: not a later one under its id, not after another worker claimed it
+        if (erase.sessionStartedAt() != null && head.startedAt() != null
+                && erase.sessionStartedAt().toEpochMilli() != head.startedAt().toEpochMilli()) {
+            return new Rejected(Rejection.NOT_FOUND, "the erasure was asked for the session of this id that started at "
+                    + erase.sessionStartedAt() + ", which was erased; this one started at " + head.startedAt() + ": nothing was erased", null);
+        }
+        if (erase.epoch() != null && erase.epoch() != head.epoch()) {
+            return new Rejected(Rejection.STALE_EPOCH, staleEpoch(erase.epoch(), head.epoch()) + ": nothing was erased", null);
         }
         return new Accepted(List.of(), List.of(), null, null,
                 List.of(new Decision.EraseLog(head.sessionId(), head.tenantId(), head.lastSeq())));

@@ -43,7 +43,7 @@ public final class CommandAvro {
             payload.setMigrateSession(new MigrateSession(m.toVersion()));
         } else if (command instanceof Command.EraseSession e) {
             type = ERASE_SESSION;
-            payload.setEraseSession(new EraseSession(e.reason()));
+            payload.setEraseSession(new EraseSession(e.reason(), e.epoch(), e.sessionStartedAt()));
         } else {
             throw new IllegalStateException("unhandled command " + command.getClass().getName());
         }
@@ -78,7 +78,10 @@ public final class CommandAvro {
                 yield new Command.ClaimSession(claim.getWorkerId(), claim.getHarnessVersion(), claim.getRollout());
             }
             case MIGRATE_SESSION -> new Command.MigrateSession(payload(p.getMigrateSession(), c).getToVersion());
-            case ERASE_SESSION -> new Command.EraseSession(payload(p.getEraseSession(), c).getReason());
+            case ERASE_SESSION -> {
+                var erase = payload(p.getEraseSession(), c);
+                yield new Command.EraseSession(erase.getReason(), erase.getEpoch(), erase.getSessionStartedAt());
+            }
             default -> throw new IllegalArgumentException("unknown command type '" + c.getType() + "'");
         };
         var roles = EnumSet.noneOf(Role.class);

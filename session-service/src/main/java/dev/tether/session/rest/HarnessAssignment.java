@@ -24,6 +24,9 @@ import java.util.stream.Collectors;
  * when no version can take them, they go to the default version. The choice is a function of the
  * sessionId, so a retried create lands on the same version.
  *
+ * <p><b>A version the create names</b> instead is taken whatever its weight, unless it is RETIRED (422
+ * {@code version_retired}, field {@code harnessVersion}, {@link #notRetired}).
+ *
  * <p><b>Models.</b> A version that names a model pins its new sessions to it: a create that names
  * no model gets the version's; one that names another model is refused ({@code 409 model_pinned},
  * field {@code modelId}) rather than silently run on a model the caller did not ask for. A version
@@ -50,18 +53,48 @@ public class HarnessAssignment {
      *
      * @param requestedVersion the version the create names, or null to assign one by the weights
      * @param requestedModel   the model the create names, or null for the version's model
-     * @throws ApiException 400 {@code invalid_field} {@code modelId} when neither names a model, 409
-     *                      {@code model_pinned} when they name different ones
+     * @throws ApiException 422 {@code version_retired}, field {@code harnessVersion}, when the create names a RETIRED
+     *                      version ({@link #notRetired}); 400 {@code invalid_field} {@code modelId} when neither names a model,
+     *                      409 {@code model_pinned} when they name different ones
      */
     public Pin pin(String sessionId, String requestedVersion, String requestedModel) {
-        Map<String, HarnessVersion> versions = versions();
-        String version = requestedVersion != null ? requestedVersion : pick(sessionId, List.copyOf(versions.values()), defaultVersion);
+        return pin(sessionId, requestedVersion, requestedModel, versions(), defaultVersion);
+    }
+
+    /** {@link #pin} among {@code versions} (as {@link #versions} has them: the default version among them). */
+    static Pin pin(String sessionId, String requestedVersion, String requestedModel, Map<String, HarnessVersion> versions,
+                   String defaultVersion) {
+        if (requestedVersion != null) {
+            return pinTo(requestedVersion, notRetired(requestedVersion, versions.get(requestedVersion)), requestedModel);
+        }
+        String version = pick(sessionId, List.copyOf(versions.values()), defaultVersion);
         return pinTo(version, versions.get(version), requestedModel);
+    }
+
+    /**
+     * The entry of the version a create names (null if not registered), unless it is RETIRED: no worker runs a RETIRED
+     * version, and a session pinned there would wait for one forever, so the create is refused, 422 naming
+     * {@code harnessVersion}, as a migration to one is (naming {@code toVersion}). The weights are the assignment's, not
+     * a limit on what a harness may name: a DRAINING version is still taken (its harness's workers run until its sessions
+     * end; the draining count then includes the new one), and so is an unregistered one (a harness that labels its version
+     * with no operator's registration, as when none is registered at all).
+     */
+    private static HarnessVersion notRetired(String version, HarnessVersion entry) {
+        if (entry != null && entry.state() == HarnessVersion.State.RETIRED) {
+            throw new ApiException(422, "version_retired", "harness version " + version + " is RETIRED: no worker runs it, and a"
+                    + " session pinned there would wait for none; leave harnessVersion out to be assigned one, or name another version")
+                    .with("field", "harnessVersion").with("harnessVersion", version);
+        }
+        return entry;
     }
 
     /** The registered versions, plus the default one while it is not registered (ACTIVE, weight 0: it takes the rest). */
     public Map<String, HarnessVersion> versions() {
-        var all = new LinkedHashMap<>(stores.harnessVersions());
+        return versions(stores.harnessVersions(), defaultVersion);
+    }
+
+    static Map<String, HarnessVersion> versions(Map<String, HarnessVersion> registered, String defaultVersion) {
+        var all = new LinkedHashMap<>(registered);
         all.computeIfAbsent(defaultVersion, HarnessVersion::unregisteredDefault);
         return all;
     }

@@ -106,6 +106,11 @@ public class SessionResource {
     @Operation(summary = "Create a session: its log starts with session_started")
     @APIResponse(responseCode = "201", ref = "SessionCreated")
     @APIResponse(responseCode = "400", ref = "BadRequest")
+    @APIResponse(responseCode = "404", description = "404: the sessionId the create names (or the one derived from its eventId) "
+            + "is held by a session of another tenant (not_found). Session ids are one namespace across tenants, so the id is "
+            + "taken; the answer is the one a missing session gets, so as not to tell that another tenant has it. Choose another "
+            + "sessionId, or leave it out.",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Error")))
     @APIResponse(responseCode = "409", ref = "Conflict")
     @APIResponse(responseCode = "413", ref = "TooLarge")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
@@ -352,13 +357,26 @@ public class SessionResource {
     @RolesAllowed({"agent", "admin"})
     @Operation(summary = "Erase the session: a tombstone for each of its events and its checkpoint")
     @APIResponse(responseCode = "200", ref = "Erased")
+    @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "409", ref = "Conflict")
     @APIResponse(responseCode = "422", ref = "Unprocessable")
-    public ObjectNode erase(@PathParam("id") String sessionId) {
+    @Parameter(name = "epoch", in = ParameterIn.QUERY, description = "a writer's erasure: only while this is the session's epoch (409"
+            + " stale_epoch once another worker claimed it, and nothing is erased)", schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
+    @Parameter(name = StreamEventId.START_PARAM, in = ParameterIn.QUERY, description = "only the session that started then (404"
+            + " otherwise: that one was erased, and this is another made under its id since)",
+            schema = @Schema(type = SchemaType.STRING, format = "date-time"))
+    public ObjectNode erase(@PathParam("id") String sessionId, @QueryParam("epoch") String epochParam,
+                            @QueryParam(StreamEventId.START_PARAM) String startedAtParam) {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
+        Long epoch = StrictInput.longParam(epochParam, "epoch");
+        if (epoch != null && epoch < 0) {
+            throw ApiException.badRequest("epoch", "must not be negative");
+        }
+        Instant startedAt = StrictInput.instantParam(startedAtParam, StreamEventId.START_PARAM);
         CommandVerdict.Accepted reply = send(new CommandEnvelope(UUID.randomUUID().toString(), sessionId, principal.tenantId(), principal,
-                Instant.now(), new Command.EraseSession("requested by " + principal.id())));
+                Instant.now(), new Command.EraseSession("requested by " + principal.id(), epoch, startedAt)));
         ObjectNode out = json.mapper().createObjectNode();
         out.put("erased", sessionId);
         out.put("events", reply.lastSeq());

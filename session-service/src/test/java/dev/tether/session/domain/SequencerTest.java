@@ -1681,6 +1681,36 @@ class SequencerTest {
         }
 
         @Test
+        void anErasureByTheWorkerHoldingTheSession_erasesIt_andOneByAWorkerFencedSince_erasesNothing() {
+            World w = World.claimed(); // worker-1, epoch 1
+            Instant started = w.head.startedAt();
+            w.accept(w.claim(AGENT, "worker-2", V1, false)); // epoch 2: worker-1 is fenced
+
+            Rejected fenced = w.reject(w.envelope(AGENT, new Command.EraseSession("cleared", 1L, started)));
+
+            assertThat(fenced.reason()).isEqualTo(Rejection.STALE_EPOCH);
+            assertThat(fenced.message()).contains("epoch 1", "current epoch 2", "nothing was erased");
+            assertThat(w.head).isNotNull();
+
+            long last = w.lastSeq();
+            Accepted held = w.accept(w.envelope(AGENT, new Command.EraseSession("cleared", 2L, started)));
+
+            assertThat(held.followUps()).containsExactly(new EraseLog(SESSION, TENANT, last));
+            assertThat(w.head).isNull();
+        }
+
+        @Test
+        void anErasureForTheSessionThatStartedEarlier_doesNotEraseALaterOneUnderItsId() {
+            World w = World.claimed();
+
+            Rejected r = w.reject(w.envelope(AGENT, new Command.EraseSession("cleared", 1L, w.head.startedAt().minusSeconds(60))));
+
+            assertThat(r.reason()).isEqualTo(Rejection.NOT_FOUND);
+            assertThat(r.message()).contains("nothing was erased");
+            assertThat(w.head).isNotNull();
+        }
+
+        @Test
         void afterErase_theSessionIsNotFound() {
             World w = World.started();
             w.accept(w.erase(AGENT));

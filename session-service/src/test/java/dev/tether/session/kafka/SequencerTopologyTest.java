@@ -255,6 +255,29 @@ class SequencerTopologyTest {
     }
 
     @Test
+    void anErasureByAFencedWorker_throughTheCommandTopic_erasesNothing_andOneByTheHolder_erasesTheSession() {
+        send(AGENT, "s1", append(started("e1", null)));
+        send(AGENT, "s1", new Command.ClaimSession("w1", "v1", false));
+        send(AGENT, "s1", new Command.ClaimSession("w2", "v1", false));
+        List<CommandReply> verdicts = replies.readValuesToList();
+        Instant startedAt = verdicts.get(0).getSessionStartedAt();
+        events.readKeyValuesToList();
+
+        send(AGENT, "s1", new Command.EraseSession("cleared", 1L, startedAt));
+
+        assertThat(replies.readValue().getRejection().getCode()).isEqualTo("stale_epoch");
+        assertThat(events.isEmpty()).isTrue();
+        KeyValueStore<String, SessionHead> heads = driver.getKeyValueStore(StoreNames.HEADS);
+        assertThat(heads.get("s1")).isNotNull();
+
+        send(AGENT, "s1", new Command.EraseSession("cleared", 2L, startedAt));
+
+        assertThat(replies.readValue().getRejection()).isNull();
+        assertThat(events.readKeyValuesToList()).extracting(kv -> kv.key.seq()).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(heads.get("s1")).isNull();
+    }
+
+    @Test
     void erasureTombstones_areStampedWithTheSequencersClock_whichEventsTakeTheirTimeFrom_notTheRequestsRecord() {
         send(AGENT, "s1", append(started("e1", null), message("e2", "a")));
         Instant lastOccurred = Instant.ofEpochMilli(0);

@@ -108,6 +108,40 @@ class HarnessAssignmentTest {
                 });
     }
 
+    @Test
+    void aCreateNamingARetiredVersion_isRefused_namingHarnessVersion_andOneNamingADrainingOrUnregisteredVersion_isPinnedToIt() {
+        Map<String, HarnessVersion> registered = Map.of("v1", version("v1", 0, State.ACTIVE, "model-1"),
+                "v2", version("v2", 0, State.RETIRED, "model-2"), "v3", version("v3", 0, State.DRAINING, "model-3"));
+        Map<String, HarnessVersion> versions = HarnessAssignment.versions(registered, "v1");
+
+        assertThatThrownBy(() -> HarnessAssignment.pin("s-1", "v2", null, versions, "v1"))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(422);
+                    assertThat(e.body()).containsEntry("error", "version_retired").containsEntry("field", "harnessVersion")
+                            .containsEntry("harnessVersion", "v2");
+                    assertThat((String) e.body().get("message")).contains("harness version v2 is RETIRED");
+                });
+        assertThat(HarnessAssignment.pin("s-1", "v3", null, versions, "v1")).as("draining").isEqualTo(new HarnessAssignment.Pin("v3", "model-3"));
+        assertThat(HarnessAssignment.pin("s-1", "v9", "model-x", versions, "v1")).as("unregistered")
+                .isEqualTo(new HarnessAssignment.Pin("v9", "model-x"));
+        assertThat(HarnessAssignment.pin("s-1", "v1", null, versions, "v1")).isEqualTo(new HarnessAssignment.Pin("v1", "model-1"));
+    }
+
+    @Test
+    void aCreateNamingTheDefaultVersion_whileNobodyRegisteredIt_isPinnedToIt() {
+        Map<String, HarnessVersion> versions = HarnessAssignment.versions(Map.of(), "v1");
+        assertThat(HarnessAssignment.pin("s-1", "v1", "model-x", versions, "v1")).isEqualTo(new HarnessAssignment.Pin("v1", "model-x"));
+    }
+
+    @Test
+    void withoutARequestedVersion_theWeightsChoose_andARetiredOrDrainingDefaultStillTakesWhatNoActiveVersionCan() {
+        Map<String, HarnessVersion> drained = HarnessAssignment.versions(Map.of("v1", version("v1", 0, State.RETIRED)), "v1");
+        assertThat(HarnessAssignment.pin("s-1", null, "model-x", drained, "v1")).isEqualTo(new HarnessAssignment.Pin("v1", "model-x"));
+        Map<String, HarnessVersion> weighted = HarnessAssignment.versions(Map.of("v1", version("v1", 0, State.DRAINING),
+                "v2", version("v2", 10, State.ACTIVE, "model-2")), "v1");
+        assertThat(HarnessAssignment.pin("s-1", null, null, weighted, "v1")).isEqualTo(new HarnessAssignment.Pin("v2", "model-2"));
+    }
+
     private static double shareOf(String name, List<HarnessVersion> versions, String defaultVersion) {
         Map<String, Integer> counts = new HashMap<>();
         for (int i = 0; i < 20_000; i++) {

@@ -8,6 +8,7 @@ import dev.tether.core.event.InvalidEventException;
 import dev.tether.kit.json.EventJson;
 import dev.tether.kit.service.rest.ApiException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The bodies of {@code POST /v1/sessions}, its subagents and its forks, as the REST edge reads them. */
@@ -37,6 +38,37 @@ class RequestsTest {
                   {"name":"","mutating":true,"canReconcile":false,"recordedOnly":false}]}"""), Requests.CreateSession.class))
                 .isInstanceOf(InvalidEventException.class)
                 .extracting(e -> ((InvalidEventException) e).field()).isEqualTo("harnessTools[0].name");
+    }
+
+    @Test
+    void aToolOfADeclaration_withoutOneOfItsBooleans_isRefusedAsRequired_namingItsPath() {
+        for (String missing : new String[] {"mutating", "canReconcile", "recordedOnly"}) {
+            var tool = json.mapper().createObjectNode().put("name", "send_email").put("mutating", true).put("canReconcile", false)
+                    .put("recordedOnly", false);
+            var body = json.mapper().createObjectNode().put("objective", "o").put("toolMode", "WRITE");
+            body.putArray("harnessTools").add(json.mapper().createObjectNode().put("name", "search").put("mutating", false)
+                    .put("canReconcile", false).put("recordedOnly", true)).add(tool.deepCopy().remove(List.of(missing)));
+            for (var request : new Class<?>[] {Requests.CreateSession.class, Requests.Subagent.class}) {
+                assertThatThrownBy(() -> json.read(body, request)).as(missing)
+                        .isInstanceOfSatisfying(InvalidEventException.class, e -> {
+                            assertThat(e.field()).isEqualTo("harnessTools[1]." + missing);
+                            assertThat(e.getMessage()).contains("is required").doesNotContain("wrong type");
+                        });
+                ((com.fasterxml.jackson.databind.node.ObjectNode) body.get("harnessTools").get(1)).putNull(missing);
+                assertThatThrownBy(() -> json.read(body, request)).as(missing + ": null")
+                        .isInstanceOfSatisfying(InvalidEventException.class, e -> {
+                            assertThat(e.field()).isEqualTo("harnessTools[1]." + missing);
+                            assertThat(e.getMessage()).contains("is required");
+                        });
+                ((com.fasterxml.jackson.databind.node.ObjectNode) body.get("harnessTools").get(1)).put(missing, "yes");
+                assertThatThrownBy(() -> json.read(body, request)).as(missing + ": a string")
+                        .isInstanceOfSatisfying(InvalidEventException.class, e -> {
+                            assertThat(e.field()).isEqualTo("harnessTools[1]." + missing);
+                            assertThat(e.getMessage()).contains("wrong type");
+                        });
+                ((com.fasterxml.jackson.databind.node.ObjectNode) body.get("harnessTools").get(1)).remove(missing);
+            }
+        }
     }
 
     @Test
