@@ -162,6 +162,13 @@ public interface TetherClient extends AutoCloseable {
     /** Erases the session (a tombstone per event). Owner or admin. Never retried. */
     EraseResult erase(String sessionId);
 
+    /**
+     * Erases the session {@code claim} holds, as its writer: only while no other worker has claimed it since ({@link Rejected}
+     * {@code stale_epoch} otherwise) and only the session of the id that was claimed ({@link NotFound} once that one was
+     * erased, even if another has its id now); nothing is erased then. Owner or admin. Never retried.
+     */
+    EraseResult erase(Claimed claim);
+
     /** Moves the session to another harness version (operator). Retried with the same request id. */
     MigrateResult migrate(String sessionId, String toVersion);
 

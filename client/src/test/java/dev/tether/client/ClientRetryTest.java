@@ -9,6 +9,7 @@ import dev.tether.client.internal.Json;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -127,6 +128,21 @@ class ClientRetryTest {
         server.otherwise(json(503, UNAVAILABLE, RETRY_NOW));
         assertThatThrownBy(() -> client.erase("demo-1")).isInstanceOf(TetherException.class);
         assertThat(server.requests()).hasSize(1);
+    }
+
+    @Test
+    void aWritersErasure_namesItsClaim_andIsRefusedAsStaleEpoch_onceAnotherWorkerClaimedTheSession() {
+        server.then(json(409, "{\"error\":\"stale_epoch\",\"message\":\"epoch 1 is not the session's current epoch 2: nothing was erased\"}"));
+        var claim = new Claimed("demo-1", "worker-1", 1, Optional.empty(), 4, Optional.of(java.time.Instant.parse("2026-12-07T00:00:00.123Z")));
+
+        EraseResult refused = client.erase(claim);
+
+        assertThat(refused).isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.code()).isEqualTo("stale_epoch"));
+        assertThat(server.requests()).singleElement().satisfies(r -> {
+            assertThat(r.method()).isEqualTo("DELETE");
+            assertThat(r.path()).isEqualTo("/v1/sessions/demo-1");
+            assertThat(r.query()).isEqualTo("epoch=1&sessionStartedAt=2026-12-07T00%3A00%3A00.123Z");
+        });
     }
 
     @Test

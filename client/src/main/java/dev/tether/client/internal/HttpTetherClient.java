@@ -13,6 +13,7 @@ import dev.tether.client.CallRecord;
 import dev.tether.client.Checkpoint;
 import dev.tether.client.ClaimRequest;
 import dev.tether.client.ClaimResult;
+import dev.tether.client.Claimed;
 import dev.tether.client.ContextQuery;
 import dev.tether.client.CreateResult;
 import dev.tether.client.Decided;
@@ -348,8 +349,20 @@ public final class HttpTetherClient implements TetherClient {
 
     @Override
     public EraseResult erase(String sessionId) {
+        return erase(sessionId, sessionsApi().path("/v1/sessions").segment(id(sessionId, "sessionId")));
+    }
+
+    @Override
+    public EraseResult erase(Claimed claim) {
+        Objects.requireNonNull(claim, "claim");
+        Uris uri = sessionsApi().path("/v1/sessions").segment(id(claim.sessionId(), "sessionId")).param("epoch", claim.epoch());
+        claim.sessionStartedAt().ifPresent(at -> uri.param("sessionStartedAt", at));
+        return erase(claim.sessionId(), uri);
+    }
+
+    private EraseResult erase(String sessionId, Uris uri) {
         open();
-        Answer answer = transport.send("DELETE", sessionsApi().path("/v1/sessions").segment(id(sessionId, "sessionId")).build(), null, Retry.NEVER);
+        Answer answer = transport.send("DELETE", uri.build(), null, Retry.NEVER);
         if (answer.ok()) {
             return Wire.erased(answer.json());
         }

@@ -198,11 +198,25 @@ public final class TetherChatMemoryStore implements ChatMemoryStore {
         });
     }
 
-    /** Erases the memory's session (every event of it; Tether's right-to-be-forgotten erasure). The next update starts a new one. */
+    /**
+     * Erases the memory's session (every event of it; Tether's right-to-be-forgotten erasure). The next update starts a new
+     * one. A store that wrote to the memory erases it as its writer: once another process has claimed the memory's session,
+     * nothing is erased and this throws {@link MemoryTakenOverException}, as a write would.
+     *
+     * @throws MemoryTakenOverException if another process claimed the memory's session after this store did
+     * @throws TetherMemoryException    if Tether refused the erasure (nothing was erased)
+     */
     @Override
     public void deleteMessages(Object memoryId) {
         locked(memoryId, state -> {
-            var erased = client.erase(state.sessionId);
+            if (state.lost != null) {
+                throw state.lost;
+            }
+            var erased = state.claim == null ? client.erase(state.sessionId) : client.erase(state.claim);
+            if (erased instanceof Rejected r && r.code().equals("stale_epoch")) {
+                sync(state); // the claim that took the memory over, for the exception to name
+                throw fenced(memoryId, state.log.claimEpoch());
+            }
             if (erased instanceof Rejected r) {
                 throw new TetherMemoryException("cannot delete the memory of session " + state.sessionId + ": " + r.code() + " " + r.message());
             }

@@ -453,6 +453,20 @@ final class FakeTether implements TetherClient {
         return s == null ? new NotFound("session " + sessionId + " not found") : new Erased(sessionId, s.events.size());
     }
 
+    /** As the session-service: nothing erased once another worker claimed the session, or when it is another session of the id. */
+    @Override
+    public synchronized EraseResult erase(Claimed claim) {
+        Session s = sessions.get(claim.sessionId());
+        if (s == null || claim.sessionStartedAt().filter(at -> !at.equals(s.startedAt)).isPresent()) {
+            return new NotFound("session " + claim.sessionId() + " not found");
+        }
+        if (claim.epoch() != s.epoch) {
+            return new Rejected(409, "stale_epoch", "epoch " + claim.epoch() + " is not the session's current epoch " + s.epoch
+                    + ": nothing was erased", Optional.empty());
+        }
+        return erase(claim.sessionId());
+    }
+
     @Override
     public void close() {
     }

@@ -390,6 +390,29 @@ class TetherChatMemoryStoreTest {
         assertThat(ofType(log("gone"), "user_message")).singleElement().satisfies(e -> assertThat(e.text("content")).contains("second life"));
     }
 
+    /** A store's delete is its writer's: once another process has taken the memory over, it erases nothing. */
+    @Test
+    void deleteMessages_byAStoreAnotherProcessTookTheMemoryFrom_erasesNothing_evictedMeanwhileOrNot() {
+        for (int max : List.of(1, 10)) {
+            String id = "taken-" + max;
+            TetherChatMemoryStore mine = TetherChatMemoryStore.builder(tether).workerId("worker-a").maxCachedMemories(max).build();
+            TetherChatMemoryStore other = TetherChatMemoryStore.builder(tether).workerId("worker-b").build();
+            mine.updateMessages(id, List.of(UserMessage.from("u1")));
+            other.updateMessages(id, List.of(UserMessage.from("u1"), AiMessage.from("from b")));
+            mine.getMessages("elsewhere-" + max); // evicts the memory from the store that keeps one
+            List<SessionEvent> before = log(id);
+
+            assertThatThrownBy(() -> mine.deleteMessages(id)).as("max %d", max)
+                    .isInstanceOfSatisfying(MemoryTakenOverException.class, e -> assertThat(e.getMessage()).contains("epoch 2"));
+            assertThat(log(id)).as("max %d", max).isEqualTo(before);
+            assertThatThrownBy(() -> mine.deleteMessages(id)).as("and again, knowing").isInstanceOf(MemoryTakenOverException.class);
+            assertThat(log(id)).isEqualTo(before);
+
+            other.deleteMessages(id); // its writer's delete erases it
+            assertThat(tether.exists(other.sessionIdOf(id))).isFalse();
+        }
+    }
+
     /** Its session's start tells the two apart: another instance's session under the id repeats the epoch and the seqs. */
     @Test
     void aStoreWhoseSessionWasErasedAndMadeAgainByAnother_writesNothingIntoTheNewOne() {
