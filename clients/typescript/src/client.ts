@@ -191,10 +191,15 @@ export class TetherClient {
    * the session leaves every store, so its id may be used again. Never retried (as the Java SDK's `erase`): once the id
    * may be used again, a repeat after a lost answer could erase another session made under it meanwhile; a lost answer
    * rejects with a {@link TetherError} whose `outcomeUnknown` is true.
+   *
+   * With `held`, the claim of a writer: the session is erased only while no other worker has claimed it since (else
+   * `rejected` with code `stale_epoch`) and only if it is the session that was claimed (else `not_found`, even when
+   * another was made under its id); nothing is erased then.
    */
-  async eraseSession(sessionId: string): Promise<EraseResult> {
+  async eraseSession(sessionId: string, held?: Pick<Claimed, "epoch" | "sessionStartedAt">): Promise<EraseResult> {
     this.open();
-    const answer = await this.transport.send("DELETE", this.sessionApi(`/v1/sessions/${segment(sessionId)}`), undefined, "never");
+    const params = held === undefined ? {} : { epoch: held.epoch, sessionStartedAt: held.sessionStartedAt?.toISOString() };
+    const answer = await this.transport.send("DELETE", this.sessionApi(`/v1/sessions/${segment(sessionId)}`, params), undefined, "never");
     noVerdict(answer, `erasing ${sessionId}`);
     if (ok(answer)) {
       return wire.erased(wire.parseJson(answer.body));

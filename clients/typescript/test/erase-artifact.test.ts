@@ -12,6 +12,18 @@ describe("eraseSession", () => {
     expect(result).toEqual({ kind: "erased", sessionId: "demo-1", events: 7 });
     expect(fake.server.seen[0]!.method).toBe("DELETE");
     expect(fake.server.seen[0]!.path).toBe("/v1/sessions/demo-1");
+    expect(fake.server.seen[0]!.query).toBeUndefined();
+  });
+
+  it("as a writer, names its claim's epoch and the session's start; refused as stale_epoch once another worker claimed it", async () => {
+    fake.server.next(json(409, '{"error":"stale_epoch","message":"epoch 1 is not the session\'s current epoch 2: another worker claimed it: nothing was erased"}'));
+    const refused = await fake.client.eraseSession("demo-1", { epoch: 1, sessionStartedAt: new Date("2026-12-07T00:00:00.123Z") });
+    expect(refused).toMatchObject({ kind: "rejected", status: 409, code: "stale_epoch" });
+    expect(fake.server.seen[0]!.path).toBe("/v1/sessions/demo-1");
+    expect(fake.server.seen[0]!.query).toBe("epoch=1&sessionStartedAt=2026-12-07T00%3A00%3A00.123Z");
+    fake.server.next(json(200, '{"erased":"demo-1","events":3}'));
+    expect((await fake.client.eraseSession("demo-1", { epoch: 2, sessionStartedAt: undefined })).kind).toBe("erased");
+    expect(fake.server.seen[1]!.query).toBe("epoch=2");
   });
 
   it("answers not_found for a session the tenant does not have, rejected for a role that may not erase", async () => {
