@@ -227,7 +227,9 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       await this.sync(thread);
       const call = thread.log.call(callId);
       if (call === undefined) {
-        throw new TetherSaverError(`thread ${threadId} has no tool call ${callId} in its log (was its AI message checkpointed?)`);
+        // LangGraph's "exit" durability writes no step before the graph ends: the call cannot be authorized or started yet
+        throw new TetherSaverError(`thread ${threadId} has no tool call ${callId} in its log yet, so Tether cannot run it: a harness-run`
+          + ` tool runs once the message that asked for it is checkpointed — invoke the graph with durability "sync" or "async", not "exit"`);
       }
       return call.askSeq;
     });
