@@ -509,6 +509,10 @@ export function appendBody(batch: AppendBatch, eventIds: readonly string[]): Rec
   const body: Record<string, JsonValue> = {
     events: batch.events.map((e, i) => {
       requireText(e.type, "type");
+      // a NewEvent built by hand (not by NewEvent.of) may have them among its fields: they would replace its own
+      if ("type" in e.fields || "eventId" in e.fields) {
+        throw new TypeError(`events[${i}]: type and eventId are not payload fields`);
+      }
       return { eventId: requireText(eventIds[i]!, "eventId"), type: e.type, ...e.fields };
     }),
   };

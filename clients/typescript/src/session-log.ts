@@ -466,6 +466,6 @@ function sent(sessionId: string, seq: number, eventId: string, event: NewEvent):
     occurredAt: undefined,
     actor: { kind: "UNKNOWN", id: "" },
     harnessVersion: undefined,
-    json: Object.freeze({ eventId, type: event.type, ...event.fields, seq, sessionId }),
+    json: Object.freeze({ ...event.fields, eventId, type: event.type, seq, sessionId }),
   });
 }

@@ -127,3 +127,13 @@ describe("lists given as something else", () => {
     expect(fake.server.seen).toHaveLength(0);
   });
 });
+
+describe("a NewEvent built by hand", () => {
+  it("with type or eventId among its fields is refused before anything is sent: they would replace its own", async () => {
+    for (const fields of [{ type: "session_claimed", content: "x" }, { eventId: "someone-elses", content: "x" }]) {
+      await expect(fake.client.append("s", { step: "forged", events: [{ type: "user_message", fields }] }), JSON.stringify(fields))
+        .rejects.toThrow(/events\[0\]: type and eventId are not payload fields/);
+    }
+    expect(fake.server.seen).toHaveLength(0);
+  });
+});
