@@ -158,7 +158,15 @@ export class TetherClient {
     const ids = eventIdsOf(id(sessionId), batch);
     // safe to repeat: every eventId is fixed, and the sequencer answers a known one with its original seq
     const answer = await this.transport.send("POST", this.sessionApi(`/v1/sessions/${segment(sessionId)}/events`), appendBody(batch, ids), "safe");
-    return ok(answer) ? wire.appended(wire.parseJson(answer.body)) : appendRefusal(errorOf(answer));
+    if (!ok(answer)) {
+      return appendRefusal(errorOf(answer));
+    }
+    const appended = wire.appended(wire.parseJson(answer.body));
+    // one answer per event, each with its id: else a lost or mangled answer would read as the batch in the log
+    if (appended.events.length !== ids.length || appended.events.some((e, i) => e.eventId !== ids[i])) {
+      throw new MalformedAnswerError(`the answer to an append of ${ids.length} events to ${sessionId} does not name them, in order`);
+    }
+    return appended;
   }
 
   /**

@@ -165,7 +165,7 @@ export function claimed(n: unknown, sessionId: string, workerId: string): Claime
 
 export function appended(n: unknown): Appended {
   const o = object<Session["Appended"]>(n, "an append's answer");
-  const events = elements(o, "appended").map((a) =>
+  const events = requiredElements(o, "appended").map((a) =>
     freeze({ eventId: requiredText(a, "eventId"), seq: requiredNumber(a, "seq"), duplicate: bool(a, "duplicate") }),
   );
   return freeze({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NewEvent, type JsonValue } from "../src/index.js";
+import { MalformedAnswerError, NewEvent, type JsonValue } from "../src/index.js";
 import { resolveOptions } from "../src/options.js";
 import { json, quietStream, withFakeServer } from "./fake-server.js";
 
@@ -135,5 +135,15 @@ describe("a NewEvent built by hand", () => {
         .rejects.toThrow(/events\[0\]: type and eventId are not payload fields/);
     }
     expect(fake.server.seen).toHaveLength(0);
+  });
+});
+
+describe("an append's answer", () => {
+  it("that does not name each event sent, in order, is malformed, never read as the batch in the log", async () => {
+    const batch = { step: "s1", events: [NewEvent.userMessage("a"), NewEvent.userMessage("b")] };
+    for (const appended of ["[]", '[{"eventId":"other","seq":4,"duplicate":true},{"eventId":"x","seq":5,"duplicate":true}]']) {
+      fake.server.next(json(200, `{"appended":${appended},"lastSeq":5,"redactions":0}`));
+      await expect(fake.client.append("s", batch), appended).rejects.toThrow(MalformedAnswerError);
+    }
   });
 });

@@ -21,8 +21,8 @@ import { withFakeServer, dropConnection, hang, json } from "./fake-server.js";
  */
 const UNAVAILABLE = '{"error":"unavailable","message":"the sequencer is not ready"}';
 const RETRY_NOW = { "Retry-After": "0" };
-const APPENDED =
-  '{"appended":[{"eventId":"x","seq":2,"duplicate":false},{"eventId":"y","seq":3,"duplicate":false}],"lastSeq":3,"redactions":0}';
+const APPENDED = `{"appended":[{"eventId":"${eventIdOf("demo-1", "turn-1", 0)}","seq":2,"duplicate":false},`
+  + `{"eventId":"${eventIdOf("demo-1", "turn-1", 1)}","seq":3,"duplicate":false}],"lastSeq":3,"redactions":0}`;
 
 const fake = withFakeServer();
 

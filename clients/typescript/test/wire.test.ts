@@ -168,6 +168,7 @@ describe("answers", () => {
       expect(() => wire.sessionPage(answer)).toThrow(/no list sessions/);
     }
     expect(() => wire.approvalPage({})).toThrow(/no list approvals/);
+    expect(() => wire.appended({ lastSeq: 3 }), "an append's answer with no events is not all duplicates").toThrow(/no list appended/);
     expect(() => wire.page({ lastSeq: 3, nextSeq: 4 })).toThrow(/no list events/);
     expect(wire.sessionPage({ sessions: [] }).sessions).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NewEvent, appendedOrThrow, claimedOrThrow, type AppendBatch } from "../src/index.js";
+import { NewEvent, appendedOrThrow, claimedOrThrow, eventIdOf, type AppendBatch } from "../src/index.js";
 import { appendBody } from "../src/requests.js";
 import { json, withFakeServer } from "./fake-server.js";
 
@@ -8,7 +8,8 @@ import { json, withFakeServer } from "./fake-server.js";
  * of an erased session is refused (`not_found`) by a session made again under its id, whose epochs start again at 1.
  */
 const START = "2026-12-06T00:30:00.123Z";
-const APPENDED = '{"appended":[{"eventId":"x","seq":3,"duplicate":false}],"lastSeq":3,"redactions":0}';
+/** The answer to an append of one event of `step` to demo-1, at seq 3. */
+const appended = (step: string) => `{"appended":[{"eventId":"${eventIdOf("demo-1", step, 0)}","seq":3,"duplicate":false}],"lastSeq":3,"redactions":0}`;
 
 describe("the append body", () => {
   const batch: AppendBatch = { step: "turn-1", events: [NewEvent.userMessage("hi")], expectedSeq: 2, epoch: 1 };
@@ -38,7 +39,7 @@ describe("SessionWriter", () => {
     const claim = claimedOrThrow(await fake.client.claim("demo-1", { workerId: "worker-a", harnessVersion: "v1" }));
     const writer = fake.client.writer(claim);
     expect(writer.sessionStartedAt).toEqual(new Date(START));
-    fake.server.otherwise(json(200, APPENDED));
+    fake.server.next(json(200, appended("turn-1"))).next(json(200, appended("turn-2")));
 
     appendedOrThrow(await writer.append("turn-1", NewEvent.userMessage("hi")));
     appendedOrThrow(await writer.appendBatch({ step: "turn-2", events: [NewEvent.userMessage("again")], epoch: 7, sessionStartedAt: new Date(0) }));
@@ -53,7 +54,7 @@ describe("SessionWriter", () => {
   it("sends no start for a claim without one (a service before it)", async () => {
     fake.server.next(json(200, '{"epoch":1,"resumed":false,"reason":null,"lastSeq":2}'));
     const writer = fake.client.writer(claimedOrThrow(await fake.client.claim("demo-1", { workerId: "worker-a", harnessVersion: "v1" })));
-    fake.server.otherwise(json(200, APPENDED));
+    fake.server.otherwise(json(200, appended("turn-1")));
     appendedOrThrow(await writer.append("turn-1", NewEvent.userMessage("hi")));
     const body = JSON.parse(fake.server.seen.at(-1)!.body);
     expect(body.epoch).toBe(1);

@@ -22,8 +22,16 @@ class ClientRetryTest {
 
     private static final String UNAVAILABLE = "{\"error\":\"unavailable\",\"message\":\"the sequencer is not ready\"}";
     private static final Map<String, String> RETRY_NOW = Map.of("Retry-After", "0");
-    private static final String APPENDED = "{\"appended\":[{\"eventId\":\"x\",\"seq\":2,\"duplicate\":false},"
-            + "{\"eventId\":\"y\",\"seq\":3,\"duplicate\":false}],\"lastSeq\":3,\"redactions\":0}";
+    private static final String APPENDED = appended("turn-1", 2);
+
+    /** The answer to an append of the first {@code count} events of {@code step} to demo-1, from seq 2. */
+    private static String appended(String step, int count) {
+        var events = new java.util.ArrayList<String>();
+        for (int i = 0; i < count; i++) {
+            events.add("{\"eventId\":\"" + EventIds.of("demo-1", step, i) + "\",\"seq\":" + (2 + i) + ",\"duplicate\":false}");
+        }
+        return "{\"appended\":[" + String.join(",", events) + "],\"lastSeq\":" + (1 + count) + ",\"redactions\":0}";
+    }
 
     private final FakeServer server = new FakeServer();
     private final TetherClient client = TetherClient.create(server.options());
@@ -61,7 +69,7 @@ class ClientRetryTest {
     @Test
     void aWritersAppends_carryItsClaimsEpochAndTheSessionsStart() {
         server.then(json(200, "{\"epoch\":3,\"resumed\":true,\"reason\":\"CRASH\",\"lastSeq\":7,"
-                + "\"sessionStartedAt\":\"2026-12-06T00:30:00.120Z\"}")).then(json(200, APPENDED));
+                + "\"sessionStartedAt\":\"2026-12-06T00:30:00.120Z\"}")).then(json(200, appended("turn-1", 1)));
         Claimed claim = client.claim("demo-1", ClaimRequest.of("worker-a", "v1")).claimedOrThrow();
         assertThat(claim.sessionStartedAt()).contains(Instant.parse("2026-12-06T00:30:00.120Z"));
 
@@ -74,11 +82,21 @@ class ClientRetryTest {
                 .as("a batch for whichever session has the id").isFalse();
     }
 
+    /** The request of an append of {@code batch}, a batch of step turn-2. */
     private String requestOf(AppendBatch batch) {
-        server.then(json(200, APPENDED));
+        server.then(json(200, appended("turn-2", batch.events().size())));
         client.append("demo-1", batch).appendedOrThrow();
         var requests = server.requests();
         return requests.get(requests.size() - 1).body();
+    }
+
+    @Test
+    void anAppendsAnswer_thatDoesNotNameEachEventSent_inOrder_isMalformed_neverReadAsTheBatchInTheLog() {
+        for (String answer : List.of("{\"lastSeq\":3}", "{\"appended\":[],\"lastSeq\":3}", appended("turn-9", 2))) {
+            server.then(json(200, answer));
+            assertThatThrownBy(() -> client.append("demo-1", AppendBatch.forStep("turn-1", NewEvent.userMessage("a"), NewEvent.userMessage("b"))))
+                    .as(answer).isInstanceOf(TetherException.class).hasMessageContaining("append");
+        }
     }
 
     @Test

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tether.client.AppendBatch;
 import dev.tether.client.AppendResult;
+import dev.tether.client.Appended;
 import dev.tether.client.Approval;
 import dev.tether.client.ApprovalDecision;
 import dev.tether.client.ApprovalFilter;
@@ -220,7 +221,16 @@ public final class HttpTetherClient implements TetherClient {
         batch.sessionStartedAt().ifPresent(at -> body.put("sessionStartedAt", at.toString()));
         // safe to repeat: every eventId is fixed, and the sequencer answers a known one with its original seq
         Answer answer = transport.send("POST", sessionsApi().path("/v1/sessions").segment(sessionId).path("/events").build(), body, Retry.SAFE);
-        return answer.ok() ? Wire.appended(answer.json()) : Outcomes.append(answer.error());
+        if (!answer.ok()) {
+            return Outcomes.append(answer.error());
+        }
+        Appended appended = Wire.appended(answer.json());
+        // one answer per event, each with its id: else a lost or mangled answer would read as the batch in the log
+        if (!appended.events().stream().map(Appended.AppendedEvent::eventId).toList().equals(ids)) {
+            throw new MalformedAnswerException("the answer to an append of " + ids.size() + " events to " + sessionId
+                    + " does not name them, in order");
+        }
+        return appended;
     }
 
     @Override

@@ -58,7 +58,7 @@ public final class Wire {
     }
 
     public static Appended appended(JsonNode n) {
-        var events = elements(n, "appended").stream()
+        var events = requiredElements(n, "appended").stream()
                 .map(a -> new Appended.AppendedEvent(requiredText(a, "eventId"), requiredLong(a, "seq"), booleanValue(a, "duplicate")))
                 .toList();
         return new Appended(events, requiredLong(n, "lastSeq"), intValue(n, "redactions", 0));
