@@ -46,30 +46,49 @@ import java.util.regex.Pattern;
  *       ({@code api_key=}, {@code apiKey:}, {@code X-Api-Key:}, {@code client_secret=}, {@code access_token=}), or
  *       after anything in an {@code UPPER_SNAKE} environment variable name ({@code SOME_NAME_KEY=}).
  * </ul>
- * Where detections overlap, they are merged into one redaction named by the most specific kind (in the order
+ * A value under such a name may be an array or object, in JSON (also inside a JSON string, quoted by {@code \"}),
+ * Python's repr, YAML's flow style or JavaScript: then each string in it, at any depth, and each unquoted word but a
+ * number, {@code true}, {@code false}, {@code null} or {@code None}, is redacted as that kind, or as the kind of its
+ * own key if that names a secret too: {@code {"api_key": ["[REDACTED:secret-assignment]"], "credentials": {"user":
+ * "[REDACTED:secret-assignment]", "password": "[REDACTED:password-assignment]", "port": 5432}}}. Brackets, commas,
+ * keys and what is kept stay, so JSON stays JSON. Every depth, because a secret put under a secret name stays one
+ * however deep it is nested, and reading to any depth costs no more than one level. Here the name may be a plural
+ * ({@code tokens}, {@code api_keys}, {@code passwords}): a list of secrets is named so.
+ *
+ * <p>Where detections overlap, they are merged into one redaction named by the most specific kind (in the order
  * above): {@code password=ghp_…} becomes {@code password=[REDACTED:github-token]}.
  *
  * <p>Left alone on purpose: {@code secret://name} references (the executor resolves them), already-redacted markers
  * (so scrubbing is idempotent), prose that only mentions a password or token, counts such as {@code MAX_TOKENS=4096}
- * (a plural is not a secret word), names such as {@code idempotencyKey} or {@code partition_key}, the shell's
- * {@code PWD}/{@code OLDPWD}, values without a letter or digit ({@code password: ********}), UUIDs, hashes and file
- * paths.
+ * (a plural is not a secret word, but for an array or object), names such as {@code idempotencyKey} or
+ * {@code partition_key}, the shell's {@code PWD}/{@code OLDPWD}, values without a letter or digit
+ * ({@code password: ********}), UUIDs, hashes and file paths. In an array or object under a secret name: the keys,
+ * numbers, {@code true}, {@code false} and {@code null} ({@code "usedTokens": {"inputTokens": 1842}} stays), and the
+ * values of JSON Schema's {@code type}, {@code format}, {@code title}, {@code description} and {@code $…} keywords
+ * ({@code "api_key": {"type": "string", "description": "…"}}, as in a tool's parameters, describes a secret and holds
+ * none), but for a value under a secret name of its own.
  *
  * <p>A redaction also takes the letters, digits, {@code _} and {@code -} stuck to the end of a secret, so that no
  * fragment of it stays.
  *
  * <p>Trade-offs: it errs toward redacting too much, such as the word after {@code Password:} in prose, an
- * {@code UPPER_SNAKE_KEY} variable that holds a plain name, or the text after a BEGIN line that has no END. An
- * unquoted value runs to whitespace, a quote, {@code &} or {@code ;}, so an assignment glued into another's value
- * ({@code password=x(api_key="a b")}) can be missed.
+ * {@code UPPER_SNAKE_KEY} variable that holds a plain name, the text after a BEGIN line that has no END, or the
+ * strings of a plural name's list that are no secrets ({@code "stop_tokens": ["</s>"]}). An unquoted value runs to
+ * whitespace, a quote, {@code &} or {@code ;}, so an assignment glued into another's value
+ * ({@code password=x(api_key="a b")}) can be missed. A {@code [} or <code>{</code> after a secret name that does not
+ * close (in a text cut short, or in a JSON string that ends first) is read as no array or object, as any other
+ * value up to its next bracket; so is one after the reading of arrays and objects has taken four times the text's
+ * length (a text of brackets that never close). A YAML block list ({@code api_keys:} then {@code - …} lines) is not
+ * read as a list.
  *
  * <p>Non-goals: unlabelled high-entropy strings (a bare 40-character string may be an AWS secret key or a commit
  * hash; only its name tells), encoded secrets (base64, URL- or Unicode-escaped), a secret split across two texts, and
  * {@code --password value} with a space instead of {@code =}. This is a safety net, not a guarantee.
  *
  * <p>Cost is linear in the text, whatever it holds: most rules are tried only where their literal start (such as
- * {@code ghp_}) occurs, the others make one pass without unbounded backtracking. A MiB takes about a tenth of a
- * second.
+ * {@code ghp_}) occurs, the others make one pass without unbounded backtracking; an array or object under a secret
+ * name is read once, with those in it, and all such reading stops at four times the text's length. A MiB takes about
+ * a tenth of a second.
  */
 public final class SecretScrubber {
 
@@ -394,12 +413,35 @@ public final class SecretScrubber {
                 return List.of();
             }
             var secrets = new ArrayList<Secret>();
+            var containers = new Containers(text);
             Matcher assignment = NAME_AND_SEPARATOR.matcher(text);
             int from = 0;
             while (assignment.find(from)) {
                 from = assignment.end();
-                String kind = kindOfValueNamed(assignment.group("name"));
-                Secret value = kind == null ? null : valueAt(text, assignment.end(), kind);
+                int at = assignment.end();
+                boolean container = at < text.length() && (text.charAt(at) == '[' || text.charAt(at) == '{')
+                        && !text.startsWith(MARKER_PREFIX, at);
+                String kind = kindOfValueNamed(assignment.group("name"), container);
+                if (kind == null) {
+                    continue;
+                }
+                // in an array or object read already, only a string in it may hold more (a description it kept); the
+                // rest was read with it, and a value read again here could run across its brackets
+                int bound = text.length();
+                if (at < containers.readTo()) {
+                    bound = containers.endOfStringAround(at);
+                    if (bound < 0) {
+                        continue;
+                    }
+                }
+                boolean escaped = isEscapedQuoted(text, assignment.start("name"));
+                if (container && containers.read(at, bound, kind, escaped, secrets)) {
+                    continue; // the names in it are looked at too
+                }
+                if (container) { // one that does not close is none, and its value runs to no other bracket
+                    bound = Math.min(bound, Containers.nextBracket(text, at + 1, bound));
+                }
+                Secret value = valueAt(text, at, bound, kind);
                 if (value != null) {
                     secrets.add(value);
                     from = value.end();
@@ -408,16 +450,48 @@ public final class SecretScrubber {
             return secrets;
         }
 
-        /** The kind of secret a value with that name holds, or null if the name does not name a secret. */
-        private static String kindOfValueNamed(String name) {
-            if (SHELL_VARIABLES.contains(name)) {
+        /** Whether the name at {@code nameStart} is quoted by {@code \"}, as in JSON text inside a JSON string. */
+        private static boolean isEscapedQuoted(String text, int nameStart) {
+            return nameStart >= 2 && text.charAt(nameStart - 1) == '"' && text.charAt(nameStart - 2) == '\\';
+        }
+
+        /**
+         * The kind of secret a value with that name holds, or null if the name does not name a secret. The name of an
+         * array or object may be a plural ({@code tokens}, {@code api_keys}, {@code passwords}): a list of secrets is
+         * named so, while a plural names a count ({@code MAX_TOKENS=4096}) only for a number.
+         */
+        private static String kindOfValueNamed(String name, boolean container) {
+            if (!holdsAHint(name) || SHELL_VARIABLES.contains(name)) {
                 return null;
             }
             List<String> words = Arrays.stream(WORD_BREAK.split(name))
                     .filter(word -> !word.chars().allMatch(Character::isDigit))
                     .map(word -> word.toLowerCase(Locale.ROOT))
                     .toList();
+            if (words.isEmpty()) {
+                return null;
+            }
             String last = words.get(words.size() - 1);
+            String kind = kindOfValueNamed(name, words, last);
+            if (kind == null && container && last.length() > 1 && last.endsWith("s")) {
+                kind = kindOfValueNamed(name, words, last.substring(0, last.length() - 1));
+            }
+            return kind;
+        }
+
+        /** Whether {@code name} holds one of the {@link #HINTS}, in any case: most names hold none. */
+        private static boolean holdsAHint(String name) {
+            for (int i = 0; i < name.length(); i++) {
+                for (String hint : HINTS) {
+                    if (name.regionMatches(true, i, hint, 0, hint.length())) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        private static String kindOfValueNamed(String name, List<String> words, String last) {
             // DB_PASS, smtp_pass, mail.pass: the .env and compose spelling; "pass" alone names a count as often ("pass=12")
             if (PASSWORD_WORD.matcher(last).matches() || (last.equals("pass") && words.size() > 1)) {
                 return "password-assignment";
@@ -431,21 +505,29 @@ public final class SecretScrubber {
             return qualifiedKey ? "secret-assignment" : null;
         }
 
-        /** The value that starts at {@code at}, without its quotes, if it may be a secret; null if not. */
-        private static Secret valueAt(String text, int at, String kind) {
+        /**
+         * The value that starts at {@code at}, without its quotes and cut at {@code bound}, if it may be a secret; null
+         * if not.
+         */
+        private static Secret valueAt(String text, int at, int bound, String kind) {
             int start;
             int end;
             if (text.startsWith("\\\"", at)) {
                 start = at + 2;
-                end = endOfEscapedQuoted(text, start);
+                end = endOfEscapedQuoted(text, start, bound);
             } else if (at < text.length() && "\"'`".indexOf(text.charAt(at)) >= 0) {
                 start = at + 1;
-                end = endOfQuoted(text, start, text.charAt(at));
+                end = endOfQuoted(text, start, text.charAt(at), bound);
             } else {
                 start = at;
-                end = endOfUnquoted(text, start);
+                end = endOfUnquoted(text, start, bound);
             }
-            return mayBeSecret(text, start, end) ? new Secret(start, end, kind) : null;
+            for (int i = start; i < end; i++) { // a marker in it (scrubbed before) is none of it: its ] would stay
+                if (text.charAt(i) == '[' && Containers.endOfMarker(text, i) > 0) {
+                    end = i;
+                }
+            }
+            return start < end && mayBeSecret(text, start, end) ? new Secret(start, end, kind) : null;
         }
 
         /** Not a reference, not already redacted, and with a letter or digit (unlike {@code ********}). */
@@ -461,9 +543,9 @@ public final class SecretScrubber {
             return false;
         }
 
-        /** To the closing quote, past backslash escapes; an unclosed quote ends with its line. */
-        private static int endOfQuoted(String text, int from, char quote) {
-            for (int i = from; i < text.length(); i++) {
+        /** To the closing quote, past backslash escapes; an unclosed quote ends with its line, or at {@code limit}. */
+        private static int endOfQuoted(String text, int from, char quote, int limit) {
+            for (int i = from; i < limit; i++) {
                 char c = text.charAt(i);
                 if (c == quote || c == '\n' || c == '\r') {
                     return i;
@@ -472,15 +554,15 @@ public final class SecretScrubber {
                     i++;
                 }
             }
-            return text.length();
+            return limit;
         }
 
         /**
          * To the {@code \"} that closes a value quoted inside a JSON string. A {@code \"} after a backslash is taken
-         * for an escaped quote in the value, which may redact too much but never too little.
+         * for an escaped quote in the value, which may redact too much but never too little. At most to {@code limit}.
          */
-        private static int endOfEscapedQuoted(String text, int from) {
-            for (int i = from; i < text.length(); i++) {
+        private static int endOfEscapedQuoted(String text, int from, int limit) {
+            for (int i = from; i < limit; i++) {
                 char c = text.charAt(i);
                 if (c == '\n' || c == '\r') {
                     return i;
@@ -489,23 +571,24 @@ public final class SecretScrubber {
                     return i;
                 }
             }
-            return text.length();
+            return limit;
         }
 
         /**
-         * To where {@link #endsValueAt} says, leaving out closing punctuation just before that point, as in
-         * {@code Creds[user=bob, password=x]} and {@code {password=x, user=bob}}. Inside a value it stays.
+         * To where {@link #endsValueAt} says, or {@code limit}, taken for the end of the text, leaving out closing
+         * punctuation just before that point, as in {@code Creds[user=bob, password=x]} and
+         * {@code {password=x, user=bob}}. Inside a value it stays.
          */
-        private static int endOfUnquoted(String text, int from) {
+        private static int endOfUnquoted(String text, int from, int limit) {
             int i = from;
-            while (!endsValueAt(text, i)) {
+            while (i < limit && !endsValueAt(text, i)) {
                 if (CLOSING_PUNCTUATION.indexOf(text.charAt(i)) >= 0) {
                     int afterPunctuation = i + 1;
-                    while (afterPunctuation < text.length()
+                    while (afterPunctuation < limit
                             && CLOSING_PUNCTUATION.indexOf(text.charAt(afterPunctuation)) >= 0) {
                         afterPunctuation++;
                     }
-                    if (endsValueAt(text, afterPunctuation)) {
+                    if (afterPunctuation >= limit || endsValueAt(text, afterPunctuation)) {
                         return i;
                     }
                     i = afterPunctuation;
@@ -513,7 +596,7 @@ public final class SecretScrubber {
                     i += text.charAt(i) == '\\' ? 2 : 1; // an escape pair is part of the value
                 }
             }
-            return Math.min(i, text.length());
+            return Math.min(i, limit);
         }
 
         /**
@@ -529,6 +612,298 @@ public final class SecretScrubber {
             return Character.isWhitespace(c)
                     || "\"'`&;".indexOf(c) >= 0
                     || c == '\\' && i + 1 < text.length() && "nrt\"".indexOf(text.charAt(i + 1)) >= 0;
+        }
+
+        /**
+         * The arrays and objects under secret names in one text, read as JSON and its kin are written (Python's repr,
+         * YAML's flow style, JavaScript), each in two passes: to where it closes, then for its secrets. Each string in
+         * one, at any depth, and each bare word but a number, {@code true}, {@code false}, {@code null} or
+         * {@code None}, is a secret of the kind of the innermost secret name it is under ({@code "credentials": {"db":
+         * {"password": …}}}). A key stays, and so do the values of JSON Schema's {@code type}, {@code format},
+         * {@code title}, {@code description} and {@code $…} keywords (a tool's parameters describe a secret, they
+         * hold none), an empty string, a reference and a marker; but a value under a secret name of its own is one as
+         * the name rule has it, a number too ({@code "api_key": 15}, as outside an array or object). A depth is all
+         * the state a level needs, so every depth costs the same.
+         *
+         * <p>A bracket that does not close (before the end of the text, or of the JSON string it is in) is no array or
+         * object. Reading stays linear: one inside one already read is read with it (the name rule then only looks
+         * inside the strings of those, which a describing keyword may keep: {@code "description": "api_key=…"}), and
+         * all reads together stop at {@value #READ_BUDGET} times the text's length, after which a bracket is read as
+         * any other value.
+         */
+        private static final class Containers {
+            private static final int READ_BUDGET = 4;
+            /** Values that say what a secret is, not what it is: JSON Schema's keywords. */
+            private static final Set<String> DESCRIBING_KEYS = Set.of("type", "format", "title", "description");
+            private static final Pattern LITERAL = Pattern.compile(
+                    "[+-]?[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|(?i:true|false|null|none)");
+            private static final Pattern KEY_NAME = Pattern.compile("_*+[A-Za-z][\\w.-]{0,255}+");
+
+            private final String text;
+            /** How far the furthest read that closed went, and where the quoted strings in those are, in order. */
+            private int readTo;
+            private int[] stringStarts = new int[0];
+            private int[] stringEnds = new int[0];
+            private int stringCount;
+            private int nextString;
+            private long budget;
+            private int lexedTo;
+
+            Containers(String text) {
+                this.text = text;
+                this.budget = (long) READ_BUDGET * text.length();
+            }
+
+            /**
+             * Reads the array or object that opens at {@code at}, adding its secrets; false if it does not close
+             * (nothing added then).
+             *
+             * @param escaped whether its strings are quoted by {@code \"}, and a bare {@code "} ends the JSON string
+             *     it is in
+             */
+            boolean read(int at, int bound, String kind, boolean escaped, List<Secret> secrets) {
+                if (budget <= 0) {
+                    return false;
+                }
+                // first only to where it closes, which a text of brackets that never close makes long: nothing kept
+                int closedAt = lex(at, (int) Math.min(bound, at + budget), kind, escaped, null, false);
+                budget -= lexedTo - at;
+                if (closedAt < 0) {
+                    return false;
+                }
+                lex(at, closedAt, kind, escaped, secrets, at >= readTo); // one in another's string: in a string noted
+                readTo = Math.max(readTo, closedAt);
+                return true;
+            }
+
+            /** The end of the text the arrays and objects read so far take. */
+            int readTo() {
+                return readTo;
+            }
+
+            /**
+             * The end of the string, in an array or object read so far, that {@code at} is in; -1 if {@code at} is in
+             * none. Asked about in the order of the text.
+             */
+            int endOfStringAround(int at) {
+                while (nextString < stringCount && stringEnds[nextString] <= at) {
+                    nextString++;
+                }
+                return nextString < stringCount && stringStarts[nextString] <= at ? stringEnds[nextString] : -1;
+            }
+
+            private void noteString(int start, int end) {
+                if (stringCount == stringStarts.length) {
+                    stringStarts = Arrays.copyOf(stringStarts, Math.max(16, 2 * stringCount));
+                    stringEnds = Arrays.copyOf(stringEnds, stringStarts.length);
+                }
+                stringStarts[stringCount] = start;
+                stringEnds[stringCount++] = end;
+            }
+
+            /**
+             * Reads from the bracket at {@code at} to {@code limit} or to where it closes, whichever comes first,
+             * leaving in {@link #lexedTo} how far it read.
+             *
+             * @param secrets where to add the secrets read; null to only find where it closes
+             * @param noteStrings whether to note where its quoted strings are, for {@link #endOfStringAround}
+             * @return the end of the bracket that closes the one at {@code at}; -1 if none does before {@code limit}
+             */
+            private int lex(
+                    int at, int limit, String kind, boolean escaped, List<Secret> secrets, boolean noteStrings) {
+                int depth = 0;
+                // by depth, when reading for secrets: whether its values stay (in a describing keyword's value), and
+                // the kind of those that do not (the name of the innermost array or object under a secret name)
+                boolean[] kept = secrets == null ? null : new boolean[16];
+                String[] kinds = secrets == null ? null : new String[16];
+                if (kinds != null) {
+                    kinds[0] = kind;
+                }
+                boolean keyKeeps = false; // the next value is a describing keyword's
+                int keyStart = -1; // where the next value's key is, if it has one
+                int keyEnd = -1;
+                int i = at;
+                int closedAt = -1;
+                while (i < limit && closedAt < 0) {
+                    char c = text.charAt(i);
+                    if ((c == '[' || c == '{') && endOfMarker(text, i) < 0) {
+                        depth++;
+                        if (secrets != null) {
+                            if (depth == kept.length) {
+                                kept = Arrays.copyOf(kept, 2 * depth);
+                                kinds = Arrays.copyOf(kinds, 2 * depth);
+                            }
+                            String named = keyStart < 0 ? null : kindOfKey(keyStart, keyEnd, true);
+                            kept[depth] = keyKeeps || kept[depth - 1] && named == null;
+                            kinds[depth] = named != null ? named : kinds[depth - 1];
+                        }
+                        keyKeeps = false;
+                        keyStart = -1;
+                        i++;
+                    } else if (c == ']' || c == '}') {
+                        depth--;
+                        keyKeeps = false;
+                        keyStart = -1;
+                        i++;
+                        if (depth == 0) {
+                            closedAt = i;
+                        }
+                    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ':') {
+                        i++;
+                    } else if (c == '"' && escaped) {
+                        break; // the JSON string it is in ends: it does not close
+                    } else if (c == '\\' && !text.startsWith("\\\"", i)) {
+                        i += 2; // an escaped line break or tab between values, or a stray escape
+                    } else {
+                        int start;
+                        int end;
+                        int after;
+                        boolean bare = false;
+                        if (c == '\\') { // \" quotes a string in JSON text inside a JSON string
+                            start = i + 2;
+                            end = endOfEscapedString(start);
+                            after = text.startsWith("\\\"", end) ? end + 2 : end;
+                        } else if (c == '"' || c == '\'' || c == '`') {
+                            start = i + 1;
+                            end = endOfQuoted(text, start, c, text.length());
+                            after = end < text.length() && text.charAt(end) == c ? end + 1 : end;
+                        } else {
+                            start = i;
+                            end = endOfBareWord(i);
+                            after = Math.max(end, i + 1); // a blank of another kind is passed over
+                            bare = true;
+                        }
+                        if (noteStrings && !bare) {
+                            noteString(start, end);
+                        }
+                        if (secrets != null && isKeyAt(after)) {
+                            keyKeeps = describes(start, end);
+                            keyStart = start;
+                            keyEnd = end;
+                        } else if (secrets != null) {
+                            // a value under a secret name of its own is one as the name rule has it, even a number or
+                            // one a describing keyword keeps; any other only if nothing keeps it and it is no literal
+                            String ownKind = keyStart < 0 ? null : kindOfKey(keyStart, keyEnd, false);
+                            boolean secret = ownKind != null
+                                    || !keyKeeps && !kept[depth]
+                                            && !(bare && LITERAL.matcher(text).region(start, end).matches());
+                            if (secret && mayBeSecret(text, start, end)) {
+                                secrets.add(new Secret(start, end, ownKind != null ? ownKind : kinds[depth]));
+                            }
+                            keyKeeps = false;
+                            keyStart = -1;
+                        }
+                        i = after;
+                    }
+                }
+                lexedTo = Math.max(i, at + 1);
+                return closedAt;
+            }
+
+            /** The end of the marker at {@code i} ({@code [REDACTED:kind]}, {@code [REDACTED:env:X]}); -1 if none. */
+            static int endOfMarker(String text, int i) {
+                if (!text.startsWith(MARKER_PREFIX, i)) {
+                    return -1;
+                }
+                int j = i + MARKER_PREFIX.length();
+                while (j < text.length() && (isWordPart(text.charAt(j)) || ".:".indexOf(text.charAt(j)) >= 0)) {
+                    j++;
+                }
+                return j > i + MARKER_PREFIX.length() && j < text.length() && text.charAt(j) == ']' ? j + 1 : -1;
+            }
+
+            /** The first {@code [ ] { }} in {@code [from, to)}, or {@code to}. */
+            static int nextBracket(String text, int from, int to) {
+                for (int i = from; i < to; i++) {
+                    if ("[]{}".indexOf(text.charAt(i)) >= 0) {
+                        return i;
+                    }
+                }
+                return to;
+            }
+
+            /** Whether the key at {@code [start, end)} is a JSON Schema keyword that describes a value. */
+            private boolean describes(int start, int end) {
+                if (start < end && text.charAt(start) == '$') {
+                    return true;
+                }
+                for (String keyword : DESCRIBING_KEYS) {
+                    if (end - start == keyword.length() && text.startsWith(keyword, start)) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+
+            /**
+             * The kind of secret a value under the key at {@code [start, end)} is, if the key names one; else null.
+             *
+             * @param container whether the value is an array or object, which a plural names too
+             */
+            private String kindOfKey(int start, int end, boolean container) {
+                String key = text.substring(start, end);
+                return KEY_NAME.matcher(key).matches() ? kindOfValueNamed(key, container) : null;
+            }
+
+            /** Whether a {@code :} follows at {@code from}, after blanks: what ends there is a key. */
+            private boolean isKeyAt(int from) {
+                int i = from;
+                while (i < text.length()) {
+                    char c = text.charAt(i);
+                    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                        i++;
+                    } else if (c == '\\' && i + 1 < text.length() && "nrt".indexOf(text.charAt(i + 1)) >= 0) {
+                        i += 2;
+                    } else {
+                        return c == ':';
+                    }
+                }
+                return false;
+            }
+
+            /**
+             * A word not in quotes: to a blank, {@code , [ ] { }}, a quote, a backslash or a {@code :} that ends a key
+             * ({@code {value: x}}, {@code {a:"x"}}); a {@code :} inside a word stays in it ({@code secret://db},
+             * {@code 12:30}), and so does a marker, which a word read again after another rule redacted part of it
+             * holds ({@code secret://db?u=a:[REDACTED:url-password]@h}).
+             */
+            private int endOfBareWord(int from) {
+                int i = from;
+                while (i < text.length()) {
+                    char c = text.charAt(i);
+                    int endOfMarker = c == '[' ? endOfMarker(text, i) : -1;
+                    if (endOfMarker > 0) {
+                        i = endOfMarker;
+                        continue;
+                    }
+                    if (Character.isWhitespace(c) || ",[]{}\"'`\\".indexOf(c) >= 0) {
+                        return i;
+                    }
+                    if (c == ':' && (i + 1 >= text.length() || Character.isWhitespace(text.charAt(i + 1))
+                            || "\"'`[{\\".indexOf(text.charAt(i + 1)) >= 0)) {
+                        return i;
+                    }
+                    i++;
+                }
+                return i;
+            }
+
+            /**
+             * To the {@code \"} that closes a string quoted so (one after a backslash is taken for an escaped quote
+             * in it, as {@link #endOfEscapedQuoted} does), or to a bare {@code "} or a line break, where it is cut.
+             */
+            private int endOfEscapedString(int from) {
+                for (int i = from; i < text.length(); i++) {
+                    char c = text.charAt(i);
+                    if (c == '\n' || c == '\r' || c == '"' && text.charAt(i - 1) != '\\') {
+                        return i;
+                    }
+                    if (c == '\\' && text.startsWith("\"", i + 1) && text.charAt(i - 1) != '\\') {
+                        return i;
+                    }
+                }
+                return text.length();
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.tether.core.event.JsonSyntax;
 import dev.tether.testing.PlantedSecrets;
 import java.time.Duration;
 import java.util.List;
@@ -335,6 +336,95 @@ public class SecretScrubberTest {
                 .isEqualTo("{password=[REDACTED:password-assignment], user=bob}");
     }
 
+    // --- an array or object under a secret name ---
+
+    static Stream<Arguments> containersUnderASecretName() {
+        return Stream.of(
+                Arguments.of("{\"api_key\":[\"TetherFakeArrayKey01\"]}",
+                        "{\"api_key\":[\"[REDACTED:secret-assignment]\"]}"),
+                Arguments.of("{\"api_key\": [\"TetherFakeArrayKey01\", \"TetherFakeArrayKey02\"], \"user\": \"bob\"}",
+                        "{\"api_key\": [\"[REDACTED:secret-assignment]\", \"[REDACTED:secret-assignment]\"],"
+                                + " \"user\": \"bob\"}"),
+                Arguments.of("{\"password\": {\"value\": \"hunter2\", \"n\": 3}, \"user\": \"bob\"}",
+                        "{\"password\": {\"value\": \"[REDACTED:password-assignment]\", \"n\": 3}, \"user\": \"bob\"}"),
+                // every depth: what is under a secret name stays a secret however deep it is put
+                Arguments.of("{\"client_secret\": {\"current\": {\"value\": \"s1\"}, \"old\": [[\"s2\"], {\"v\": \"s3\"}]}}",
+                        "{\"client_secret\": {\"current\": {\"value\": \"[REDACTED:secret-assignment]\"}, "
+                                + "\"old\": [[\"[REDACTED:secret-assignment]\"], {\"v\": \"[REDACTED:secret-assignment]\"}]}}"),
+                // a list of secrets takes a plural name, which for a count it does not (MAX_TOKENS=4096)
+                Arguments.of("{\"tokens\":[\"a\",\"b\"]}",
+                        "{\"tokens\":[\"[REDACTED:secret-assignment]\",\"[REDACTED:secret-assignment]\"]}"),
+                Arguments.of("{\"passwords\": [\"hunter2\"], \"apiKeys\": {\"prod\": \"abc123\"}}",
+                        "{\"passwords\": [\"[REDACTED:password-assignment]\"], "
+                                + "\"apiKeys\": {\"prod\": \"[REDACTED:secret-assignment]\"}}"),
+                // numbers, booleans, null and the empty string are not secrets, and JSON needs them as they are
+                Arguments.of("{\"password\": [\"hunter2\", 42, -1.5e3, true, false, null, \"\"]}",
+                        "{\"password\": [\"[REDACTED:password-assignment]\", 42, -1.5e3, true, false, null, \"\"]}"),
+                // pretty-printed
+                Arguments.of("{\n  \"api_key\": [\n    \"abc123\",\n    \"def456\"\n  ],\n  \"model\": \"m1\"\n}",
+                        "{\n  \"api_key\": [\n    \"[REDACTED:secret-assignment]\",\n    \"[REDACTED:secret-assignment]\"\n  ],"
+                                + "\n  \"model\": \"m1\"\n}"),
+                // JSON text in a JSON string, as tool arguments are
+                Arguments.of("{\"arguments\": \"{\\\"api_key\\\":[\\\"abc123\\\"],\\\"q\\\":\\\"x\\\"}\"}",
+                        "{\"arguments\": \"{\\\"api_key\\\":[\\\"[REDACTED:secret-assignment]\\\"],\\\"q\\\":\\\"x\\\"}\"}"),
+                // Python's repr, YAML's flow style and JavaScript, whose strings the rule reads as well
+                Arguments.of("{'api_key': ['abc123', 7], 'user': 'bob'}",
+                        "{'api_key': ['[REDACTED:secret-assignment]', 7], 'user': 'bob'}"),
+                Arguments.of("api_keys: [abc123, def456]\npassword: {value: hunter2}\nuser: bob",
+                        "api_keys: [[REDACTED:secret-assignment], [REDACTED:secret-assignment]]\n"
+                                + "password: {value: [REDACTED:password-assignment]}\nuser: bob"),
+                Arguments.of("const c = {apiKey: [\"abc123\"], retries: 3};",
+                        "const c = {apiKey: [\"[REDACTED:secret-assignment]\"], retries: 3};"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("containersUnderASecretName")
+    void redactsEveryStringOfAnArrayOrObject_underASecretName_keepingItsStructure(String text, String scrubbed) {
+        assertThat(scrubber.scrub(text).text()).isEqualTo(scrubbed);
+    }
+
+    @Test
+    void anArrayOrObjectUnderASecretName_staysJson_andEachStringInItIsOneRedaction() {
+        String json = "{\"credentials\": {\"user\": \"u1\", \"password\": \"p1\", \"port\": 5432, \"tls\": true},"
+                + " \"api_key\": [\"k1\", \"k2\", null], \"max_tokens\": 512, \"tags\": [\"t1\"]}";
+
+        Scrubbed scrubbed = scrubber.scrub(json);
+
+        assertThat(JsonSyntax.isValue(scrubbed.text())).as("still JSON: %s", scrubbed.text()).isTrue();
+        assertThat(scrubbed.text()).isEqualTo("{\"credentials\": {\"user\": \"[REDACTED:secret-assignment]\","
+                + " \"password\": \"[REDACTED:password-assignment]\", \"port\": 5432, \"tls\": true},"
+                + " \"api_key\": [\"[REDACTED:secret-assignment]\", \"[REDACTED:secret-assignment]\", null],"
+                + " \"max_tokens\": 512, \"tags\": [\"t1\"]}");
+        assertThat(scrubbed.byKind()).containsOnly(entry("secret-assignment", 3), entry("password-assignment", 1));
+    }
+
+    @Test
+    void leavesWhatIsNoSecret_inAnArrayOrObjectUnderASecretName() {
+        for (String text : List.of(
+                "{\"api_key\": [], \"token\": {}, \"n\": 1}",
+                "{\"api_key\": [\"secret://openai\"], \"token\": {\"ref\": \"secret://github/ci\"}}",
+                "api_keys: [secret://openai, secret://anthropic]",
+                "{\"usedTokens\":{\"inputTokens\":1842,\"outputTokens\":92},\"max_tokens\":[256, 512]}",
+                "{\"password\": [\"[REDACTED:password-assignment]\"]}",
+                // a JSON Schema that describes a secret, as a tool's parameters do, holds none
+                "{\"properties\": {\"api_key\": {\"type\": \"string\", \"description\": \"the caller's key\"},"
+                        + " \"password\": {\"type\": [\"string\", \"null\"], \"format\": \"password\","
+                        + " \"$ref\": \"#/$defs/pw\", \"title\": \"Password\"}}}")) {
+            assertUnchanged(text);
+        }
+    }
+
+    @Test
+    void aBracketThatDoesNotClose_isReadAsAnyOtherValue_andTheRestOfTheTextStays() {
+        assertThat(scrubber.scrub("login(user=bob, password=[C@6d06d69c) failed; the \"retry\" said 'no'\n"
+                        + "{\"status\": \"error\", \"detail\": \"x\"}").text())
+                .isEqualTo("login(user=bob, password=[REDACTED:password-assignment]) failed; the \"retry\" said 'no'\n"
+                        + "{\"status\": \"error\", \"detail\": \"x\"}");
+        assertThat(scrubber.scrub("{\"stdout\": \"token=[abc\", \"api_key\": [\"k1\"], \"n\": \"x\"}").text())
+                .isEqualTo("{\"stdout\": \"token=[REDACTED:secret-assignment]\","
+                        + " \"api_key\": [\"[REDACTED:secret-assignment]\"], \"n\": \"x\"}");
+    }
+
     @Test
     void redactsEnvFileLines_keepingTheVariableNames() {
         String env = """
@@ -581,7 +671,16 @@ public class SecretScrubberTest {
                 "sk-".repeat(300_000),
                 "a".repeat(1 << 20),
                 "_".repeat(1 << 20) + "token",
-                "_token".repeat(200_000) + "=x");
+                "_token".repeat(200_000) + "=x",
+                "password=[".repeat(100_000),
+                "token={\"".repeat(100_000),
+                "token=['".repeat(100_000),
+                "{\\\"token\\\":[\\\"".repeat(50_000),
+                "{\"token\":".repeat(100_000) + "\"x\"" + "}".repeat(100_000),
+                "{\"token\":[".repeat(100_000) + "\"x\"",
+                "api_key: [" + "[a, ".repeat(200_000),
+                "{\"token\": [\"" + "password=[".repeat(100_000) + "\"]}",
+                "{\"token\":[" + "[".repeat(500_000) + "]".repeat(500_000) + "]}");
     }
 
     /**

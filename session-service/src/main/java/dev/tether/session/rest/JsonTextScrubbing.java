@@ -24,11 +24,13 @@ import java.util.regex.Pattern;
 /**
  * Secret scrubbing of a client string that holds JSON text (a {@code framework_state}'s content, a tool call's
  * {@code argumentsJson}) such that it stays JSON. It is scrubbed as text, like every client string, which catches a
- * secret by its shape or by the name it is assigned to ({@code "password":"…"}). Where that redacted a value JSON does not quote ({@code "token": null},
- * {@code "api_key": 1234}), the text would no longer parse; such a text is scrubbed value by value instead: every
- * member name and string scrubbed as text, and every member whose {@code "name": value} the scrubber finds a secret in
- * given the redaction marker as its value, a string. That text is written anew (compact, numbers exact, a member
- * named twice kept once, as Jackson keeps it): only the rare text whose plain scrubbing broke it is rewritten.
+ * secret by its shape or by the name it is assigned to ({@code "password":"…"}, {@code "api_key": ["…"]}). Where
+ * that redacted a value JSON does not quote ({@code "token": null}, {@code "api_key": 1234}), the text would no longer
+ * parse; such a text is scrubbed value by value instead: every member name and string scrubbed as text, every member
+ * whose {@code "name": value} the scrubber finds a secret in given the redaction marker as its value, a string, and
+ * every array or object under a secret name scrubbed as text under it once its own members are (the strings in it
+ * redacted as they are in text). That text is written anew (compact, numbers exact, a member named twice kept once, as
+ * Jackson keeps it): only the rare text whose plain scrubbing broke it is rewritten.
  *
  * <p>A text with Unicode escapes (<code>&#92;u0041</code>) or escaped slashes ({@code \/}), which hide a secret's shape
  * or name from scrubbing as text (Gson writes {@code =} as <code>&#92;u003d</code>, PHP {@code /} as {@code \/}), is
@@ -132,7 +134,7 @@ final class JsonTextScrubbing {
                 String name = text(member.getKey());
                 JsonNode value = member.getValue();
                 if (value.isContainerNode()) {
-                    copy.set(name, value(value));
+                    copy.set(name, underItsName(name, value(value)));
                     continue;
                 }
                 // the value alone first (a token by its shape), then as assigned to its name (a password by its name)
@@ -148,6 +150,28 @@ final class JsonTextScrubbing {
                 }
             }
             return copy;
+        }
+
+        /**
+         * An array or object, its members scrubbed already, as the scrubber has it under its name, which may say that
+         * every string in it is a secret ({@code "api_key": ["…"]}): written as text under the name and scrubbed so.
+         * Itself if the name says nothing of the kind, or if that text would no longer parse.
+         */
+        private JsonNode underItsName(String name, JsonNode walked) {
+            if (!scrubber.scrub(quoted(name) + ":[\"x\"]").redactedAny()) {
+                return walked; // most names: nothing written
+            }
+            try {
+                Scrubbed member = scrubber.scrub("{" + quoted(name) + ":" + MAPPER.writeValueAsString(walked) + "}");
+                JsonNode scrubbed = member.redactedAny() ? MAPPER.readTree(member.text()).get(name) : null;
+                if (scrubbed == null) {
+                    return walked;
+                }
+                count(member);
+                return scrubbed;
+            } catch (JsonProcessingException e) {
+                return walked;
+            }
         }
 
         private String text(String text) {

@@ -7,6 +7,7 @@ import dev.tether.core.event.JsonSyntax;
 import dev.tether.core.event.WellFormedText;
 import dev.tether.core.secrets.Scrubbed;
 import dev.tether.core.secrets.SecretScrubber;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class JsonTextScrubbingTest {
@@ -51,6 +52,27 @@ class JsonTextScrubbingTest {
         assertThat(s.redactions()).isEqualTo(7);
         assertThat(s.byKind()).containsEntry("secret-assignment", 3).containsEntry("password-assignment", 2)
                 .containsEntry("openai-key", 1).containsEntry("aws-access-key", 1);
+    }
+
+    @Test
+    void anArrayOrObjectUnderASecretName_hasItsStringsRedacted_alsoWhenTheTextIsScrubbedValueByValue() throws Exception {
+        String json = "{\"page_token\": null, \"api_key\": [\"TetherFakeArrayKey01\", 7, null],"
+                + " \"credentials\": {\"user\": \"TetherFakeUser01\", \"password\": \"TetherFakePass01\", \"port\": 5432},"
+                + " \"tags\": [\"t1\"], \"usedTokens\": {\"inputTokens\": 12}}";
+        assertThat(JsonSyntax.isValue(SCRUBBER.scrub(json).text())).as("scrubbed as text, it would not parse").isFalse();
+
+        Scrubbed s = scrub(json);
+
+        assertThat(JsonSyntax.isValue(s.text())).as(s.text()).isTrue();
+        var tree = new ObjectMapper().readTree(s.text());
+        assertThat(tree.get("page_token").asText()).isEqualTo("[REDACTED:secret-assignment]");
+        assertThat(tree.get("api_key").toString()).isEqualTo("[\"[REDACTED:secret-assignment]\",7,null]");
+        assertThat(tree.get("credentials").toString()).isEqualTo("{\"user\":\"[REDACTED:secret-assignment]\","
+                + "\"password\":\"[REDACTED:password-assignment]\",\"port\":5432}");
+        assertThat(tree.get("tags").toString()).isEqualTo("[\"t1\"]");
+        assertThat(tree.get("usedTokens").toString()).isEqualTo("{\"inputTokens\":12}");
+        assertThat(s.text()).doesNotContain("TetherFake");
+        assertThat(s.byKind()).containsOnly(Map.entry("secret-assignment", 3), Map.entry("password-assignment", 1));
     }
 
     @Test
