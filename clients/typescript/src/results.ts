@@ -152,7 +152,7 @@ export interface Decided {
  */
 export interface AlreadyDecided {
   readonly kind: "already_decided";
-  /** `already_decided`, or `conflict` for a race lost in the log. */
+  /** `already_decided`; `item_ended` for an item that ended with no decision taking effect (expired, its turn interrupted); `conflict` for a race lost in the log. */
   readonly code: string;
   readonly message: string;
 }

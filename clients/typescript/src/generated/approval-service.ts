@@ -238,7 +238,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decide an item, in the approver's own name; a decision that lost a race is a 409 */
+        /**
+         * Decide an item, in the approver's own name; a decision that lost a race is a 409
+         * @description 403 forbidden: the caller is the principal that asked for the call (the item's requestedBy) and the decision is not DENY or ABANDON, which another approver must take. 409 already_decided: a person decided the item already; 409 item_ended: it ended without a decision taking effect (expired, cancelled, or its call's turn was interrupted); 409 conflict: the decision lost a race in the log, or requestedAt names another call.
+         */
         post: {
             parameters: {
                 query?: never;

@@ -54,6 +54,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The approval state machine as pure functions over a session's log, in the decider style:
@@ -131,7 +132,7 @@ public final class ApprovalMachine {
         } else if (payload instanceof ApprovalRequested r) {
             n = requested(n, event, r);
         } else if (payload instanceof ApprovalGranted g) {
-            String conflict = conflict(n, g.callId());
+            String conflict = grantConflict(n, g);
             n = conflict == null ? granted(n, event, g) : contested(n, g.callId(), conflict);
         } else if (payload instanceof ApprovalDenied d) {
             String conflict = conflict(n, d.callId());
@@ -264,6 +265,23 @@ public final class ApprovalMachine {
     }
 
     /**
+     * Why grant {@code g} cannot be applied to {@code s}, or null if it can: {@link #conflict}, or a grant by the principal
+     * whose assistant message asked for the call ({@link #selfDecision}). The sequencer does not know who asked for a call,
+     * so it takes such a grant from an approver appending it to the session-service directly; it fails closed here, as any
+     * decision the sequencer should have refused: nothing is authorized and no grant is installed.
+     */
+    static String grantConflict(SessionApprovals s, ApprovalGranted g) {
+        String conflict = conflict(s, g.callId());
+        if (conflict != null) {
+            return conflict;
+        }
+        OpenCall call = s.calls().get(g.callId());
+        return g.approver().equals(call.requestedBy()) ? "call '" + g.callId() + "' was granted by " + g.approver()
+                + ", who asked for it (the assistant_message at seq " + call.requestSeq() + "): only another approver may let a"
+                + " call run" : null;
+    }
+
+    /**
      * The clear error to log when {@code event} is a decision that {@link #evolve} will not apply to {@code before}
      * (the state before it), or empty when it is not such a decision.
      */
@@ -274,7 +292,7 @@ public final class ApprovalMachine {
             return Optional.empty();
         }
         String approver = event.payload() instanceof ApprovalGranted g ? g.approver() : ((ApprovalDenied) event.payload()).approver();
-        String conflict = conflict(before, callId);
+        String conflict = event.payload() instanceof ApprovalGranted g ? grantConflict(before, g) : conflict(before, callId);
         return conflict == null ? Optional.empty() : Optional.of(event.type() + " at seq " + event.seq() + " of "
                 + event.sessionId() + " by " + approver + " fails closed, because " + conflict
                 + ": nothing is authorized and no grant is installed because of it");
@@ -631,16 +649,26 @@ public final class ApprovalMachine {
             return new Verdict.Refused(Refusal.INVALID, "decision", "a" + (item.kind() == Kind.APPROVAL ? "n " : " ") + item.kind()
                     + " item takes " + DecisionKind.on(item.kind()) + ", not " + decision);
         }
+        if (!item.status().pending() && item.decision() != null) {
+            return new Verdict.Refused(Refusal.CONFLICT, null, "already " + item.status() + " by " + item.decision().approver()
+                    + " at seq " + item.decision().seq());
+        }
         if (!item.status().pending()) {
-            return new Verdict.Refused(Refusal.CONFLICT, null, "already " + item.status()
-                    + (item.decision() != null ? " by " + item.decision().approver() + " at seq " + item.decision().seq()
-                    : item.endedBecause() != null ? ": " + item.endedBecause() : ""));
+            // expired, or cancelled (an interruption, the session closed, a grant that could not be used, a conflict): no
+            // decision took effect, so "already decided" would mislead
+            return new Verdict.Refused(Refusal.ENDED, null, "approval " + item.id() + " ended " + item.status() + " without a decision"
+                    + " taking effect" + (item.endedBecause() != null ? ": " + item.endedBecause() : ""));
         }
         OpenCall call = s.calls().get(item.callId());
         if (item.kind() == Kind.APPROVAL && call != null && interrupted(s, call)) {
             // its CANCELLED result is on its way: nothing decided now would run it
-            return new Verdict.Refused(Refusal.CONFLICT, null, "the turn of call '" + item.callId() + "' was interrupted at seq "
-                    + s.lastInterruptSeq() + " before anyone decided: it is cancelled, and nothing was run");
+            return new Verdict.Refused(Refusal.ENDED, null, "approval " + item.id() + " ended without a decision taking effect: the turn"
+                    + " of call '" + item.callId() + "' was interrupted at seq " + s.lastInterruptSeq() + " before anyone decided, so the"
+                    + " call is cancelled and nothing was run");
+        }
+        String self = selfDecision(item, decision, by);
+        if (self != null) {
+            return new Verdict.Refused(Refusal.FORBIDDEN, null, self);
         }
         if (request.reason().length() > DecisionRequest.MAX_REASON) {
             return new Verdict.Refused(Refusal.INVALID, "reason", "must be at most " + DecisionRequest.MAX_REASON + " characters");
@@ -684,6 +712,28 @@ public final class ApprovalMachine {
         String eventId = id(s.sessionId(), "decision", Long.toString(seq), by.id(), decision.name(), Objects.toString(tool),
                 Objects.toString(request.pathGlob()), request.reason());
         return new Verdict.Append(new ProposedEvent(eventId, new Actor(ActorKind.APPROVER, by.id()), payload), item);
+    }
+
+    /**
+     * The decisions the principal that asked for a call (the writer of its assistant message, {@link ApprovalItem#requestedBy})
+     * may take on it itself: only those that end it without running it and without saying it ran. The gate is there so
+     * that someone other than the agent decides what the agent asked for; a token holding both the agent and the approver
+     * role, or an admin that is an approver and appends the session's turns itself, is not someone else. Denying or
+     * abandoning one's own call fails closed and is allowed; a grant lets it run, RETRY runs it again, and MARK_DONE
+     * vouches for an effect nobody checked, so those are another approver's. No role is exempt: the rule is about who
+     * asked, not what the caller may do otherwise.
+     */
+    public static final Set<DecisionKind> SELF_DECISIONS = Set.of(DecisionKind.DENY, DecisionKind.ABANDON);
+
+    /** Why {@code by} may not take {@code decision} on {@code item} as the principal that asked for its call, or null. */
+    static String selfDecision(ApprovalItem item, DecisionKind decision, TetherPrincipal by) {
+        if (SELF_DECISIONS.contains(decision) || !by.id().equals(item.requestedBy())) {
+            return null;
+        }
+        String what = item.kind() == Kind.APPROVAL ? "whether it runs" : "whether it is done or runs again";
+        return by.id() + " asked for call '" + item.callId() + "' itself (the assistant_message at seq " + item.requestSeq()
+                + "), so another approver must decide " + what + "; its asker may only "
+                + (item.kind() == Kind.APPROVAL ? DecisionKind.DENY : DecisionKind.ABANDON) + " it";
     }
 
     // --- ids -------------------------------------------------------------------------------------

@@ -18,13 +18,19 @@ public sealed interface Verdict permits Verdict.Append, Verdict.Refused {
     enum Refusal {
         /** No such item, or another tenant's: the same answer, so existence does not leak. */
         NOT_FOUND,
-        /** The item is decided or ended already, or its call's turn was interrupted (its cancellation is on its way). */
+        /** The item was decided already, by a person (the message names who, and the decision's seq). */
         CONFLICT,
+        /**
+         * The item ended without a decision taking effect: it expired, or was cancelled (its call's turn was interrupted,
+         * its session closed, a grant of it could not be used, decisions on it conflicted), or its call's turn was
+         * interrupted and its cancellation is on its way.
+         */
+        ENDED,
         /** The item under the id is another call than the one the approver saw (its session was erased and made again). */
         CHANGED,
         /** The request does not fit the item (a decision of the other kind, a scope that cannot be parsed, ...). */
         INVALID,
-        /** The caller is not an approver. */
+        /** The caller is not an approver, or asked for the call itself and may not take this decision on it. */
         FORBIDDEN
     }
 }

@@ -221,7 +221,11 @@ public class ApprovalResource {
     @Path("{id}/decision")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed("approver")
-    @Operation(summary = "Decide an item, in the approver's own name; a decision that lost a race is a 409")
+    @Operation(summary = "Decide an item, in the approver's own name; a decision that lost a race is a 409",
+            description = "403 forbidden: the caller is the principal that asked for the call (the item's requestedBy) and the "
+                    + "decision is not DENY or ABANDON, which another approver must take. 409 already_decided: a person decided the "
+                    + "item already; 409 item_ended: it ended without a decision taking effect (expired, cancelled, or its call's "
+                    + "turn was interrupted); 409 conflict: the decision lost a race in the log, or requestedAt names another call.")
     @APIResponse(responseCode = "200", ref = "ApprovalItem")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "404", ref = "NotFound")
@@ -241,6 +245,10 @@ public class ApprovalResource {
             throw refusal(refused);
         }
         Verdict.Append append = (Verdict.Append) verdict;
+        Optional<ApiException> pathless = pathlessGlob(json, request, append.item());
+        if (pathless.isPresent()) {
+            throw pathless.get();
+        }
         CommandVerdict reply = gateway.send(itemId.sessionId(), principal.tenantId(), principal, append.event(), session.startedAt());
         if (reply instanceof CommandVerdict.Rejected rejected) {
             if ("not_found".equals(rejected.code())) {
@@ -335,14 +343,42 @@ public class ApprovalResource {
         throw ApiException.badRequest(field, "must be one of " + allowed);
     }
 
-    private static ApiException refusal(Verdict.Refused refused) {
+    static ApiException refusal(Verdict.Refused refused) {
         return switch (refused.reason()) {
             case NOT_FOUND -> ApiException.notFound("approval");
             case CONFLICT -> new ApiException(409, "already_decided", refused.message());
+            case ENDED -> new ApiException(409, "item_ended", refused.message());
             case CHANGED -> new ApiException(409, "conflict", refused.message()).with("field", refused.field());
             case INVALID -> ApiException.badRequest(refused.field(), refused.message());
             case FORBIDDEN -> new ApiException(403, "forbidden", refused.message());
         };
+    }
+
+    /**
+     * A 400 naming {@code pathGlob} for a session grant with a path glob on a call whose arguments name no {@code path}
+     * (a string), e.g. a {@code run_command} or an {@code http_fetch}; empty otherwise. A glob is matched against each
+     * call's {@code path} as written and where it leads ({@code WorkspaceInspector.target}, {@code CallTarget}), and a
+     * call without one is never covered ({@code PathGlob.covers}): such a grant would be listed in force and cover none of
+     * the tool's calls like this one, each of which would ask again. It is checked here, where JSON is read (the domain
+     * reads none), after {@link ApprovalMachine#decide} took the decision; one appended past the API authorizes nothing
+     * more than its own call, which fails closed.
+     */
+    static Optional<ApiException> pathlessGlob(ObjectMapper json, DecisionRequest request, ApprovalItem item) {
+        if (request.decision() != DecisionKind.GRANT_SESSION || request.pathGlob() == null) {
+            return Optional.empty();
+        }
+        JsonNode arguments;
+        try {
+            arguments = json.readTree(item.argumentsJson());
+        } catch (IOException e) {
+            arguments = null; // not JSON: no path (the executor refuses such a call anyway)
+        }
+        if (arguments != null && arguments.isObject() && arguments.path("path").isTextual()) {
+            return Optional.empty();
+        }
+        return Optional.of(ApiException.badRequest("pathGlob", "call '" + item.callId() + "' ('" + item.tool() + "') has no 'path'"
+                + " argument, and a path glob covers only calls whose 'path' falls under it: it would cover none of the '"
+                + item.tool() + "' calls like this one; grant the session without one, or grant once"));
     }
 
     /** The whole shown text: read back from the blob store when it was too large for the event. */

@@ -863,7 +863,7 @@ class ApprovalMachineTest {
             story.accept(cancel);
             assertThat(story.state.calls()).isEmpty();
             assertThat(story.state.item(4).orElseThrow().status()).isEqualTo(Status.CANCELLED);
-            assertThat(refused(decideItem(story, 4, DecisionKind.GRANT_ONCE, ALICE)).reason()).isEqualTo(Refusal.CONFLICT);
+            assertThat(refused(decideItem(story, 4, DecisionKind.GRANT_ONCE, ALICE)).reason()).isEqualTo(Refusal.ENDED);
         }
 
         @ParameterizedTest
@@ -878,7 +878,7 @@ class ApprovalMachineTest {
 
             Verdict.Refused r = refused(decide(story, decision, null, null, "no", ALICE));
 
-            assertThat(r.reason()).isEqualTo(Refusal.CONFLICT);
+            assertThat(r.reason()).isEqualTo(Refusal.ENDED);
             assertThat(r.message()).contains("interrupted at seq 4");
         }
 
