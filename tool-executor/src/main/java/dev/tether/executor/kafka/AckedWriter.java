@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InvalidTimestampException;
 
 /**
  * The executor's two writes, a ledger entry and a session command, each returning only once the broker has
@@ -44,8 +45,23 @@ final class AckedWriter {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while writing to " + record.topic(), e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof InvalidTimestampException refused) {
+                throw new TimestampRefusedException(record.topic(), record.timestamp(), refused);
+            }
             throw new IllegalStateException("could not write to " + record.topic() + ": " + e.getCause().getMessage(),
                     e.getCause());
+        }
+    }
+
+    /**
+     * The broker refused a record for its timestamp ({@code InvalidTimestampException}: further ahead of its clock than
+     * {@code message.timestamp.after.max.ms}, or behind it more than {@code message.timestamp.before.max.ms}): a definite
+     * answer, which the same record gets again until the broker's clock or settings change. Nothing was written.
+     */
+    static final class TimestampRefusedException extends IllegalStateException {
+        TimestampRefusedException(String topic, Long timestampMillis, InvalidTimestampException cause) {
+            super("could not write to " + topic + ": the broker refused its timestamp " + timestampMillis + ": " + cause.getMessage(),
+                    cause);
         }
     }
 }

@@ -82,9 +82,41 @@ final class CallHandler {
         this.clock = clock;
     }
 
+    /** Handles a request of a partition this instance holds throughout: {@link #handle(ToolRequest, Claim)}. */
     void handle(ToolRequest toolRequest) {
+        handle(toolRequest, Claim.HELD);
+    }
+
+    /**
+     * Whether this instance still holds the partition a call's request came from. Asked right before the call's first
+     * ledger write (its STARTED, or an end reached without running it), after everything that may have taken time (the
+     * catch-up, the workspace, a reconciliation, the intent): a call whose partition was given up meanwhile is its next
+     * owner's, and writes and runs nothing here ({@link GivenUpException}). Asked by the worker thread; the answer is the
+     * consumer's as far as it knows (see docs/ARCHITECTURE.md §6 on an instance that does not know yet).
+     */
+    @FunctionalInterface
+    interface Claim {
+        Claim HELD = () -> true;
+
+        boolean held();
+    }
+
+    /** The call's partition was given up before anything of the call was written: nothing was run, recorded or reported. */
+    static final class GivenUpException extends RuntimeException {
+        GivenUpException(String key) {
+            super(key + ": its request's partition was given up before it started; left to its next owner", null, false, false);
+        }
+    }
+
+    /**
+     * Handles one request.
+     *
+     * @param claim asked right before the call's first ledger write
+     * @throws GivenUpException if the claim no longer held then: nothing of the call was written or run here
+     */
+    void handle(ToolRequest toolRequest, Claim claim) {
         if (toolRequest.getErasedAt() != null) {
-            erase(toolRequest);
+            erase(toolRequest, claim);
             return;
         }
         CallRequest request;
@@ -126,12 +158,22 @@ final class CallHandler {
         if (verdict instanceof Authority.Refused refused) {
             LOG.warnf("%s: %s", key, refused.reason());
         }
-        if (step instanceof Step.Conclude end) {
-            conclude(request, known, end);
-        } else if (step instanceof Step.CallsTool callsTool) {
-            callTool(request, known, callsTool);
-        } else {
-            throw new IllegalStateException("unhandled step " + step.getClass().getName());
+        try {
+            if (step instanceof Step.Conclude end) {
+                conclude(request, known, end, claim);
+            } else if (step instanceof Step.CallsTool callsTool) {
+                callTool(request, known, callsTool, claim);
+            } else {
+                throw new IllegalStateException("unhandled step " + step.getClass().getName());
+            }
+        } catch (Ledger.AuthorizedTooFarAheadException e) {
+            if (ledger.get(toolRequest).isPresent()) {
+                throw e; // a record of it was written (it may have started): it comes again, never left behind
+            }
+            // nothing of it was written, so nothing started: a definite answer, which it would get each time it came, failing
+            // its batch, with every later call of its partition waiting behind it for ever
+            LOG.errorf("%s of session %s cannot be recorded, so it is not run; skipped (nothing is run, recorded or reported): %s",
+                    key, request.sessionId(), e.getMessage());
         }
     }
 
@@ -140,13 +182,16 @@ final class CallHandler {
      * reference, file hashes), its state kept, so that the erased session's request, should it come again, still runs
      * nothing. Compaction then removes the record that held the output. Nothing runs and nothing is reported.
      */
-    private void erase(ToolRequest erasure) {
+    private void erase(ToolRequest erasure, Claim claim) {
         String key = erasure.getIdempotencyKey();
         ledger.erasable(erasure).ifPresentOrElse(recorded -> {
             ToolOutcome erased = ToolOutcome.newBuilder(recorded)
                     .setContent(null).setContentRef(null).setBeforeHash(null).setAfterHash(null)
                     .setExecutorId(executorId).setErasedAt(erasure.getErasedAt())
                     .build();
+            if (!claim.held()) {
+                throw new GivenUpException(key);
+            }
             ledger.record(erasure.getRequestedAt(), erased);
             LOG.infof("%s: session %s was erased at %s; its %s record no longer holds the call's output", key, erasure.getSessionId(),
                     erasure.getErasedAt(), recorded.getState());
@@ -154,19 +199,19 @@ final class CallHandler {
     }
 
     /** Carries out a {@link Step.Reconcile} or a {@link Step.Run}, in a context of the call's own. */
-    private void callTool(CallRequest request, Optional<CallEntry> known, Step.CallsTool step) {
+    private void callTool(CallRequest request, Optional<CallEntry> known, Step.CallsTool step, Claim claim) {
         // every interruption and erasure in the log before this moment, since before the call's authorization, is known
         // after the catch-up, however far the watcher lagged behind this request or started after it; one appended
         // later finds the call registered and cancels it
         catchUp.await(request.sessionId(), request.requestedAt());
-        if (erasedBeforeStart(request, known, step)) {
+        if (erasedBeforeStart(request, known, step, claim)) {
             return; // before its workspace is made again
         }
         JsonNode arguments;
         try {
             arguments = JSON.readTree(request.argumentsJson());
         } catch (IOException e) {
-            conclude(request, known, CallRules.argumentsNotJson(step));
+            conclude(request, known, CallRules.argumentsNotJson(step), claim);
             return;
         }
         Workspace workspace;
@@ -176,7 +221,7 @@ final class CallHandler {
             // the call ends here (the host's path stays in the log): failing its batch, it would come again for ever, and
             // every other call of its partition with it
             LOG.errorf(e, "%s: the workspace of session %s cannot be made", request.idempotencyKey(), request.sessionId());
-            conclude(request, known, CallRules.noWorkspace(step, e.getClass().getSimpleName()));
+            conclude(request, known, CallRules.noWorkspace(step, e.getClass().getSimpleName()), claim);
             return;
         }
         CancellationToken cancellation = new CancellationToken();
@@ -186,9 +231,9 @@ final class CallHandler {
             ToolContext context = sandbox.context(workspace, request.tenantId(), handed, cancellation);
             Step next = step instanceof Step.Reconcile reconcile ? reconcile(request, reconcile, context, arguments) : step;
             if (next instanceof Step.Conclude end) {
-                conclude(request, known, end);
+                conclude(request, known, end, claim);
             } else if (next instanceof Step.Run run) {
-                run(request, known, run, context, arguments);
+                run(request, known, run, context, arguments, claim);
             } else {
                 throw new IllegalStateException("unhandled step after reconciling " + next.getClass().getName());
             }
@@ -200,14 +245,14 @@ final class CallHandler {
      * call to run ends CANCELLED without starting, and a STARTED one is left as it is (it may have taken effect, and its
      * session is gone); neither is reported.
      */
-    private boolean erasedBeforeStart(CallRequest request, Optional<CallEntry> known, Step.CallsTool step) {
+    private boolean erasedBeforeStart(CallRequest request, Optional<CallEntry> known, Step.CallsTool step, Claim claim) {
         Instant erasedAt = inFlight.erasedAt(request.sessionId());
         if (!InFlight.erasedSince(erasedAt, request.requestedAt())) {
             return false;
         }
         if (step instanceof Step.Run run) {
             LOG.infof("%s: its session was erased at %s, before it started; not started", request.idempotencyKey(), erasedAt);
-            record(known, new Recorded(request, executorId, clock.instant(), CallRules.erased(run, erasedAt).outcome()));
+            record(known, new Recorded(request, executorId, clock.instant(), CallRules.erased(run, erasedAt).outcome()), claim);
         } else {
             LOG.infof("%s: its session was erased at %s; the call STARTED by %s is not reconciled", request.idempotencyKey(), erasedAt,
                     known.map(CallEntry::executorId).orElse("?"));
@@ -235,15 +280,15 @@ final class CallHandler {
     }
 
     private void run(CallRequest request, Optional<CallEntry> known, Step.Run run, ToolContext context,
-                     JsonNode arguments) {
+                     JsonNode arguments, Claim claim) {
         String key = request.idempotencyKey();
         Tool tool = run.tool();
         if (CallRules.beforeStart(run, request, inFlight.lastInterruptSeq(request.sessionId())) instanceof Step.Conclude cut) {
             LOG.infof("%s: its turn was interrupted before it started; not started", key);
-            conclude(request, known, cut);
+            conclude(request, known, cut, claim);
             return;
         }
-        if (erasedBeforeStart(request, known, run)) {
+        if (erasedBeforeStart(request, known, run, claim)) {
             return;
         }
         JsonNode path = arguments.get("path");
@@ -251,28 +296,28 @@ final class CallHandler {
                 context.workspace());
         if (outside.isPresent()) {
             LOG.warnf("%s: %s", key, outside.get().reason());
-            conclude(request, known, CallRules.refused(run, outside.get()));
+            conclude(request, known, CallRules.refused(run, outside.get()), claim);
             return;
         }
         Intent intent;
         try {
             intent = tool.intent(context, arguments);
         } catch (ToolException e) {
-            conclude(request, known, CallRules.intentFailed(run, context.redactor().redact(e.getMessage()).text()));
+            conclude(request, known, CallRules.intentFailed(run, context.redactor().redact(e.getMessage()).text()), claim);
             return;
         } catch (RuntimeException | Error e) {
             // nothing has started: the call ends here, rather than fail its batch each time it comes
             LOG.errorf(e, "%s: %s failed unexpectedly before it started", key, tool.name());
-            conclude(request, known, CallRules.intentFailed(run, failed(tool, e)));
+            conclude(request, known, CallRules.intentFailed(run, failed(tool, e)), claim);
             return;
         }
         if (intent == null) {
             LOG.errorf("%s: %s answered no intent; not started", key, tool.name());
-            conclude(request, known, CallRules.intentFailed(run, tool.name() + " failed: it answered no intent"));
+            conclude(request, known, CallRules.intentFailed(run, tool.name() + " failed: it answered no intent"), claim);
             return;
         }
         CallEntry started = record(known,
-                new Recorded(request, executorId, clock.instant(), CallRules.started(run, intent, context.idempotencyKey())));
+                new Recorded(request, executorId, clock.instant(), CallRules.started(run, intent, context.idempotencyKey())), claim);
         crashPoints.reached(CrashPoints.AFTER_STARTED);
         ToolOutput output;
         try {
@@ -292,7 +337,7 @@ final class CallHandler {
         }
         crashPoints.reached(CrashPoints.AFTER_EFFECT);
         CallEntry ended = record(Optional.of(started),
-                new Recorded(request, executorId, clock.instant(), CallRules.ran(started, output)));
+                new Recorded(request, executorId, clock.instant(), CallRules.ran(started, output)), Claim.HELD); // it ran: recorded whoever holds the partition now
         crashPoints.reached(CrashPoints.AFTER_OUTCOME);
         report(request, ended);
     }
@@ -303,12 +348,18 @@ final class CallHandler {
     }
 
     /** Records an outcome reached without running the tool, and reports it. */
-    private void conclude(CallRequest request, Optional<CallEntry> known, Step.Conclude end) {
-        report(request, record(known, new Recorded(request, executorId, clock.instant(), end.outcome())));
+    private void conclude(CallRequest request, Optional<CallEntry> known, Step.Conclude end, Claim claim) {
+        report(request, record(known, new Recorded(request, executorId, clock.instant(), end.outcome()), claim));
     }
 
-    /** Writes the call's next ledger entry, waiting until all in-sync replicas have it ({@link Ledger#record}). */
-    private CallEntry record(Optional<CallEntry> entry, Recorded recorded) {
+    /**
+     * Writes the call's next ledger entry, waiting until all in-sync replicas have it ({@link Ledger#record}), once the
+     * claim still holds ({@link GivenUpException} if not: nothing written).
+     */
+    private CallEntry record(Optional<CallEntry> entry, Recorded recorded, Claim claim) {
+        if (!claim.held()) {
+            throw new GivenUpException(recorded.request().idempotencyKey());
+        }
         CallEntry next = CallRules.evolve(entry, recorded);
         ledger.record(recorded.request().requestedAt(), CallAvro.outcome(next));
         return next;

@@ -43,7 +43,8 @@ import org.jboss.logging.Logger;
  * thread while this one keeps polling); a lookup that cannot read the ledger fails the batch like any other failure.
  * Nothing is read when partitions are assigned: a partition's ledger window is started by its first batch, from the
  * time its oldest pending call was authorized. When partitions are revoked, the running batch's calls of them that have
- * not started are left to their next owner, the ones running finish, the batch is committed (a revoked partition up to
+ * not started are left to their next owner (asked again right before a call's first ledger write, {@link CallHandler.Claim},
+ * so one that was waiting for its catch-up does not start either), the ones running finish, the batch is committed (a revoked partition up to
  * its first call not started), then their windows are dropped. A request or a ledger record whose schema the registry does not
  * give (it does not answer) is read again once it does, never skipped. Runs on one thread.
  */
@@ -188,8 +189,14 @@ final class ExecutorLoop implements Runnable {
                         .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(call -> {
                             if (revoked.contains(call.partition())) {
                                 firstSkipped.merge(call.partition(), call.offset(), Math::min);
-                            } else {
-                                handler.handle(call.request());
+                                return;
+                            }
+                            try {
+                                // asked again right before the call's first write: it may have waited long since (its catch-up)
+                                handler.handle(call.request(), () -> !revoked.contains(call.partition()));
+                            } catch (CallHandler.GivenUpException e) {
+                                LOG.info(e.getMessage());
+                                firstSkipped.merge(call.partition(), call.offset(), Math::min);
                             }
                         }), workers))
                         .toArray(CompletableFuture[]::new)));

@@ -185,6 +185,9 @@ final class Ledger {
      * Writes a call's next ledger entry, which carries the time its authorization was appended ({@code requestedAt}),
      * and waits until all in-sync replicas have it, stamped no earlier than that time (see above); then answers with it.
      * The call must have been looked up.
+     *
+     * @throws AuthorizedTooFarAheadException if the broker refused the record's timestamp, the call's authorization ahead
+     *                                        of this clock: nothing was written
      */
     void record(Instant requestedAt, ToolOutcome outcome) {
         String key = outcome.getIdempotencyKey();
@@ -199,8 +202,32 @@ final class Ledger {
         }
         outcome.setRequestedAt(requestedAt);
         long stamped = Math.max(now, authorized);
-        writer.ledgerEntry(outcome, stamped);
+        try {
+            writer.ledgerEntry(outcome, stamped);
+        } catch (AckedWriter.TimestampRefusedException e) {
+            if (authorized > now) {
+                // stamped with the authorization, which lies further ahead than the broker takes: stamped any earlier, the
+                // record would lie before where a lookup of the call starts (its floor), and the call could run again
+                throw new AuthorizedTooFarAheadException(key, requestedAt, authorized - now, e);
+            }
+            throw e;
+        }
         answers.put(key, new Known(outcome, stamped));
+    }
+
+    /**
+     * A call's record could not be written because the broker refused its timestamp, its authorization's time, which lies
+     * ahead of this executor's clock by more than the broker accepts ({@code message.timestamp.after.max.ms}; a bad
+     * record, or a sequencer's clock far ahead). A record stamped earlier would lie before the call's floor, where no
+     * lookup finds it, so no record of the call can be written, and without one the call must not start. Nothing was
+     * written.
+     */
+    static final class AuthorizedTooFarAheadException extends IllegalStateException {
+        AuthorizedTooFarAheadException(String key, Instant requestedAt, long aheadMillis, AckedWriter.TimestampRefusedException cause) {
+            super(key + " was authorized at " + requestedAt + ", " + Duration.ofMillis(aheadMillis) + " ahead of this executor's clock,"
+                    + " further ahead than the broker accepts a timestamp (message.timestamp.after.max.ms): its ledger record, stamped"
+                    + " with its authorization, was refused", cause);
+        }
     }
 
     /** Forgets the batch's answers once the batch is done: the next batch looks its calls up again. */

@@ -601,6 +601,31 @@ class CallHandlerTest {
         assertThat(producer.history()).as("no STARTED, no outcome, no result: the call is as new").isEmpty();
     }
 
+    /**
+     * The claim (whether this instance still holds the request's partition) is asked right before the call's first ledger
+     * write, after its catch-up: given up by then, nothing is written, run or reported, and the loop leaves the call to the
+     * partition's next owner. Given up once STARTED is written, the call runs on here and its outcome is recorded and
+     * reported: its effect may have happened, and the next owner reconciles from what is recorded.
+     */
+    @Test
+    void aCallWhosePartitionIsGivenUpBeforeItsFirstWrite_writesAndRunsNothing_butOneGivenUpAfterStarted_endsAndIsReported() {
+        var tickets = new TicketTool();
+        var held = new AtomicBoolean(true);
+        catchUp = (sessionId, requestedAt) -> held.set(false); // given up while the call caught up
+        var request = request(key("c1"), "c1", TicketTool.NAME, "{\"title\":\"disk full\"}", ToolMode.WRITE, POLICY, 4);
+
+        assertThatThrownBy(() -> handler(tickets.registry(), COMMANDS_GATED, Map.of()).handle(request, held::get))
+                .isInstanceOf(CallHandler.GivenUpException.class);
+        assertThat(tickets.executions.get()).isZero();
+        assertThat(producer.history()).as("no STARTED, no end, no result: the call is its next owner's").isEmpty();
+
+        var asked = new AtomicInteger();
+        CallHandler.Claim givenUpAfterStarted = () -> asked.incrementAndGet() == 1; // held at STARTED only
+        handler(tickets.registry(), COMMANDS_GATED, Map.of()).handle(request, givenUpAfterStarted);
+        assertThat(tickets.executions.get()).isOne();
+        assertThat(written()).containsExactly("STARTED", "OK", "command");
+    }
+
     @Test
     void anInterruptionOfAnEarlierTurn_doesNotStopACallOfALaterOne_norARetryAskedForAfterIt() {
         var tickets = new TicketTool();

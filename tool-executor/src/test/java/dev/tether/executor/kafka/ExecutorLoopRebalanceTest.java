@@ -75,6 +75,8 @@ class ExecutorLoopRebalanceTest {
     private Thread thread;
     private final CountDownLatch entered = new CountDownLatch(1);
     private final CountDownLatch release = new CountDownLatch(1);
+    /** The interruption watcher's catch-up, the barrier a call passes before it starts: here it passes at once. */
+    private InterruptWatcher.CatchUp catchUp = (sessionId, requestedAt) -> {};
 
     /** Counts its executions; the call with callId "slow" waits until the test releases it. */
     private final TicketTool tickets = new TicketTool() {
@@ -194,6 +196,43 @@ class ExecutorLoopRebalanceTest {
     }
 
     /**
+     * A call that passed the loop's look at its partition and then waited (its catch-up with the session's interruptions
+     * takes up to {@code interruptions.catch-up-timeout}; its reconciliation, its intent) when the partition was given up:
+     * it still started, after the revocation, and if the revocation outlasted the group's rebalance timeout (another call
+     * of the batch running long), beside its next owner, which runs it too. Now whether the partition is still this
+     * instance's is asked again right before the call's first ledger write: it does not start, and the partition is
+     * committed up to it, for its next owner to run.
+     */
+    @Test
+    void aCallWhosePartitionIsRevokedWhileItWaitsToStart_doesNotStart_andIsLeftToItsNextOwner() throws InterruptedException {
+        String a = sessionOn(0, 2);
+        var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
+        var outcomes = new MemoryOutcomeLog(2);
+        var catchingUp = new CountDownLatch(1);
+        catchUp = (sessionId, requestedAt) -> {
+            catchingUp.countDown();
+            try {
+                release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        requests.append(P0, a, request(a, "c1"));
+        start(requests, outcomes, List.of(P0));
+        assertThat(catchingUp.await(10, TimeUnit.SECONDS)).as("the call is catching up").isTrue();
+
+        requests.schedulePollTask(() -> requests.rebalance(List.of(P1))); // P0 goes to another executor
+        Thread.sleep(500); // the revocation waits for the call, which has passed the loop's look at its partition
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !requests.commits.isEmpty());
+        Thread.sleep(500);
+
+        assertThat(tickets.external.keySet()).as("given up before it started: its next owner's to run").doesNotContain(a + "/3/c1");
+        assertThat(outcomes.entries(0)).as("nothing recorded for it here").isEmpty();
+        assertThat(requests.commits).as("committed up to the call not started").containsExactly(Map.of(P0, new OffsetAndMetadata(0)));
+    }
+
+    /**
      * A commit that fails (the group coordinator does not answer within default.api.timeout.ms, a rebalance is in
      * progress: RebalanceInProgressException, the membership was lost: CommitFailedException) ended the loop's thread for
      * good, and the instance took no more requests until it was restarted. The loop goes on now; the batch comes again.
@@ -234,7 +273,7 @@ class ExecutorLoopRebalanceTest {
         var writer = new AckedWriter(new LedgerProducer(outcomes), LAYOUT);
         var ledger = new Ledger(outcomes, writer, new Ledger.Settings(20_000, Duration.ofMinutes(1)), CLOCK);
         var handler = new CallHandler(ledger, writer, new Authority(registry, GatingPolicy.of("run_command", Map.of(), registry.names())),
-                sandbox, new InFlight(), (sessionId, requestedAt) -> {}, CrashPoints.none(), "executor-1", CLOCK);
+                sandbox, new InFlight(), catchUp, CrashPoints.none(), "executor-1", CLOCK);
         loop = new ExecutorLoop(requests, ledger, handler, workers, LAYOUT);
         requests.schedulePollTask(() -> requests.rebalance(assigned));
         thread = new Thread(loop, "executor-loop");

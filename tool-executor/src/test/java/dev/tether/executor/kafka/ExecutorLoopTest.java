@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,6 +44,7 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.RecordDeserializationException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serializer;
@@ -169,6 +171,50 @@ class ExecutorLoopTest {
                 .allSatisfy((key, states) -> assertThat(states).containsExactly("STARTED", "OK"));
     }
 
+    /**
+     * A call authorized a few minutes ahead of this executor's clock (the sequencer's clock is ahead): its catch-up and
+     * its ledger records take its {@code requestedAt} as it is (stamped with it, within what the broker accepts), and it
+     * runs once, as do the calls of its partition behind it.
+     */
+    @Test
+    void aCallAuthorizedMinutesAheadOfThisClock_runsOnce_andTheCallsBehindItRun() {
+        Instant ahead = CLOCK.instant().plus(Duration.ofMinutes(5));
+        send(withRequestedAt(CALLS.get(0), ahead));
+        send(CALLS.get(1));
+        send(CALLS.get(2));
+        start();
+
+        assertEveryCallRunOnce_andReportedOnce_andCommitted();
+        assertThat(producer.history().stream().filter(r -> r.value() instanceof ToolOutcome o
+                && o.getIdempotencyKey().equals(CALLS.get(0).getIdempotencyKey())).map(ProducerRecord::timestamp))
+                .as("its records stamped with its authorization").containsOnly(ahead.toEpochMilli());
+    }
+
+    /**
+     * A request whose {@code requestedAt} lies further ahead than the broker accepts a timestamp
+     * ({@code message.timestamp.after.max.ms}, an hour by default since Kafka 4.0): a bad record, or a sequencer's clock
+     * far ahead. The ledger stamps a call's records with its authorization, so its STARTED was refused every time; the
+     * batch failed and came again every second, for ever, and every later request of its partition waited behind it.
+     * Now nothing is run, recorded or reported for it (it cannot be recorded, so it must not run), and the calls behind
+     * it run.
+     */
+    @Test
+    void aCallAuthorizedFurtherAheadThanTheBrokerAcceptsATimestamp_doesNotStopItsPartition_andIsNotRun() {
+        ToolRequest bad = withRequestedAt(CALLS.get(0), CLOCK.instant().plus(Duration.ofHours(2)));
+        send(bad);
+        send(CALLS.get(1));
+        send(CALLS.get(2));
+        start();
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> Long.valueOf(CALLS.size()).equals(committedOffset()));
+        assertThat(tickets.external).as("the calls behind it ran, once each; it did not")
+                .containsOnlyKeys(CALLS.get(1).getIdempotencyKey(), CALLS.get(2).getIdempotencyKey());
+        assertThat(tickets.executions.get()).isEqualTo(2);
+        assertThat(results()).containsExactlyInAnyOrder(CallRules.resultEventId(CALLS.get(1).getIdempotencyKey()),
+                CallRules.resultEventId(CALLS.get(2).getIdempotencyKey()));
+        assertThat(outcomeStates()).doesNotContainKey(bad.getIdempotencyKey());
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private void assertEveryCallRunOnce_andReportedOnce_andCommitted() {
@@ -177,6 +223,10 @@ class ExecutorLoopTest {
         assertThat(tickets.external).containsOnlyKeys(CALLS.stream().map(ToolRequest::getIdempotencyKey).toList());
         assertThat(results()).as("one tool_result per call")
                 .containsExactlyInAnyOrderElementsOf(CALLS.stream().map(c -> CallRules.resultEventId(c.getIdempotencyKey())).toList());
+    }
+
+    private static ToolRequest withRequestedAt(ToolRequest request, Instant requestedAt) {
+        return ToolRequest.newBuilder(request).setRequestedAt(requestedAt).build();
     }
 
     private void start() {
@@ -230,6 +280,9 @@ class ExecutorLoopTest {
      */
     private static final class RegistryProducer extends MockProducer<String, SpecificRecord> {
 
+        /** The broker's {@code message.timestamp.after.max.ms}: its default since Kafka 4.0. Its clock is {@link #CLOCK}. */
+        static final Duration AFTER_MAX = Duration.ofHours(1);
+
         final Set<String> registryAwayFor;
         final AtomicInteger registryFailures;
         private final MemoryOutcomeLog outcomes;
@@ -247,6 +300,12 @@ class ExecutorLoopTest {
 
         @Override
         public synchronized Future<RecordMetadata> send(ProducerRecord<String, SpecificRecord> record, Callback callback) {
+            if (record.timestamp() != null && record.timestamp() > CLOCK.millis() + AFTER_MAX.toMillis()) {
+                // the broker's answer to a record stamped further ahead of its clock than message.timestamp.after.max.ms
+                return CompletableFuture.failedFuture(new InvalidTimestampException("Timestamp " + record.timestamp()
+                        + " of message with offset 0 is out of range. The timestamp should be within [" + Long.MIN_VALUE + ", "
+                        + (CLOCK.millis() + AFTER_MAX.toMillis()) + "]"));
+            }
             Future<RecordMetadata> sent = super.send(record, callback); // throws if the serializer does: nothing sent
             if (record.value() instanceof ToolOutcome outcome) {
                 synchronized (outcomes) {

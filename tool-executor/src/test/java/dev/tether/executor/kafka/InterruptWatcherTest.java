@@ -221,6 +221,27 @@ class InterruptWatcherTest {
     }
 
     /**
+     * A call whose {@code requestedAt} lies ahead of this executor's clock (the sequencer's clock is ahead, or a bad
+     * record): its catch-up reads nothing back (its time is after where the watcher started), reads the partition to its
+     * end and passes at once; an interruption in the log is known, and the watcher goes on.
+     */
+    @Test
+    void aCatchUpOfACallAuthorizedInTheFuture_passes_andKnowsTheInterruptionsInTheLog() {
+        start();
+        append(4, new TurnInterrupted("", "the user said stop"));
+
+        long started = System.nanoTime();
+        watcher.catchUp(SESSION, Instant.now().plus(Duration.ofMinutes(5)));
+        watcher.catchUp(SESSION, Instant.parse("2999-01-01T00:00:00Z"));
+
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(CATCH_UP_TIMEOUT);
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(4);
+        append(6, new TurnInterrupted("", "stop again"));
+        watcher.catchUp(SESSION, Instant.now());
+        assertThat(inFlight.lastInterruptSeq(SESSION)).isEqualTo(6);
+    }
+
+    /**
      * A watcher that stopped on a failure it does not handle lets no call start (every catch-up fails), so the executor
      * must not stay ready: its readiness asks the watcher.
      */
