@@ -145,7 +145,7 @@ final class DemoAgent {
         if (!(result instanceof ToolCompleted done)) {
             throw new IllegalStateException("harness-run call " + callId + " ended " + result);
         }
-        out.printf("  call %-17s %s at seq %d, run by this harness (%s, key %s): %s%n", callId, done.status(), done.resultSeq(),
+        Reports.line(out, "  call %-17s %s at seq %d, run by this harness (%s, key %s): %s", callId, done.status(), done.resultSeq(),
                 done.how() == ToolCompleted.How.RAN ? "ran it now" : done.how() == ToolCompleted.How.REPORTED_BEFORE
                         ? "answered before: not run again" : "reconciled", done.idempotencyKey(), done.content().orElse(""));
     }
@@ -155,7 +155,7 @@ final class DemoAgent {
         SessionEvent result = tether.awaitEvent(writer.sessionId(), 1,
                         e -> e.type().equals("tool_result") && e.text("callId").orElse("").equals(callId), TOOL_TIMEOUT)
                 .orElseThrow(() -> new IllegalStateException("no result for call " + callId + " within " + TOOL_TIMEOUT));
-        out.printf("  call %-17s %s at seq %d: %s%n", callId, result.text("status").orElse("?"), result.seq(),
+        Reports.line(out, "  call %-17s %s at seq %d: %s", callId, result.text("status").orElse("?"), result.seq(),
                 result.text("content").orElse("").lines().findFirst().orElse(""));
         return result;
     }

@@ -46,7 +46,7 @@ final class ScriptedApprover implements Runnable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                out.println("[approver] " + e.getMessage() + " (trying again)");
+                Reports.line(out, "[approver] %s (trying again)", e.getMessage()); // a service's message may quote stored data
             }
         }
     }
@@ -60,8 +60,8 @@ final class ScriptedApprover implements Runnable {
         } else {
             decision = ApprovalDecision.deny("not part of this task");
         }
-        out.printf("[approver] %s asks for %s (%s). Shown to the approver:%n", request.callId(), request.tool(), request.kind());
-        request.shown().lines().forEach(line -> out.println("[approver]   | " + line));
+        Reports.line(out, "[approver] %s asks for %s (%s). Shown to the approver:", request.callId(), request.tool(), request.kind());
+        request.shown().lines().forEach(line -> Reports.line(out, "[approver]   | %s", line));
         out.printf("[approver] decides %s%s%s: %s%n", decision.kind(), decision.tool().map(t -> " " + t).orElse(""),
                 decision.pathGlob().map(g -> " " + g).orElse(""), tether.decide(request, decision).getClass().getSimpleName());
     }
