@@ -17,6 +17,7 @@ import dev.tether.approval.kafka.DecisionGateway;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.blob.BlobStore;
 import dev.tether.core.event.Event;
+import dev.tether.core.event.InvalidEventException;
 import dev.tether.core.id.ClientIds;
 import dev.tether.kit.kafka.CommandVerdict;
 import dev.tether.kit.kafka.StoreSignals;
@@ -295,7 +296,8 @@ public class ApprovalResource {
         while (names.hasNext()) {
             String name = names.next();
             if (!BODY_FIELDS.contains(name)) {
-                throw ApiException.badRequest(name, "is not a field of a decision; the fields are "
+                // names the body, not the unknown member: its name is client text and may be a secret (as EventJson does)
+                throw ApiException.badRequest(InvalidEventException.WHOLE, "has a field a decision does not have; its fields are "
                         + String.join(", ", BODY_FIELDS.stream().sorted().toList()));
             }
         }

@@ -41,7 +41,9 @@ class DecisionBodyTest {
         assertThat(refused("[]").body()).containsEntry("field", "decision");
         assertThat(refused("{\"decision\":\"grant_once\"}").body()).containsEntry("field", "decision");
         assertThat(refused("{\"decision\":\"DENY\",\"reason\":7}").body()).containsEntry("field", "reason");
-        assertThat(refused("{\"decision\":\"DENY\",\"expired\":true}").body()).containsEntry("field", "expired");
+        ApiException unknown = refused("{\"decision\":\"DENY\",\"ghp_" + "a".repeat(36) + "\":true}");
+        assertThat(unknown.body()).as("the body named, not the member, whose name is client text").containsEntry("field", "(body)");
+        assertThat(unknown.body().toString()).doesNotContain("ghp_").contains("its fields are decision, pathGlob, reason, requestedAt, tool");
         assertThat(refused("{\"decision\":\"DENY\",\"requestedAt\":\"yesterday\"}").body()).containsEntry("field", "requestedAt");
         assertThat(refused("{\"decision\":\"DENY\"}{}").body()).containsEntry("error", "malformed_json");
     }

@@ -53,9 +53,9 @@ final class Cases {
     /** An endpoint that takes a JSON body: a valid body, its fields, and how a refusal names them. */
     record BodyTarget(Endpoint endpoint, Supplier<Call> call, Supplier<ObjectNode> valid, String prefix, List<Field> fields,
                       String unknownFieldName) {
-        /** How a refusal names an unknown field in this body: the object ("(body)", "events[0]") or, for decisions, the field. */
+        /** How a refusal names an unknown field in this body: the object ("(body)", "events[0]"), never the field's own name. */
         String unknownField(String name) {
-            return unknownFieldName == null ? name : unknownFieldName;
+            return unknownFieldName;
         }
     }
 
@@ -114,7 +114,7 @@ final class Cases {
                 new BodyTarget(Endpoint.APPROVAL_DECIDE, () -> Call.of("POST", tether.url(Service.APPROVAL) + "/v1/approvals/"
                         + t.scene().itemId() + "/decision", Tokens.acme("approver")), () -> obj().put("decision", "DENY")
                         .put("reason", "no"), "", List.of(new Field("decision", Kind.DECISION, true), new Field("reason", Kind.TEXT, false),
-                        new Field("tool", Kind.TEXT, false), new Field("pathGlob", Kind.TEXT, false)), null));
+                        new Field("tool", Kind.TEXT, false), new Field("pathGlob", Kind.TEXT, false)), "(body)"));
     }
 
     /** How a body is broken: exactly one way per case. */
