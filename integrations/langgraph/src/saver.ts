@@ -147,8 +147,9 @@ interface Thread {
   /** Messages appended ahead of the batch that refers to them (one too large for an append), by their JSON: their seqs. */
   readonly ahead: Map<string, number>;
   /**
-   * The message events this saver appended whose log form differs from what it wrote (a secret Tether scrubbed), by
-   * seq, as written: this process goes on with its messages as the graph holds them (a new one reads them scrubbed).
+   * The message events this saver appended whose log form differs from what it wrote (a secret Tether scrubbed; an
+   * append answered with redactions is read back), by seq, as written: this process goes on with its messages as the
+   * graph holds them (a new one reads them scrubbed).
    */
   readonly written: Map<number, SessionEvent>;
 }
@@ -1074,7 +1075,6 @@ interface ScopeEntry {
   readonly id: string | undefined;
 }
 
-/** A serialized message's id, if it has one. */
 /** The event at `seq` that holds a message, as this saver wrote it when it did (see {@link Thread.written}). */
 function messageEvent(thread: Thread, seq: number): SessionEvent {
   return thread.written.get(seq) ?? thread.log.event(seq);
@@ -1103,6 +1103,7 @@ const MESSAGE_EVENTS = new Set(["user_message", "assistant_message", "tool_resul
 /** The fields of a folded planned event that are not the event's own (SessionLog adds them). */
 const SENT_ONLY = new Set(["eventId", "type", "seq", "sessionId"]);
 
+/** A serialized message's id, if it has one. */
 function idOf(message: LcMessage): string | undefined {
   const id = message.kwargs?.id;
   return typeof id === "string" ? id : undefined;
