@@ -44,8 +44,9 @@ export function noted<T>(tool: FunctionTool<any, any, any>, note: FailureNote, i
  * The SDK's `tool()`, with the same options and the same behaviour wherever the tool is used — an exception of
  * `execute` goes to its `errorFunction` as the SDK has it (`undefined`: the SDK's default text, `null`: the exception
  * fails the run, a function: its output) — and, when the tool is given to a `TetherSession` (`tools: [{ tool }]`), one
- * more thing: the session sees the failure, and Tether's rules for a tool that throws decide the call's `tool_result`. Build Tether-run tools with it; a tool built with the SDK's `tool()` is recognised as failed only by the SDK's
- * default text (see the README, "When a tool fails").
+ * more thing: the session sees the failure, and Tether's rules for a tool that throws decide the call's `tool_result`.
+ * Build Tether-run tools with it; a tool built with the SDK's `tool()` is recognised as failed only by the SDK's default
+ * text (see the README, "When a tool fails").
  */
 export const tetherTool: typeof tool = ((options: Parameters<typeof tool>[0]) => {
   let built: FunctionTool<any, any, any> | undefined;
