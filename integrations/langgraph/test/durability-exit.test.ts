@@ -5,13 +5,12 @@
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TetherSaver } from "../src/index.js";
 import { FakeTetherClient } from "./fake-policy-client.js";
 import { ScriptedChatModel } from "./support/scripted-model.js";
+import { toolAgent } from "./support/tool-agent.js";
 
 describe("a harness-run tool under durability \"exit\"", () => {
   it("does not run, and its ToolMessage tells the graph to write its steps first (durability sync or async)", async () => {
@@ -26,15 +25,8 @@ describe("a harness-run tool under durability \"exit\"", () => {
       new AIMessage({ content: "", tool_calls: [{ id: "call-1", name: "lookup_order", args: { order: "A-17" } }] }),
       new AIMessage({ content: "Sorry." }),
     ]);
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode("agent", async (state: typeof MessagesAnnotation.State) => ({ messages: [await model.invoke(state.messages)] }))
-      .addNode("tools", new ToolNode([...saver.tools]))
-      .addEdge(START, "agent")
-      .addConditionalEdges("agent", toolsCondition, ["tools", END])
-      .addEdge("tools", "agent")
-      .compile({ checkpointer: saver });
 
-    const result = await graph.invoke({ messages: [new HumanMessage("Where is A-17?")] }, { configurable: { thread_id: "exit" }, durability: "exit" });
+    const result = await toolAgent(saver, model).invoke({ messages: [new HumanMessage("Where is A-17?")] }, { configurable: { thread_id: "exit" }, durability: "exit" });
 
     const answered = (result.messages as BaseMessage[]).find((m) => m instanceof ToolMessage)!;
     expect(answered.status).toBe("error");

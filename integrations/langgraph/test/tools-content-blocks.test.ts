@@ -4,24 +4,12 @@
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TetherSaver } from "../src/index.js";
 import { FakeTetherClient } from "./fake-policy-client.js";
 import { ScriptedChatModel } from "./support/scripted-model.js";
-
-function agent(saver: TetherSaver, model: ScriptedChatModel) {
-  const graph = new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state: typeof MessagesAnnotation.State) => ({ messages: [await model.invoke(state.messages)] }))
-    .addNode("tools", new ToolNode([...saver.tools]))
-    .addEdge(START, "agent")
-    .addConditionalEdges("agent", toolsCondition, ["tools", END])
-    .addEdge("tools", "agent")
-    .compile({ checkpointer: saver });
-  return graph;
-}
+import { toolAgent } from "./support/tool-agent.js";
 
 describe("harness-run tools and content blocks", () => {
   it("a call asked by an AI message whose content is a list of blocks (Anthropic's tool_use turns) runs", async () => {
@@ -44,13 +32,13 @@ describe("harness-run tools and content blocks", () => {
       }),
       new AIMessage({ content: "A-17 has shipped." }),
     ]);
-    const result = await agent(saver, model).invoke({ messages: [new HumanMessage("Where is A-17?")] }, { configurable: { thread_id: "blocks" }, durability: "sync" });
+    const result = await toolAgent(saver, model).invoke({ messages: [new HumanMessage("Where is A-17?")] }, { configurable: { thread_id: "blocks" }, durability: "sync" });
     const answered = (result.messages as BaseMessage[]).find((m) => m instanceof ToolMessage)!;
     expect(answered.content).toBe("order A-17: shipped");
     expect(ran).toEqual(["A-17"]);
     expect((result.messages as BaseMessage[]).at(-1)!.content).toBe("A-17 has shipped.");
     // the blocks come back exactly, from the log alone (a new process)
-    const fresh = agent(new TetherSaver({ client, threadPrefix: "rv-", tools: [{ tool: lookup }] }), new ScriptedChatModel([]));
+    const fresh = toolAgent(new TetherSaver({ client, threadPrefix: "rv-", tools: [{ tool: lookup }] }), new ScriptedChatModel([]));
     const state = await fresh.getState({ configurable: { thread_id: "blocks" } });
     expect((state.values.messages as BaseMessage[]).map((m) => m.toDict())).toEqual((result.messages as BaseMessage[]).map((m) => m.toDict()));
   });

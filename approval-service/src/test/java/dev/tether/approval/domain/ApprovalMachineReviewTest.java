@@ -1,5 +1,7 @@
 package dev.tether.approval.domain;
 
+import static dev.tether.approval.domain.Story.append;
+import static dev.tether.approval.domain.Story.refused;
 import static dev.tether.approval.domain.Story.ALICE;
 import static dev.tether.approval.domain.Story.TENANT;
 import static dev.tether.approval.domain.Story.asking;
@@ -39,16 +41,6 @@ class ApprovalMachineReviewTest {
     /** An admin that is an approver too, appending the session's turns itself. */
     static final TetherPrincipal ROOT = new TetherPrincipal("root", TENANT, Set.of(Role.ADMIN, Role.APPROVER));
     static final Actor ROOT_AS_MODEL = new Actor(ActorKind.MODEL, "root");
-
-    private static Verdict.Append append(Verdict verdict) {
-        assertThat(verdict).as("verdict").isInstanceOf(Verdict.Append.class);
-        return (Verdict.Append) verdict;
-    }
-
-    private static Verdict.Refused refused(Verdict verdict) {
-        assertThat(verdict).as("verdict").isInstanceOf(Verdict.Refused.class);
-        return (Verdict.Refused) verdict;
-    }
 
     private static Verdict decide(Story story, String callId, DecisionKind decision, String glob, String reason, TetherPrincipal by) {
         return ApprovalMachine.decide(story.state, story.pending(callId).seq(), new DecisionRequest(decision, null, glob, reason), by);

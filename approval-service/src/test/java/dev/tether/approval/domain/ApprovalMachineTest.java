@@ -1,5 +1,7 @@
 package dev.tether.approval.domain;
 
+import static dev.tether.approval.domain.Story.append;
+import static dev.tether.approval.domain.Story.refused;
 import static dev.tether.approval.domain.Story.AGENT;
 import static dev.tether.approval.domain.Story.ALICE;
 import static dev.tether.approval.domain.Story.BOB;
@@ -67,16 +69,6 @@ class ApprovalMachineTest {
     private static final Actor APPROVER_ALICE = new Actor(ActorKind.APPROVER, "alice");
     private static final Actor APPROVER_BOB = new Actor(ActorKind.APPROVER, "bob");
     private static final Actor SERVICE_ACTOR = new Actor(ActorKind.SYSTEM, ApprovalMachine.SERVICE_ID);
-
-    private static Verdict.Append append(Verdict verdict) {
-        assertThat(verdict).as("verdict").isInstanceOf(Verdict.Append.class);
-        return (Verdict.Append) verdict;
-    }
-
-    private static Verdict.Refused refused(Verdict verdict) {
-        assertThat(verdict).as("verdict").isInstanceOf(Verdict.Refused.class);
-        return (Verdict.Refused) verdict;
-    }
 
     /** A session with edit_file call c1 on src/Foo.java waiting for an approval. */
     private static Story awaiting() {

@@ -1,5 +1,7 @@
 package dev.tether.approval.domain;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tether.core.auth.Role;
 import dev.tether.core.auth.TetherPrincipal;
 import dev.tether.core.event.Actor;
@@ -53,6 +55,18 @@ final class Story {
     java.util.Optional<String> ambiguity = java.util.Optional.empty();
     final List<Event> log = new ArrayList<>();
     private long seq;
+
+    /** {@code verdict}, which must be an append. */
+    static Verdict.Append append(Verdict verdict) {
+        assertThat(verdict).as("verdict").isInstanceOf(Verdict.Append.class);
+        return (Verdict.Append) verdict;
+    }
+
+    /** {@code verdict}, which must be a refusal. */
+    static Verdict.Refused refused(Verdict verdict) {
+        assertThat(verdict).as("verdict").isInstanceOf(Verdict.Refused.class);
+        return (Verdict.Refused) verdict;
+    }
 
     Story(GatingPolicy policy) {
         this.rules = new ApprovalMachine.Rules(policy, new FakeInspector());
