@@ -322,8 +322,20 @@ final class TetherServices implements AutoCloseable {
 
     /** The pending item of {@code callId} in the session that {@code matches}, once it is listed. */
     JsonNode awaitPending(String sessionId, String callId, java.util.function.Predicate<JsonNode> matches) {
-        return await("a pending item for " + callId).until(() -> {
-            Answer list = get(approvals() + "?status=PENDING", APPROVER);
+        return awaitItem("PENDING", sessionId, callId, matches);
+    }
+
+    /**
+     * The item of {@code callId} in the session, once it is listed, whatever its status: for an item that may end before a
+     * poll of the pending ones sees it (one that expires in seconds, on a loaded machine).
+     */
+    JsonNode awaitItem(String sessionId, String callId) {
+        return awaitItem("ALL", sessionId, callId, item -> true);
+    }
+
+    private JsonNode awaitItem(String status, String sessionId, String callId, java.util.function.Predicate<JsonNode> matches) {
+        return await("an item for " + callId + " (status " + status + ")").until(() -> {
+            Answer list = get(approvals() + "?status=" + status, APPROVER);
             if (list.status() != 200) {
                 return null;
             }
