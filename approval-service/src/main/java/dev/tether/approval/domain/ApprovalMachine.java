@@ -266,9 +266,9 @@ public final class ApprovalMachine {
 
     /**
      * Why grant {@code g} cannot be applied to {@code s}, or null if it can: {@link #conflict}, or a grant by the principal
-     * whose assistant message asked for the call ({@link #selfDecision}). The sequencer does not know who asked for a call,
-     * so it takes such a grant from an approver appending it to the session-service directly; it fails closed here, as any
-     * decision the sequencer should have refused: nothing is authorized and no grant is installed.
+     * whose assistant message asked for the call ({@link #selfDecision}). The sequencer refuses such a grant appended to the
+     * session-service directly, but took one for a call asked for before it kept who asked (session-heads format 5); it
+     * fails closed here, as any decision the sequencer should have refused: nothing is authorized and no grant is installed.
      */
     static String grantConflict(SessionApprovals s, ApprovalGranted g) {
         String conflict = conflict(s, g.callId());

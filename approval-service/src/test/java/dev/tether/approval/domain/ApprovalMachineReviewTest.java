@@ -113,8 +113,8 @@ class ApprovalMachineReviewTest {
         @ParameterizedTest
         @EnumSource(value = ApprovalScope.class)
         void aSelfGrantWrittenPastTheApi_authorizesNothing_installsNoGrant_andTheCallGetsAnError(ApprovalScope scope) {
-            // the sequencer does not know who asked for a call, so an approver may append a grant of its own call through
-            // the session-service's append API: the fold refuses it here, as any decision the sequencer should have refused
+            // a sequencer that did not know who asked for the call (a head before format 5) took a grant of an approver's own
+            // call appended to the session-service directly: the fold refuses it here, as any decision it should have refused
             Story story = awaiting();
 
             story.append(new Actor(ActorKind.APPROVER, "acme-agent"), new ApprovalGranted("c1", scope,

@@ -139,7 +139,7 @@ public final class Sequencer {
                 var calls = new java.util.LinkedHashMap<>(next.openCalls());
                 for (ToolCall call : m.toolCalls()) {
                     calls.put(call.callId(), SessionHead.OpenCall.asked(call.tool(), event.seq(),
-                            HarnessTool.runnerOf(head.harnessTools(), call.tool())));
+                            HarnessTool.runnerOf(head.harnessTools(), call.tool()), event.actor().id()));
                 }
                 next = next.withOpenCalls(calls);
             }
@@ -325,7 +325,8 @@ public final class Sequencer {
             return denial(field, d, h, principal);
         }
         if (payload instanceof ToolOutcomeResolved r) {
-            return principal.has(Role.APPROVER) ? resolution(field, r, h, principal) : harnessResolution(field, r, h, principal, epoch);
+            return principal.has(Role.APPROVER) && !ownHarnessAttempt(r, h, principal) ? resolution(field, r, h, principal)
+                    : harnessResolution(field, r, h, principal, epoch);
         }
         if (payload instanceof ApprovalRequested r) {
             return approvalRequest(field, r, h, principal);
@@ -407,7 +408,11 @@ public final class Sequencer {
         if (pending != null) {
             return pending;
         }
-        String tool = h.openCalls().get(g.callId()).tool();
+        SessionHead.OpenCall call = h.openCalls().get(g.callId());
+        if (call.askedBy(principal.id())) {
+            return selfDecision(field, g.callId(), call, "grant");
+        }
+        String tool = call.tool();
         if (g.scope() == ApprovalScope.SESSION && g.tool() != null && !g.tool().equals(tool)) {
             return illegal(field + ".tool", "a grant of call '" + g.callId() + "' covers its tool '" + tool + "', not '" + g.tool() + "'");
         }
@@ -454,7 +459,28 @@ public final class Sequencer {
         if (call == null || !call.outcomeUnknown()) {
             return illegal(field + ".callId", "call '" + r.callId() + "' has no unknown outcome to resolve");
         }
+        if (r.resolution() != OutcomeResolution.ABANDON && call.askedBy(principal.id())) {
+            return selfDecision(field, r.callId(), call, r.resolution() == OutcomeResolution.RETRY ? "retry" : "mark done");
+        }
         return null;
+    }
+
+    /**
+     * Nobody decides to run their own call (docs/ARCHITECTURE.md §7): the principal that asked for it may deny it or abandon
+     * its unknown outcome, which end it without running it, but not grant it, mark it done or retry it, whatever its roles.
+     */
+    private static Rejected selfDecision(String field, String callId, SessionHead.OpenCall call, String decision) {
+        return forbidden(field + ".approver", "the caller asked for call '" + callId + "' itself (the assistant_message at seq "
+                + call.requestSeq() + "), so it may not " + decision + " it; another approver must decide");
+    }
+
+    /**
+     * Whether {@code r} is a harness reconciling its own harness-run call (an attempt started, no result yet): the harness's
+     * rule, even when its principal is an approver too, since an approver resolves only an unknown outcome.
+     */
+    private static boolean ownHarnessAttempt(ToolOutcomeResolved r, SessionHead h, TetherPrincipal principal) {
+        SessionHead.OpenCall call = h.openCalls().get(r.callId());
+        return call != null && call.runBy() == CallRunner.HARNESS && call.running() && principal.hasAny(Role.AGENT, Role.ADMIN);
     }
 
     private static Rejected notTheCaller(String field) {

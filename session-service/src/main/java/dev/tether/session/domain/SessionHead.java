@@ -89,20 +89,27 @@ public record SessionHead(
      * @param running  for a harness-run call: its latest attempt started and has no result yet (an unknown outcome)
      * @param retrySeq the seq of the RETRY that gave the call its current idempotency key, 0 if never retried (the key is
      *                 then derived from {@code requestSeq})
+     * @param requestedBy the principal whose {@code assistant_message} asked for the call (its actor), who may not grant it,
+     *                 mark it done or retry it (docs/ARCHITECTURE.md §7); null in a head stored before it was kept
      */
     public record OpenCall(String tool, long requestSeq, Approval approval, boolean authorized, boolean outcomeUnknown,
-                           CallRunner runBy, int attempts, boolean running, long retrySeq) {
+                           CallRunner runBy, int attempts, boolean running, long retrySeq, String requestedBy) {
         public OpenCall(String tool, long requestSeq, Approval approval, boolean authorized) {
             this(tool, requestSeq, approval, authorized, false);
         }
 
         public OpenCall(String tool, long requestSeq, Approval approval, boolean authorized, boolean outcomeUnknown) {
-            this(tool, requestSeq, approval, authorized, outcomeUnknown, CallRunner.EXECUTOR, 0, false, 0);
+            this(tool, requestSeq, approval, authorized, outcomeUnknown, CallRunner.EXECUTOR, 0, false, 0, null);
         }
 
-        /** A call just asked for, at {@code seq}, run by {@code runBy}. */
-        static OpenCall asked(String tool, long seq, CallRunner runBy) {
-            return new OpenCall(tool, seq, Approval.NONE, false, false, runBy, 0, false, 0);
+        /** A call just asked for, at {@code seq}, by {@code requestedBy}, run by {@code runBy}. */
+        static OpenCall asked(String tool, long seq, CallRunner runBy, String requestedBy) {
+            return new OpenCall(tool, seq, Approval.NONE, false, false, runBy, 0, false, 0, requestedBy);
+        }
+
+        /** Whether {@code principalId} asked for this call (never, as far as a head stored before it was kept can tell). */
+        public boolean askedBy(String principalId) {
+            return principalId.equals(requestedBy);
         }
 
         /** The call's idempotency key now: from its request, or from the RETRY that gave it a new one. */
@@ -111,26 +118,26 @@ public record SessionHead(
         }
 
         OpenCall with(Approval next) {
-            return new OpenCall(tool, requestSeq, next, authorized, outcomeUnknown, runBy, attempts, running, retrySeq);
+            return new OpenCall(tool, requestSeq, next, authorized, outcomeUnknown, runBy, attempts, running, retrySeq, requestedBy);
         }
 
         OpenCall withAuthorized() {
-            return new OpenCall(tool, requestSeq, approval, true, outcomeUnknown, runBy, attempts, running, retrySeq);
+            return new OpenCall(tool, requestSeq, approval, true, outcomeUnknown, runBy, attempts, running, retrySeq, requestedBy);
         }
 
         /** A harness-run call's attempt {@code attempt} started. */
         OpenCall started(int attempt) {
-            return new OpenCall(tool, requestSeq, approval, authorized, outcomeUnknown, runBy, attempt, true, retrySeq);
+            return new OpenCall(tool, requestSeq, approval, authorized, outcomeUnknown, runBy, attempt, true, retrySeq, requestedBy);
         }
 
         /** The UNKNOWN result consumed the authorization: nothing runs again until a human decides. */
         OpenCall withOutcomeUnknown() {
-            return new OpenCall(tool, requestSeq, approval, false, true, runBy, attempts, false, retrySeq);
+            return new OpenCall(tool, requestSeq, approval, false, true, runBy, attempts, false, retrySeq, requestedBy);
         }
 
         /** A retry (a human's, or a harness that proved the attempt had no effect) at {@code seq}: the call may run once more. */
         OpenCall retried(long seq) {
-            return new OpenCall(tool, requestSeq, approval, true, false, runBy, attempts, false, seq);
+            return new OpenCall(tool, requestSeq, approval, true, false, runBy, attempts, false, seq, requestedBy);
         }
     }
 

@@ -36,13 +36,17 @@ public final class SequencerStoreFormats {
      * what it meant. Writing version 2 refuses a head that has harness-run tools or calls rather than drop them. Version 4
      * adds {@code startedAt} and {@code parentStartedAt} (which session of its id the head is, and which of its parent's id
      * a subagent was started under); a head written before them does not know (null), and its session's subagents report
-     * to its id as they did. Writing version 3 drops them, with the same effect.
+     * to its id as they did. Writing version 3 drops them, with the same effect. Version 5 adds, per open call,
+     * {@code requestedBy} (the principal that asked for it, which may not grant it, mark it done or retry it); a call in a
+     * head written before it has no asker known (null), and any approver may decide it, as before. Writing version 4 drops
+     * it, with the same effect.
      */
     public static final StoreFormat<SessionHead> HEADS = StoreFormat.of(StoreNames.HEADS, StoredHead.class, StoredHead::of,
                     StoredHead::toHead)
             .fromUnversioned(StoreMigration.fromUnversioned("heads written before store formats had versions",
                     Map.of("openCalls.*.outcomeUnknown", BooleanNode.FALSE)))
-            .steps(StoreMigration.fieldAdded(1, "lastInterruptSeq", LongNode.valueOf(0)), harnessToolsAdded(), startsAdded());
+            .steps(StoreMigration.fieldAdded(1, "lastInterruptSeq", LongNode.valueOf(0)), harnessToolsAdded(), startsAdded(),
+                    StoreMigration.fieldAdded(4, "openCalls.*.requestedBy", NullNode.getInstance()));
 
     /** {@value StoreNames#SESSIONS_BY_TENANT}. Version 0: as releases before versioned formats wrote it; 1: the same, versioned. */
     public static final StoreFormat<SessionSummary> SUMMARIES = StoreFormat.of(StoreNames.SESSIONS_BY_TENANT, StoredSummary.class,

@@ -43,7 +43,7 @@ record StoredHead(
 
     /** An open tool call. */
     record Call(String tool, long requestSeq, SessionHead.Approval approval, boolean authorized, boolean outcomeUnknown,
-                CallRunner runBy, int attempts, boolean running, long retrySeq) {}
+                CallRunner runBy, int attempts, boolean running, long retrySeq, String requestedBy) {}
 
     /** A declared harness-run tool. */
     record Tool(String name, boolean mutating, boolean canReconcile, boolean recordedOnly) {}
@@ -51,7 +51,7 @@ record StoredHead(
     static StoredHead of(SessionHead h) {
         var calls = new LinkedHashMap<String, Call>();
         h.openCalls().forEach((id, c) -> calls.put(id, new Call(c.tool(), c.requestSeq(), c.approval(), c.authorized(), c.outcomeUnknown(),
-                c.runBy(), c.attempts(), c.running(), c.retrySeq())));
+                c.runBy(), c.attempts(), c.running(), c.retrySeq(), c.requestedBy())));
         return new StoredHead(h.sessionId(), h.tenantId(), h.owner(), h.lastSeq(), h.epoch(), h.workerId(), h.modelId(), h.harnessVersion(),
                 h.toolMode(), h.closed(), new Usage(h.used().inputTokens(), h.used().outputTokens()), h.tokenBudget(), h.parentSessionId(),
                 calls, h.lastClaimEventId(), h.lastClaimResume(), h.lastInterruptSeq(),
@@ -62,7 +62,7 @@ record StoredHead(
     SessionHead toHead() {
         var calls = new LinkedHashMap<String, SessionHead.OpenCall>();
         openCalls.forEach((id, c) -> calls.put(id, new SessionHead.OpenCall(c.tool(), c.requestSeq(), c.approval(), c.authorized(),
-                c.outcomeUnknown(), c.runBy(), c.attempts(), c.running(), c.retrySeq())));
+                c.outcomeUnknown(), c.runBy(), c.attempts(), c.running(), c.retrySeq(), c.requestedBy())));
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
                 new TokenUsage(used.inputTokens(), used.outputTokens()), tokenBudget, parentSessionId, calls, lastClaimEventId,
                 lastClaimResume, lastInterruptSeq,

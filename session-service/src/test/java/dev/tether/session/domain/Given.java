@@ -256,6 +256,13 @@ final class Given {
                 payload);
     }
 
+    /** An open call as the head holds it when {@link #AGENT} asked for it at {@code requestSeq} (the tool-executor runs it). */
+    static SessionHead.OpenCall openCall(String tool, long requestSeq, SessionHead.Approval approval, boolean authorized,
+                                         boolean outcomeUnknown) {
+        return new SessionHead.OpenCall(tool, requestSeq, approval, authorized, outcomeUnknown,
+                dev.tether.core.event.CallRunner.EXECUTOR, 0, false, 0, AGENT.id());
+    }
+
     static Accepted accepted(Decision decision) {
         assertThat(decision).as("decision").isInstanceOf(Accepted.class);
         return (Accepted) decision;

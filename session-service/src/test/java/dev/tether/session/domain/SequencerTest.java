@@ -776,8 +776,8 @@ class SequencerTest {
             SessionHead h = w.accept(w.append(AGENT, asking(call("c1", "write_file"), call("c2", "read_file")))).head();
 
             assertThat(h.openCalls()).containsOnlyKeys("c1", "c2");
-            assertThat(h.openCalls().get("c1")).isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.NONE, false));
-            assertThat(h.openCalls().get("c2")).isEqualTo(new SessionHead.OpenCall("read_file", 2, SessionHead.Approval.NONE, false));
+            assertThat(h.openCalls().get("c1")).isEqualTo(Given.openCall("write_file", 2, SessionHead.Approval.NONE, false, false));
+            assertThat(h.openCalls().get("c2")).isEqualTo(Given.openCall("read_file", 2, SessionHead.Approval.NONE, false, false));
         }
 
         @Test
@@ -911,7 +911,7 @@ class SequencerTest {
             World w = unknown();
 
             assertThat(w.head.openCalls().get("c1"))
-                    .isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.NONE, false, true));
+                    .isEqualTo(Given.openCall("write_file", 2, SessionHead.Approval.NONE, false, true));
             assertThat(Sequencer.reconciliation(w.head)).contains("c1 (write_file, outcome reported unknown, awaiting a human decision)");
         }
 
@@ -947,7 +947,7 @@ class SequencerTest {
 
             assertThat(a.head().openCalls().get("c1"))
                     .isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.NONE, true, false,
-                            dev.tether.core.event.CallRunner.EXECUTOR, 0, false, a.events().get(0).seq()));
+                            dev.tether.core.event.CallRunner.EXECUTOR, 0, false, a.events().get(0).seq(), AGENT.id()));
             assertThat(w.accept(w.append(SERVICE, result("c1"))).head().openCalls()).isEmpty();
         }
 
@@ -2074,9 +2074,9 @@ class SequencerTest {
             SessionHead h = Sequencer.evolve(null, Given.event(1, started()));
             h = Sequencer.evolve(h, Given.event(2, asking(call("c1", "write_file"))));
             h = Sequencer.evolve(h, Given.event(3, new ApprovalRequested("c1", "write_file", "write it", null)));
-            assertThat(h.openCalls().get("c1")).isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.REQUESTED, false));
+            assertThat(h.openCalls().get("c1")).isEqualTo(Given.openCall("write_file", 2, SessionHead.Approval.REQUESTED, false, false));
             h = Sequencer.evolve(h, Given.event(4, new ToolCallAuthorized("c1", AuthorizationBasis.approval(3))));
-            assertThat(h.openCalls().get("c1")).isEqualTo(new SessionHead.OpenCall("write_file", 2, SessionHead.Approval.REQUESTED, true));
+            assertThat(h.openCalls().get("c1")).isEqualTo(Given.openCall("write_file", 2, SessionHead.Approval.REQUESTED, true, false));
             h = Sequencer.evolve(h, Given.event(5, new ToolResult("c1", "", ToolStatus.OK, "", null)));
             assertThat(h.openCalls()).isEmpty();
             assertThat(h.lastSeq()).isEqualTo(5);

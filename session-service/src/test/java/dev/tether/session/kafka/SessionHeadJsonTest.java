@@ -22,9 +22,9 @@ class SessionHeadJsonTest {
 
         byte[] stored = SequencerStoreFormats.HEADS.serialize("heads", head);
 
-        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":4," + BEFORE_VERSIONS.substring(1, BEFORE_VERSIONS.length() - 1)
+        assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":5," + BEFORE_VERSIONS.substring(1, BEFORE_VERSIONS.length() - 1)
                 .replace("\"outcomeUnknown\":false}", "\"outcomeUnknown\":false,\"runBy\":\"EXECUTOR\",\"attempts\":0,\"running\":false,"
-                        + "\"retrySeq\":0}")
+                        + "\"retrySeq\":0,\"requestedBy\":null}")
                 + ",\"lastInterruptSeq\":6,\"harnessTools\":[],\"startedAt\":null,\"parentStartedAt\":null}");
         assertThat(SequencerStoreFormats.HEADS.deserialize("heads", stored)).isEqualTo(head);
     }
@@ -49,7 +49,7 @@ class SessionHeadJsonTest {
         SessionHead head = new SessionHead("s1", "acme", "agent-1", 7, 2, "worker-2", "model-x", "v1", ToolMode.WRITE, false,
                 new TokenUsage(10, 5), 1000L, null,
                 Map.of("c1", new SessionHead.OpenCall("send_email", 5, SessionHead.Approval.NONE, true, false,
-                        dev.tether.core.event.CallRunner.HARNESS, 2, true, 6)),
+                        dev.tether.core.event.CallRunner.HARNESS, 2, true, 6, "agent-1")),
                 "claim-2", ResumeReason.CRASH, 0, tools);
 
         assertThat(SequencerStoreFormats.HEADS.deserialize("heads", SequencerStoreFormats.HEADS.serialize("heads", head)))

@@ -1,5 +1,6 @@
 package dev.tether.session.kafka;
 
+import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.ResumeReason;
 import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
@@ -18,20 +19,27 @@ final class StoreSamples {
     private StoreSamples() {}
 
     static SessionHead fullHead() {
-        return fullHead(11, Instant.parse("2026-12-04T10:00:00.123Z"), Instant.parse("2026-12-04T09:58:00.456Z"));
+        return fullHead(11, Instant.parse("2026-12-04T10:00:00.123Z"), Instant.parse("2026-12-04T09:58:00.456Z"), "agent-1");
     }
 
     /**
-     * The full head with another {@code lastInterruptSeq} and starts: how versions 0 and 1 (no {@code lastInterruptSeq}) and
-     * versions before 4 (no {@code startedAt}, {@code parentStartedAt}) read.
+     * The full head with another {@code lastInterruptSeq}, starts and askers: how versions 0 and 1 (no
+     * {@code lastInterruptSeq}), versions before 4 (no {@code startedAt}, {@code parentStartedAt}) and versions before 5 (no
+     * open call's {@code requestedBy}) read.
      */
-    static SessionHead fullHead(long lastInterruptSeq, Instant startedAt, Instant parentStartedAt) {
+    static SessionHead fullHead(long lastInterruptSeq, Instant startedAt, Instant parentStartedAt, String requestedBy) {
         return new SessionHead("s-golden", "acme", "agent-1", 12, 3, "worker-2", "model-x", "v7", ToolMode.WRITE, false,
                 new TokenUsage(1200, 340), 100_000L, "s-parent",
-                Map.of("c1", new SessionHead.OpenCall("edit_file", 5, SessionHead.Approval.REQUESTED, false, false),
-                        "c2", new SessionHead.OpenCall("run_command", 9, SessionHead.Approval.GRANTED, true, false),
-                        "c3", new SessionHead.OpenCall("read_file", 10, SessionHead.Approval.NONE, false, true)),
+                Map.of("c1", call("edit_file", 5, SessionHead.Approval.REQUESTED, false, false, requestedBy),
+                        "c2", call("run_command", 9, SessionHead.Approval.GRANTED, true, false, requestedBy),
+                        "c3", call("read_file", 10, SessionHead.Approval.NONE, false, true, requestedBy)),
                 "claim-3", ResumeReason.CRASH, lastInterruptSeq, java.util.List.of(), startedAt, parentStartedAt);
+    }
+
+    private static SessionHead.OpenCall call(String tool, long requestSeq, SessionHead.Approval approval, boolean authorized,
+                                             boolean outcomeUnknown, String requestedBy) {
+        return new SessionHead.OpenCall(tool, requestSeq, approval, authorized, outcomeUnknown, CallRunner.EXECUTOR, 0, false, 0,
+                requestedBy);
     }
 
     static SessionHead minimalHead() {
