@@ -3,6 +3,7 @@ package dev.tether.session.domain;
 import dev.tether.core.event.Event;
 import dev.tether.core.event.ProposedEvent;
 import dev.tether.core.event.ResumeReason;
+import java.time.Instant;
 import java.util.List;
 
 /** The sequencer's verdict on one command. */
@@ -38,6 +39,9 @@ public sealed interface Decision permits Decision.Accepted, Decision.Rejected {
     /** A closed subagent session reports its outcome to its parent (a command on the parent's session). */
     record NotifyParent(String parentSessionId, String tenantId, ProposedEvent event) implements FollowUp {}
 
-    /** Tombstone every event key of the session (seq 1..lastSeq), then its checkpoint. */
-    record EraseLog(String sessionId, String tenantId, long lastSeq) implements FollowUp {}
+    /**
+     * Tombstone every event key of the session (seq 1..lastSeq), then its checkpoint, stamped {@code at}: the session's time
+     * at its erasure, never before any of its events' {@code occurredAt}.
+     */
+    record EraseLog(String sessionId, String tenantId, long lastSeq, Instant at) implements FollowUp {}
 }

@@ -88,10 +88,15 @@ public final class Sequencer {
 
     private Sequencer() {}
 
-    public static Decision decide(CommandEnvelope envelope, SessionHead head, History history, Instant now) {
+    /**
+     * The verdict on {@code envelope} for the session whose head is {@code head} (null: none yet), at {@code clock}, the
+     * sequencer's clock; the session's time is never before its last event's ({@link SessionHead#timeAt}).
+     */
+    public static Decision decide(CommandEnvelope envelope, SessionHead head, History history, Instant clock) {
         if (head != null && !head.tenantId().equals(envelope.tenantId())) {
             return notFound(); // another tenant's session is answered exactly like a missing one, and never overwritten
         }
+        Instant now = head == null ? clock : head.timeAt(clock);
         Command command = envelope.command();
         if (command instanceof AppendEvents append) {
             return append(envelope, append, head, history, now);
@@ -106,7 +111,7 @@ public final class Sequencer {
             return migrate(envelope, migrate, head, history, now);
         }
         if (command instanceof EraseSession erase) {
-            return erase(envelope, erase, head);
+            return erase(envelope, erase, head, now);
         }
         throw new IllegalStateException("unhandled command " + command.getClass().getName());
     }
@@ -120,18 +125,18 @@ public final class Sequencer {
         if (payload instanceof SessionStarted s) {
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, s.modelId(),
                     s.harnessVersion(), s.toolMode(), false, TokenUsage.NONE, s.tokenBudget(), s.parentSessionId(), Map.of(),
-                    null, null, 0, s.harnessTools(), event.occurredAt(), s.parentStartedAt());
+                    null, null, 0, s.harnessTools(), event.occurredAt(), s.parentStartedAt(), event.occurredAt());
         }
         if (payload instanceof SessionForked f) {
             // a fork is a session of its own: not a subagent, so nothing reports back to the parent
             return new SessionHead(event.sessionId(), event.tenantId(), event.actor().id(), event.seq(), 0, null, f.modelId(),
                     f.harnessVersion(), f.toolMode(), false, TokenUsage.NONE, f.tokenBudget(), null, Map.of(), null, null, 0, f.harnessTools(),
-                    event.occurredAt(), null);
+                    event.occurredAt(), null, event.occurredAt());
         }
         if (head == null) {
             throw new IllegalStateException("event " + event.seq() + " of " + event.sessionId() + " before its session_started");
         }
-        SessionHead next = head.withLastSeq(event.seq());
+        SessionHead next = head.withLastEvent(event.seq(), event.occurredAt());
         if (payload instanceof AssistantMessage m) {
             next = next.withUsage(m.usage());
             if (!m.toolCalls().isEmpty()) {
@@ -828,7 +833,7 @@ public final class Sequencer {
         return new Accepted(List.of(event), appendedOf(List.of(event)), evolve(head, event), null, List.of());
     }
 
-    private static Decision erase(CommandEnvelope envelope, EraseSession erase, SessionHead head) {
+    private static Decision erase(CommandEnvelope envelope, EraseSession erase, SessionHead head, Instant now) {
         TetherPrincipal principal = envelope.principal();
         if (!principal.has(Role.ADMIN) && !principal.id().equals(head.owner())) {
             return forbidden(null, "only the session's owner or an admin may erase it");
@@ -843,7 +848,7 @@ public final class Sequencer {
             return new Rejected(Rejection.STALE_EPOCH, staleEpoch(erase.epoch(), head.epoch()) + ": nothing was erased", null);
         }
         return new Accepted(List.of(), List.of(), null, null,
-                List.of(new Decision.EraseLog(head.sessionId(), head.tenantId(), head.lastSeq())));
+                List.of(new Decision.EraseLog(head.sessionId(), head.tenantId(), head.lastSeq(), now)));
     }
 
     // --- helpers ---------------------------------------------------------------------------------

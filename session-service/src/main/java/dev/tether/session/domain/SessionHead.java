@@ -31,6 +31,8 @@ import java.util.TreeMap;
  * @param parentStartedAt  a subagent's: its parent's {@code startedAt} when it was started ({@code SessionStarted}), which its
  *                         {@code subagent_result} carries so that only that session of the parent's id accepts it; null if
  *                         not a subagent, or not recorded
+ * @param lastEventAt      the {@code occurredAt} of the session's last event (null in a head stored before it was kept): the
+ *                         sequencer's time for the session never steps back from it ({@link #timeAt}), whatever its clock does
  */
 public record SessionHead(
         String sessionId,
@@ -52,7 +54,8 @@ public record SessionHead(
         long lastInterruptSeq,
         List<HarnessTool> harnessTools,
         Instant startedAt,
-        Instant parentStartedAt) {
+        Instant parentStartedAt,
+        Instant lastEventAt) {
 
     public SessionHead {
         openCalls = Collections.unmodifiableMap(new TreeMap<>(openCalls)); // sorted: deterministic everywhere
@@ -65,7 +68,7 @@ public record SessionHead(
                        String parentSessionId, Map<String, OpenCall> openCalls, String lastClaimEventId, ResumeReason lastClaimResume,
                        long lastInterruptSeq, List<HarnessTool> harnessTools) {
         this(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used, tokenBudget,
-                parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools, null, null);
+                parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools, null, null, null);
     }
 
     /** A head of a session whose every call the tool-executor runs. */
@@ -141,16 +144,27 @@ public record SessionHead(
         }
     }
 
-    SessionHead withLastSeq(long seq) {
+    /** The head after an event at {@code seq} that occurred at {@code at}. */
+    SessionHead withLastEvent(long seq, Instant at) {
         return new SessionHead(sessionId, tenantId, owner, seq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
                 tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, at);
+    }
+
+    /**
+     * The session's time when the sequencer's clock says {@code now}: {@code now}, or the last event's time if the clock
+     * stepped back since (an NTP step, another instance's clock after a failover). Every event's {@code occurredAt}, and the
+     * erasure's time, is so never before an earlier event's: a call's authorization is never after its session's erasure
+     * (which is how the executor tells an erased session's calls from a later session's, docs/ARCHITECTURE.md §9).
+     */
+    public Instant timeAt(Instant now) {
+        return lastEventAt != null && lastEventAt.isAfter(now) ? lastEventAt : now;
     }
 
     SessionHead withLastInterruptSeq(long seq) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
                 tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, seq, harnessTools,
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, lastEventAt);
     }
 
     /**
@@ -166,37 +180,37 @@ public record SessionHead(
     SessionHead withClaim(long newEpoch, String newWorkerId) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, newEpoch, newWorkerId, modelId, harnessVersion, toolMode, closed,
                 used, tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, lastEventAt);
     }
 
     SessionHead withLastClaim(String eventId, ResumeReason resume) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
                 tokenBudget, parentSessionId, openCalls, eventId, resume, lastInterruptSeq, harnessTools,
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, lastEventAt);
     }
 
     SessionHead withHarnessVersion(String version) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, version, toolMode, closed, used,
                 tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, lastEventAt);
     }
 
     SessionHead closedNow() {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, true, used,
                 tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, lastEventAt);
     }
 
     SessionHead withUsage(TokenUsage usage) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed,
                 used.plus(usage), tokenBudget, parentSessionId, openCalls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, lastEventAt);
     }
 
     SessionHead withOpenCalls(Map<String, OpenCall> calls) {
         return new SessionHead(sessionId, tenantId, owner, lastSeq, epoch, workerId, modelId, harnessVersion, toolMode, closed, used,
                 tokenBudget, parentSessionId, calls, lastClaimEventId, lastClaimResume, lastInterruptSeq, harnessTools,
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, lastEventAt);
     }
 
     SessionHead withCall(String callId, OpenCall call) {

@@ -289,14 +289,14 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
 
     /**
      * A tombstone for every event of the session, then for its checkpoint; and the session leaves every store. The
-     * tombstones are stamped with the time of the erasure by this sequencer's clock, the one every event's
-     * {@code occurredAt} comes from: the services that read them tell the erased session's calls from those of a session
-     * made again under its id by that time (a call's authorization is before it or after it), so it must not be the clock
-     * of the instance that took the request.
+     * tombstones are stamped with the session's time at the erasure ({@link Decision.EraseLog#at}: this sequencer's clock,
+     * the one every event's {@code occurredAt} comes from, and never before the session's last event): the services that
+     * read them tell the erased session's calls from those of a session made again under its id by that time (a call's
+     * authorization is at or before it, or after it), so it must not be the clock of the instance that took the request.
      */
     private void erase(Decision.EraseLog erase, SessionHead before, Record<String, SessionCommand> record) {
         String sessionId = erase.sessionId();
-        long erasedAt = context.currentSystemTimeMs();
+        long erasedAt = erase.at().toEpochMilli();
         for (long seq = 1; seq <= erase.lastSeq(); seq++) {
             context.forward(new Record<Object, Object>(new SessionEventKey(sessionId, seq), null, erasedAt, record.headers()),
                     EVENTS_SINK);

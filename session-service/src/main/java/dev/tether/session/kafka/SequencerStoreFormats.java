@@ -37,16 +37,17 @@ public final class SequencerStoreFormats {
      * adds {@code startedAt} and {@code parentStartedAt} (which session of its id the head is, and which of its parent's id
      * a subagent was started under); a head written before them does not know (null), and its session's subagents report
      * to its id as they did. Writing version 3 drops them, with the same effect. Version 5 adds, per open call,
-     * {@code requestedBy} (the principal that asked for it, which may not grant it, mark it done or retry it); a call in a
-     * head written before it has no asker known (null), and any approver may decide it, as before. Writing version 4 drops
-     * it, with the same effect.
+     * {@code requestedBy} (the principal that asked for it, which may not grant it, mark it done or retry it), and
+     * {@code lastEventAt} (the last event's time, which the session's time never steps back from); a head written before
+     * them knows neither (null): any approver may decide a call in it, as before, and its next event takes the clock's time.
+     * Writing version 4 drops them, with the same effect.
      */
     public static final StoreFormat<SessionHead> HEADS = StoreFormat.of(StoreNames.HEADS, StoredHead.class, StoredHead::of,
                     StoredHead::toHead)
             .fromUnversioned(StoreMigration.fromUnversioned("heads written before store formats had versions",
                     Map.of("openCalls.*.outcomeUnknown", BooleanNode.FALSE)))
             .steps(StoreMigration.fieldAdded(1, "lastInterruptSeq", LongNode.valueOf(0)), harnessToolsAdded(), startsAdded(),
-                    StoreMigration.fieldAdded(4, "openCalls.*.requestedBy", NullNode.getInstance()));
+                    asksAndTimeAdded());
 
     /** {@value StoreNames#SESSIONS_BY_TENANT}. Version 0: as releases before versioned formats wrote it; 1: the same, versioned. */
     public static final StoreFormat<SessionSummary> SUMMARIES = StoreFormat.of(StoreNames.SESSIONS_BY_TENANT, StoredSummary.class,
@@ -81,6 +82,14 @@ public final class SequencerStoreFormats {
         fields.put("startedAt", NullNode.getInstance());
         fields.put("parentStartedAt", NullNode.getInstance());
         return StoreMigration.fieldsAdded(3, fields);
+    }
+
+    /** The step 4 → 5: who asked for each open call, and the last event's time; a head written before knows neither (null). */
+    private static StoreMigration asksAndTimeAdded() {
+        var fields = new LinkedHashMap<String, JsonNode>();
+        fields.put("openCalls.*.requestedBy", NullNode.getInstance());
+        fields.put("lastEventAt", NullNode.getInstance());
+        return StoreMigration.fieldsAdded(4, fields);
     }
 
     private static boolean hasHarnessRunTools(ObjectNode head) {

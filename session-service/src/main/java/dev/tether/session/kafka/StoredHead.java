@@ -36,7 +36,8 @@ record StoredHead(
         long lastInterruptSeq,
         List<Tool> harnessTools,
         Instant startedAt,
-        Instant parentStartedAt) {
+        Instant parentStartedAt,
+        Instant lastEventAt) {
 
     /** The token counters. */
     record Usage(long inputTokens, long outputTokens) {}
@@ -56,7 +57,7 @@ record StoredHead(
                 h.toolMode(), h.closed(), new Usage(h.used().inputTokens(), h.used().outputTokens()), h.tokenBudget(), h.parentSessionId(),
                 calls, h.lastClaimEventId(), h.lastClaimResume(), h.lastInterruptSeq(),
                 h.harnessTools().stream().map(t -> new Tool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList(),
-                h.startedAt(), h.parentStartedAt());
+                h.startedAt(), h.parentStartedAt(), h.lastEventAt());
     }
 
     SessionHead toHead() {
@@ -67,6 +68,6 @@ record StoredHead(
                 new TokenUsage(used.inputTokens(), used.outputTokens()), tokenBudget, parentSessionId, calls, lastClaimEventId,
                 lastClaimResume, lastInterruptSeq,
                 harnessTools.stream().map(t -> new HarnessTool(t.name(), t.mutating(), t.canReconcile(), t.recordedOnly())).toList(),
-                startedAt, parentStartedAt);
+                startedAt, parentStartedAt, lastEventAt);
     }
 }

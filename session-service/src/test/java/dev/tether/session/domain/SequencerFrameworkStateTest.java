@@ -42,7 +42,7 @@ class SequencerFrameworkStateTest {
         assertThat(first.payload()).isEqualTo(frameworkState("cp-1"));
         assertThat(first.actor().kind()).isEqualTo(ActorKind.MODEL).isEqualTo(Sequencer.actorFor("plan_updated", AGENT).kind());
         assertThat(first.actor().id()).isEqualTo(AGENT.id());
-        assertThat(w.head).as("only the position moved").isEqualTo(before.withLastSeq(before.lastSeq() + 3));
+        assertThat(w.head).as("only the position moved").isEqualTo(before.withLastEvent(before.lastSeq() + 3, w.now));
         assertThat(w.head.openCalls()).containsOnlyKeys("c1");
     }
 

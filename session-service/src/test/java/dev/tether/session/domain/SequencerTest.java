@@ -1657,12 +1657,50 @@ class SequencerTest {
 
             assertThat(a.head()).isNull();
             assertThat(a.events()).isEmpty();
-            assertThat(a.followUps()).containsExactly(new EraseLog(SESSION, TENANT, 3));
+            assertThat(a.followUps()).containsExactly(new EraseLog(SESSION, TENANT, 3, NOW));
             assertThat(w.head).isNull();
         }
 
         static Stream<TetherPrincipal> mayErase() {
             return Stream.of(AGENT, ADMIN);
+        }
+
+        /**
+         * The executor tells an erased session's calls from a later session's by the erasure's time against a call's
+         * authorization time ({@code requestedAt}), both the sequencer's: a clock that steps back between them (an NTP
+         * step, another instance's clock after a failover) must not put the erasure before the authorization.
+         */
+        @Test
+        void aClockThatStepsBack_neverPutsAnEventOrTheErasure_beforeTheSessionsLastEvent() {
+            World w = World.started();
+            w.accept(w.append(AGENT, asking(call("c1"))));
+            w.now = LATER;
+            Event authorized = w.accept(w.append(SERVICE, authorizedByPolicy("c1"))).events().get(0);
+            assertThat(authorized.occurredAt()).isEqualTo(LATER);
+
+            w.now = LATER.minusSeconds(90); // the clock steps back
+            Event next = w.accept(w.append(AGENT, user("after the step"))).events().get(0);
+            Accepted erased = w.accept(w.erase(AGENT));
+
+            assertThat(next.occurredAt()).as("the session's time does not step back").isEqualTo(LATER);
+            assertThat(erased.followUps()).containsExactly(new EraseLog(SESSION, TENANT, 4, LATER));
+        }
+
+        @Test
+        void aHeadStoredBeforeItKeptItsLastEventsTime_takesTheClocksTime() {
+            World w = World.started();
+            w.now = LATER;
+            w.accept(w.append(AGENT, user("a")));
+            SessionHead stored = w.head;
+            w.head = new SessionHead(stored.sessionId(), stored.tenantId(), stored.owner(), stored.lastSeq(), stored.epoch(),
+                    stored.workerId(), stored.modelId(), stored.harnessVersion(), stored.toolMode(), stored.closed(), stored.used(),
+                    stored.tokenBudget(), stored.parentSessionId(), stored.openCalls(), stored.lastClaimEventId(),
+                    stored.lastClaimResume(), stored.lastInterruptSeq(), stored.harnessTools(), stored.startedAt(),
+                    stored.parentStartedAt(), null);
+            w.now = NOW;
+
+            assertThat(w.accept(w.append(AGENT, user("b"))).events().get(0).occurredAt()).isEqualTo(NOW);
+            assertThat(w.head.lastEventAt()).isEqualTo(NOW);
         }
 
         @ParameterizedTest
@@ -1695,7 +1733,7 @@ class SequencerTest {
             long last = w.lastSeq();
             Accepted held = w.accept(w.envelope(AGENT, new Command.EraseSession("cleared", 2L, started)));
 
-            assertThat(held.followUps()).containsExactly(new EraseLog(SESSION, TENANT, last));
+            assertThat(held.followUps()).containsExactly(new EraseLog(SESSION, TENANT, last, NOW));
             assertThat(w.head).isNull();
         }
 
@@ -2010,7 +2048,7 @@ class SequencerTest {
 
             for (EventPayload p : List.of(user("x"), compacted(1, 1L), plan(), step(2), subagentResult("child-1"),
                     Given.frameworkState("cp-1"), new UnknownEvent("from_the_future"))) {
-                softly.assertThat(Sequencer.evolve(base, Given.event(seq, p))).as(p.type()).isEqualTo(base.withLastSeq(seq));
+                softly.assertThat(Sequencer.evolve(base, Given.event(seq, p))).as(p.type()).isEqualTo(base.withLastEvent(seq, NOW));
             }
             softly.assertAll();
         }
@@ -2024,7 +2062,7 @@ class SequencerTest {
 
             SessionHead after = Sequencer.evolve(base, Given.event(seq, interrupted()));
 
-            assertThat(after).isEqualTo(base.withLastSeq(seq).withLastInterruptSeq(seq));
+            assertThat(after).isEqualTo(base.withLastEvent(seq, NOW).withLastInterruptSeq(seq));
             assertThat(after.interrupted(after.openCalls().get("c1"))).isTrue();
         }
 
@@ -2048,7 +2086,7 @@ class SequencerTest {
             SessionHead after = Sequencer.evolve(w.head, Given.event(w.head.lastSeq() + 1, new SessionResumed(ResumeReason.DEPLOY, 1, "")));
 
             assertThat(after.lastClaimResume()).isEqualTo(ResumeReason.DEPLOY);
-            assertThat(after.withLastClaim(w.head.lastClaimEventId(), w.head.lastClaimResume()).withLastSeq(w.head.lastSeq()))
+            assertThat(after.withLastClaim(w.head.lastClaimEventId(), w.head.lastClaimResume()).withLastEvent(w.head.lastSeq(), w.head.lastEventAt()))
                     .isEqualTo(w.head);
         }
 
@@ -2060,7 +2098,7 @@ class SequencerTest {
             SessionHead h = Sequencer.evolve(null, e);
 
             assertThat(h).isEqualTo(new SessionHead(SESSION, TENANT, "agent-1", 1, 0, null, MODEL, V1, ToolMode.WRITE, false,
-                    TokenUsage.NONE, 500L, PARENT_SESSION, Map.of(), null, null, 0, List.of(), LATER, NOW));
+                    TokenUsage.NONE, 500L, PARENT_SESSION, Map.of(), null, null, 0, List.of(), LATER, NOW, LATER));
         }
 
         @Test

@@ -25,7 +25,7 @@ class SessionHeadJsonTest {
         assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("{\"version\":5," + BEFORE_VERSIONS.substring(1, BEFORE_VERSIONS.length() - 1)
                 .replace("\"outcomeUnknown\":false}", "\"outcomeUnknown\":false,\"runBy\":\"EXECUTOR\",\"attempts\":0,\"running\":false,"
                         + "\"retrySeq\":0,\"requestedBy\":null}")
-                + ",\"lastInterruptSeq\":6,\"harnessTools\":[],\"startedAt\":null,\"parentStartedAt\":null}");
+                + ",\"lastInterruptSeq\":6,\"harnessTools\":[],\"startedAt\":null,\"parentStartedAt\":null,\"lastEventAt\":null}");
         assertThat(SequencerStoreFormats.HEADS.deserialize("heads", stored)).isEqualTo(head);
     }
 

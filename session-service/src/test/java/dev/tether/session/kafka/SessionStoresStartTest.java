@@ -44,7 +44,7 @@ class SessionStoresStartTest {
         SessionHead old = new SessionHead(head.sessionId(), head.tenantId(), head.owner(), head.lastSeq(), head.epoch(), head.workerId(),
                 head.modelId(), head.harnessVersion(), head.toolMode(), head.closed(), head.used(), head.tokenBudget(),
                 head.parentSessionId(), head.openCalls(), head.lastClaimEventId(), head.lastClaimResume(), head.lastInterruptSeq(),
-                head.harnessTools(), null, null);
+                head.harnessTools(), null, null, null);
 
         assertThat(SessionStores.holdsStartOf(old, List.of(start("tenant-a", ERASED_START)))).isTrue();
         assertThat(SessionStores.holdsStartOf(old, List.of(start("tenant-b", ERASED_START)))).isFalse();

@@ -22,12 +22,12 @@ class StoreGoldenTest {
         StoreGoldenFiles.check(SequencerStoreFormats.HEADS, GOLDEN.resolve(StoreNames.HEADS),
                 Map.of("full", StoreSamples.fullHead(), "minimal", StoreSamples.minimalHead()),
                 // versions 0 and 1 have no lastInterruptSeq: they read as never interrupted; before 4, no starts: unknown;
-                // before 5, no call's asker: unknown
+                // before 5, no call's asker and no last event's time: unknown
                 (version, sample) -> !sample.equals("full") ? StoreSamples.minimalHead()
-                        : version < 2 ? StoreSamples.fullHead(0, null, null, null)
-                        : version < 4 ? StoreSamples.fullHead(11, null, null, null)
+                        : version < 2 ? StoreSamples.fullHead(0, null, null, null, null)
+                        : version < 4 ? StoreSamples.fullHead(11, null, null, null, null)
                         : version < 5 ? StoreSamples.fullHead(11, StoreSamples.fullHead().startedAt(),
-                                StoreSamples.fullHead().parentStartedAt(), null)
+                                StoreSamples.fullHead().parentStartedAt(), null, null)
                         : StoreSamples.fullHead());
     }
 
