@@ -7,6 +7,7 @@ import dev.tether.core.event.TokenUsage;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.event.TurnInterrupted;
 import dev.tether.core.id.IdempotencyKey;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -32,7 +33,7 @@ import java.util.TreeMap;
  *                         {@code subagent_result} carries so that only that session of the parent's id accepts it; null if
  *                         not a subagent, or not recorded
  * @param lastEventAt      the {@code occurredAt} of the session's last event (null in a head stored before it was kept): the
- *                         sequencer's time for the session never steps back from it ({@link #timeAt}), whatever its clock does
+ *                         sequencer's time for the session does not step back from it ({@link #timeAt})
  */
 public record SessionHead(
         String sessionId,
@@ -152,13 +153,21 @@ public record SessionHead(
     }
 
     /**
-     * The session's time when the sequencer's clock says {@code now}: {@code now}, or the last event's time if the clock
-     * stepped back since (an NTP step, another instance's clock after a failover). Every event's {@code occurredAt}, and the
-     * erasure's time, is so never before an earlier event's: a call's authorization is never after its session's erasure
-     * (which is how the executor tells an erased session's calls from a later session's, docs/ARCHITECTURE.md §9).
+     * How far behind the session's last event a clock may be and still be taken for one that stepped back (an NTP step,
+     * another instance's clock after a failover, which are seconds): further, it is the last event's time that was wrong (a
+     * clock that ran ahead, since put right), and holding the session there would stamp its calls so far ahead that the
+     * tool-executor's ledger could not record them (the broker's {@code message.timestamp.after.max.ms}, an hour).
+     */
+    public static final Duration MAX_STEP_BACK = Duration.ofMinutes(10);
+
+    /**
+     * The session's time when the sequencer's clock says {@code now}: the last event's time if the clock is behind it by up
+     * to {@link #MAX_STEP_BACK}, else {@code now}. Every event's {@code occurredAt}, and the erasure's time, is so not
+     * before an earlier event's: a call's authorization is not after its session's erasure, which is how the executor tells
+     * an erased session's calls from a later session's (docs/ARCHITECTURE.md §6, item 6).
      */
     public Instant timeAt(Instant now) {
-        return lastEventAt != null && lastEventAt.isAfter(now) ? lastEventAt : now;
+        return lastEventAt != null && lastEventAt.isAfter(now) && !lastEventAt.isAfter(now.plus(MAX_STEP_BACK)) ? lastEventAt : now;
     }
 
     SessionHead withLastInterruptSeq(long seq) {

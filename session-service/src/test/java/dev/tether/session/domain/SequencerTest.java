@@ -77,6 +77,7 @@ import dev.tether.session.domain.Decision.EraseLog;
 import dev.tether.session.domain.Decision.NotifyParent;
 import dev.tether.session.domain.Decision.Rejected;
 import dev.tether.session.domain.Given.World;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -1684,6 +1685,18 @@ class SequencerTest {
 
             assertThat(next.occurredAt()).as("the session's time does not step back").isEqualTo(LATER);
             assertThat(erased.followUps()).containsExactly(new EraseLog(SESSION, TENANT, 4, LATER));
+        }
+
+        @Test
+        void aClockFarBehindTheLastEvent_isTakenAsRight_soASessionDoesNotStayInTheFutureOfAClockThatRanAhead() {
+            World w = World.started();
+            w.now = LATER.plus(Duration.ofHours(3)); // a clock that ran ahead
+            w.accept(w.append(AGENT, user("stamped in the future")));
+            w.now = LATER; // put right: 3 hours back, past SessionHead.MAX_STEP_BACK
+
+            assertThat(w.accept(w.append(AGENT, user("b"))).events().get(0).occurredAt()).isEqualTo(LATER);
+            w.now = LATER.minus(SessionHead.MAX_STEP_BACK);
+            assertThat(w.accept(w.append(AGENT, user("c"))).events().get(0).occurredAt()).as("up to the bound, held").isEqualTo(LATER);
         }
 
         @Test
