@@ -61,7 +61,8 @@ import java.util.regex.Pattern;
  * <p>Left alone on purpose: {@code secret://name} references (the executor resolves them), already-redacted markers
  * (so scrubbing is idempotent), prose that only mentions a password or token, counts such as {@code MAX_TOKENS=4096}
  * (a plural is not a secret word, but for an array or object), names such as {@code idempotencyKey} or
- * {@code partition_key}, the shell's {@code PWD}/{@code OLDPWD}, values without a letter or digit
+ * {@code partition_key}, a token of text or a cursor by the word before it ({@code stop_tokens}, {@code eos_token},
+ * {@code pageToken}, {@code next_page_token}, {@code NextToken}: {@code TEXT_AND_CURSOR_TOKENS}), the shell's {@code PWD}/{@code OLDPWD}, values without a letter or digit
  * ({@code password: ********}), UUIDs, hashes and file paths. In an array or object under a secret name: the keys,
  * numbers, {@code true}, {@code false} and {@code null} ({@code "usedTokens": {"inputTokens": 1842}} stays), and the
  * values of JSON Schema's {@code type}, {@code format}, {@code title}, {@code description} and {@code $…} keywords
@@ -73,7 +74,7 @@ import java.util.regex.Pattern;
  *
  * <p>Trade-offs: it errs toward redacting too much, such as the word after {@code Password:} in prose, an
  * {@code UPPER_SNAKE_KEY} variable that holds a plain name, the text after a BEGIN line that has no END, or the
- * strings of a plural name's list that are no secrets ({@code "stop_tokens": ["</s>"]}). An unquoted value runs to
+ * strings of a plural name's list that are no secrets ({@code "tokens": ["hello", "world"]}). An unquoted value runs to
  * whitespace, a quote, {@code &} or {@code ;}, so an assignment glued into another's value
  * ({@code password=x(api_key="a b")}) can be missed. A {@code [} or <code>{</code> after a secret name that does not
  * close (in a text cut short, or in a JSON string that ends first) is read as no array or object, as any other
@@ -402,6 +403,16 @@ public final class SecretScrubber {
         private static final Set<String> KEY_QUALIFIERS = Set.of(
                 "api", "access", "secret", "private", "signing", "encryption", "master", "client", "auth", "account",
                 "license");
+        /**
+         * The words before {@code token} or {@code tokens} that make it a word of text or a cursor, no credential: a model's
+         * or tokenizer's ({@code stop_tokens}, {@code eos_token}, {@code special_tokens}, {@code max_new_tokens}) and a
+         * paged API's ({@code pageToken}, {@code next_page_token}, {@code NextToken}, {@code ContinuationToken},
+         * {@code syncToken}). Redacting those broke the tool calls an agent makes and the results it pages through.
+         */
+        private static final Set<String> TEXT_AND_CURSOR_TOKENS = Set.of(
+                "stop", "special", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "start", "end", "added", "bad", "reserved",
+                "vocab", "max", "min", "new", "input", "output", "prompt", "completion", "reasoning", "cached", "total",
+                "page", "next", "prev", "previous", "continuation", "pagination", "sync", "resume", "cursor");
         private static final Pattern ENVIRONMENT_VARIABLE = Pattern.compile("[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+");
         private static final String CLOSING_PUNCTUATION = ",)]}";
         /** The shell's working directories, which every {@code env} dump shows. */
@@ -497,7 +508,9 @@ public final class SecretScrubber {
                 return "password-assignment";
             }
             if (SECRET_WORD.matcher(last).matches()) {
-                return "secret-assignment";
+                boolean textOrCursor = last.equals("token") && words.size() > 1
+                        && TEXT_AND_CURSOR_TOKENS.contains(words.get(words.size() - 2));
+                return textOrCursor ? null : "secret-assignment";
             }
             boolean qualifiedKey = last.equals("key") && words.size() > 1
                     && (KEY_QUALIFIERS.contains(words.get(words.size() - 2))

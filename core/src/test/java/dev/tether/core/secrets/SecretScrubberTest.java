@@ -319,7 +319,13 @@ public class SecretScrubberTest {
                 // a name that starts with underscores, as private fields and internal variables do
                 Arguments.of("_PASSWORD=hunter2", "_PASSWORD=[REDACTED:password-assignment]"),
                 Arguments.of("{\"_token\": \"abc123\"}", "{\"_token\": \"[REDACTED:secret-assignment]\"}"),
-                Arguments.of("const __apiKey = 'abc123';", "const __apiKey = '[REDACTED:secret-assignment]';"));
+                Arguments.of("const __apiKey = 'abc123';", "const __apiKey = '[REDACTED:secret-assignment]';"),
+                // a credential among the tokens of text and cursors: the word before token decides
+                Arguments.of("{\"refresh_token\": \"abc123\", \"next_access_token\": \"def456\", \"id_token\": \"ghi789\"}",
+                        "{\"refresh_token\": \"[REDACTED:secret-assignment]\", \"next_access_token\": \"[REDACTED:secret-assignment]\","
+                                + " \"id_token\": \"[REDACTED:secret-assignment]\"}"),
+                Arguments.of("{\"access_tokens\": [\"abc123\"], \"pageSecret\": \"def456\"}",
+                        "{\"access_tokens\": [\"[REDACTED:secret-assignment]\"], \"pageSecret\": \"[REDACTED:secret-assignment]\"}"));
     }
 
     @ParameterizedTest
@@ -561,6 +567,12 @@ public class SecretScrubberTest {
                 "input_tokens=12 output_tokens=34",
                 "token_budget=5000",
                 "token_type=bearer",
+                // a token of text or a cursor, by the word before it: a model's, a tokenizer's, a paged API's
+                "{\"stop_tokens\": [\"</s>\", \"<|end|>\"], \"max_new_tokens\": 512, \"eos_token\": \"</s>\"}",
+                "{\"special_tokens\": {\"pad_token\": \"<pad>\", \"unk_token\": \"<unk>\"}}",
+                "{\"pageToken\": \"CAEQAA\", \"nextPageToken\": \"CAIQAA\", \"next_page_token\": \"abc123\"}",
+                "{\"NextToken\": \"eyJ2IjoxfQ\", \"ContinuationToken\": \"1ueGcxLPRx1Tr\", \"syncToken\": \"CPDAlvWDx70CEPDAlvWDx70CGAU\"}",
+                "MAX_TOKEN=4096",
                 "idempotencyKey=turn-7 partition_key=s-1 key=s-1",
                 "PWD=/srv/agent OLDPWD=/",
                 "password_policy=strict",
