@@ -61,7 +61,8 @@ import java.util.regex.Pattern;
  * <p>Left alone on purpose: {@code secret://name} references (the executor resolves them), already-redacted markers
  * (so scrubbing is idempotent), prose that only mentions a password or token, counts such as {@code MAX_TOKENS=4096}
  * (a plural is not a secret word, but for an array or object), names such as {@code idempotencyKey} or
- * {@code partition_key}, a token of text or a cursor by the word before it ({@code stop_tokens}, {@code eos_token},
+ * {@code partition_key}, an unquoted {@code true}, {@code false}, {@code null}, {@code None}, {@code nil} or
+ * {@code undefined} ({@code "token": null} stays JSON), a token of text or a cursor by the word before it ({@code stop_tokens}, {@code eos_token},
  * {@code pageToken}, {@code next_page_token}, {@code NextToken}: {@code TEXT_AND_CURSOR_TOKENS}), the shell's {@code PWD}/{@code OLDPWD}, values without a letter or digit
  * ({@code password: ********}), UUIDs, hashes and file paths. In an array or object under a secret name: the keys,
  * numbers, {@code true}, {@code false} and {@code null} ({@code "usedTokens": {"inputTokens": 1842}} stays), and the
@@ -414,6 +415,12 @@ public final class SecretScrubber {
                 "vocab", "max", "min", "new", "input", "output", "prompt", "completion", "reasoning", "cached", "total",
                 "page", "next", "prev", "previous", "continuation", "pagination", "sync", "resume", "cursor");
         private static final Pattern ENVIRONMENT_VARIABLE = Pattern.compile("[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+");
+        /**
+         * An unquoted value that says there is none, or whether there is one ({@code "token": null}, {@code password =
+         * None}, {@code "is_secret": true}): no secret, and replaced by a marker, which is no such literal, JSON would stop
+         * being JSON (a tool's result its runner or the model reads).
+         */
+        private static final Pattern NO_SECRET_LITERAL = Pattern.compile("(?i:true|false|null|none|nil|undefined)");
         private static final String CLOSING_PUNCTUATION = ",)]}";
         /** The shell's working directories, which every {@code env} dump shows. */
         private static final Set<String> SHELL_VARIABLES = Set.of("PWD", "OLDPWD");
@@ -534,6 +541,9 @@ public final class SecretScrubber {
             } else {
                 start = at;
                 end = endOfUnquoted(text, start, bound);
+                if (NO_SECRET_LITERAL.matcher(text).region(start, end).matches()) {
+                    return null;
+                }
             }
             for (int i = start; i < end; i++) { // a marker in it (scrubbed before) is none of it: its ] would stay
                 if (text.charAt(i) == '[' && Containers.endOfMarker(text, i) > 0) {

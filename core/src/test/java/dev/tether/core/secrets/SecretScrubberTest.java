@@ -324,6 +324,10 @@ public class SecretScrubberTest {
                 Arguments.of("{\"refresh_token\": \"abc123\", \"next_access_token\": \"def456\", \"id_token\": \"ghi789\"}",
                         "{\"refresh_token\": \"[REDACTED:secret-assignment]\", \"next_access_token\": \"[REDACTED:secret-assignment]\","
                                 + " \"id_token\": \"[REDACTED:secret-assignment]\"}"),
+                // a literal's look-alike is a value
+                Arguments.of("{\"password\": \"null\", \"token\": nullable, \"secret\": 0}",
+                        "{\"password\": \"[REDACTED:password-assignment]\", \"token\": [REDACTED:secret-assignment],"
+                                + " \"secret\": [REDACTED:secret-assignment]}"),
                 Arguments.of("{\"access_tokens\": [\"abc123\"], \"pageSecret\": \"def456\"}",
                         "{\"access_tokens\": [\"[REDACTED:secret-assignment]\"], \"pageSecret\": \"[REDACTED:secret-assignment]\"}"));
     }
@@ -573,6 +577,9 @@ public class SecretScrubberTest {
                 "{\"pageToken\": \"CAEQAA\", \"nextPageToken\": \"CAIQAA\", \"next_page_token\": \"abc123\"}",
                 "{\"NextToken\": \"eyJ2IjoxfQ\", \"ContinuationToken\": \"1ueGcxLPRx1Tr\", \"syncToken\": \"CPDAlvWDx70CEPDAlvWDx70CGAU\"}",
                 "MAX_TOKEN=4096",
+                // no value, or whether there is one: JSON stays JSON
+                "{\"is_secret\": true, \"token\": null, \"password\": false, \"use_token\": TRUE}",
+                "password = None; api_key = nil; secret: undefined",
                 "idempotencyKey=turn-7 partition_key=s-1 key=s-1",
                 "PWD=/srv/agent OLDPWD=/",
                 "password_policy=strict",

@@ -57,7 +57,7 @@ public class Ingress {
     /**
      * Scrubs every string of {@code body} in place; returns how many secrets were redacted. A {@code framework_state}'s
      * content and a tool call's arguments, JSON text, stay JSON text ({@link JsonTextScrubbing}): scrubbed as text, an
-     * argument such as {@code "page_token": null} would become no JSON, which the call's runner could not read.
+     * argument such as {@code "api_key": 1234} would become no JSON, which the call's runner could not read.
      */
     public int scrub(JsonNode body) {
         return scrubTree(body);

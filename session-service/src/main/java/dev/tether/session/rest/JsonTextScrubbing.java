@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * Secret scrubbing of a client string that holds JSON text (a {@code framework_state}'s content, a tool call's
  * {@code argumentsJson}) such that it stays JSON. It is scrubbed as text, like every client string, which catches a
  * secret by its shape or by the name it is assigned to ({@code "password":"…"}, {@code "api_key": ["…"]}). Where
- * that redacted a value JSON does not quote ({@code "token": null}, {@code "api_key": 1234}), the text would no longer
+ * that redacted a value JSON does not quote ({@code "api_key": 1234}), the text would no longer
  * parse; such a text is scrubbed value by value instead: every member name and string scrubbed as text, every member
  * whose {@code "name": value} the scrubber finds a secret in given the redaction marker as its value, a string, and
  * every array or object under a secret name scrubbed as text under it once its own members are (the strings in it
