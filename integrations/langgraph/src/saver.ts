@@ -152,6 +152,13 @@ interface Thread {
    * graph holds them (a new one reads them scrubbed).
    */
   readonly written: Map<number, SessionEvent>;
+  /**
+   * The same for the checkpoint and writes records this saver appended (a secret Tether scrubbed from a channel value,
+   * a pending write, metadata), by seq, as written — the ones the newest checkpoint of each namespace is read from
+   * only (see {@link keepWritten}): the graph goes on with the values it wrote, as with LangGraph's own savers, and
+   * the older checkpoints of the thread read as Tether keeps them, as a new process reads them all.
+   */
+  readonly records: Map<number, CheckpointRecord | WritesRecord>;
 }
 
 interface ListItem {
@@ -291,7 +298,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
               continue;
             }
             if (filter !== undefined) {
-              const metadata = (await this.load(at.record.metadata)) as Record<string, unknown>;
+              const metadata = (await this.load(asWritten(thread, at).metadata)) as Record<string, unknown>;
               if (!Object.entries(filter).every(([k, v]) => metadata?.[k] === v)) {
                 continue;
               }
@@ -328,7 +335,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     await this.appendPlanned(thread, `langgraph/${digest(ns)}/${checkpoint.id}`, async (batch) => {
       const parent = parentId === undefined ? undefined : thread.log.checkpoint(ns, parentId);
       // a message this step's input or its nodes' writes put in the log already is referred to, not appended again
-      const scope = this.scope(thread, parent === undefined ? [] : [parent.record, ...thread.log.writesOf(ns, parent.record.id).map((w) => w.record)]);
+      const scope = this.scope(thread, parent === undefined ? [] : [asWritten(thread, parent), ...thread.log.writesOf(ns, parent.record.id).map((w) => asWritten(thread, w))]);
       const located: Record<string, ValueLocation> = {};
       const stored: Record<string, StoredValue> = {};
       for (const [channel, version] of Object.entries(checkpoint.channel_versions)) {
@@ -394,7 +401,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         return; // the task's last write is this one already
       }
       const pendingOn = thread.log.checkpoint(ns, checkpointId);
-      const scope = this.scope(thread, pendingOn === undefined ? [] : [pendingOn.record]);
+      const scope = this.scope(thread, pendingOn === undefined ? [] : [asWritten(thread, pendingOn)]);
       const stored: [string, number, StoredValue][] = [];
       for (let i = 0; i < writes.length; i++) {
         const [channel, value] = writes[i]!;
@@ -431,13 +438,13 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   // --- reading ---------------------------------------------------------------------------------------------------------
 
   private async tuple(thread: Thread, at: At<CheckpointRecord>): Promise<CheckpointTuple> {
-    const record = at.record;
+    const record = asWritten(thread, at);
     const checkpoint = (await this.load(record.checkpoint)) as Checkpoint;
     checkpoint.id = record.id;
     const channelValues: Record<string, unknown> = {};
     for (const [channel, location] of Object.entries(record.values)) {
       const seq = location.at === 0 ? at.seq : location.at;
-      const holder = seq === at.seq ? record : thread.log.checkpointAt(seq);
+      const holder = seq === at.seq ? record : checkpointAt(thread, seq);
       const value = holder.stored[channel];
       if (value !== undefined) {
         channelValues[channel] = await this.decode(thread, channel, value, seq, true);
@@ -463,7 +470,9 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   /** The writes pending on a checkpoint, as LangGraph's savers keep them: the first write per (task, index) (special channels: the last), sorted by `writesSortKey`. */
   private async pendingWrites(thread: Thread, ns: string, checkpointId: string): Promise<CheckpointPendingWrite[]> {
     const byKey = new Map<string, { path: string; task: string; idx: number; channel: string; value: StoredValue; seq: number }>();
-    for (const { seq, record } of thread.log.writesOf(ns, checkpointId)) {
+    for (const at of thread.log.writesOf(ns, checkpointId)) {
+      const { seq } = at;
+      const record = asWritten(thread, at);
       const first = new Set(byKey.keys());
       for (const [channel, idx, value] of record.writes) {
         const key = `${record.task},${idx}`;
@@ -656,7 +665,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     }
     const wanted = await this.fingerprint(value, what);
     for (const seq of holders) {
-      const stored = thread.log.checkpointAt(seq).stored[channel];
+      const stored = checkpointAt(thread, seq).stored[channel];
       if (stored !== undefined && (await this.fingerprint(await this.decode(thread, channel, stored, seq, true), what)) === wanted) {
         return seq;
       }
@@ -795,7 +804,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         items = cached.items;
         break;
       }
-      const value: StoredValue | undefined = thread.log.checkpointAt(at).stored[channel];
+      const value: StoredValue | undefined = checkpointAt(thread, at).stored[channel];
       if (value === undefined || value.t !== "messages") {
         if (at === seq) {
           return undefined;
@@ -976,6 +985,10 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const lists = new Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>();
       const ahead = new Map<string, number>();
       const written = new Map<number, SessionEvent>();
+      const records = new Map<number, CheckpointRecord | WritesRecord>();
+      // the records of the events read back that this saver planned, as it wrote them: compared with the log's once
+      // those are read (an offloaded one after the sync)
+      const unsettled = new Map<number, CheckpointRecord | WritesRecord>();
       // the events folded when planned and taken back (the append was not accepted, or it was with a secret scrubbed:
       // the log is read again), by seq: to find which of them the log holds, and in another form
       const parked = new Map<number, SessionEvent>();
@@ -985,10 +998,15 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         newSession: () => this.newSession(created.threadId),
         fold: {
           add: (event) => {
-            const form = writtenForm(parked.get(event.seq), event);
+            const planned = parked.get(event.seq);
+            const form = writtenForm(planned, event);
+            const record = writtenRecord(planned, event);
             parked.delete(event.seq);
             if (form !== undefined) {
               written.set(event.seq, form);
+            }
+            if (record !== undefined) {
+              unsettled.set(event.seq, record);
             }
             log.add(event);
           },
@@ -997,20 +1015,27 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
             lists.clear();
             ahead.clear();
             written.clear();
+            records.clear();
+            unsettled.clear();
             parked.clear();
           },
           rollback: (seq) => {
             for (let at = seq + 1; at <= log.lastSeq; at++) {
               parked.set(at, log.event(at));
               written.delete(at);
+              records.delete(at);
+              unsettled.delete(at);
             }
             log.rollback(seq);
             lists.clear();
           },
         },
-        afterSync: () => this.readOffloaded(created),
+        afterSync: async () => {
+          await this.readOffloaded(created);
+          keepWritten(created, unsettled);
+        },
       });
-      const created: Thread = { sessionId, threadId: id, log, session, lists, ahead, written };
+      const created: Thread = { sessionId, threadId: id, log, session, lists, ahead, written, records };
       thread = created;
       this.threads.set(sessionId, thread);
     }
@@ -1084,6 +1109,65 @@ function messageEvent(thread: Thread, seq: number): SessionEvent {
 function messageRecord(thread: Thread, seq: number): unknown {
   const written = thread.written.get(seq);
   return written === undefined ? thread.log.recordAt(seq).record : JSON.parse(String(written.json.content));
+}
+
+/** The record at `at` as this saver wrote it when it did (see {@link Thread.records}), else as the log holds it. */
+function asWritten<R extends CheckpointRecord | WritesRecord>(thread: Thread, at: At<R>): R {
+  return (thread.records.get(at.seq) as R | undefined) ?? at.record;
+}
+
+/** The checkpoint record at `seq`, as this saver wrote it when it did. */
+function checkpointAt(thread: Thread, seq: number): CheckpointRecord {
+  const written = thread.records.get(seq);
+  return written !== undefined && "stored" in written ? written : thread.log.checkpointAt(seq);
+}
+
+/**
+ * The record `planned` held, an event this saver folded when it planned it, if the log's `read` at its seq is that
+ * event (its eventId), a checkpoint or writes record whose content is not the one written (scrubbed, or offloaded:
+ * {@link keepWritten} compares the records once the log's is read). Else undefined.
+ */
+function writtenRecord(planned: SessionEvent | undefined, read: SessionEvent): CheckpointRecord | WritesRecord | undefined {
+  if (planned === undefined || planned.eventId !== read.eventId || read.type !== "framework_state" || planned.type !== read.type) {
+    return undefined;
+  }
+  const kind = read.json.kind;
+  if (read.json.framework !== FRAMEWORK || (kind !== CHECKPOINT && kind !== WRITES) || planned.json.kind !== kind || planned.json.content === read.json.content) {
+    return undefined;
+  }
+  // the namespace as ThreadLog.index reads it back: "" when the record leaves it out
+  return { ns: "", ...(JSON.parse(String(planned.json.content)) as object) } as CheckpointRecord | WritesRecord;
+}
+
+/**
+ * Keeps, of the records `unsettled` holds as written, those the log holds in another form (Tether scrubbed a secret
+ * from them), and then only the records the newest checkpoint of each namespace is read from — its own, those of the
+ * values it locates, the writes pending on it — as written: what the graph reads back when it goes on (its next
+ * invoke, a resumed step), bounded by the thread's state, not its history. After a read of the log, so that no planned
+ * checkpoint that a rollback takes back decides what is dropped (records are kept only from the log as read).
+ */
+function keepWritten(thread: Thread, unsettled: Map<number, CheckpointRecord | WritesRecord>): void {
+  for (const [seq, record] of unsettled) {
+    if (canonical(record) !== canonical(thread.log.recordAt(seq).record)) {
+      thread.records.set(seq, record);
+    }
+  }
+  unsettled.clear();
+  if (thread.records.size === 0) {
+    return;
+  }
+  const needed = new Set<number>();
+  for (const ns of thread.log.namespaces()) {
+    const newest = thread.log.latest(ns)!;
+    needed.add(newest.seq);
+    Object.values(newest.record.values).forEach((location) => needed.add(location.at === 0 ? newest.seq : location.at));
+    thread.log.writesOf(ns, newest.record.id).forEach((w) => needed.add(w.seq));
+  }
+  for (const seq of thread.records.keys()) {
+    if (!needed.has(seq)) {
+      thread.records.delete(seq);
+    }
+  }
 }
 
 /**

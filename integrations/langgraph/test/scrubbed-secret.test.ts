@@ -8,23 +8,9 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import type { AppendBatch, AppendResult } from "@tether/client";
 import { describe, expect, it } from "vitest";
 import { TetherSaver } from "../src/index.js";
-import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
-
-const TOKEN = /ghp_[A-Za-z0-9]{36}/g;
-
-/** The in-memory log with the session-service's scrubbing (of a GitHub token, in every text of an event). */
-class ScrubbingTether extends FakeTether {
-  override async append(sessionId: string, batch: AppendBatch): Promise<AppendResult> {
-    let redactions = 0;
-    const scrub = (v: unknown) => (typeof v === "string" ? v.replace(TOKEN, () => (redactions++, "[REDACTED:github-token]")) : v);
-    const events = batch.events.map((e) => ({ ...e, fields: Object.fromEntries(Object.entries(e.fields).map(([k, v]) => [k, scrub(v)])) }));
-    const result = await super.append(sessionId, { ...batch, events } as AppendBatch);
-    return result.kind === "appended" ? { ...result, redactions } : result;
-  }
-}
+import { ScrubbingTether } from "./support/scrubbing-tether.js";
 
 function threeSteps(saver: BaseCheckpointSaver) {
   const step = (name: string) => async (s: typeof MessagesAnnotation.State) => ({ messages: [new AIMessage({ content: `${name} ${s.messages.length}`, id: `${name}${s.messages.length}` })] });
