@@ -131,7 +131,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every harness version: weight, share of new sessions, state, pinned model, open sessions */
+        /** The caller's tenant's harness versions: weight, share of new sessions, state, pinned model, open sessions */
         get: {
             parameters: {
                 query?: never;
@@ -148,7 +148,7 @@ export interface paths {
                 503: components["responses"]["Unavailable"];
             };
         };
-        /** Register or change a harness version; answers every version once this instance sees the change */
+        /** Register or change a harness version of the caller's tenant; answers the tenant's versions once this instance sees the change */
         put: {
             parameters: {
                 query?: never;

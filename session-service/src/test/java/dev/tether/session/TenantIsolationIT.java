@@ -84,6 +84,56 @@ class TenantIsolationIT {
                 .body("versions.version", org.hamcrest.Matchers.not(org.hamcrest.Matchers.hasItem("evil")));
     }
 
+    /**
+     * Harness versions are each tenant's: another tenant's operator neither sees nor weighs nor retires this tenant's, and
+     * its versions never take this tenant's sessions; each tenant's list counts its own open sessions only.
+     */
+    @Test
+    void harnessVersions_areEachTenantsOwn_theirWeightsStatesAndCounts() {
+        SessionApiIT.awaitReady();
+        String globexOperator = "dev-globex-operator";
+        putVersion(globexOperator, Map.of("version", "g9", "weight", 100, "state", "ACTIVE", "modelId", "model-g"));
+        putVersion(globexOperator, Map.of("version", "v1", "weight", 0, "state", "RETIRED"));
+        try {
+            String acmeAssigned = SessionApiIT.newSessionId();
+            SessionApiIT.createSession(AGENT, acmeAssigned, Map.of()).statusCode(201)
+                    .body("harnessVersion", org.hamcrest.Matchers.not("g9"));
+            long acmeOnV1 = openSessions("dev-operator", "v1");
+            long globexOnV1 = openSessions(globexOperator, "v1");
+
+            String acmeNamed = SessionApiIT.newSessionId();
+            SessionApiIT.createSession(AGENT, acmeNamed, Map.of("harnessVersion", "v1")).statusCode(201)
+                    .body("harnessVersion", org.hamcrest.Matchers.equalTo("v1"));
+            var acme = given().auth().oauth2("dev-operator").get("/v1/harness-versions").then().statusCode(200).extract().jsonPath();
+            assertThat(acme.getList("versions.version", String.class)).doesNotContain("g9");
+            assertThat(acme.getString("versions.find { it.version == 'v1' }.state")).as("globex retired its v1, not acme's")
+                    .isNotEqualTo("RETIRED");
+            assertThat(openSessions("dev-operator", "v1")).isEqualTo(acmeOnV1 + 1);
+            assertThat(openSessions(globexOperator, "v1")).as("acme's v1 sessions are not globex's").isEqualTo(globexOnV1);
+
+            String globexSession = SessionApiIT.newSessionId();
+            SessionApiIT.createSession("dev-globex-agent", globexSession, Map.of("modelId", "model-g")).statusCode(201)
+                    .body("harnessVersion", org.hamcrest.Matchers.equalTo("g9"));
+            SessionApiIT.createSession("dev-globex-agent", SessionApiIT.newSessionId(), Map.of("harnessVersion", "v1")).statusCode(422)
+                    .body("error", org.hamcrest.Matchers.equalTo("version_retired"));
+            assertThat(openSessions(globexOperator, "g9")).isEqualTo(1);
+        } finally {
+            putVersion(globexOperator, Map.of("version", "g9", "weight", 0, "state", "DRAINING"));
+            putVersion(globexOperator, Map.of("version", "v1", "weight", 0, "state", "ACTIVE"));
+        }
+    }
+
+    /** The open sessions of {@code version} the tenant of {@code operatorToken} has, as its operator's list shows them. */
+    private static long openSessions(String operatorToken, String version) {
+        Long open = given().auth().oauth2(operatorToken).get("/v1/harness-versions").then().statusCode(200).extract().jsonPath()
+                .getObject("versions.find { it.version == '" + version + "' }.openSessions", Long.class);
+        return open == null ? 0 : open;
+    }
+
+    private static void putVersion(String token, Map<String, Object> entry) {
+        given().auth().oauth2(token).contentType("application/json").body(entry).put("/v1/harness-versions").then().statusCode(200);
+    }
+
     private static void expect(List<String> failures, Endpoint e, String caller, int actual, int expected) {
         if (actual != expected) {
             failures.add(e.name() + " × " + caller + ": expected " + expected + ", got " + actual);

@@ -67,7 +67,11 @@ enum Endpoint {
         TENANT_LIST,
         /** Creates something in the caller's own tenant. */
         TENANT_WRITE,
-        /** Deployment-wide (harness versions): the same for every tenant's operators. */
+        /**
+         * Harness versions: every tenant's operators may list and put them, each its own tenant's (another tenant's
+         * operator is answered 200 with its own; {@code TenantIsolationIT.harnessVersions_areEachTenantsOwn_…} in
+         * session-service checks that none of the owner's shows or moves).
+         */
         DEPLOYMENT,
         /** No authentication, no data. */
         PUBLIC

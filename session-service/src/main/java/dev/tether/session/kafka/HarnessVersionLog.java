@@ -34,7 +34,7 @@ public final class HarnessVersionLog {
      */
     public boolean write(HarnessVersion entry) throws InterruptedException {
         try {
-            producer.send(new ProducerRecord<>(topic, entry.version(), toAvro(entry))).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            producer.send(new ProducerRecord<>(topic, entry.key(), toAvro(entry))).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             return true;
         } catch (ExecutionException | TimeoutException e) {
             return false;
@@ -53,11 +53,12 @@ public final class HarnessVersionLog {
                 .setModelId(entry.modelId())
                 .setUpdatedAt(entry.updatedAt())
                 .setUpdatedBy(entry.updatedBy())
+                .setTenantId(entry.tenantId())
                 .build();
     }
 
     static HarnessVersion fromAvro(dev.tether.avro.HarnessVersion entry) {
         return new HarnessVersion(entry.getVersion(), entry.getWeight(), HarnessVersion.State.valueOf(entry.getState().name()),
-                entry.getModelId(), entry.getUpdatedAt(), entry.getUpdatedBy());
+                entry.getModelId(), entry.getUpdatedAt(), entry.getUpdatedBy(), entry.getTenantId());
     }
 }

@@ -16,6 +16,7 @@ import dev.tether.kit.tracing.KafkaTracing;
 import dev.tether.session.domain.Command;
 import dev.tether.session.domain.CommandEnvelope;
 import dev.tether.session.domain.Decision;
+import dev.tether.session.domain.HarnessVersion;
 import dev.tether.session.domain.Rejection;
 import dev.tether.session.domain.Sequencer;
 import dev.tether.session.domain.SessionHead;
@@ -70,6 +71,8 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
     private KeyValueStore<String, Long> callIds;
     private KeyValueStore<String, SessionSummary> byTenant;
     private KeyValueStore<String, Long> openByVersion;
+    /** Whether this task's open-session counts are by tenant (checked at its first command, {@link #countByTenant}). */
+    private boolean countsByTenant;
 
     /**
      * The heads this task wrote last (sessionId → head), each equal to the stored one: this processor is the only writer
@@ -101,6 +104,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         byTenant = context.getStateStore(StoreNames.SESSIONS_BY_TENANT);
         openByVersion = context.getStateStore(StoreNames.OPEN_BY_VERSION);
         recentHeads.clear();
+        countsByTenant = false;
     }
 
     @Override
@@ -113,6 +117,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         try (Scope ignored = span.makeCurrent()) {
             tracing.inject(Context.current(), record.headers());
             String sessionId = command.getSessionId();
+            countByTenant();
             SessionHead before = head(sessionId);
             Decision decision = decide(command, before);
             if (decision instanceof Decision.Accepted accepted) {
@@ -257,26 +262,60 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
         }
     }
 
-    /** Keeps the per-version count of open sessions operators watch while a version drains. */
+    /** Keeps the per-tenant, per-version count of open sessions operators watch while a version drains. */
     private void countOpenSessions(SessionHead before, SessionHead after) {
         boolean wasOpen = before != null && !before.closed();
         boolean isOpen = after != null && !after.closed();
         if (wasOpen && (!isOpen || !before.harnessVersion().equals(after.harnessVersion()))) {
-            add(before.harnessVersion(), -1);
+            add(before.tenantId(), before.harnessVersion(), -1);
         }
         if (isOpen && (!wasOpen || !before.harnessVersion().equals(after.harnessVersion()))) {
-            add(after.harnessVersion(), +1);
+            add(after.tenantId(), after.harnessVersion(), +1);
         }
     }
 
-    private void add(String version, long delta) {
-        Long current = openByVersion.get(version);
+    private void add(String tenantId, String version, long delta) {
+        String key = HarnessVersion.key(tenantId, version);
+        Long current = openByVersion.get(key);
         long next = (current == null ? 0 : current) + delta;
         if (next <= 0) {
-            openByVersion.delete(version);
+            openByVersion.delete(key);
         } else {
-            openByVersion.put(version, next);
+            openByVersion.put(key, next);
         }
+    }
+
+    /**
+     * Counts kept before they were a tenant's (keyed by the version alone, every tenant's sessions in one) are counted again
+     * from this task's heads, by tenant, at the task's first command after an upgrade: the count of a version would
+     * otherwise never fall for the sessions counted before, nor tell one tenant's from another's. In a command's processing,
+     * as the changelog of the counts needs a record to write under.
+     */
+    private void countByTenant() {
+        if (countsByTenant) {
+            return;
+        }
+        countsByTenant = true;
+        var legacy = new ArrayList<String>();
+        try (var it = openByVersion.all()) {
+            it.forEachRemaining(kv -> {
+                if (kv.key.indexOf('\0') < 0) {
+                    legacy.add(kv.key);
+                }
+            });
+        }
+        if (legacy.isEmpty()) {
+            return;
+        }
+        var counted = new ArrayList<String>();
+        try (var it = openByVersion.all()) {
+            it.forEachRemaining(kv -> counted.add(kv.key));
+        }
+        counted.forEach(openByVersion::delete);
+        try (var it = heads.all()) {
+            it.forEachRemaining(kv -> countOpenSessions(null, kv.value));
+        }
+        LOG.infof("counted the open sessions of this task's partition again by tenant (the counts of %s were every tenant's)", legacy);
     }
 
     private void notifyParent(Decision.NotifyParent notify, Record<String, SessionCommand> record) {

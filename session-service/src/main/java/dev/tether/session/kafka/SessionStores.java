@@ -100,8 +100,8 @@ public class SessionStores {
     public boolean awaitHarnessVersion(HarnessVersion entry, Duration timeout) {
         var written = HarnessVersionLog.toAvro(entry); // compared as stored: the log keeps milliseconds
         ReadOnlyKeyValueStore<String, dev.tether.avro.HarnessVersion> versions = stores.keyValue(StoreNames.HARNESS_VERSIONS);
-        return await(StoreNames.HARNESS_VERSIONS, entry.version(), timeout,
-                () -> Optional.of(written).filter(e -> e.equals(versions.get(e.getVersion())))).isPresent();
+        return await(StoreNames.HARNESS_VERSIONS, entry.key(), timeout,
+                () -> Optional.of(written).filter(e -> e.equals(versions.get(entry.key())))).isPresent();
     }
 
     /** {@link StoreSignals#await}, woken by the materializer of {@code store}; 503 if the request thread is interrupted. */
@@ -162,25 +162,26 @@ public class SessionStores {
     }
 
     /**
-     * Open sessions per harness version. Every sequencer task (one per partition) counts its own sessions in its own
-     * store, so the same version comes back once per task: the counts are summed. Only this instance's tasks count; the
-     * API adds the other instances' ({@code HarnessVersionResource}).
+     * The tenant's open sessions per harness version. Every sequencer task (one per partition) counts its own sessions in
+     * its own store, by tenant and version ({@link HarnessVersion#key}), so the same version comes back once per task: the
+     * counts are summed. Only this instance's tasks count; the API adds the other instances' ({@code HarnessVersionResource}).
      */
-    public Map<String, Long> openSessionsByVersion() {
+    public Map<String, Long> openSessionsByVersion(String tenantId) {
         ReadOnlyKeyValueStore<String, Long> counts = stores.keyValue(StoreNames.OPEN_BY_VERSION);
+        String prefix = HarnessVersion.key(tenantId, "");
         var byVersion = new LinkedHashMap<String, Long>();
-        try (var it = counts.all()) {
-            it.forEachRemaining(kv -> byVersion.merge(kv.key, kv.value, Long::sum));
+        try (var it = counts.prefixScan(prefix, new StringSerializer())) {
+            it.forEachRemaining(kv -> byVersion.merge(kv.key.substring(prefix.length()), kv.value, Long::sum));
         }
         return byVersion;
     }
 
-    /** Every harness version entry, by version. */
-    public Map<String, HarnessVersion> harnessVersions() {
+    /** Every entry of {@code harness-versions}, every tenant's: a caller takes its tenant's ({@code HarnessAssignment}). */
+    public List<HarnessVersion> harnessVersions() {
         ReadOnlyKeyValueStore<String, dev.tether.avro.HarnessVersion> versions = stores.keyValue(StoreNames.HARNESS_VERSIONS);
-        var all = new LinkedHashMap<String, HarnessVersion>();
+        var all = new ArrayList<HarnessVersion>();
         try (var it = versions.all()) {
-            it.forEachRemaining(kv -> all.put(kv.key, HarnessVersionLog.fromAvro(kv.value)));
+            it.forEachRemaining(kv -> all.add(HarnessVersionLog.fromAvro(kv.value)));
         }
         return all;
     }

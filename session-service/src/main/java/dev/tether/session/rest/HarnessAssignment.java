@@ -10,10 +10,13 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Pins a new session to a harness version and a model.
+ * Pins a new session to a harness version and a model. A tenant's sessions are assigned among the tenant's versions
+ * ({@link #ofTenant}): its own entries, and those written before versions were a tenant's; another tenant's weights,
+ * states and models never count.
  *
  * <p><b>Weights are percentages.</b> Each ACTIVE version takes its weight, in percent, of new sessions;
  * the default version ({@code tether.sessions.default-harness-version}) takes what is left over
@@ -57,8 +60,8 @@ public class HarnessAssignment {
      *                      version ({@link #notRetired}); 400 {@code invalid_field} {@code modelId} when neither names a model,
      *                      409 {@code model_pinned} when they name different ones
      */
-    public Pin pin(String sessionId, String requestedVersion, String requestedModel) {
-        return pin(sessionId, requestedVersion, requestedModel, versions(), defaultVersion);
+    public Pin pin(String tenantId, String sessionId, String requestedVersion, String requestedModel) {
+        return pin(sessionId, requestedVersion, requestedModel, versions(tenantId), defaultVersion);
     }
 
     /** {@link #pin} among {@code versions} (as {@link #versions} has them: the default version among them). */
@@ -88,9 +91,30 @@ public class HarnessAssignment {
         return entry;
     }
 
-    /** The registered versions, plus the default one while it is not registered (ACTIVE, weight 0: it takes the rest). */
-    public Map<String, HarnessVersion> versions() {
-        return versions(stores.harnessVersions(), defaultVersion);
+    /**
+     * The tenant's registered versions, plus the default one while it is not registered (ACTIVE, weight 0: it takes the
+     * rest).
+     */
+    public Map<String, HarnessVersion> versions(String tenantId) {
+        return versions(ofTenant(stores.harnessVersions(), tenantId), defaultVersion);
+    }
+
+    /**
+     * The tenant's entries among {@code entries}, by version in name order: its own, and those written before versions were
+     * a tenant's (no tenant) of a version it has not registered itself. Another tenant's are never among them.
+     */
+    static Map<String, HarnessVersion> ofTenant(List<HarnessVersion> entries, String tenantId) {
+        var everyTenants = new TreeMap<String, HarnessVersion>();
+        var own = new TreeMap<String, HarnessVersion>();
+        for (HarnessVersion entry : entries) {
+            if (entry.tenantId() == null) {
+                everyTenants.put(entry.version(), entry);
+            } else if (entry.tenantId().equals(tenantId)) {
+                own.put(entry.version(), entry);
+            }
+        }
+        everyTenants.putAll(own);
+        return new LinkedHashMap<>(everyTenants);
     }
 
     static Map<String, HarnessVersion> versions(Map<String, HarnessVersion> registered, String defaultVersion) {
@@ -99,9 +123,9 @@ public class HarnessAssignment {
         return all;
     }
 
-    /** Each version's share of new sessions, in percent (0-100), as {@link #pick} assigns them. */
-    public Map<String, Double> shares() {
-        return shares(List.copyOf(versions().values()), defaultVersion);
+    /** Each of the tenant's versions' share of its new sessions, in percent (0-100), as {@link #pick} assigns them. */
+    public Map<String, Double> shares(String tenantId) {
+        return shares(List.copyOf(versions(tenantId).values()), defaultVersion);
     }
 
     public String defaultVersion() {

@@ -37,7 +37,9 @@ import java.util.TreeSet;
 /**
  * Harness versions for rainbow deploys: each version's weight for new sessions (a percentage, see
  * {@link HarnessAssignment}) and its share of them, its state, and how many sessions are still open
- * on it (a DRAINING version is done when that reaches 0).
+ * on it (a DRAINING version is done when that reaches 0). Each tenant's: an operator sees and changes its own tenant's
+ * versions only, whose weights assign only its tenant's sessions, and counts only its tenant's sessions; an entry written
+ * before versions were a tenant's is every tenant's until the tenant registers the version itself.
  */
 @Path("/v1/harness-versions")
 @Produces(MediaType.APPLICATION_JSON)
@@ -66,13 +68,15 @@ public class HarnessVersionResource {
 
     @GET
     @RolesAllowed({"operator", "admin"})
-    @Operation(summary = "Every harness version: weight, share of new sessions, state, pinned model, open sessions")
+    @Operation(summary = "The caller's tenant's harness versions: weight, share of new sessions, state, pinned model, open sessions")
     @APIResponse(responseCode = "200", ref = "HarnessVersions")
     public ObjectNode list(@Context UriInfo uri, @Context HttpHeaders headers) {
-        Map<String, HarnessVersion> versions = assignment.versions();
-        Map<String, Double> shares = assignment.shares();
-        // each instance counts the open sessions of the partitions it holds: the others' counts are added
-        Map<String, Long> open = new HashMap<>(stores.openSessionsByVersion());
+        String tenantId = caller.principal().tenantId();
+        Map<String, HarnessVersion> versions = assignment.versions(tenantId);
+        Map<String, Double> shares = assignment.shares(tenantId);
+        // each instance counts the open sessions of the partitions it holds: the others' counts (the caller's tenant's, as
+        // they answer the caller) are added
+        Map<String, Long> open = new HashMap<>(stores.openSessionsByVersion(tenantId));
         for (JsonNode other : routing.gatherFromOthers(StoreNames.HEADS, partitions, uri, headers, json.mapper(), "versions")) {
             open.merge(other.path("version").asText(), other.path("openSessions").asLong(), Long::sum);
         }
@@ -100,7 +104,8 @@ public class HarnessVersionResource {
     @PUT
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({"operator", "admin"})
-    @Operation(summary = "Register or change a harness version; answers every version once this instance sees the change")
+    @Operation(summary = "Register or change a harness version of the caller's tenant; answers the tenant's versions once this"
+            + " instance sees the change")
     @APIResponse(responseCode = "200", ref = "HarnessVersions")
     @APIResponse(responseCode = "400", ref = "BadRequest")
     @APIResponse(responseCode = "409", ref = "Conflict")
@@ -108,10 +113,11 @@ public class HarnessVersionResource {
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "HarnessVersion")))
             byte[] bytes, @Context UriInfo uri, @Context HttpHeaders headers) {
         String operator = caller.principal().id();
+        String tenantId = caller.principal().tenantId();
         var request = entry(json, bytes);
         var entry = new HarnessVersion(request.version(), request.weight(), HarnessVersion.State.valueOf(request.state()),
-                request.modelId(), Instant.now(), operator);
-        HarnessAssignment.checkTotal(assignment.versions(), entry);
+                request.modelId(), Instant.now(), operator, tenantId);
+        HarnessAssignment.checkTotal(assignment.versions(tenantId), entry);
         boolean written;
         try {
             written = log.write(entry);

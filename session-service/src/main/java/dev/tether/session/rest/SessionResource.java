@@ -122,7 +122,7 @@ public class SessionResource {
         var request = read.request();
         int redactions = read.redactions();
         String sessionId = Requests.sessionIdFor(request.sessionId(), principal.tenantId(), "create", request.eventId());
-        HarnessAssignment.Pin pin = assignment.pin(sessionId, request.harnessVersion(), request.modelId());
+        HarnessAssignment.Pin pin = assignment.pin(principal.tenantId(), sessionId, request.harnessVersion(), request.modelId());
         var started = new SessionStarted(request.objective(), request.systemPrompt(), pin.modelId(), pin.version(), request.toolMode(),
                 request.constraints(), request.tokenBudget(), null, request.harnessTools());
         CommandVerdict.Accepted reply = append(principal, sessionId, List.of(new Proposal(eventIdOr(request.eventId()), started)), null, null);
@@ -339,7 +339,7 @@ public class SessionResource {
         TetherPrincipal principal = caller.principal();
         requireSessionId(sessionId);
         var request = read(json, body, Requests.Migrate.class).request();
-        HarnessVersion target = assignment.versions().get(request.toVersion());
+        HarnessVersion target = assignment.versions(principal.tenantId()).get(request.toVersion());
         if (target != null && target.state() == HarnessVersion.State.RETIRED) {
             throw new ApiException(422, "version_retired", "harness version " + request.toVersion() + " is RETIRED: no worker runs"
                     + " it, and a session moved there would wait for none; make it ACTIVE or DRAINING first").with("field", "toVersion");

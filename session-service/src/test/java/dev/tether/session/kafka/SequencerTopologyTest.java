@@ -325,8 +325,37 @@ class SequencerTopologyTest {
         send(OPERATOR, "b", new Command.MigrateSession("v2"));
 
         KeyValueStore<String, Long> open = driver.getKeyValueStore(StoreNames.OPEN_BY_VERSION);
-        assertThat(open.get("v1")).isEqualTo(1L);
-        assertThat(open.get("v2")).isEqualTo(1L);
+        assertThat(open.get("acme\0v1")).isEqualTo(1L);
+        assertThat(open.get("acme\0v2")).isEqualTo(1L);
+        assertThat(open.get("v1")).as("by tenant only").isNull();
+    }
+
+    /**
+     * Counts kept before they were by tenant (keyed by the version alone) would never fall for the sessions they counted:
+     * at its first command the task counts its heads again, by tenant.
+     */
+    @Test
+    void openSessionCountsKeptBeforeTheyWereByTenant_areCountedAgainFromTheHeads_atTheFirstCommand() {
+        // a task's stores as a release before tenants' counts left them: every tenant's open sessions of v1 in one count
+        KeyValueStore<String, SessionHead> heads = driver.getKeyValueStore(StoreNames.HEADS);
+        heads.put("a", storedHead("a", "acme", false));
+        heads.put("c", storedHead("c", "acme", true));
+        heads.put("g", storedHead("g", "globex", false));
+        KeyValueStore<String, Long> open = driver.getKeyValueStore(StoreNames.OPEN_BY_VERSION);
+        open.put("v1", 2L);
+
+        send(AGENT, "b", append(started("b1", null)));
+
+        var counts = new java.util.TreeMap<String, Long>();
+        try (var it = open.all()) {
+            it.forEachRemaining(kv -> counts.put(kv.key, kv.value));
+        }
+        assertThat(counts).containsExactly(java.util.Map.entry("acme\0v1", 2L), java.util.Map.entry("globex\0v1", 1L));
+    }
+
+    private static SessionHead storedHead(String sessionId, String tenantId, boolean closed) {
+        return new SessionHead(sessionId, tenantId, "agent-1", 1, 0, null, "model-x", "v1", ToolMode.WRITE, closed,
+                dev.tether.core.event.TokenUsage.NONE, null, null, java.util.Map.of(), null, null, 0);
     }
 
     @Test

@@ -142,6 +142,24 @@ class HarnessAssignmentTest {
         assertThat(HarnessAssignment.pin("s-1", null, null, weighted, "v1")).isEqualTo(new HarnessAssignment.Pin("v2", "model-2"));
     }
 
+    @Test
+    void aTenantsVersions_areItsOwn_andTheEntriesOfNoTenant_itHasNotRegisteredItself_neverAnotherTenants() {
+        var legacyV1 = new HarnessVersion("v1", 100, State.ACTIVE, null, Instant.EPOCH, "ops", null);
+        var legacyV2 = new HarnessVersion("v2", 0, State.DRAINING, null, Instant.EPOCH, "ops", null);
+        var acmeV2 = version("v2", 30, State.ACTIVE);
+        var globexV3 = new HarnessVersion("v3", 100, State.ACTIVE, null, Instant.EPOCH, "g-ops", "globex");
+        var globexV1 = new HarnessVersion("v1", 0, State.RETIRED, null, Instant.EPOCH, "g-ops", "globex");
+        List<HarnessVersion> all = List.of(globexV3, acmeV2, legacyV1, globexV1, legacyV2);
+
+        assertThat(HarnessAssignment.ofTenant(all, "acme")).containsExactly(Map.entry("v1", legacyV1), Map.entry("v2", acmeV2));
+        assertThat(HarnessAssignment.ofTenant(all, "globex")).containsExactly(Map.entry("v1", globexV1), Map.entry("v2", legacyV2),
+                Map.entry("v3", globexV3));
+        assertThat(HarnessAssignment.ofTenant(all, "initech")).containsExactly(Map.entry("v1", legacyV1), Map.entry("v2", legacyV2));
+        // globex retiring its v1 refuses none of acme's creates naming v1
+        assertThat(HarnessAssignment.pin("s-1", "v1", "m", HarnessAssignment.versions(HarnessAssignment.ofTenant(all, "acme"), "v1"),
+                "v1")).isEqualTo(new HarnessAssignment.Pin("v1", "m"));
+    }
+
     private static double shareOf(String name, List<HarnessVersion> versions, String defaultVersion) {
         Map<String, Integer> counts = new HashMap<>();
         for (int i = 0; i < 20_000; i++) {
@@ -155,6 +173,6 @@ class HarnessAssignmentTest {
     }
 
     private static HarnessVersion version(String name, int weight, State state, String model) {
-        return new HarnessVersion(name, weight, state, model, Instant.EPOCH, "ops");
+        return new HarnessVersion(name, weight, state, model, Instant.EPOCH, "ops", "acme");
     }
 }
