@@ -75,6 +75,80 @@ export interface CheckpointRecord {
   readonly stored: Readonly<Record<string, StoredValue>>;
 }
 
+/**
+ * The format of the checkpoint records this package writes (their `f`); a record without `f` is of format 1, as every
+ * record written before format 2 is, and reads as it always did.
+ *
+ * Format 2 is format 1 with no channel or node name as a JSON key: {@link CheckpointRecord}'s `values` and `stored`,
+ * and the serialized checkpoint's `channel_versions` and `versions_seen` (node, then channel), are lists of
+ * `[name, value]` pairs ({@link StoredCheckpointRecord}). Tether scrubs the value of a key whose name says it is a
+ * secret (`apiKey`, `token`, `password`, `credentials`...), every string in it when it is an object or array: a
+ * channel so named had its location, its stored value's type tag and its version replaced by markers, and the thread
+ * could not be read back. A name that is an element of a list is no key, so only the saver's own structure moves:
+ * the values themselves are stored as before, and a secret in one is scrubbed as before (by name too).
+ */
+export const FORMAT = 2;
+
+/** A channel-keyed map as format 2 stores it: `[name, value]` pairs, in the map's order. */
+export type Pairs<V> = readonly (readonly [string, V])[];
+
+/** A {@link CheckpointRecord} as format 2 stores it (see {@link FORMAT}); ThreadLog reads it back as a CheckpointRecord. */
+export interface StoredCheckpointRecord extends Omit<CheckpointRecord, "values" | "stored"> {
+  readonly f: typeof FORMAT;
+  readonly values: Pairs<ValueLocation>;
+  readonly stored: Pairs<StoredValue>;
+}
+
+/** `record` as format 2 stores it, the channel and node names of its checkpoint's versions included. */
+export function storedForm(record: CheckpointRecord): StoredCheckpointRecord {
+  const { values, stored, checkpoint, ...rest } = record;
+  return { f: FORMAT, ...rest, checkpoint: mapCheckpointJson(checkpoint, toPairs), values: Object.entries(values), stored: Object.entries(stored) };
+}
+
+/**
+ * The checkpoint record a `checkpoint` record's content holds, whatever its format: format 1 as it is, format 2 with
+ * its pairs made maps again (LangGraph reads its checkpoint in its own shape). A record read already is returned as it
+ * is (it has no `f`).
+ */
+export function checkpointRecordOf(content: unknown): CheckpointRecord {
+  const record = content as CheckpointRecord | StoredCheckpointRecord;
+  if (!("f" in record) || record.f === undefined) {
+    return record as CheckpointRecord;
+  }
+  if (record.f !== FORMAT) {
+    throw new Error(`checkpoint record ${record.id} is of format ${String(record.f)}, which a newer TetherSaver writes: this one reads formats 1 and ${FORMAT}`);
+  }
+  const { f: _f, values, stored, checkpoint, ...rest } = record;
+  void _f;
+  return { ...rest, checkpoint: mapCheckpointJson(checkpoint, fromPairs), values: Object.fromEntries(values), stored: Object.fromEntries(stored) };
+}
+
+/** A serialized checkpoint (its JSON inline) with its `channel_versions` and each node's `versions_seen` mapped by `map`. */
+function mapCheckpointJson(checkpoint: TypedValue, map: (versions: unknown) => unknown): TypedValue {
+  if (!("j" in checkpoint) || typeof checkpoint.j !== "object" || checkpoint.j === null) {
+    return checkpoint; // not JSON (another serializer's bytes, base64): no name in it is a key Tether reads
+  }
+  const j = { ...(checkpoint.j as Record<string, unknown>) };
+  if (j.channel_versions !== undefined) {
+    j.channel_versions = map(j.channel_versions);
+  }
+  if (j.versions_seen !== undefined) {
+    const nodes = fromPairs(j.versions_seen) as Record<string, unknown>;
+    j.versions_seen = map(Object.fromEntries(Object.entries(nodes).map(([node, seen]) => [node, map(seen)])));
+  }
+  return { ...checkpoint, j };
+}
+
+/** A map as pairs (already pairs: as it is). */
+function toPairs(map: unknown): unknown {
+  return typeof map === "object" && map !== null && !Array.isArray(map) ? Object.entries(map) : map;
+}
+
+/** Pairs as a map (already a map: as it is). */
+function fromPairs(pairs: unknown): unknown {
+  return Array.isArray(pairs) ? Object.fromEntries(pairs as [string, unknown][]) : pairs;
+}
+
 /** The writes of one task against one checkpoint (one `putWrites`). */
 export interface WritesRecord {
   readonly thread?: string;

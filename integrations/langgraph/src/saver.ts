@@ -53,7 +53,10 @@ import {
   type ValueLocation,
   type WritesRecord,
   REF,
+  checkpointRecordOf,
   isLcMessage,
+  storedForm,
+  type StoredCheckpointRecord,
 } from "./records.js";
 import { ThreadLog, type At } from "./thread-log.js";
 
@@ -369,7 +372,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         values: located,
         stored,
       };
-      batch.events.push(frameworkState(CHECKPOINT, checkpoint.id, record));
+      batch.events.push(frameworkState(CHECKPOINT, checkpoint.id, storedForm(record)));
     });
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
@@ -1135,8 +1138,9 @@ function writtenRecord(planned: SessionEvent | undefined, read: SessionEvent): C
   if (read.json.framework !== FRAMEWORK || (kind !== CHECKPOINT && kind !== WRITES) || planned.json.kind !== kind || planned.json.content === read.json.content) {
     return undefined;
   }
-  // the namespace as ThreadLog.index reads it back: "" when the record leaves it out
-  return { ns: "", ...(JSON.parse(String(planned.json.content)) as object) } as CheckpointRecord | WritesRecord;
+  // as ThreadLog.index reads it back: the namespace "" when the record leaves it out, a checkpoint in format 1's shape
+  const content: unknown = JSON.parse(String(planned.json.content));
+  return { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(content) : (content as WritesRecord)) };
 }
 
 /**
@@ -1250,7 +1254,7 @@ function tooLarge(error: unknown): boolean {
   return error instanceof TetherError && error.apiError?.status === 413;
 }
 
-function frameworkState(kind: string, key: string, record: CheckpointRecord | WritesRecord): Event {
+function frameworkState(kind: string, key: string, record: StoredCheckpointRecord | WritesRecord): Event {
   return NewEvent.of("framework_state", { framework: FRAMEWORK, kind, key, content: JSON.stringify(record) });
 }
 

@@ -5,6 +5,7 @@ import {
   MESSAGE,
   REF,
   WRITES,
+  checkpointRecordOf,
   type CheckpointRecord,
   type LcMessage,
   type MessageRef,
@@ -233,10 +234,10 @@ export class ThreadLog {
     this.index(event.seq, kind, record);
   }
 
-  /** Indexes a record whose content was read (inline, or from its artifact). */
+  /** Indexes a record whose content was read (inline, or from its artifact), of any format, or as indexed before (a rollback). */
   index(seq: number, kind: string, stored: unknown): void {
-    // a record leaves out an empty namespace
-    const record = kind === MESSAGE ? stored : { ns: "", ...(stored as object) };
+    // a record leaves out an empty namespace; a checkpoint record of format 2 is read in the shape of format 1
+    const record = kind === MESSAGE ? stored : { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(stored) : (stored as object)) };
     this.records.set(seq, { kind, record });
     if (kind === CHECKPOINT) {
       const r = record as CheckpointRecord;

@@ -13,6 +13,7 @@ import { NewEvent } from "@tether/client";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TetherSaver } from "../src/index.js";
+import { checkpointRecordOf, type MessagesValue } from "../src/records.js";
 import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
 import { ScriptedChatModel } from "./support/scripted-model.js";
 
@@ -109,10 +110,11 @@ describe("a LangGraph agent on TetherSaver", () => {
     }
 
     // the checkpoints of the second turn refer to the first turn's messages instead of storing them again
-    const records = log.filter((e) => e.type === "framework_state" && e.json.kind === "checkpoint").map((e) => JSON.parse(String(e.json.content)));
+    const records = log.filter((e) => e.type === "framework_state" && e.json.kind === "checkpoint").map((e) => checkpointRecordOf(JSON.parse(String(e.json.content))));
     const last = records[records.length - 1];
-    expect(last.stored.messages.base, "the last list extends an earlier one").toBeGreaterThan(0);
-    expect(last.stored.messages.add.length).toBeLessThanOrEqual(1);
+    const list = last!.stored.messages as MessagesValue;
+    expect(list.base, "the last list extends an earlier one").toBeGreaterThan(0);
+    expect(list.add.length).toBeLessThanOrEqual(1);
   });
 
   it("serves a thread to a new saver (a new process) from the log alone", async () => {

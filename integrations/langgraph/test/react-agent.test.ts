@@ -11,6 +11,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TetherSaver } from "../src/index.js";
+import { checkpointRecordOf, type MessagesValue } from "../src/records.js";
 import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
 import { ScriptedChatModel } from "./support/scripted-model.js";
 
@@ -47,7 +48,11 @@ describe("createReactAgent on TetherSaver", () => {
     expect(typed.map((e) => e.json.content)).toEqual(onMemory.map((m) => m.slice(m.indexOf(":") + 1)));
     const records = events.filter((e) => e.type === "framework_state").map((e) => ({ kind: e.json.kind, record: JSON.parse(String(e.json.content)) }));
     expect(records.filter((r) => r.kind === "message")).toEqual([]);
-    const lists = records.filter((r) => r.kind === "checkpoint" && r.record.stored.messages !== undefined).map((r) => r.record.stored.messages);
+    const lists = records
+      .filter((r) => r.kind === "checkpoint")
+      .map((r) => checkpointRecordOf(r.record).stored.messages as MessagesValue | undefined)
+      .filter((list) => list !== undefined);
+    expect(lists.length).toBeGreaterThan(1);
     expect(lists.slice(1).every((list) => list.base !== undefined)).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-chec
 import { END, MessagesAnnotation, REMOVE_ALL_MESSAGES, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { TetherSaver } from "../src/index.js";
+import { checkpointRecordOf, type MessagesValue } from "../src/records.js";
 import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
 
 type State = typeof MessagesAnnotation.State;
@@ -73,9 +74,11 @@ describe("a node that rewrites the messages", () => {
     const compaction = log.find((e) => e.type === "context_compacted")!;
     expect(compaction.json.summary).toBe("summary of 4 messages");
     // in the list, the summary message is the compaction (besides, it is whole in the shrink node's pending write)
-    const records = log.filter((e) => e.type === "framework_state" && e.json.kind === "checkpoint").map((e) => JSON.parse(String(e.json.content)));
-    const shrunk = records.find((r) => r.stored.messages !== undefined && r.stored.messages.base === undefined && r.stored.messages.add.length === 3);
-    expect(shrunk.stored.messages.add[0].s).toBe(compaction.seq);
+    const lists = log
+      .filter((e) => e.type === "framework_state" && e.json.kind === "checkpoint")
+      .map((e) => checkpointRecordOf(JSON.parse(String(e.json.content))).stored.messages as MessagesValue | undefined);
+    const shrunk = lists.find((list) => list !== undefined && list.base === undefined && list.add.length === 3);
+    expect(shrunk!.add[0]!.s).toBe(compaction.seq);
     expect(log.filter((e) => JSON.stringify(e.json).includes("summary of 4 messages")).map((e) => e.type)).toEqual(["framework_state", "context_compacted"]);
 
     // a new saver (a new process) reads the same list back from the log alone

@@ -5,7 +5,7 @@
  * same against the in-memory log).
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { expect, it } from "vitest";
 import { TetherSaver } from "../src/index.js";
@@ -39,4 +39,38 @@ it("a message holding a secret is in the log once, scrubbed, and read back scrub
   expect((state.values.messages as BaseMessage[]).map((m) => `${m.id}:${String(m.content)}`)).toEqual([
     "h1:my token is [REDACTED:github-token]", "a1:a 1", "b2:b 2", "h2:and now?", "a4:a 4", "b5:b 5",
   ]);
+});
+
+it("channels and a node named like secrets, holding none, are read back by a new process; a password inside a value is scrubbed", async () => {
+  const State = Annotation.Root({
+    ...MessagesAnnotation.spec,
+    apiKey: Annotation<string>,
+    credentials: Annotation<{ user: string; vault: { password: string } }>,
+    token: Annotation<number>,
+  });
+  const graph = (saver: BaseCheckpointSaver) => new StateGraph(State)
+    .addNode("authToken", async (s: typeof State.State) => {
+      const n = (s.token ?? 0) + 1;
+      return { apiKey: `just a name ${n}`, credentials: { user: "ann", vault: { password: "hunter2" } }, token: n,
+        messages: [new AIMessage({ content: `run ${n}`, id: `a${n}` })] };
+    })
+    .addEdge(START, "authToken")
+    .addEdge("authToken", END)
+    .compile({ checkpointer: saver });
+  const client = stackClient("dev-acme-agent");
+  const thread = `named-${Math.random().toString(16).slice(2, 10)}`;
+  const config = { configurable: { thread_id: thread }, durability: "sync" as const };
+  await graph(new TetherSaver({ client, threadPrefix: "lg-sn-" })).invoke({ messages: [new HumanMessage({ content: "go", id: "h1" })] }, config);
+
+  // a new process: the session-service scrubbed by name what was under those names, and only the password in the value
+  const fresh = graph(new TetherSaver({ client, threadPrefix: "lg-sn-" }));
+  const state = await fresh.getState(config);
+  expect(state.values.apiKey).toBe("just a name 1");
+  expect(state.values.token).toBe(1);
+  expect(state.values.credentials).toEqual({ user: "ann", vault: { password: "[REDACTED:password-assignment]" } });
+  const next = await fresh.invoke({ messages: [new HumanMessage({ content: "again", id: "h2" })] }, config);
+  expect(next.token).toBe(2);
+  expect((next.messages as BaseMessage[]).map((m) => m.id)).toEqual(["h1", "a1", "h2", "a2"]);
+  const events = (await client.allEvents(`lg-sn-${thread}`))!;
+  expect(JSON.stringify(events.map((e) => e.json))).not.toContain("hunter2");
 });
