@@ -41,7 +41,7 @@ public sealed interface Decision permits Decision.Accepted, Decision.Rejected {
 
     /**
      * Tombstone every event key of the session (seq 1..lastSeq), then its checkpoint, stamped {@code at}: the session's time
-     * at its erasure, never before any of its events' {@code occurredAt}.
+     * at its erasure ({@link SessionHead#timeAt}), not before its events' {@code occurredAt} unless the clock is far behind.
      */
     record EraseLog(String sessionId, String tenantId, long lastSeq, Instant at) implements FollowUp {}
 }

@@ -90,7 +90,8 @@ public final class Sequencer {
 
     /**
      * The verdict on {@code envelope} for the session whose head is {@code head} (null: none yet), at {@code clock}, the
-     * sequencer's clock; the session's time is never before its last event's ({@link SessionHead#timeAt}).
+     * sequencer's clock; the session's time is not before its last event's unless the clock is far behind it
+     * ({@link SessionHead#timeAt}).
      */
     public static Decision decide(CommandEnvelope envelope, SessionHead head, History history, Instant clock) {
         if (head != null && !head.tenantId().equals(envelope.tenantId())) {

@@ -329,7 +329,7 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
     /**
      * A tombstone for every event of the session, then for its checkpoint; and the session leaves every store. The
      * tombstones are stamped with the session's time at the erasure ({@link Decision.EraseLog#at}: this sequencer's clock,
-     * the one every event's {@code occurredAt} comes from, and never before the session's last event): the services that
+     * the one every event's {@code occurredAt} comes from, and not before the session's last event): the services that
      * read them tell the erased session's calls from those of a session made again under its id by that time (a call's
      * authorization is at or before it, or after it), so it must not be the clock of the instance that took the request.
      */
