@@ -62,8 +62,9 @@ import java.util.regex.Pattern;
  * (so scrubbing is idempotent), prose that only mentions a password or token, counts such as {@code MAX_TOKENS=4096}
  * (a plural is not a secret word, but for an array or object), names such as {@code idempotencyKey} or
  * {@code partition_key}, an unquoted {@code true}, {@code false}, {@code null}, {@code None}, {@code nil} or
- * {@code undefined} ({@code "token": null} stays JSON), a token of text or a cursor by the word before it ({@code stop_tokens}, {@code eos_token},
- * {@code pageToken}, {@code next_page_token}, {@code NextToken}: {@code TEXT_AND_CURSOR_TOKENS}), the shell's {@code PWD}/{@code OLDPWD}, values without a letter or digit
+ * {@code undefined} ({@code "token": null} stays JSON), a token of text or a cursor by the word before it
+ * ({@code stop_tokens}, {@code eos_token}, {@code pageToken}, {@code next_page_token}, {@code NextToken}:
+ * {@code TEXT_AND_CURSOR_TOKENS}), the shell's {@code PWD}/{@code OLDPWD}, values without a letter or digit
  * ({@code password: ********}), UUIDs, hashes and file paths. In an array or object under a secret name: the keys,
  * numbers, {@code true}, {@code false} and {@code null} ({@code "usedTokens": {"inputTokens": 1842}} stays), and the
  * values of JSON Schema's {@code type}, {@code format}, {@code title}, {@code description} and {@code $…} keywords
