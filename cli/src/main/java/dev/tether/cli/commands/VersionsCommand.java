@@ -27,8 +27,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code tether versions}: harness versions for rainbow deploys, as an operator. */
 @Command(name = "versions", mixinStandardHelpOptions = true,
-        description = {"Harness versions for rainbow deploys: each version's weight for new sessions, its state, and how many "
-                + "sessions pinned to it are still open.",
+        description = {"The harness versions of the operator's tenant, for rainbow deploys: each version's weight for the "
+                + "tenant's new sessions, its state, and how many of the tenant's sessions pinned to it are still open.",
                 "A weight is a percent of new sessions: each ACTIVE version takes its weight, the default version (v1) takes "
                         + "what the others leave over, and the ACTIVE weights may total at most 100. While the default version "
                         + "is not ACTIVE, the ACTIVE versions share every new session in proportion to their weights. SHARE "
@@ -44,7 +44,7 @@ public final class VersionsCommand {
     CommandSpec spec;
 
     @Command(name = "list", mixinStandardHelpOptions = true,
-            description = "Every version: weight, share of new sessions, state, model, open sessions.")
+            description = "Every version of the operator's tenant: weight, share of new sessions, state, model, open sessions.")
     int list() {
         Output out = cli.output();
         List<HarnessVersion> versions;
