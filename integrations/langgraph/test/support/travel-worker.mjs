@@ -152,7 +152,7 @@ try {
       throw new Error(`unknown action ${config.action}`);
   }
 } catch (e) {
-  say("error", { name: e?.name, message: String(e?.message ?? e) });
+  say("error", { name: e?.name, message: String(e?.message ?? e), stack: String(e?.stack) });
   process.exitCode = 3;
 } finally {
   await client.close();
