@@ -296,20 +296,13 @@ final class SequencerProcessor implements Processor<String, SessionCommand, Obje
             return;
         }
         countsByTenant = true;
-        var legacy = new ArrayList<String>();
-        try (var it = openByVersion.all()) {
-            it.forEachRemaining(kv -> {
-                if (kv.key.indexOf('\0') < 0) {
-                    legacy.add(kv.key);
-                }
-            });
-        }
-        if (legacy.isEmpty()) {
-            return;
-        }
         var counted = new ArrayList<String>();
         try (var it = openByVersion.all()) {
             it.forEachRemaining(kv -> counted.add(kv.key));
+        }
+        List<String> legacy = counted.stream().filter(key -> key.indexOf('\0') < 0).toList();
+        if (legacy.isEmpty()) {
+            return;
         }
         counted.forEach(openByVersion::delete);
         try (var it = heads.all()) {
