@@ -158,7 +158,7 @@ export class SessionLog {
     const first = this.last + 1;
     const events = await planned.plan(first);
     planned.events = events.map((e, i) => (e.eventId === undefined ? Object.freeze({ ...e, eventId: eventIdOf(this.sessionId, planned.step, i) }) : e));
-    planned.events.forEach((e, i) => this.fold(sent(this.sessionId, first + i, e.eventId!, e)));
+    planned.events.forEach((e, i) => this.fold(sent(this.sessionId, first + i, e.eventId!, e), true));
     return events.length > 0;
   }
 
@@ -333,7 +333,7 @@ export class SessionLog {
         events = events.slice(1);
       }
       for (const event of events) {
-        this.fold(event);
+        this.fold(event, false);
       }
       this.appended = this.last;
       this.appendedId = events.at(-1)?.eventId ?? this.appendedId;
@@ -344,11 +344,11 @@ export class SessionLog {
     }
   }
 
-  private fold(event: SessionEvent): void {
+  private fold(event: SessionEvent, planned: boolean): void {
     if (event.seq !== this.last + 1) {
       throw new TetherError(`event ${event.seq} of ${this.sessionId} after ${this.last}: the log is read in order, without gaps`);
     }
-    this.options.fold.add(event);
+    this.options.fold.add(event, planned);
     this.last = event.seq;
   }
 
@@ -402,8 +402,12 @@ function fail(planned: readonly Planned[], error: unknown): void {
 
 /** What a {@link SessionLog} folds its events into: the integration's view of the log. */
 export interface SessionFold {
-  /** The next event, in seq order, once. */
-  add(event: SessionEvent): void;
+  /**
+   * The next event, in seq order, once. `planned`: the event is this writer's, folded as it planned it and not appended
+   * yet (a rollback may take it back, and a batch planned again may hold another event under its eventId at its seq);
+   * false for an event read from the log.
+   */
+  add(event: SessionEvent, planned: boolean): void;
   /** The session was erased (and maybe started again): forget everything; the new log follows from seq 1. */
   reset(): void;
   /**

@@ -103,18 +103,20 @@ class MemoryLog implements SessionLogPort {
 
 function logOf(port: MemoryLog, options: { rollback: boolean } = { rollback: true }) {
   const folded: SessionEvent[] = [];
+  /** Every add, in order: the seq, and whether the event was folded as planned (else read from the log). */
+  const adds: string[] = [];
   const rollbacks: number[] = [];
   let resets = 0;
   const log = new SessionLog(port, "s", {
     workerId: "w",
     newSession: () => ({ objective: "o", toolMode: "WRITE" }),
     fold: {
-      add: (e) => void folded.push(e),
+      add: (e, planned) => void (folded.push(e), adds.push(`${e.seq} ${planned ? "planned" : "read"}`)),
       reset: () => void (resets++, (folded.length = 0)),
       ...(options.rollback ? { rollback: (seq: number) => void (rollbacks.push(seq), (folded.length = seq)) } : {}),
     },
   });
-  return { log, folded, rollbacks, resets: () => resets };
+  return { log, folded, adds, rollbacks, resets: () => resets };
 }
 
 /** Plans `step` on the log's queue (as an integration does) and answers its `appended`, not waited for. */
@@ -148,7 +150,7 @@ describe("SessionLog", () => {
 
   it("plans again, with the same step, when the log moved: the plan sees the seqs its events get", async () => {
     const port = new MemoryLog();
-    const { log, folded } = logOf(port);
+    const { log, folded, adds } = logOf(port);
     await log.claimed();
     port.add("tool_call_authorized", "by-the-approval-service", { callId: "c1" });
     const plans: number[] = [];
@@ -160,6 +162,8 @@ describe("SessionLog", () => {
     expect(appended!.seqs).toEqual([4]);
     expect(port.appends.map((a) => a.step)).toEqual(["step-2", "step-2"]);
     expect(folded.map((e) => e.type)).toEqual(["session_started", "session_claimed", "tool_call_authorized", "user_message"]);
+    // the fold is told which events it got as planned: the one at 3 was taken back, and 3 is another event in the log
+    expect(adds).toEqual(["1 read", "2 read", "3 planned", "3 read", "4 planned"]);
   });
 
   it("is fenced once another writer claims the session, and then refuses every append without sending it", async () => {

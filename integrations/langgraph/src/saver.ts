@@ -1000,10 +1000,12 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         harnessVersion: this.options.harnessVersion,
         newSession: () => this.newSession(created.threadId),
         fold: {
-          add: (event) => {
-            const planned = parked.get(event.seq);
-            const form = writtenForm(planned, event);
-            const record = writtenRecord(planned, event);
+          add: (event, planned) => {
+            // a batch planned again may hold another event under a taken-back one's eventId at its seq: only the log's
+            // event is compared with the one taken back (was that one appended, scrubbed?)
+            const before = planned ? undefined : parked.get(event.seq);
+            const form = writtenForm(before, event);
+            const record = writtenRecord(before, event);
             parked.delete(event.seq);
             if (form !== undefined) {
               written.set(event.seq, form);
