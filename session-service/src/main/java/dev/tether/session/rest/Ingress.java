@@ -22,6 +22,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What every request body goes through before anything reaches Kafka: secrets are scrubbed from
@@ -35,6 +36,14 @@ public class Ingress {
 
     /** A tool call's arguments ({@code ToolCall.argumentsJson}): JSON text. */
     private static final String ARGUMENTS = "argumentsJson";
+
+    private static final String CONTENT = "content";
+
+    /**
+     * The events whose {@code content} is JSON text, or often is: a {@code framework_state}'s always, a tool's result
+     * whenever the tool answers in JSON (most do), a message when a model answers in a structured format.
+     */
+    private static final Set<String> CONTENT_MAY_BE_JSON = Set.of(FrameworkState.TYPE, ToolResult.TYPE, AssistantMessage.TYPE, UserMessage.TYPE);
 
     private final NominatingBlobStore blobs;
     private final BlobOffloader offloader;
@@ -55,9 +64,10 @@ public class Ingress {
     }
 
     /**
-     * Scrubs every string of {@code body} in place; returns how many secrets were redacted. A {@code framework_state}'s
-     * content and a tool call's arguments, JSON text, stay JSON text ({@link JsonTextScrubbing}): scrubbed as text, an
-     * argument such as {@code "api_key": 1234} would become no JSON, which the call's runner could not read.
+     * Scrubs every string of {@code body} in place; returns how many secrets were redacted. A tool call's arguments
+     * and the content of a {@code framework_state}, a tool result or a message stay JSON text if they are
+     * ({@link JsonTextScrubbing}): scrubbed as text, an argument such as {@code "api_key": 1234} would become no JSON,
+     * which the call's runner could not read, nor the model or the harness a tool's result.
      */
     public int scrub(JsonNode body) {
         return scrubTree(body);
@@ -67,12 +77,13 @@ public class Ingress {
     static int scrubTree(JsonNode body) {
         if (body instanceof ObjectNode object) {
             int count = 0;
-            boolean frameworkState = FrameworkState.TYPE.equals(object.path("type").textValue());
+            String type = object.path("type").textValue();
+            boolean contentMayBeJson = type != null && CONTENT_MAY_BE_JSON.contains(type);
             var renamed = new ArrayList<Map.Entry<String, JsonNode>>();
             for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
                 var field = it.next();
                 var name = SCRUBBER.scrub(field.getKey());
-                boolean jsonText = frameworkState && field.getKey().equals("content") || field.getKey().equals(ARGUMENTS);
+                boolean jsonText = contentMayBeJson && field.getKey().equals(CONTENT) || field.getKey().equals(ARGUMENTS);
                 if (jsonText && field.getValue().isTextual()) {
                     var scrubbed = JsonTextScrubbing.scrub(SCRUBBER, field.getValue().textValue());
                     if (scrubbed.redactedAny()) {
