@@ -76,77 +76,173 @@ export interface CheckpointRecord {
 }
 
 /**
- * The format of the checkpoint records this package writes (their `f`); a record without `f` is of format 1, as every
- * record written before format 2 is, and reads as it always did.
+ * The format of the checkpoint and writes records this package writes (their `f`). A record without `f` is of format 1,
+ * as every record written before format 2 is, and reads as it always did.
  *
- * Format 2 is format 1 with no channel or node name as a JSON key: {@link CheckpointRecord}'s `values` and `stored`,
- * and the serialized checkpoint's `channel_versions` and `versions_seen` (node, then channel), are lists of
- * `[name, value]` pairs ({@link StoredCheckpointRecord}). Tether scrubs the value of a key whose name says it is a
- * secret (`apiKey`, `token`, `password`, `credentials`...), every string in it when it is an object or array: a
- * channel so named had its location, its stored value's type tag and its version replaced by markers, and the thread
- * could not be read back. A name that is an element of a list is no key, so only the saver's own structure moves:
- * the values themselves are stored as before, and a secret in one is scrubbed as before (by name too).
+ * - Format 2 is format 1 with no channel or node name as a JSON key: {@link CheckpointRecord}'s `values` and `stored`,
+ *   and the serialized checkpoint's `channel_versions` and `versions_seen` (node, then channel), are lists of
+ *   `[name, value]` pairs ({@link StoredCheckpointRecord}). Tether scrubs the value of a key whose name says it is a
+ *   secret (`apiKey`, `token`, `password`, `credentials`...), every string in it when it is an object or array: a
+ *   channel so named had its location, its stored value's type tag and its version replaced by markers, and the thread
+ *   could not be read back. A name that is an element of a list is no key, so only the saver's own structure moves:
+ *   the values themselves are stored as before, and a secret in one is scrubbed as before (by name too).
+ * - Format 3 is format 2 with every name of LangGraph's a record holds escaped ({@link escapeName}: `%`, `:` and `=` as
+ *   `%25`, `%3A` and `%3D`) — the namespace (`ns`; the keys of the metadata's `parents`), channel and node names, a
+ *   writes record's channels and task path — and writes records marked with `f` too. Tether scrubs what follows a
+ *   name that says secret and a `:` or `=` in any text: a subgraph run by a node named `get_api_key` has the namespace
+ *   `get_api_key:<task id>`, whose task id became a marker, and a join channel `join:a+refresh_token:b` lost its `b`,
+ *   so the subgraph's checkpoints and the join's writes could not be found again.
  */
-export const FORMAT = 2;
+export const FORMAT = 3;
 
-/** A channel-keyed map as format 2 stores it: `[name, value]` pairs, in the map's order. */
+/** A channel-keyed map as formats 2 and 3 store it: `[name, value]` pairs, in the map's order. */
 export type Pairs<V> = readonly (readonly [string, V])[];
 
-/** A {@link CheckpointRecord} as format 2 stores it (see {@link FORMAT}); ThreadLog reads it back as a CheckpointRecord. */
+/** A {@link CheckpointRecord} as format 3 stores it (see {@link FORMAT}); ThreadLog reads it back as a CheckpointRecord. */
 export interface StoredCheckpointRecord extends Omit<CheckpointRecord, "values" | "stored"> {
   readonly f: typeof FORMAT;
   readonly values: Pairs<ValueLocation>;
   readonly stored: Pairs<StoredValue>;
 }
 
-/** `record` as format 2 stores it, the channel and node names of its checkpoint's versions included. */
-export function storedForm(record: CheckpointRecord): StoredCheckpointRecord {
-  const { values, stored, checkpoint, ...rest } = record;
-  return { f: FORMAT, ...rest, checkpoint: mapCheckpointJson(checkpoint, toPairs), values: Object.entries(values), stored: Object.entries(stored) };
+/** A {@link WritesRecord} as format 3 stores it: its names escaped. */
+export interface StoredWritesRecord extends WritesRecord {
+  readonly f: typeof FORMAT;
 }
 
 /**
- * The checkpoint record a `checkpoint` record's content holds, whatever its format: format 1 as it is, format 2 with
- * its pairs made maps again (LangGraph reads its checkpoint in its own shape). A record read already is returned as it
- * is (it has no `f`).
+ * A name of LangGraph's as format 3 stores it: `%`, `:` and `=` as `%25`, `%3A` and `%3D`, so that no name is followed
+ * by a `:` or `=` in the text Tether scrubs. Most names have none of them and are stored as they are.
+ */
+export function escapeName(name: string): string {
+  return name.replace(/[%:=]/g, (c) => (c === "%" ? "%25" : c === ":" ? "%3A" : "%3D"));
+}
+
+/** The name {@link escapeName} stored. */
+export function unescapeName(stored: string): string {
+  return stored.replace(/%(25|3A|3D)/g, (_, hex: string) => (hex === "25" ? "%" : hex === "3A" ? ":" : "="));
+}
+
+const asIs = (name: string) => name;
+
+/** `record` as format 3 stores it, the channel and node names of its checkpoint's versions included. */
+export function storedForm(record: CheckpointRecord): StoredCheckpointRecord {
+  const { values, stored, checkpoint, metadata, ns, ...rest } = record;
+  return {
+    f: FORMAT,
+    ...rest,
+    ...(ns === undefined ? {} : { ns: escapeName(ns) }),
+    checkpoint: mapCheckpointJson(checkpoint, "pairs", escapeName),
+    metadata: mapParents(metadata, escapeName),
+    values: pairsOf(values, escapeName),
+    stored: pairsOf(stored, escapeName),
+  };
+}
+
+/**
+ * The checkpoint record a `checkpoint` record's content holds, whatever its format: format 1 as it is, formats 2 and 3
+ * with their pairs made maps again (LangGraph reads its checkpoint in its own shape) and format 3's names unescaped. A
+ * record read already is returned as it is (it has no `f`).
  */
 export function checkpointRecordOf(content: unknown): CheckpointRecord {
-  const record = content as CheckpointRecord | StoredCheckpointRecord;
+  const record = content as CheckpointRecord | StoredCheckpointRecord | (Omit<StoredCheckpointRecord, "f"> & { f: 2 });
   if (!("f" in record) || record.f === undefined) {
     return record as CheckpointRecord;
   }
-  if (record.f !== FORMAT) {
-    throw new Error(`checkpoint record ${record.id} is of format ${String(record.f)}, which a newer TetherSaver writes: this one reads formats 1 and ${FORMAT}`);
-  }
-  const { f: _f, values, stored, checkpoint, ...rest } = record;
+  const name = nameReader(record.f, `checkpoint record ${record.id}`);
+  const { f: _f, values, stored, checkpoint, metadata, ns, ...rest } = record;
   void _f;
-  return { ...rest, checkpoint: mapCheckpointJson(checkpoint, fromPairs), values: Object.fromEntries(values), stored: Object.fromEntries(stored) };
+  return {
+    ...rest,
+    ...(ns === undefined ? {} : { ns: name(ns) }),
+    checkpoint: mapCheckpointJson(checkpoint, "map", name),
+    metadata: mapParents(metadata, name),
+    values: Object.fromEntries(pairsOf(values, name)),
+    stored: Object.fromEntries(pairsOf(stored, name)),
+  };
 }
 
-/** A serialized checkpoint (its JSON inline) with its `channel_versions` and each node's `versions_seen` mapped by `map`. */
-function mapCheckpointJson(checkpoint: TypedValue, map: (versions: unknown) => unknown): TypedValue {
+/** `record` as format 3 stores it. */
+export function storedWritesForm(record: WritesRecord): StoredWritesRecord {
+  const { ns, path, writes, ...rest } = record;
+  return {
+    f: FORMAT,
+    ...rest,
+    ...(ns === undefined ? {} : { ns: escapeName(ns) }),
+    path: escapeName(path),
+    writes: writes.map(([channel, index, value]) => [escapeName(channel), index, value] as const),
+  };
+}
+
+/** The writes record a `writes` record's content holds, whatever its format (a record without `f` is of format 1 or 2). */
+export function writesRecordOf(content: unknown): WritesRecord {
+  const record = content as WritesRecord & { f?: number };
+  if (record.f === undefined) {
+    return record;
+  }
+  const name = nameReader(record.f, `writes record of checkpoint ${record.checkpoint}`);
+  const { f: _f, ns, path, writes, ...rest } = record;
+  void _f;
+  return {
+    ...rest,
+    ...(ns === undefined ? {} : { ns: name(ns) }),
+    path: name(path),
+    writes: writes.map(([channel, index, value]) => [name(channel), index, value] as const),
+  };
+}
+
+/** How a record of format `f` stores names; an error for a format a newer TetherSaver writes. */
+function nameReader(f: number, what: string): (stored: string) => string {
+  if (f === 2) {
+    return asIs;
+  }
+  if (f !== FORMAT) {
+    throw new Error(`${what} is of format ${String(f)}, which a newer TetherSaver writes: this one reads formats 1 to ${FORMAT}`);
+  }
+  return unescapeName;
+}
+
+/** A map's (or pairs') entries, their names mapped by `name`. */
+function pairsOf<V>(map: Readonly<Record<string, V>> | Pairs<V>, name: (n: string) => string): [string, V][] {
+  const entries: Pairs<V> = Array.isArray(map) ? (map as Pairs<V>) : Object.entries(map);
+  return entries.map(([n, v]) => [name(n), v]);
+}
+
+/**
+ * A serialized checkpoint (its JSON inline) with its `channel_versions` and each node's `versions_seen` as `pairs` or
+ * as a `map`, whichever form they are in, their names mapped by `name`.
+ */
+function mapCheckpointJson(checkpoint: TypedValue, to: "pairs" | "map", name: (n: string) => string): TypedValue {
   if (!("j" in checkpoint) || typeof checkpoint.j !== "object" || checkpoint.j === null) {
     return checkpoint; // not JSON (another serializer's bytes, base64): no name in it is a key Tether reads
   }
+  const form = (map: unknown, inner?: (v: unknown) => unknown) => {
+    if (typeof map !== "object" || map === null) {
+      return map;
+    }
+    const entries = pairsOf(map as Record<string, unknown>, name).map(([n, v]) => [n, inner === undefined ? v : inner(v)] as [string, unknown]);
+    return to === "pairs" ? entries : Object.fromEntries(entries);
+  };
   const j = { ...(checkpoint.j as Record<string, unknown>) };
   if (j.channel_versions !== undefined) {
-    j.channel_versions = map(j.channel_versions);
+    j.channel_versions = form(j.channel_versions);
   }
   if (j.versions_seen !== undefined) {
-    const nodes = fromPairs(j.versions_seen) as Record<string, unknown>;
-    j.versions_seen = map(Object.fromEntries(Object.entries(nodes).map(([node, seen]) => [node, map(seen)])));
+    j.versions_seen = form(j.versions_seen, (seen) => form(seen));
   }
   return { ...checkpoint, j };
 }
 
-/** A map as pairs (already pairs: as it is). */
-function toPairs(map: unknown): unknown {
-  return typeof map === "object" && map !== null && !Array.isArray(map) ? Object.entries(map) : map;
-}
-
-/** Pairs as a map (already a map: as it is). */
-function fromPairs(pairs: unknown): unknown {
-  return Array.isArray(pairs) ? Object.fromEntries(pairs as [string, unknown][]) : pairs;
+/** Serialized metadata (its JSON inline) with the namespaces that key its `parents` mapped by `name`. */
+function mapParents(metadata: TypedValue, name: (n: string) => string): TypedValue {
+  if (name === asIs || !("j" in metadata) || typeof metadata.j !== "object" || metadata.j === null) {
+    return metadata;
+  }
+  const parents = (metadata.j as Record<string, unknown>).parents;
+  if (typeof parents !== "object" || parents === null || Array.isArray(parents)) {
+    return metadata;
+  }
+  return { ...metadata, j: { ...(metadata.j as Record<string, unknown>), parents: Object.fromEntries(pairsOf(parents as Record<string, unknown>, name)) } };
 }
 
 /** The writes of one task against one checkpoint (one `putWrites`). */

@@ -56,7 +56,10 @@ import {
   checkpointRecordOf,
   isLcMessage,
   storedForm,
+  storedWritesForm,
+  writesRecordOf,
   type StoredCheckpointRecord,
+  type StoredWritesRecord,
 } from "./records.js";
 import { ThreadLog, type At } from "./thread-log.js";
 
@@ -419,7 +422,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         writes: stored,
         ...(special ? { d: content } : {}),
       };
-      batch.events.push(frameworkState(WRITES, checkpointId, record));
+      batch.events.push(frameworkState(WRITES, checkpointId, storedWritesForm(record)));
     });
   }
 
@@ -1142,7 +1145,7 @@ function writtenRecord(planned: SessionEvent | undefined, read: SessionEvent): C
   }
   // as ThreadLog.index reads it back: the namespace "" when the record leaves it out, a checkpoint in format 1's shape
   const content: unknown = JSON.parse(String(planned.json.content));
-  return { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(content) : (content as WritesRecord)) };
+  return { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(content) : writesRecordOf(content)) };
 }
 
 /**
@@ -1256,7 +1259,7 @@ function tooLarge(error: unknown): boolean {
   return error instanceof TetherError && error.apiError?.status === 413;
 }
 
-function frameworkState(kind: string, key: string, record: StoredCheckpointRecord | WritesRecord): Event {
+function frameworkState(kind: string, key: string, record: StoredCheckpointRecord | StoredWritesRecord): Event {
   return NewEvent.of("framework_state", { framework: FRAMEWORK, kind, key, content: JSON.stringify(record) });
 }
 

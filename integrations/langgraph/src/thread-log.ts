@@ -6,6 +6,7 @@ import {
   REF,
   WRITES,
   checkpointRecordOf,
+  writesRecordOf,
   type CheckpointRecord,
   type LcMessage,
   type MessageRef,
@@ -236,8 +237,8 @@ export class ThreadLog {
 
   /** Indexes a record whose content was read (inline, or from its artifact), of any format, or as indexed before (a rollback). */
   index(seq: number, kind: string, stored: unknown): void {
-    // a record leaves out an empty namespace; a checkpoint record of format 2 is read in the shape of format 1
-    const record = kind === MESSAGE ? stored : { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(stored) : (stored as object)) };
+    // a record leaves out an empty namespace; a record of format 2 or 3 is read in the shape of format 1
+    const record = kind === MESSAGE ? stored : { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(stored) : writesRecordOf(stored)) };
     this.records.set(seq, { kind, record });
     if (kind === CHECKPOINT) {
       const r = record as CheckpointRecord;

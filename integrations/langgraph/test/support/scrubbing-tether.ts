@@ -28,6 +28,21 @@ function secretKind(name: string, container: boolean): string | undefined {
   return /(secret|token|credentials?|(api|access|private|client|auth)[_-]?key)$/.test(word) ? SECRET_ASSIGNMENT : undefined;
 }
 
+/**
+ * A name, `:` or `=`, and a value in text (`api_key=abc`, `refresh_token:1ef4...`): the value of a name that says
+ * secret is redacted as SecretScrubber's assignment rules do in any string. The value here ends at a separator of
+ * LangGraph's names (`+`, `|`, `:`), so that each name in `join:clientSecret+authToken:done` is read; the service's
+ * reads on to the next space or quote.
+ */
+const ASSIGNED = /([A-Za-z0-9_-]+)([:=])([^\s"'+|:=,;]+)/g;
+
+function scrubAssigned(text: string, count: () => void): string {
+  return text.replace(ASSIGNED, (whole, name: string, sign: string, value: string) => {
+    const kind = secretKind(name, false);
+    return kind === undefined || MARKER.test(value) ? whole : (count(), `${name}${sign}${kind}`);
+  });
+}
+
 /** JSON Schema's keywords, whose strings in an object under a secret name describe it and hold none. */
 const SCHEMA_WORDS = new Set(["type", "format", "title", "description"]);
 
@@ -68,9 +83,10 @@ function redact(value: unknown, kind: string, direct: boolean, count: () => void
 }
 
 /**
- * The in-memory log with the session-service's scrubbing: a GitHub token by its shape, in every string of an event,
- * however deep (a tool call's arguments), a `framework_state`'s JSON content included, which stays JSON (the marker
- * needs no escape); and in that JSON content, the values of keys named as secrets ({@link scrubByName}). Scrubbed
+ * The in-memory log with the session-service's scrubbing: a GitHub token by its shape and a value assigned to a
+ * secret's name in text ({@link scrubAssigned}), in every string of an event, however deep (a tool call's arguments),
+ * a `framework_state`'s JSON content included, which stays JSON (the marker needs no escape); and in that JSON content,
+ * the values of keys named as secrets ({@link scrubByName}). Scrubbed
  * before content is offloaded, as the service does.
  */
 export class ScrubbingTether extends FakeTether {
@@ -79,7 +95,7 @@ export class ScrubbingTether extends FakeTether {
     const count = () => void redactions++;
     const scrub = (v: unknown): unknown => {
       if (typeof v === "string") {
-        return v.replace(TOKEN, () => (redactions++, "[REDACTED:github-token]"));
+        return scrubAssigned(v.replace(TOKEN, () => (redactions++, "[REDACTED:github-token]")), count);
       }
       if (Array.isArray(v)) {
         return v.map(scrub);
