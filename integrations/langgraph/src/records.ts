@@ -87,9 +87,9 @@ export interface CheckpointRecord {
  *   could not be read back. A name that is an element of a list is no key, so only the saver's own structure moves:
  *   the values themselves are stored as before, and a secret in one is scrubbed as before (by name too).
  * - Format 3 is format 2 with every name of LangGraph's a record holds escaped ({@link escapeName}: `%`, `:` and `=` as
- *   `%25`, `%3A` and `%3D`) — the namespace (`ns`; the keys of the metadata's `parents`), channel and node names, a
- *   writes record's channels and task path — and writes records marked with `f` too. Tether scrubs what follows a
- *   name that says secret and a `:` or `=` in any text: a subgraph run by a node named `get_api_key` has the namespace
+ *   `%25`, `%3A` and `%3D`) — the namespace (`ns`; the metadata's `parents`), channel and node names (the metadata's
+ *   `counters_since_delta_snapshot` too), a writes record's channels and task path — and writes records marked with
+ *   `f` too. Tether scrubs what follows a name that says secret and a `:` or `=` in any text: a subgraph run by a node named `get_api_key` has the namespace
  *   `get_api_key:<task id>`, whose task id became a marker, and a join channel `join:a+refresh_token:b` lost its `b`,
  *   so the subgraph's checkpoints and the join's writes could not be found again.
  */
@@ -133,7 +133,7 @@ export function storedForm(record: CheckpointRecord): StoredCheckpointRecord {
     ...rest,
     ...(ns === undefined ? {} : { ns: escapeName(ns) }),
     checkpoint: mapCheckpointJson(checkpoint, "pairs", escapeName),
-    metadata: mapParents(metadata, escapeName),
+    metadata: mapMetadataNames(metadata, escapeName),
     values: pairsOf(values, escapeName),
     stored: pairsOf(stored, escapeName),
   };
@@ -156,7 +156,7 @@ export function checkpointRecordOf(content: unknown): CheckpointRecord {
     ...rest,
     ...(ns === undefined ? {} : { ns: name(ns) }),
     checkpoint: mapCheckpointJson(checkpoint, "map", name),
-    metadata: mapParents(metadata, name),
+    metadata: mapMetadataNames(metadata, name),
     values: Object.fromEntries(pairsOf(values, name)),
     stored: Object.fromEntries(pairsOf(stored, name)),
   };
@@ -233,16 +233,22 @@ function mapCheckpointJson(checkpoint: TypedValue, to: "pairs" | "map", name: (n
   return { ...checkpoint, j };
 }
 
-/** Serialized metadata (its JSON inline) with the namespaces that key its `parents` mapped by `name`. */
-function mapParents(metadata: TypedValue, name: (n: string) => string): TypedValue {
+/** The maps of LangGraph's checkpoint metadata keyed by its names: namespaces (`parents`), channels (delta channels' counters). */
+const NAMED_METADATA = ["parents", "counters_since_delta_snapshot"];
+
+/** Serialized metadata (its JSON inline) with the names that key its {@link NAMED_METADATA} maps mapped by `name`. */
+function mapMetadataNames(metadata: TypedValue, name: (n: string) => string): TypedValue {
   if (name === asIs || !("j" in metadata) || typeof metadata.j !== "object" || metadata.j === null) {
     return metadata;
   }
-  const parents = (metadata.j as Record<string, unknown>).parents;
-  if (typeof parents !== "object" || parents === null || Array.isArray(parents)) {
-    return metadata;
+  const j = { ...(metadata.j as Record<string, unknown>) };
+  for (const key of NAMED_METADATA) {
+    const map = j[key];
+    if (typeof map === "object" && map !== null && !Array.isArray(map)) {
+      j[key] = Object.fromEntries(pairsOf(map as Record<string, unknown>, name));
+    }
   }
-  return { ...metadata, j: { ...(metadata.j as Record<string, unknown>), parents: Object.fromEntries(pairsOf(parents as Record<string, unknown>, name)) } };
+  return { ...metadata, j };
 }
 
 /** The writes of one task against one checkpoint (one `putWrites`). */
