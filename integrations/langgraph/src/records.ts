@@ -87,11 +87,12 @@ export interface CheckpointRecord {
  *   could not be read back. A name that is an element of a list is no key, so only the saver's own structure moves:
  *   the values themselves are stored as before, and a secret in one is scrubbed as before (by name too).
  * - Format 3 is format 2 with every name of LangGraph's a record holds escaped ({@link escapeName}: `%`, `:` and `=` as
- *   `%25`, `%3A` and `%3D`) — the namespace (`ns`; the metadata's `parents`), channel and node names (the metadata's
- *   `counters_since_delta_snapshot` too), a writes record's channels and task path — and writes records marked with
- *   `f` too. Tether scrubs what follows a name that says secret and a `:` or `=` in any text: a subgraph run by a node named `get_api_key` has the namespace
- *   `get_api_key:<task id>`, whose task id became a marker, and a join channel `join:a+refresh_token:b` lost its `b`,
- *   so the subgraph's checkpoints and the join's writes could not be found again.
+ *   `%25`, `%3A` and `%3D`) — the thread id (`thread`), the namespace (`ns`; the metadata's `parents`), channel and
+ *   node names (the metadata's `counters_since_delta_snapshot` too), a writes record's channels and task path — and
+ *   writes records marked with `f` too. Tether scrubs what follows a name that says secret and a `:` or `=` in any
+ *   text: a subgraph run by a node named `get_api_key` has the namespace `get_api_key:<task id>`, whose task id became
+ *   a marker, and a join channel `join:a+refresh_token:b` lost its `b`, so the subgraph's checkpoints and the join's
+ *   writes could not be found again.
  */
 export const FORMAT = 3;
 
@@ -127,9 +128,10 @@ const asIs = (name: string) => name;
 
 /** `record` as format 3 stores it, the channel and node names of its checkpoint's versions included. */
 export function storedForm(record: CheckpointRecord): StoredCheckpointRecord {
-  const { values, stored, checkpoint, metadata, ns, ...rest } = record;
+  const { values, stored, checkpoint, metadata, thread, ns, ...rest } = record;
   return {
     f: FORMAT,
+    ...(thread === undefined ? {} : { thread: escapeName(thread) }),
     ...rest,
     ...(ns === undefined ? {} : { ns: escapeName(ns) }),
     checkpoint: mapCheckpointJson(checkpoint, "pairs", escapeName),
@@ -150,9 +152,10 @@ export function checkpointRecordOf(content: unknown): CheckpointRecord {
     return record as CheckpointRecord;
   }
   const name = nameReader(record.f, `checkpoint record ${record.id}`);
-  const { f: _f, values, stored, checkpoint, metadata, ns, ...rest } = record;
+  const { f: _f, values, stored, checkpoint, metadata, thread, ns, ...rest } = record;
   void _f;
   return {
+    ...(thread === undefined ? {} : { thread: name(thread) }),
     ...rest,
     ...(ns === undefined ? {} : { ns: name(ns) }),
     checkpoint: mapCheckpointJson(checkpoint, "map", name),
@@ -164,9 +167,10 @@ export function checkpointRecordOf(content: unknown): CheckpointRecord {
 
 /** `record` as format 3 stores it. */
 export function storedWritesForm(record: WritesRecord): StoredWritesRecord {
-  const { ns, path, writes, ...rest } = record;
+  const { thread, ns, path, writes, ...rest } = record;
   return {
     f: FORMAT,
+    ...(thread === undefined ? {} : { thread: escapeName(thread) }),
     ...rest,
     ...(ns === undefined ? {} : { ns: escapeName(ns) }),
     path: escapeName(path),
@@ -181,9 +185,10 @@ export function writesRecordOf(content: unknown): WritesRecord {
     return record;
   }
   const name = nameReader(record.f, `writes record of checkpoint ${record.checkpoint}`);
-  const { f: _f, ns, path, writes, ...rest } = record;
+  const { f: _f, thread, ns, path, writes, ...rest } = record;
   void _f;
   return {
+    ...(thread === undefined ? {} : { thread: name(thread) }),
     ...rest,
     ...(ns === undefined ? {} : { ns: name(ns) }),
     path: name(path),

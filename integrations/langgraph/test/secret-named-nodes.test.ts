@@ -76,4 +76,15 @@ describe("nodes named like secrets, in namespaces and join channels", () => {
     expect(escapeName("get_api_key:1ef4|inner:2")).toBe("get_api_key%3A1ef4|inner%3A2");
     expect(escapeName("a=%")).toBe("a%3D%25");
   });
+
+  it("a thread id with a secret's name and a `=` in it is listed by a new process as it is", async () => {
+    const tether = new ScrubbingTether();
+    const threadId = "user 7 / session_token=abc"; // no session id as it is: the session's id is a hash of it
+    await graph(new TetherSaver({ client: tether, threadPrefix: "sn-" })).invoke({ log: ["start"] }, { configurable: { thread_id: threadId } });
+    const listed = new Set<unknown>();
+    for await (const tuple of new TetherSaver({ client: tether, threadPrefix: "sn-" }).list({})) {
+      listed.add(tuple.config.configurable?.thread_id);
+    }
+    expect(listed).toEqual(new Set([threadId]));
+  });
 });
