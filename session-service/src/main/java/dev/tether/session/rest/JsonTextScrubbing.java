@@ -29,8 +29,11 @@ import java.util.regex.Pattern;
  * parse; such a text is scrubbed value by value instead: every member name and string scrubbed as text, every member
  * whose {@code "name": value} the scrubber finds a secret in given the redaction marker as its value, a string, and
  * every array or object under a secret name scrubbed as text under it once its own members are (the strings in it
- * redacted as they are in text). That text is written anew (compact, numbers exact, a member named twice kept once, as
- * Jackson keeps it): only the rare text whose plain scrubbing broke it is rewritten.
+ * redacted as they are in text). A string that is JSON text itself (a tool call's {@code arguments} in a framework's
+ * record, a tool's JSON output kept in a message) is JSON text to whoever reads it: the text is scrubbed value by value
+ * too when plain scrubbing left the outer text JSON but such a string not ({@code "{\"api_key\": 1234}"}), and every
+ * string that opens as JSON is scrubbed so, recursively. That text is written anew (compact, numbers exact, a member
+ * named twice kept once, as Jackson keeps it): only the rare text whose plain scrubbing broke it is rewritten.
  *
  * <p>A text with Unicode escapes (<code>&#92;u0041</code>) or escaped slashes ({@code \/}), which hide a secret's shape
  * or name from scrubbing as text (Gson writes {@code =} as <code>&#92;u003d</code>, PHP {@code /} as {@code \/}), is
@@ -63,12 +66,15 @@ final class JsonTextScrubbing {
         if (!asText.redactedAny()) {
             return new Scrubbed(json, 0, Map.of());
         }
-        if (JsonSyntax.isValue(asText.text()) || !JsonSyntax.isValue(readable)) {
-            return asText; // still JSON, or never was: the event's own check refuses the latter
+        if (!JsonSyntax.isValue(readable)) {
+            return asText; // never was JSON: scrubbed as the text it is
         }
         JsonNode tree;
         try {
             tree = MAPPER.readTree(readable);
+            if (JsonSyntax.isValue(asText.text()) && !brokeNestedJson(tree, MAPPER.readTree(asText.text()))) {
+                return asText; // still JSON, and so is every string in it that was
+            }
         } catch (JsonProcessingException e) {
             return asText; // deeper than Jackson reads: the event's check refuses what scrubbing broke, naming content
         }
@@ -79,6 +85,41 @@ final class JsonTextScrubbing {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a JSON tree read from text could not be written back", e);
         }
+    }
+
+    /**
+     * Whether a string of {@code original} that is JSON text itself (a tool call's {@code arguments} inside a framework's
+     * record, a tool's JSON output kept in a message) is no longer JSON in {@code scrubbed}, the same tree scrubbed as
+     * text: {@code "{\"api_key\": 1234}"} inside a string stays a valid string of the outer text once redacted, but is
+     * no JSON to whoever reads it. Scrubbing as text changes strings and member names, never the tree's shape.
+     */
+    private static boolean brokeNestedJson(JsonNode original, JsonNode scrubbed) {
+        if (original.isTextual()) {
+            String text = original.textValue();
+            return looksLikeJson(text) && scrubbed.isTextual() && !JsonSyntax.isValue(scrubbed.textValue()) && JsonSyntax.isValue(text);
+        }
+        if (original.size() != scrubbed.size() || original.isObject() != scrubbed.isObject()) {
+            return false; // a member name scrubbed into another's: the walk value by value decides
+        }
+        Iterator<JsonNode> a = original.elements();
+        Iterator<JsonNode> b = scrubbed.elements();
+        while (a.hasNext() && b.hasNext()) {
+            if (brokeNestedJson(a.next(), b.next())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code text} opens as a JSON object or array would: the strings worth reading as JSON. */
+    private static boolean looksLikeJson(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!Character.isWhitespace(c)) {
+                return c == '{' || c == '[';
+            }
+        }
+        return false;
     }
 
     /** {@code json} as Jackson writes it, which escapes only what JSON must; {@code json} itself if it is no JSON. */
@@ -174,8 +215,9 @@ final class JsonTextScrubbing {
             }
         }
 
+        /** A string scrubbed, as JSON text when it opens as JSON (which then stays JSON), else as text. */
         private String text(String text) {
-            Scrubbed s = scrubber.scrub(text);
+            Scrubbed s = looksLikeJson(text) ? scrub(scrubber, text) : scrubber.scrub(text);
             count(s);
             return s.text();
         }

@@ -76,6 +76,42 @@ class JsonTextScrubbingTest {
     }
 
     @Test
+    void aStringThatIsJsonItself_staysJson_whenASecretIsRedactedFromIt() throws Exception {
+        // a framework's record holding a tool call's arguments and a tool's output, each JSON text in a string
+        String json = "{\"items\": [{\"type\": \"function_call\", \"arguments\": \"{\\\"api_key\\\":12345678,\\\"q\\\":\\\"x\\\"}\"},"
+                + " {\"output\": \"{\\\"password\\\": 99999999, \\\"ok\\\": true}\"}], \"note\": \"{not json\"}";
+        var mapper = new ObjectMapper();
+        String plain = SCRUBBER.scrub(json).text();
+        assertThat(JsonSyntax.isValue(plain)).as("the outer text stays JSON scrubbed as text").isTrue();
+        assertThat(JsonSyntax.isValue(mapper.readTree(plain).at("/items/0/arguments").asText())).as("the arguments do not").isFalse();
+
+        Scrubbed s = scrub(json);
+
+        var tree = mapper.readTree(s.text());
+        String arguments = tree.at("/items/0/arguments").asText();
+        assertThat(JsonSyntax.isValue(arguments)).as(arguments).isTrue();
+        assertThat(mapper.readTree(arguments).get("q").asText()).isEqualTo("x");
+        assertThat(mapper.readTree(arguments).get("api_key").asText()).isEqualTo("[REDACTED:secret-assignment]");
+        String output = tree.at("/items/1/output").asText();
+        assertThat(JsonSyntax.isValue(output)).as(output).isTrue();
+        assertThat(mapper.readTree(output).get("ok").booleanValue()).isTrue();
+        assertThat(mapper.readTree(output).get("password").asText()).isEqualTo("[REDACTED:password-assignment]");
+        assertThat(tree.get("note").asText()).as("a string that only opens like JSON, as it was").isEqualTo("{not json");
+        assertThat(s.text()).doesNotContain("12345678", "99999999");
+        assertThat(s.redactions()).isEqualTo(2);
+    }
+
+    @Test
+    void aStringThatIsJsonItself_andStaysJsonScrubbedAsText_isScrubbedAsText() {
+        String json = "{\"arguments\": \"{\\\"api_key\\\": \\\"abcdefgh123\\\"}\",  \"n\": 1.50}";
+
+        Scrubbed s = scrub(json);
+
+        assertThat(s.text()).isEqualTo(SCRUBBER.scrub(json).text()).doesNotContain("abcdefgh123").contains("\"n\": 1.50}");
+        assertThat(s.redactions()).isEqualTo(1);
+    }
+
+    @Test
     void numbersKeepTheirExactText_whenTheTextIsWrittenAnew() {
         String json = "{\"token\":12345678,\"big\":123456789012345678901234567890,\"f\":0.1000000000000000055511151231257827,\"e\":1E+5,"
                 + "\"i\":-0}";
