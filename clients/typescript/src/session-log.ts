@@ -52,6 +52,7 @@ export class SessionLog {
     private readonly options: SessionLogOptions,
   ) {
     requireText(options.workerId, "workerId");
+    this.claim = options.claim;
   }
 
   /** The last seq folded (0 before any), including events planned and not appended yet. */
@@ -62,6 +63,11 @@ export class SessionLog {
   /** This writer's claim, once it made one. */
   get claimOf(): Claimed | undefined {
     return this.claim;
+  }
+
+  /** Whether nothing is planned and not yet appended: letting the log go loses nothing but what it read. */
+  get idle(): boolean {
+    return this.flight === undefined && this.waiting.length === 0 && this.last === this.appended;
   }
 
   /** Runs `work` after the work queued on this log before it (whether that failed or not). */
@@ -89,6 +95,9 @@ export class SessionLog {
       throw this.lost;
     }
     if (this.claim !== undefined) {
+      if (this.appendedId === undefined && this.last === 0) {
+        await this.sync(); // a claim made before this log was (SessionLogOptions.claim): read the log first
+      }
       return this.claim;
     }
     let harnessVersion = this.options.harnessVersion;
@@ -427,6 +436,12 @@ export interface SessionLogOptions {
   readonly fold: SessionFold;
   /** Called after each read of the log caught up (e.g. to fetch offloaded content the fold needs). */
   readonly afterSync?: (() => Promise<void>) | undefined;
+  /**
+   * The claim this writer made before, when its log is made again (the integration let the last one go, to bound its
+   * memory): this writer's claim from the start, the log read before anything is planned on it. A session taken over
+   * or erased meanwhile is found out as it would have been (fenced, not found).
+   */
+  readonly claim?: Claimed | undefined;
 }
 
 /** What a {@link SessionLog} asks of Tether; a `TetherClient` is one. */

@@ -166,6 +166,21 @@ describe("SessionLog", () => {
     expect(adds).toEqual(["1 read", "2 read", "3 planned", "3 read", "4 planned"]);
   });
 
+  it("made again with the claim its writer had, reads the log first and appends under that claim, claiming nothing", async () => {
+    const port = new MemoryLog();
+    const first = logOf(port).log;
+    await first.appendPlanned("a", () => [NewEvent.userMessage("one")]);
+    const claim = first.claimOf!;
+    const again = new SessionLog(port, "s", { workerId: "w", newSession: () => ({ objective: "o", toolMode: "WRITE" }), fold: { add: () => undefined, reset: () => undefined }, claim });
+
+    const appended = await again.appendPlanned("b", (firstSeq) => [NewEvent.userMessage(`at ${firstSeq}`)]);
+
+    expect(appended!.seqs).toEqual([4]);
+    expect(port.epoch, "no second claim").toBe(1);
+    expect(port.appends.map((a) => [a.step, a.epoch, a.expectedSeq]), "planned once, on the log as read").toEqual([["a", 1, 2], ["b", 1, 3]]);
+    expect(port.logged.map((e) => e.type)).toEqual(["session_started", "session_claimed", "user_message", "user_message"]);
+  });
+
   it("is fenced once another writer claims the session, and then refuses every append without sending it", async () => {
     const port = new MemoryLog();
     const { log } = logOf(port);

@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { TetherSaver, TetherSaverError, ThreadTakenOverError } from "./saver.js";
+export { DEFAULT_MAX_CACHED_THREADS, TetherSaver, TetherSaverError, ThreadTakenOverError } from "./saver.js";
 export type { TetherSaverOptions, ThreadSession } from "./saver.js";
 export type { TetherPort } from "./port.js";
 export { idempotencyKeyOf } from "./tools.js";

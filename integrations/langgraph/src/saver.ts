@@ -108,7 +108,17 @@ export interface TetherSaverOptions {
    */
   readonly otherTools?: "recorded" | "executor";
   readonly serde?: SerializerProtocol;
+  /**
+   * The most threads whose logs the saver keeps in memory while none of its calls is using them (at least 1; default
+   * 256): a long-running process serving many threads would otherwise keep every log it ever read. The least recently
+   * used is let go, its claim kept; the next call on it reads its log from Tether again, as a new process would (its
+   * values as Tether keeps them, a secret scrubbed).
+   */
+  readonly maxCachedThreads?: number;
 }
+
+/** {@link TetherSaverOptions.maxCachedThreads}'s default. */
+export const DEFAULT_MAX_CACHED_THREADS = 256;
 
 /** TetherSaver could not do what LangGraph asked, and says why (the session refused the write, or was not found). */
 export class TetherSaverError extends Error {
@@ -148,6 +158,8 @@ interface Thread {
   readonly log: ThreadLog;
   /** The session's log as this saver writes it: the claim, the optimistic appends, the serialised work. */
   readonly session: SessionLog;
+  /** The saver's calls using the thread now: it is not let go while any is (see {@link TetherSaverOptions.maxCachedThreads}). */
+  users: number;
   /** The last message list written or read per channel, its messages' JSON and references: the next put usually extends it. */
   readonly lists: Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>;
   /** Messages appended ahead of the batch that refers to them (one too large for an append), by their JSON: their seqs. */
@@ -199,7 +211,11 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   private readonly port: TetherPort;
   private readonly prefix: string;
   private readonly workerId: string;
+  /** The threads in memory by session id, the least recently used first. */
   private readonly threads = new Map<string, Thread>();
+  /** The claims of the threads let go (see {@link TetherSaverOptions.maxCachedThreads}), by session id. */
+  private readonly claims = new Map<string, Claimed>();
+  private readonly maxCachedThreads: number;
   private readonly texts: EventTexts;
 
   constructor(private readonly options: TetherSaverOptions) {
@@ -220,6 +236,15 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       throw new TypeError(`threadPrefix must be up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit: ${this.prefix}`);
     }
     this.workerId = options.workerId ?? `langgraph-${hostname()}-${process.pid}`;
+    this.maxCachedThreads = options.maxCachedThreads ?? DEFAULT_MAX_CACHED_THREADS;
+    if (!Number.isInteger(this.maxCachedThreads) || this.maxCachedThreads < 1) {
+      throw new RangeError(`maxCachedThreads must be a whole number of at least 1: ${this.maxCachedThreads}`);
+    }
+  }
+
+  /** The threads whose logs the saver holds in memory now (at most `maxCachedThreads` while none is in use). */
+  get cachedThreads(): number {
+    return this.threads.size;
   }
 
   /** The session id of a thread: the prefix and the thread id, or the prefix and a hash when that is no valid session id. */
@@ -230,14 +255,12 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
 
   /** This saver's claim of the thread's session, claiming it (and creating the session) first if it has none. */
   async claimFor(threadId: string): Promise<Claimed> {
-    const thread = this.thread(threadId);
-    return this.exclusive(thread, () => this.writable(thread));
+    return this.using(threadId, (thread) => this.exclusive(thread, () => this.writable(thread)));
   }
 
   /** The seq of the assistant message that asked for call `callId` in the thread. */
   async requestOf(threadId: string, callId: string): Promise<number> {
-    const thread = this.thread(threadId);
-    return this.exclusive(thread, async () => {
+    return this.using(threadId, (thread) => this.exclusive(thread, async () => {
       await this.sync(thread);
       const call = thread.log.call(callId);
       if (call === undefined) {
@@ -246,17 +269,16 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           + ` tool runs once the message that asked for it is checkpointed — invoke the graph with durability "sync" or "async", not "exit"`);
       }
       return call.askSeq;
-    });
+    }));
   }
 
   /** The approval item (`<sessionId>~<seq>`) a person decides for call `callId`: its approval, or its unknown outcome. */
   async approvalOf(threadId: string, callId: string): Promise<string | undefined> {
-    const thread = this.thread(threadId);
-    return this.exclusive(thread, async () => {
+    return this.using(threadId, (thread) => this.exclusive(thread, async () => {
       await this.sync(thread);
       const seq = thread.log.call(callId)?.itemSeq;
       return seq === undefined ? undefined : `${thread.sessionId}~${seq}`;
-    });
+    }));
   }
 
   // --- BaseCheckpointSaver ---------------------------------------------------------------------------------------------
@@ -268,14 +290,13 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     }
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const id = getCheckpointId(config);
-    const thread = this.thread(String(threadId));
-    return this.exclusive(thread, async () => {
+    return this.using(String(threadId), (thread) => this.exclusive(thread, async () => {
       if (!(await this.sync(thread))) {
         return undefined;
       }
       const at = id ? thread.log.checkpoint(ns, id) : thread.log.latest(ns);
       return at === undefined ? undefined : this.tuple(thread, at);
-    });
+    }));
   }
 
   override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
@@ -289,8 +310,8 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       ? [this.sessionIdOf(String(threadId))]
       : (await this.port.sessions()).map((s) => s.sessionId).filter((s) => s.startsWith(this.prefix));
     for (const sessionId of sessionIds) {
-      const thread = this.threadOfSession(sessionId, threadId === undefined || threadId === null ? undefined : String(threadId));
-      const tuples = await this.exclusive(thread, async () => {
+      const named = threadId === undefined || threadId === null ? undefined : String(threadId);
+      const tuples = await this.usingSession(sessionId, named, (thread) => this.exclusive(thread, async () => {
         if (!(await this.sync(thread))) {
           return [];
         }
@@ -319,7 +340,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           }
         }
         return found;
-      });
+      }));
       yield* tuples;
       if (limit !== undefined && limit <= 0) {
         return;
@@ -332,13 +353,12 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     recordKey(checkpoint.id, "put a checkpoint");
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const parentId = (config.configurable?.checkpoint_id as string | undefined) || undefined;
-    const thread = this.thread(threadId);
     // the checkpoint's id is the record's, and its values are located instead
     const { channel_values: values, id: _id, ...rest } = checkpoint;
     void _id;
     const what = `cannot put checkpoint ${checkpoint.id} of thread ${threadId}`;
     const [checkpointValue, metadataValue] = await Promise.all([this.dump(rest, `${what}: the checkpoint`), this.dump(metadata, `${what}: its metadata`)]);
-    await this.appendPlanned(thread, `langgraph/${digest(ns)}/${checkpoint.id}`, async (batch) => {
+    await this.using(threadId, (thread) => this.appendPlanned(thread, `langgraph/${digest(ns)}/${checkpoint.id}`, async (batch) => {
       const parent = parentId === undefined ? undefined : thread.log.checkpoint(ns, parentId);
       // a message this step's input or its nodes' writes put in the log already is referred to, not appended again
       const scope = this.scope(thread, parent === undefined ? [] : [asWritten(thread, parent), ...thread.log.writesOf(ns, parent.record.id).map((w) => asWritten(thread, w))]);
@@ -376,7 +396,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
         stored,
       };
       batch.events.push(frameworkState(CHECKPOINT, checkpoint.id, storedForm(record)));
-    });
+    }));
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -388,7 +408,6 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       throw new TetherSaverError('cannot put writes: the config has no "checkpoint_id" in its "configurable" property');
     }
     recordKey(checkpointId, "put writes");
-    const thread = this.thread(threadId);
     const what = `cannot put writes of task ${taskId} of thread ${threadId}`;
     const serialized = await Promise.all(writes.map(async ([channel, value]) => [channel, await this.dump(value, `${what}: channel ${channel}`)] as const));
     const content = digest(JSON.stringify([taskPath ?? "", serialized]));
@@ -397,38 +416,39 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     // error, an interrupt, a resume) is read as the task's last one, so the same write again after another one is
     // stored again, under a step of its own (the same write's n-th record): `d` says which records are the same
     const special = writes.some(([channel]) => WRITES_IDX_MAP[channel] !== undefined);
-    const sameAsBefore = () => thread.log.writesOf(ns, checkpointId).filter((w) => w.record.task === taskId);
-    const stepOf = () => {
-      const same = sameAsBefore().filter((w) => w.record.d === content).length;
-      return special && same > 0 ? `${step}/${same}` : step;
-    };
-    await this.appendPlanned(thread, stepOf, async (batch) => {
-      if (special && sameAsBefore().at(-1)?.record.d === content) {
-        return; // the task's last write is this one already
-      }
-      const pendingOn = thread.log.checkpoint(ns, checkpointId);
-      const scope = this.scope(thread, pendingOn === undefined ? [] : [asWritten(thread, pendingOn)]);
-      const stored: [string, number, StoredValue][] = [];
-      for (let i = 0; i < writes.length; i++) {
-        const [channel, value] = writes[i]!;
-        stored.push([channel, WRITES_IDX_MAP[channel] ?? i, await this.encode(thread, batch, scope, value, undefined, `${what}: channel ${channel}`)]);
-      }
-      const record: WritesRecord = {
-        ...this.threadField(thread),
-        ...(ns === "" ? {} : { ns }),
-        checkpoint: checkpointId,
-        task: taskId,
-        path: taskPath ?? "",
-        writes: stored,
-        ...(special ? { d: content } : {}),
+    await this.using(threadId, (thread) => {
+      const sameAsBefore = () => thread.log.writesOf(ns, checkpointId).filter((w) => w.record.task === taskId);
+      const stepOf = () => {
+        const same = sameAsBefore().filter((w) => w.record.d === content).length;
+        return special && same > 0 ? `${step}/${same}` : step;
       };
-      batch.events.push(frameworkState(WRITES, checkpointId, storedWritesForm(record)));
+      return this.appendPlanned(thread, stepOf, async (batch) => {
+        if (special && sameAsBefore().at(-1)?.record.d === content) {
+          return; // the task's last write is this one already
+        }
+        const pendingOn = thread.log.checkpoint(ns, checkpointId);
+        const scope = this.scope(thread, pendingOn === undefined ? [] : [asWritten(thread, pendingOn)]);
+        const stored: [string, number, StoredValue][] = [];
+        for (let i = 0; i < writes.length; i++) {
+          const [channel, value] = writes[i]!;
+          stored.push([channel, WRITES_IDX_MAP[channel] ?? i, await this.encode(thread, batch, scope, value, undefined, `${what}: channel ${channel}`)]);
+        }
+        const record: WritesRecord = {
+          ...this.threadField(thread),
+          ...(ns === "" ? {} : { ns }),
+          checkpoint: checkpointId,
+          task: taskId,
+          path: taskPath ?? "",
+          writes: stored,
+          ...(special ? { d: content } : {}),
+        };
+        batch.events.push(frameworkState(WRITES, checkpointId, storedWritesForm(record)));
+      });
     });
   }
 
   override async deleteThread(threadId: string): Promise<void> {
-    const thread = this.thread(threadId);
-    await this.exclusive(thread, async () => {
+    await this.using(threadId, (thread) => this.exclusive(thread, async () => {
       try {
         const erased = await this.port.eraseSession(thread.sessionId);
         if (erased.kind === "rejected") {
@@ -437,8 +457,9 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       } finally {
         // whatever the answer (a lost one may have erased it), the thread is read again from Tether, claimed again
         this.threads.delete(thread.sessionId);
+        this.claims.delete(thread.sessionId);
       }
-    });
+    }));
   }
 
   // --- reading ---------------------------------------------------------------------------------------------------------
@@ -976,14 +997,50 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
     }
   }
 
-  private thread(threadId: string): Thread {
-    return this.threadOfSession(this.sessionIdOf(threadId), threadId);
+  /** Runs `work` on the thread, which stays in memory until it is done. */
+  private using<T>(threadId: string, work: (thread: Thread) => Promise<T>): Promise<T> {
+    return this.usingSession(this.sessionIdOf(threadId), threadId, work);
+  }
+
+  /** Runs `work` on the thread of session `sessionId` (`threadId`: LangGraph's id of it, if the caller knows it). */
+  private async usingSession<T>(sessionId: string, threadId: string | undefined, work: (thread: Thread) => Promise<T>): Promise<T> {
+    const thread = this.threadOfSession(sessionId, threadId);
+    thread.users++;
+    try {
+      return await work(thread);
+    } finally {
+      thread.users--;
+      this.evict();
+    }
+  }
+
+  /**
+   * Lets go of the least recently used threads beyond {@link TetherSaverOptions.maxCachedThreads} that no call is using
+   * and that have nothing planned and not appended, keeping their claims.
+   */
+  private evict(): void {
+    for (const [sessionId, thread] of this.threads) {
+      if (this.threads.size <= this.maxCachedThreads) {
+        return;
+      }
+      if (thread.users === 0 && thread.session.idle) {
+        const claim = thread.session.claimOf;
+        if (claim !== undefined) {
+          this.claims.set(sessionId, claim);
+        }
+        this.threads.delete(sessionId);
+      }
+    }
   }
 
   private threadOfSession(sessionId: string, threadId: string | undefined): Thread {
     let thread = this.threads.get(sessionId);
     if (thread !== undefined && threadId !== undefined && thread.threadId !== threadId) {
       thread.threadId = threadId; // list() saw the session first, and could only guess a hashed thread id from it
+    }
+    if (thread !== undefined) {
+      this.threads.delete(sessionId); // the most recently used last
+      this.threads.set(sessionId, thread);
     }
     if (thread === undefined) {
       const id = threadId ?? sessionId.slice(this.prefix.length);
@@ -1001,6 +1058,7 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
       const session = new SessionLog(this.port, sessionId, {
         workerId: this.workerId,
         harnessVersion: this.options.harnessVersion,
+        claim: this.claims.get(sessionId), // a thread let go and used again writes under the claim it had
         newSession: () => this.newSession(created.threadId),
         fold: {
           add: (event, planned) => {
@@ -1043,8 +1101,9 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
           keepWritten(created, unsettled);
         },
       });
-      const created: Thread = { sessionId, threadId: id, log, session, lists, ahead, written, records };
+      const created: Thread = { sessionId, threadId: id, log, session, users: 0, lists, ahead, written, records };
       thread = created;
+      this.claims.delete(sessionId);
       this.threads.set(sessionId, thread);
     }
     return thread;
