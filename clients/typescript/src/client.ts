@@ -506,7 +506,6 @@ export class TetherClient {
     throw failure(what, errorOf(answer));
   }
 
-  /** A list: the answer, or a {@link TetherError} (a list has no "not found"). */
   /** Every element of a paged list, page by page from `url(after)` (each page a retried read), in the list's order. */
   private async everyPage<T>(
     what: string,
@@ -514,19 +513,24 @@ export class TetherClient {
     page: (n: unknown) => { elements: readonly T[]; nextAfter: string | undefined },
   ): Promise<readonly T[]> {
     const all: T[] = [];
+    const asked = new Set<string>();
     let after: string | undefined;
     do {
       const read = await this.list(what, url(after), page);
       all.push(...read.elements);
-      if (read.nextAfter !== undefined && read.nextAfter === after) {
-        // the same page again: without end, and every element again each time
-        throw new MalformedAnswerError(`${what}: the page after ${after} names itself as the next`);
+      if (after !== undefined) {
+        asked.add(after);
+      }
+      if (read.nextAfter !== undefined && asked.has(read.nextAfter)) {
+        // a page asked for before: without end, and its elements again each time
+        throw new MalformedAnswerError(`${what}: the page after ${after} names the page after ${read.nextAfter}, read already, as the next`);
       }
       after = read.nextAfter;
     } while (after !== undefined);
     return Object.freeze(all);
   }
 
+  /** A list: the answer, or a {@link TetherError} (a list has no "not found"). */
   private async list<T>(what: string, url: string, map: (n: unknown) => T): Promise<T> {
     this.open();
     const answer = await this.transport.get(url);

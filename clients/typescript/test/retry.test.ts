@@ -250,8 +250,15 @@ describe("a paged read whose answer names the page just read as the next", () =>
     fake.server.otherwise(json(200, `{"events":[${event(1)}],"lastSeq":3,"nextSeq":1}`));
     await expect(fake.client.allEvents("demo-1")).rejects.toThrow(/the page from seq 1 asks for seq 1 next/);
     fake.server.otherwise(json(200, `{"sessions":[{"sessionId":"a","status":"open"}],"nextAfter":"a"}`));
-    await expect(fake.client.sessions()).rejects.toThrow(/the page after a names itself as the next/);
+    await expect(fake.client.sessions()).rejects.toThrow(/the page after a names the page after a, read already, as the next/);
     expect(fake.server.seen.length).toBeLessThan(5);
+  });
+
+  it("fails on a longer cycle of pages too, once it comes back to a page read already", async () => {
+    const page = (id: string, next: string) => json(200, `{"sessions":[{"sessionId":"${id}","status":"open"}],"nextAfter":"${next}"}`);
+    fake.server.next(page("a", "a")).next(page("b", "b")).next(page("c", "a")).otherwise(page("x", "a"));
+    await expect(fake.client.sessions()).rejects.toThrow(/the page after b names the page after a, read already, as the next/);
+    expect(fake.server.seen.length).toBe(3);
   });
 });
 

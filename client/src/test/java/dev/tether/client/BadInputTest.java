@@ -311,7 +311,19 @@ class BadInputTest {
                 .isInstanceOf(TetherException.class).hasMessageContaining("asks for seq 1 next"));
         server.otherwise(json(200, "{\"sessions\":[],\"nextAfter\":\"s-9\"}"));
         org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(() -> client.sessions())
-                .isInstanceOf(TetherException.class).hasMessageContaining("names itself as the next"));
+                .isInstanceOf(TetherException.class).hasMessageContaining("the page after s-9 names the page after s-9, read already, as the next"));
+    }
+
+    @Test
+    void pagesThatComeBackToAPageReadAlready_failTheRead_ratherThanReadingThemWithoutEnd() {
+        server.then(json(200, "{\"sessions\":[],\"nextAfter\":\"a\"}"))
+                .then(json(200, "{\"sessions\":[],\"nextAfter\":\"b\"}"))
+                .otherwise(json(200, "{\"sessions\":[],\"nextAfter\":\"a\"}"));
+        int before = server.requests().size();
+
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(() -> client.sessions())
+                .isInstanceOf(TetherException.class).hasMessageContaining("the page after b names the page after a, read already, as the next"));
+        assertThat(server.requests().size() - before).isEqualTo(3);
     }
 
     // --- listeners ---------------------------------------------------------------------------------

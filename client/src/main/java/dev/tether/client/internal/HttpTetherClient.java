@@ -52,6 +52,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -170,6 +171,7 @@ public final class HttpTetherClient implements TetherClient {
     private <T> List<T> everyPage(String what, Supplier<Uris> list, Function<JsonNode, List<T>> elements) {
         open();
         var all = new ArrayList<T>();
+        var asked = new HashSet<String>();
         String after = null;
         do {
             Answer answer = transport.get(list.get().param("after", after).param("limit", PAGE).build());
@@ -177,9 +179,13 @@ public final class HttpTetherClient implements TetherClient {
                 throw Outcomes.failure(what, answer.error());
             }
             all.addAll(elements.apply(answer.json()));
+            if (after != null) {
+                asked.add(after);
+            }
             String next = answer.json().path("nextAfter").isTextual() ? answer.json().get("nextAfter").asText() : null;
-            if (next != null && next.equals(after)) { // the same page again: without end, and every element again each time
-                throw new MalformedAnswerException(what + ": the page after " + after + " names itself as the next");
+            if (next != null && asked.contains(next)) { // a page asked for before: without end, and its elements again each time
+                throw new MalformedAnswerException(what + ": the page after " + after + " names the page after " + next
+                        + ", read already, as the next");
             }
             after = next;
         } while (after != null);
