@@ -5,22 +5,12 @@
  * same against the in-memory log).
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { Annotation, Command, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { expect, it } from "vitest";
 import { TetherSaver } from "../src/index.js";
 import { stackClient } from "./it-client.js";
-
-function twoSteps(saver: BaseCheckpointSaver) {
-  const step = (name: string) => async (s: typeof MessagesAnnotation.State) => ({ messages: [new AIMessage({ content: `${name} ${s.messages.length}`, id: `${name}${s.messages.length}` })] });
-  return new StateGraph(MessagesAnnotation)
-    .addNode("a", step("a"))
-    .addNode("b", step("b"))
-    .addEdge(START, "a")
-    .addEdge("a", "b")
-    .addEdge("b", END)
-    .compile({ checkpointer: saver });
-}
+import { twoSteps, vaultGraph } from "./support/graphs.js";
 
 it("a message holding a secret is in the log once, scrubbed, and read back scrubbed by a new process", async () => {
   const client = stackClient("dev-acme-agent");
@@ -76,31 +66,12 @@ it("channels and a node named like secrets, holding none, are read back by a new
 });
 
 it("a subgraph run by a node named like a secret, joined into from another, is resumed by a new process", async () => {
-  const State = Annotation.Root({ note: Annotation<string>, log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
-  const Vault = Annotation.Root({ note: Annotation<string> });
-  const fetchKey = new StateGraph(Vault)
-    .addNode("inner", async () => ({ note: `key from ${String(interrupt("which vault?"))}` }))
-    .addEdge(START, "inner")
-    .addEdge("inner", END)
-    .compile();
-  // its namespace is get_api_key:<task id>, the join's channel join:other+refresh_token:get_api_key
-  const graph = (saver: BaseCheckpointSaver) => new StateGraph(State)
-    .addNode("other", async () => ({ log: ["other"] }))
-    .addNode("refresh_token", async () => ({ log: ["refreshed"] }))
-    .addNode("get_api_key", fetchKey)
-    .addNode("after", async (s: typeof State.State) => ({ log: [`after: ${s.note}`] }))
-    .addEdge(START, "other")
-    .addEdge(START, "refresh_token")
-    .addEdge(["other", "refresh_token"], "get_api_key")
-    .addEdge("get_api_key", "after")
-    .addEdge("after", END)
-    .compile({ checkpointer: saver });
   const client = stackClient("dev-acme-agent");
   const thread = `vault-${Math.random().toString(16).slice(2, 10)}`;
   const config = { configurable: { thread_id: thread }, durability: "sync" as const };
-  await graph(new TetherSaver({ client, threadPrefix: "lg-sn-" })).invoke({ log: ["start"] }, config);
+  await vaultGraph(new TetherSaver({ client, threadPrefix: "lg-sn-" })).invoke({ log: ["start"] }, config);
 
-  const fresh = graph(new TetherSaver({ client, threadPrefix: "lg-sn-" }));
+  const fresh = vaultGraph(new TetherSaver({ client, threadPrefix: "lg-sn-" }));
   const waiting = await fresh.getState(config, { subgraphs: true });
   expect(waiting.next).toEqual(["get_api_key"]);
   expect(waiting.tasks.flatMap((t) => t.interrupts.map((i) => i.value))).toEqual(["which vault?"]);

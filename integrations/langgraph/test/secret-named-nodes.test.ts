@@ -6,39 +6,13 @@
  * interrupted subgraph's checkpoint. Format 3 stores every such name escaped (`get_api_key%3A…`), which Tether leaves
  * alone.
  */
-import { Annotation, Command, END, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
 import { TetherSaver } from "../src/index.js";
 import { FORMAT, escapeName, unescapeName } from "../src/records.js";
+import { vaultGraph as graph } from "./support/graphs.js";
 import { ScrubbingTether } from "./support/scrubbing-tether.js";
-
-const State = Annotation.Root({
-  note: Annotation<string>,
-  log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
-});
-
-/** The subgraph's state: the parent's `note`, which it writes (the parent's `log` is not its own). */
-const Vault = Annotation.Root({ note: Annotation<string> });
-
-function graph(saver: BaseCheckpointSaver) {
-  const fetchKey = new StateGraph(Vault)
-    .addNode("inner", async () => ({ note: `key from ${String(interrupt("which vault?"))}` }))
-    .addEdge(START, "inner")
-    .addEdge("inner", END)
-    .compile();
-  return new StateGraph(State)
-    .addNode("other", async () => ({ log: ["other"] }))
-    .addNode("refresh_token", async () => ({ log: ["refreshed"] }))
-    .addNode("get_api_key", fetchKey)
-    .addNode("after", async (s: typeof State.State) => ({ log: [`after: ${s.note}`] }))
-    .addEdge(START, "other")
-    .addEdge(START, "refresh_token")
-    .addEdge(["other", "refresh_token"], "get_api_key")
-    .addEdge("get_api_key", "after")
-    .addEdge("after", END)
-    .compile({ checkpointer: saver });
-}
 
 async function interruptedThenResumed(first: BaseCheckpointSaver, second: BaseCheckpointSaver) {
   const config = { configurable: { thread_id: "vault" } };

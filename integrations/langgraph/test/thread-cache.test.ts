@@ -4,23 +4,12 @@
  * is used again and writes under the claim it had (no second claim, no fencing of its own writes), also when calls on
  * many threads run at once.
  */
-import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
 import { TetherSaver } from "../src/index.js";
 import { FakeTether } from "../../../clients/typescript/test/fake-tether.js";
-
-function twoSteps(saver: BaseCheckpointSaver) {
-  const step = (name: string) => async (s: typeof MessagesAnnotation.State) => ({ messages: [new AIMessage({ content: `${name} ${s.messages.length}`, id: `${name}${s.messages.length}` })] });
-  return new StateGraph(MessagesAnnotation)
-    .addNode("a", step("a"))
-    .addNode("b", step("b"))
-    .addEdge(START, "a")
-    .addEdge("a", "b")
-    .addEdge("b", END)
-    .compile({ checkpointer: saver });
-}
+import { twoSteps } from "./support/graphs.js";
 
 const threads = ["t0", "t1", "t2", "t3", "t4"];
 const config = (thread: string) => ({ configurable: { thread_id: thread } });
