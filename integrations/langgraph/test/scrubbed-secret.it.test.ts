@@ -2,7 +2,9 @@
  * A secret in a message, on the real stack: the session-service scrubs it before anything is stored, and the saver that
  * wrote it goes on from the message as the graph holds it — the message is in the log once, scrubbed, however many
  * steps follow — while a new process reads the thread back scrubbed (the unit test, scrubbed-secret.test.ts, does the
- * same against the in-memory log).
+ * same against the in-memory log). And names that look like secrets, holding none — channels and a node
+ * (secret-named-channels.test.ts), a node running a subgraph and a join into it (secret-named-nodes.test.ts) — are read
+ * back by a new process as the session-service's own scrubbing left them.
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { Annotation, Command, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
