@@ -47,6 +47,15 @@ function documented<T extends SessionDoc["NewEvent"]["type"]>(type: T, fields: P
   return NewEvent.of(type, fields as Readonly<Record<string, JsonValue>>);
 }
 
+/** `value` with every array and object in it frozen: an event planned and folded is the event sent, also on a resend. */
+function deepFrozen<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.values(value).forEach(deepFrozen);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** Builders of the event types clients write. */
 export const NewEvent = {
   /** An event of any type; its payload fields as JSON values (`undefined` ones left out). */
@@ -59,7 +68,7 @@ export const NewEvent = {
     for (const [key, value] of Object.entries(fields)) {
       if (value !== undefined) {
         jsonText(value, key); // refused here, naming the field, rather than sent as something else (a Date as {})
-        copy[key] = structuredClone(value) as JsonValue;
+        copy[key] = deepFrozen(structuredClone(value) as JsonValue);
       }
     }
     return Object.freeze({ type, fields: Object.freeze(copy) });

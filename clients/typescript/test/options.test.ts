@@ -65,6 +65,16 @@ describe("new events", () => {
       },
     });
     expect(Object.isFrozen(e)).toBe(true);
+    const calls = e.fields.toolCalls as { tool: string }[];
+    expect(() => void (calls[0]!.tool = "rm_rf"), "frozen at every depth").toThrow(TypeError);
+    expect(() => calls.push({ tool: "x" })).toThrow(TypeError);
+    args.path = "elsewhere";
+    expect(e.fields.toolCalls).toEqual([
+      { callId: "c1", tool: "read_file", argumentsJson: '{"path":"src/Foo.java"}' },
+      { callId: "c2", tool: "list_dir", argumentsJson: "{}" },
+    ]);
+    const of = NewEvent.of("plan_updated", { items: [{ text: "a" }] });
+    expect(() => void ((of.fields.items as { text: string }[])[0]!.text = "b")).toThrow(TypeError);
     expect(NewEvent.toolResult("c1", "OK")).toEqual({ type: "tool_result", fields: { callId: "c1", status: "OK" } });
     expect(() => NewEvent.of("x", { type: "y" })).toThrow(/not payload fields/);
     expect(() => NewEvent.toolResult(" ", "OK")).toThrow(/blank/);
