@@ -196,6 +196,14 @@ export function writesRecordOf(content: unknown): WritesRecord {
   };
 }
 
+/**
+ * The checkpoint or writes record (`kind`) a record's content holds, in the shape of format 1, whatever its format; the
+ * namespace "" when the record leaves it out.
+ */
+export function recordOf(kind: string, content: unknown): CheckpointRecord | WritesRecord {
+  return { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(content) : writesRecordOf(content)) };
+}
+
 /** How a record of format `f` stores names; an error for a format a newer TetherSaver writes. */
 function nameReader(f: number, what: string): (stored: string) => string {
   if (f === 2) {

@@ -53,11 +53,10 @@ import {
   type ValueLocation,
   type WritesRecord,
   REF,
-  checkpointRecordOf,
   isLcMessage,
+  recordOf,
   storedForm,
   storedWritesForm,
-  writesRecordOf,
   type StoredCheckpointRecord,
   type StoredWritesRecord,
 } from "./records.js";
@@ -1034,79 +1033,77 @@ export class TetherSaver extends BaseCheckpointSaver implements ToolHost {
   }
 
   private threadOfSession(sessionId: string, threadId: string | undefined): Thread {
-    let thread = this.threads.get(sessionId);
-    if (thread !== undefined && threadId !== undefined && thread.threadId !== threadId) {
-      thread.threadId = threadId; // list() saw the session first, and could only guess a hashed thread id from it
-    }
-    if (thread !== undefined) {
+    const known = this.threads.get(sessionId);
+    if (known !== undefined) {
+      if (threadId !== undefined && known.threadId !== threadId) {
+        known.threadId = threadId; // list() saw the session first, and could only guess a hashed thread id from it
+      }
       this.threads.delete(sessionId); // the most recently used last
-      this.threads.set(sessionId, thread);
+      this.threads.set(sessionId, known);
+      return known;
     }
-    if (thread === undefined) {
-      const id = threadId ?? sessionId.slice(this.prefix.length);
-      const log = new ThreadLog(sessionId);
-      const lists = new Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>();
-      const ahead = new Map<string, number>();
-      const written = new Map<number, SessionEvent>();
-      const records = new Map<number, CheckpointRecord | WritesRecord>();
-      // the records of the events read back that this saver planned, as it wrote them: compared with the log's once
-      // those are read (an offloaded one after the sync)
-      const unsettled = new Map<number, CheckpointRecord | WritesRecord>();
-      // the events folded when planned and taken back (the append was not accepted, or it was with a secret scrubbed:
-      // the log is read again), by seq: to find which of them the log holds, and in another form
-      const parked = new Map<number, SessionEvent>();
-      const session = new SessionLog(this.port, sessionId, {
-        workerId: this.workerId,
-        harnessVersion: this.options.harnessVersion,
-        claim: this.claims.get(sessionId), // a thread let go and used again writes under the claim it had
-        newSession: () => this.newSession(created.threadId),
-        fold: {
-          add: (event, planned) => {
-            // a batch planned again may hold another event under a taken-back one's eventId at its seq: only the log's
-            // event is compared with the one taken back (was that one appended, scrubbed?)
-            const before = planned ? undefined : parked.get(event.seq);
-            const form = writtenForm(before, event);
-            const record = writtenRecord(before, event);
-            parked.delete(event.seq);
-            if (form !== undefined) {
-              written.set(event.seq, form);
-            }
-            if (record !== undefined) {
-              unsettled.set(event.seq, record);
-            }
-            log.add(event);
-          },
-          reset: () => {
-            log.reset();
-            lists.clear();
-            ahead.clear();
-            written.clear();
-            records.clear();
-            unsettled.clear();
-            parked.clear();
-          },
-          rollback: (seq) => {
-            for (let at = seq + 1; at <= log.lastSeq; at++) {
-              parked.set(at, log.event(at));
-              written.delete(at);
-              records.delete(at);
-              unsettled.delete(at);
-            }
-            log.rollback(seq);
-            lists.clear();
-          },
+    const id = threadId ?? sessionId.slice(this.prefix.length);
+    const log = new ThreadLog(sessionId);
+    const lists = new Map<string, { readonly seq: number; readonly items: readonly ListItem[] }>();
+    const ahead = new Map<string, number>();
+    const written = new Map<number, SessionEvent>();
+    const records = new Map<number, CheckpointRecord | WritesRecord>();
+    // the records of the events read back that this saver planned, as it wrote them: compared with the log's once
+    // those are read (an offloaded one after the sync)
+    const unsettled = new Map<number, CheckpointRecord | WritesRecord>();
+    // the events folded when planned and taken back (the append was not accepted, or it was with a secret scrubbed:
+    // the log is read again), by seq: to find which of them the log holds, and in another form
+    const parked = new Map<number, SessionEvent>();
+    const session = new SessionLog(this.port, sessionId, {
+      workerId: this.workerId,
+      harnessVersion: this.options.harnessVersion,
+      claim: this.claims.get(sessionId), // a thread let go and used again writes under the claim it had
+      newSession: () => this.newSession(created.threadId),
+      fold: {
+        add: (event, planned) => {
+          // a batch planned again may hold another event under a taken-back one's eventId at its seq: only the log's
+          // event is compared with the one taken back (was that one appended, scrubbed?)
+          const before = planned ? undefined : parked.get(event.seq);
+          const form = writtenForm(before, event);
+          const record = writtenRecord(before, event);
+          parked.delete(event.seq);
+          if (form !== undefined) {
+            written.set(event.seq, form);
+          }
+          if (record !== undefined) {
+            unsettled.set(event.seq, record);
+          }
+          log.add(event);
         },
-        afterSync: async () => {
-          await this.readOffloaded(created);
-          keepWritten(created, unsettled);
+        reset: () => {
+          log.reset();
+          lists.clear();
+          ahead.clear();
+          written.clear();
+          records.clear();
+          unsettled.clear();
+          parked.clear();
         },
-      });
-      const created: Thread = { sessionId, threadId: id, log, session, users: 0, lists, ahead, written, records };
-      thread = created;
-      this.claims.delete(sessionId);
-      this.threads.set(sessionId, thread);
-    }
-    return thread;
+        rollback: (seq) => {
+          for (let at = seq + 1; at <= log.lastSeq; at++) {
+            parked.set(at, log.event(at));
+            written.delete(at);
+            records.delete(at);
+            unsettled.delete(at);
+          }
+          log.rollback(seq);
+          lists.clear();
+        },
+      },
+      afterSync: async () => {
+        await this.readOffloaded(created);
+        keepWritten(created, unsettled);
+      },
+    });
+    const created: Thread = { sessionId, threadId: id, log, session, users: 0, lists, ahead, written, records };
+    this.claims.delete(sessionId);
+    this.threads.set(sessionId, created);
+    return created;
   }
 
   /** A record's `thread`: only for a thread whose session id is a hash of it (else the session id says it). */
@@ -1202,9 +1199,7 @@ function writtenRecord(planned: SessionEvent | undefined, read: SessionEvent): C
   if (read.json.framework !== FRAMEWORK || (kind !== CHECKPOINT && kind !== WRITES) || planned.json.kind !== kind || planned.json.content === read.json.content) {
     return undefined;
   }
-  // as ThreadLog.index reads it back: the namespace "" when the record leaves it out, a checkpoint in format 1's shape
-  const content: unknown = JSON.parse(String(planned.json.content));
-  return { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(content) : writesRecordOf(content)) };
+  return recordOf(kind, JSON.parse(String(planned.json.content))); // as ThreadLog.index reads it back
 }
 
 /**

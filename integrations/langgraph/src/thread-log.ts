@@ -5,8 +5,7 @@ import {
   MESSAGE,
   REF,
   WRITES,
-  checkpointRecordOf,
-  writesRecordOf,
+  recordOf,
   type CheckpointRecord,
   type LcMessage,
   type MessageRef,
@@ -237,8 +236,7 @@ export class ThreadLog {
 
   /** Indexes a record whose content was read (inline, or from its artifact), of any format, or as indexed before (a rollback). */
   index(seq: number, kind: string, stored: unknown): void {
-    // a record leaves out an empty namespace; a record of format 2 or 3 is read in the shape of format 1
-    const record = kind === MESSAGE ? stored : { ns: "", ...(kind === CHECKPOINT ? checkpointRecordOf(stored) : writesRecordOf(stored)) };
+    const record = kind === MESSAGE ? stored : recordOf(kind, stored);
     this.records.set(seq, { kind, record });
     if (kind === CHECKPOINT) {
       const r = record as CheckpointRecord;

@@ -86,8 +86,7 @@ function redact(value: unknown, kind: string, direct: boolean, count: () => void
  * The in-memory log with the session-service's scrubbing: a GitHub token by its shape and a value assigned to a
  * secret's name in text ({@link scrubAssigned}), in every string of an event, however deep (a tool call's arguments),
  * a `framework_state`'s JSON content included, which stays JSON (the marker needs no escape); and in that JSON content,
- * the values of keys named as secrets ({@link scrubByName}). Scrubbed
- * before content is offloaded, as the service does.
+ * the values of keys named as secrets ({@link scrubByName}). Scrubbed before content is offloaded, as the service does.
  */
 export class ScrubbingTether extends FakeTether {
   override async append(sessionId: string, batch: AppendBatch): Promise<AppendResult> {
