@@ -136,12 +136,19 @@ public interface ExecutorConfig {
     /** For crash tests only: never set in production. */
     interface Test {
         /**
-         * Halts the JVM (as a SIGKILL would) the first time it reaches this point of a call: {@code after-started},
-         * {@code after-effect} or {@code after-outcome}; once, remembered by {@link #crashMarker()}.
+         * Halts the JVM (as a SIGKILL would) the first time it reaches this point of a call: {@code before-started} (past
+         * every check, its STARTED not written), {@code after-started}, {@code after-effect} or {@code after-outcome};
+         * once, remembered by {@link #crashMarker()}.
          */
         Optional<String> crashAt();
 
-        /** The file whose existence says the crash happened already. */
+        /**
+         * Freezes the JVM (SIGSTOP of itself, as a GC pause or a stopped VM would) the first time it reaches this point of
+         * a call, until it is sent SIGCONT: one of {@link #crashAt()}'s; once, remembered by {@link #crashMarker()}.
+         */
+        Optional<String> freezeAt();
+
+        /** The file whose existence says the crash or the freeze happened already. */
         Optional<String> crashMarker();
     }
 }

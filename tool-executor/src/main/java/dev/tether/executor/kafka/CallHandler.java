@@ -12,6 +12,7 @@ import dev.tether.core.event.ProposedEvent;
 import dev.tether.executor.domain.Authority;
 import dev.tether.executor.domain.CallEntry;
 import dev.tether.executor.domain.CallRequest;
+import dev.tether.executor.domain.CallState;
 import dev.tether.executor.domain.CallRules;
 import dev.tether.executor.domain.Recorded;
 import dev.tether.executor.domain.Step;
@@ -92,19 +93,32 @@ final class CallHandler {
      * ledger write (its STARTED, or an end reached without running it), after everything that may have taken time (the
      * catch-up, the workspace, a reconciliation, the intent): a call whose partition was given up meanwhile is its next
      * owner's, and writes and runs nothing here ({@link GivenUpException}). Asked by the worker thread; the answer is the
-     * consumer's as far as it knows (see docs/ARCHITECTURE.md §6 on an instance that does not know yet).
+     * consumer's as far as it knows. What it does not know yet (an instance frozen past its session timeout), the
+     * group coordinator refuses: that first write is fenced by {@link #fence()} (docs/ARCHITECTURE.md §6).
      */
     @FunctionalInterface
     interface Claim {
         Claim HELD = () -> true;
 
         boolean held();
+
+        /** What the call's first ledger write is fenced with; empty for a write no coordinator checks. */
+        default Optional<Fence> fence() {
+            return Optional.empty();
+        }
     }
 
-    /** The call's partition was given up before anything of the call was written: nothing was run, recorded or reported. */
+    /**
+     * The call's partition was given up, or the group coordinator refused its first write, before anything of the call
+     * was written: nothing was run, recorded or reported.
+     */
     static final class GivenUpException extends RuntimeException {
         GivenUpException(String key) {
             super(key + ": its request's partition was given up before it started; left to its next owner", null, false, false);
+        }
+
+        GivenUpException(LedgerTransactions.FencedException fenced) {
+            super(fenced.getMessage() + "; not started, left to the partition's next owner", fenced, false, false);
         }
     }
 
@@ -192,7 +206,11 @@ final class CallHandler {
             if (!claim.held()) {
                 throw new GivenUpException(key);
             }
-            ledger.record(erasure.getRequestedAt(), erased);
+            try {
+                ledger.record(erasure.getRequestedAt(), erased, claim.fence());
+            } catch (LedgerTransactions.FencedException e) {
+                throw new GivenUpException(e);
+            }
             LOG.infof("%s: session %s was erased at %s; its %s record no longer holds the call's output", key, erasure.getSessionId(),
                     erasure.getErasedAt(), recorded.getState());
         }, () -> LOG.debugf("%s: session %s was erased; its ledger holds no output of the call to erase", key, erasure.getSessionId()));
@@ -354,14 +372,21 @@ final class CallHandler {
 
     /**
      * Writes the call's next ledger entry, waiting until all in-sync replicas have it ({@link Ledger#record}), once the
-     * claim still holds ({@link GivenUpException} if not: nothing written).
+     * claim still holds, fenced by it ({@link GivenUpException} if not held or refused: nothing written).
      */
     private CallEntry record(Optional<CallEntry> entry, Recorded recorded, Claim claim) {
         if (!claim.held()) {
             throw new GivenUpException(recorded.request().idempotencyKey());
         }
         CallEntry next = CallRules.evolve(entry, recorded);
-        ledger.record(recorded.request().requestedAt(), CallAvro.outcome(next));
+        if (next.state() == CallState.STARTED) {
+            crashPoints.reached(CrashPoints.BEFORE_STARTED);
+        }
+        try {
+            ledger.record(recorded.request().requestedAt(), CallAvro.outcome(next), claim.fence());
+        } catch (LedgerTransactions.FencedException e) {
+            throw new GivenUpException(e);
+        }
         return next;
     }
 

@@ -6,41 +6,54 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
- * For crash tests: halts the JVM, as a SIGKILL would (no shutdown hook, no flush), the first time a call reaches the
- * configured point. The crash happens once: a marker file remembers it across the restart. Off unless configured.
+ * For crash tests: the first time a call reaches the configured point, halts the JVM, as a SIGKILL would (no shutdown
+ * hook, no flush), or freezes it, as a GC pause or a stopped VM would (the process stops itself with SIGSTOP, every
+ * thread with it, heartbeats included, until the test sends SIGCONT). Once: a marker file remembers it across the
+ * restart. Off unless configured.
  */
 final class CrashPoints {
 
+    /** A call's STARTED is about to be written: it has passed every check of its own (its claim on its partition too). */
+    static final String BEFORE_STARTED = "before-started";
     static final String AFTER_STARTED = "after-started";
     static final String AFTER_EFFECT = "after-effect";
     static final String AFTER_OUTCOME = "after-outcome";
+    private static final Set<String> POINTS = Set.of(BEFORE_STARTED, AFTER_STARTED, AFTER_EFFECT, AFTER_OUTCOME);
 
     private static final Logger LOG = Logger.getLogger(CrashPoints.class);
 
-    private final String point;
+    private final String crashAt;
+    private final String freezeAt;
     private final Path marker;
 
-    CrashPoints(Optional<String> point, Optional<String> marker) {
-        if (point.isPresent() && !Set.of(AFTER_STARTED, AFTER_EFFECT, AFTER_OUTCOME).contains(point.get())) {
-            throw new IllegalArgumentException("tether.executor.test.crash-at: '" + point.get()
-                    + "' is not after-started, after-effect or after-outcome");
+    CrashPoints(Optional<String> crashAt, Optional<String> freezeAt, Optional<String> marker) {
+        this.crashAt = point("crash-at", crashAt);
+        this.freezeAt = point("freeze-at", freezeAt);
+        if ((this.crashAt != null || this.freezeAt != null) && marker.isEmpty()) {
+            throw new IllegalArgumentException("tether.executor.test.crash-at and freeze-at need tether.executor.test.crash-marker");
         }
-        if (point.isPresent() && marker.isEmpty()) {
-            throw new IllegalArgumentException("tether.executor.test.crash-at needs tether.executor.test.crash-marker");
-        }
-        this.point = point.orElse(null);
         this.marker = marker.map(Path::of).orElse(null);
     }
 
+    private static String point(String setting, Optional<String> point) {
+        if (point.isPresent() && !POINTS.contains(point.get())) {
+            throw new IllegalArgumentException("tether.executor.test." + setting + ": '" + point.get()
+                    + "' is not before-started, after-started, after-effect or after-outcome");
+        }
+        return point.orElse(null);
+    }
+
     static CrashPoints none() {
-        return new CrashPoints(Optional.empty(), Optional.empty());
+        return new CrashPoints(Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     void reached(String here) {
-        if (!here.equals(point) || Files.exists(marker)) {
+        boolean crash = here.equals(crashAt);
+        if (!crash && !here.equals(freezeAt) || Files.exists(marker)) {
             return;
         }
         try {
@@ -48,7 +61,25 @@ final class CrashPoints {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        LOG.warnf("test crash point %s reached: halting", here);
-        Runtime.getRuntime().halt(137);
+        if (crash) {
+            LOG.warnf("test crash point %s reached: halting", here);
+            Runtime.getRuntime().halt(137);
+        }
+        LOG.warnf("test freeze point %s reached: stopping (SIGSTOP) until SIGCONT", here);
+        freeze();
+        LOG.warnf("test freeze point %s: continued", here);
+    }
+
+    private static void freeze() {
+        try {
+            // kill(1) sends the signal and exits; this process stops there, waiting for it, until it is continued
+            new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
+                    .waitFor(10, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -46,6 +46,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -71,6 +72,7 @@ public class Executor {
     private ExecutorService workers;
     private KafkaOutcomeLog outcomes;
     private Producer<String, SpecificRecord> producer;
+    private LedgerTransactions transactions;
     private NominatingBlobStore blobs;
     private ExecutorLoop loop;
     private InterruptWatcher watcher;
@@ -155,10 +157,12 @@ public class Executor {
                 new ByteArraySerializer()), layout.name(Topics.BLOB_REFERENCES));
         var offloader = new BlobOffloader(blobs, config.blobs().thresholdBytes(), BlobOffloader.DEFAULT_PREVIEW_CHARS);
         var workspaces = new WorkspaceRoot(Path.of(config.workspaces()), isolation.commandUser());
-        var crashPoints = new CrashPoints(config.test().crashAt(), config.test().crashMarker());
+        var crashPoints = new CrashPoints(config.test().crashAt(), config.test().freezeAt(), config.test().crashMarker());
 
         producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), this.<SpecificRecord>serde().serializer());
-        var writer = new AckedWriter(producer, layout);
+        transactions = new LedgerTransactions(n -> new KafkaProducer<>(transactionalConfig(n), new StringSerializer(),
+                this.<SpecificRecord>serde().serializer()), concurrency);
+        var writer = new AckedWriter(producer, transactions, layout);
         var ledgerSettings = config.ledger();
         outcomes = new KafkaOutcomeLog(new KafkaConsumer<>(consumerConfig(null, false), new StringDeserializer(),
                 this.<ToolOutcome>serde().deserializer()), layout.name(Topics.TOOL_OUTCOMES), ledgerSettings.readTimeout());
@@ -199,6 +203,7 @@ public class Executor {
         // a call still running after the loop's wait is interrupted: it records how it ended before the producer closes
         awaitTermination(workers);
         outcomes.close();
+        transactions.close();
         producer.close();
         blobs.close();
     }
@@ -224,6 +229,19 @@ public class Executor {
 
     private Map<String, Object> producerConfig() {
         return ProducerSettings.reliable(bootstrapServers, config.instanceId() + "-producer").lingerMs(0).partitionedBySession().toMap();
+    }
+
+    /**
+     * The producer of a worker's fenced first writes ({@link LedgerTransactions}): a transactional id of its own, the same
+     * after a restart; a transaction holds one record and an offset, so one left open by a frozen instance, which the
+     * partition's next owner waits for, is aborted after 10 s rather than the default minute.
+     */
+    private Map<String, Object> transactionalConfig(int worker) {
+        var props = producerConfig();
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, config.instanceId() + "-ledger-" + worker);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.instanceId() + "-ledger-" + worker);
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
+        return props;
     }
 
     private Map<String, Object> consumerConfig(String groupId, boolean member) {

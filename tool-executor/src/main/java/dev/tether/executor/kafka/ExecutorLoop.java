@@ -12,11 +12,13 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -72,6 +74,19 @@ final class ExecutorLoop implements Runnable {
 
     /** A request of a batch and where it was read. */
     private record Call(ToolRequest request, TopicPartition partition, long offset) {}
+
+    /** A call's claim: its partition not given up while its batch runs, its first write fenced by the batch's generation. */
+    private record BatchClaim(Set<TopicPartition> revoked, Fence fenced) implements CallHandler.Claim {
+        @Override
+        public boolean held() {
+            return !revoked.contains(fenced.partition());
+        }
+
+        @Override
+        public Optional<Fence> fence() {
+            return Optional.of(fenced);
+        }
+    }
 
     ExecutorLoop(Consumer<String, ToolRequest> requests, Ledger ledger, CallHandler handler, ExecutorService workers,
                  TopicLayout layout) {
@@ -180,6 +195,9 @@ final class ExecutorLoop implements Runnable {
                     .add(new Call(record.value(), partition, record.offset()));
             byPartition.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record.value());
         }
+        // the generation these requests were read in: a call's first ledger write commits its batch's start under it, which
+        // the coordinator refuses once this member was expelled, whether or not it knows yet (CallHandler.Claim)
+        ConsumerGroupMetadata group = requests.groupMetadata();
         Set<TopicPartition> revoked = ConcurrentHashMap.newKeySet();
         var firstSkipped = new ConcurrentHashMap<TopicPartition, Long>();
         // the ledger answers for every call of the batch first, then the sessions' calls run; none starts once its partition
@@ -193,7 +211,8 @@ final class ExecutorLoop implements Runnable {
                             }
                             try {
                                 // asked again right before the call's first write: it may have waited long since (its catch-up)
-                                handler.handle(call.request(), () -> !revoked.contains(call.partition()));
+                                handler.handle(call.request(), new BatchClaim(revoked, new Fence(group, call.partition(),
+                                        first.get(call.partition()))));
                             } catch (CallHandler.GivenUpException e) {
                                 LOG.info(e.getMessage());
                                 firstSkipped.merge(call.partition(), call.offset(), Math::min);

@@ -190,6 +190,15 @@ final class Ledger {
      *                                        of this clock: nothing was written
      */
     void record(Instant requestedAt, ToolOutcome outcome) {
+        record(requestedAt, outcome, Optional.empty());
+    }
+
+    /**
+     * {@link #record(Instant, ToolOutcome)}, fenced by {@code fence} if there is one (a call's first write).
+     *
+     * @throws LedgerTransactions.FencedException if the group coordinator refused the fence: nothing was written
+     */
+    void record(Instant requestedAt, ToolOutcome outcome, Optional<Fence> fence) {
         String key = outcome.getIdempotencyKey();
         if (!answers.containsKey(key)) {
             throw new IllegalStateException("ledger: " + key + " is recorded without having been looked up");
@@ -203,7 +212,7 @@ final class Ledger {
         outcome.setRequestedAt(requestedAt);
         long stamped = Math.max(now, authorized);
         try {
-            writer.ledgerEntry(outcome, stamped);
+            writer.ledgerEntry(outcome, stamped, fence);
         } catch (AckedWriter.TimestampRefusedException e) {
             if (authorized > now) {
                 // stamped with the authorization, which lies further ahead than the broker takes: stamped any earlier, the

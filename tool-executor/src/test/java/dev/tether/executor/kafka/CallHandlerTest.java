@@ -71,7 +71,7 @@ class CallHandlerTest {
             new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
     /** {@code tool-outcomes} before the call is handled; the handler's writes go to the producer. */
     private final MemoryOutcomeLog outcomes = new MemoryOutcomeLog(1);
-    private final Ledger ledger = new Ledger(outcomes, new AckedWriter(producer, LAYOUT),
+    private final Ledger ledger = new Ledger(outcomes, new AckedWriter(producer, new FencedWritesDouble(producer), LAYOUT),
             new Ledger.Settings(20_000, Duration.ofMinutes(1)), Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
     private final InFlight inFlight = new InFlight();
     /** The watcher's catch-up: here the interruptions a test tells {@link #inFlight} of are all there are. */
@@ -90,7 +90,8 @@ class CallHandlerTest {
         var authority = new Authority(registry, policy);
         var sandbox = new Sandbox(new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()), runner,
                 new MapSecretProvider(secrets), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))));
-        return new CallHandler(ledger, new AckedWriter(producer, LAYOUT), authority, sandbox, inFlight, catchUp, CrashPoints.none(),
+        return new CallHandler(ledger, new AckedWriter(producer, new FencedWritesDouble(producer), LAYOUT), authority, sandbox, inFlight,
+                catchUp, CrashPoints.none(),
                 "executor-1", Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
     }
 

@@ -2,6 +2,7 @@ package dev.tether.executor.kafka;
 
 import static dev.tether.executor.kafka.TicketTool.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -71,6 +72,7 @@ class ExecutorLoopRebalanceTest {
     Path dir;
 
     private final ExecutorService workers = Executors.newFixedThreadPool(2);
+    private FencedWritesDouble fenced;
     private ExecutorLoop loop;
     private Thread thread;
     private final CountDownLatch entered = new CountDownLatch(1);
@@ -196,6 +198,36 @@ class ExecutorLoopRebalanceTest {
     }
 
     /**
+     * An instance expelled from the group without knowing it yet (frozen past its session timeout): its consumer still
+     * holds the partition, so no claim stops the batch's next call; the group coordinator refuses that call's first write,
+     * whose transaction commits the batch's start under the generation the batch was read in. The call starts nothing
+     * here, and the partition is committed up to it, never past. Every first write is fenced with the batch's start on its
+     * partition (offset 0 here, also for the call at offset 1): committing it moves nothing forward.
+     */
+    @Test
+    void aCallWhoseFirstWriteTheCoordinatorRefuses_startsNothing_andIsCommittedNoFurther() throws InterruptedException {
+        String a = sessionOn(0, 2);
+        var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
+        var outcomes = new MemoryOutcomeLog(2);
+        requests.append(P0, a, request(a, "slow"));
+        requests.append(P0, a, request(a, "c2"));
+        start(requests, outcomes, List.of(P0));
+        awaitEntered();
+
+        fenced.expel(); // the slow call is running: the coordinator expelled this member meanwhile
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !requests.commits.isEmpty());
+        Thread.sleep(500);
+
+        assertThat(tickets.external.keySet()).as("the call running finished; the next one's STARTED was refused")
+                .contains(a + "/3/slow").doesNotContain(a + "/3/c2");
+        assertThat(requests.commits.get(0)).as("committed through the call run, not the one refused").isEqualTo(Map.of(P0, new OffsetAndMetadata(1)));
+        assertThat(fenced.fences).as("both first writes fenced by the batch's generation and its start on P0")
+                .extracting(Fence::partition, Fence::from, f -> f.group().groupId())
+                .containsExactly(tuple(P0, 0L, requests.groupMetadata().groupId()), tuple(P0, 0L, requests.groupMetadata().groupId()));
+    }
+
+    /**
      * A call that passed the loop's look at its partition and then waited (its catch-up with the session's interruptions
      * takes up to {@code interruptions.catch-up-timeout}; its reconciliation, its intent) when the partition was given up:
      * it still started, after the revocation, and if the revocation outlasted the group's rebalance timeout (another call
@@ -270,7 +302,9 @@ class ExecutorLoopRebalanceTest {
         var sandbox = new Sandbox(new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()), runner,
                 new MapSecretProvider(Map.of()), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))));
         var registry = tickets.registry();
-        var writer = new AckedWriter(new LedgerProducer(outcomes), LAYOUT);
+        var producer = new LedgerProducer(outcomes);
+        fenced = new FencedWritesDouble(producer);
+        var writer = new AckedWriter(producer, fenced, LAYOUT);
         var ledger = new Ledger(outcomes, writer, new Ledger.Settings(20_000, Duration.ofMinutes(1)), CLOCK);
         var handler = new CallHandler(ledger, writer, new Authority(registry, GatingPolicy.of("run_command", Map.of(), registry.names())),
                 sandbox, new InFlight(), catchUp, CrashPoints.none(), "executor-1", CLOCK);

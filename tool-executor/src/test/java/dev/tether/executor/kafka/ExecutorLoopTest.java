@@ -79,6 +79,7 @@ class ExecutorLoopTest {
     private final RegistryProducer producer = new RegistryProducer(outcomes);
     private final TicketTool tickets = new TicketTool();
     private final ExecutorService workers = Executors.newFixedThreadPool(2);
+    private FencedWritesDouble fenced;
     private ExecutorLoop loop;
     private Thread thread;
 
@@ -235,7 +236,8 @@ class ExecutorLoopTest {
         var sandbox = new Sandbox(new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()), runner,
                 new MapSecretProvider(Map.of()), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))));
         var registry = tickets.registry();
-        var writer = new AckedWriter(producer, LAYOUT);
+        fenced = new FencedWritesDouble(producer);
+        var writer = new AckedWriter(producer, fenced, LAYOUT);
         var ledger = new Ledger(outcomes, writer, new Ledger.Settings(20_000, Duration.ofMinutes(1)), CLOCK);
         var handler = new CallHandler(ledger, writer, new Authority(registry, GatingPolicy.of("run_command", Map.of(), registry.names())),
                 sandbox, new InFlight(), (sessionId, requestedAt) -> {}, CrashPoints.none(), "executor-1", CLOCK);

@@ -540,7 +540,8 @@ class LedgerTest {
     }
 
     private Ledger ledger(int cacheCalls) {
-        return new Ledger(log, new AckedWriter(producer, TopicLayout.local()), new Ledger.Settings(cacheCalls, SKEW), clock);
+        return new Ledger(log, new AckedWriter(producer, new FencedWritesDouble(producer), TopicLayout.local()),
+                new Ledger.Settings(cacheCalls, SKEW), clock);
     }
 
     private static ToolRequest request(String key, Instant authorizedAt) {

@@ -60,7 +60,7 @@ class PoisonCallTest {
     private final MockProducer<String, SpecificRecord> producer =
             new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
     private final MemoryOutcomeLog outcomes = new MemoryOutcomeLog(1);
-    private final Ledger ledger = new Ledger(outcomes, new AckedWriter(producer, LAYOUT),
+    private final Ledger ledger = new Ledger(outcomes, new AckedWriter(producer, new FencedWritesDouble(producer), LAYOUT),
             new Ledger.Settings(20_000, Duration.ofMinutes(1)), Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
     /** Threads of the default stack size, as Executor's {@code tool-call} pool. */
     private final ExecutorService workers = Executors.newFixedThreadPool(1);
@@ -76,7 +76,7 @@ class PoisonCallTest {
         var authority = new Authority(BUILT_INS, GatingPolicy.of("run_command", Map.of(), BUILT_INS.names()));
         var sandbox = new Sandbox(new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()), runner,
                 new MapSecretProvider(Map.of()), new BlobOffloader(new LocalBlobStore(dir.resolve("blobs"))));
-        return new CallHandler(ledger, new AckedWriter(producer, LAYOUT), authority, sandbox, new InFlight(),
+        return new CallHandler(ledger, new AckedWriter(producer, new FencedWritesDouble(producer), LAYOUT), authority, sandbox, new InFlight(),
                 (sessionId, requestedAt) -> {}, CrashPoints.none(), "executor-1",
                 Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC));
     }
