@@ -65,6 +65,7 @@ final class ExecutorScenario implements AutoCloseable {
     /** The real approval-service, in a scenario {@link #withApprovals}; else null. */
     private final ServiceProcess approvals;
     private ServiceProcess executor;
+    private final List<ServiceProcess> others = new ArrayList<>();
     private int executorStarts;
 
     private final List<String> executorProperties;
@@ -116,14 +117,28 @@ final class ExecutorScenario implements AutoCloseable {
      */
     ServiceProcess startExecutor(String... systemProperties) {
         stopExecutor();
-        var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_INSTANCE_ID", prefix + "executor",
+        executor = executor("executor", systemProperties);
+        return executor.start();
+    }
+
+    /**
+     * Starts another executor beside the one running, with instance id {@code name} (under the prefix): a second member
+     * of the group, on the same host (the same workspaces and blobs). It is stopped with the scenario.
+     */
+    ServiceProcess startExecutorBeside(String name, String... systemProperties) {
+        var other = executor(name, systemProperties);
+        others.add(other);
+        return other.start();
+    }
+
+    private ServiceProcess executor(String name, String... systemProperties) {
+        var env = ServiceProcess.env("TETHER_TOPICS_PREFIX", prefix, "TETHER_INSTANCE_ID", prefix + name,
                 "TETHER_WORKSPACE_ROOT", workDir.resolve("workspaces").toString(),
                 "TETHER_SESSIONS_BLOBS_DIR", workDir.resolve("blobs").toString());
         var properties = new ArrayList<>(executorProperties);
         properties.addAll(List.of(systemProperties));
         properties.add(ACME_WRITE_POLICY);
-        executor = new ServiceProcess(Path.of("").toAbsolutePath(), workDir.resolve("tool-executor-" + (++executorStarts)), env, properties);
-        return executor.start();
+        return new ServiceProcess(Path.of("").toAbsolutePath(), workDir.resolve("tool-" + name + "-" + (++executorStarts)), env, properties);
     }
 
     /** Starts an executor that halts the first time a call reaches {@code crashPoint}. */
@@ -273,6 +288,7 @@ final class ExecutorScenario implements AutoCloseable {
     @Override
     public void close() throws IOException {
         stopExecutor();
+        others.forEach(ServiceProcess::stop);
         if (approvals != null) {
             approvals.stop();
         }

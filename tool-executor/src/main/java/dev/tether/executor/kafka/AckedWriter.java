@@ -62,8 +62,18 @@ final class AckedWriter {
     }
 
     private void send(ProducerRecord<String, SpecificRecord> record) {
+        acknowledged(record, producer);
+    }
+
+    /**
+     * Sends {@code record} with {@code producer} and waits for the broker's acknowledgement.
+     *
+     * @throws TimestampRefusedException if the broker refused the record's timestamp
+     * @throws IllegalStateException     if it was not acknowledged (nothing is known to be written), or the wait interrupted
+     */
+    static RecordMetadata acknowledged(ProducerRecord<String, SpecificRecord> record, Producer<String, SpecificRecord> producer) {
         try {
-            producer.send(record).get();
+            return producer.send(record).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while writing to " + record.topic(), e);

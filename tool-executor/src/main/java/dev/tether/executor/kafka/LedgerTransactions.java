@@ -3,7 +3,6 @@ package dev.tether.executor.kafka;
 import java.util.Map;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.LinkedBlockingDeque;
-import java.util.concurrent.ExecutionException;
 import java.util.function.IntFunction;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -14,7 +13,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
-import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.jboss.logging.Logger;
 
@@ -94,20 +92,17 @@ final class LedgerTransactions implements AckedWriter.FencedWrites, AutoCloseabl
         var producer = slot.producer;
         try {
             producer.beginTransaction();
-            RecordMetadata written = producer.send(record).get();
+            RecordMetadata written;
+            try {
+                written = AckedWriter.acknowledged(record, producer);
+            } catch (RuntimeException notWritten) { // not serialized, not acknowledged, its timestamp refused: nothing to commit
+                abort(slot);
+                throw notWritten instanceof IllegalStateException definite ? definite
+                        : new IllegalStateException("could not write to " + record.topic() + ": " + notWritten.getMessage(), notWritten);
+            }
             producer.sendOffsetsToTransaction(Map.of(fence.partition(), new OffsetAndMetadata(fence.from())), fence.group());
             producer.commitTransaction();
             return written;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            abort(slot);
-            throw new IllegalStateException("interrupted while writing to " + record.topic(), e);
-        } catch (ExecutionException e) {
-            abort(slot);
-            if (e.getCause() instanceof InvalidTimestampException refused) {
-                throw new AckedWriter.TimestampRefusedException(record.topic(), record.timestamp(), refused);
-            }
-            throw new IllegalStateException("could not write to " + record.topic() + ": " + e.getCause().getMessage(), e.getCause());
         } catch (KafkaException e) {
             if (refusedByTheGroup(e)) {
                 abort(slot);

@@ -2,7 +2,6 @@ package dev.tether.executor.kafka;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.producer.Producer;
@@ -35,10 +34,6 @@ final class FencedWritesDouble implements AckedWriter.FencedWrites {
         if (expelled) {
             throw new LedgerTransactions.FencedException(record.key(), fence, new CommitFailedException("expelled"));
         }
-        try {
-            return producer.send(record).get();
-        } catch (InterruptedException | ExecutionException e) {
-            throw new IllegalStateException(e);
-        }
+        return AckedWriter.acknowledged(record, producer);
     }
 }

@@ -10,14 +10,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -34,8 +39,16 @@ class LedgerTransactionsTest {
             REQUESTS, 41);
 
     private final List<MockProducer<String, SpecificRecord>> made = new ArrayList<>();
+    /** Whether the broker refuses the next records' timestamps: their sends fail as a real producer's do, in the future. */
+    private volatile boolean refuseTimestamps;
     private final LedgerTransactions transactions = new LedgerTransactions(n -> {
-        var producer = new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
+        var producer = new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]) {
+            @Override
+            public synchronized Future<RecordMetadata> send(ProducerRecord<String, SpecificRecord> record, Callback callback) {
+                return refuseTimestamps ? CompletableFuture.failedFuture(new InvalidTimestampException("further ahead than allowed"))
+                        : super.send(record, callback);
+            }
+        };
         made.add(producer);
         return producer;
     }, 2);
@@ -87,6 +100,20 @@ class LedgerTransactionsTest {
         assertThat(made).hasSize(2);
         assertThat(made.get(1).transactionInitialized()).isTrue();
         assertThat(made.get(1).history()).extracting(ProducerRecord::key).containsExactly("s1/4/c2");
+    }
+
+    @Test
+    void aRecordTheBrokerRefuses_abortsItsTransaction_andSaysWhy_keepingTheProducer() {
+        transactions.write(started("s1/3/c1"), FENCE);
+        var producer = made.get(0);
+        refuseTimestamps = true;
+
+        assertThatThrownBy(() -> transactions.write(started("s1/4/c2"), FENCE)).isInstanceOf(AckedWriter.TimestampRefusedException.class);
+        assertThat(producer.transactionAborted()).isTrue();
+        assertThat(producer.consumerGroupOffsetsHistory()).as("no offset committed with it").hasSize(1);
+        refuseTimestamps = false;
+        transactions.write(started("s1/5/c3"), FENCE);
+        assertThat(made).hasSize(1);
     }
 
     @Test

@@ -1,0 +1,123 @@
+package dev.tether.executor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.avro.ToolOutcome;
+import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.kit.kafka.Topics;
+import dev.tether.testing.ServiceProcess;
+import dev.tether.testing.TetherStack;
+import dev.tether.testing.TopicReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An executor that does not know it lost its partition (docs/ARCHITECTURE.md §6), on the real stack: executor A, alone in
+ * its group, takes a {@code run_command} call, passes every check of its own (its claim on the partition too) and freezes
+ * right before writing the call's STARTED (SIGSTOP of its whole JVM, heartbeats included, as a long GC pause or a stopped
+ * VM). Executor B joins; A is expelled at its session timeout, B takes the partition over and runs the call. Then A is
+ * continued: its worker goes straight on to the write, its consumer not told yet. The group coordinator refuses the
+ * write's transactional offset commit (KIP-447), the STARTED is aborted, and A runs nothing: the command ran once.
+ * Without the fence A wrote STARTED and ran the command a second time.
+ */
+class FrozenExecutorIT {
+
+    private ExecutorScenario scenario;
+    private ServiceProcess frozen;
+
+    @AfterEach
+    void stop() throws IOException {
+        if (frozen != null) {
+            signal(frozen.pid(), "CONT"); // a stopped process cannot stop
+        }
+        if (scenario != null) {
+            scenario.close();
+        }
+    }
+
+    @Test
+    void anExecutorFrozenPastItsSessionTimeout_beforeItsStarted_isRefusedByTheCoordinator_andTheCallRunsOnce() throws Exception {
+        scenario = new ExecutorScenario("xfrozen");
+        Path marker = scenario.workDir.resolve("frozen-before-started");
+        frozen = scenario.startExecutor("-Dtether.executor.test.freeze-at=before-started",
+                "-Dtether.executor.test.crash-marker=" + marker);
+        String session = scenario.prefix + "count";
+        scenario.createSession(session, ExecutorScenario.AGENT, "WRITE");
+        long seq = scenario.askFor(session, ExecutorScenario.AGENT, Map.of("count", List.of("run_command",
+                "{\"command\":\"echo once >> count.txt\"}")));
+        scenario.authorize(session, "acme", "count", AuthorizationBasis.POLICY);
+        String key = session + "/" + seq + "/count";
+        await().atMost(Duration.ofMinutes(2)).until(() -> log(frozen).contains("test freeze point before-started reached"));
+
+        // B joins; the group waits for A, which does not answer: expelled at its session timeout, its partitions go to B
+        var taker = scenario.startExecutorBeside("executor-b");
+        assertThat(scenario.awaitResult(session, ExecutorScenario.AGENT, "count").get("status").asText()).isEqualTo("OK");
+        Path count = scenario.workspace(session).resolve("count.txt");
+        assertThat(Files.readAllLines(count)).as("B ran the call").hasSize(1);
+
+        assertThat(signal(frozen.pid(), "CONT")).isTrue();
+        await().atMost(Duration.ofMinutes(1)).until(() -> log(frozen).contains("refused its first ledger write")
+                || log(frozen).contains(key + ": run_command OK reported"));
+        String log = log(frozen);
+        assertThat(log).as("A went on from its freeze point and was refused")
+                .contains("test freeze point before-started: continued")
+                .contains(key + ": the group coordinator refused its first ledger write")
+                .contains("not started, left to the partition's next owner")
+                .doesNotContain(key + ": run_command OK reported");
+        Thread.sleep(2_000); // anything A would still do for the call, it has done by now
+        assertThat(Files.readAllLines(count)).as("the command ran once, by B").hasSize(1);
+        assertThat(scenario.toolResults(session, ExecutorScenario.AGENT, "count")).hasSize(1);
+        List<ToolOutcome> ledger = scenario.ledger(key);
+        assertThat(ledger).as("the committed ledger holds B's STARTED and OK; A's STARTED was aborted")
+                .extracting(o -> o.getState().name(), o -> o.getExecutorId().toString())
+                .containsExactly(tuple("STARTED", scenario.prefix + "executor-b"),
+                        tuple("OK", scenario.prefix + "executor-b"));
+        assertThat(log(taker)).contains(key + ": run_command OK reported");
+
+        // the fenced writes' offset commits (each its batch's start) never undo a batch's own commit past it
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(requestsNotCommittedPast()).isEmpty());
+    }
+
+    /** The requests of tool-requests at or past their partition's committed offset, as partition@offset. */
+    private List<String> requestsNotCommittedPast() throws Exception {
+        try (Admin admin = Admin.create(TetherStack.shared().clientConfig())) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(scenario.prefix + "tether-tool-executor")
+                    .partitionsToOffsetAndMetadata().get();
+            return TopicReader.readAll(scenario.layout.name(Topics.TOOL_REQUESTS)).stream()
+                    .filter(r -> {
+                        OffsetAndMetadata at = committed.get(new TopicPartition(r.topic(), r.partition()));
+                        return at == null || at.offset() <= r.offset();
+                    })
+                    .map(r -> r.partition() + "@" + r.offset()).toList();
+        }
+    }
+
+    private static String log(ServiceProcess process) throws IOException {
+        return Files.readString(process.log());
+    }
+
+    private static boolean signal(long pid, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
