@@ -45,7 +45,8 @@ import org.jboss.logging.Logger;
  * one) is logged and skipped: nothing is run, recorded or reported, and its batch goes on.
  *
  * <p>Every write is synchronous ({@link AckedWriter}): a step starts only when the one before it is durable, so
- * {@code STARTED} is acknowledged by all in-sync replicas before the tool runs. Thread-safe; the caller runs the calls
+ * {@code STARTED} is acknowledged by all in-sync replicas before the tool runs. A call's first write is fenced by its
+ * {@link Claim}: committed in a transaction the group coordinator refuses from an instance it expelled. Thread-safe; the caller runs the calls
  * of one session one at a time.
  */
 final class CallHandler {

@@ -45,9 +45,12 @@ import org.jboss.logging.Logger;
  * thread while this one keeps polling); a lookup that cannot read the ledger fails the batch like any other failure.
  * Nothing is read when partitions are assigned: a partition's ledger window is started by its first batch, from the
  * time its oldest pending call was authorized. When partitions are revoked, the running batch's calls of them that have
- * not started are left to their next owner (asked again right before a call's first ledger write, {@link CallHandler.Claim},
- * so one that was waiting for its catch-up does not start either), the ones running finish, the batch is committed (a revoked partition up to
- * its first call not started), then their windows are dropped. A request or a ledger record whose schema the registry does not
+ * not started are left to their next owner (asked again right before a call's first ledger write,
+ * {@link CallHandler.Claim}, so one that was waiting for its catch-up does not start either), the ones running finish,
+ * the batch is committed (a revoked partition up to its first call not started), then their windows are dropped. What
+ * this instance is not told in time (it froze past its session timeout and was expelled), the group coordinator
+ * refuses: each call's first ledger write commits the batch's start on its partition under the generation the batch was
+ * read in ({@link Fence}, {@link LedgerTransactions}). A request or a ledger record whose schema the registry does not
  * give (it does not answer) is read again once it does, never skipped. Runs on one thread.
  */
 final class ExecutorLoop implements Runnable {
