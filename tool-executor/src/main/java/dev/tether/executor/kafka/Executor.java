@@ -164,8 +164,11 @@ public class Executor {
                 this.<SpecificRecord>serde().serializer()), concurrency);
         var writer = new AckedWriter(producer, transactions, layout);
         var ledgerSettings = config.ledger();
+        var uncommitted = consumerConfig(null, false);
+        uncommitted.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         outcomes = new KafkaOutcomeLog(new KafkaConsumer<>(consumerConfig(null, false), new StringDeserializer(),
-                this.<ToolOutcome>serde().deserializer()), layout.name(Topics.TOOL_OUTCOMES), ledgerSettings.readTimeout());
+                this.<ToolOutcome>serde().deserializer()), new KafkaConsumer<>(uncommitted, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer()), layout.name(Topics.TOOL_OUTCOMES), ledgerSettings.readTimeout());
         var ledger = new Ledger(outcomes, writer, new Ledger.Settings(ledgerSettings.cacheCalls(), ledgerSettings.clockSkew()),
                 Clock.systemUTC());
         LedgerMetrics.register(meters, ledger);

@@ -17,12 +17,20 @@ import org.apache.kafka.common.errors.RecordDeserializationException;
  * group: partitions are assigned and sought by hand). A read that makes no progress for {@code timeout} (the broker is
  * away), or meets a record it cannot decode, fails with {@link LedgerUnavailableException}: the ledger answers nothing
  * rather than a guess. Not thread-safe, as the consumer is not.
+ *
+ * <p>A call's first record is written in a transaction ({@link LedgerTransactions}), and a {@code read_committed}
+ * consumer reads nothing past the first transaction still open: not even the records committed after it. So
+ * {@link #end} waits until every record written when it was asked ({@code written}, a {@code read_uncommitted}
+ * consumer's end) is readable: a transaction is open for milliseconds, or, left open by a frozen instance, until the
+ * broker aborts it ({@code transaction.timeout.ms}); past {@code timeout} it fails. Without the wait a lookup made while
+ * a frozen instance's transaction was open would miss the records written after it, this instance's own too.
  */
 final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
 
     private static final Duration POLL = Duration.ofMillis(200);
 
     private final Consumer<String, ToolOutcome> consumer;
+    private final Consumer<?, ?> written;
     private final String topic;
     private final Duration timeout;
     private int partitions;
@@ -31,12 +39,17 @@ final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
      * @param timeout how long a read may make no progress ({@code tether.executor.ledger.read-timeout})
      * @throws IllegalArgumentException if {@code timeout} is not positive (no read would ever be done), naming the setting
      */
-    KafkaOutcomeLog(Consumer<String, ToolOutcome> consumer, String topic, Duration timeout) {
+    /**
+     * @param consumer reads the records ({@code read_committed})
+     * @param written  asked only where each partition ends, transactions still open included ({@code read_uncommitted})
+     */
+    KafkaOutcomeLog(Consumer<String, ToolOutcome> consumer, Consumer<?, ?> written, String topic, Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("tether.executor.ledger.read-timeout: must be a positive duration, e.g. PT30S, not "
                     + timeout);
         }
         this.consumer = consumer;
+        this.written = written;
         this.topic = topic;
         this.timeout = timeout;
     }
@@ -55,7 +68,24 @@ final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
         // assigned first: the consumer keeps the last stable offset it is told of only for a partition it has (and
         // warns otherwise), and the read that follows is of this partition anyway
         consumer.assign(List.of(tp));
-        return guarded("the end of " + tp, () -> consumer.endOffsets(List.of(tp), timeout).get(tp));
+        long target = guarded("the end of " + tp + " as written", () -> written.endOffsets(List.of(tp), timeout).get(tp));
+        long started = System.nanoTime();
+        while (true) {
+            long readable = guarded("the end of " + tp, () -> consumer.endOffsets(List.of(tp), timeout).get(tp));
+            if (readable >= target) {
+                return readable;
+            }
+            if (System.nanoTime() - started > timeout.toNanos()) {
+                throw new LedgerUnavailableException(tp + " is readable up to offset " + readable + " but written up to " + target
+                        + ": a transaction still open after " + timeout + " holds back what was written after it");
+            }
+            try {
+                Thread.sleep(POLL.toMillis() / 2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LedgerUnavailableException("interrupted while waiting for " + tp + " to be readable up to " + target, e);
+            }
+        }
     }
 
     @Override
@@ -106,6 +136,7 @@ final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
     @Override
     public void close() {
         consumer.close();
+        written.close();
     }
 
     private static <T> T guarded(String what, java.util.function.Supplier<T> call) {

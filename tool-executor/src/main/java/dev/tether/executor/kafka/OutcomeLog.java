@@ -14,7 +14,12 @@ interface OutcomeLog {
     /** How many partitions {@code tool-outcomes} has. */
     int partitions();
 
-    /** The offset the next record of {@code partition} will get: everything written so far is below it. */
+    /**
+     * Where {@code partition} ends: every record written before this call is below it and can be read (a transaction
+     * open when it was asked is waited for).
+     *
+     * @throws LedgerUnavailableException if that cannot be had within the log's deadline
+     */
     long end(int partition);
 
     /**
