@@ -46,8 +46,8 @@ import org.jboss.logging.Logger;
  *
  * <p>Every write is synchronous ({@link AckedWriter}): a step starts only when the one before it is durable, so
  * {@code STARTED} is acknowledged by all in-sync replicas before the tool runs. A call's first write is fenced by its
- * {@link Claim}: committed in a transaction the group coordinator refuses from an instance it expelled. Thread-safe; the caller runs the calls
- * of one session one at a time.
+ * {@link Claim}: committed in a transaction the group coordinator refuses from an instance it expelled. Thread-safe;
+ * the caller runs the calls of one session one at a time.
  */
 final class CallHandler {
 
