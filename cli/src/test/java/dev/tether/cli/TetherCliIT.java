@@ -430,6 +430,7 @@ class TetherCliIT {
             }
             await().atMost(PATIENCE).until(() -> liveness(service) != 200);
             service.stop();
+            awaitNoMembers(admin, group);
             assertThat(Files.readString(service.log())).as("the service's log names the record, as cli/README.md says")
                     .contains("topic: " + commands + ", partition: " + tp.partition() + ", offset: " + poison);
             assertThat(committed(admin, group)).containsEntry(tp, poison);
@@ -476,6 +477,7 @@ class TetherCliIT {
             await().atMost(PATIENCE).until(() -> Files.readString(service.log()).contains("offset: " + second));
             await().atMost(PATIENCE).until(() -> liveness(service) != 200);
             service.stop();
+            awaitNoMembers(admin, group);
             assertThat(committed(admin, group)).as("the group stands before both").containsEntry(tp, standing);
             skip[9] = Long.toString(second);
             CliRun before = CliRun.run(skipEnv, skip);
@@ -516,6 +518,16 @@ class TetherCliIT {
             }
             throw new AssertionError("no record at " + offset + " of " + tp);
         }
+    }
+
+    /**
+     * Waits until the stopped service's member has left the group, as skip-record requires (it refuses while one is in
+     * it). A service stopped cleanly leaves at once; one whose close ran out of time (the process killed) stays in the
+     * group until its session timeout.
+     */
+    private static void awaitNoMembers(Admin admin, String group) {
+        await().atMost(PATIENCE).until(() -> admin.describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group)
+                .members().isEmpty());
     }
 
     /** The consumer group's committed offsets. */
