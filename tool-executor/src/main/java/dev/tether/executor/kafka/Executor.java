@@ -161,7 +161,7 @@ public class Executor {
 
         producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), this.<SpecificRecord>serde().serializer());
         transactions = new LedgerTransactions(n -> new KafkaProducer<>(transactionalConfig(n), new StringSerializer(),
-                this.<SpecificRecord>serde().serializer()), concurrency);
+                this.<SpecificRecord>serde().serializer()), Math.min(concurrency, LedgerTransactions.MOST_PRODUCERS));
         var writer = new AckedWriter(producer, transactions, layout);
         var ledgerSettings = config.ledger();
         var uncommitted = consumerConfig(null, false);
