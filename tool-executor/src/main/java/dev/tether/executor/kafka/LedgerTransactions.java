@@ -1,5 +1,6 @@
 package dev.tether.executor.kafka;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.LinkedBlockingDeque;
@@ -90,7 +91,7 @@ final class LedgerTransactions implements AckedWriter.FencedWrites, AutoCloseabl
             producer.initTransactions();
             return producer;
         } catch (KafkaException e) {
-            producer.close();
+            producer.close(Duration.ZERO);
             throw new IllegalStateException("could not start the ledger's transactional producer " + number + ": " + e.getMessage(), e);
         }
     }
@@ -142,9 +143,14 @@ final class LedgerTransactions implements AckedWriter.FencedWrites, AutoCloseabl
         }
     }
 
+    /**
+     * Closes the slot's producer without waiting (what it had in flight is of a transaction in doubt, which the next
+     * producer of its id ends): a producer cut off from the broker would otherwise hold the worker for its delivery
+     * timeout, two minutes.
+     */
     private static void discard(Slot slot) {
         try {
-            slot.producer.close();
+            slot.producer.close(Duration.ZERO);
         } catch (KafkaException e) {
             LOG.debugf("closing the ledger's transactional producer %d: %s", slot.number, e.getMessage());
         }
