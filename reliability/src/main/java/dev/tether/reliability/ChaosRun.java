@@ -9,6 +9,7 @@ import dev.tether.client.TetherClient;
 import dev.tether.client.TetherOptions;
 import dev.tether.client.ToolMode;
 import dev.tether.testing.PlantedSecrets;
+import dev.tether.testing.ProcessControl;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package dev.tether.reliability;
 
+import dev.tether.testing.ProcessControl;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.tether.reliability;
 
+import dev.tether.testing.ProcessControl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.avro.ToolOutcome;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.kit.kafka.Topics;
+import dev.tether.testing.ProcessControl;
 import dev.tether.testing.ServiceProcess;
 import dev.tether.testing.TetherStack;
 import dev.tether.testing.TopicReader;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -40,7 +40,7 @@ class FrozenExecutorIT {
     @AfterEach
     void stop() throws IOException {
         if (frozen != null) {
-            signal(frozen.pid(), "CONT"); // a stopped process cannot stop
+            ProcessControl.signal(frozen.pid(), "CONT"); // a stopped process cannot stop
         }
         if (scenario != null) {
             scenario.close();
@@ -67,7 +67,7 @@ class FrozenExecutorIT {
         Path count = scenario.workspace(session).resolve("count.txt");
         assertThat(Files.readAllLines(count)).as("B ran the call").hasSize(1);
 
-        assertThat(signal(frozen.pid(), "CONT")).isTrue();
+        assertThat(ProcessControl.signal(frozen.pid(), "CONT")).isTrue();
         await().atMost(Duration.ofMinutes(1)).until(() -> log(frozen).contains("refused its first ledger write")
                 || log(frozen).contains(key + ": run_command OK reported"));
         String log = log(frozen);
@@ -106,18 +106,5 @@ class FrozenExecutorIT {
 
     private static String log(ServiceProcess process) throws IOException {
         return Files.readString(process.log());
-    }
-
-    private static boolean signal(long pid, String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            return kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 }

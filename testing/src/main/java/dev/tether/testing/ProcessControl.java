@@ -1,15 +1,15 @@
-package dev.tether.reliability;
+package dev.tether.testing;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 /** Signals the JDK cannot send itself: SIGSTOP and SIGCONT, through {@code kill(1)}, by PID. */
-final class ProcessControl {
+public final class ProcessControl {
 
     private ProcessControl() {}
 
     /** Sends {@code SIG<signal>} (e.g. {@code STOP}, {@code CONT}) to {@code pid}; true if {@code kill} succeeded. */
-    static boolean signal(long pid, String signal) {
+    public static boolean signal(long pid, String signal) {
         try {
             Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
