@@ -61,7 +61,7 @@ final class LedgerTransactions implements AckedWriter.FencedWrites, AutoCloseabl
 
     /**
      * @param factory makes the producer of a slot, with a transactional id of its own for each number
-     * @param size    the most transactions open at once: the worker threads
+     * @param size    the most producers made, so the most transactions open at once (a write waits for a producer)
      */
     LedgerTransactions(IntFunction<Producer<String, SpecificRecord>> factory, int size) {
         this.factory = factory;
