@@ -70,7 +70,8 @@ final class ExecutorLoop implements Runnable {
 
     /**
      * One poll's calls, being handled. {@code revoked}: partitions given up while it runs, of which no call starts any more;
-     * {@code firstSkipped}: the offset of the first call of such a partition not started, where its commit stops.
+     * {@code firstSkipped}: the offset of the first call of a partition not started (given up, or its first write refused
+     * by the group coordinator), where its commit stops.
      */
     private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next, Map<TopicPartition, Long> first,
                          Set<TopicPartition> revoked, Map<TopicPartition, Long> firstSkipped) {}
@@ -260,7 +261,17 @@ final class ExecutorLoop implements Runnable {
             // ledger, not run
             LOG.warnf(e, "the offsets of a finished batch of tool calls were not committed; its calls come again: %s", owned.keySet());
             rewind(finishing);
+            return;
         }
+        // a call whose first write the coordinator refused while its partition stays here (the generation changed under the
+        // batch without a revocation, as a cooperative rebalance does): read again from there, in the generation now, rather
+        // than left behind the position until the partition next moves
+        finishing.firstSkipped().forEach((partition, offset) -> {
+            if (!finishing.revoked().contains(partition) && requests.assignment().contains(partition)) {
+                LOG.infof("%s: reading again from offset %d, whose call's first write the group coordinator refused", partition, offset);
+                requests.seek(partition, offset);
+            }
+        });
     }
 
     /** Puts the batch's partitions this consumer still holds back where the batch started: its calls come again. */

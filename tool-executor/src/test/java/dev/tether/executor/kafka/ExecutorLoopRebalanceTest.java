@@ -202,10 +202,12 @@ class ExecutorLoopRebalanceTest {
      * holds the partition, so no claim stops the batch's next call; the group coordinator refuses that call's first write,
      * whose transaction commits the batch's start under the generation the batch was read in. The call starts nothing
      * here, and the partition is committed up to it, never past. Every first write is fenced with the batch's start on its
-     * partition (offset 0 here, also for the call at offset 1): committing it moves nothing forward.
+     * partition (offset 0 here, also for the call at offset 1): committing it moves nothing forward. The partition still
+     * here (its generation changed without a revocation), the refused call is read again, and runs once its write is
+     * accepted: it was left behind the position, never to come again until the partition moved.
      */
     @Test
-    void aCallWhoseFirstWriteTheCoordinatorRefuses_startsNothing_andIsCommittedNoFurther() throws InterruptedException {
+    void aCallWhoseFirstWriteTheCoordinatorRefuses_startsNothing_isCommittedNoFurther_andComesAgain() throws InterruptedException {
         String a = sessionOn(0, 2);
         var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
         var outcomes = new MemoryOutcomeLog(2);
@@ -222,9 +224,14 @@ class ExecutorLoopRebalanceTest {
         assertThat(tickets.external.keySet()).as("the call running finished; the next one's STARTED was refused")
                 .contains(a + "/3/slow").doesNotContain(a + "/3/c2");
         assertThat(requests.commits.get(0)).as("committed through the call run, not the one refused").isEqualTo(Map.of(P0, new OffsetAndMetadata(1)));
-        assertThat(fenced.fences).as("both first writes fenced by the batch's generation and its start on P0")
+        assertThat(List.copyOf(fenced.fences).subList(0, 2)).as("both first writes fenced by the batch's generation and its start on P0")
                 .extracting(Fence::partition, Fence::from, f -> f.group().groupId())
                 .containsExactly(tuple(P0, 0L, requests.groupMetadata().groupId()), tuple(P0, 0L, requests.groupMetadata().groupId()));
+
+        fenced.readmit(); // the member joined again: its next attempt is accepted
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P0) == 2L);
+        assertThat(tickets.external.keySet()).as("the refused call came again and ran").contains(a + "/3/c2");
+        assertThat(tickets.executions).as("each call ran once").hasValue(2);
     }
 
     /**

@@ -10,7 +10,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * The fenced writes of tests without a broker: each is sent with the test's producer as a plain write, its fence kept in
- * {@link #fences}; once {@link #expel} is called, the group coordinator's refusal is played instead (nothing is sent).
+ * {@link #fences}; from {@link #expel} to {@link #readmit}, the group coordinator's refusal is played instead (nothing is
+ * sent).
  * {@link LedgerTransactions} itself is tested in {@code LedgerTransactionsTest}, and on a broker in {@code FrozenExecutorIT}.
  */
 final class FencedWritesDouble implements AckedWriter.FencedWrites {
@@ -26,6 +27,11 @@ final class FencedWritesDouble implements AckedWriter.FencedWrites {
     /** From now on every fenced write is refused, as the coordinator refuses an expelled member's. */
     void expel() {
         expelled = true;
+    }
+
+    /** From now on fenced writes are accepted again, as after the member joined the group again. */
+    void readmit() {
+        expelled = false;
     }
 
     @Override
