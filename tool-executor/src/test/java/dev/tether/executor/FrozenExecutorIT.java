@@ -74,9 +74,10 @@ class FrozenExecutorIT {
         assertThat(log).as("A went on from its freeze point and was refused")
                 .contains("test freeze point before-started: continued")
                 .contains(key + ": the group coordinator refused its first ledger write")
-                .contains("not started, left to the partition's next owner")
-                .doesNotContain(key + ": run_command OK reported");
-        Thread.sleep(2_000); // anything A would still do for the call, it has done by now
+                .contains("not started, left to the partition's next owner");
+        // A may take the partition back once it has joined again, and then only report B's outcome again: what it ran shows
+        // in the file and the ledger
+        Thread.sleep(2_000);
         assertThat(Files.readAllLines(count)).as("the command ran once, by B").hasSize(1);
         assertThat(scenario.toolResults(session, ExecutorScenario.AGENT, "count")).hasSize(1);
         List<ToolOutcome> ledger = scenario.ledger(key);
