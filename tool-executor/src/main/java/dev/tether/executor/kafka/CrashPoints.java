@@ -53,7 +53,7 @@ final class CrashPoints {
 
     void reached(String here) {
         boolean crash = here.equals(crashAt);
-        if (!crash && !here.equals(freezeAt) || Files.exists(marker)) {
+        if ((!crash && !here.equals(freezeAt)) || Files.exists(marker)) {
             return;
         }
         try {

@@ -36,12 +36,11 @@ final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
     private int partitions;
 
     /**
-     * @param timeout how long a read may make no progress ({@code tether.executor.ledger.read-timeout})
-     * @throws IllegalArgumentException if {@code timeout} is not positive (no read would ever be done), naming the setting
-     */
-    /**
      * @param consumer reads the records ({@code read_committed})
      * @param written  asked only where each partition ends, transactions still open included ({@code read_uncommitted})
+     * @param timeout  how long a read may make no progress ({@code tether.executor.ledger.read-timeout}), and how long
+     *                 {@link #end} waits for an open transaction
+     * @throws IllegalArgumentException if {@code timeout} is not positive (no read would ever be done), naming the setting
      */
     KafkaOutcomeLog(Consumer<String, ToolOutcome> consumer, Consumer<?, ?> written, String topic, Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
