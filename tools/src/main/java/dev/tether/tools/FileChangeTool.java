@@ -2,14 +2,16 @@ package dev.tether.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.tools.sandbox.Workspace;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Set;
 
 /**
  * A tool that changes one file, {@code path}, worked out in full as a {@link FileChange} before anything is written:
- * its intent is the file's hashes before and after, an approver is shown its diff, it runs by applying it, and it is
- * reconciled by the file's hash. Subclasses say how the new content follows from the arguments. Not idempotent: run
- * again, it could apply twice, or overwrite what changed the file since. Stateless.
+ * its intent is the file's hashes before and after, an approver is shown its diff, it runs by applying it (under the
+ * executor, to the content its intent was worked out from only), and it is reconciled by the file's hash. Subclasses
+ * say how the new content follows from the arguments. Not idempotent: run again without its intent, it could apply
+ * twice, or overwrite what changed the file since. Stateless.
  */
 abstract class FileChangeTool implements Tool {
 
@@ -56,6 +58,47 @@ abstract class FileChangeTool implements Tool {
     @Override
     public final ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException {
         return change(context.workspace(), arguments).apply(context, name);
+    }
+
+    /**
+     * Makes the change only to the content the call's STARTED recorded ({@code started}'s before-hash). A call run a
+     * second time (by an instance that resumed after its partition moved on, beside the one that took the call over:
+     * docs/ARCHITECTURE.md §6) finds the file as the first run left it, with the hash the call writes, and writes
+     * nothing (OK, saying so); found changed by anything else, it fails, nothing written. Two runs at the same instant
+     * both find the content from before and write the same bytes. An intent without hashes runs as
+     * {@link #execute(ToolContext, JsonNode)}.
+     */
+    @Override
+    public final ToolOutput execute(ToolContext context, JsonNode arguments, Intent started) throws ToolException {
+        String before = started.beforeHash();
+        String after = started.expectedAfterHash();
+        if (before == null || after == null) {
+            return execute(context, arguments);
+        }
+        Workspace workspace = context.workspace();
+        ToolArguments args = ToolArguments.of(arguments, this.arguments);
+        Path file = args.path("path", workspace, null);
+        String path = workspace.shown(file);
+        String now;
+        try {
+            now = FileHash.ofFile(file);
+        } catch (IOException e) {
+            throw ToolException.io("read", path, e);
+        }
+        if (now.equals(before)) {
+            FileChange change = change(workspace, args, file);
+            if (change.beforeHash().equals(before)) {
+                return change.apply(context, name);
+            }
+            now = change.beforeHash(); // changed between the two reads
+        }
+        if (now.equals(after)) {
+            return context.output(ToolOutput.Status.OK, name + ": " + path + " already has the content this call writes"
+                    + " (sha256 " + after + "): an earlier run of the call wrote it; nothing changed\n", before, after);
+        }
+        throw ToolException.failed(name + ": " + path + " changed since the call started: it has sha256 "
+                + FileChange.describe(now) + ", not the " + FileChange.describe(before)
+                + " the change was worked out from; nothing written", null);
     }
 
     @Override

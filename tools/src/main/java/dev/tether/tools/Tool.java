@@ -5,8 +5,9 @@ import dev.tether.tools.sandbox.Workspace;
 
 /**
  * A tool a model can call. The executor runs each call exactly once through this interface: it asks for the call's
- * {@link #intent}, records it in its ledger as STARTED, runs {@link #execute}, and records the result. When it finds a
- * STARTED call without an end (a crash), it asks {@link #reconcile} what became of it.
+ * {@link #intent}, records it in its ledger as STARTED, runs {@link #execute(ToolContext, JsonNode, Intent)}, and
+ * records the result. When it finds a STARTED call without an end (a crash), it asks {@link #reconcile} what became
+ * of it.
  *
  * <p>Implementations are stateless or thread-safe: one instance serves every session. Arguments are never null.
  */
@@ -56,6 +57,18 @@ public interface Tool {
      *     names the argument at fault and holds neither secrets nor file content
      */
     ToolOutput execute(ToolContext context, JsonNode arguments) throws ToolException;
+
+    /**
+     * Runs the call whose STARTED entry recorded {@code started}, as the executor does. A tool whose intent names the
+     * state it changes (the file tools: the file's hash before) makes its change from that state only, so a call run
+     * twice (by an instance that resumed after its partition moved on, and by the one that took the call over:
+     * docs/ARCHITECTURE.md §6) changes the world once. The default runs {@link #execute(ToolContext, JsonNode)}.
+     *
+     * @param started the intent {@link #intent} answered for the call's STARTED entry, never null
+     */
+    default ToolOutput execute(ToolContext context, JsonNode arguments, Intent started) throws ToolException {
+        return execute(context, arguments);
+    }
 
     /**
      * What happened to a call recorded as STARTED whose end is unknown, found by looking at the world, not by running

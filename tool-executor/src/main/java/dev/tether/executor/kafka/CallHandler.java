@@ -340,7 +340,7 @@ final class CallHandler {
         crashPoints.reached(CrashPoints.AFTER_STARTED);
         ToolOutput output;
         try {
-            output = tool.execute(context, arguments);
+            output = tool.execute(context, arguments, intent); // a file tool changes only the content STARTED recorded
         } catch (ToolException e) {
             output = context.output(ToolOutput.Status.ERROR, e.getMessage());
         } catch (RuntimeException | Error e) {
