@@ -31,6 +31,10 @@ import org.junit.jupiter.api.Test;
  * continued: its worker goes straight on to the write, its consumer not told yet. The group coordinator refuses the
  * write's transactional offset commit (KIP-447), the STARTED is aborted, and A runs nothing: the command ran once.
  * Without the fence A wrote STARTED and ran the command a second time.
+ *
+ * <p>Frozen a step later, after its STARTED is committed, A's call is B's to reconcile: B finds the file as it was and
+ * makes the edit. Continued, A goes on to the same edit, which a file tool makes only to the content its STARTED
+ * recorded: A finds the content the call writes and writes nothing. Without that, A applied the edit a second time.
  */
 class FrozenExecutorIT {
 
@@ -89,6 +93,45 @@ class FrozenExecutorIT {
 
         // the fenced writes' offset commits (each its batch's start) never undo a batch's own commit past it
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(requestsNotCommittedPast()).isEmpty());
+    }
+
+    @Test
+    void anExecutorFrozenAfterItsStarted_findsTheEditTheNewOwnerMade_andWritesNothing() throws Exception {
+        scenario = new ExecutorScenario("xfrozenedit");
+        Path marker = scenario.workDir.resolve("frozen-after-started");
+        frozen = scenario.startExecutor("-Dtether.executor.test.freeze-at=after-started",
+                "-Dtether.executor.test.crash-marker=" + marker);
+        String session = scenario.prefix + "edit";
+        scenario.createSession(session, ExecutorScenario.AGENT, "WRITE");
+        Path log = scenario.workspace(session).resolve("log.txt");
+        Files.createDirectories(log.getParent());
+        Files.writeString(log, "a\n");
+        // "a" occurs once again after the edit: applied to what B left, it would make "abb"
+        long seq = scenario.askFor(session, ExecutorScenario.AGENT, Map.of("edit", List.of("edit_file",
+                "{\"path\":\"log.txt\",\"old\":\"a\",\"new\":\"ab\"}")));
+        scenario.authorize(session, "acme", "edit", AuthorizationBasis.POLICY);
+        String key = session + "/" + seq + "/edit";
+        await().atMost(Duration.ofMinutes(2)).until(() -> log(frozen).contains("test freeze point after-started reached"));
+
+        // A's STARTED is committed, its edit not made; B takes the partition over, finds the file as it was and edits it
+        var taker = scenario.startExecutorBeside("executor-b");
+        assertThat(scenario.awaitResult(session, ExecutorScenario.AGENT, "edit").get("status").asText()).isEqualTo("OK");
+        assertThat(log).as("B made the edit").hasContent("ab\n");
+        assertThat(log(taker)).contains(key + " was STARTED by " + scenario.prefix + "executor and never ended; reconciled: NotApplied");
+
+        // A goes on to its edit, from a lookup made before it froze, and finds the content the call writes
+        assertThat(ProcessControl.signal(frozen.pid(), "CONT")).isTrue();
+        await().atMost(Duration.ofMinutes(1)).until(() -> log(frozen).contains(key + ": edit_file OK reported"));
+        assertThat(log).as("the edit made once").hasContent("ab\n");
+        assertThat(scenario.toolResults(session, ExecutorScenario.AGENT, "edit")).hasSize(1);
+        List<ToolOutcome> ledger = scenario.ledger(key);
+        assertThat(ledger).extracting(o -> o.getState().name(), o -> o.getExecutorId().toString())
+                .containsExactly(tuple("STARTED", scenario.prefix + "executor"),
+                        tuple("STARTED", scenario.prefix + "executor-b"),
+                        tuple("OK", scenario.prefix + "executor-b"),
+                        tuple("OK", scenario.prefix + "executor"));
+        assertThat(ledger.get(3).getContent().toString()).as("what A recorded")
+                .startsWith("edit_file: log.txt already has the content this call writes");
     }
 
     /** The requests of tool-requests at or past their partition's committed offset, as partition@offset. */
