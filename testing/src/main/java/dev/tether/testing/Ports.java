@@ -1,5 +1,6 @@
 package dev.tether.testing;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -76,8 +77,10 @@ public final class Ports {
 
     /** The kernel's ephemeral range (Linux), or null where it cannot be read. */
     static int[] ephemeralRange() {
-        try {
-            String[] bounds = Files.readString(EPHEMERAL_RANGE).trim().split("\\s+");
+        // read as a stream: Files.readString (readAllBytes) sizes its read by the size a /proc file reports, and on Java
+        // 17 answered "3" for "32768 60999", so until this every port was the kernel's pick, from the ephemeral range
+        try (BufferedReader in = Files.newBufferedReader(EPHEMERAL_RANGE)) {
+            String[] bounds = in.readLine().trim().split("\\s+");
             return new int[] {Integer.parseInt(bounds[0]), Integer.parseInt(bounds[1])};
         } catch (IOException | RuntimeException e) {
             return null;
