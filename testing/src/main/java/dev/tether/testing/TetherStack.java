@@ -206,7 +206,7 @@ public abstract class TetherStack {
             return start(1);
         }
 
-        /** {@code deploy/local/stack start --brokers <brokers>} on free ports. */
+        /** {@code deploy/local/stack start --brokers <brokers>} on free ports: {@link #start(Path, int)}. */
         static LocalStack start(int brokers) {
             Path root = Path.of(System.getProperty("tether-test.root", ".")).toAbsolutePath().normalize();
             Path script = root.resolve("deploy/local/stack");
@@ -214,8 +214,31 @@ public abstract class TetherStack {
                 throw new IllegalStateException("no launcher at " + script
                         + " (set the system property tether-test.root to the repository root)");
             }
+            return start(script, brokers);
+        }
+
+        /**
+         * {@code <script> start --brokers <brokers>} on free ports, each time in a new directory; on others, up to twice
+         * more, if a port was taken between {@link Ports#free} and its server's bind (by a server another test JVM
+         * started meanwhile).
+         */
+        static LocalStack start(Path script, int brokers) {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return startOnce(script, brokers);
+                } catch (PortTakenException e) {
+                    if (attempt == 3) {
+                        throw e;
+                    }
+                    System.err.println("tether-stack: a port was taken before the stack bound it; starting again on others");
+                }
+            }
+        }
+
+        private static LocalStack startOnce(Path script, int brokers) {
+            Path dir = null;
             try {
-                Path dir = Files.createTempDirectory(brokers == 1 ? "tether-stack-" : "tether-cluster-");
+                dir = Files.createTempDirectory(brokers == 1 ? "tether-stack-" : "tether-cluster-");
                 var ports = Ports.free(2 * brokers + 2);
                 var command = List.of(script.toString(), "start", "--dir", dir.toString(), "--brokers", Integer.toString(brokers),
                         "--kafka-port", join(ports.subList(0, brokers)), "--controller-port", join(ports.subList(brokers, 2 * brokers)),
@@ -231,6 +254,9 @@ public abstract class TetherStack {
                     builder.environment().put("TETHER_STACK_CLASS_DATA", "1");
                 }
                 return new LocalStack(script, dir, parse(runStart(builder, dir, START_TIMEOUT)), brokers);
+            } catch (PortTakenException e) {
+                Trees.delete(dir); // the launcher stopped what it had started
+                throw e;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (InterruptedException e) {
@@ -265,9 +291,20 @@ public abstract class TetherStack {
                         + text(out) + text(log));
             }
             if (p.exitValue() != 0) {
-                throw new IllegalStateException("deploy/local/stack start failed (exit " + p.exitValue() + "):\n" + text(log));
+                String failure = "deploy/local/stack start failed (exit " + p.exitValue() + "):\n" + text(log);
+                // a broker's or the registry's bind, or the launcher's own look before it
+                throw failure.contains("Address already in use") || failure.contains(" is in use (choose other ports")
+                        ? new PortTakenException(failure)
+                        : new IllegalStateException(failure);
             }
             return text(out);
+        }
+
+        /** The launcher failed because a port it was given was taken; it stopped what it had started. */
+        static final class PortTakenException extends IllegalStateException {
+            PortTakenException(String message) {
+                super(message);
+            }
         }
 
         /** A file as UTF-8, malformed bytes replaced: a log cut mid-character still reads. */

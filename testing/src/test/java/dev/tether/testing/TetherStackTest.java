@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -35,6 +39,74 @@ class TetherStackTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("exit 3")
                 .hasMessageContaining("no Java 21");
+    }
+
+    @Test
+    void start_whosePortWasTaken_startsAgainOnOtherPorts_inANewDirectory() throws Exception {
+        Path launcher = fakeLauncher(2);
+
+        TetherStack.LocalStack stack = TetherStack.LocalStack.start(launcher, 1);
+        try {
+            assertThat(stack.bootstrapServers()).isEqualTo("127.0.0.1:1");
+        } finally {
+            stack.stop();
+        }
+        List<String> starts = Files.readAllLines(dir.resolve("starts"));
+        assertThat(starts).hasSize(3);
+        assertThat(starts.stream().map(s -> s.split(" ")[1])).as("the ports of each start").doesNotHaveDuplicates();
+        assertThat(starts.stream().map(s -> Path.of(s.split(" ")[0]))).as("each start's directory, gone")
+                .doesNotHaveDuplicates().noneMatch(Files::exists);
+    }
+
+    @Test
+    void start_whosePortsAreTakenThreeTimes_fails_leavingNoDirectory() throws Exception {
+        Path launcher = fakeLauncher(3);
+
+        assertThatThrownBy(() -> TetherStack.LocalStack.start(launcher, 1))
+                .isInstanceOf(TetherStack.LocalStack.PortTakenException.class)
+                .hasMessageContaining("Address already in use");
+        List<String> starts = Files.readAllLines(dir.resolve("starts"));
+        assertThat(starts).hasSize(3);
+        assertThat(starts.stream().map(s -> Path.of(s.split(" ")[0]))).noneMatch(Files::exists);
+    }
+
+    @Test
+    void aLaunchersFailure_isAPortTaken_onlyWhenItSaysSo() {
+        var launcher = new ProcessBuilder("bash", "-c", "echo 'stack: port 1 on 127.0.0.1 is in use (choose other ports, see"
+                + " --help)' >&2; exit 1");
+
+        assertThatThrownBy(() -> TetherStack.LocalStack.runStart(launcher, dir, Duration.ofSeconds(30)))
+                .isInstanceOf(TetherStack.LocalStack.PortTakenException.class);
+        assertThatThrownBy(() -> TetherStack.LocalStack.runStart(new ProcessBuilder("bash", "-c", "echo 'no Java 21' >&2; exit 3"),
+                dir, Duration.ofSeconds(30)))
+                .isNotInstanceOf(TetherStack.LocalStack.PortTakenException.class);
+    }
+
+    /**
+     * A stand-in for deploy/local/stack whose first {@code taken} starts fail as a broker's bind to a taken port does;
+     * each start appends its directory and Kafka port to {@code starts}, and {@code stop} removes nothing.
+     */
+    private Path fakeLauncher(int taken) throws IOException {
+        Path launcher = dir.resolve("stack");
+        Files.writeString(launcher, """
+                #!/usr/bin/env bash
+                [ "$1" = start ] || exit 0
+                shift
+                while [ $# -gt 0 ]; do
+                  case "$1" in --dir) d=$2 ;; --kafka-port) p=$2 ;; esac
+                  shift 2
+                done
+                echo "$d $p" >> "%s/starts"
+                if [ "$(wc -l < "%s/starts")" -le %d ]; then
+                  echo 'Caused by: java.net.BindException: Address already in use' >&2
+                  exit 1
+                fi
+                echo TETHER_KAFKA_BOOTSTRAP=127.0.0.1:1
+                echo TETHER_REGISTRY_URL=http://127.0.0.1:2/apis/registry/v3
+                echo TETHER_REGISTRY_CCOMPAT_URL=http://127.0.0.1:2/apis/ccompat/v7
+                """.formatted(dir, dir, taken));
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwx------"));
+        return launcher;
     }
 
     // SEPARATE_THREAD: a read of the launcher's output blocks where an interrupt cannot reach it; this fails in 20 s then
