@@ -54,16 +54,10 @@ class FrozenExecutorIT {
     @Test
     void anExecutorFrozenPastItsSessionTimeout_beforeItsStarted_isRefusedByTheCoordinator_andTheCallRunsOnce() throws Exception {
         scenario = new ExecutorScenario("xfrozen");
-        Path marker = scenario.workDir.resolve("frozen-before-started");
-        frozen = scenario.startExecutor("-Dtether.executor.test.freeze-at=before-started",
-                "-Dtether.executor.test.crash-marker=" + marker);
         String session = scenario.prefix + "count";
         scenario.createSession(session, ExecutorScenario.AGENT, "WRITE");
-        long seq = scenario.askFor(session, ExecutorScenario.AGENT, Map.of("count", List.of("run_command",
-                "{\"command\":\"echo once >> count.txt\"}")));
-        scenario.authorize(session, "acme", "count", AuthorizationBasis.POLICY);
-        String key = session + "/" + seq + "/count";
-        await().atMost(Duration.ofMinutes(2)).until(() -> log(frozen).contains("test freeze point before-started reached"));
+        String key = freezeExecutorAt("before-started", session, "count", "run_command",
+                "{\"command\":\"echo once >> count.txt\"}");
 
         // B joins; the group waits for A, which does not answer: expelled at its session timeout, its partitions go to B
         var taker = scenario.startExecutorBeside("executor-b");
@@ -98,20 +92,14 @@ class FrozenExecutorIT {
     @Test
     void anExecutorFrozenAfterItsStarted_findsTheEditTheNewOwnerMade_andWritesNothing() throws Exception {
         scenario = new ExecutorScenario("xfrozenedit");
-        Path marker = scenario.workDir.resolve("frozen-after-started");
-        frozen = scenario.startExecutor("-Dtether.executor.test.freeze-at=after-started",
-                "-Dtether.executor.test.crash-marker=" + marker);
         String session = scenario.prefix + "edit";
         scenario.createSession(session, ExecutorScenario.AGENT, "WRITE");
         Path log = scenario.workspace(session).resolve("log.txt");
         Files.createDirectories(log.getParent());
         Files.writeString(log, "a\n");
         // "a" occurs once again after the edit: applied to what B left, it would make "abb"
-        long seq = scenario.askFor(session, ExecutorScenario.AGENT, Map.of("edit", List.of("edit_file",
-                "{\"path\":\"log.txt\",\"old\":\"a\",\"new\":\"ab\"}")));
-        scenario.authorize(session, "acme", "edit", AuthorizationBasis.POLICY);
-        String key = session + "/" + seq + "/edit";
-        await().atMost(Duration.ofMinutes(2)).until(() -> log(frozen).contains("test freeze point after-started reached"));
+        String key = freezeExecutorAt("after-started", session, "edit", "edit_file",
+                "{\"path\":\"log.txt\",\"old\":\"a\",\"new\":\"ab\"}");
 
         // A's STARTED is committed, its edit not made; B takes the partition over, finds the file as it was and edits it
         var taker = scenario.startExecutorBeside("executor-b");
@@ -132,6 +120,21 @@ class FrozenExecutorIT {
                         tuple("OK", scenario.prefix + "executor"));
         assertThat(ledger.get(3).getContent().toString()).as("what A recorded")
                 .startsWith("edit_file: log.txt already has the content this call writes");
+    }
+
+    /**
+     * Starts executor A to freeze at {@code point}, asks for the call in the session, authorized, and waits until A froze
+     * there with it.
+     *
+     * @return the call's idempotency key
+     */
+    private String freezeExecutorAt(String point, String session, String callId, String tool, String arguments) {
+        frozen = scenario.startExecutor("-Dtether.executor.test.freeze-at=" + point,
+                "-Dtether.executor.test.crash-marker=" + scenario.workDir.resolve("frozen-" + point));
+        long seq = scenario.askFor(session, ExecutorScenario.AGENT, Map.of(callId, List.of(tool, arguments)));
+        scenario.authorize(session, "acme", callId, AuthorizationBasis.POLICY);
+        await().atMost(Duration.ofMinutes(2)).until(() -> log(frozen).contains("test freeze point " + point + " reached"));
+        return session + "/" + seq + "/" + callId;
     }
 
     /** The requests of tool-requests at or past their partition's committed offset, as partition@offset. */
