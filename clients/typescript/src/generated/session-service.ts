@@ -682,6 +682,8 @@ export interface components {
             sessionId: string;
             shown: string;
             shownRef?: components["schemas"]["BlobRef"];
+            /** @description the SHA-256 (lower-case hex) of what the tool worked out to show, before it was scrubbed or offloaded; the call's grant carries it, and the executor runs the call only if the tool shows the same right before it starts */
+            shownSha256?: string;
             tool: string;
             /** @description the W3C trace id of the trace the sequencer appended it in (its record's traceparent); absent when none was recorded */
             traceId?: string;
@@ -727,6 +729,8 @@ export interface components {
             kind: "POLICY" | "APPROVAL" | "UNKNOWN";
             /** @description for a call a session grant with a path glob covers, that glob: the executor checks the call's path against it again right before the call starts, and refuses it if the path, as written or where it leads in the workspace then, falls outside */
             pathGlob?: string;
+            /** @description for the approval of a call an approver was shown, the SHA-256 of what they were shown (approval_requested's shownSha256): the executor works it out again right before the call starts and refuses the call if it differs */
+            shownSha256?: string;
         };
         AuthorizationBasisInput: {
             /**
@@ -738,6 +742,8 @@ export interface components {
             kind: "POLICY" | "APPROVAL" | "UNKNOWN";
             /** @description for a call a session grant with a path glob covers, that glob: the executor checks the call's path against it again right before the call starts, and refuses it if the path, as written or where it leads in the workspace then, falls outside */
             pathGlob?: string;
+            /** @description for the approval of a call an approver was shown, the SHA-256 of what they were shown (approval_requested's shownSha256): the executor works it out again right before the call starts and refuses the call if it differs */
+            shownSha256?: string;
         };
         BlobRef: {
             preview: string;
@@ -1023,6 +1029,8 @@ export interface components {
             /** @description chosen by the client: 1-128 letters, digits, '.', '_' or '-' */
             eventId: string;
             shown: string;
+            /** @description the SHA-256 (lower-case hex) of what the tool worked out to show, before it was scrubbed or offloaded; the call's grant carries it, and the executor runs the call only if the tool shows the same right before it starts */
+            shownSha256?: string;
             tool: string;
             /**
              * @description discriminator enum property added by openapi-typescript

@@ -71,6 +71,8 @@ class ApprovalFlowIT {
         assertThat(item.get("suggestedPathGlob").asText()).isEqualTo("src/**");
         JsonNode requested = services.awaitEvent(id, "approval_requested", is("approval_requested", "c1"));
         assertThat(requested.get("shown").asText()).isEqualTo(item.get("shown").asText());
+        String shownHash = dev.tether.tools.Tool.shownSha256(item.get("shown").asText());
+        assertThat(requested.get("shownSha256").asText()).as("the hash of what the approver is shown").isEqualTo(shownHash);
 
         Thread.sleep(2_000); // it waits: nothing authorizes it, nothing is requested from the executor
         assertThat(count(services.events(id), "tool_call_authorized", "c1")).isZero();
@@ -89,12 +91,15 @@ class ApprovalFlowIT {
         JsonNode authorized = services.awaitEvent(id, "tool_call_authorized", is("tool_call_authorized", "c1"));
         assertThat(authorized.get("basis").get("kind").asText()).isEqualTo("APPROVAL");
         assertThat(authorized.get("basis").get("approvalSeq").asLong()).isEqualTo(grant.get("seq").asLong());
+        assertThat(authorized.get("basis").get("shownSha256").asText()).as("carried on to the executor").isEqualTo(shownHash);
 
         String key = id + "/" + asked + "/c1";
         ToolRequest request = await("the tool request").until(() -> services.toolRequests().get(key), r -> r != null);
         assertThat(request.getTool()).isEqualTo("edit_file");
         assertThat(request.getBasis().getKind().name()).isEqualTo("APPROVAL");
         assertThat(request.getBasis().getApprovalSeq()).isEqualTo(grant.get("seq").asLong());
+        assertThat(request.getBasis().getShownSha256()).as("for the executor to compare right before the call starts")
+                .isEqualTo(shownHash);
         assertThat(request.getAuthorizedSeq()).isEqualTo(authorized.get("seq").asLong());
 
         Answer again = services.decide(item.get("id").asText(), APPROVER, decision("DENY", "changed my mind"));

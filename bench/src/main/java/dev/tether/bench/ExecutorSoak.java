@@ -179,7 +179,7 @@ public final class ExecutorSoak {
         return ToolRequest.newBuilder()
                 .setIdempotencyKey(IdempotencyKey.of(session, seq, callId)).setSessionId(session).setTenantId("acme")
                 .setCallId(callId).setTool("list_dir").setArgumentsJson("{\"path\":\".\"}").setRequestSeq(seq)
-                .setAuthorizedSeq(seq + 1).setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null))
+                .setAuthorizedSeq(seq + 1).setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null, null))
                 .setToolMode(ToolMode.READ_ONLY).setHarnessVersion("v1").setRequestedAt(Instant.now())
                 .build();
     }

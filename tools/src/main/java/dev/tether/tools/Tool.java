@@ -49,6 +49,15 @@ public interface Tool {
     }
 
     /**
+     * The SHA-256 (lower-case hex) of {@code shown}'s UTF-8 bytes: what {@code approval_requested} and the basis of the
+     * call's approval carry of what an approver was shown, which the executor compares with {@link #shown} again right
+     * before the call starts.
+     */
+    static String shownSha256(String shown) {
+        return FileHash.of(shown.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /**
      * Runs the call.
      *
      * @param arguments the call's arguments, a JSON object

@@ -176,7 +176,7 @@ public final class ApprovalMachine {
         if (call.stage() == Stage.CONFLICTED) {
             // a decision came before the request: nobody may decide this call any more; react sends its ERROR result,
             // unless the call has an answer already
-            return n.withCall(r.callId(), call.shown(r.shown(), r.shownRef()));
+            return n.withCall(r.callId(), call.shown(r));
         }
         if (call.stage() != Stage.REQUESTED) {
             // only a damaged log asks again about a call that is waiting, or asks about one answered already (authorized,
@@ -189,7 +189,7 @@ public final class ApprovalMachine {
             return contested(n, r.callId(), "the approval request at seq " + event.seq() + " is for a '" + r.tool() + "' and the call"
                     + " is a '" + call.tool() + "'");
         }
-        n = n.withCall(r.callId(), call.at(Stage.AWAITING_APPROVAL).shown(r.shown(), r.shownRef()));
+        n = n.withCall(r.callId(), call.at(Stage.AWAITING_APPROVAL).shown(r));
         return n.withItem(new ApprovalItem(n.sessionId(), event.seq(), Kind.APPROVAL, Status.PENDING, n.tenantId(), r.callId(), r.tool(),
                 call.argumentsJson(), r.shown(), r.shownRef(), call.requestSeq(), event.occurredAt(), n.modelId(), call.requestedBy(),
                 null, null, null, false), FINISHED_ITEMS_KEPT);
@@ -502,7 +502,8 @@ public final class ApprovalMachine {
                 out.add(conflicted(s, callId, call));
             }
         } else if (event.payload() instanceof ApprovalGranted && call.stage() == Stage.GRANTED) {
-            out.add(authorize(s, callId, AuthorizationBasis.approval(call.grantSeq())));
+            // with the hash of what the approver was shown, which the executor works out again right before the call starts
+            out.add(authorize(s, callId, AuthorizationBasis.approvalOfShown(call.grantSeq(), call.shownSha256())));
         } else if (event.payload() instanceof ApprovalGranted && call.stage() == Stage.GRANT_UNUSABLE) {
             out.add(error(s, callId, call, "unusable-grant", "the approval at seq " + call.grantSeq() + " was not used because "
                     + call.problem() + "; nothing was run. Ask again if the call is still needed."));
@@ -540,7 +541,7 @@ public final class ApprovalMachine {
             return authorize(s, call.callId(), AuthorizationBasis.approval(covering.seq(), covering.pathGlob()));
         }
         return new ProposedEvent(id(s.sessionId(), call.callId(), ApprovalRequested.TYPE), SERVICE,
-                new ApprovalRequested(call.callId(), call.tool(), inspection.shown(), inspection.shownRef()));
+                new ApprovalRequested(call.callId(), call.tool(), inspection.shown(), inspection.shownRef(), inspection.shownSha256()));
     }
 
     /** The longest arguments an approver is shown of a harness-run call in {@code approval_requested}. */
@@ -556,7 +557,7 @@ public final class ApprovalMachine {
         String shown = args.length() <= HARNESS_SHOWN_MAX ? call.tool() + " " + args
                 : call.tool() + " " + args.substring(0, HARNESS_SHOWN_MAX) + "… (" + (args.length() - HARNESS_SHOWN_MAX)
                 + " more characters: the whole call is in its assistant_message)";
-        return new Inspection("run by the session's harness: " + shown, null, CallTarget.NONE);
+        return new Inspection("run by the session's harness: " + shown, null, CallTarget.NONE, null);
     }
 
     private static ProposedEvent authorize(SessionApprovals s, String callId, AuthorizationBasis basis) {

@@ -1,6 +1,7 @@
 package dev.tether.approval.domain;
 
 import dev.tether.core.blob.BlobRef;
+import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.HarnessTool;
 import dev.tether.core.event.ToolMode;
@@ -90,27 +91,38 @@ public record SessionApprovals(
      * @param problem  why a grant could not be used, for GRANT_UNUSABLE; what the conflict is, for CONFLICTED
      * @param conflictedFrom for CONFLICTED: the stage the call was at when the conflicting decision came; null otherwise
      * @param runBy    who runs it, fixed when it was asked for (EXECUTOR in a state stored before harness-run tools)
+     * @param shownSha256 the hash of what the approver was shown, from its {@code approval_requested}
+     *                 ({@link ApprovalRequested#shownSha256}), which the call's grant carries; null if none (not shown yet,
+     *                 shown as written, or stored before the hash)
      */
     public record OpenCall(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown,
-                           BlobRef shownRef, Long grantSeq, String problem, Stage conflictedFrom, CallRunner runBy) {
+                           BlobRef shownRef, Long grantSeq, String problem, Stage conflictedFrom, CallRunner runBy, String shownSha256) {
 
-        /** A call the tool-executor runs. */
+        /** A call the tool-executor runs, without a hash of what was shown. */
         public OpenCall(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown,
                         BlobRef shownRef, Long grantSeq, String problem, Stage conflictedFrom) {
             this(tool, argumentsJson, requestSeq, requestedBy, stage, shown, shownRef, grantSeq, problem, conflictedFrom, CallRunner.EXECUTOR);
         }
 
-        OpenCall at(Stage next) {
-            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, next, shown, shownRef, grantSeq, problem, conflictedFrom, runBy);
+        /** A call without a hash of what was shown. */
+        public OpenCall(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown,
+                        BlobRef shownRef, Long grantSeq, String problem, Stage conflictedFrom, CallRunner runBy) {
+            this(tool, argumentsJson, requestSeq, requestedBy, stage, shown, shownRef, grantSeq, problem, conflictedFrom, runBy, null);
         }
 
-        OpenCall shown(String text, BlobRef ref) {
-            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, stage, text, ref, grantSeq, problem, conflictedFrom, runBy);
+        OpenCall at(Stage next) {
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, next, shown, shownRef, grantSeq, problem, conflictedFrom, runBy,
+                    shownSha256);
+        }
+
+        OpenCall shown(ApprovalRequested request) {
+            return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, stage, request.shown(), request.shownRef(), grantSeq, problem,
+                    conflictedFrom, runBy, request.shownSha256());
         }
 
         OpenCall granted(long seq, String why) {
             return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, why == null ? Stage.GRANTED : Stage.GRANT_UNUSABLE,
-                    shown, shownRef, seq, why, null, runBy);
+                    shown, shownRef, seq, why, null, runBy, shownSha256);
         }
 
         /**
@@ -123,7 +135,7 @@ public record SessionApprovals(
             Stage from = stage != Stage.CONFLICTED ? stage
                     : ApprovalMachine.mayRunAlready(conflictedFrom) ? conflictedFrom : Stage.CONFLICTED;
             return new OpenCall(tool, argumentsJson, requestSeq, requestedBy, Stage.CONFLICTED, shown, shownRef, grantSeq,
-                    stage == Stage.CONFLICTED ? problem : why, from, runBy);
+                    stage == Stage.CONFLICTED ? problem : why, from, runBy, shownSha256);
         }
     }
 

@@ -28,13 +28,17 @@ public final class ApprovalStoreFormats {
      * which is what it meant. Writing version 1 refuses a state that has harness-run tools or calls rather than drop them.
      * Version 3 adds {@code startedAt}, when the session's first event was accepted, which the service's answers carry
      * (docs/ARCHITECTURE.md §5): a state written before it has none (null: its answers carry none, as before); writing
-     * version 2 drops it, which only leaves those answers unchecked.
+     * version 2 drops it, which only leaves those answers unchecked. Version 4 adds per open call {@code shownSha256}, the
+     * hash of what its approver was shown, which its grant carries to the executor: a state written before it has none
+     * (null: nothing is compared, as before); writing version 3 drops it, which leaves the executor's comparison out for
+     * the calls waiting then.
      */
     public static final StoreFormat<SessionApprovals> SESSIONS = StoreFormat.of(ApprovalStores.SESSIONS, StoredApprovals.class,
                     StoredApprovals::of, StoredApprovals::toApprovals)
             .fromUnversioned(StoreMigration.fromUnversioned("approval states written before store formats had versions",
                     Map.of("calls.*.conflictedFrom", NullNode.getInstance())))
-            .steps(harnessToolsAdded(), StoreMigration.fieldsAdded(2, Map.of("startedAt", NullNode.getInstance())));
+            .steps(harnessToolsAdded(), StoreMigration.fieldsAdded(2, Map.of("startedAt", NullNode.getInstance())),
+                    StoreMigration.fieldsAdded(3, Map.of("calls.*.shownSha256", NullNode.getInstance())));
 
     private ApprovalStoreFormats() {}
 

@@ -35,7 +35,7 @@ record StoredApprovals(
 
     /** An open tool call. */
     record Call(String tool, String argumentsJson, long requestSeq, String requestedBy, Stage stage, String shown, Blob shownRef,
-                Long grantSeq, String problem, Stage conflictedFrom, CallRunner runBy) {}
+                Long grantSeq, String problem, Stage conflictedFrom, CallRunner runBy, String shownSha256) {}
 
     /** A declared harness-run tool. */
     record Tool(String name, boolean mutating, boolean canReconcile, boolean recordedOnly) {}
@@ -57,7 +57,7 @@ record StoredApprovals(
     static StoredApprovals of(SessionApprovals s) {
         var calls = new LinkedHashMap<String, Call>();
         s.calls().forEach((id, c) -> calls.put(id, new Call(c.tool(), c.argumentsJson(), c.requestSeq(), c.requestedBy(), c.stage(),
-                c.shown(), blob(c.shownRef()), c.grantSeq(), c.problem(), c.conflictedFrom(), c.runBy())));
+                c.shown(), blob(c.shownRef()), c.grantSeq(), c.problem(), c.conflictedFrom(), c.runBy(), c.shownSha256())));
         List<Grant> grants = s.grants().stream()
                 .map(g -> new Grant(g.seq(), g.tool(), g.pathGlob(), g.approver(), g.grantedAt(), g.uses(), g.usedBy())).toList();
         List<Item> items = s.items().stream().map(StoredApprovals::item).toList();
@@ -70,7 +70,7 @@ record StoredApprovals(
     SessionApprovals toApprovals() {
         var open = new LinkedHashMap<String, SessionApprovals.OpenCall>();
         calls.forEach((id, c) -> open.put(id, new SessionApprovals.OpenCall(c.tool(), c.argumentsJson(), c.requestSeq(), c.requestedBy(),
-                c.stage(), c.shown(), blobRef(c.shownRef()), c.grantSeq(), c.problem(), c.conflictedFrom(), c.runBy())));
+                c.stage(), c.shown(), blobRef(c.shownRef()), c.grantSeq(), c.problem(), c.conflictedFrom(), c.runBy(), c.shownSha256())));
         List<SessionApprovals.Grant> inForce = grants.stream()
                 .map(g -> new SessionApprovals.Grant(g.seq(), g.tool(), g.pathGlob(), g.approver(), g.grantedAt(), g.uses(), g.usedBy()))
                 .toList();

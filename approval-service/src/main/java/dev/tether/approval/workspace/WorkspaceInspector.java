@@ -84,27 +84,33 @@ public final class WorkspaceInspector implements CallInspector {
         }
         if (tool == null || arguments == null || !arguments.isObject()) {
             String why = tool == null ? "the tool is not available in a " + mode + " session" : "the arguments are not a JSON object";
-            return inspection(tenantId, asWritten(call, why), CallTarget.NONE);
+            return inspection(tenantId, asWritten(call, why), CallTarget.NONE, false);
         }
         Workspace workspace = workspace(tenantId, sessionId);
         if (workspace == null) {
-            return inspection(tenantId, asWritten(call, "the session's workspace cannot be read"), target(null, arguments));
+            return inspection(tenantId, asWritten(call, "the session's workspace cannot be read"), target(null, arguments), false);
         }
         String shown;
+        boolean previewed = false;
         try {
             shown = tool.shown(workspace, arguments);
+            previewed = shown != null;
         } catch (ToolException | SandboxViolation e) {
             shown = asWritten(call, e.getMessage());
         } catch (RuntimeException e) {
             LOG.warnf(e, "no preview of %s call %s of %s", call.tool(), call.callId(), sessionId);
             shown = asWritten(call, "the preview failed");
         }
-        return inspection(tenantId, shown, target(workspace, arguments));
+        if (shown == null) {
+            shown = asWritten(call, "the tool answered no preview");
+        }
+        return inspection(tenantId, shown, target(workspace, arguments), previewed);
     }
 
-    private Inspection inspection(String tenantId, String shown, CallTarget target) {
+    /** @param previewed whether {@code shown} is the tool's own preview, which the executor works out again before the call starts */
+    private Inspection inspection(String tenantId, String shown, CallTarget target, boolean previewed) {
         BlobOffloader.Offloaded offloaded = offloader.offload(tenantId, shown);
-        return new Inspection(offloaded.text(), offloaded.ref(), target);
+        return new Inspection(offloaded.text(), offloaded.ref(), target, previewed ? Tool.shownSha256(shown) : null);
     }
 
     /**

@@ -25,6 +25,7 @@ import dev.tether.core.event.ApprovalGranted;
 import dev.tether.core.event.ApprovalRequested;
 import dev.tether.core.event.ApprovalScope;
 import dev.tether.core.event.AuthorizationBasis;
+import dev.tether.tools.Tool;
 import dev.tether.core.event.CallRunner;
 import dev.tether.core.event.ContextCompacted;
 import dev.tether.core.event.Event;
@@ -98,7 +99,9 @@ class ApprovalMachineTest {
         void aGatedCall_waitsForAHuman_showingExactlyWhatTheInspectorWorkedOut(String tool) {
             Story story = Story.started().append(asking(call("c1", tool, "{\"path\":\"a.txt\"}")));
 
-            assertThat(story.only().payload()).isEqualTo(new ApprovalRequested("c1", tool, "SHOWN " + tool + " {\"path\":\"a.txt\"}", null));
+            String shown = "SHOWN " + tool + " {\"path\":\"a.txt\"}";
+            assertThat(story.only().payload()).as("with the hash of what the tool worked out to show")
+                    .isEqualTo(new ApprovalRequested("c1", tool, shown, null, Tool.shownSha256(shown)));
             story.acceptAnswers();
             ApprovalItem item = story.pending("c1");
             assertThat(item.kind()).isEqualTo(Kind.APPROVAL);
@@ -172,8 +175,9 @@ class ApprovalMachineTest {
 
             story.accept(verdict.event());
             long grantSeq = story.lastSeq();
-            assertThat(story.only().payload()).isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.approval(grantSeq)));
             ApprovalItem item = story.state.item(3).orElseThrow();
+            assertThat(story.only().payload()).as("carrying the hash of what the approver was shown")
+                    .isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.approvalOfShown(grantSeq, Tool.shownSha256(item.shown()))));
             assertThat(item.status()).isEqualTo(Status.GRANTED);
             assertThat(item.decision().decision()).isEqualTo(DecisionKind.GRANT_ONCE);
             assertThat(item.decision().approver()).isEqualTo("alice");
@@ -222,7 +226,8 @@ class ApprovalMachineTest {
             story.accept(append(decide(story, DecisionKind.GRANT_SESSION, null, "src/**", "", ALICE)).event());
             long grantSeq = story.state.grants().get(0).seq();
             assertThat(story.only().payload()).as("the call decided on, which the approver saw, is not limited to the glob")
-                    .isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.approval(grantSeq)));
+                    .isEqualTo(new ToolCallAuthorized("c1", AuthorizationBasis.approvalOfShown(grantSeq,
+                            Tool.shownSha256(story.state.item(3).orElseThrow().shown()))));
             story.acceptAnswers();
 
             story.append(asking(edit("c2", "src/a/b.java")));

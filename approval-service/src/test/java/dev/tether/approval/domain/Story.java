@@ -169,7 +169,8 @@ final class Story {
                 path = m.group(1);
             }
             String real = path == null ? null : links.getOrDefault(path, PathGlob.normalize(path).isPresent() ? path : null);
-            return new Inspection("SHOWN " + call.tool() + " " + call.argumentsJson(), null, new CallTarget(path, real));
+            String shown = "SHOWN " + call.tool() + " " + call.argumentsJson();
+            return new Inspection(shown, null, new CallTarget(path, real), dev.tether.tools.Tool.shownSha256(shown));
         }
     }
 }

@@ -83,7 +83,7 @@ class ApprovalReadsTest {
 
             @Override
             public Inspection inspect(String tenantId, String sessionId, ToolMode mode, ToolCall call) {
-                return new Inspection("diff of " + call.callId(), null, CallTarget.NONE);
+                return new Inspection("diff of " + call.callId(), null, CallTarget.NONE, null);
             }
         };
         var settings = new ApprovalTopology.Settings(new ApprovalMachine.Rules(GatingPolicy.defaults(), inspector), Duration.ofHours(1),

@@ -94,7 +94,7 @@ class ApprovalTopologyTest {
 
             @Override
             public Inspection inspect(String tenantId, String sessionId, ToolMode mode, ToolCall call) {
-                return new Inspection("diff of " + call.callId(), null, CallTarget.NONE);
+                return new Inspection("diff of " + call.callId(), null, CallTarget.NONE, null);
             }
         };
         var settings = new ApprovalTopology.Settings(new ApprovalMachine.Rules(GatingPolicy.defaults(), inspector), TIMEOUT,
@@ -129,7 +129,7 @@ class ApprovalTopologyTest {
 
             @Override
             public Inspection inspect(String tenantId, String sessionId, ToolMode mode, ToolCall call) {
-                return new Inspection("", null, CallTarget.NONE);
+                return new Inspection("", null, CallTarget.NONE, null);
             }
         });
         for (Duration timeout : new Duration[] {Duration.ZERO, Duration.ofHours(-24)}) {

@@ -44,4 +44,19 @@ class StoreGoldenTest {
         org.assertj.core.api.Assertions.assertThat(ApprovalStoreFormats.SESSIONS.deserialize("s",
                 ApprovalStoreFormats.SESSIONS.writing(2).serialize("s", state)).startedAt()).isNull();
     }
+
+    @Test
+    void aCallsShownHash_readsBack_andVersion3_whichCannotHoldIt_readsBackWithout() {
+        String hash = "b".repeat(64);
+        var call = new dev.tether.approval.domain.SessionApprovals.OpenCall("write_file", "{}", 2, "acme-agent",
+                dev.tether.approval.domain.SessionApprovals.Stage.AWAITING_APPROVAL, "the diff", null, null, null, null,
+                dev.tether.core.event.CallRunner.EXECUTOR, hash);
+        var state = new dev.tether.approval.domain.SessionApprovals("s-s", "acme", dev.tether.core.event.ToolMode.WRITE, "model-x", 3,
+                false, 0, Map.of("c1", call), java.util.List.of(), java.util.List.of(), java.util.List.of(), null);
+
+        org.assertj.core.api.Assertions.assertThat(ApprovalStoreFormats.SESSIONS.deserialize("s",
+                ApprovalStoreFormats.SESSIONS.serialize("s", state))).isEqualTo(state);
+        org.assertj.core.api.Assertions.assertThat(ApprovalStoreFormats.SESSIONS.deserialize("s",
+                ApprovalStoreFormats.SESSIONS.writing(3).serialize("s", state)).calls().get("c1").shownSha256()).isNull();
+    }
 }

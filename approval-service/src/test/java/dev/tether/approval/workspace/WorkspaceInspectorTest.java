@@ -8,6 +8,7 @@ import dev.tether.core.blob.BlobOffloader;
 import dev.tether.core.blob.LocalBlobStore;
 import dev.tether.core.event.ToolCall;
 import dev.tether.core.event.ToolMode;
+import dev.tether.tools.Tool;
 import dev.tether.tools.ToolRegistry;
 import dev.tether.tools.sandbox.SandboxUser;
 import dev.tether.tools.sandbox.Workspace;
@@ -56,6 +57,7 @@ class WorkspaceInspectorTest {
         Inspection in = inspect("s-1", "edit_file", "{\"path\":\"src/Foo.java\",\"old\":\"class Foo\",\"new\":\"class Bar\"}");
 
         assertThat(in.shown()).contains("--- a/src/Foo.java", "+++ b/src/Foo.java", "@@ ", "-class Foo {", "+class Bar {");
+        assertThat(in.shownSha256()).isEqualTo(Tool.shownSha256(in.shown()));
         assertThat(in.target()).isEqualTo(new CallTarget("src/Foo.java", "src/Foo.java"));
         assertThat(in.shownRef()).isNull();
     }
@@ -156,6 +158,7 @@ class WorkspaceInspectorTest {
         Inspection in = inspect("s-1", "run_command", "rm -rf /");
 
         assertThat(in.shown()).isEqualTo("run_command rm -rf /\n(no preview: the arguments are not a JSON object)");
+        assertThat(in.shownSha256()).as("a call shown as written has nothing the executor could work out again").isNull();
     }
 
     @Test
@@ -166,6 +169,8 @@ class WorkspaceInspectorTest {
 
         assertThat(in.shownRef()).isNotNull();
         assertThat(in.shown()).hasSize(100).startsWith("echo xxx");
+        assertThat(in.shownSha256()).as("of the whole text the tool worked out, not of its preview")
+                .isEqualTo(Tool.shownSha256("echo " + big));
         try (var blob = blobs.open("acme", in.shownRef().sha256()).orElseThrow()) {
             assertThat(new String(blob.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("echo " + big);
         }

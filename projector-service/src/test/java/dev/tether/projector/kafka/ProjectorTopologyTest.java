@@ -200,6 +200,17 @@ class ProjectorTopologyTest {
     }
 
     @Test
+    void anApprovedCall_isRequestedWithTheHashOfWhatItsApproverWasShown_forTheExecutorToCompare() {
+        String shown = "0123456789abcdef".repeat(4);
+        pipe("s1", 1, started());
+        pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "write_file", "{\"path\":\"a\",\"content\":\"\"}")),
+                new TokenUsage(1, 1)));
+        pipe("s1", 3, new ToolCallAuthorized("c1", AuthorizationBasis.approvalOfShown(2, shown)));
+
+        assertThat(requests.readValue().getBasis().getShownSha256()).isEqualTo(shown);
+    }
+
+    @Test
     void aRetryOfAnUnknownOutcome_emitsASecondRequest_underTheKeyOfTheRetryDecision() {
         pipe("s1", 1, started());
         pipe("s1", 2, new AssistantMessage("x", null, List.of(new ToolCall("c1", "run_command", "{\"command\":\"make\"}")),

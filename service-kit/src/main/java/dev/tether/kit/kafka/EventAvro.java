@@ -102,7 +102,8 @@ public final class EventAvro {
                     m.toolCalls().stream().map(c -> new dev.tether.avro.ToolCall(c.callId(), c.tool(), c.argumentsJson())).toList(),
                     new dev.tether.avro.TokenUsage(m.usage().inputTokens(), m.usage().outputTokens())));
         } else if (payload instanceof ApprovalRequested r) {
-            p.setApprovalRequested(new dev.tether.avro.ApprovalRequested(r.callId(), r.tool(), r.shown(), toAvro(r.shownRef())));
+            p.setApprovalRequested(new dev.tether.avro.ApprovalRequested(r.callId(), r.tool(), r.shown(), toAvro(r.shownRef()),
+                    r.shownSha256()));
         } else if (payload instanceof ApprovalGranted g) {
             p.setApprovalGranted(decision(g.callId(), g.scope(), g.tool(), g.pathGlob(), g.approver(), g.reason(), null));
         } else if (payload instanceof ApprovalDenied d) {
@@ -166,7 +167,8 @@ public final class EventAvro {
             case AssistantMessage.TYPE -> p.getAssistantMessage() == null ? null : assistantMessage(p.getAssistantMessage());
             case ApprovalRequested.TYPE -> p.getApprovalRequested() == null ? null : new ApprovalRequested(
                     p.getApprovalRequested().getCallId(), p.getApprovalRequested().getTool(),
-                    p.getApprovalRequested().getShown(), fromAvro(p.getApprovalRequested().getShownRef()));
+                    p.getApprovalRequested().getShown(), fromAvro(p.getApprovalRequested().getShownRef()),
+                    p.getApprovalRequested().getShownSha256());
             case ApprovalGranted.TYPE -> p.getApprovalGranted() == null ? null : granted(p.getApprovalGranted());
             case ApprovalDenied.TYPE -> p.getApprovalDenied() == null ? null : denied(p.getApprovalDenied());
             case ToolCallAuthorized.TYPE -> p.getToolCallAuthorized() == null ? null : new ToolCallAuthorized(
@@ -218,11 +220,13 @@ public final class EventAvro {
     }
 
     public static dev.tether.avro.AuthorizationBasis toAvro(AuthorizationBasis b) {
-        return new dev.tether.avro.AuthorizationBasis(AuthorizationBasisKind.valueOf(b.kind().name()), b.approvalSeq(), b.pathGlob());
+        return new dev.tether.avro.AuthorizationBasis(AuthorizationBasisKind.valueOf(b.kind().name()), b.approvalSeq(), b.pathGlob(),
+                b.shownSha256());
     }
 
     public static AuthorizationBasis fromAvro(dev.tether.avro.AuthorizationBasis b) {
-        return new AuthorizationBasis(AuthorizationBasis.Kind.valueOf(b.getKind().name()), b.getApprovalSeq(), b.getPathGlob());
+        return new AuthorizationBasis(AuthorizationBasis.Kind.valueOf(b.getKind().name()), b.getApprovalSeq(), b.getPathGlob(),
+                b.getShownSha256());
     }
 
     private static SessionStarted sessionStarted(dev.tether.avro.SessionStarted s) {

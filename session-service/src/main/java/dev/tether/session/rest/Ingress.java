@@ -146,7 +146,7 @@ public class Ingress {
         }
         if (payload instanceof ApprovalRequested r) {
             var o = offloader.offload(tenantId, r.shown());
-            return o.offloaded() ? new ApprovalRequested(r.callId(), r.tool(), o.text(), o.ref()) : r;
+            return o.offloaded() ? r.withShown(o.text(), o.ref()) : r;
         }
         if (payload instanceof FrameworkState f) {
             var o = offloader.offload(tenantId, f.content());

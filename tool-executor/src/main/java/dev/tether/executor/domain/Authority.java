@@ -5,6 +5,7 @@ import dev.tether.core.event.ToolMode;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.core.policy.PathGlob;
 import dev.tether.tools.Tool;
+import dev.tether.tools.ToolException;
 import dev.tether.tools.ToolRegistry;
 import dev.tether.tools.sandbox.Workspace;
 import java.util.Arrays;
@@ -15,10 +16,17 @@ import java.util.Optional;
  * The policy enforcement point: whether an authorized call may run here and now, checked again by the executor
  * whatever the request says. A call runs only if its tool is in the registry of the session's tool mode and, when the
  * tool is gated for the session's tenant and mode, its basis is an approval; a session grant's path glob must still
- * cover the call's path right before it starts ({@link #outsideGrant}). A basis this build does not know never
- * suffices. Immutable, thread-safe.
+ * cover the call's path right before it starts ({@link #outsideGrant}), and the approval of a call the approver was shown
+ * holds only while the call would still do what they were shown ({@link #unlikeShown}). A basis this build does not know
+ * never suffices. Immutable, thread-safe.
  */
 public final class Authority {
+
+    /** What a tool shows of a call as the workspace is now ({@link Tool#shown}). */
+    @FunctionalInterface
+    public interface ShownNow {
+        String get() throws ToolException;
+    }
 
     /** The answer for one call. */
     public sealed interface Verdict permits Allowed, Refused {}
@@ -106,5 +114,40 @@ public final class Authority {
                     + " call if it is still needed."));
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether the call would still do what its approver was shown, checked right before it starts: a basis carrying the
+     * hash of what they were shown (the approval of this very call) holds only if the tool shows the same now
+     * ({@link Tool#shown} against the workspace at this moment, {@code shownNow}). The file a {@code write_file} replaces or an
+     * {@code edit_file} changes may have changed since the approval was asked for (another call of the session ran
+     * meanwhile), and the change the approver agreed to is then not the change the call would make. A preview that
+     * cannot be worked out now refuses the call too. A basis without the hash (a policy, a session grant's later call, an
+     * approval-service before it) compares nothing.
+     *
+     * @param shownNow works out what the tool shows of the call now; asked only if the basis carries a hash
+     * @return empty if the call may go on; else the refusal
+     */
+    public static Optional<Refused> unlikeShown(AuthorizationBasis basis, ShownNow shownNow) {
+        if (basis.shownSha256() == null) {
+            return Optional.empty();
+        }
+        String approval = "the approval at seq " + basis.approvalSeq();
+        String shown;
+        try {
+            shown = shownNow.get();
+        } catch (ToolException e) {
+            return Optional.of(new Refused("refused: what the call would do cannot be worked out again to compare it with what "
+                    + approval + " was given on (" + e.getMessage() + "); nothing was run"));
+        } catch (RuntimeException e) {
+            return Optional.of(new Refused("refused: what the call would do cannot be worked out again to compare it with what "
+                    + approval + " was given on (" + e.getClass().getSimpleName() + "); nothing was run"));
+        }
+        if (shown != null && Tool.shownSha256(shown).equals(basis.shownSha256())) {
+            return Optional.empty();
+        }
+        return Optional.of(new Refused("refused: the call would no longer do what its approver was shown when " + approval
+                + " was given: the workspace changed since (another call of the session, say), and what the call would do now is"
+                + " not what was approved; nothing was run. Ask for an approval of this call again if it is still needed."));
     }
 }

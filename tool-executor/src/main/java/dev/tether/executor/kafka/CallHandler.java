@@ -311,11 +311,14 @@ final class CallHandler {
             return;
         }
         JsonNode path = arguments.get("path");
-        Optional<Authority.Refused> outside = Authority.outsideGrant(request.basis(), path != null && path.isTextual() ? path.asText() : null,
+        Optional<Authority.Refused> refused = Authority.outsideGrant(request.basis(), path != null && path.isTextual() ? path.asText() : null,
                 context.workspace());
-        if (outside.isPresent()) {
-            LOG.warnf("%s: %s", key, outside.get().reason());
-            conclude(request, known, CallRules.refused(run, outside.get()), claim);
+        if (refused.isEmpty()) {
+            refused = Authority.unlikeShown(request.basis(), () -> tool.shown(context.workspace(), arguments));
+        }
+        if (refused.isPresent()) {
+            LOG.warnf("%s: %s", key, refused.get().reason());
+            conclude(request, known, CallRules.refused(run, refused.get()), claim);
             return;
         }
         Intent intent;

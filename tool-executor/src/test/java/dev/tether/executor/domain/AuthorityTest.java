@@ -2,13 +2,22 @@ package dev.tether.executor.domain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.core.event.AuthorizationBasis;
 import dev.tether.core.event.ToolMode;
 import dev.tether.core.policy.GatingPolicy;
 import dev.tether.tools.HttpFetchPolicy;
+import dev.tether.tools.Tool;
 import dev.tether.tools.ToolRegistry;
+import dev.tether.tools.sandbox.SandboxUser;
+import dev.tether.tools.sandbox.Workspace;
+import dev.tether.tools.sandbox.WorkspaceRoot;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class AuthorityTest {
 
@@ -56,5 +65,24 @@ class AuthorityTest {
     void aBasisOfAnUnknownKind_neverSuffices_evenForAnUngatedTool() {
         var verdict = authority.check("acme", ToolMode.READ_ONLY, "read_file", new AuthorizationBasis(AuthorizationBasis.Kind.UNKNOWN, null, null));
         assertThat(verdict).isInstanceOf(Authority.Refused.class);
+    }
+
+    @Test
+    void anApprovalOfWhatWasShown_holdsWhileTheToolShowsTheSame_andNoHashComparesNothing(@TempDir Path dir) throws Exception {
+        Workspace workspace = new WorkspaceRoot(dir, SandboxUser.current()).open("acme", "s-1");
+        Tool edit = TOOLS.forMode(ToolMode.WRITE).find("edit_file").orElseThrow();
+        JsonNode arguments = new ObjectMapper().readTree("{\"path\":\"a.txt\",\"old\":\"one\",\"new\":\"two\"}");
+        Files.writeString(workspace.root().resolve("a.txt"), "one\n");
+        var shown = AuthorizationBasis.approvalOfShown(7, Tool.shownSha256(edit.shown(workspace, arguments)));
+
+        assertThat(Authority.unlikeShown(shown, () -> edit.shown(workspace, arguments))).isEmpty();
+        assertThat(Authority.unlikeShown(AuthorizationBasis.approval(7), () -> edit.shown(workspace, arguments))).isEmpty();
+
+        Files.delete(workspace.root().resolve("a.txt"));
+        assertThat(Authority.unlikeShown(shown, () -> edit.shown(workspace, arguments))).get().extracting(Authority.Refused::reason)
+                .asString().startsWith("refused: what the call would do cannot be worked out again to compare it with what the"
+                        + " approval at seq 7 was given on (argument path: no such file: a.txt)");
+        assertThat(Authority.unlikeShown(AuthorizationBasis.approval(7), () -> edit.shown(workspace, arguments))).as("nothing to compare")
+                .isEmpty();
     }
 }

@@ -21,6 +21,7 @@ import dev.tether.tools.HttpFetchPolicy;
 import dev.tether.tools.Intent;
 import dev.tether.tools.LedgerEntry;
 import dev.tether.tools.Reconciliation;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.tools.Tool;
 import dev.tether.tools.ToolContext;
 import dev.tether.tools.ToolOutput;
@@ -139,7 +140,7 @@ class CallHandlerTest {
         Files.createDirectories(workspace.resolve("test"));
         Files.createSymbolicLink(workspace.resolve("src/link"), Path.of("../test"));
         producer.clear();
-        var grant = new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/**");
+        var grant = new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/**", null);
 
         handler.handle(request("c2", "write_file", "{\"path\":\"src/link/x.java\",\"content\":\"x\"}", ToolMode.WRITE, grant));
 
@@ -155,14 +156,47 @@ class CallHandlerTest {
         assertThat(workspace.resolve("src/b.java")).hasContent("b");
     }
 
+    /**
+     * The approver was shown the call's diff against the workspace when the approval was asked for; another call of the
+     * session may have changed the file before the grant came. The approval carries the hash of what was shown, and the
+     * executor works it out again right before the call starts: a call that would now do something else is refused.
+     */
+    @Test
+    void anApprovedCall_whoseFileChangedSinceTheApproverWasShownIt_endsAnErrorWithoutStarting_andOneStillAsShownRuns() throws Exception {
+        var handler = handler();
+        Path workspace = dir.resolve("ws").resolve(SESSION);
+        Files.createDirectories(workspace);
+        Files.writeString(workspace.resolve("a.txt"), "before\n");
+        String arguments = "{\"path\":\"a.txt\",\"content\":\"approved\\n\"}";
+        Tool tool = ToolRegistry.builtIn(List.of()).forMode(dev.tether.core.event.ToolMode.WRITE).find("write_file").orElseThrow();
+        var workspaceNow = new WorkspaceRoot(dir.resolve("ws"), SandboxUser.current()).open("acme", SESSION); // as the executor opens it
+        String shown = tool.shown(workspaceNow, new ObjectMapper().readTree(arguments)); // what the approval-service showed
+        var approval = new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, null, Tool.shownSha256(shown));
+        Files.writeString(workspace.resolve("a.txt"), "another call's line\n"); // before the grant came
+
+        handler.handle(request("c1", "write_file", arguments, ToolMode.WRITE, approval));
+
+        assertThat(written()).as("never STARTED").containsExactly("ERROR", "command");
+        assertThat(((ToolOutcome) producer.history().get(0).value()).getContent())
+                .contains("the call would no longer do what its approver was shown when the approval at seq 2 was given");
+        assertThat(workspace.resolve("a.txt")).hasContent("another call's line\n");
+        producer.clear();
+
+        Files.writeString(workspace.resolve("a.txt"), "before\n");
+        handler.handle(request("c2", "write_file", arguments, ToolMode.WRITE, approval));
+
+        assertThat(written()).as("the call as shown runs").containsExactly("STARTED", "OK", "command");
+        assertThat(workspace.resolve("a.txt")).hasContent("approved\n");
+    }
+
     @Test
     void aCallAuthorizedByAGlobThisExecutorCannotRead_orWithoutAPath_endsAnErrorWithoutStarting() {
         var handler = handler();
 
         handler.handle(request("c1", "write_file", "{\"path\":\"src/a.java\",\"content\":\"a\"}", ToolMode.WRITE,
-                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/{a,b}.java")));
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/{a,b}.java", null)));
         handler.handle(request("c2", "run_command", "{\"command\":\"touch src/c.java\"}", ToolMode.WRITE,
-                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/**")));
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, "src/**", null)));
 
         assertThat(written()).containsExactly("ERROR", "command", "ERROR", "command");
         assertThat(((ToolOutcome) producer.history().get(0).value()).getContent()).contains("a glob this executor cannot read");
@@ -544,8 +578,8 @@ class CallHandlerTest {
 
     /** POLICY, a session grant given before the turn (seq 2), an approver's grant of the call after the interruption (seq 5). */
     static Stream<AuthorizationBasis> bases() {
-        return Stream.of(POLICY, new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, null),
-                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 5L, null));
+        return Stream.of(POLICY, new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 2L, null, null),
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 5L, null, null));
     }
 
     @ParameterizedTest
@@ -637,7 +671,7 @@ class CallHandlerTest {
         inFlight.interrupt(SESSION, 7);
         // c2 was asked for at seq 3 and came back UNKNOWN; a person asked for a retry at seq 9, after the interruption
         handler.handle(request(SESSION + "/9/c2", "c2", TicketTool.NAME, "{\"title\":\"b\"}", ToolMode.WRITE,
-                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 9L, null), 9));
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, 9L, null, null), 9));
 
         assertThat(tickets.executions.get()).isEqualTo(2);
         assertThat(written()).containsExactly("STARTED", "OK", "command", "STARTED", "OK", "command");
@@ -905,7 +939,7 @@ class CallHandlerTest {
     @Test
     void aRequestThatCannotBeReadAsACall_isSkipped_nothingRunRecordedOrReported_andNotThrownOutOfTheHandler() {
         var request = request("c1", "write_file", "{\"path\":\"a.txt\",\"content\":\"hello\"}", ToolMode.WRITE,
-                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, null, null));
+                new AuthorizationBasis(AuthorizationBasisKind.APPROVAL, null, null, null));
 
         handler().handle(request);
 
@@ -928,7 +962,7 @@ class CallHandlerTest {
         assertThat(dir.resolve("ws").resolve(SESSION).resolve("a.txt")).doesNotExist();
     }
 
-    private static final AuthorizationBasis POLICY = new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null);
+    private static final AuthorizationBasis POLICY = new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null, null);
 
     /** The hash file tools record for a file that does not exist. */
     private static final String ABSENT = "";

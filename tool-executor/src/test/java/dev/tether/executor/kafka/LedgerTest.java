@@ -549,7 +549,7 @@ class LedgerTest {
         return ToolRequest.newBuilder()
                 .setIdempotencyKey(key).setSessionId(parts[0]).setTenantId("acme").setCallId(parts[2]).setTool("read_file")
                 .setArgumentsJson("{\"path\":\"a.txt\"}").setRequestSeq(Long.parseLong(parts[1])).setAuthorizedSeq(Long.parseLong(parts[1]) + 1)
-                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null)).setToolMode(ToolMode.READ_ONLY)
+                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null, null)).setToolMode(ToolMode.READ_ONLY)
                 .setHarnessVersion("v1").setRequestedAt(authorizedAt)
                 .build();
     }

@@ -90,7 +90,7 @@ class PoisonCallTest {
         ToolRequest request = ToolRequest.newBuilder()
                 .setIdempotencyKey(SESSION + "/3/c1").setSessionId(SESSION).setTenantId("acme").setCallId("c1").setTool("grep")
                 .setArgumentsJson("{\"pattern\":\"(a|b)*c\"}").setRequestSeq(3).setAuthorizedSeq(4)
-                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null)).setToolMode(ToolMode.READ_ONLY)
+                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null, null)).setToolMode(ToolMode.READ_ONLY)
                 .setHarnessVersion("v1").setRequestedAt(Instant.parse("2026-11-29T09:59:00Z"))
                 .build();
 

@@ -33,7 +33,7 @@ class TicketTool implements Tool {
         return ToolRequest.newBuilder()
                 .setIdempotencyKey(sessionId + "/3/" + callId).setSessionId(sessionId).setTenantId("acme").setCallId(callId)
                 .setTool(NAME).setArgumentsJson("{\"title\":\"disk full\"}").setRequestSeq(3).setAuthorizedSeq(4)
-                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null)).setToolMode(ToolMode.WRITE)
+                .setBasis(new AuthorizationBasis(AuthorizationBasisKind.POLICY, null, null, null)).setToolMode(ToolMode.WRITE)
                 .setHarnessVersion("v1").setRequestedAt(Instant.parse("2026-11-29T09:59:00Z"))
                 .build();
     }

@@ -87,7 +87,7 @@ public final class EventSchemas {
             Map.entry(SessionStarted.class, Set.of("tokenBudget", "parentSessionId", "harnessTools", "parentStartedAt")),
             Map.entry(UserMessage.class, Set.of("contentRef")),
             Map.entry(AssistantMessage.class, Set.of("contentRef")),
-            Map.entry(ApprovalRequested.class, Set.of("shownRef")),
+            Map.entry(ApprovalRequested.class, Set.of("shownRef", "shownSha256")),
             Map.entry(ApprovalGranted.class, Set.of("tool", "pathGlob")),
             Map.entry(ApprovalDenied.class, Set.of("tool", "pathGlob", "expired")),
             Map.entry(ToolResult.class, Set.of("artifact")),
@@ -97,7 +97,7 @@ public final class EventSchemas {
             Map.entry(SessionForked.class, Set.of("harnessTools", "parentEventId", "parentEventAt", "tokenBudget")),
             Map.entry(SubagentResult.class, Set.of("parentStartedAt")),
             Map.entry(ToolCallStarted.class, Set.of("externalKey")),
-            Map.entry(AuthorizationBasis.class, Set.of("approvalSeq", "pathGlob")));
+            Map.entry(AuthorizationBasis.class, Set.of("approvalSeq", "pathGlob", "shownSha256")));
 
     /** The records inside events: each of their fields is always there in an answer, unless named above. */
     static final List<Class<?>> NESTED = List.of(ToolCall.class, PlanItem.class, HarnessTool.class, AuthorizationBasis.class,
@@ -109,6 +109,12 @@ public final class EventSchemas {
     static void describe(ApiSchemas schemas) {
         REQUIRED_ON_REQUEST.forEach(schemas::requiredOnRequest);
         schemas.describe(AuthorizationBasis.class, "approvalSeq", "the seq of the grant it rests on; required when kind is APPROVAL");
+        schemas.describe(AuthorizationBasis.class, "shownSha256", "for the approval of a call an approver was shown, the SHA-256 "
+                + "of what they were shown (approval_requested's shownSha256): the executor works it out again right before the call "
+                + "starts and refuses the call if it differs");
+        schemas.describe(ApprovalRequested.class, "shownSha256", "the SHA-256 (lower-case hex) of what the tool worked out to show, "
+                + "before it was scrubbed or offloaded; the call's grant carries it, and the executor runs the call only if the tool "
+                + "shows the same right before it starts");
         schemas.describe(AuthorizationBasis.class, "pathGlob", "for a call a session grant with a path glob covers, that glob: the "
                 + "executor checks the call's path against it again right before the call starts, and refuses it if the path, as "
                 + "written or where it leads in the workspace then, falls outside");

@@ -62,12 +62,13 @@ class EventSchemasTest {
         s.put("assistant_message", """
                 {"content": "x", "toolCalls": [{"callId": "c1", "tool": "read_file", "argumentsJson": "{}"}],
                  "usage": {"inputTokens": 1, "outputTokens": 2}}""");
-        s.put("approval_requested", "{\"callId\": \"c1\", \"tool\": \"t\", \"shown\": \"s\"}");
+        s.put("approval_requested", "{\"callId\": \"c1\", \"tool\": \"t\", \"shown\": \"s\", \"shownSha256\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}");
         s.put("approval_granted", """
                 {"callId": "c1", "scope": "SESSION", "tool": "t", "pathGlob": "src/**", "approver": "a", "reason": "r"}""");
         s.put("approval_denied", """
                 {"callId": "c1", "scope": "ONCE", "tool": "t", "pathGlob": "p", "approver": "a", "reason": "r"}""");
-        s.put("tool_call_authorized", "{\"callId\": \"c1\", \"basis\": {\"kind\": \"APPROVAL\", \"approvalSeq\": 3, \"pathGlob\": \"src/**\"}}");
+        s.put("tool_call_authorized", "{\"callId\": \"c1\", \"basis\": {\"kind\": \"APPROVAL\", \"approvalSeq\": 3, \"pathGlob\": \"src/**\","
+                + " \"shownSha256\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}");
         s.put("tool_result", "{\"callId\": \"c1\", \"idempotencyKey\": \"s/1/c1\", \"status\": \"OK\", \"content\": \"done\"}");
         s.put("turn_interrupted", "{\"partialText\": \"p\", \"reason\": \"r\"}");
         s.put("context_compacted", "{\"throughSeq\": 3, \"summary\": \"s\", \"summarySourceSeqs\": [1, 2]}");
