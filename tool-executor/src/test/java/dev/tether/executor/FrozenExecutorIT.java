@@ -65,7 +65,7 @@ class FrozenExecutorIT {
         Path count = scenario.workspace(session).resolve("count.txt");
         assertThat(Files.readAllLines(count)).as("B ran the call").hasSize(1);
 
-        assertThat(ProcessControl.signal(frozen.pid(), "CONT")).isTrue();
+        continueFrozen();
         await().atMost(Duration.ofMinutes(1)).until(() -> log(frozen).contains("refused its first ledger write")
                 || log(frozen).contains(key + ": run_command OK reported"));
         String log = log(frozen);
@@ -108,7 +108,7 @@ class FrozenExecutorIT {
         assertThat(log(taker)).contains(key + " was STARTED by " + scenario.prefix + "executor and never ended; reconciled: NotApplied");
 
         // A goes on to its edit, from a lookup made before it froze, and finds the content the call writes
-        assertThat(ProcessControl.signal(frozen.pid(), "CONT")).isTrue();
+        continueFrozen();
         await().atMost(Duration.ofMinutes(1)).until(() -> log(frozen).contains(key + ": edit_file OK reported"));
         assertThat(log).as("the edit made once").hasContent("ab\n");
         assertThat(scenario.toolResults(session, ExecutorScenario.AGENT, "edit")).hasSize(1);
@@ -118,8 +118,11 @@ class FrozenExecutorIT {
                         tuple("STARTED", scenario.prefix + "executor-b"),
                         tuple("OK", scenario.prefix + "executor-b"),
                         tuple("OK", scenario.prefix + "executor"));
-        assertThat(ledger.get(3).getContent().toString()).as("what A recorded")
-                .startsWith("edit_file: log.txt already has the content this call writes");
+        // A ran second (it stayed stopped until B had reported): B made the edit, A found it made
+        assertThat(ledger.subList(2, 4)).extracting(o -> o.getContent().toString()).as("B's and A's outputs")
+                .satisfiesExactly(
+                        b -> assertThat(b).startsWith("--- a/log.txt"),
+                        a -> assertThat(a).startsWith("edit_file: log.txt already has the content this call writes"));
     }
 
     /**
@@ -135,6 +138,12 @@ class FrozenExecutorIT {
         scenario.authorize(session, "acme", callId, AuthorizationBasis.POLICY);
         await().atMost(Duration.ofMinutes(2)).until(() -> log(frozen).contains("test freeze point " + point + " reached"));
         return session + "/" + seq + "/" + callId;
+    }
+
+    /** Continues A (SIGCONT), having checked that it was still stopped at its freeze point, as the test needs it. */
+    private void continueFrozen() throws IOException {
+        assertThat(log(frozen)).as("A stayed stopped at its freeze point until continued").doesNotContain(": continued");
+        assertThat(ProcessControl.signal(frozen.pid(), "CONT")).isTrue();
     }
 
     /** The requests of tool-requests at or past their partition's committed offset, as partition@offset. */

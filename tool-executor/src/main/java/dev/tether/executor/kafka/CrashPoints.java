@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -72,10 +71,12 @@ final class CrashPoints {
 
     private static void freeze() {
         try {
-            // kill(1) sends the signal and exits; this process stops there, waiting for it, until it is continued
+            // kill(1) sends the signal and exits; this process stops there, waiting for it, until it is continued. No
+            // timeout: on a loaded machine kill(1) may take seconds to run, and a worker that went on meanwhile would be
+            // stopped later, somewhere else
             new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid()))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
-                    .waitFor(10, TimeUnit.SECONDS);
+                    .waitFor();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
