@@ -79,18 +79,28 @@ abstract class FileChangeTool implements Tool {
         ToolArguments args = ToolArguments.of(arguments, this.arguments);
         Path file = args.path("path", workspace, null);
         String path = workspace.shown(file);
-        String now;
+        FileChange change = null;
+        ToolException unworkable = null;
         try {
-            now = FileHash.ofFile(file);
-        } catch (IOException e) {
-            throw ToolException.io("read", path, e);
+            change = change(workspace, args, file); // reads the file once: its hash is the change's before-hash
+        } catch (ToolException e) {
+            unworkable = e; // not to be worked out on the content now (an edit's old text gone, say)
+        }
+        String now;
+        if (change != null) {
+            now = change.beforeHash();
+        } else {
+            try {
+                now = FileHash.ofFile(file);
+            } catch (IOException e) {
+                throw ToolException.io("read", path, e);
+            }
         }
         if (now.equals(before)) {
-            FileChange change = change(workspace, args, file);
-            if (change.beforeHash().equals(before)) {
-                return change.apply(context, name);
+            if (change == null) {
+                throw unworkable;
             }
-            now = change.beforeHash(); // changed between the two reads
+            return change.apply(context, name);
         }
         if (now.equals(after)) {
             return context.output(ToolOutput.Status.OK, name + ": " + path + " already has the content this call writes"

@@ -2,6 +2,7 @@ package dev.tether.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tether.tools.sandbox.Workspace;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A tool a model can call. The executor runs each call exactly once through this interface: it asks for the call's
@@ -54,7 +55,7 @@ public interface Tool {
      * before the call starts.
      */
     static String shownSha256(String shown) {
-        return FileHash.of(shown.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return FileHash.of(shown.getBytes(StandardCharsets.UTF_8));
     }
 
     /**

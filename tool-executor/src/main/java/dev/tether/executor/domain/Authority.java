@@ -136,12 +136,11 @@ public final class Authority {
         String shown;
         try {
             shown = shownNow.get();
-        } catch (ToolException e) {
+        } catch (ToolException | RuntimeException e) {
+            // a ToolException's message names the argument and holds no secret; anything else's may hold anything
+            String why = e instanceof ToolException ? e.getMessage() : e.getClass().getSimpleName();
             return Optional.of(new Refused("refused: what the call would do cannot be worked out again to compare it with what "
-                    + approval + " was given on (" + e.getMessage() + "); nothing was run"));
-        } catch (RuntimeException e) {
-            return Optional.of(new Refused("refused: what the call would do cannot be worked out again to compare it with what "
-                    + approval + " was given on (" + e.getClass().getSimpleName() + "); nothing was run"));
+                    + approval + " was given on (" + why + "); nothing was run"));
         }
         if (shown != null && Tool.shownSha256(shown).equals(basis.shownSha256())) {
             return Optional.empty();
