@@ -243,7 +243,8 @@ public final class ServiceProcess implements AutoCloseable {
         stop();
     }
 
-    private String logTail(int lines) {
+    /** The last {@code lines} lines of the service's log, for a failing test's message (the log may go with its directory). */
+    public String logTail(int lines) {
         try {
             List<String> all = Files.readAllLines(log());
             return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));

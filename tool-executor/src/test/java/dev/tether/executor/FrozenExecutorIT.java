@@ -17,9 +17,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -66,8 +68,7 @@ class FrozenExecutorIT {
         assertThat(Files.readAllLines(count)).as("B ran the call").hasSize(1);
 
         continueFrozen();
-        await().atMost(Duration.ofMinutes(1)).until(() -> log(frozen).contains("refused its first ledger write")
-                || log(frozen).contains(key + ": run_command OK reported"));
+        awaitInLog(frozen, "refused its first ledger write", key + ": run_command OK reported");
         String log = log(frozen);
         assertThat(log).as("A went on from its freeze point and was refused")
                 .contains("test freeze point before-started: continued")
@@ -109,7 +110,7 @@ class FrozenExecutorIT {
 
         // A goes on to its edit, from a lookup made before it froze, and finds the content the call writes
         continueFrozen();
-        await().atMost(Duration.ofMinutes(1)).until(() -> log(frozen).contains(key + ": edit_file OK reported"));
+        awaitInLog(frozen, key + ": edit_file OK reported");
         assertThat(log).as("the edit made once").hasContent("ab\n");
         assertThat(scenario.toolResults(session, ExecutorScenario.AGENT, "edit")).hasSize(1);
         List<ToolOutcome> ledger = scenario.ledger(key);
@@ -136,7 +137,7 @@ class FrozenExecutorIT {
                 "-Dtether.executor.test.crash-marker=" + scenario.workDir.resolve("frozen-" + point));
         long seq = scenario.askFor(session, ExecutorScenario.AGENT, Map.of(callId, List.of(tool, arguments)));
         scenario.authorize(session, "acme", callId, AuthorizationBasis.POLICY);
-        await().atMost(Duration.ofMinutes(2)).until(() -> log(frozen).contains("test freeze point " + point + " reached"));
+        awaitInLog(frozen, "test freeze point " + point + " reached");
         return session + "/" + seq + "/" + callId;
     }
 
@@ -157,6 +158,20 @@ class FrozenExecutorIT {
                         return at == null || at.offset() <= r.offset();
                     })
                     .map(r -> r.partition() + "@" + r.offset()).toList();
+        }
+    }
+
+    /**
+     * Waits up to two minutes for {@code process}'s log to hold one of {@code any}; failing, says how the log ends (the
+     * test's directory, the log with it, is deleted).
+     */
+    private static void awaitInLog(ServiceProcess process, String... any) {
+        try {
+            await().atMost(Duration.ofMinutes(2))
+                    .until(() -> Stream.of(any).anyMatch(log(process)::contains));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("none of " + List.of(any) + " in the log of pid " + process.pid() + " within 2 minutes; it ends:\n"
+                    + process.logTail(60), e);
         }
     }
 

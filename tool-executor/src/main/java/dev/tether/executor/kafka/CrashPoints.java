@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -25,6 +25,10 @@ final class CrashPoints {
     private static final Set<String> POINTS = Set.of(BEFORE_STARTED, AFTER_STARTED, AFTER_EFFECT, AFTER_OUTCOME);
 
     private static final Logger LOG = Logger.getLogger(CrashPoints.class);
+
+    /** A wait this much longer than asked for was a stop: the process was stopped and continued meanwhile. */
+    private static final Duration STOPPED = Duration.ofSeconds(2);
+    private static final Duration NEVER_STOPPED = Duration.ofMinutes(1);
 
     private final String crashAt;
     private final String freezeAt;
@@ -71,24 +75,30 @@ final class CrashPoints {
     }
 
     /**
-     * Stops this process until it is continued. A stop that did not hold (kill(1) back within a second: no test continues
-     * the process that soon) is tried again, logging kill(1)'s exit status: a fresh-clone run and a local one each saw
-     * the worker go on at once, for a reason not found yet, and a test that thinks it froze the process then tests
-     * nothing.
+     * Stops this process until it is continued. kill(1) only queues the SIGSTOP: one of this JVM's threads takes it and
+     * stops them all, and on a busy machine this thread may see kill(1) back and run on for some milliseconds before
+     * the stop lands (two fresh-clone runs and a local one went on from the freeze point that way). So this thread
+     * waits for the stop itself: until kill(1), or then a short sleep, takes far longer than it should, the process
+     * having been stopped meanwhile and continued. A test keeps it stopped longer than that ({@link #STOPPED}). Sending
+     * the stop again instead would stop the process a second time, later, which no test continues.
      */
     private static void freeze() {
         try {
-            for (int attempt = 1; attempt <= 5; attempt++) {
-                long start = System.nanoTime();
-                // kill(1) sends the signal and exits; this process stops there, waiting for it, until it is continued.
-                // No timeout: on a loaded machine kill(1) may take seconds to run
-                int status = new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid()))
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
-                        .waitFor();
-                if (System.nanoTime() - start >= TimeUnit.SECONDS.toNanos(1)) {
+            long sent = System.nanoTime();
+            int status = new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
+                    .waitFor();
+            if (status != 0) {
+                LOG.errorf("test freeze: kill -STOP exited %d; not stopped", status);
+                return;
+            }
+            long step = sent; // waiting for kill(1) is the first step
+            while (System.nanoTime() - step < STOPPED.toNanos()) {
+                if (System.nanoTime() - sent > NEVER_STOPPED.toNanos()) {
+                    LOG.errorf("test freeze: not stopped %s after kill -STOP; going on", NEVER_STOPPED);
                     return;
                 }
-                LOG.warnf("test freeze: the stop did not hold (kill -STOP exited %d); stopping again", status);
+                step = System.nanoTime();
                 Thread.sleep(100);
             }
         } catch (IOException e) {
