@@ -26,7 +26,7 @@ final class CrashPoints {
 
     private static final Logger LOG = Logger.getLogger(CrashPoints.class);
 
-    /** A wait this much longer than asked for was a stop: the process was stopped and continued meanwhile. */
+    /** A wait for kill(1), or a 100 ms sleep, that took this long or longer was a stop: stopped and continued meanwhile. */
     private static final Duration STOPPED = Duration.ofSeconds(2);
     private static final Duration NEVER_STOPPED = Duration.ofMinutes(1);
 
@@ -77,7 +77,7 @@ final class CrashPoints {
     /**
      * Stops this process until it is continued. kill(1) only queues the SIGSTOP: one of this JVM's threads takes it and
      * stops them all, and on a busy machine this thread may see kill(1) back and run on for some milliseconds before
-     * the stop lands (two fresh-clone runs and a local one went on from the freeze point that way). So this thread
+     * the stop lands (a fresh-clone run and a local one went on from the freeze point that way). So this thread
      * waits for the stop itself: until kill(1), or then a short sleep, takes far longer than it should, the process
      * having been stopped meanwhile and continued. A test keeps it stopped longer than that ({@link #STOPPED}). Sending
      * the stop again instead would stop the process a second time, later, which no test continues.
