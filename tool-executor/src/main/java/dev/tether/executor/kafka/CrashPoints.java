@@ -26,7 +26,7 @@ final class CrashPoints {
 
     private static final Logger LOG = Logger.getLogger(CrashPoints.class);
 
-    /** A wait for kill(1), or a 100 ms sleep, that took this long or longer was a stop, and the process continued since. */
+    /** A wait for kill(1), or a 100 ms sleep, that took this long or longer was a stop, since continued. */
     private static final Duration STOPPED = Duration.ofSeconds(2);
     private static final Duration NEVER_STOPPED = Duration.ofMinutes(1);
 
