@@ -37,9 +37,12 @@ class TreesTest {
                 }
             }
         });
-        Thread.sleep(20);
-        assertThatCode(() -> Trees.delete(dir)).doesNotThrowAnyException();
-        writer.join();
+        try {
+            Thread.sleep(20);
+            assertThatCode(() -> Trees.delete(dir)).doesNotThrowAnyException();
+        } finally {
+            writer.join(); // before the temp dir's own clean-up, even when this failed
+        }
         assertThat(dir).doesNotExist();
     }
 
