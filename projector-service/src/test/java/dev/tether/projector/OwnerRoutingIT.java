@@ -46,7 +46,7 @@ class OwnerRoutingIT {
         try (var a = new ServiceProcess(Path.of("").toAbsolutePath(), dirA, env, List.of()).start();
                 var b = new ServiceProcess(Path.of("").toAbsolutePath(), dirB, env, List.of()).start()) {
             List<String> sessions = twelveSessions(prefix);
-            heldByA(a, b, sessions);
+            awaitBothHoldSome(a, b, sessions);
             // a request that times out while the two instances still rebalance (slow on a loaded machine) is asked again
             await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500)).ignoreExceptionsInstanceOf(java.io.IOException.class)
                     .untilAsserted(() -> {
@@ -108,7 +108,7 @@ class OwnerRoutingIT {
                 // b's standbys of a's partitions have caught up (an exactly-once changelog ends in a marker no store reads)
                 assertThat(storeLag(b)).isLessThanOrEqualTo(20);
             });
-            List<String> onA = heldByA(a, b, sessions);
+            List<String> onA = awaitBothHoldSome(a, b, sessions);
 
             // a session that does not exist, on a partition instance A holds (of the 6 of TETHER_TOPICS_PARTITIONS's
             // default): "not found" while A answers
@@ -144,7 +144,7 @@ class OwnerRoutingIT {
      * answering for every session does not mean that yet: the instance that joined the group first holds every partition
      * until the rebalance that gives the other its share ends, and meanwhile the other forwards every read to it.
      */
-    private List<String> heldByA(ServiceProcess a, ServiceProcess b, List<String> sessions) {
+    private List<String> awaitBothHoldSome(ServiceProcess a, ServiceProcess b, List<String> sessions) {
         List<String> onA = new ArrayList<>();
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).ignoreExceptionsInstanceOf(java.io.IOException.class)
                 .untilAsserted(() -> {
