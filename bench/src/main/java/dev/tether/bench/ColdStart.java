@@ -1,6 +1,8 @@
 package dev.tether.bench;
 
 import dev.tether.testing.Ports;
+import dev.tether.testing.ServiceProcess;
+import dev.tether.testing.TetherStack;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -52,6 +54,11 @@ final class ColdStart {
                 "TETHER_REGISTRY_MANAGEMENT_PORT")) {
             env.put(variable, Integer.toString(Ports.free()));
         }
+        // in the build's smoke run, the broker, the registry and the services start as the tests' own do (C1 alone, the
+        // serial collector, class-data archives for the broker and registry): that run checks the figure's code, not its
+        // speed; outside the build (bench/run) these are empty, and bin/run starts everything as a user's does
+        env.putAll(TetherStack.launcherEnvironment());
+        env.put("TETHER_SERVICE_JVM_OPTS", String.join(" ", ServiceProcess.jvmOptions()));
         Path log = dir.resolve("bin-run.log");
         var builder = new ProcessBuilder("bash", root.resolve("bin/run").toString(), "--no-demo").directory(root.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));

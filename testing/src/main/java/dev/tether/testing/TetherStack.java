@@ -91,6 +91,20 @@ public abstract class TetherStack {
     }
 
     /**
+     * The environment {@code deploy/local/stack} (and {@code bin/run}, which starts it) gets from a test: the broker and
+     * the registry start on as little CPU as the test JVMs ({@link ServiceProcess#jvmOptions()}: none outside the build)
+     * and share one class-data archive each across the build's stacks, as the services do ({@link ClassDataArchive}).
+     */
+    public static Map<String, String> launcherEnvironment() {
+        var environment = new LinkedHashMap<String, String>();
+        environment.put("TETHER_STACK_JVM_OPTS", String.join(" ", ServiceProcess.jvmOptions()));
+        if (Boolean.getBoolean(ClassDataArchive.PROPERTY)) {
+            environment.put("TETHER_STACK_CLASS_DATA", "1");
+        }
+        return environment;
+    }
+
+    /**
      * A directory that lives as long as this stack (deleted when it stops): for state that only
      * makes sense against this broker, such as a Kafka Streams state directory.
      */
@@ -247,12 +261,7 @@ public abstract class TetherStack {
                         "--registry-storage", "file",
                         "--owner-pid", Long.toString(ProcessHandle.current().pid()));
                 var builder = new ProcessBuilder(command);
-                // the broker and the registry start on as little CPU as the test JVMs (see ServiceProcess#jvmOptions)
-                builder.environment().put("TETHER_STACK_JVM_OPTS", String.join(" ", ServiceProcess.jvmOptions()));
-                // and share one class-data archive each across the build's stacks, as the services do (ClassDataArchive)
-                if (Boolean.getBoolean(ClassDataArchive.PROPERTY)) {
-                    builder.environment().put("TETHER_STACK_CLASS_DATA", "1");
-                }
+                builder.environment().putAll(launcherEnvironment());
                 return new LocalStack(script, dir, parse(runStart(builder, dir, START_TIMEOUT)), brokers);
             } catch (PortTakenException e) {
                 Trees.delete(dir); // the launcher stopped what it had started
