@@ -464,11 +464,22 @@ public final class Bench {
         return properties;
     }
 
+    /**
+     * The session-service's poll time as its processes start: {@code -Dbench.sequencer.poll.ms}, else the one the build
+     * gives its test processes ({@link ServiceProcess#jvmOptions()}, in {@code BenchSmokeIT}), else its own 10 ms.
+     */
+    private static String sequencerPollMs() {
+        String prefix = "-Dkafka-streams.poll.ms=";
+        String fromBuild = ServiceProcess.jvmOptions().stream().filter(o -> o.startsWith(prefix)).reduce((a, b) -> b)
+                .map(o -> o.substring(prefix.length())).orElse("10");
+        return System.getProperty("bench.sequencer.poll.ms", fromBuild);
+    }
+
     private static Map<String, String> serviceSettings() {
         var settings = new TreeMap<>(Map.of(
                 "processing.guarantee", "exactly_once_v2",
                 "commit.interval.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.commit.interval.ms", "20"),
-                "poll.ms", "projector 100, session-service " + System.getProperty("bench.sequencer.poll.ms", "10"),
+                "poll.ms", "projector 100, session-service " + sequencerPollMs(),
                 "partitions per topic", "6",
                 "replication factor", "1",
                 "service heap", "-Xmx384m"));
