@@ -22,8 +22,7 @@ public final class Trees {
      * Deletes {@code dir} and everything under it, if it exists. Something may still write into it (a test JVM's own
      * Kafka Streams cleaning its state directory while the JVM exits, a process stopping): a file gone before it is
      * deleted is passed over, and a directory that filled again meanwhile is tried again, a few times, before this
-     * fails.
-     * A walk that failed at the first vanished file left a test stack's whole directory behind.
+     * fails. A walk that failed at the first vanished file left a test stack's whole directory behind.
      */
     public static void delete(Path dir) {
         for (int attempt = 1; ; attempt++) {
