@@ -33,8 +33,8 @@ import org.junit.jupiter.api.TestInstance;
  * runs again.
  *
  * <p>Enforcement and the sandbox end to end: a gated call without an approval and a write tool in a read-only session
- * are refused and recorded; a turn_interrupted kills a running command's whole process group; secrets are redacted
- * from what reaches the log; a path out of the workspace is refused.
+ * are refused and recorded; a turn_interrupted kills a running command's whole process group; another session's call
+ * runs while a long command does; secrets are redacted from what reaches the log; a path out of the workspace is refused.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExecutorIT {
@@ -197,6 +197,34 @@ class ExecutorIT {
         Thread.sleep(5_000); // past the grandchild's 3 s
         assertThat(scenario.workspace(session).resolve("late.txt")).as("the grandchild was killed with the group").doesNotExist();
         assertThat(scenario.ledger(key)).extracting(ToolOutcome::getState).containsExactly(OutcomeState.STARTED, OutcomeState.CANCELLED);
+    }
+
+    /**
+     * Another session's call is read and run while a long command runs, with the real broker's group, commits and
+     * ledger: once a poll's calls ran as one batch and nothing more was read until all ended, so session B's call waited
+     * for session A's command.
+     */
+    @Test
+    void anotherSessionsCall_runsAndIsReported_whileALongCommandRuns() {
+        String longRunning = scenario.prefix + "long-a";
+        String other = scenario.prefix + "long-b";
+        scenario.createSession(longRunning, AGENT, "WRITE");
+        scenario.createSession(other, AGENT, "WRITE");
+        String slow = call(longRunning, "slow", "run_command", "{\"command\":\"sleep 20; echo done\"}");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(1))
+                .until(() -> scenario.ledger(slow).stream().anyMatch(o -> o.getState() == OutcomeState.STARTED));
+
+        long asked = System.nanoTime();
+        String quick = call(other, "quick", "write_file", "{\"path\":\"b.txt\",\"content\":\"b\"}");
+        assertThat(scenario.awaitResult(other, AGENT, "quick").get("status").asText()).isEqualTo("OK");
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - asked)).as("not held until the command's 20 s end")
+                .isLessThan(java.time.Duration.ofSeconds(15));
+        assertThat(scenario.ledger(slow)).extracting(ToolOutcome::getState).as("the command still runs").containsExactly(OutcomeState.STARTED);
+
+        assertThat(scenario.awaitResult(longRunning, AGENT, "slow").get("content").asText()).contains("done");
+        assertThat(scenario.ledger(slow)).extracting(ToolOutcome::getState).containsExactly(OutcomeState.STARTED, OutcomeState.OK);
+        assertThat(scenario.ledger(quick)).extracting(ToolOutcome::getState).containsExactly(OutcomeState.STARTED, OutcomeState.OK);
+        assertThat(scenario.workspace(other).resolve("b.txt")).hasContent("b");
     }
 
     @Test

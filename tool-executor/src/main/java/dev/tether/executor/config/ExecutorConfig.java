@@ -116,7 +116,7 @@ public interface ExecutorConfig {
         @WithDefault("PT1M")
         Duration clockSkew();
 
-        /** How long a read of the ledger may make no progress (the broker away) before its batch fails and comes again. */
+        /** How long a read of the ledger may make no progress (the broker away) before its calls fail and come again. */
         @WithDefault("PT30S")
         Duration readTimeout();
     }

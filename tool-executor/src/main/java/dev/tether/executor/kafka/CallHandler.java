@@ -42,7 +42,7 @@ import org.jboss.logging.Logger;
  * was interrupted ({@link CallRules#beforeStart}), else writes {@code STARTED}, runs the tool in the sandbox, records
  * its outcome and reports it. A catch-up that cannot be confirmed throws before anything is written: the call comes
  * again. A request that cannot be read as a call (an APPROVAL basis without its seq, a blank callId: no projector writes
- * one) is logged and skipped: nothing is run, recorded or reported, and its batch goes on.
+ * one) is logged and skipped: nothing is run, recorded or reported, and its partition goes on.
  *
  * <p>Every write is synchronous ({@link AckedWriter}): a step starts only when the one before it is durable, so
  * {@code STARTED} is acknowledged by all in-sync replicas before the tool runs. A call's first write is fenced by its
@@ -138,7 +138,7 @@ final class CallHandler {
         try {
             request = CallAvro.request(toolRequest);
         } catch (InvalidEventException | IllegalArgumentException e) {
-            // a definite answer, as for a request that cannot be decoded: thrown, it would fail its batch each time it came,
+            // a definite answer, as for a request that cannot be decoded: thrown, it would stop its partition each time it came,
             // and every other call of its partition would wait behind it for ever
             LOG.errorf("%s of session %s cannot be read as a call, skipped (nothing is run, recorded or reported): %s",
                     toolRequest.getIdempotencyKey(), toolRequest.getSessionId(), e.getMessage());
@@ -185,8 +185,8 @@ final class CallHandler {
             if (ledger.get(toolRequest).isPresent()) {
                 throw e; // a record of it was written (it may have started): it comes again, never left behind
             }
-            // nothing of it was written, so nothing started: a definite answer, which it would get each time it came, failing
-            // its batch, with every later call of its partition waiting behind it for ever
+            // nothing of it was written, so nothing started: a definite answer, which it would get each time it came, stopping
+            // its partition, with every later call of its partition waiting behind it for ever
             LOG.errorf("%s of session %s cannot be recorded, so it is not run; skipped (nothing is run, recorded or reported): %s",
                     key, request.sessionId(), e.getMessage());
         }
@@ -237,7 +237,7 @@ final class CallHandler {
         try {
             workspace = sandbox.workspace(request.tenantId(), request.sessionId());
         } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
-            // the call ends here (the host's path stays in the log): failing its batch, it would come again for ever, and
+            // the call ends here (the host's path stays in the log): stopping its partition, it would come again for ever, and
             // every other call of its partition with it
             LOG.errorf(e, "%s: the workspace of session %s cannot be made", request.idempotencyKey(), request.sessionId());
             conclude(request, known, CallRules.noWorkspace(step, e.getClass().getSimpleName()), claim);
@@ -328,7 +328,7 @@ final class CallHandler {
             conclude(request, known, CallRules.intentFailed(run, context.redactor().redact(e.getMessage()).text()), claim);
             return;
         } catch (RuntimeException | Error e) {
-            // nothing has started: the call ends here, rather than fail its batch each time it comes
+            // nothing has started: the call ends here, rather than stop its partition each time it comes
             LOG.errorf(e, "%s: %s failed unexpectedly before it started", key, tool.name());
             conclude(request, known, CallRules.intentFailed(run, failed(tool, e)), claim);
             return;
@@ -348,8 +348,8 @@ final class CallHandler {
             output = context.output(ToolOutput.Status.ERROR, e.getMessage());
         } catch (RuntimeException | Error e) {
             // an Error too (a stack overflow, an assertion, a class that failed to initialize): the tool's own failure,
-            // which ends its call; escaping, it would fail the batch, and the call, STARTED, would be reconciled and run
-            // again each time the batch came, every other call of its partition waiting behind it
+            // which ends its call; escaping, it would stop its partition, and the call, STARTED, would be reconciled and
+            // run again each time it came, every other call of its partition waiting behind it
             LOG.errorf(e, "%s: %s failed unexpectedly", key, tool.name());
             output = context.output(ToolOutput.Status.ERROR, failed(tool, e));
         }

@@ -9,14 +9,15 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -31,33 +32,40 @@ import org.jboss.logging.Logger;
 
 /**
  * The executor's main loop: consumes {@code tool-requests} (read_committed, offsets committed by hand) and hands each
- * poll's calls to {@link CallHandler}: one session's calls one after another in log order, different sessions' calls
- * at once on {@code workers}. While a batch runs, the partitions are paused and the consumer keeps polling, so a long
- * tool does not make it leave the group.
+ * call to {@link CallHandler} on {@code workers}: one session's calls one after another in log order, different
+ * sessions' calls independently. The loop keeps polling while calls run, so a long call holds up only the later calls
+ * of its own session, never another session's, and the instance does not leave the group.
  *
- * <p>An offset is committed only after its call's outcome is recorded and reported, so a crash makes the request come
- * again, and the ledger decides what that means (report again, reconcile, or run). If handling fails (the broker is
- * unreachable), or the commit does, the batch's partitions go back to where the batch started and the calls come again:
- * a call that finished meanwhile is only reported again. Nothing a poll returns during a batch is dropped: a partition
- * assigned meanwhile goes back to its first record returned, paused until the batch is done.
+ * <p>An offset is committed only after its call's outcome is recorded and reported: each partition is committed up to
+ * its oldest call not ended (its {@linkplain Owned#watermark watermark}), so a crash makes every such request come again,
+ * and the ledger decides what that means (report again, reconcile, or run). If a call cannot be handled (the broker or
+ * the registry unreachable), its partition stops: none of its calls starts any more, the running ones finish, and the
+ * partition is read again from its first call not handled, a second later; a call that finished meanwhile is only
+ * reported again. At most {@link #READ_AHEAD} requests are read ahead of their calls' end; past that the partitions are
+ * paused.
  *
- * <p>Before a batch's calls are handled, the {@link Ledger} looks them all up (one read per partition, on a worker
- * thread while this one keeps polling); a lookup that cannot read the ledger fails the batch like any other failure.
- * Nothing is read when partitions are assigned: a partition's ledger window is started by its first batch, from the
- * time its oldest pending call was authorized. When partitions are revoked, the running batch's calls of them that have
- * not started are left to their next owner (asked again right before a call's first ledger write,
- * {@link CallHandler.Claim}, so one that was waiting for its catch-up does not start either), the ones running finish,
- * the batch is committed (a revoked partition up to its first call not started), then their windows are dropped. What
- * this instance is not told in time (it froze past its session timeout and was expelled), the group coordinator
- * refuses: each call's first ledger write commits the batch's start on its partition under the generation the batch was
- * read in ({@link Fence}, {@link LedgerTransactions}). A request or a ledger record whose schema the registry does not
- * give (it does not answer) is read again once it does, never skipped. Runs on one thread.
+ * <p>Before a poll's calls are handled, the {@link Ledger} looks up those of the sessions with no call in progress (one
+ * read per partition, on a worker thread while this one keeps polling); a call queued behind one of its session's calls
+ * is looked up when it comes to start, after that call has ended and released its answers ({@link Ledger#release}). A
+ * lookup that cannot read the ledger fails its calls like any other failure. Nothing is read when partitions are
+ * assigned: a partition's ledger window is started by its first lookup, from the time its oldest pending call was
+ * authorized. When partitions are revoked, their calls that have not started are left to their next owner (asked again
+ * right before a call's first ledger write, {@link CallHandler.Claim}, so one that was waiting for its catch-up does not
+ * start either), the running ones finish, each partition is committed up to its first call not ended, then their
+ * windows are dropped; stopping the loop does the same for every partition. What this instance is not told in time (it
+ * froze past its session timeout and was expelled), the group coordinator refuses: each call's first ledger write
+ * commits its partition's watermark under the generation its request was read in ({@link Fence},
+ * {@link LedgerTransactions}). A request or a ledger record whose schema the registry does not give (it does not
+ * answer) is read again once it does, never skipped. Runs on one thread; the calls' tasks, on the workers, touch only
+ * the sessions' chains and what {@link Owned} shares with them.
  */
 final class ExecutorLoop implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(ExecutorLoop.class);
     private static final Duration POLL = Duration.ofMillis(200);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
+    /** The most requests read and not yet ended, of all partitions: past it, no partition is read until calls end. */
+    static final int READ_AHEAD = 500;
 
     private final Consumer<String, ToolRequest> requests;
     private final Ledger ledger;
@@ -66,29 +74,100 @@ final class ExecutorLoop implements Runnable {
     private final String requestsTopic;
     private volatile boolean running = true;
     private volatile boolean ready;
-    private Batch batch;
+    private final Map<TopicPartition, Owned> owned = new HashMap<>();
+    /** Each session's last call dispatched, until it ends: the session's next call starts after it. */
+    private final Map<String, CompletableFuture<Void>> sessions = new ConcurrentHashMap<>();
 
     /**
-     * One poll's calls, being handled. {@code revoked}: partitions given up while it runs, of which no call starts any more;
-     * {@code firstSkipped}: the offset of the first call of a partition not started (given up, or its first write refused
-     * by the group coordinator), where its commit stops.
+     * A partition's calls on this instance since it was assigned (or last read again). {@code pending}: the offsets of its
+     * calls not ended (running, waiting their turn, or not handled); {@code unended}: their tasks; {@code stopAt}: the
+     * first offset of a call not handled (it failed, or was given up), from which the partition is read again once all its
+     * tasks have ended; no call of it starts meanwhile, nor once it is {@code revoked}. The loop's thread alone touches
+     * {@code committed} and {@code holdUntil}.
      */
-    private record Batch(CompletableFuture<Void> done, Map<TopicPartition, OffsetAndMetadata> next, Map<TopicPartition, Long> first,
-                         Set<TopicPartition> revoked, Map<TopicPartition, Long> firstSkipped) {}
+    private static final class Owned {
+        private static final long NONE = Long.MAX_VALUE;
 
-    /** A request of a batch and where it was read. */
-    private record Call(ToolRequest request, TopicPartition partition, long offset) {}
+        final TopicPartition partition;
+        final ConcurrentSkipListSet<Long> pending = new ConcurrentSkipListSet<>();
+        final Set<CompletableFuture<Void>> unended = ConcurrentHashMap.newKeySet();
+        final AtomicLong stopAt = new AtomicLong(NONE);
+        volatile boolean failed;
+        volatile boolean revoked;
+        /** The offset after the last record read. */
+        volatile long next;
+        /** The offset last committed, or the first read if none was. */
+        long committed;
+        /** While a failure's backoff lasts ({@link System#nanoTime}), the partition is not read. */
+        long holdUntil;
+        /** Calls running now, guarded by this object: a revocation waits for them, not for the ones waiting their turn. */
+        private int running;
 
-    /** A call's claim: its partition not given up while its batch runs, its first write fenced by the batch's generation. */
-    private record BatchClaim(Set<TopicPartition> revoked, Fence fenced) implements CallHandler.Claim {
+        Owned(TopicPartition partition, long first) {
+            this.partition = partition;
+            this.next = first;
+            this.committed = first;
+        }
+
+        /** At or before every request of the partition read and not ended: where a crash must read it again from. */
+        long watermark() {
+            Long oldest = pending.ceiling(0L);
+            return oldest != null ? oldest : next;
+        }
+
+        boolean stopping() {
+            return revoked || stopAt.get() != NONE;
+        }
+
+        /** Marks a call not handled; true if it is the first since the partition was last read again. */
+        boolean notHandled(long offset, boolean failure) {
+            if (failure) {
+                failed = true;
+            }
+            return stopAt.getAndAccumulate(offset, Math::min) == NONE;
+        }
+
+        /** Whether a call may start now; if it may, it is running until {@link #end}. */
+        synchronized boolean begin() {
+            if (stopping()) {
+                return false;
+            }
+            running++;
+            return true;
+        }
+
+        synchronized void end() {
+            running--;
+            notifyAll();
+        }
+
+        /** Starts no call any more, and waits for the running ones to end. */
+        synchronized void revoke() {
+            revoked = true;
+            boolean interrupted = false;
+            while (running > 0) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A call's claim: its partition not given up, its first write fenced by the generation it was read in. */
+    private record Held(Owned owned, ConsumerGroupMetadata group) implements CallHandler.Claim {
         @Override
         public boolean held() {
-            return !revoked.contains(fenced.partition());
+            return !owned.revoked;
         }
 
         @Override
         public Optional<Fence> fence() {
-            return Optional.of(fenced);
+            return Optional.of(new Fence(group, owned.partition, owned.watermark()));
         }
     }
 
@@ -106,7 +185,7 @@ final class ExecutorLoop implements Runnable {
         return ready;
     }
 
-    /** Stops the loop after the running batch; returns at once. */
+    /** Stops the loop: no call starts any more, the running ones finish; returns at once. */
     void stop() {
         running = false;
         requests.wakeup();
@@ -118,11 +197,12 @@ final class ExecutorLoop implements Runnable {
         try {
             while (running) {
                 pollOnce();
+                settle();
             }
         } catch (WakeupException e) {
             // stop() was called
         } finally {
-            finishBatch();
+            giveUp(List.copyOf(owned.keySet()));
             requests.close();
         }
     }
@@ -132,156 +212,193 @@ final class ExecutorLoop implements Runnable {
             var records = requests.poll(POLL);
             ready = true;
             if (!records.isEmpty()) {
-                batch = dispatch(records);
-                requests.pause(requests.assignment());
-                while (batch != null && !batch.done().isDone() && running) {
-                    // paused: keeps the membership and runs rebalances; a partition assigned meanwhile is not paused
-                    pollDuringBatch();
-                }
-                finishBatch();
-                var paused = new HashSet<>(requests.paused());
-                paused.retainAll(requests.assignment()); // a partition given up meanwhile is no longer this consumer's to resume
-                requests.resume(paused);
+                dispatch(records);
             }
         } catch (RecordDeserializationException e) {
+            TopicPartition partition = e.topicPartition();
             if (RegistryUnavailableException.in(e).isPresent()) {
                 // the request's schema could not be looked up: it is read again, never skipped
-                LOG.warnf("tool-requests %s offset %d waits for the schema registry: %s", e.topicPartition(), e.offset(),
+                LOG.warnf("tool-requests %s offset %d waits for the schema registry: %s", partition, e.offset(),
                         e.getCause().getMessage());
-                sleep(RETRY_BACKOFF);
+                owned(partition, e.offset()).holdUntil = System.nanoTime() + RETRY_BACKOFF.toNanos();
                 return;
             }
             LOG.errorf("tool-requests %s offset %d cannot be read, skipped (no call can be run or reported from it): %s",
-                    e.topicPartition(), e.offset(), e.getMessage());
-            requests.seek(e.topicPartition(), e.offset() + 1);
+                    partition, e.offset(), e.getMessage());
+            owned(partition, e.offset()).next = e.offset() + 1;
+            requests.seek(partition, e.offset() + 1);
         }
     }
 
-    /**
-     * Polls while a batch runs. A record that cannot be read, of a partition assigned meanwhile, is left where it is, its
-     * partition paused, and dealt with once the batch is done ({@link #pollOnce}): thrown from here, it would leave the
-     * running batch behind, neither committed nor rewound, while the next poll's records ran beside it.
-     */
-    private void pollDuringBatch() {
-        try {
-            putBack(requests.poll(POLL));
-        } catch (RecordDeserializationException e) {
-            requests.seek(e.topicPartition(), e.offset());
-            requests.pause(List.of(e.topicPartition())); // resumed with the batch's partitions
-        }
+    private Owned owned(TopicPartition partition, long first) {
+        return owned.computeIfAbsent(partition, p -> new Owned(p, first));
     }
 
-    /**
-     * Puts what a poll returned while a batch ran back where it was, to be read once the batch is done, and pauses its
-     * partitions: only a partition assigned during the batch returns anything then, and its requests must neither be
-     * dropped (its position has moved past them, and the next commit would pass them for good) nor run beside the batch.
-     */
-    private void putBack(ConsumerRecords<String, ToolRequest> polled) {
-        for (TopicPartition partition : polled.partitions()) {
-            requests.seek(partition, polled.records(partition).get(0).offset());
-            requests.pause(List.of(partition));
-        }
-    }
-
-    private Batch dispatch(Iterable<ConsumerRecord<String, ToolRequest>> records) {
-        var bySession = new LinkedHashMap<String, List<Call>>();
-        var byPartition = new HashMap<Integer, List<ToolRequest>>();
-        var next = new HashMap<TopicPartition, OffsetAndMetadata>();
-        var first = new HashMap<TopicPartition, Long>();
-        for (var record : records) {
-            var partition = new TopicPartition(record.topic(), record.partition());
-            first.putIfAbsent(partition, record.offset());
-            next.put(partition, new OffsetAndMetadata(record.offset() + 1));
-            if (record.value() == null) {
-                continue; // a tombstone: nothing to run
-            }
-            bySession.computeIfAbsent(record.value().getSessionId(), s -> new ArrayList<>())
-                    .add(new Call(record.value(), partition, record.offset()));
-            byPartition.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record.value());
-        }
-        // the generation these requests were read in: a call's first ledger write commits its batch's start under it, which
-        // the coordinator refuses once this member was expelled, whether or not it knows yet (CallHandler.Claim)
+    private void dispatch(ConsumerRecords<String, ToolRequest> records) {
+        // the generation these requests were read in: a call's first ledger write commits its partition's watermark under
+        // it, which the coordinator refuses once this member was expelled, whether or not it knows yet (CallHandler.Claim)
         ConsumerGroupMetadata group = requests.groupMetadata();
-        Set<TopicPartition> revoked = ConcurrentHashMap.newKeySet();
-        var firstSkipped = new ConcurrentHashMap<TopicPartition, Long>();
-        // the ledger answers for every call of the batch first, then the sessions' calls run; none starts once its partition
-        // is given up (Rebalance): the partition's next owner runs it, and had this one started it too, it would run twice
-        CompletableFuture<Void> done = CompletableFuture.runAsync(() -> ledger.prepare(byPartition), workers)
-                .thenCompose(prepared -> CompletableFuture.allOf(bySession.values().stream()
-                        .map(calls -> CompletableFuture.runAsync(() -> calls.forEach(call -> {
-                            if (revoked.contains(call.partition())) {
-                                firstSkipped.merge(call.partition(), call.offset(), Math::min);
-                                return;
-                            }
-                            try {
-                                // asked again right before the call's first write: it may have waited long since (its catch-up)
-                                handler.handle(call.request(), new BatchClaim(revoked, new Fence(group, call.partition(),
-                                        first.get(call.partition()))));
-                            } catch (CallHandler.GivenUpException e) {
-                                LOG.info(e.getMessage());
-                                firstSkipped.merge(call.partition(), call.offset(), Math::min);
-                            }
-                        }), workers))
-                        .toArray(CompletableFuture[]::new)));
-        return new Batch(done, next, first, revoked, firstSkipped);
+        var lookUp = new HashMap<Integer, List<ToolRequest>>();
+        var calls = new ArrayList<Map.Entry<Owned, ConsumerRecord<String, ToolRequest>>>();
+        for (TopicPartition partition : records.partitions()) {
+            List<ConsumerRecord<String, ToolRequest>> read = records.records(partition);
+            Owned at = owned(partition, read.get(0).offset());
+            if (at.stopping()) {
+                continue; // read again from where it stopped, once its running calls end
+            }
+            for (var record : read) {
+                at.next = record.offset() + 1;
+                if (record.value() == null) {
+                    continue; // a tombstone: nothing to run
+                }
+                at.pending.add(record.offset());
+                calls.add(Map.entry(at, record));
+                if (!sessions.containsKey(record.value().getSessionId())) {
+                    lookUp.computeIfAbsent(partition.partition(), p -> new ArrayList<>()).add(record.value());
+                }
+            }
+        }
+        // the ledger answers for the calls of idle sessions first; a session's call waits for its previous one, and is
+        // looked up when it starts
+        CompletableFuture<Void> lookedUp = lookUp.isEmpty() ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.runAsync(() -> ledger.prepare(lookUp), workers);
+        for (var call : calls) {
+            Owned at = call.getKey();
+            ConsumerRecord<String, ToolRequest> record = call.getValue();
+            String session = record.value().getSessionId();
+            CompletableFuture<Void> after = sessions.getOrDefault(session, lookedUp);
+            CompletableFuture<Void> ended = after.handleAsync((ignored, failure) -> {
+                handle(at, record.offset(), record.value(), group, failure);
+                return null;
+            }, workers);
+            at.unended.add(ended);
+            sessions.put(session, ended);
+            ended.whenComplete((ignored, failure) -> {
+                at.unended.remove(ended);
+                sessions.remove(session, ended);
+            });
+        }
     }
 
-    /** Waits for the running batch; commits it, or rewinds its partitions if a call could not be handled. */
-    private void finishBatch() {
-        if (batch == null) {
-            return;
-        }
-        Batch finishing = batch;
-        batch = null;
+    /** Handles one call on a worker thread, unless its partition stopped; never throws. */
+    private void handle(Owned at, long offset, ToolRequest request, ConsumerGroupMetadata group, Throwable lookUpFailure) {
         try {
-            finishing.done().join();
-        } catch (RuntimeException e) {
-            ledger.release();
-            LOG.errorf(e.getCause() != null ? e.getCause() : e, "a batch of tool calls failed; its calls come again in %s",
-                    RETRY_BACKOFF);
-            rewind(finishing);
-            sleep(RETRY_BACKOFF);
-            return;
+            if (lookUpFailure != null) {
+                if (at.notHandled(offset, true)) {
+                    LOG.errorf(lookUpFailure, "%s from offset %d: the ledger could not be read; read again from there in %s",
+                            at.partition, offset, RETRY_BACKOFF);
+                }
+            } else if (!at.begin()) {
+                at.notHandled(offset, false); // read again from the first call not handled, or left to the partition's next owner
+            } else {
+                try {
+                    // asked again right before the call's first write: it may have waited long since (its catch-up)
+                    handler.handle(request, new Held(at, group));
+                    at.pending.remove(offset);
+                } finally {
+                    at.end();
+                }
+            }
+        } catch (CallHandler.GivenUpException e) {
+            LOG.info(e.getMessage());
+            at.notHandled(offset, false);
+        } catch (RuntimeException | Error e) {
+            at.notHandled(offset, true);
+            LOG.errorf(e, "%s offset %d: %s could not be handled; the partition is read again from there in %s", at.partition,
+                    offset, request.getIdempotencyKey(), RETRY_BACKOFF);
+        } finally {
+            ledger.release(request);
         }
-        ledger.release();
-        var owned = new HashMap<>(finishing.next());
-        owned.keySet().retainAll(requests.assignment());
-        // a partition given up while the batch ran: committed up to its first call not started, which its next owner runs
-        finishing.firstSkipped().forEach((partition, offset) -> owned.computeIfPresent(partition, (p, o) -> new OffsetAndMetadata(offset)));
-        if (owned.isEmpty()) {
-            return;
+    }
+
+    /**
+     * Between polls: reads a stopped partition again once its running calls have ended, commits every partition's
+     * watermark that moved, and pauses what must not be read now.
+     */
+    private void settle() {
+        long now = System.nanoTime();
+        for (Owned at : owned.values()) {
+            if (at.stopAt.get() != Owned.NONE && at.unended.isEmpty()) {
+                readAgain(at, now);
+            }
+        }
+        var moved = new HashMap<TopicPartition, OffsetAndMetadata>();
+        owned.values().forEach(at -> {
+            long watermark = at.watermark();
+            if (watermark > at.committed) {
+                moved.put(at.partition, new OffsetAndMetadata(watermark));
+            }
+        });
+        if (commit(moved)) {
+            moved.forEach((partition, offset) -> owned.get(partition).committed = offset.offset());
+        }
+        pauseWhatWaits(now);
+    }
+
+    /** Reads a stopped partition again from its first call not handled; after a failure, once its backoff has passed. */
+    private void readAgain(Owned at, long now) {
+        long from = at.stopAt.get();
+        if (at.failed) {
+            at.holdUntil = now + RETRY_BACKOFF.toNanos();
+        } else {
+            LOG.infof("%s: reading again from offset %d, whose call's first write the group coordinator refused", at.partition, from);
+        }
+        requests.seek(at.partition, from);
+        at.pending.clear();
+        at.next = from;
+        at.failed = false;
+        at.stopAt.set(Owned.NONE);
+    }
+
+    private void pauseWhatWaits(long now) {
+        var assigned = requests.assignment();
+        int readAhead = owned.values().stream().mapToInt(at -> at.pending.size()).sum();
+        var hold = new HashSet<TopicPartition>();
+        for (TopicPartition partition : assigned) {
+            Owned at = owned.get(partition);
+            if (readAhead >= READ_AHEAD || at != null && (at.stopping() || now < at.holdUntil)) {
+                hold.add(partition);
+            }
+        }
+        var resume = new HashSet<>(requests.paused());
+        resume.retainAll(assigned); // a partition given up is no longer this consumer's to resume
+        resume.removeAll(hold);
+        requests.pause(hold);
+        requests.resume(resume);
+    }
+
+    /**
+     * Commits the offsets; false if they were not (the loop goes on and commits them next time, or the partitions' next
+     * owners read from before them).
+     */
+    private boolean commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        if (offsets.isEmpty()) {
+            return true;
         }
         try {
-            requests.commitSync(owned);
+            requests.commitSync(offsets);
+            return true;
         } catch (WakeupException e) {
             throw e;
         } catch (KafkaException e) {
-            // not committed (the coordinator did not answer, a rebalance began, or this member was removed): the loop goes
-            // on, and the calls come again, to this instance or the partition's next owner, and are reported again from the
-            // ledger, not run
-            LOG.warnf(e, "the offsets of a finished batch of tool calls were not committed; its calls come again: %s", owned.keySet());
-            rewind(finishing);
-            return;
+            // the coordinator did not answer, a rebalance began, or this member was removed: the calls behind these offsets
+            // come again only if the partition moves first, and are then reported again from the ledger, not run
+            LOG.warnf(e, "the offsets of ended tool calls were not committed: %s", offsets);
+            return false;
         }
-        // a call whose first write the coordinator refused while its partition stays here (the generation changed under the
-        // batch without a revocation, as a cooperative rebalance does): read again from there, in the generation now, rather
-        // than left behind the position until the partition next moves
-        finishing.firstSkipped().forEach((partition, offset) -> {
-            if (!finishing.revoked().contains(partition) && requests.assignment().contains(partition)) {
-                LOG.infof("%s: reading again from offset %d, whose call's first write the group coordinator refused", partition, offset);
-                requests.seek(partition, offset);
-            }
-        });
     }
 
-    /** Puts the batch's partitions this consumer still holds back where the batch started: its calls come again. */
-    private void rewind(Batch batch) {
-        var assigned = requests.assignment();
-        batch.first().forEach((partition, offset) -> {
-            if (assigned.contains(partition)) {
-                requests.seek(partition, offset);
-            }
-        });
+    /**
+     * Gives partitions up: none of their calls starts any more, the running ones finish (each bounded by its tool's
+     * timeout; the ones waiting their turn are not waited for), and each is committed up to its first call not ended,
+     * which its next owner runs.
+     */
+    private void giveUp(Collection<TopicPartition> partitions) {
+        var leaving = partitions.stream().map(owned::remove).filter(at -> at != null).toList();
+        leaving.forEach(Owned::revoke);
+        var last = new HashMap<TopicPartition, OffsetAndMetadata>();
+        leaving.forEach(at -> last.put(at.partition, new OffsetAndMetadata(at.watermark())));
+        commit(last);
     }
 
     private final class Rebalance implements ConsumerRebalanceListener {
@@ -290,27 +407,16 @@ final class ExecutorLoop implements Runnable {
             if (!partitions.isEmpty()) {
                 LOG.infof("giving up %s: finishing the running calls first, starting none of theirs", partitions);
             }
-            if (batch != null) {
-                // the wait is for the calls running, each bounded by its tool's timeout, not for the whole batch: a wait past
-                // the group's rebalance timeout would give the partitions to another executor while calls still start here
-                batch.revoked().addAll(partitions);
-            }
-            finishBatch();
+            // the wait is for the calls running, each bounded by its tool's timeout, not for every call read: a wait past
+            // the group's rebalance timeout would give the partitions to another executor while calls still start here
+            giveUp(partitions);
             ledger.drop(partitions.stream().map(TopicPartition::partition).toList());
         }
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            // nothing is read here: each partition's first batch starts its ledger window (Ledger.prepare)
+            // nothing is read here: each partition's first lookup starts its ledger window (Ledger.prepare)
             LOG.infof("assigned %s", partitions);
-        }
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

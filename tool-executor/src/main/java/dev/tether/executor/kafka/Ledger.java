@@ -48,17 +48,19 @@ import org.jboss.logging.Logger;
  *
  * <p><b>How it is read.</b> Per owned partition a window holds the latest offset and state of every call recorded in an
  * offset range {@code [from, tail)}, all of it read in order; it is bounded ({@code cacheCalls} per partition, and
- * calls older than the requests now handled, less twice the margin, are evicted from its old end). Before a batch is
- * handled ({@link #prepare}) each partition's window is brought to the partition's end, then each call of the batch is
- * answered: from the window if the call's records must all lie in the window's range; otherwise by reading the
- * partition from the call's floor up to the window (stopping once every such call was found ended). A partition just
+ * calls older than the requests now handled, less twice the margin, are evicted from its old end). Before a batch of
+ * calls is handled ({@link #prepare}: those of one poll whose sessions have no call in progress, or a call on its own)
+ * each partition's window is brought to the partition's end, then each call of the batch is answered: from the window
+ * if the call's records must all lie in the window's range; otherwise by reading the partition from the call's floor up
+ * to the window (stopping once every such call was found ended). A partition just
  * taken over starts its window at the floor of its oldest pending call (of an erasure: at its erasure, less the margin),
  * so a takeover reads what was written since that call was authorized, not the partition's history. The window holds no
  * outputs: the full outcome of a call found in it is read back by its offset. A lookup that cannot read the log fails
  * ({@link OutcomeLog.LedgerUnavailableException}); it never answers "no outcome" for a call it could not check.
  *
- * <p>The answers of a batch are kept until {@link #release}, updated by the batch's own writes. Thread-safe: windows
- * and reads are guarded by this object's lock; answers and writes are not.
+ * <p>A call's answer is kept until it is {@linkplain #release released}, updated by the call's own writes; a key's
+ * requests are handled one after another (they are of one session), so no lookup overwrites an answer a call still uses.
+ * Thread-safe: windows and reads are guarded by this object's lock; answers and writes are not.
  */
 final class Ledger {
 
@@ -239,9 +241,12 @@ final class Ledger {
         }
     }
 
-    /** Forgets the batch's answers once the batch is done: the next batch looks its calls up again. */
-    void release() {
-        answers.clear();
+    /**
+     * Forgets the answer for a request's call once the call is done with: a request of the key that comes later (its
+     * session's next call waits for this one) is looked up again, from the log, which has every record this one wrote.
+     */
+    void release(ToolRequest request) {
+        answers.remove(request.getIdempotencyKey());
     }
 
     /** Forgets the windows of partitions this instance gave up. */

@@ -8,8 +8,8 @@ import java.util.Locale;
 /**
  * The ledger's meters on {@code /q/metrics}: {@code tether_executor_ledger_cached_calls} (calls held in the windows of
  * the owned partitions: bounded, it must not grow with history) and {@code tether_executor_ledger_records_read_total}
- * by {@code reason} ({@code takeover}: a partition's first batch, from its oldest pending call's time; {@code tail}: what
- * was written since the last batch; {@code scan}: calls older than the window; {@code fetch}: full outcomes of calls the
+ * by {@code reason} ({@code takeover}: a partition's first lookup, from its oldest pending call's time; {@code tail}: what
+ * was written since the last lookup; {@code scan}: calls older than the window; {@code fetch}: full outcomes of calls the
  * window holds, read back by offset).
  */
 final class LedgerMetrics {

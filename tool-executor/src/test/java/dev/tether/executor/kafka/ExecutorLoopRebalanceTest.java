@@ -59,7 +59,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The executor's loop across a rebalance during a batch, and a commit that fails: no request is dropped, the loop goes on. */
+/**
+ * The executor's loop while calls run: another session's call beside a long one, a rebalance, a refused first write and a
+ * commit that fails. No request is dropped, none is committed past before it ended, the loop goes on.
+ */
 class ExecutorLoopRebalanceTest {
 
     private static final TopicLayout LAYOUT = TopicLayout.local();
@@ -107,13 +110,69 @@ class ExecutorLoopRebalanceTest {
     }
 
     /**
-     * A partition assigned to this instance while a batch runs (another executor left the group; with the cooperative or
-     * the KIP-848 protocol nothing is revoked, so the batch goes on) is not paused, so the polls that keep the membership
-     * return its records. They were thrown away, and the next batch's commit passed them: the call was never run nor
-     * reported. They are put back now, and run once the batch is done.
+     * One session's long call held up every other session's calls on the instance: the loop ran a poll's calls as one
+     * batch and read nothing more until the whole batch was done (a 20-second command held another session's
+     * {@code read_file} for 18 s). Now another session's call, read while the long one runs, runs beside it; the long
+     * call's session's next call still waits for it; and the partition is committed only up to its oldest call not ended.
      */
     @Test
-    void aPartitionAssignedWhileABatchRuns_itsRequestsAreRunNotDropped() throws InterruptedException {
+    void anotherSessionsCall_runsWhileALongCallRuns_itsOwnSessionsNextWaits_andTheCommitStaysBelowTheLongCall() {
+        List<String> onP0 = sessionsOn(0, 2, 2);
+        String a = onP0.get(0);
+        String b = onP0.get(1);
+        var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
+        var outcomes = new MemoryOutcomeLog(2);
+        requests.append(P0, a, request(a, "slow"));
+        start(requests, outcomes, List.of(P0, P1));
+        awaitEntered();
+
+        requests.append(P0, a, request(a, "c2"));
+        requests.append(P0, b, request(b, "c1"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> tickets.external.containsKey(b + "/3/c1"));
+        assertThat(tickets.external.keySet()).as("a's next call waits for a's slow one, still running")
+                .doesNotContain(a + "/3/slow", a + "/3/c2");
+        assertThat(committed(requests, P0)).as("nothing committed past the slow call at offset 0, not ended").isLessThanOrEqualTo(0L);
+
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P0) == 3L);
+        assertThat(tickets.external.keySet()).contains(a + "/3/slow", a + "/3/c2", b + "/3/c1");
+        assertThat(tickets.executions).as("each call ran once").hasValue(3);
+    }
+
+    /**
+     * Read while a long call runs, the calls queued behind it wait in memory: past {@link ExecutorLoop#READ_AHEAD}
+     * requests read and not ended, nothing more is read until calls end; then everything runs, once.
+     */
+    @Test
+    void pastTheReadAhead_nothingMoreIsRead_untilCallsEnd() throws InterruptedException {
+        String a = sessionOn(0, 2);
+        var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
+        var outcomes = new MemoryOutcomeLog(2);
+        requests.append(P0, a, request(a, "slow"));
+        start(requests, outcomes, List.of(P0));
+        awaitEntered();
+
+        for (int i = 0; i < ExecutorLoop.READ_AHEAD; i++) {
+            requests.append(P0, a, request(a, "q" + i));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> requests.position(P0) == ExecutorLoop.READ_AHEAD + 1);
+        requests.append(P0, a, request(a, "late"));
+        Thread.sleep(1_000); // the loop polls several times
+        assertThat(requests.position(P0)).as("nothing read past the read-ahead while the slow call runs")
+                .isEqualTo(ExecutorLoop.READ_AHEAD + 1);
+
+        release.countDown();
+        await().atMost(Duration.ofSeconds(30)).until(() -> committed(requests, P0) == ExecutorLoop.READ_AHEAD + 2);
+        assertThat(tickets.executions).as("each call ran once").hasValue(ExecutorLoop.READ_AHEAD + 2);
+    }
+
+    /**
+     * A partition assigned to this instance while a call runs (another executor left the group; with the cooperative or
+     * the KIP-848 protocol nothing is revoked) returns its records to the polls: they were once thrown away, and a later
+     * commit passed them, so the call was never run nor reported. They run now, beside the running call.
+     */
+    @Test
+    void aPartitionAssignedWhileACallRuns_itsRequestsRunBesideIt_notDropped() {
         String a = sessionOn(0, 2);
         String b = sessionOn(1, 2);
         var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
@@ -125,29 +184,24 @@ class ExecutorLoopRebalanceTest {
         // the group rebalances while the slow call runs: P1 comes to this instance, with a request on it
         requests.append(P1, b, request(b, "c1"));
         requests.schedulePollTask(() -> requests.rebalance(List.of(P0, P1)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> requests.assignment().contains(P1));
-        Thread.sleep(1_000); // the loop polls P1 several times while the slow call still runs
-        assertThat(tickets.external.keySet()).as("nothing of P1 runs beside the batch").doesNotContain(b + "/3/c1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P1) == 1L);
+        assertThat(tickets.external.keySet()).as("P1's call ran while P0's slow one runs").contains(b + "/3/c1")
+                .doesNotContain(a + "/3/slow");
         release.countDown();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P0) == 1L);
-        requests.append(P1, b, request(b, "c2")); // the session's next call: its batch's commit covers offset 0 too
+        requests.append(P1, b, request(b, "c2"));
         await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P1) == 2L);
-
-        assertThat(tickets.external.keySet())
-                .as("every request below the committed offset 2 of P1 was run (b/c1 was read during the batch, then committed past)")
-                .contains(b + "/3/c1", b + "/3/c2");
+        assertThat(tickets.external.keySet()).contains(a + "/3/slow", b + "/3/c1", b + "/3/c2");
     }
 
     /**
-     * A partition assigned while a batch runs whose first record cannot be read (a schema id the registry does not know,
-     * or the registry away): the poll that keeps the membership threw, and the loop took it as a poll between batches: it
-     * left the running batch behind, never to be committed or rewound, and dispatched the next poll's records beside it;
-     * the running batch's partition was resumed with its position past the batch, so a later batch committed past calls
-     * that may never have ended. Now the record is dealt with once the batch is done, and the batch is committed.
+     * A partition assigned while a call runs whose first record cannot be read (a schema id the registry does not know):
+     * the poll that threw once left the running batch behind, never to be committed or rewound. Now the record is
+     * skipped, the partition's next call runs, and the running call's partition is committed once it ends.
      */
     @Test
-    void aPartitionAssignedWhileABatchRuns_whoseRecordCannotBeRead_doesNotLeaveTheBatchBehind() throws InterruptedException {
+    void aPartitionAssignedWhileACallRuns_whoseRecordCannotBeRead_isReadPastIt_andTheRunningCallIsCommitted() {
         String a = sessionOn(0, 2);
         String b = sessionOn(1, 2);
         var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
@@ -159,24 +213,22 @@ class ExecutorLoopRebalanceTest {
         requests.appendUndecodable(P1, b);
         requests.append(P1, b, request(b, "c1"));
         requests.schedulePollTask(() -> requests.rebalance(List.of(P0, P1)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> requests.assignment().contains(P1));
-        Thread.sleep(1_500); // the loop polls P1 several times while the slow call still runs
-        assertThat(tickets.external.keySet()).as("nothing of P1 runs beside the batch").doesNotContain(b + "/3/c1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P1) == 2L);
+        assertThat(tickets.external.keySet()).contains(b + "/3/c1").doesNotContain(a + "/3/slow");
         release.countDown();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P0) == 1L);
-        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P1) == 2L);
         assertThat(tickets.external.keySet()).contains(a + "/3/slow", b + "/3/c1");
     }
 
     /**
-     * A partition given up while a batch runs: the revocation waited for the whole batch, which may take longer than the
+     * A partition given up while its calls run: the revocation waited for the whole batch, which may take longer than the
      * group's rebalance timeout (100 requests, a minute each), and meanwhile the partition's next owner ran the calls not
      * yet started, which this instance then started too. Now none of them starts here: the one running finishes, and the
      * partition is committed up to the first call not started.
      */
     @Test
-    void aPartitionRevokedWhileABatchRuns_startsNoMoreOfItsCalls_andIsCommittedOnlyThroughThoseRun() throws InterruptedException {
+    void aPartitionRevokedWhileItsCallRuns_startsNoMoreOfItsCalls_andIsCommittedOnlyThroughThoseRun() throws InterruptedException {
         String a = sessionOn(0, 2);
         var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
         var outcomes = new MemoryOutcomeLog(2);
@@ -199,12 +251,13 @@ class ExecutorLoopRebalanceTest {
 
     /**
      * An instance expelled from the group without knowing it yet (frozen past its session timeout): its consumer still
-     * holds the partition, so no claim stops the batch's next call; the group coordinator refuses that call's first write,
-     * whose transaction commits the batch's start under the generation the batch was read in. The call starts nothing
-     * here, and the partition is committed up to it, never past. Every first write is fenced with the batch's start on its
-     * partition (offset 0 here, also for the call at offset 1): committing it moves nothing forward. The partition still
-     * here (its generation changed without a revocation), the refused call is read again, and runs once its write is
-     * accepted: it was left behind the position, never to come again until the partition moved.
+     * holds the partition, so no claim stops the session's next call; the group coordinator refuses that call's first
+     * write, whose transaction commits the partition's watermark under the generation the request was read in. The call
+     * starts nothing here, and the partition is committed up to it, never past. Every first write is fenced with its
+     * partition's oldest offset not ended (0 for the slow call; 1 for the next, the slow one ended): committing it moves
+     * nothing past a call not ended. The partition still here (its generation changed without a revocation), the refused
+     * call is read again, and runs once its write is accepted: it was left behind the position, never to come again until
+     * the partition moved.
      */
     @Test
     void aCallWhoseFirstWriteTheCoordinatorRefuses_startsNothing_isCommittedNoFurther_andComesAgain() throws InterruptedException {
@@ -224,9 +277,9 @@ class ExecutorLoopRebalanceTest {
         assertThat(tickets.external.keySet()).as("the call running finished; the next one's STARTED was refused")
                 .contains(a + "/3/slow").doesNotContain(a + "/3/c2");
         assertThat(requests.commits.get(0)).as("committed through the call run, not the one refused").isEqualTo(Map.of(P0, new OffsetAndMetadata(1)));
-        assertThat(List.copyOf(fenced.fences).subList(0, 2)).as("both first writes fenced by the batch's generation and its start on P0")
+        assertThat(List.copyOf(fenced.fences).subList(0, 2)).as("both first writes fenced by the generation and P0's oldest call not ended")
                 .extracting(Fence::partition, Fence::from, f -> f.group().groupId())
-                .containsExactly(tuple(P0, 0L, requests.groupMetadata().groupId()), tuple(P0, 0L, requests.groupMetadata().groupId()));
+                .containsExactly(tuple(P0, 0L, requests.groupMetadata().groupId()), tuple(P0, 1L, requests.groupMetadata().groupId()));
 
         fenced.readmit(); // the member joined again: its next attempt is accepted
         await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P0) == 2L);
@@ -238,7 +291,7 @@ class ExecutorLoopRebalanceTest {
      * A call that passed the loop's look at its partition and then waited (its catch-up with the session's interruptions
      * takes up to {@code interruptions.catch-up-timeout}; its reconciliation, its intent) when the partition was given up:
      * it still started, after the revocation, and if the revocation outlasted the group's rebalance timeout (another call
-     * of the batch running long), beside its next owner, which runs it too. Now whether the partition is still this
+     * running long), beside its next owner, which runs it too. Now whether the partition is still this
      * instance's is asked again right before the call's first ledger write: it does not start, and the partition is
      * committed up to it, for its next owner to run.
      */
@@ -274,7 +327,7 @@ class ExecutorLoopRebalanceTest {
     /**
      * A commit that fails (the group coordinator does not answer within default.api.timeout.ms, a rebalance is in
      * progress: RebalanceInProgressException, the membership was lost: CommitFailedException) ended the loop's thread for
-     * good, and the instance took no more requests until it was restarted. The loop goes on now; the batch comes again.
+     * good, and the instance took no more requests until it was restarted. The loop goes on now, and commits next time.
      */
     @Test
     void aCommitThatFailsOnce_doesNotEndTheLoop() {
@@ -328,8 +381,13 @@ class ExecutorLoopRebalanceTest {
 
     /** A session id whose partition among {@code partitions} is {@code partition}. */
     private static String sessionOn(int partition, int partitions) {
+        return sessionsOn(partition, partitions, 1).get(0);
+    }
+
+    /** {@code count} session ids whose partition among {@code partitions} is {@code partition}. */
+    private static List<String> sessionsOn(int partition, int partitions, int count) {
         return IntStream.range(0, 1000).mapToObj(i -> "sess" + i)
-                .filter(s -> SessionPartitioner.partition(s, partitions) == partition).findFirst().orElseThrow();
+                .filter(s -> SessionPartitioner.partition(s, partitions) == partition).limit(count).toList();
     }
 
 

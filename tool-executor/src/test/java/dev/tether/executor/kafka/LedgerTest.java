@@ -60,7 +60,7 @@ class LedgerTest {
         // the first of the 20,000 calls left the cache long ago: it is still found, by its authorization time
         ledger.prepare(Map.of(0, List.of(first)));
         assertThat(ledger.get(first)).map(ToolOutcome::getState).contains(OutcomeState.OK);
-        ledger.release();
+        ledger.release(first);
     }
 
     @Test
@@ -117,7 +117,7 @@ class LedgerTest {
 
         Ledger ledger = ledger(10);
         ledger.prepare(Map.of(0, List.of(request("s3/1/call-new", authorized.plusSeconds(1_990)))));
-        ledger.release();
+        ledger.release(request("s3/1/call-new", authorized.plusSeconds(1_990)));
 
         assertThat(ledger.get(request)).map(ToolOutcome::getState).contains(OutcomeState.OK);
     }
@@ -134,7 +134,8 @@ class LedgerTest {
         }
         Ledger scanning = ledger(1);
         scanning.get(request("s2/4/call-x", T0.plusSeconds(2)));
-        scanning.release(); // its window of one call now starts past the erased call, which only a scan finds
+        // its window of one call now starts past the erased call, which only a scan finds
+        scanning.release(request("s2/4/call-x", T0.plusSeconds(2)));
         // s1 erased and made again; its new call-1 is asked for at the same seq 30 s later, within the margin
         var again = request("s1/3/call-1", T0.plusSeconds(30));
         clock.set(T0.plusSeconds(31));
@@ -143,16 +144,16 @@ class LedgerTest {
         assertThat(scanning.get(again)).as("by a scan").isEmpty();
         assertThat(scanning.recordsRead(Ledger.Read.SCAN)).isPositive();
         assertThat(ran.superseded(again)).isFalse();
-        ran.release();
+        ran.release(again);
         assertThat(ran.get(erased)).map(ToolOutcome::getContent).contains("ran s1/3/call-1");
         assertThat(ran.superseded(erased)).isFalse();
-        ran.release();
+        ran.release(erased);
 
         runCalls(ran, List.of(again));
         // the erased session's request comes again (a redelivery, a replay): the later session's call superseded it
         assertThat(ran.superseded(erased)).isTrue();
         assertThat(ran.get(erased)).isEmpty();
-        ran.release();
+        ran.release(erased);
         assertThat(ran.get(again)).map(ToolOutcome::getRequestedAt).contains(again.getRequestedAt());
         assertThat(ran.superseded(again)).isFalse();
     }
@@ -170,7 +171,8 @@ class LedgerTest {
         }
         Ledger scanning = ledger(1);
         scanning.get(request("s2/4/call-x", T0.plusSeconds(40)));
-        scanning.release(); // its window of one call now starts past both sessions' records of the key
+        // its window of one call now starts past both sessions' records of the key
+        scanning.release(request("s2/4/call-x", T0.plusSeconds(40)));
 
         // the later session's request comes again (a redelivery): it ran, so it must never run again
         assertThat(scanning.get(again)).map(ToolOutcome::getRequestedAt).contains(again.getRequestedAt());
@@ -235,7 +237,7 @@ class LedgerTest {
         ledger.prepare(Map.of(0, List.of(erasure(erased, erasedAt))));
 
         assertThat(ledger.erasable(erasure(erased, erasedAt))).as("the later session's record is the key's latest").isEmpty();
-        ledger.release();
+        ledger.release(erased);
         ledger.prepare(Map.of(0, List.of(erased)));
         assertThat(ledger.get(erased)).as("what the scan alone finds").map(ToolOutcome::getContent).contains("ran s1/3/call-1");
     }
@@ -247,7 +249,7 @@ class LedgerTest {
         clock.set(T0.plusSeconds(2));
         Ledger ledger = ledger(100);
         assertThat(ledger.get(erased)).map(ToolOutcome::getContent).contains("legacy");
-        ledger.release();
+        ledger.release(erased);
 
         var again = request("s1/3/call-1", T0.plusSeconds(1).plus(SKEW).plusMillis(1));
         clock.set(again.getRequestedAt().plusSeconds(1));
@@ -296,7 +298,7 @@ class LedgerTest {
         clock.set(T0.plusSeconds(100));
         runCalls(ledger, requests);
         ledger.prepare(Map.of(0, List.of(requests.get(0)))); // the next batch reads the writes of this one into the cache
-        ledger.release();
+        ledger.release(requests.get(0));
         assertThat(ledger.cachedCalls()).isEqualTo(100);
 
         ledger.drop(List.of(0));
@@ -408,7 +410,7 @@ class LedgerTest {
                     }
                 }
             }
-            ledger.release();
+            batch.forEach(ledger::release);
             flushWrites();
         }
 
@@ -495,7 +497,7 @@ class LedgerTest {
                     }
                 }
             }
-            ledger.release();
+            batch.forEach(ledger::release);
             for (var record : producer.history()) {
                 written.computeIfAbsent(record.key(), k -> new ArrayList<>()).add((ToolOutcome) record.value());
             }
@@ -527,7 +529,7 @@ class LedgerTest {
                 ledger.record(request.getRequestedAt(), outcome(request.getIdempotencyKey(), OutcomeState.OK, "ran " + request.getIdempotencyKey(), clock.instant()));
             }
         }
-        ledger.release();
+        requests.forEach(ledger::release);
         flushWrites();
     }
 
