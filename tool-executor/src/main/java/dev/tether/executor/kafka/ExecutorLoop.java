@@ -39,9 +39,9 @@ import org.jboss.logging.Logger;
  * <p>An offset is committed only after its call's outcome is recorded and reported: each partition is committed up to
  * its oldest call not ended (its {@linkplain Owned#watermark watermark}), so a crash makes every such request come again,
  * and the ledger decides what that means (report again, reconcile, or run). If a call cannot be handled (the broker or
- * the registry unreachable), its partition stops: none of its calls starts any more, the running ones finish, and the
- * partition is read again from its first call not handled, a second later; a call that finished meanwhile is only
- * reported again. At most {@link #READ_AHEAD} requests are read ahead of their calls' end; past that the partitions are
+ * the registry unreachable), its partition stops: nothing more of it is read, its session's later calls do not start,
+ * the other calls read end, and the partition is read again from the call not handled, a second later; a call that
+ * ended meanwhile is only reported again. At most {@link #READ_AHEAD} requests are read ahead of their calls' end; past that the partitions are
  * paused.
  *
  * <p>Before a poll's calls are handled, the {@link Ledger} looks up those of the sessions with no call in progress (one
@@ -82,8 +82,9 @@ final class ExecutorLoop implements Runnable {
      * A partition's calls on this instance since it was assigned (or last read again). {@code pending}: the offsets of its
      * calls not ended (running, waiting their turn, or not handled); {@code unended}: their tasks; {@code stopAt}: the
      * first offset of a call not handled (it failed, or was given up), from which the partition is read again once all its
-     * tasks have ended; no call of it starts meanwhile, nor once it is {@code revoked}. The loop's thread alone touches
-     * {@code committed} and {@code holdUntil}.
+     * tasks have ended; nothing more of it is read meanwhile, and no later call of a session in {@code stopped} (that
+     * call's) starts; once it is {@code revoked}, no call starts. The loop's thread alone touches {@code committed} and
+     * {@code holdUntil}.
      */
     private static final class Owned {
         private static final long NONE = Long.MAX_VALUE;
@@ -92,6 +93,7 @@ final class ExecutorLoop implements Runnable {
         final ConcurrentSkipListSet<Long> pending = new ConcurrentSkipListSet<>();
         final Set<CompletableFuture<Void>> unended = ConcurrentHashMap.newKeySet();
         final AtomicLong stopAt = new AtomicLong(NONE);
+        final Set<String> stopped = ConcurrentHashMap.newKeySet();
         volatile boolean failed;
         volatile boolean revoked;
         /** The offset after the last record read. */
@@ -115,21 +117,26 @@ final class ExecutorLoop implements Runnable {
             return oldest != null ? oldest : next;
         }
 
+        /** Whether the partition is to be read again from a call not handled, or was given up: nothing more is read. */
         boolean stopping() {
             return revoked || stopAt.get() != NONE;
         }
 
-        /** Marks a call not handled; true if it is the first since the partition was last read again. */
-        boolean notHandled(long offset, boolean failure) {
+        /**
+         * Marks a call not handled: its session's later calls do not start either (they come again after it); true if it
+         * is the first since the partition was last read again.
+         */
+        boolean notHandled(long offset, String session, boolean failure) {
             if (failure) {
                 failed = true;
             }
+            stopped.add(session);
             return stopAt.getAndAccumulate(offset, Math::min) == NONE;
         }
 
-        /** Whether a call may start now; if it may, it is running until {@link #end}. */
-        synchronized boolean begin() {
-            if (stopping()) {
+        /** Whether a call of {@code session} may start now; if it may, it is running until {@link #end}. */
+        synchronized boolean begin(String session) {
+            if (revoked || stopped.contains(session)) {
                 return false;
             }
             running++;
@@ -284,12 +291,13 @@ final class ExecutorLoop implements Runnable {
     private void handle(Owned at, long offset, ToolRequest request, ConsumerGroupMetadata group, Throwable lookUpFailure) {
         try {
             if (lookUpFailure != null) {
-                if (at.notHandled(offset, true)) {
+                if (at.notHandled(offset, request.getSessionId(), true)) {
                     LOG.errorf(lookUpFailure, "%s from offset %d: the ledger could not be read; read again from there in %s",
                             at.partition, offset, RETRY_BACKOFF);
                 }
-            } else if (!at.begin()) {
-                at.notHandled(offset, false); // read again from the first call not handled, or left to the partition's next owner
+            } else if (!at.begin(request.getSessionId())) {
+                // after its session's call not handled: read again from that one; or left to the partition's next owner
+                at.notHandled(offset, request.getSessionId(), false);
             } else {
                 try {
                     // asked again right before the call's first write: it may have waited long since (its catch-up)
@@ -301,9 +309,9 @@ final class ExecutorLoop implements Runnable {
             }
         } catch (CallHandler.GivenUpException e) {
             LOG.info(e.getMessage());
-            at.notHandled(offset, false);
+            at.notHandled(offset, request.getSessionId(), false);
         } catch (RuntimeException | Error e) {
-            at.notHandled(offset, true);
+            at.notHandled(offset, request.getSessionId(), true);
             LOG.errorf(e, "%s offset %d: %s could not be handled; the partition is read again from there in %s", at.partition,
                     offset, request.getIdempotencyKey(), RETRY_BACKOFF);
         } finally {
@@ -347,6 +355,7 @@ final class ExecutorLoop implements Runnable {
         at.pending.clear();
         at.next = from;
         at.failed = false;
+        at.stopped.clear();
         at.stopAt.set(Owned.NONE);
     }
 
