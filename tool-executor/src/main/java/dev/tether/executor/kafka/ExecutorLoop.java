@@ -245,7 +245,7 @@ final class ExecutorLoop implements Runnable {
         // the generation these requests were read in: a call's first ledger write commits its partition's watermark under
         // it, which the coordinator refuses once this member was expelled, whether or not it knows yet (CallHandler.Claim)
         ConsumerGroupMetadata group = requests.groupMetadata();
-        var lookUp = new HashMap<Integer, List<ToolRequest>>();
+        var lookUp = new HashMap<Owned, List<ToolRequest>>();
         var calls = new ArrayList<Map.Entry<Owned, ConsumerRecord<String, ToolRequest>>>();
         for (TopicPartition partition : records.partitions()) {
             List<ConsumerRecord<String, ToolRequest>> read = records.records(partition);
@@ -261,14 +261,14 @@ final class ExecutorLoop implements Runnable {
                 at.pending.add(record.offset());
                 calls.add(Map.entry(at, record));
                 if (!sessions.containsKey(record.value().getSessionId())) {
-                    lookUp.computeIfAbsent(partition.partition(), p -> new ArrayList<>()).add(record.value());
+                    lookUp.computeIfAbsent(at, p -> new ArrayList<>()).add(record.value());
                 }
             }
         }
         // the ledger answers for the calls of idle sessions first; a session's call waits for its previous one, and is
         // looked up when it starts
         CompletableFuture<Void> lookedUp = lookUp.isEmpty() ? CompletableFuture.completedFuture(null)
-                : CompletableFuture.runAsync(() -> ledger.prepare(lookUp), workers);
+                : CompletableFuture.runAsync(() -> ledger.prepare(stillHeld(lookUp)), workers);
         for (var call : calls) {
             Owned at = call.getKey();
             ConsumerRecord<String, ToolRequest> record = call.getValue();
@@ -287,13 +287,27 @@ final class ExecutorLoop implements Runnable {
         }
     }
 
+    /**
+     * The requests of partitions not given up since they were read, by partition: the lookup may wait for a worker past a
+     * revocation, and would start a ledger window of a partition no longer here.
+     */
+    private static Map<Integer, List<ToolRequest>> stillHeld(Map<Owned, List<ToolRequest>> requests) {
+        var held = new HashMap<Integer, List<ToolRequest>>();
+        requests.forEach((at, read) -> {
+            if (!at.revoked) {
+                held.put(at.partition.partition(), read);
+            }
+        });
+        return held;
+    }
+
     /** Handles one call on a worker thread, unless its partition stopped; never throws. */
     private void handle(Owned at, long offset, ToolRequest request, ConsumerGroupMetadata group, Throwable lookUpFailure) {
         try {
             if (lookUpFailure != null) {
                 if (at.notHandled(offset, request.getSessionId(), true)) {
-                    LOG.errorf(lookUpFailure, "%s from offset %d: the ledger could not be read; read again from there in %s",
-                            at.partition, offset, RETRY_BACKOFF);
+                    LOG.errorf(lookUpFailure, "%s offset %d: the ledger could not be read; the partition is read again from its"
+                            + " first call not handled in %s", at.partition, offset, RETRY_BACKOFF);
                 }
             } else if (!at.begin(request.getSessionId())) {
                 // after its session's call not handled: read again from that one; or left to the partition's next owner
@@ -312,8 +326,8 @@ final class ExecutorLoop implements Runnable {
             at.notHandled(offset, request.getSessionId(), false);
         } catch (RuntimeException | Error e) {
             at.notHandled(offset, request.getSessionId(), true);
-            LOG.errorf(e, "%s offset %d: %s could not be handled; the partition is read again from there in %s", at.partition,
-                    offset, request.getIdempotencyKey(), RETRY_BACKOFF);
+            LOG.errorf(e, "%s offset %d: %s could not be handled; the partition is read again from its first call not handled"
+                    + " in %s", at.partition, offset, request.getIdempotencyKey(), RETRY_BACKOFF);
         } finally {
             ledger.release(request);
         }

@@ -79,6 +79,8 @@ class ExecutorLoopRebalanceTest {
     private ExecutorLoop loop;
     private Thread thread;
     private final CountDownLatch entered = new CountDownLatch(1);
+    private final CountDownLatch bothEntered = new CountDownLatch(2);
+    private Ledger ledger;
     private final CountDownLatch release = new CountDownLatch(1);
     /** The interruption watcher's catch-up, the barrier a call passes before it starts: here it passes at once. */
     private InterruptWatcher.CatchUp catchUp = (sessionId, requestedAt) -> {};
@@ -89,6 +91,7 @@ class ExecutorLoopRebalanceTest {
         public ToolOutput execute(ToolContext context, JsonNode arguments) {
             if (context.idempotencyKey().contains("/slow")) {
                 entered.countDown();
+                bothEntered.countDown();
                 try {
                     release.await(20, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
@@ -288,6 +291,35 @@ class ExecutorLoopRebalanceTest {
     }
 
     /**
+     * A lookup that waited for a worker (every worker on a long call) past its partition's revocation starts no ledger
+     * window of that partition: the window was dropped when the partition was given up, and one started after it would
+     * be held, and read, for a partition no longer here.
+     */
+    @Test
+    void aLookupThatWaitsForAWorkerPastItsPartitionsRevocation_startsNoWindowOfIt() throws InterruptedException {
+        String c = sessionOn(0, 2);
+        List<String> onP1 = sessionsOn(1, 2, 2);
+        var requests = new LogConsumer<String, ToolRequest>(TOPIC, 2);
+        var outcomes = new MemoryOutcomeLog(2);
+        requests.append(P0, c, request(c, "c1"));
+        start(requests, outcomes, List.of(P0, P1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P0) == 1L); // P0's window holds c1 now
+        onP1.forEach(session -> requests.append(P1, session, request(session, "slow")));
+        assertThat(bothEntered.await(10, TimeUnit.SECONDS)).as("both workers on a slow call").isTrue();
+
+        requests.append(P0, c, request(c, "c2")); // read; its lookup waits for a worker
+        Thread.sleep(500);
+        requests.schedulePollTask(() -> requests.rebalance(List.of(P1))); // P0 goes to another executor
+        await().atMost(Duration.ofSeconds(10)).until(() -> !requests.assignment().contains(P0));
+        release.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> committed(requests, P1) == 2L);
+        Thread.sleep(500);
+        assertThat(tickets.external.keySet()).as("not started: its next owner's").doesNotContain(c + "/3/c2");
+        assertThat(ledger.cachedCalls()).as("no window of P0 again (it would hold c1); P1's read nothing").isZero();
+    }
+
+    /**
      * A call that passed the loop's look at its partition and then waited (its catch-up with the session's interruptions
      * takes up to {@code interruptions.catch-up-timeout}; its reconciliation, its intent) when the partition was given up:
      * it still started, after the revocation, and if the revocation outlasted the group's rebalance timeout (another call
@@ -365,7 +397,7 @@ class ExecutorLoopRebalanceTest {
         var producer = new LedgerProducer(outcomes);
         fenced = new FencedWritesDouble(producer);
         var writer = new AckedWriter(producer, fenced, LAYOUT);
-        var ledger = new Ledger(outcomes, writer, new Ledger.Settings(20_000, Duration.ofMinutes(1)), CLOCK);
+        ledger = new Ledger(outcomes, writer, new Ledger.Settings(20_000, Duration.ofMinutes(1)), CLOCK);
         var handler = new CallHandler(ledger, writer, new Authority(registry, GatingPolicy.of("run_command", Map.of(), registry.names())),
                 sandbox, new InFlight(), catchUp, CrashPoints.none(), "executor-1", CLOCK);
         loop = new ExecutorLoop(requests, ledger, handler, workers, LAYOUT);
