@@ -22,6 +22,7 @@ import dev.tether.tools.sandbox.Isolation;
 import dev.tether.tools.sandbox.MapSecretProvider;
 import dev.tether.tools.sandbox.RunnerConfig;
 import dev.tether.tools.sandbox.WorkspaceRoot;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -184,6 +185,9 @@ public class Executor {
                 new KafkaConsumer<>(consumerConfig(layout.prefix() + "tether-tool-executor", true),
                         new StringDeserializer(), this.<ToolRequest>serde().deserializer()),
                 ledger, handler, workers, layout);
+        Gauge.builder("tether.executor.calls.in.progress", loop, ExecutorLoop::inProgress)
+                .description("tool calls read and not ended: running, waiting their turn, or to be read again")
+                .register(meters);
         loopThread = named("tool-requests").newThread(loop);
         watcherThread = named("interrupt-watcher").newThread(watcher);
         loopThread.start();

@@ -74,6 +74,7 @@ final class ExecutorLoop implements Runnable {
     private final String requestsTopic;
     private volatile boolean running = true;
     private volatile boolean ready;
+    private volatile int inProgress;
     private final Map<TopicPartition, Owned> owned = new HashMap<>();
     /** Each session's last call dispatched, until it ends: the session's next call starts after it. */
     private final Map<String, CompletableFuture<Void>> sessions = new ConcurrentHashMap<>();
@@ -190,6 +191,14 @@ final class ExecutorLoop implements Runnable {
     /** Whether the loop has joined the group and polled. */
     boolean ready() {
         return ready;
+    }
+
+    /**
+     * Calls read and not ended, as of the last poll: running, waiting for their session's previous call or for a worker,
+     * or to be read again. At most about {@link #READ_AHEAD}.
+     */
+    int inProgress() {
+        return inProgress;
     }
 
     /** Stops the loop: no call starts any more, the running ones finish; returns at once. */
@@ -376,6 +385,7 @@ final class ExecutorLoop implements Runnable {
     private void pauseWhatWaits(long now) {
         var assigned = requests.assignment();
         int readAhead = owned.values().stream().mapToInt(at -> at.pending.size()).sum();
+        inProgress = readAhead;
         var hold = new HashSet<TopicPartition>();
         for (TopicPartition partition : assigned) {
             Owned at = owned.get(partition);

@@ -163,10 +163,12 @@ class ExecutorLoopRebalanceTest {
         Thread.sleep(1_000); // the loop polls several times
         assertThat(requests.position(P0)).as("nothing read past the read-ahead while the slow call runs")
                 .isEqualTo(ExecutorLoop.READ_AHEAD + 1);
+        assertThat(loop.inProgress()).as("the slow call and the ones queued behind it").isEqualTo(ExecutorLoop.READ_AHEAD + 1);
 
         release.countDown();
         await().atMost(Duration.ofSeconds(30)).until(() -> committed(requests, P0) == ExecutorLoop.READ_AHEAD + 2);
         assertThat(tickets.executions).as("each call ran once").hasValue(ExecutorLoop.READ_AHEAD + 2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> loop.inProgress() == 0);
     }
 
     /**
