@@ -44,9 +44,9 @@ import org.jboss.logging.Logger;
  * ended meanwhile is only reported again. At most {@link #READ_AHEAD} requests are read ahead of their calls' end; past that the partitions are
  * paused.
  *
- * <p>Before a poll's calls are handled, the {@link Ledger} looks up those of the sessions with no call in progress (one
- * read per partition, on a worker thread while this one keeps polling); a call queued behind one of its session's calls
- * is looked up when it comes to start, after that call has ended and released its answers ({@link Ledger#release}). A
+ * <p>Before a poll's calls are handled, the {@link Ledger} looks them up (one read per partition, on a worker thread
+ * while this one keeps polling); a request of a key already in progress here (a request come again, an erasure) is looked
+ * up when it comes to start, after the call before it has ended and released its answer ({@link Ledger#release}). A
  * lookup that cannot read the ledger fails its calls like any other failure. Nothing is read when partitions are
  * assigned: a partition's ledger window is started by its first lookup, from the time its oldest pending call was
  * authorized. When partitions are revoked, their calls that have not started are left to their next owner (asked again
@@ -78,6 +78,8 @@ final class ExecutorLoop implements Runnable {
     private final Map<TopicPartition, Owned> owned = new HashMap<>();
     /** Each session's last call dispatched, until it ends: the session's next call starts after it. */
     private final Map<String, CompletableFuture<Void>> sessions = new ConcurrentHashMap<>();
+    /** The idempotency keys of calls dispatched and not ended, each with how many. */
+    private final Map<String, Integer> keys = new ConcurrentHashMap<>();
 
     /**
      * A partition's calls on this instance since it was assigned (or last read again). {@code pending}: the offsets of its
@@ -269,13 +271,13 @@ final class ExecutorLoop implements Runnable {
                 }
                 at.pending.add(record.offset());
                 calls.add(Map.entry(at, record));
-                if (!sessions.containsKey(record.value().getSessionId())) {
+                if (keys.merge(record.value().getIdempotencyKey(), 1, Integer::sum) == 1) {
                     lookUp.computeIfAbsent(at, p -> new ArrayList<>()).add(record.value());
                 }
             }
         }
-        // the ledger answers for the calls of idle sessions first; a session's call waits for its previous one, and is
-        // looked up when it starts
+        // the ledger answers for the poll's calls first, all but a request of a key already in progress here (a request come
+        // again, an erasure), which is looked up when it starts, after the one before it ended and released its answer
         CompletableFuture<Void> lookedUp = lookUp.isEmpty() ? CompletableFuture.completedFuture(null)
                 : CompletableFuture.runAsync(() -> ledger.prepare(stillHeld(lookUp)), workers);
         for (var call : calls) {
@@ -292,6 +294,7 @@ final class ExecutorLoop implements Runnable {
             ended.whenComplete((ignored, failure) -> {
                 at.unended.remove(ended);
                 sessions.remove(session, ended);
+                keys.computeIfPresent(record.value().getIdempotencyKey(), (key, count) -> count > 1 ? count - 1 : null);
             });
         }
     }

@@ -69,6 +69,7 @@ final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
         consumer.assign(List.of(tp));
         long target = guarded("the end of " + tp + " as written", () -> written.endOffsets(List.of(tp), timeout).get(tp));
         long started = System.nanoTime();
+        long backoff = 2;
         while (true) {
             long readable = guarded("the end of " + tp, () -> consumer.endOffsets(List.of(tp), timeout).get(tp));
             if (readable >= target) {
@@ -79,7 +80,8 @@ final class KafkaOutcomeLog implements OutcomeLog, AutoCloseable {
                         + ": a transaction still open after " + timeout + " holds back what was written after it");
             }
             try {
-                Thread.sleep(POLL.toMillis() / 2);
+                Thread.sleep(backoff); // a transaction just committed has its markers written within milliseconds
+                backoff = Math.min(backoff * 2, POLL.toMillis() / 2);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LedgerUnavailableException("interrupted while waiting for " + tp + " to be readable up to " + target, e);

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -49,7 +50,7 @@ import org.jboss.logging.Logger;
  * <p><b>How it is read.</b> Per owned partition a window holds the latest offset and state of every call recorded in an
  * offset range {@code [from, tail)}, all of it read in order; it is bounded ({@code cacheCalls} per partition, and
  * calls older than the requests now handled, less twice the margin, are evicted from its old end). Before a batch of
- * calls is handled ({@link #prepare}: those of one poll whose sessions have no call in progress, or a call on its own)
+ * calls is handled ({@link #prepare}: those of one poll, or a request of a key in progress on its own)
  * each partition's window is brought to the partition's end, then each call of the batch is answered: from the window
  * if the call's records must all lie in the window's range; otherwise by reading the partition from the call's floor up
  * to the window (stopping once every such call was found ended). A partition just
@@ -104,6 +105,8 @@ final class Ledger {
     private final Map<Integer, Window> windows = new HashMap<>();
     private final Map<String, Known> answers = new ConcurrentHashMap<>();
     private final Map<Read, AtomicLong> read = new ConcurrentHashMap<>();
+    /** Held shared by a fenced first write (a transaction), exclusively while a lookup asks where the log is readable. */
+    private final ReentrantReadWriteLock transactions = new ReentrantReadWriteLock(true);
     private volatile long cachedCalls;
 
     Ledger(OutcomeLog log, AckedWriter writer, Settings settings, Clock clock) {
@@ -214,7 +217,16 @@ final class Ledger {
         outcome.setRequestedAt(requestedAt);
         long stamped = Math.max(now, authorized);
         try {
-            writer.ledgerEntry(outcome, stamped, fence);
+            if (fence.isPresent()) {
+                transactions.readLock().lock();
+                try {
+                    writer.ledgerEntry(outcome, stamped, fence);
+                } finally {
+                    transactions.readLock().unlock();
+                }
+            } else {
+                writer.ledgerEntry(outcome, stamped, fence);
+            }
         } catch (AckedWriter.TimestampRefusedException e) {
             if (authorized > now) {
                 // stamped with the authorization, which lies further ahead than the broker takes: stamped any earlier, the
@@ -249,6 +261,20 @@ final class Ledger {
         answers.remove(request.getIdempotencyKey());
     }
 
+    /**
+     * Where the partition is readable to, once every record written when asked is ({@link OutcomeLog#end}): a transaction
+     * still open holds back every record after it, so the first writes of this instance (each a transaction) wait until
+     * it is known, or under calls running all the time the partition would hardly ever be readable to its end.
+     */
+    private long readableEnd(int partition) {
+        transactions.writeLock().lock();
+        try {
+            return log.end(partition);
+        } finally {
+            transactions.writeLock().unlock();
+        }
+    }
+
     /** Forgets the windows of partitions this instance gave up. */
     synchronized void drop(Collection<Integer> partitions) {
         partitions.forEach(windows::remove);
@@ -271,7 +297,7 @@ final class Ledger {
         Instant recent = requests.stream().map(r -> r.getErasedAt() != null ? r.getErasedAt() : r.getRequestedAt())
                 .min(Comparator.naturalOrder()).orElseThrow();
         Instant floorTime = oldest.minus(settings.clockSkew());
-        long end = log.end(partition);
+        long end = readableEnd(partition);
         Window window = windows.get(partition);
         if (window != null && end < window.tail) {
             LOG.warnf("tool-outcomes-%d ends at %d, before the %d this instance read: reading it afresh", partition, end, window.tail);
@@ -449,7 +475,7 @@ final class Ledger {
             if (!found.containsKey(entry.getValue())) {
                 var key = new HashMap<String, Instant>();
                 key.put(entry.getValue(), null);
-                found.putAll(scan(partition, window.tail, log.end(partition), key));
+                found.putAll(scan(partition, window.tail, readableEnd(partition), key));
             }
         }
         read.get(Read.FETCH).addAndGet(count[0]);

@@ -20,8 +20,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -41,6 +49,55 @@ class LedgerTest {
             new MockProducer<>(true, null, new StringSerializer(), (Serializer<SpecificRecord>) (topic, value) -> new byte[0]);
     private final MemoryOutcomeLog log = new MemoryOutcomeLog(1);
     private final MovableClock clock = new MovableClock(T0);
+
+    /**
+     * A lookup asks where the log is readable to only with none of this instance's first writes (each a transaction) in
+     * flight, and holds new ones back meanwhile: an open transaction holds back every record after it from a
+     * read_committed reader, and with calls starting all the time a lookup waited for the partition to be readable to its
+     * end over and over (the executor soak ran 2-4 calls/s instead of 88).
+     */
+    @Test
+    void aLookup_asksWhereTheLogIsReadable_onlyWithNoFirstWriteInFlight() throws Exception {
+        var open = new AtomicInteger();
+        var writing = new CountDownLatch(1);
+        var finish = new CountDownLatch(1);
+        AckedWriter.FencedWrites slow = (record, fence) -> {
+            open.incrementAndGet();
+            writing.countDown();
+            try {
+                finish.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            open.decrementAndGet();
+            return AckedWriter.acknowledged(record, producer);
+        };
+        Ledger ledger = new Ledger(log, new AckedWriter(producer, slow, TopicLayout.local()), new Ledger.Settings(100, SKEW), clock);
+        var first = request("s1/2/call-1", T0);
+        var next = request("s2/2/call-1", T0);
+        clock.set(T0.plusSeconds(1));
+        ledger.prepare(Map.of(0, List.of(first)));
+        var openAtEnd = new java.util.concurrent.CopyOnWriteArrayList<Integer>();
+        log.atEnd = () -> openAtEnd.add(open.get());
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> started = threads.submit(() -> ledger.record(first.getRequestedAt(),
+                    outcome(first.getIdempotencyKey(), OutcomeState.STARTED, "", clock.instant()),
+                    Optional.of(new Fence(new ConsumerGroupMetadata("executors"), new TopicPartition("tool-requests", 0), 0))));
+            assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<?> lookup = threads.submit(() -> ledger.prepare(Map.of(0, List.of(next))));
+            Thread.sleep(300);
+            assertThat(lookup).as("waits for the first write in flight").isNotDone();
+
+            finish.countDown();
+            started.get(10, TimeUnit.SECONDS);
+            lookup.get(10, TimeUnit.SECONDS);
+            assertThat(openAtEnd).as("first writes open when the lookup asked where the log ends").containsOnly(0);
+        } finally {
+            finish.countDown();
+            threads.shutdownNow();
+        }
+    }
 
     @Test
     void theCache_holdsNoMoreThanItsBound_whateverTheNumberOfCallsEverMade() {

@@ -26,6 +26,8 @@ final class MemoryOutcomeLog implements OutcomeLog {
     volatile RuntimeException failure;
     /** How many looks {@link #failure} failed. */
     final AtomicInteger failed = new AtomicInteger();
+    /** Run each time where a partition ends is asked. */
+    volatile Runnable atEnd = () -> {};
 
     MemoryOutcomeLog(int partitions) {
         for (int i = 0; i < partitions; i++) {
@@ -73,6 +75,7 @@ final class MemoryOutcomeLog implements OutcomeLog {
     @Override
     public long end(int partition) {
         failIfAsked();
+        atEnd.run();
         return next[partition];
     }
 
