@@ -284,7 +284,10 @@ final class ExecutorLoop implements Runnable {
             Owned at = call.getKey();
             ConsumerRecord<String, ToolRequest> record = call.getValue();
             String session = record.value().getSessionId();
-            CompletableFuture<Void> after = sessions.getOrDefault(session, lookedUp);
+            // after the session's previous call and the poll's lookup both: started before the lookup put its answer, the call
+            // would look itself up, and the lookup's answer, read before the call's writes, would replace theirs
+            CompletableFuture<Void> previous = sessions.get(session);
+            CompletableFuture<Void> after = previous == null ? lookedUp : CompletableFuture.allOf(previous, lookedUp);
             CompletableFuture<Void> ended = after.handleAsync((ignored, failure) -> {
                 handle(at, record.offset(), record.value(), group, failure);
                 return null;
