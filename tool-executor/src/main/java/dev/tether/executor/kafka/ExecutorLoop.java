@@ -316,7 +316,7 @@ final class ExecutorLoop implements Runnable {
         return held;
     }
 
-    /** Handles one call on a worker thread, unless its partition stopped; never throws. */
+    /** Handles one call on a worker thread, unless its session stopped or its partition was given up; never throws. */
     private void handle(Owned at, long offset, ToolRequest request, ConsumerGroupMetadata group, Throwable lookUpFailure) {
         try {
             if (lookUpFailure != null) {
@@ -369,6 +369,7 @@ final class ExecutorLoop implements Runnable {
         if (commit(moved)) {
             moved.forEach((partition, offset) -> owned.get(partition).committed = offset.offset());
         }
+        inProgress = owned.values().stream().mapToInt(at -> at.pending.size()).sum();
         pauseWhatWaits(now);
     }
 
@@ -390,12 +391,11 @@ final class ExecutorLoop implements Runnable {
 
     private void pauseWhatWaits(long now) {
         var assigned = requests.assignment();
-        int readAhead = owned.values().stream().mapToInt(at -> at.pending.size()).sum();
-        inProgress = readAhead;
+        boolean readAhead = inProgress >= READ_AHEAD;
         var hold = new HashSet<TopicPartition>();
         for (TopicPartition partition : assigned) {
             Owned at = owned.get(partition);
-            if (readAhead >= READ_AHEAD || at != null && (at.stopping() || now < at.holdUntil)) {
+            if (readAhead || at != null && (at.stopping() || now < at.holdUntil)) {
                 hold.add(partition);
             }
         }
