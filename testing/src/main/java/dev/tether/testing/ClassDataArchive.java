@@ -25,7 +25,8 @@ import java.util.UUID;
  * archive of another: the JVM would ignore it anyway (and warn; the warnings are switched off, as is any other CDS
  * output, so service logs read as without it). A dump goes to a file of its own and is moved into place only after its
  * process exited normally (SIGTERM included), so two processes dumping at once, or one killed mid-dump, never leave a
- * torn archive under the name the others map.
+ * torn archive under the name the others map. The TypeScript tests' services (clients/typescript/test/real-stack.ts)
+ * name theirs the same way, so they map the archives these made, and these theirs.
  */
 final class ClassDataArchive {
 
@@ -41,12 +42,14 @@ final class ClassDataArchive {
     }
 
     /** The archive of {@code jar} started with {@code jvmOptions}, in {@code target/cds} beside the jar's directory. */
-    static ClassDataArchive of(Path jar, List<String> jvmOptions) {
+    static ClassDataArchive of(Path jarAsNamed, List<String> jvmOptions) {
         if (!Boolean.getBoolean(PROPERTY)) {
             return new ClassDataArchive(null);
         }
+        // one archive for the jar however a module's tests name it ("cli/../session-service" is "session-service")
+        Path jar = jarAsNamed.toAbsolutePath().normalize();
         try {
-            String identity = String.join("\n", jar.toAbsolutePath().toString(), Long.toString(Files.size(jar)),
+            String identity = String.join("\n", jar.toString(), Long.toString(Files.size(jar)),
                     Long.toString(Files.getLastModifiedTime(jar).toMillis()), System.getProperty("java.home"),
                     System.getProperty("java.vm.version"), String.join(" ", jvmOptions));
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));

@@ -59,7 +59,8 @@ public final class ServiceProcess implements AutoCloseable {
     private ServiceProcess(Path moduleDir, Path workDir, Map<String, String> env, List<String> systemProperties,
                            Supplier<TetherStack> stack) {
         this.stack = stack;
-        this.jar = moduleDir.resolve("target/quarkus-app/quarkus-run.jar");
+        // started by the same path from every module's tests, as the class-data archive they share was dumped by
+        this.jar = moduleDir.resolve("target/quarkus-app/quarkus-run.jar").toAbsolutePath().normalize();
         this.workDir = workDir;
         this.port = Ports.free();
         this.env = Map.copyOf(env);

@@ -91,6 +91,19 @@ class ClassDataArchiveTest {
     }
 
     @Test
+    void theSameJar_namedFromAnotherModulesDirectory_mapsTheArchiveItsFirstStartDumped() throws IOException {
+        var archive = ClassDataArchive.of(jar, OPTIONS);
+        Files.writeString(dumpPath(archive.options()), "an archive");
+        archive.exited(0);
+        assertThat(archives()).hasSize(1);
+
+        // as another module's tests name it: Path.of("../session-service").toAbsolutePath() keeps the ".."
+        Path sameJar = Files.createDirectories(dir.resolve("cli")).resolve("../target/quarkus-app/quarkus-run.jar");
+        assertThat(ClassDataArchive.of(sameJar, OPTIONS).options())
+                .contains("-XX:SharedArchiveFile=" + archives().get(0));
+    }
+
+    @Test
     void anotherJar_otherOptions_orSharingOff_neverShareAnArchive() throws IOException {
         Path a = dumpPath(ClassDataArchive.of(jar, OPTIONS).options());
         Path b = dumpPath(ClassDataArchive.of(jar, List.of("-XX:+UseSerialGC")).options());
