@@ -12,7 +12,8 @@
  * Used by this SDK's integration test and by the integrations' (integrations/*).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -22,8 +23,16 @@ import { RetryPolicy, type TetherClientOptions } from "../src/index.js";
 /** The repository's root. */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const artifacts = resolve(process.env.TETHER_ARTIFACTS_ROOT ?? REPO);
-/** The JVM options the build gives its test JVMs and the processes they start (pom.xml `tether-test.jvm-options`): less CPU to start. */
-const JVM_OPTIONS = (process.env.TETHER_TEST_JVM_OPTIONS ?? "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").split(/\s+/).filter((o) => o !== "");
+/**
+ * The JVM options the build gives the processes its integration tests start (pom.xml `tether-test.it-jvm-options`): less
+ * CPU to start, and stream threads that poll every 100 ms rather than 10 when idle. The same as the Java tests', so that
+ * the services map the class-data archives those made (ClassData below).
+ */
+const JVM_OPTIONS = (process.env.TETHER_TEST_JVM_OPTIONS ?? "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dkafka-streams.poll.ms=100")
+  .split(/\s+/)
+  .filter((o) => o !== "");
+/** Class-data sharing for the services and the stack, as the Java tests have it; TETHER_TEST_CLASS_DATA=false starts without. */
+const CLASS_DATA = process.env.TETHER_TEST_CLASS_DATA !== "false";
 export const SERVICES = ["session-service", "projector-service", "approval-service", "tool-executor"] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
@@ -54,7 +63,11 @@ export class RealStack {
         join(REPO, "deploy/local/stack"),
         ["start", "--dir", stackDir, "--kafka-port", `${ports[0]}`, "--controller-port", `${ports[1]}`, "--registry-port", `${ports[2]}`,
           "--registry-mgmt-port", `${ports[3]}`, "--registry-storage", "memory", "--owner-pid", `${process.pid}`],
-        { encoding: "utf8", env: { ...process.env, TETHER_STACK_DIST: dist, TETHER_STACK_JVM_OPTS: JVM_OPTIONS.join(" ") }, timeout: 300_000 },
+        {
+          encoding: "utf8",
+          env: { ...process.env, TETHER_STACK_DIST: dist, TETHER_STACK_JVM_OPTS: JVM_OPTIONS.join(" "), TETHER_STACK_CLASS_DATA: CLASS_DATA ? "1" : "0" },
+          timeout: 300_000,
+        },
       );
       if (started.status !== 0) {
         throw new Error(`deploy/local/stack start failed (${started.status}):\n${started.stderr}\n${started.stdout}`);
@@ -155,15 +168,9 @@ export class Service {
     const temp = join(this.dir, "tmp");
     rmSync(temp, { recursive: true, force: true });
     mkdirSync(temp, { recursive: true });
-    const child = spawn(
-      process.env.JAVA ?? "java",
-      [
-        "-Xmx384m",
-        `-Djava.io.tmpdir=${temp}`,
-        ...JVM_OPTIONS,
-        "-jar",
-        join(artifacts, this.name, "target/quarkus-app/quarkus-run.jar"),
-      ],
+    const jar = join(artifacts, this.name, "target/quarkus-app/quarkus-run.jar");
+    const classData = ClassData.of(jar);
+    const child = spawn(JAVA, ["-Xmx384m", `-Djava.io.tmpdir=${temp}`, ...JVM_OPTIONS, ...classData.options(), "-jar", jar],
       {
         cwd: this.dir,
         stdio: ["ignore", out, out],
@@ -179,7 +186,10 @@ export class Service {
     );
     this.process = child;
     ALIVE.add(child);
-    child.on("exit", () => ALIVE.delete(child));
+    child.on("exit", (code) => {
+      ALIVE.delete(child);
+      classData.exited(code);
+    });
     const deadline = Date.now() + 240_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) {
@@ -216,6 +226,74 @@ export class Service {
     await exited;
     clearTimeout(timer);
   }
+}
+
+const JAVA = process.env.JAVA ?? "java";
+
+/**
+ * A dynamic class-data-sharing archive of one packaged service, named as the Java tests' ClassDataArchive (testing/)
+ * names it: a digest of the jar (its path, size and modification time), the Java runtime and the JVM options, in
+ * `target/cds` beside the jar's directory. So a start after the Java integration tests maps the archive they made (about
+ * half a start's CPU), and the first start without one dumps it when it exits normally (SIGTERM included), to a file of
+ * its own moved into place only then.
+ */
+class ClassData {
+  private dumping: string | undefined;
+
+  private constructor(private readonly archive: string | undefined) {}
+
+  static of(jar: string): ClassData {
+    if (!CLASS_DATA) {
+      return new ClassData(undefined);
+    }
+    const { size, mtimeMs } = statSync(jar);
+    const runtime = javaRuntime();
+    const identity = [jar, String(size), String(Math.floor(mtimeMs)), runtime.home, runtime.vmVersion, JVM_OPTIONS.join(" ")].join("\n");
+    const name = `service-${createHash("sha256").update(identity, "utf8").digest("hex").slice(0, 16)}.jsa`;
+    return new ClassData(join(dirname(dirname(jar)), "cds", name));
+  }
+
+  options(): string[] {
+    if (this.archive === undefined) {
+      return [];
+    }
+    if (existsSync(this.archive)) {
+      return [`-XX:SharedArchiveFile=${this.archive}`, ...QUIET_CDS];
+    }
+    mkdirSync(dirname(this.archive), { recursive: true });
+    this.dumping = `${this.archive}.${randomUUID()}.dumping`;
+    return [`-XX:ArchiveClassesAtExit=${this.dumping}`, ...QUIET_CDS];
+  }
+
+  /** After the process ended: a normal exit's dump (0, or 143 after SIGTERM) becomes the archive; any other is deleted. */
+  exited(code: number | null): void {
+    const dump = this.dumping;
+    this.dumping = undefined;
+    if (dump === undefined || this.archive === undefined) {
+      return;
+    }
+    if ((code === 0 || code === 143) && existsSync(dump)) {
+      renameSync(dump, this.archive);
+    } else {
+      rmSync(dump, { force: true });
+    }
+  }
+}
+
+/** No CDS output in a service's log, the warnings of an archive it cannot map included (it then starts without). */
+const QUIET_CDS = ["-Xlog:cds=off", "-Xlog:cds+dynamic=off"];
+
+let runtime: { home: string; vmVersion: string } | undefined;
+
+/** `java.home` and `java.vm.version` of the Java the services run on, as the Java tests' archives are named by them. */
+function javaRuntime(): { home: string; vmVersion: string } {
+  if (runtime === undefined) {
+    const shown = spawnSync(JAVA, ["-XshowSettings:properties", "-version"], { encoding: "utf8", timeout: 60_000 });
+    const lines = (shown.stderr ?? "").split("\n").map((l) => l.trim());
+    const property = (key: string) => lines.find((l) => l.startsWith(`${key} = `))?.slice(key.length + 3) ?? "";
+    runtime = { home: property("java.home"), vmVersion: property("java.vm.version") };
+  }
+  return runtime;
 }
 
 /** Services still running: killed by PID should this process exit without stop() (the stack has --owner-pid). */
